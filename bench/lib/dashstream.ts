@@ -1,0 +1,60 @@
+import { join } from "node:path"
+import { freePort, startProcess, stopProcess } from "./proc.js"
+
+/** A Dashstream server started for a benchmark, with one account and widgets `s0`..`s99` and `hot` (number). */
+export interface Dashstream {
+  readonly url: string
+  readonly pid: number
+  readonly accessKey: string
+  readonly stop: () => Promise<void>
+}
+
+const adminToken = "bench-admin-token"
+
+/**
+ * Starts `dashstream serve` as a plain node process (tsx loaded in-process, so the pid measured is the server's)
+ * on a free loopback port with the given `--db`, then creates an account and its widgets through the admin API.
+ * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`.
+ */
+export const startDashstream = async (
+  root: string,
+  db: string,
+  options: { extraArgs?: ReadonlyArray<string>; env?: NodeJS.ProcessEnv; widgetType?: string; streams?: number } = {}
+): Promise<Dashstream> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = await startProcess(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(root, "packages/server/src/bin.ts"),
+      "serve",
+      "--db",
+      db,
+      "--port",
+      String(port),
+      ...(options.extraArgs ?? [])
+    ],
+    async () => (await fetch(`${url}/healthz`)).ok,
+    { env: { ...process.env, ...options.env, DASHSTREAM_ADMIN_TOKEN: adminToken }, timeoutMs: 60_000 }
+  )
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+    if (res.status !== 201) throw new Error(`admin ${path} answered ${res.status}: ${await res.text()}`)
+    return (await res.json()) as Record<string, string>
+  }
+  const account = await admin("/admin/accounts", { name: "bench" })
+  const names = [...Array.from({ length: options.streams ?? 100 }, (_, k) => `s${k}`), "hot"]
+  for (const name of names) {
+    await admin(`/admin/accounts/${account["id"]}/widgets`, {
+      streamName: name,
+      type: name === "hot" ? "number" : (options.widgetType ?? "number")
+    })
+  }
+  return { url, pid: child.pid!, accessKey: account["accessKey"]!, stop: () => stopProcess(child) }
+}

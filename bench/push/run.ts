@@ -1,0 +1,178 @@
+/**
+ * Push and read benchmark (issue: ingest and read performance). Starts, one after another on loopback: a bare
+ * node:http JSON server (the ceiling of one Node process), InfluxDB 1.6 (the durable peer), Dashstream on SQLite
+ * and Dashstream on PostgreSQL; drives each with wrk (2 threads, 50 connections) and prints req/s, points/s,
+ * p50/p99 latency, errors and the server's peak RSS, with every Dashstream figure as a ratio of the ceiling and of
+ * InfluxDB measured in the same run.
+ *
+ * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,sqlite,postgres]
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import { ensureDebianPackages, freePort, peakRssMiB, startProcess, stopProcess } from "../lib/proc.js"
+import { getLua, type LoadResult, postLua, wrk } from "../lib/wrk.js"
+import { startInflux } from "./influx.js"
+import { type Dashstream, startDashstream } from "../lib/dashstream.js"
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    warmup: { type: "string", default: "3" },
+    only: { type: "string", default: "ceiling,influx,sqlite,postgres" }
+  }
+})
+const seconds = Number(values.seconds)
+const warmup = Number(values.warmup)
+const only = new Set(values.only.split(","))
+const root = join(import.meta.dirname, "..", "..")
+
+interface Row {
+  readonly target: string
+  readonly scenario: string
+  readonly pointsPerRequest: number
+  readonly result: LoadResult
+  readonly rssMiB: number
+}
+const rows: Array<Row> = []
+
+const measure = async (
+  target: string,
+  scenario: string,
+  pointsPerRequest: number,
+  pid: number,
+  url: string,
+  lua: string
+): Promise<void> => {
+  if (warmup > 0) await wrk({ url, lua, seconds: warmup })
+  const result = await wrk({ url, lua, seconds })
+  const row = { target, scenario, pointsPerRequest, result, rssMiB: peakRssMiB(pid) }
+  rows.push(row)
+  console.error(
+    `${target.padEnd(20)} ${scenario.padEnd(26)} ${result.reqPerSec.toFixed(0).padStart(8)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`
+  )
+}
+
+ensureDebianPackages([
+  { command: "wrk", pkg: "wrk" },
+  { command: "influxd", pkg: "influxdb" }
+])
+
+if (only.has("ceiling")) {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = await startProcess(
+    process.execPath,
+    [join(import.meta.dirname, "ceiling.mjs"), String(port)],
+    async () => (await fetch(url, { method: "POST", body: "{}" })).ok
+  )
+  await measure(
+    "node:http ceiling",
+    "single point",
+    1,
+    child.pid!,
+    url,
+    postLua("/", `'{"accessKey":"k","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
+  )
+  await stopProcess(child)
+}
+
+if (only.has("influx")) {
+  const influx = await startInflux()
+  const pid = influx.process.pid!
+  await measure(
+    "InfluxDB 1.6",
+    "single point",
+    1,
+    pid,
+    influx.url,
+    postLua("/write?db=bench", `'m,stream=s' .. (i % 100) .. ' value=' .. i`, "text/plain")
+  )
+  const batch = Array.from({ length: 1000 }, (_, k) => `m,stream=s${k} value=${k}`).join("\\n")
+  await measure(
+    "InfluxDB 1.6",
+    "1,000-point batches",
+    1000,
+    pid,
+    influx.url,
+    postLua("/write?db=bench", `"${batch}"`, "text/plain")
+  )
+  await influx.stop()
+}
+
+const dashstreamScenarios = async (name: string, ds: Dashstream): Promise<void> => {
+  const key = ds.accessKey
+  const pid = ds.pid
+  await measure(
+    name,
+    "single point",
+    1,
+    pid,
+    ds.url,
+    postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
+  )
+  await measure(
+    name,
+    "delta, one hot stream",
+    1,
+    pid,
+    ds.url,
+    postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`)
+  )
+  // Built in a loop: LuaJIT refuses one expression of 200 concatenations ("too many syntax levels").
+  const multi = `local function multi(i)
+  local parts = {}
+  for k = 0, 99 do parts[#parts + 1] = '{"streamName":"s' .. k .. '","point":' .. i .. '}' end
+  return '{"accessKey":"${key}","streams":[' .. table.concat(parts, ",") .. ']}'
+end`
+  await measure(
+    name,
+    "100-stream push",
+    100,
+    pid,
+    ds.url,
+    postLua("/customSend", "multi(i)", "application/json", multi)
+  )
+  await measure(name, "since read, latest", 1, pid, ds.url, getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`))
+}
+
+if (only.has("sqlite")) {
+  const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
+  const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`)
+  await dashstreamScenarios("Dashstream SQLite", ds)
+  await ds.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+if (only.has("postgres")) {
+  const { withTestDatabase } = await import("../lib/postgres.js")
+  await withTestDatabase(async (url) => {
+    const ds = await startDashstream(root, url)
+    await dashstreamScenarios("Dashstream PostgreSQL", ds)
+    await ds.stop()
+  })
+}
+
+// ---- report ----
+const find = (target: string, scenario: string) => rows.find((r) => r.target === target && r.scenario === scenario)
+const ceiling = find("node:http ceiling", "single point")
+const influxSingle = find("InfluxDB 1.6", "single point")
+const influxBatch = find("InfluxDB 1.6", "1,000-point batches")
+const ratio = (a: number, b: number | undefined) => (b === undefined ? "-" : (a / b).toFixed(2))
+
+console.log(
+  `\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; wrk -t2 -c50 -d${seconds}s after a ${warmup}s warm-up\n`
+)
+console.log(
+  "| target | scenario | req/s | points/s | p50 ms | p99 ms | errors | peak RSS MiB | req/s ÷ ceiling | points/s ÷ InfluxDB |"
+)
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for (const r of rows) {
+  const points = r.result.reqPerSec * r.pointsPerRequest
+  const isDs = r.target.startsWith("Dashstream")
+  const influxRef = r.pointsPerRequest > 1 ? influxBatch : influxSingle
+  console.log(
+    `| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${points.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${isDs && !r.scenario.startsWith("since") && influxRef ? ratio(points, influxRef.result.reqPerSec * influxRef.pointsPerRequest) : "-"} |`
+  )
+}

@@ -1,0 +1,53 @@
+import { Context, type Effect, type Option } from "effect"
+import type { Account, AccountId, KeyDigest } from "./Account.js"
+import type { AccountNotFound, Conflict, StorageFailure, StreamNotFound } from "./Errors.js"
+import type { StreamName } from "./StreamName.js"
+import type { Widget } from "./Widget.js"
+import type { WidgetType } from "./WidgetType.js"
+
+/**
+ * The storage port of accounts, access keys and widgets (contract section 7). Access keys are only ever seen by
+ * the store as SHA-256 digests. Times are integer microseconds.
+ */
+export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
+  AccountStore,
+  {
+    /** Stores a new account with its first access key. */
+    readonly createAccount: (account: Account, key: KeyDigest) => Effect.Effect<void, StorageFailure>
+    /** The account, if it exists. */
+    readonly getAccount: (id: AccountId) => Effect.Effect<Option.Option<Account>, StorageFailure>
+    /** Number of accounts (0 on a new database). */
+    readonly countAccounts: Effect.Effect<number, StorageFailure>
+    /**
+     * Adds an access key to an account; with `revokeOthers`, every other key of the account stops working in the
+     * same transaction.
+     */
+    readonly addAccessKey: (
+      id: AccountId,
+      key: KeyDigest,
+      createdAt: number,
+      revokeOthers: boolean
+    ) => Effect.Effect<void, AccountNotFound | StorageFailure>
+    /** The account an access key digest belongs to, unless unknown or revoked. */
+    readonly findAccountByKey: (key: KeyDigest) => Effect.Effect<Option.Option<AccountId>, StorageFailure>
+    /** Declares a widget; `Conflict` if the account already has that stream name. */
+    readonly createWidget: (
+      id: AccountId,
+      streamName: StreamName,
+      type: WidgetType,
+      createdAt: number
+    ) => Effect.Effect<Widget, AccountNotFound | Conflict | StorageFailure>
+    /** The account's widgets, ordered by stream name. */
+    readonly listWidgets: (id: AccountId) => Effect.Effect<ReadonlyArray<Widget>, AccountNotFound | StorageFailure>
+    /** The widgets of these stream names that exist in the account (missing names are absent from the map). */
+    readonly findWidgets: (
+      id: AccountId,
+      names: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, Widget>, StorageFailure>
+    /** Deletes a widget and every stored entry of its stream. */
+    readonly deleteWidget: (
+      id: AccountId,
+      streamName: string
+    ) => Effect.Effect<void, AccountNotFound | StreamNotFound | StorageFailure>
+  }
+>() {}

@@ -1,0 +1,109 @@
+import { Effect, Layer, Option } from "effect"
+import type { AccountId, KeyDigest } from "./Account.js"
+import { AccountStore } from "./AccountStore.js"
+import type { Widget } from "./Widget.js"
+
+/**
+ * How long the push and read paths may trust what they looked up. `ttlMillis` in milliseconds; `maxEntries` caps each
+ * of the two caches (access keys, widgets); the oldest entries go first.
+ */
+export interface AccountCacheOptions {
+  readonly ttlMillis: number
+  readonly maxEntries: number
+}
+
+/** One second, 100,000 entries: at a few hundred pushes per second per key almost every lookup is a hit. */
+export const defaultAccountCacheOptions: AccountCacheOptions = { ttlMillis: 1_000, maxEntries: 100_000 }
+
+interface Cached<A> {
+  readonly value: A
+  readonly until: number
+}
+
+const remember = <A>(map: Map<string, Cached<A>>, key: string, value: A, options: AccountCacheOptions) => {
+  if (map.size >= options.maxEntries) map.delete(map.keys().next().value!)
+  map.set(key, { value, until: Date.now() + options.ttlMillis })
+}
+
+const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
+  const hit = map.get(key)
+  if (hit === undefined) return undefined
+  if (hit.until > Date.now()) return hit.value
+  map.delete(key)
+  return undefined
+}
+
+const widgetKey = (id: AccountId, name: string) => `${id}\u0000${name}`
+
+/**
+ * Wraps an {@link AccountStore} so that the two lookups every push and read makes, access key → account and stream
+ * name → widget, are answered from memory for `ttlMillis` after a hit in the store. Only found results are cached
+ * (a key or widget created a moment ago is seen at once). Changes made through this store take effect at once in
+ * this process: `addAccessKey` with `revokeOthers` forgets every cached key, `deleteWidget` forgets the widget.
+ * Changes made through another process (several servers on one PostgreSQL) take effect here within `ttlMillis`:
+ * a revoked key keeps working, and a deleted widget keeps resolving, for at most that long (a push to a deleted
+ * widget then fails with `StreamNotFound` at write time, never landing in another stream).
+ */
+export const cachedAccountStore = (
+  store: AccountStore["Type"],
+  options: AccountCacheOptions = defaultAccountCacheOptions
+): AccountStore["Type"] => {
+  const keys = new Map<string, Cached<AccountId>>()
+  const widgets = new Map<string, Cached<Widget>>()
+  return {
+    ...store,
+    // Effect.suspend: the cache is consulted each time the effect runs, not once when it is built.
+    findAccountByKey: (digest: KeyDigest) =>
+      Effect.suspend(() => {
+        const hit = recall(keys, digest)
+        if (hit !== undefined) return Effect.succeed(Option.some(hit))
+        return Effect.tap(store.findAccountByKey(digest), (found) => {
+          if (Option.isSome(found)) remember(keys, digest, found.value, options)
+        })
+      }),
+    findWidgets: (id, names) =>
+      Effect.suspend(() => {
+        const found = new Map<string, Widget>()
+        let missing: Array<string> | undefined
+        for (const name of names) {
+          const hit = recall(widgets, widgetKey(id, name))
+          if (hit !== undefined) found.set(name, hit)
+          else (missing ??= []).push(name)
+        }
+        if (missing === undefined) return Effect.succeed(found)
+        return Effect.map(store.findWidgets(id, missing), (fetched) => {
+          for (const [name, widget] of fetched) {
+            remember(widgets, widgetKey(id, name), widget, options)
+            found.set(name, widget)
+          }
+          return found
+        })
+      }),
+    addAccessKey: (id, key, createdAt, revokeOthers) =>
+      Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () => {
+        if (revokeOthers) keys.clear()
+      }),
+    deleteWidget: (id, streamName) =>
+      Effect.ensuring(
+        store.deleteWidget(id, streamName),
+        Effect.sync(() => widgets.delete(widgetKey(id, streamName)))
+      )
+  }
+}
+
+/**
+ * `storage` with its {@link AccountStore} replaced by {@link cachedAccountStore} of it; every other service of
+ * `storage` passes through unchanged.
+ */
+export const withAccountCache = <ROut, E, RIn>(
+  storage: Layer.Layer<ROut | AccountStore, E, RIn>,
+  options: AccountCacheOptions = defaultAccountCacheOptions
+): Layer.Layer<ROut | AccountStore, E, RIn> =>
+  // Layer.merge: the right side's services win; layers are memoised by reference, so `storage` is built once.
+  Layer.merge(
+    storage,
+    Layer.effect(
+      AccountStore,
+      Effect.map(AccountStore, (store) => cachedAccountStore(store, options))
+    ).pipe(Layer.provide(storage))
+  )

@@ -1,0 +1,80 @@
+import { Schema } from "effect"
+
+/**
+ * A point in time as integer microseconds since the UNIX epoch. Every stored `ts` is one
+ * (contract section 3: "`ts` is UNIX seconds, microsecond precision"); JSON shows it in seconds.
+ */
+export type Micros = number & { readonly Micros: unique symbol }
+
+/** Microseconds per second. */
+export const MICROS_PER_SECOND = 1_000_000
+
+/**
+ * The largest accepted time: 4,294,967,295 seconds (2^32 - 1, 2106-02-07T06:28:15Z). Rejects millisecond
+ * timestamps sent by mistake, and keeps every `ts` round-tripping exactly through its printed seconds: below 2^32
+ * seconds a double holds seconds to within half a microsecond, so {@link formatTs} text parsed by a client maps back
+ * to the same microsecond. (Above it the spacing of doubles exceeds a microsecond and distinct `ts` would print to
+ * the same client-side number: the earlier bound of 9,999,999,999 seconds broke `since` cursors past 2^32 seconds.)
+ */
+export const MAX_SECONDS = 4_294_967_295
+
+/** Wraps an integer number of microseconds. The caller guarantees it is a safe, non-negative integer. */
+export const micros = (n: number): Micros => n as Micros
+
+/**
+ * UNIX seconds (integer or fractional, as a client sends them) to microseconds, rounded to the nearest
+ * microsecond. Returns `undefined` for a value that is not finite or lies outside [0, {@link MAX_SECONDS}].
+ */
+export const secondsToMicros = (seconds: number): Micros | undefined =>
+  Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SECONDS
+    ? (Math.round(seconds * MICROS_PER_SECOND) as Micros)
+    : undefined
+
+/**
+ * Formats microseconds as the JSON number text of UNIX seconds, exact to the microsecond
+ * (`1732000000123456` -> `"1732000000.123456"`, `1732000000000000` -> `"1732000000"`). Clients parse it to the
+ * nearest double, which {@link secondsToMicros} maps back to the same microsecond.
+ */
+export const formatTs = (ts: Micros): string => {
+  const whole = Math.floor(ts / MICROS_PER_SECOND)
+  const frac = ts - whole * MICROS_PER_SECOND
+  if (frac === 0) return String(whole)
+  return `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`
+}
+
+/** Microseconds as a JSON number of UNIX seconds (may lose the last digit to double rounding; see {@link formatTs}). */
+export const microsToSeconds = (ts: Micros): number => ts / MICROS_PER_SECOND
+
+/**
+ * The `ts` the server assigns to a new entry (contract section 3, "Time"): the receive time `now`, unless the
+ * stream's highest `ts` is already at or past it, in which case that `ts` plus one microsecond. This keeps
+ * server-assigned `ts` strictly increasing per stream even when the clock stalls or moves back.
+ */
+export const nextServerTs = (lastTs: Micros | null, now: Micros): Micros =>
+  lastTs !== null && lastTs >= now ? ((lastTs + 1) as Micros) : now
+
+/**
+ * The current time in microseconds: the process start on the wall clock plus the monotonic clock since then,
+ * so successive calls never go backwards within a process.
+ */
+export const nowMicros = (): Micros => Math.floor((performance.timeOrigin + performance.now()) * 1000) as Micros
+
+/** Schema of a `since` cursor in the query string: a non-negative number of UNIX seconds. */
+export const SinceSeconds = Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative())
+
+/**
+ * The strict lower bound of a `since` read in microseconds: entries with `ts > bound` are returned
+ * (spec section 4.1 rule 3). A `since` equal to an entry's printed `ts` excludes exactly that entry; any other
+ * `since` that falls between two microseconds (beyond the rounding error of a double) is rounded down, so an entry
+ * whose `ts` is above the real-valued `since` is never missed.
+ */
+export const sinceBound = (seconds: number): Micros => {
+  const scaled = seconds * MICROS_PER_SECOND
+  const nearest = Math.round(scaled)
+  // A printed ts parsed back to a double, then scaled, carries two roundings of at most half an ulp each: up to
+  // `scaled * EPSILON` off the real value (about half a microsecond around 2^31 seconds), so a fixed tolerance would
+  // floor some printed ts to the microsecond below and return the very entry `since` names.
+  return (
+    Math.abs(scaled - nearest) <= Math.max(0.01, scaled * Number.EPSILON) ? nearest : Math.floor(scaled)
+  ) as Micros
+}

@@ -1,0 +1,249 @@
+import { Effect, Either, Option, Schema } from "effect"
+import { type AccountId, digestAccessKey, newAccessKey, newAccountId } from "./Account.js"
+import { AccountStore } from "./AccountStore.js"
+import {
+  type AccountNotFound,
+  Forbidden,
+  type InvalidPoint,
+  InvalidRequest,
+  InvalidSince,
+  type PayloadTooLarge,
+  type PushRejection,
+  type StorageFailure,
+  StreamNotFound,
+  UnsupportedCommand
+} from "./Errors.js"
+import type { Limits } from "./Limits.js"
+import type { PointOp } from "./Point.js"
+import { decodePoint } from "./PointDecoder.js"
+import { decodePushRequest } from "./PushRequest.js"
+import { StreamName } from "./StreamName.js"
+import { type StoredEntry, StreamStore, type StreamWrite } from "./StreamStore.js"
+import { type Micros, nowMicros, sinceBound } from "./Time.js"
+import type { Widget } from "./Widget.js"
+import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
+
+/**
+ * The use cases of Dashstream: what the HTTP adapter and the CLI call. Each asks for the storage ports it needs;
+ * none knows about HTTP or about a particular database.
+ */
+
+const forbidden = new Forbidden({ message: "the access key is missing or unknown" })
+
+/**
+ * The account an access key belongs to (spec section 5). Fails with `Forbidden` for an empty, unknown or revoked
+ * key.
+ */
+export const authenticate = (accessKey: string): Effect.Effect<AccountId, Forbidden | StorageFailure, AccountStore> =>
+  accessKey === ""
+    ? Effect.fail(forbidden)
+    : Effect.flatMap(AccountStore, (store) =>
+        Effect.flatMap(store.findAccountByKey(digestAccessKey(accessKey)), (found) =>
+          Option.match(found, { onNone: () => Effect.fail(forbidden), onSome: Effect.succeed })
+        )
+      )
+
+/**
+ * Decodes a `command` against a widget type (spec section 4.3, contract section 4): `"clear"` on sparkline,
+ * line-graph, maps, text feed and xy-graph. Fails with `UnsupportedCommand` for any other command, or for `clear`
+ * on a type that is cleared by an empty point instead (the message says so).
+ */
+export const decodeCommand = (
+  type: WidgetType,
+  command: unknown,
+  path: string
+): Either.Either<PointOp, UnsupportedCommand> => {
+  const at = path === "" ? "command" : `${path}.command`
+  if (command !== "clear") {
+    return Either.left(
+      new UnsupportedCommand({
+        message: `unknown command ${JSON.stringify(command)}: the only command is "clear"`,
+        path: at
+      })
+    )
+  }
+  if (!supportsClearCommand(type)) {
+    return Either.left(
+      new UnsupportedCommand({
+        message: `the clear command is not supported for ${type} widgets: push an empty point (for example {}) to clear it`,
+        path: at
+      })
+    )
+  }
+  return Either.right({ _tag: "Clear" })
+}
+
+/**
+ * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push.
+ * The whole body is validated before anything is stored, then every stream's write is stored in one transaction
+ * (contract section 5). `now` is the receive time in microseconds. Fails with the contract's validation errors
+ * (`InvalidRequest`, `InvalidPoint`, `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an
+ * unknown key, `StreamNotFound` for a stream the account does not have, or a storage failure.
+ */
+export const push = (
+  body: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const request = yield* decodePushRequest(body, limits)
+    const accountId = yield* authenticate(request.accessKey)
+    const names =
+      request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
+    const widgets = yield* Effect.flatMap(AccountStore, (store) => store.findWidgets(accountId, names))
+    const writes: Array<StreamWrite> = []
+    for (const part of request.parts) {
+      const widget = widgets.get(part.streamName)
+      if (widget === undefined) {
+        return yield* new StreamNotFound({
+          message: `no widget with stream name ${JSON.stringify(part.streamName)} in this account`,
+          path: part.path === "" ? "streamName" : `${part.path}.streamName`
+        })
+      }
+      const pointPath = part.path === "" ? "point" : `${part.path}.point`
+      const op: Either.Either<PointOp, InvalidPoint | PayloadTooLarge | UnsupportedCommand> =
+        part.body._tag === "Point"
+          ? decodePoint(widget.type, part.body.point, pointPath, limits)
+          : decodeCommand(widget.type, part.body.command, part.path)
+      writes.push({ widget, op: yield* op, path: pointPath })
+    }
+    if (writes.length === 0) return
+    yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+  })
+
+/** The query of an export read as it arrives in the URL (contract section 6): both optional, both strings. */
+export interface ReadParams {
+  readonly since?: string | undefined
+  readonly limit?: string | undefined
+}
+
+const decodeSince = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()))
+const decodeLimit = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100_000)))
+
+/**
+ * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
+ * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
+ * them, oldest first. Fails with `Forbidden`, `InvalidSince` (`since` not a non-negative number), `InvalidRequest`
+ * (bad `limit`), `StreamNotFound` (also when the stream exists in another account) or a storage failure.
+ */
+export const read = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams
+): Effect.Effect<
+  ReadonlyArray<StoredEntry>,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | StreamStore
+> =>
+  Effect.gen(function* () {
+    const accountId = yield* authenticate(accessKey)
+    let since: Micros | null = null
+    if (params.since !== undefined) {
+      const decoded = decodeSince(params.since.trim() === "" ? "x" : params.since)
+      if (Either.isLeft(decoded)) {
+        return yield* new InvalidSince({
+          message: `since must be a non-negative number of seconds, got ${JSON.stringify(params.since)}`
+        })
+      }
+      since = sinceBound(decoded.right)
+    }
+    let limit: number | null = null
+    if (params.limit !== undefined) {
+      const decoded = decodeLimit(params.limit)
+      if (Either.isLeft(decoded)) {
+        return yield* new InvalidRequest({
+          message: `limit must be a whole number from 1 to 100000, got ${JSON.stringify(params.limit)}`,
+          path: "limit"
+        })
+      }
+      limit = decoded.right
+    }
+    const widget = yield* findWidget(accountId, streamName)
+    return yield* Effect.flatMap(StreamStore, (store) => store.read(widget.id, { since, limit }))
+  })
+
+const findWidget = (accountId: AccountId, streamName: string) =>
+  Effect.flatMap(AccountStore, (store) =>
+    Effect.flatMap(store.findWidgets(accountId, [streamName]), (found) => {
+      const widget = found.get(streamName)
+      return widget === undefined
+        ? Effect.fail(
+            new StreamNotFound({ message: `no widget with stream name ${JSON.stringify(streamName)} in this account` })
+          )
+        : Effect.succeed(widget)
+    })
+  )
+
+/** A new account as the admin API and CLI show it: the access key is shown only here (contract section 7). */
+export interface CreatedAccount {
+  readonly id: AccountId
+  readonly name: string
+  readonly accessKey: string
+}
+
+/** Creates an account with a fresh random access key (256 bits; stored only as its SHA-256 digest). */
+export const createAccount = (name: string = ""): Effect.Effect<CreatedAccount, StorageFailure, AccountStore> =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    const id = newAccountId()
+    const accessKey = newAccessKey()
+    yield* store.createAccount({ id, name, createdAt: nowMicros() }, digestAccessKey(accessKey))
+    return { id, name, accessKey }
+  })
+
+/**
+ * Adds a new access key to an account and returns it (contract section 7); with `revokeOthers` every older key
+ * stops working. Fails with `AccountNotFound`.
+ */
+export const addAccessKey = (
+  accountId: string,
+  revokeOthers: boolean
+): Effect.Effect<{ readonly accessKey: string }, AccountNotFound | StorageFailure, AccountStore> =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    const accessKey = newAccessKey()
+    yield* store.addAccessKey(accountId as AccountId, digestAccessKey(accessKey), nowMicros(), revokeOthers)
+    return { accessKey }
+  })
+
+/**
+ * Declares a widget (contract section 7). Fails with `InvalidRequest` for a bad stream name (contract section 2) or
+ * an unknown type (the message lists the 20 types), `Conflict` if the name is taken, `AccountNotFound`.
+ */
+export const createWidget = (accountId: string, streamName: unknown, type: unknown) =>
+  Effect.gen(function* () {
+    const name = Schema.decodeUnknownEither(StreamName)(streamName)
+    if (Either.isLeft(name)) {
+      const message = typeof streamName === "string" ? messageOf(name.left) : "streamName must be a string"
+      return yield* new InvalidRequest({ message, path: "streamName" })
+    }
+    if (typeof type !== "string" || !isWidgetType(type)) {
+      return yield* new InvalidRequest({
+        message: `unknown widget type ${JSON.stringify(type)}; the types are: ${widgetTypes.join(", ")}`,
+        path: "type"
+      })
+    }
+    const store = yield* AccountStore
+    return yield* store.createWidget(accountId as AccountId, name.right, type, nowMicros())
+  })
+
+const messageOf = (error: { readonly message: string }): string => {
+  const lines = error.message.split("\n")
+  return lines[lines.length - 1]!.trim().replace(/^└─ /, "")
+}
+
+/** The account's widgets, ordered by stream name. Fails with `AccountNotFound`. */
+export const listWidgets = (
+  accountId: string
+): Effect.Effect<ReadonlyArray<Widget>, AccountNotFound | StorageFailure, AccountStore> =>
+  Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
+
+/** Deletes a widget and its stream's data (contract section 7). Fails with `AccountNotFound` or `StreamNotFound`. */
+export const deleteWidget = (
+  accountId: string,
+  streamName: string
+): Effect.Effect<void, AccountNotFound | StreamNotFound | StorageFailure, AccountStore> =>
+  Effect.flatMap(AccountStore, (store) => store.deleteWidget(accountId as AccountId, streamName))
+
+/** The account of an access key, for the CLI's `--access-key`; `Forbidden` when unknown. */
+export const accountOfKey = authenticate

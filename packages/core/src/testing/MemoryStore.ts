@@ -1,0 +1,272 @@
+import { Context, Effect, Either, Layer, Option } from "effect"
+import type { Account, AccountId, KeyDigest } from "../Account.js"
+import { AccountStore } from "../AccountStore.js"
+import { applyOp, needsLatest } from "../Apply.js"
+import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
+import { AccountNotFound, Conflict, type InvalidPoint, StreamNotFound } from "../Errors.js"
+import type { StoredPoint } from "../Point.js"
+import { type ReadQuery, type StoredEntry, StreamStore, streamDeleted, type StreamWrite } from "../StreamStore.js"
+import type { Micros } from "../Time.js"
+import type { StreamId, Widget } from "../Widget.js"
+
+/**
+ * An in-memory adapter of the storage ports, for unit tests of code that asks for them. It has the semantics the
+ * storage contract suites check of every adapter (contract sections 3, 4, 6, 7, 9); nothing survives the layer.
+ */
+
+interface Entry {
+  readonly id: EntryId
+  readonly ts: Micros
+  readonly point: StoredPoint
+  readonly json: string
+  readonly value: number | null
+}
+
+interface StreamData {
+  lastTs: Micros | null
+  // Ascending by ts, at most one entry per ts.
+  entries: Array<Entry>
+}
+
+interface State {
+  readonly accounts: Map<AccountId, Account>
+  readonly keys: Map<KeyDigest, { readonly accountId: AccountId; revoked: boolean }>
+  readonly widgets: Map<StreamId, Widget>
+  readonly data: Map<StreamId, StreamData>
+  nextStreamId: number
+  nextEntryId: number
+  /** Whether a decimation pass holds the pass lock. */
+  passLocked: boolean
+}
+
+/** The storage ports over one in-memory state. */
+export interface MemoryStores {
+  readonly accountStore: Context.Tag.Service<AccountStore>
+  readonly streamStore: Context.Tag.Service<StreamStore>
+  readonly decimationStore: Context.Tag.Service<DecimationStore>
+}
+
+// Stream names are listed in code-point order, the order of SQLite's BINARY collation (UTF-8 bytes).
+const compareNames = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))
+
+const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
+
+// Index of the first entry whose ts is > `ts` (binary search over the ascending entries).
+const upperBound = (entries: ReadonlyArray<Entry>, ts: number): number => {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entries[mid]!.ts <= ts) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+// Inserts in ts order; an entry with the same ts is replaced (contract section 3, replace on equal ts) and keeps its
+// id, as an SQL upsert updates the row in place.
+const upsert = (state: State, entries: Array<Entry>, entry: Omit<Entry, "id">): void => {
+  const i = upperBound(entries, entry.ts)
+  if (i > 0 && entries[i - 1]!.ts === entry.ts) entries[i - 1] = { ...entry, id: entries[i - 1]!.id }
+  else entries.splice(i, 0, { ...entry, id: state.nextEntryId++ as EntryId })
+}
+
+const makeState = (): State => ({
+  accounts: new Map(),
+  keys: new Map(),
+  widgets: new Map(),
+  data: new Map(),
+  nextStreamId: 1,
+  nextEntryId: 1,
+  passLocked: false
+})
+
+const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
+  const requireAccount = (id: AccountId) => (state.accounts.has(id) ? Effect.void : Effect.fail(accountNotFound(id)))
+  const widgetsOf = (id: AccountId) => [...state.widgets.values()].filter((w) => w.accountId === id)
+  return {
+    createAccount: (account, key) =>
+      Effect.sync(() => {
+        state.accounts.set(account.id, account)
+        state.keys.set(key, { accountId: account.id, revoked: false })
+      }),
+    getAccount: (id) => Effect.sync(() => Option.fromNullable(state.accounts.get(id))),
+    countAccounts: Effect.sync(() => state.accounts.size),
+    addAccessKey: (id, key, _createdAt, revokeOthers) =>
+      Effect.zipRight(
+        requireAccount(id),
+        Effect.sync(() => {
+          if (revokeOthers) {
+            for (const k of state.keys.values()) if (k.accountId === id) k.revoked = true
+          }
+          state.keys.set(key, { accountId: id, revoked: false })
+        })
+      ),
+    findAccountByKey: (key) =>
+      Effect.sync(() => {
+        const k = state.keys.get(key)
+        return k === undefined || k.revoked ? Option.none() : Option.some(k.accountId)
+      }),
+    createWidget: (id, streamName, type, createdAt) =>
+      Effect.zipRight(
+        requireAccount(id),
+        Effect.suspend(() => {
+          if (widgetsOf(id).some((w) => w.streamName === streamName)) {
+            return Effect.fail(
+              new Conflict({ message: `the stream name ${JSON.stringify(streamName)} is already taken` })
+            )
+          }
+          const widget: Widget = { id: state.nextStreamId++ as StreamId, accountId: id, streamName, type, createdAt }
+          state.widgets.set(widget.id, widget)
+          state.data.set(widget.id, { lastTs: null, entries: [] })
+          return Effect.succeed(widget)
+        })
+      ),
+    listWidgets: (id) =>
+      Effect.zipRight(
+        requireAccount(id),
+        Effect.sync(() => widgetsOf(id).sort((a, b) => compareNames(a.streamName, b.streamName)))
+      ),
+    findWidgets: (id, names) =>
+      Effect.sync(() => {
+        const wanted = new Set(names)
+        const found = new Map<string, Widget>()
+        for (const w of widgetsOf(id)) if (wanted.has(w.streamName)) found.set(w.streamName, w)
+        return found
+      }),
+    deleteWidget: (id, streamName) =>
+      Effect.zipRight(
+        requireAccount(id),
+        Effect.suspend(() => {
+          const widget = widgetsOf(id).find((w) => w.streamName === streamName)
+          if (widget === undefined) {
+            return Effect.fail(
+              new StreamNotFound({
+                message: `no widget with stream name ${JSON.stringify(streamName)} in this account`
+              })
+            )
+          }
+          state.widgets.delete(widget.id)
+          state.data.delete(widget.id)
+          return Effect.void
+        })
+      )
+  }
+}
+
+const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
+  // Applies every write to copies of the streams it touches and commits them only when all succeed, which is
+  // the all-or-nothing of one transaction; being synchronous, concurrent calls are serialised.
+  const writeSync = (
+    writes: ReadonlyArray<StreamWrite>,
+    now: Micros
+  ): Either.Either<void, InvalidPoint | StreamNotFound> => {
+    const staged = new Map<StreamId, StreamData>()
+    for (const write of writes) {
+      const id = write.widget.id
+      let data = staged.get(id)
+      if (data === undefined) {
+        const current = state.data.get(id)
+        if (current === undefined) return Either.left(streamDeleted(write))
+        data = { lastTs: current.lastTs, entries: current.entries.slice() }
+        staged.set(id, data)
+      }
+      const latest = needsLatest(write.op) ? (data.entries[data.entries.length - 1]?.point ?? null) : null
+      const mutation = applyOp(write.widget.type, write.op, { lastTs: data.lastTs, latest }, now, write.path)
+      if (Either.isLeft(mutation)) return Either.left(mutation.left)
+      if (mutation.right.clear) data.entries = []
+      for (const e of mutation.right.entries) {
+        upsert(state, data.entries, { ts: e.ts, point: e.point, json: e.json, value: e.value })
+      }
+      data.lastTs = mutation.right.lastTs
+    }
+    for (const [id, data] of staged) state.data.set(id, data)
+    return Either.void
+  }
+
+  const readSync = (id: StreamId, query: ReadQuery): ReadonlyArray<StoredEntry> => {
+    const entries = state.data.get(id)?.entries ?? []
+    const toStored = (e: Entry): StoredEntry => ({ ts: e.ts, json: e.json })
+    if (query.since === null) return entries.length === 0 ? [] : [toStored(entries[entries.length - 1]!)]
+    const from = upperBound(entries, query.since)
+    const to = query.limit === null ? entries.length : Math.min(entries.length, from + query.limit)
+    return entries.slice(from, to).map(toStored)
+  }
+
+  return {
+    write: (writes, now) => Effect.suspend(() => writeSync(writes, now)),
+    read: (id, query) => Effect.sync(() => readSync(id, query)),
+    ping: Effect.void
+  }
+}
+
+const decimationStore = (state: State): Context.Tag.Service<DecimationStore> => ({
+  streams: ({ after, limit, olderThan }) =>
+    Effect.sync(() =>
+      [...state.widgets.values()]
+        .filter(
+          (w) => (after === null || w.id > after) && (state.data.get(w.id)?.entries[0]?.ts ?? olderThan) < olderThan
+        )
+        .sort((a, b) => a.id - b.id)
+        .slice(0, limit)
+        .map((w) => ({ id: w.id, type: w.type }))
+    ),
+  entries: (stream, { after, before, limit }) =>
+    Effect.sync(() => {
+      const entries = state.data.get(stream)?.entries ?? []
+      const chunk: Array<DecimationEntry> = []
+      for (let i = after === null ? 0 : upperBound(entries, after); i < entries.length && chunk.length < limit; i++) {
+        const e = entries[i]!
+        if (e.ts >= before) break
+        chunk.push({ id: e.id, ts: e.ts, value: e.value })
+      }
+      return chunk
+    }),
+  deleteEntries: (stream, ids) =>
+    Effect.sync(() => {
+      const data = state.data.get(stream)
+      if (data === undefined || data.entries.length === 0) return 0
+      const doomed = new Set<EntryId>(ids)
+      const entries = data.entries
+      const kept: Array<Entry> = []
+      // The last entry is the newest: never deleted.
+      for (let i = 0; i < entries.length - 1; i++) if (!doomed.has(entries[i]!.id)) kept.push(entries[i]!)
+      kept.push(entries[entries.length - 1]!)
+      const deleted = entries.length - kept.length
+      data.entries = kept
+      return deleted
+    }),
+  withPassLock: (effect) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        if (state.passLocked) return Effect.succeedNone
+        state.passLocked = true
+        return restore(Effect.asSome(effect)).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              state.passLocked = false
+            })
+          )
+        )
+      })
+    )
+})
+
+/**
+ * The ports over a fresh, empty in-memory state. Never fails with a storage error; domain errors as the ports
+ * document them.
+ */
+export const make: Effect.Effect<MemoryStores> = Effect.sync(() => {
+  const state = makeState()
+  return { accountStore: accountStore(state), streamStore: streamStore(state), decimationStore: decimationStore(state) }
+})
+
+/** Provides `AccountStore`, `StreamStore` and `DecimationStore` over one fresh in-memory state per build of the layer. */
+export const layer: Layer.Layer<AccountStore | StreamStore | DecimationStore> = Layer.effectContext(
+  Effect.map(make, (stores) =>
+    Context.make(AccountStore, stores.accountStore).pipe(
+      Context.add(StreamStore, stores.streamStore),
+      Context.add(DecimationStore, stores.decimationStore)
+    )
+  )
+)

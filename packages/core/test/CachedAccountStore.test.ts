@@ -1,0 +1,126 @@
+import {
+  AccountStore,
+  type AccountId,
+  cachedAccountStore,
+  digestAccessKey,
+  withAccountCache,
+  type StreamName
+} from "@dashstream/core"
+import { MemoryStore, storageSuite } from "@dashstream/core/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+
+// The cache must not change what a single process observes: the whole storage contract holds through it.
+storageSuite("memory behind the access-key and widget cache", () => withAccountCache(MemoryStore.layer))
+
+const setup = Effect.gen(function* () {
+  const { accountStore, streamStore } = yield* MemoryStore.make
+  let keyLookups = 0
+  let widgetLookups = 0
+  const counted: AccountStore["Type"] = {
+    ...accountStore,
+    findAccountByKey: (d) => Effect.suspend(() => (keyLookups++, accountStore.findAccountByKey(d))),
+    findWidgets: (id, names) => Effect.suspend(() => (widgetLookups++, accountStore.findWidgets(id, names)))
+  }
+  const id = "acc-1" as AccountId
+  yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey("key-1"))
+  yield* accountStore.createWidget(id, "s" as StreamName, "number", 0)
+  return { accountStore, streamStore, counted, id, lookups: () => [keyLookups, widgetLookups] }
+})
+
+describe("cachedAccountStore", () => {
+  it.effect("answers repeated lookups from memory within the TTL", () =>
+    Effect.gen(function* () {
+      const { counted, id, lookups } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      for (let i = 0; i < 5; i++) {
+        assert.strictEqual(Option.getOrNull(yield* cached.findAccountByKey(digestAccessKey("key-1"))), id)
+        assert.strictEqual((yield* cached.findWidgets(id, ["s"])).get("s")?.type, "number")
+      }
+      assert.deepStrictEqual(lookups(), [1, 1])
+    })
+  )
+
+  it.effect("never caches a miss: a key or widget created later is found at once", () =>
+    Effect.gen(function* () {
+      const { accountStore, counted, id } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      assert.isTrue(Option.isNone(yield* cached.findAccountByKey(digestAccessKey("key-2"))))
+      assert.isUndefined((yield* cached.findWidgets(id, ["t"])).get("t"))
+      yield* accountStore.addAccessKey(id, digestAccessKey("key-2"), 1, false)
+      yield* accountStore.createWidget(id, "t" as StreamName, "list", 1)
+      assert.strictEqual(Option.getOrNull(yield* cached.findAccountByKey(digestAccessKey("key-2"))), id)
+      assert.strictEqual((yield* cached.findWidgets(id, ["t", "s"])).size, 2)
+    })
+  )
+
+  it.effect("revoking keys and deleting widgets through it take effect at once", () =>
+    Effect.gen(function* () {
+      const { counted, id } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      assert.isTrue(Option.isSome(yield* cached.findAccountByKey(digestAccessKey("key-1"))))
+      yield* cached.addAccessKey(id, digestAccessKey("key-2"), 1, true)
+      assert.isTrue(Option.isNone(yield* cached.findAccountByKey(digestAccessKey("key-1"))))
+      assert.isDefined((yield* cached.findWidgets(id, ["s"])).get("s"))
+      yield* cached.deleteWidget(id, "s")
+      assert.isUndefined((yield* cached.findWidgets(id, ["s"])).get("s"))
+    })
+  )
+
+  it.effect("changes made elsewhere are seen once the TTL has passed", () =>
+    Effect.gen(function* () {
+      const { accountStore, counted, id } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 50, maxEntries: 10 })
+      assert.isTrue(Option.isSome(yield* cached.findAccountByKey(digestAccessKey("key-1"))))
+      // Another process revokes the key (here: straight through the underlying store).
+      yield* accountStore.addAccessKey(id, digestAccessKey("key-2"), 1, true)
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 80)))
+      assert.isTrue(Option.isNone(yield* cached.findAccountByKey(digestAccessKey("key-1"))))
+    })
+  )
+
+  it.effect("a write to a widget deleted elsewhere fails with StreamNotFound, not into another stream", () =>
+    Effect.gen(function* () {
+      const { accountStore, streamStore, counted, id } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      const widget = (yield* cached.findWidgets(id, ["s"])).get("s")!
+      yield* accountStore.deleteWidget(id, "s")
+      yield* accountStore.createWidget(id, "s" as StreamName, "number", 2)
+      const stale = (yield* cached.findWidgets(id, ["s"])).get("s")!
+      assert.strictEqual(stale.id, widget.id)
+      const error = yield* Effect.flip(
+        streamStore.write(
+          [{ widget: stale, op: { _tag: "Put", entries: [{ point: { number: 1 } }] }, path: "point" }],
+          0 as never
+        )
+      )
+      assert.strictEqual(error._tag, "StreamNotFound")
+    })
+  )
+
+  it.effect("keeps at most maxEntries per cache, forgetting the oldest", () =>
+    Effect.gen(function* () {
+      const { accountStore, counted, id, lookups } = yield* setup
+      yield* accountStore.createWidget(id, "t" as StreamName, "number", 1)
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 1 })
+      yield* cached.findWidgets(id, ["s"])
+      yield* cached.findWidgets(id, ["s"])
+      assert.deepStrictEqual(lookups(), [0, 1])
+      yield* cached.findWidgets(id, ["t"]) // evicts s
+      yield* cached.findWidgets(id, ["s"])
+      assert.deepStrictEqual(lookups(), [0, 3])
+    })
+  )
+  it.effect("withAccountCache(storage) provides the cached store, not the raw one", () =>
+    Effect.gen(function* () {
+      const { counted, id, lookups } = yield* setup
+      const composed = withAccountCache(Layer.succeed(AccountStore, counted))
+      yield* Effect.provide(
+        Effect.flatMap(AccountStore, (store) => Effect.repeatN(store.findAccountByKey(digestAccessKey("key-1")), 3)),
+        composed
+      )
+      assert.deepStrictEqual(lookups(), [1, 0])
+      void id
+    })
+  )
+})

@@ -1,0 +1,3 @@
+import { decimationSuite, MemoryStore } from "@dashstream/core/testing"
+
+decimationSuite("memory", () => MemoryStore.layer)

@@ -1,0 +1,3 @@
+import { MemoryStore, storageSuite } from "@dashstream/core/testing"
+
+storageSuite("memory", () => MemoryStore.layer)

@@ -1,0 +1,261 @@
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { widgetTypes } from "@dashstream/core"
+import { Schema } from "effect"
+import { errors } from "./HttpErrors.js"
+import { cleanDecodeErrors } from "./internal/openApiCleanup.js"
+
+/**
+ * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7) as an `HttpApi`: paths, parameters, bodies and
+ * every error response. The OpenAPI document (`/openapi.json`, `/docs`) is generated from it; handlers live in
+ * `internal/`.
+ */
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shared bodies
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `{"message": "Success!"}`: the 200 body of a push (contract section 5). */
+export const PushSuccess = Schema.Struct({ message: Schema.Literal("Success!") }).annotations({
+  identifier: "PushSuccess"
+})
+
+const StreamPart = Schema.Struct({
+  streamName: Schema.String,
+  point: Schema.optional(
+    Schema.Unknown.annotations({ description: "The point; its shape depends on the widget type" })
+  ),
+  command: Schema.optional(Schema.Literal("clear"))
+}).annotations({ identifier: "StreamPart" })
+
+/**
+ * A push body (spec sections 4.2-4.4) as documentation: one stream (`streamName` with `point` or `command`) or
+ * several (`streams`). The server reads the raw body whatever its `Content-Type` and validates it in core.
+ */
+export const PushRequest = Schema.Struct({
+  accessKey: Schema.String.annotations({ description: "The account access key" }),
+  streamName: Schema.optional(Schema.String),
+  point: Schema.optional(
+    Schema.Unknown.annotations({ description: "The point (contract section 3); an empty point clears the stream" })
+  ),
+  command: Schema.optional(Schema.Literal("clear")),
+  streams: Schema.optional(Schema.Array(StreamPart).annotations({ description: "A multi-stream push (at most 256)" }))
+}).annotations({
+  identifier: "PushRequest",
+  description:
+    "Raw JSON. Accepted whatever the Content-Type says (application/json, application/x-www-form-urlencoded, none)"
+})
+
+/** One stored entry of a read: `ts` in UNIX seconds (microsecond precision) and the stored point. */
+export const ReadEntry = Schema.Struct({
+  ts: Schema.Number.annotations({ description: "UNIX seconds with up to 6 decimals; usable as the next `since`" }),
+  point: Schema.Unknown.annotations({ description: "The stored point; its shape depends on the widget type" })
+}).annotations({ identifier: "ReadEntry" })
+
+/** The 200 body of an export read (contract section 6). */
+export const ReadResponse = Schema.Struct({
+  message: Schema.Literal("Success!"),
+  data: Schema.Array(ReadEntry)
+}).annotations({ identifier: "ReadResponse" })
+
+/** `{"status": "ok"}`. */
+export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "HealthStatus" })
+
+const WidgetTypeName = Schema.String.annotations({
+  description: "A widget type identifier (contract section 2)",
+  jsonSchema: { type: "string", enum: [...widgetTypes] }
+})
+
+const IsoTime = Schema.String.annotations({ description: "ISO 8601 time, UTC" })
+
+/** A widget as the admin API shows it. */
+export const WidgetView = Schema.Struct({
+  streamName: Schema.String,
+  type: WidgetTypeName,
+  createdAt: IsoTime
+}).annotations({ identifier: "Widget" })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Push
+// ---------------------------------------------------------------------------------------------------------------
+
+const pushDescription =
+  "Push a point, clear a stream (`command: clear`) or push to several streams at once (spec sections 4.2-4.4). " +
+  "The body is read raw and parsed as JSON whatever its Content-Type. `/customSend` and `/customSend/` are the same."
+
+const pushEndpoint = <const Name extends string, const Path extends "/customSend" | "/customSend/">(
+  name: Name,
+  path: Path
+) =>
+  HttpApiEndpoint.post(name, path)
+    .setPayload(PushRequest)
+    .addSuccess(PushSuccess)
+    .addError(errors("InvalidJson", "InvalidRequest", "InvalidPoint", "UnsupportedCommand"))
+    .addError(errors("Forbidden"))
+    .addError(errors("StreamNotFound"))
+    .addError(errors("PayloadTooLarge"))
+    .addError(errors("RateLimited"))
+    .annotate(OpenApi.Description, pushDescription)
+
+/** `POST /customSend` and `POST /customSend/` (contract section 1). */
+export class PushGroup extends HttpApiGroup.make("push", { topLevel: true })
+  .add(pushEndpoint("push", "/customSend").annotate(OpenApi.Summary, "Push, clear or multi-stream push"))
+  .add(pushEndpoint("pushTrailingSlash", "/customSend/").annotate(OpenApi.Summary, "Same as POST /customSend"))
+  .annotate(OpenApi.Title, "Push") {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Export read
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `GET /api/v2/:accessKey/datastream/:streamName` (contract section 6). */
+export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("read", "/api/v2/:accessKey/datastream/:streamName")
+      .setPath(
+        Schema.Struct({
+          accessKey: Schema.String.annotations({ description: "The account access key (never logged)" }),
+          streamName: Schema.String.annotations({ description: "The stream name, URL-encoded" })
+        })
+      )
+      .setUrlParams(
+        Schema.Struct({
+          since: Schema.optional(
+            Schema.String.annotations({
+              description: "UNIX seconds: entries with ts > since. 0 = every entry. Absent = the latest entry only"
+            })
+          ),
+          limit: Schema.optional(
+            Schema.String.annotations({ description: "1..100000: at most this many entries, the oldest first" })
+          )
+        })
+      )
+      .addSuccess(ReadResponse)
+      .addError(errors("InvalidSince", "InvalidRequest"))
+      .addError(errors("Forbidden"))
+      .addError(errors("StreamNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(OpenApi.Summary, "Read a stream")
+      .annotate(
+        OpenApi.Description,
+        "Entries in ascending ts, answered with Cache-Control: no-store (spec section 4.1, contract section 6)"
+      )
+  )
+  .annotate(OpenApi.Title, "Export") {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Health
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `GET /healthz` and `GET /readyz` (contract section 1). */
+export class HealthGroup extends HttpApiGroup.make("health", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("healthz", "/healthz").addSuccess(HealthStatus).annotate(OpenApi.Summary, "The process is up")
+  )
+  .add(
+    HttpApiEndpoint.get("readyz", "/readyz")
+      .addSuccess(HealthStatus)
+      .annotate(OpenApi.Summary, "The storage answers (503 unavailable otherwise)")
+  )
+  .annotate(OpenApi.Title, "Health") {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Admin
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The admin API's `Authorization: Bearer <admin token>` check (contract section 7). */
+export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
+  failure: errors("Unauthorized"),
+  security: {
+    adminToken: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "The admin token (DASHSTREAM_ADMIN_TOKEN)")
+    )
+  }
+}) {}
+
+const AccountIdParam = Schema.Struct({ id: Schema.String.annotations({ description: "The account id" }) })
+
+/** Accounts and widgets (contract section 7); mounted only when an admin token is configured. */
+export class AdminGroup extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createAccount", "/admin/accounts")
+      .setPayload(Schema.Struct({ name: Schema.optional(Schema.String) }))
+      .addSuccess(
+        Schema.Struct({
+          id: Schema.String,
+          name: Schema.String,
+          accessKey: Schema.String.annotations({ description: "Shown only here" })
+        }).annotations({ identifier: "CreatedAccount" }),
+        { status: 201 }
+      )
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .annotate(OpenApi.Summary, "Create an account and its first access key")
+  )
+  .add(
+    HttpApiEndpoint.post("addAccessKey", "/admin/accounts/:id/access-keys")
+      .setPath(AccountIdParam)
+      .setUrlParams(
+        Schema.Struct({
+          revokeOthers: Schema.optional(
+            Schema.BooleanFromString.annotations({ description: "true revokes every older key of the account" })
+          )
+        })
+      )
+      .addSuccess(Schema.Struct({ accessKey: Schema.String }).annotations({ identifier: "NewAccessKey" }), {
+        status: 201
+      })
+      .addError(errors("InvalidRequest"))
+      .addError(errors("AccountNotFound"))
+      .annotate(OpenApi.Summary, "Add an access key")
+  )
+  .add(
+    HttpApiEndpoint.get("listWidgets", "/admin/accounts/:id/widgets")
+      .setPath(AccountIdParam)
+      .addSuccess(Schema.Struct({ widgets: Schema.Array(WidgetView) }).annotations({ identifier: "WidgetList" }))
+      .addError(errors("AccountNotFound"))
+      .annotate(OpenApi.Summary, "List the account's widgets, by stream name")
+  )
+  .add(
+    HttpApiEndpoint.post("createWidget", "/admin/accounts/:id/widgets")
+      .setPath(AccountIdParam)
+      .setPayload(
+        Schema.Struct({
+          streamName: Schema.String.annotations({ description: "1 to 255 characters, no control characters, no /" }),
+          type: WidgetTypeName
+        })
+      )
+      .addSuccess(WidgetView, { status: 201 })
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .addError(errors("AccountNotFound"))
+      .addError(errors("Conflict"))
+      .annotate(OpenApi.Summary, "Declare a widget (its stream and widget type)")
+  )
+  .add(
+    HttpApiEndpoint.del("deleteWidget", "/admin/accounts/:id/widgets/:stream")
+      .setPath(Schema.Struct({ id: Schema.String, stream: Schema.String }))
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(errors("AccountNotFound", "StreamNotFound"))
+      .annotate(OpenApi.Summary, "Delete a widget and its stream's data")
+  )
+  .middleware(AdminAuth)
+  .annotate(OpenApi.Title, "Admin") {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The API
+// ---------------------------------------------------------------------------------------------------------------
+
+const base = HttpApi.make("dashstream")
+  .addError(errors("StorageError"))
+  .addError(errors("StorageUnavailable"))
+  .annotate(OpenApi.Title, "Dashstream")
+  .annotate(OpenApi.Version, "2")
+  .annotate(
+    OpenApi.Description,
+    "Push points into dashboard widget streams and read them back (export API v2). " +
+      'Every error answers a non-2xx status and {"error": {"code", "message", "path"?}}.'
+  )
+  .annotate(OpenApi.Transform, cleanDecodeErrors)
+
+/** The API without the admin group: what is served when no admin token is configured. */
+export const publicApi = base.add(PushGroup).add(ReadGroup).add(HealthGroup)
+
+/** The whole API, admin included (contract sections 1, 5, 6, 7). */
+export const api = publicApi.add(AdminGroup)

@@ -1,0 +1,116 @@
+import type { Duplex } from "node:stream"
+import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
+import type { AccountStore, StreamStore } from "@dashstream/core"
+import { Console, Effect, Layer, Runtime } from "effect"
+import type { HttpConfig } from "./HttpConfig.js"
+import { makeApiLane } from "./internal/apiLane.js"
+import { isPush, makePushLane } from "./internal/pushLane.js"
+import { makeRateLimiter } from "./internal/rateLimiter.js"
+import { requestLine } from "./internal/redact.js"
+import { refuseDeclaredLength, writeErrorReply } from "./internal/replies.js"
+
+/** How long a shutdown waits for in-flight requests before it closes their connections. */
+const gracefulMs = 10_000
+/** While shutting down, how often connections that finished their request are closed. */
+const idleSweepMs = 50
+
+const formatHost = (host: string) => (host.includes(":") ? `[${host}]` : host)
+
+const listen = (server: NodeServer, config: HttpConfig) =>
+  Effect.async<number, Error>((resume) => {
+    const onError = (error: Error) => resume(Effect.fail(error))
+    server.once("error", onError)
+    server.listen({ host: config.host, port: config.port }, () => {
+      server.off("error", onError)
+      const address = server.address()
+      resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : config.port))
+    })
+  })
+
+/**
+ * Stops accepting, lets in-flight requests finish (closing each keep-alive connection as soon as it is idle), and
+ * after {@link gracefulMs} closes whatever is left.
+ */
+const close = (server: NodeServer) =>
+  Effect.async<void>((resume) => {
+    if (!server.listening) return resume(Effect.void)
+    const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs)
+    const force = setTimeout(() => server.closeAllConnections(), gracefulMs)
+    server.close(() => {
+      clearInterval(sweep)
+      clearTimeout(force)
+      resume(Effect.void)
+    })
+    server.closeIdleConnections()
+  })
+
+/**
+ * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open.
+ * Once bound it writes one line to stdout: `Dashstream listening on http://HOST:PORT` (the real port). Closing the
+ * scope stops accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are
+ * released after it. A failure to listen (port taken, bad host) is a defect.
+ *
+ * Two lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
+ * `internal/pushLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
+ */
+export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStore | StreamStore> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
+      const maxBodyBytes = config.limits.maxBodyBytes
+      const apiLane = yield* makeApiLane(config, limiter)
+      const runtime = yield* Effect.runtime<AccountStore | StreamStore>()
+      const pushLane = makePushLane(runtime, { limits: config.limits, limiter, logRequests: config.logRequests })
+      const runFork = Runtime.runFork(runtime)
+      const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+        if (isPush(req.method, req.url)) return pushLane(req, res)
+        const refusal = refuseDeclaredLength(req, maxBodyBytes)
+        if (refusal === undefined) {
+          if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)
+          return apiLane(req, res)
+        }
+        writeErrorReply(res, refusal)
+        if (config.logRequests) runFork(Effect.logInfo(requestLine(req.method ?? "?", req.url ?? "/", 413, 0)))
+      }
+      const server = yield* Effect.acquireRelease(
+        Effect.sync(() => createServer(onRequest)),
+        (server) => close(server)
+      )
+      const port = yield* Effect.orDie(listen(server, config))
+      // Errors after binding (e.g. EMFILE on accept) are logged; unhandled they would end the process.
+      server.on("error", (error) => runFork(Effect.logError(`HTTP server error: ${error.message}`)))
+      server.on("clientError", answerFramingError)
+      yield* Console.log(`Dashstream listening on http://${formatHost(config.host)}:${port}`)
+    })
+  )
+
+const framingErrorBody = JSON.stringify({
+  error: {
+    code: "invalid_request",
+    message: "the request breaks HTTP framing (for example a body longer than its Content-Length)"
+  }
+})
+const framingErrorReply =
+  "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n" +
+  `content-length: ${Buffer.byteLength(framingErrorBody)}\r\n\r\n${framingErrorBody}`
+
+/**
+ * Answers a request Node's HTTP parser rejected (contract section 5: a body longer than its `Content-Length`, as the
+ * original Node client sends for non-ASCII text) with a 400 and a JSON error body, then closes the connection.
+ * Node's default is a bare 400 with no body, on which the original Node client's callback never fires.
+ * Nothing is stored: the request never reached a handler.
+ */
+const answerFramingError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
+  socket.end(framingErrorReply)
+}
+
+/**
+ * Admin bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1): `curl -d '{...}'`
+ * labels JSON `application/x-www-form-urlencoded`, and HttpApi would otherwise decode it as a form and drop the
+ * fields.
+ */
+const treatBodyAsJson = (req: IncomingMessage): void => {
+  const type = req.headers["content-type"]
+  if (type === undefined || !/^application\/(.+\+)?json\b/i.test(type)) req.headers["content-type"] = "application/json"
+}

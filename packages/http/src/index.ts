@@ -1,0 +1,15 @@
+/**
+ * `@dashstream/http`: the HTTP interface of Dashstream on `@effect/platform` (contract sections 1, 5, 6, 7).
+ */
+
+/** The `HttpApi` definition of every route (admin included), from which the OpenAPI document is generated. */
+export { api } from "./Api.js"
+
+/** What the composition root passes to {@link layer}: bind address, admin token, limits, rate limit, logging. */
+export type { HttpConfig } from "./HttpConfig.js"
+
+/**
+ * `layer(config)` serves the HTTP interface on Node until its scope closes; prints
+ * `Dashstream listening on http://HOST:PORT` once bound and shuts down gracefully.
+ */
+export { layer } from "./Server.js"

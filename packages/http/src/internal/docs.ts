@@ -1,0 +1,22 @@
+import { HttpApi, HttpApiBuilder, HttpApiSwagger, OpenApi } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import { jsonTextResponse } from "./replies.js"
+
+/** The routes outside the `HttpApi`, for the 404/405 table. */
+export const docsRoutes: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/openapi.json"],
+  ["GET", "/docs"]
+]
+
+/**
+ * `GET /openapi.json` (the document of the served API, computed once) and `GET /docs` (Swagger UI from
+ * `HttpApiSwagger`, whose script, stylesheet and document are inlined in the page, so it works offline).
+ */
+export const docsLive = (served: HttpApi.HttpApi.Any): Layer.Layer<never> => {
+  const spec = jsonTextResponse(JSON.stringify(OpenApi.fromApi(served as HttpApi.HttpApi<string, any, any, any>)))
+  const openApi = HttpApiBuilder.Router.use((router) => router.get("/openapi.json", Effect.succeed(spec)))
+  const swagger = HttpApiSwagger.layer({ path: "/docs" }).pipe(
+    Layer.provide(Layer.succeed(HttpApi.Api, { api: served as any, context: Context.empty() }))
+  )
+  return Layer.merge(openApi, swagger)
+}

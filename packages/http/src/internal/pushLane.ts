@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { type AccountStore, type Limits, type StreamStore, UseCases } from "@dashstream/core"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf } from "../HttpErrors.js"
+import type { RateLimiter } from "./rateLimiter.js"
+import { causeText } from "./causeText.js"
+import { requestLine } from "./redact.js"
+import { bodyTooLarge, drainLimit, refuseDeclaredLength, writeErrorReply, writePushSuccess } from "./replies.js"
+
+/**
+ * The push path (`POST /customSend` and `/customSend/`), served straight from Node's request listener. It is the
+ * hot path: the generic `HttpApi` pipeline (request wrapper, router, scope, payload decoding by Content-Type,
+ * response conversion) costs several times what a push needs, and it decodes bodies by Content-Type while the
+ * original clients label raw JSON as form data or not at all. So this lane reads the raw bytes itself (counting
+ * them against the limit), parses JSON whatever the Content-Type, and runs only `UseCases.push` as an effect. The
+ * `HttpApi` definition still describes the endpoint for the OpenAPI document.
+ */
+
+/** True for the requests this lane serves; everything else goes to the `HttpApi` lane. */
+export const isPush = (method: string | undefined, url: string | undefined): boolean => {
+  if (method !== "POST" || url === undefined || !url.startsWith("/customSend")) return false
+  const rest = url.length === 11 ? "" : url.charAt(11) === "/" ? url.slice(12) : url.slice(11)
+  return rest === "" || rest.charAt(0) === "?"
+}
+
+const ignore = () => {}
+
+const invalidJson = (message: string): ErrorReply => errorReply(400, "invalid_json", message)
+
+const accessKeyOf = (body: unknown): string | undefined => {
+  if (typeof body !== "object" || body === null) return undefined
+  const key = (body as { accessKey?: unknown }).accessKey
+  return typeof key === "string" ? key : undefined
+}
+
+/** What the push lane needs from the server. */
+export interface PushLaneOptions {
+  readonly limits: Limits
+  readonly limiter: RateLimiter | undefined
+  readonly logRequests: boolean
+}
+
+/** The push lane's request listener, running pushes on `runtime`. */
+export const makePushLane = (
+  runtime: Runtime.Runtime<AccountStore | StreamStore>,
+  options: PushLaneOptions
+): ((req: IncomingMessage, res: ServerResponse) => void) => {
+  const { limiter, limits, logRequests } = options
+  const maxBodyBytes = limits.maxBodyBytes
+  const runCallback = Runtime.runCallback(runtime)
+  const runFork = Runtime.runFork(runtime)
+  const drainBytes = drainLimit(maxBodyBytes)
+
+  const logLine = (req: IncomingMessage, status: number, start: number) => {
+    runFork(
+      Effect.logInfo(requestLine(req.method ?? "POST", req.url ?? "/customSend", status, performance.now() - start))
+    )
+  }
+
+  const finish = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply | undefined) => {
+    if (reply === undefined) {
+      if (!res.headersSent && !res.destroyed) writePushSuccess(res)
+    } else {
+      writeErrorReply(res, reply)
+    }
+    if (logRequests) logLine(req, reply === undefined ? 200 : reply.status, start)
+  }
+
+  const push = (req: IncomingMessage, res: ServerResponse, start: number, text: string) => {
+    let body: unknown
+    try {
+      // A UTF-8 byte order mark is not JSON, but some clients send one.
+      body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+    } catch {
+      return finish(
+        req,
+        res,
+        start,
+        invalidJson(text.trim() === "" ? "the request body is empty" : "the request body is not valid JSON")
+      )
+    }
+    const accessKey = accessKeyOf(body)
+    if (limiter !== undefined && accessKey !== undefined) {
+      const wait = limiter.take(accessKey)
+      if (wait > 0) return finish(req, res, start, replyOf(rateLimited(wait)) ?? internalReply)
+    }
+    runCallback(UseCases.push(body, limits), {
+      onExit: (exit) => {
+        if (Exit.isSuccess(exit)) return finish(req, res, start, undefined)
+        const failure = Cause.failureOption(exit.cause)
+        const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+        if (reply.status === 500) {
+          // The push body carries the access key: keep it out of the log even if an error message quotes it.
+          runFork(Effect.logError(`internal error answering POST /customSend\n${causeText(exit.cause, accessKey)}`))
+        }
+        finish(req, res, start, reply)
+      }
+    })
+  }
+
+  return (req, res) => {
+    const start = logRequests ? performance.now() : 0
+    // A request error (client gone mid-body) only ends the request; without a listener it would crash the process.
+    req.on("error", ignore)
+    const refusal = refuseDeclaredLength(req, maxBodyBytes)
+    // Refused before reading; Node drains the rest of the body so the connection stays usable.
+    if (refusal !== undefined) return finish(req, res, start, refusal)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let refused = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (refused) {
+        if (size > drainBytes) req.destroy()
+        return
+      }
+      if (size > maxBodyBytes) {
+        refused = true
+        chunks.length = 0
+        return finish(req, res, start, bodyTooLarge(maxBodyBytes))
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => {
+      if (refused) return
+      const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8")
+      push(req, res, start, text)
+    })
+  }
+}

@@ -1,0 +1,64 @@
+import { HttpApi } from "@effect/platform"
+
+/**
+ * The known paths and their methods, for telling 404 `not_found` (no such path) from 405 `method_not_allowed`
+ * (the path exists, not with this method; the answer carries `Allow`). Built once from the served `HttpApi` plus
+ * the routes outside it (`/openapi.json`, `/docs`).
+ */
+export interface RouteTable {
+  /** The methods allowed on `url`'s path (HEAD wherever GET is), or `undefined` when no route has that path. */
+  readonly allowed: (url: string) => ReadonlyArray<string> | undefined
+}
+
+interface Pattern {
+  readonly segments: ReadonlyArray<string>
+  readonly methods: Set<string>
+}
+
+const split = (path: string) => path.split("/")
+
+const matches = (pattern: ReadonlyArray<string>, segments: ReadonlyArray<string>): boolean => {
+  if (pattern.length !== segments.length) return false
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!
+    if (p.startsWith(":") ? segments[i] === "" : p !== segments[i]) return false
+  }
+  return true
+}
+
+/** The route table of `api`'s endpoints and `extra` `[method, path]` routes. Paths use `:param` segments. */
+export const makeRouteTable = (
+  api: HttpApi.HttpApi.Any,
+  extra: ReadonlyArray<readonly [method: string, path: string]>
+): RouteTable => {
+  const patterns = new Map<string, Pattern>()
+  const add = (method: string, path: string) => {
+    let pattern = patterns.get(path)
+    if (pattern === undefined) {
+      pattern = { segments: split(path), methods: new Set() }
+      patterns.set(path, pattern)
+    }
+    pattern.methods.add(method)
+    if (method === "GET") pattern.methods.add("HEAD")
+  }
+  HttpApi.reflect(api as HttpApi.HttpApi<string, any, any, any>, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) =>
+      add(endpoint.method, endpoint.path.length > 1 ? endpoint.path.replace(/\/$/, "") : endpoint.path)
+  })
+  for (const [method, path] of extra) add(method, path)
+  const all = [...patterns.values()]
+  return {
+    allowed: (url) => {
+      const q = url.indexOf("?")
+      const path = q === -1 ? url : url.slice(0, q)
+      // The router ignores one trailing slash; so does this table.
+      const segments = split(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
+      const methods = new Set<string>()
+      for (const pattern of all) {
+        if (matches(pattern.segments, segments)) for (const m of pattern.methods) methods.add(m)
+      }
+      return methods.size === 0 ? undefined : [...methods].sort()
+    }
+  }
+}

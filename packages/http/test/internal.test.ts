@@ -1,0 +1,101 @@
+import { assert, describe, it } from "@effect/vitest"
+import { api, publicApi } from "../src/Api.js"
+import { docsRoutes } from "../src/internal/docs.js"
+import { isPush } from "../src/internal/pushLane.js"
+import { makeRateLimiter } from "../src/internal/rateLimiter.js"
+import { accessKeyOfPath, redactPath, requestLine, scrub } from "../src/internal/redact.js"
+import { readBodyText } from "../src/internal/readHandlers.js"
+import { makeRouteTable } from "../src/internal/routeTable.js"
+import { micros } from "@dashstream/core"
+
+describe("redaction", () => {
+  it("redacts the access key segment of export paths and drops the query", () => {
+    assert.strictEqual(redactPath("/api/v2/SECRET/datastream/s?since=0"), "/api/v2/<redacted>/datastream/s")
+    assert.strictEqual(redactPath("/api/v2/SECRET"), "/api/v2/<redacted>")
+    assert.strictEqual(redactPath("/api/v3/SECRET/datastream/s"), "/api/<redacted>")
+    assert.strictEqual(redactPath("/api/SECRET"), "/api/<redacted>")
+    assert.strictEqual(redactPath("/customSend?x=1"), "/customSend")
+    assert.strictEqual(
+      requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
+      "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
+    )
+  })
+
+  it("finds the key in a path and scrubs it (and its encoded form) from text", () => {
+    assert.strictEqual(accessKeyOfPath("/api/v2/a%2Bb/datastream/s"), "a+b")
+    assert.strictEqual(accessKeyOfPath("/healthz"), undefined)
+    assert.strictEqual(scrub("key a+b or a%2Bb", "a+b"), "key <redacted> or <redacted>")
+    assert.strictEqual(scrub("nothing", undefined), "nothing")
+    assert.strictEqual(scrub("nothing", ""), "nothing")
+  })
+})
+
+describe("push lane routing", () => {
+  it("takes POST /customSend and /customSend/ with or without a query, nothing else", () => {
+    for (const url of ["/customSend", "/customSend/", "/customSend?a=1", "/customSend/?a=1"])
+      assert.isTrue(isPush("POST", url), url)
+    for (const url of ["/customSendX", "/customSend//", "/customsend", "/customSend/x", "/"])
+      assert.isFalse(isPush("POST", url), url)
+    assert.isFalse(isPush("GET", "/customSend"))
+  })
+})
+
+describe("rate limiter", () => {
+  it("allows bursts of N, then one request per 1/N s, per key", () => {
+    let now = 0
+    const limiter = makeRateLimiter(2, () => now)
+    assert.deepStrictEqual([limiter.take("a"), limiter.take("a"), limiter.take("a")], [0, 0, 1])
+    assert.strictEqual(limiter.take("b"), 0)
+    now = 499
+    assert.strictEqual(limiter.take("a"), 1)
+    now = 1000
+    assert.strictEqual(limiter.take("a"), 0)
+    now = 10_000
+    assert.deepStrictEqual([limiter.take("a"), limiter.take("a"), limiter.take("a")], [0, 0, 1])
+  })
+
+  it("answers Retry-After in whole seconds of at least 1", () => {
+    let now = 0
+    const limiter = makeRateLimiter(0.25, () => now)
+    assert.strictEqual(limiter.take("a"), 0)
+    assert.strictEqual(limiter.take("a"), 4)
+  })
+
+  it("forgets idle keys when many are seen", () => {
+    let now = 0
+    const limiter = makeRateLimiter(1, () => now)
+    for (let i = 0; i < 30_000; i++) limiter.take(`k${i}`)
+    now = 5_000
+    // Still correct after sweeps.
+    assert.strictEqual(limiter.take("k1"), 0)
+    assert.strictEqual(limiter.take("k1"), 1)
+  })
+})
+
+describe("route table", () => {
+  it("knows the methods of each path of the served API", () => {
+    const routes = makeRouteTable(api, docsRoutes)
+    assert.deepStrictEqual(routes.allowed("/customSend"), ["POST"])
+    assert.deepStrictEqual(routes.allowed("/customSend/"), ["POST"])
+    assert.deepStrictEqual(routes.allowed("/api/v2/k/datastream/s?since=1"), ["GET", "HEAD"])
+    assert.deepStrictEqual(routes.allowed("/admin/accounts/1/widgets"), ["GET", "HEAD", "POST"])
+    assert.deepStrictEqual(routes.allowed("/admin/accounts/1/widgets/s"), ["DELETE"])
+    assert.deepStrictEqual(routes.allowed("/docs"), ["GET", "HEAD"])
+    assert.strictEqual(routes.allowed("/api/v2//datastream/s"), undefined)
+    assert.strictEqual(routes.allowed("/nope"), undefined)
+    assert.strictEqual(makeRouteTable(publicApi, docsRoutes).allowed("/admin/accounts"), undefined)
+  })
+})
+
+describe("read body", () => {
+  it("concatenates stored JSON with exact ts", () => {
+    assert.strictEqual(readBodyText([]), '{"message":"Success!","data":[]}')
+    assert.strictEqual(
+      readBodyText([
+        { ts: micros(1_700_000_000_000_001), json: '{"number":1}' },
+        { ts: micros(1_700_000_001_000_000), json: '{"x":1,"y":2}' }
+      ]),
+      '{"message":"Success!","data":[{"ts":1700000000.000001,"point":{"number":1}},{"ts":1700000001,"point":{"x":1,"y":2}}]}'
+    )
+  })
+})

@@ -1,0 +1,92 @@
+import { assert, describe, it } from "@effect/vitest"
+import { json, push, read, setupAccount, startServer } from "./support/server.js"
+
+describe("lifecycle and logging", () => {
+  it("lets an in-flight request finish when the scope closes, then stops accepting", async () => {
+    const server = await startServer()
+    const { accessKey } = await setupAccount(server, [["n", "number"]])
+    let release!: () => void
+    server.faults.writeGate = new Promise<void>((resolve) => (release = resolve))
+    const started = new Promise<void>((resolve) => (server.faults.onWrite = resolve))
+    const inFlight = push(server, { accessKey, streamName: "n", point: 1 })
+    await started
+    const closing = server.close()
+    let closed = false
+    void closing.then(() => (closed = true))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.isFalse(closed, "the scope waits for the request in flight")
+    // New connections are refused while it drains.
+    const refused = await fetch(`${server.url}/healthz`).then(
+      () => false,
+      () => true
+    )
+    assert.isTrue(refused)
+    release()
+    const res = await json(await inFlight)
+    assert.deepStrictEqual([res.status, res.body], [200, { message: "Success!" }])
+    await closing
+    assert.isTrue(closed)
+  })
+
+  it("closes idle keep-alive connections promptly on shutdown", async () => {
+    const server = await startServer()
+    assert.strictEqual((await fetch(`${server.url}/healthz`)).status, 200)
+    const start = performance.now()
+    await server.close()
+    assert.isBelow(performance.now() - start, 2000)
+  })
+
+  it("logs one line per request with the access key redacted, and never the key", async () => {
+    const server = await startServer({ logRequests: true })
+    try {
+      const { accessKey } = await setupAccount(server, [["n", "number"]])
+      assert.strictEqual((await push(server, { accessKey, streamName: "n", point: 1 })).status, 200)
+      assert.strictEqual((await read(server, accessKey, "n", "?since=0")).status, 200)
+      assert.strictEqual((await read(server, accessKey, "ghost")).status, 404)
+      assert.strictEqual((await push(server, { accessKey, streamName: "n", point: "x" })).status, 400)
+      assert.strictEqual((await fetch(`${server.url}/api/v2/${accessKey}/oops`)).status, 404)
+      assert.strictEqual((await fetch(`${server.url}/api/v3/${accessKey}/datastream/n`)).status, 404)
+      assert.strictEqual(
+        (await fetch(`${server.url}/api/v2/${accessKey}/datastream/n`, { method: "DELETE" })).status,
+        405
+      )
+      server.faults.writeDefect = new Error(`driver said: bad key ${accessKey}`)
+      assert.strictEqual((await push(server, { accessKey, streamName: "n", point: 2 })).status, 500)
+      server.faults.writeDefect = undefined
+      await new Promise((resolve) => setTimeout(resolve, 50))
+
+      const lines = server.logs
+      const has = (re: RegExp) =>
+        assert.isTrue(
+          lines.some((l) => re.test(l)),
+          `${re} in\n${lines.join("\n")}`
+        )
+      has(/^INFO POST \/customSend 200 \d+\.\dms$/)
+      has(/^INFO GET \/api\/v2\/<redacted>\/datastream\/n 200 \d+\.\dms$/)
+      has(/^INFO GET \/api\/v2\/<redacted>\/datastream\/ghost 404 /)
+      has(/^INFO POST \/customSend 400 /)
+      has(/^INFO DELETE \/api\/v2\/<redacted>\/datastream\/n 405 /)
+      has(/^INFO POST \/customSend 500 /)
+      has(/^ERROR internal error answering POST \/customSend/)
+      has(/driver said: bad key <redacted>/)
+      for (const line of lines) assert.notInclude(line, accessKey)
+      assert.isFalse(
+        lines.some((l) => l.includes("since=")),
+        "query strings are not logged"
+      )
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("logs nothing per request by default", async () => {
+    const server = await startServer()
+    try {
+      await fetch(`${server.url}/healthz`)
+      await fetch(`${server.url}/customSend`, { method: "POST", body: "{}" })
+      assert.deepStrictEqual(server.logs, [])
+    } finally {
+      await server.close()
+    }
+  })
+})

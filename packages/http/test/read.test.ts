@@ -1,0 +1,135 @@
+import { StorageError, StorageUnavailable } from "@dashstream/core"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { json, push, read, setupAccount, startServer, type TestServer } from "./support/server.js"
+
+describe("GET /api/v2/:accessKey/datastream/:streamName", () => {
+  let server: TestServer
+  let key: string
+
+  beforeAll(async () => {
+    server = await startServer()
+    key = (
+      await setupAccount(server, [
+        ["n", "number"],
+        ["my stream", "number"],
+        ["feed", "text-feed"],
+        ["empty", "number"]
+      ])
+    ).accessKey
+    for (const [number, timestamp] of [
+      [1, 1_700_000_000],
+      [2, 1_700_000_000.5],
+      [3, 1_700_000_001.123456]
+    ] as const) {
+      assert.strictEqual(
+        (await push(server, { accessKey: key, streamName: "n", point: { number, timestamp } })).status,
+        200
+      )
+    }
+  })
+  afterAll(() => server.close())
+
+  it("answers the contract's JSON with Cache-Control: no-store", async () => {
+    const res = await read(server, key, "n", "?since=0")
+    assert.strictEqual(res.status, 200)
+    assert.strictEqual(res.headers.get("cache-control"), "no-store")
+    assert.match(res.headers.get("content-type") ?? "", /^application\/json/)
+    const text = await res.text()
+    assert.strictEqual(
+      text,
+      '{"message":"Success!","data":[' +
+        '{"ts":1700000000,"point":{"number":1}},' +
+        '{"ts":1700000000.5,"point":{"number":2}},' +
+        '{"ts":1700000001.123456,"point":{"number":3}}]}'
+    )
+  })
+
+  it("returns the latest entry without since, entries after since, at most limit", async () => {
+    assert.deepStrictEqual((await json(await read(server, key, "n"))).body.data, [
+      { ts: 1700000001.123456, point: { number: 3 } }
+    ])
+    assert.deepStrictEqual(
+      (await json(await read(server, key, "n", "?since=1700000000.5"))).body.data.map((e: any) => e.point.number),
+      [3]
+    )
+    assert.deepStrictEqual(
+      (await json(await read(server, key, "n", "?since=0&limit=2"))).body.data.map((e: any) => e.point.number),
+      [1, 2]
+    )
+    assert.deepStrictEqual((await json(await read(server, key, "empty"))).body, { message: "Success!", data: [] })
+  })
+
+  it("returns stored points of other widget types as stored", async () => {
+    const point = { title: "T", msg: 'héllo "quoted" \u2028', imgUrl: "https://example.com/a.png" }
+    assert.strictEqual((await push(server, { accessKey: key, streamName: "feed", point })).status, 200)
+    const { body } = await json(await read(server, key, "feed"))
+    assert.deepStrictEqual(body.data[0].point, point)
+  })
+
+  it("URL-decodes path segments (%20 is a space)", async () => {
+    assert.strictEqual((await push(server, { accessKey: key, streamName: "my stream", point: 42 })).status, 200)
+    const res = await fetch(`${server.url}/api/v2/${key}/datastream/my%20stream`)
+    assert.strictEqual(res.status, 200)
+    assert.strictEqual(((await res.json()) as any).data[0].point.number, 42)
+  })
+
+  it("reads stream names of 255 characters, also when URL-encoding makes them much longer", async () => {
+    const { accessKey } = await setupAccount(server, [
+      ["x".repeat(255), "number"],
+      ["é".repeat(255), "number"]
+    ])
+    for (const name of ["x".repeat(255), "é".repeat(255)]) {
+      assert.strictEqual((await push(server, { accessKey, streamName: name, point: 1 })).status, 200)
+      const res = await json(await read(server, accessKey, name))
+      assert.deepStrictEqual([res.status, res.body.data.length], [200, 1])
+    }
+  })
+
+  it("matches paths exactly (case-sensitive), ignoring one trailing slash", async () => {
+    assert.strictEqual((await fetch(`${server.url}/API/v2/${key}/datastream/n`)).status, 404)
+    assert.strictEqual((await fetch(`${server.url}/api/v2/${key}/DataStream/n`)).status, 404)
+    assert.strictEqual((await fetch(`${server.url}/api/v2/${key}/datastream/n/`)).status, 200)
+  })
+
+  it("answers 400 invalid_since, 400 invalid_request for a bad limit", async () => {
+    for (const since of ["abc", "-1", "", "NaN", "Infinity"]) {
+      const res = await json(await read(server, key, "n", `?since=${since}`))
+      assert.deepStrictEqual([since, res.status, res.body.error.code], [since, 400, "invalid_since"])
+    }
+    for (const limit of ["0", "x", "100001", "1.5"]) {
+      const res = await json(await read(server, key, "n", `?since=0&limit=${limit}`))
+      assert.deepStrictEqual([limit, res.status, res.body.error.code], [limit, 400, "invalid_request"])
+    }
+    // A repeated parameter fails the HttpApi's own query decoding: still the contract's body.
+    const twice = await json(await read(server, key, "n", "?since=1&since=2"))
+    assert.deepStrictEqual(
+      [twice.status, twice.body.error.code, twice.body.error.path],
+      [400, "invalid_request", "since"]
+    )
+  })
+
+  it("answers 403 forbidden for an unknown key and 404 stream_not_found", async () => {
+    const forbidden = await json(await read(server, "not-a-key", "n"))
+    assert.deepStrictEqual([forbidden.status, forbidden.body.error.code], [403, "forbidden"])
+    const missing = await json(await read(server, key, "ghost"))
+    assert.deepStrictEqual([missing.status, missing.body.error.code], [404, "stream_not_found"])
+    // A stream of another account is not found either.
+    const other = await setupAccount(server, [["theirs", "number"]])
+    const theirs = await json(await read(server, key, "theirs"))
+    assert.deepStrictEqual([theirs.status, theirs.body.error.code], [404, "stream_not_found"])
+    assert.strictEqual((await read(server, other.accessKey, "theirs")).status, 200)
+  })
+
+  it("answers 503 unavailable and 500 internal on storage failures, never with the cause", async () => {
+    server.faults.read = new StorageUnavailable({ cause: new Error("pool exhausted") })
+    const unavailable = await json(await read(server, key, "n"))
+    server.faults.read = new StorageError({ cause: new Error("SQLITE_ERROR near SELECT") })
+    const internal = await json(await read(server, key, "n"))
+    server.faults.read = undefined
+    assert.deepStrictEqual([unavailable.status, unavailable.body.error.code], [503, "unavailable"])
+    assert.deepStrictEqual(internal.body, { error: { code: "internal", message: "internal server error" } })
+    assert.strictEqual(internal.status, 500)
+    assert.isTrue(server.logs.some((line) => line.includes("SQLITE_ERROR")))
+    for (const line of server.logs) assert.notInclude(line, key)
+  })
+})

@@ -1,0 +1,406 @@
+import { type ParseArgsConfig, parseArgs } from "node:util"
+import {
+  type AccountStore,
+  type DecimationStore,
+  StorageError,
+  type StorageFailure,
+  StorageUnavailable,
+  StreamName,
+  type StreamStore,
+  UseCases,
+  isWidgetType,
+  type Widget,
+  type WidgetType,
+  widgetTypes
+} from "@dashstream/core"
+import { runLockedPass } from "@dashstream/decimation"
+import { Cause, Clock, Console, Effect, Either, Option, Schema } from "effect"
+import * as Config from "./Config.js"
+import * as Decimation from "./Decimation.js"
+import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
+import { errorMessage } from "./internal/errorMessage.js"
+import * as Logging from "./Logging.js"
+import * as Storage from "./Storage.js"
+
+/**
+ * The `dashstream` command line (contract section 8). Arguments are parsed with node's `util.parseArgs`, strictly:
+ * an unknown flag, a missing value or a stray argument is a usage error. Every command takes `--db`.
+ */
+
+type Options = NonNullable<ParseArgsConfig["options"]>
+
+/** Flag values as `parseArgs` returns them: strings for string options, booleans for boolean options. */
+type Values = Readonly<Record<string, string | boolean | undefined>>
+
+/** What a command gets besides its flags. */
+interface Context {
+  readonly env: Config.Env
+  readonly db: Config.DatabaseConfig
+}
+
+/**
+ * One command of the table. Adding a command (for example `decimate`) is one entry in {@link commands}.
+ */
+interface Command {
+  /** The words that select the command: `["widgets", "create"]`. */
+  readonly words: ReadonlyArray<string>
+  /** The flags after the words, as shown in the usage text: `--access-key K --stream S --type T`. */
+  readonly synopsis: string
+  /** One line for the command list. */
+  readonly summary: string
+  /** The command's own flags (`--db` and `--help` are added to every command). */
+  readonly options: Options
+  /** Flags that must be given. */
+  readonly required?: ReadonlyArray<string>
+  /** Does the work once the flags are parsed and the required ones checked; writes its output to stdout. */
+  readonly run: (values: Values, context: Context) => Effect.Effect<void, UsageError | CommandFailed>
+}
+
+const commonOptions: Options = {
+  db: { type: "string" },
+  help: { type: "boolean", short: "h" }
+}
+
+const string = (values: Values, name: string): string | undefined => {
+  const value = values[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/** The account of `--access-key`; an unknown or revoked key is a runtime failure (exit 1), not a usage error. */
+const accountOf = (accessKey: string) =>
+  UseCases.accountOfKey(accessKey).pipe(
+    Effect.catchTag("Forbidden", () =>
+      Effect.fail(new CommandFailed({ message: "the access key is unknown or has been revoked" }))
+    )
+  )
+
+const decodeStreamName = Schema.decodeUnknownEither(StreamName)
+
+const parseType = (value: string): Either.Either<WidgetType, UsageError> =>
+  isWidgetType(value)
+    ? Either.right(value)
+    : Either.left(
+        new UsageError({
+          message: `--type must be one of the ${widgetTypes.length} widget types: ${widgetTypes.join(", ")} (got ${JSON.stringify(value)})`
+        })
+      )
+
+const widgetJson = (widget: Widget) => ({
+  streamName: widget.streamName,
+  type: widget.type,
+  createdAt: new Date(Math.floor(widget.createdAt / 1000)).toISOString()
+})
+
+/** The commands, in the order `help` lists them. */
+const commands: ReadonlyArray<Command> = [
+  {
+    words: ["serve"],
+    synopsis:
+      "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--decimate-at HH:MM|off] " +
+      "[--decimation-tiers 5m:48h,1h:14d,1d:90d]",
+    summary:
+      "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
+      "stops cleanly on SIGINT or SIGTERM",
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      "rate-limit": { type: "string" },
+      "log-requests": { type: "boolean" },
+      "decimate-at": { type: "string" },
+      "decimation-tiers": { type: "string" }
+    },
+    run: (values, { db, env }) =>
+      Effect.flatMap(Config.serveConfig(values as Config.ServeFlags, env), (config) =>
+        // Loaded on demand: the other commands start faster without the HTTP stack.
+        Effect.flatMap(
+          Effect.promise(() => import("./Serve.js")),
+          (Serve) => Serve.run(db, config)
+        )
+      )
+  },
+  {
+    words: ["decimate"],
+    synopsis: "[--now <ISO time>] [--decimation-tiers 5m:48h,1h:14d,1d:90d]",
+    summary:
+      "run the decimation pass once, as of --now (default: the current time), and print what it removed " +
+      "(streams visited N, entries examined N, entries removed N)",
+    options: { now: { type: "string" }, "decimation-tiers": { type: "string" } },
+    run: (values, { db, env }) =>
+      Effect.gen(function* () {
+        const flag = string(values, "now")
+        const now = flag === undefined ? (yield* Clock.currentTimeMillis) * 1000 : yield* Config.parseNow(flag)
+        const policy = yield* Config.decimationPolicy(string(values, "decimation-tiers"), env)
+        const outcome = yield* runLockedPass({ policy, now }).pipe(withStorage(db))
+        if (Option.isNone(outcome)) {
+          return yield* new CommandFailed({
+            message: "another decimation pass is running on this database; run decimate again once it has finished"
+          })
+        }
+        yield* Console.log(Decimation.summary(outcome.value))
+      })
+  },
+  {
+    words: ["migrate"],
+    synopsis: "",
+    summary: "bring the database schema up to date",
+    options: {},
+    run: (_, { db }) =>
+      Effect.flatMap(Storage.migrate(db.database), (applied) =>
+        Console.log(
+          applied.length === 0
+            ? `The schema of the ${Storage.describe(db.database)} is up to date.`
+            : `Applied ${applied.join(", ")}: the schema of the ${Storage.describe(db.database)} is up to date.`
+        )
+      )
+  },
+  {
+    words: ["accounts", "create"],
+    synopsis: "[--name N] [--json]",
+    summary: 'create an account and print its access key (--json: {"id","name","accessKey"})',
+    options: { name: { type: "string" }, json: { type: "boolean" } },
+    run: (values, { db }) =>
+      Effect.gen(function* () {
+        const account = yield* UseCases.createAccount(string(values, "name") ?? "")
+        if (values.json === true) {
+          yield* Console.log(JSON.stringify({ id: account.id, name: account.name, accessKey: account.accessKey }))
+        } else {
+          const named = account.name === "" ? "" : ` ${JSON.stringify(account.name)}`
+          yield* Console.log(`Created account${named} with id ${account.id}.`)
+          yield* Console.log(`Access key (shown only now; store it as a secret):`)
+          yield* Console.log(account.accessKey)
+        }
+      }).pipe(withStorage(db))
+  },
+  {
+    words: ["widgets", "create"],
+    synopsis: "--access-key K --stream S --type T",
+    summary: `declare a widget: a stream of the account with one of the ${widgetTypes.length} widget types`,
+    options: { "access-key": { type: "string" }, stream: { type: "string" }, type: { type: "string" } },
+    required: ["access-key", "stream", "type"],
+    run: (values, { db }) =>
+      Effect.gen(function* () {
+        const type = yield* parseType(string(values, "type")!)
+        const stream = string(values, "stream")!
+        if (Either.isLeft(decodeStreamName(stream))) {
+          return yield* new UsageError({
+            message: `--stream must be 1 to 255 characters with no control characters and no "/"`
+          })
+        }
+        yield* Effect.gen(function* () {
+          const accountId = yield* accountOf(string(values, "access-key")!)
+          const widget = yield* UseCases.createWidget(accountId, stream, type).pipe(
+            Effect.catchTags({
+              Conflict: () =>
+                new CommandFailed({
+                  message: `the account already has a widget with stream name ${JSON.stringify(stream)}`
+                }),
+              AccountNotFound: (error) => new CommandFailed({ message: error.message }),
+              InvalidRequest: (error) => new UsageError({ message: error.message })
+            })
+          )
+          yield* Console.log(`Created ${widget.type} widget ${JSON.stringify(widget.streamName)}.`)
+        }).pipe(withStorage(db))
+      })
+  },
+  {
+    words: ["widgets", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s widgets (--json: {"widgets":[{"streamName","type","createdAt"}]})',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"],
+    run: (values, { db }) =>
+      Effect.gen(function* () {
+        const accountId = yield* accountOf(string(values, "access-key")!)
+        const widgets = yield* UseCases.listWidgets(accountId).pipe(
+          Effect.catchTag("AccountNotFound", (error) => new CommandFailed({ message: error.message }))
+        )
+        if (values.json === true) {
+          yield* Console.log(JSON.stringify({ widgets: widgets.map(widgetJson) }))
+        } else if (widgets.length === 0) {
+          yield* Console.log("The account has no widgets yet.")
+        } else {
+          const rows = [["STREAM", "TYPE", "CREATED"], ...widgets.map((w) => Object.values(widgetJson(w)))]
+          const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)))
+          for (const row of rows) {
+            yield* Console.log(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}`)
+          }
+        }
+      }).pipe(withStorage(db))
+  }
+]
+
+/** Runs a use case against the configured database; storage failures become {@link CommandFailed}. */
+const withStorage =
+  (db: Config.DatabaseConfig) =>
+  <A, E, R>(
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<
+    A,
+    Exclude<E, StorageFailure> | CommandFailed | UsageError,
+    Exclude<R, AccountStore | StreamStore | DecimationStore>
+  > =>
+    effect.pipe(
+      Effect.mapError((error): Exclude<E, StorageFailure> | CommandFailed =>
+        isStorageFailure(error) ? Storage.failure(db.database, error) : (error as Exclude<E, StorageFailure>)
+      ),
+      Effect.provide(Storage.layer(db.database))
+    )
+
+const isStorageFailure = (error: unknown): error is StorageFailure =>
+  error instanceof StorageError || error instanceof StorageUnavailable
+
+const commandName = (command: Command) => command.words.join(" ")
+
+const usageLine = (command: Command) =>
+  `pnpm dashstream ${commandName(command)}${command.synopsis === "" ? "" : ` ${command.synopsis}`} [--db URL]`
+
+/** The text of `dashstream help`. */
+export const usage = (): string => {
+  const width = Math.max(...commands.map((c) => commandName(c).length))
+  return [
+    "Usage: pnpm dashstream <command> [flags]",
+    "",
+    "Commands:",
+    ...commands.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
+    `  ${"help".padEnd(width)}  show this text (also: --help, or <command> --help)`,
+    "",
+    "Every command takes --db URL: sqlite:<path> (default sqlite:./data/dashstream.db) or postgres://user:password@host:port/database.",
+    "",
+    "Environment:",
+    "  DASHSTREAM_DB            database URL, as --db (the flag wins)",
+    "  DASHSTREAM_ADMIN_TOKEN   enables the admin API (/admin) for requests with Authorization: Bearer <token>",
+    "  DASHSTREAM_LOG_REQUESTS  1 to log one line per request, as --log-requests",
+    "  DASHSTREAM_LOG_LEVEL     trace, debug, info (default), warning, error, fatal or none; logs go to stderr",
+    "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
+    "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
+    "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
+    "",
+    "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
+    "",
+    "Usage of each command:",
+    ...commands.map((c) => `  ${usageLine(c)}`)
+  ].join("\n")
+}
+
+const commandList = () => [...commands.map(commandName), "help"].join(", ")
+
+/** Finds the command named by the leading words of `argv`; the rest are its flags. */
+const findCommand = (argv: ReadonlyArray<string>): Either.Either<[Command, Array<string>], UsageError> => {
+  const words: Array<string> = []
+  for (const arg of argv) {
+    if (arg.startsWith("-") || words.length === 2) break
+    words.push(arg)
+  }
+  for (let n = words.length; n > 0; n--) {
+    const command = commands.find((c) => c.words.join(" ") === words.slice(0, n).join(" "))
+    if (command !== undefined) return Either.right([command, argv.slice(n)])
+  }
+  const group = commands.filter((c) => c.words.length > 1 && c.words[0] === words[0])
+  if (group.length > 0) {
+    const got =
+      words.length > 1 ? `unknown command "${words.slice(0, 2).join(" ")}"` : `"${words[0]}" needs a subcommand`
+    return Either.left(new UsageError({ message: `${got}; use ${group.map(commandName).join(" or ")}` }))
+  }
+  return Either.left(
+    new UsageError({
+      message:
+        words.length === 0
+          ? `missing command; the commands are ${commandList()}`
+          : `unknown command "${words[0]}"; the commands are ${commandList()}`
+    })
+  )
+}
+
+/** Parses a command's flags strictly; node's messages are replaced by one sentence naming the flag. */
+const parseFlags = (command: Command, args: Array<string>): Either.Either<Values, UsageError> => {
+  const options = { ...command.options, ...commonOptions }
+  return Either.mapLeft(
+    Either.try(() => parseArgs({ args, options, strict: true, allowPositionals: false }).values as Values),
+    (error) => {
+      const code = (error as { code?: string }).code
+      const text = error instanceof Error ? error.message : String(error)
+      const flag = /'(-[^' ]+)/.exec(text)?.[1] ?? /'([^']+)'/.exec(text)?.[1] ?? "?"
+      const known = Object.keys(options)
+        .map((name) => `--${name}`)
+        .join(", ")
+      const name = commandName(command)
+      switch (code) {
+        case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+          return new UsageError({ message: `unknown flag ${flag} for ${name}; its flags are ${known}` })
+        case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+          return new UsageError({
+            message: `unexpected argument ${JSON.stringify(flag)} for ${name}; usage: ${usageLine(command)}`
+          })
+        case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+          return /does not take an argument/.test(text)
+            ? new UsageError({ message: `${flag} takes no value` })
+            : new UsageError({
+                message: `${flag} needs a value (to pass a value starting with "-", write ${flag}=VALUE)`
+              })
+        default:
+          return new UsageError({ message: `could not read the arguments of ${name}: ${text.split("\n")[0]}` })
+      }
+    }
+  )
+}
+
+/** Picks, parses and runs the command of `argv`; fails with the usage or runtime error to report. */
+const dispatch = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect<void, UsageError | CommandFailed> =>
+  Effect.gen(function* () {
+    const [first] = argv
+    if (first === "help" || first === "--help" || first === "-h") {
+      const topic = argv.slice(1).filter((arg) => !arg.startsWith("-"))
+      const command = topic.length === 0 ? undefined : yield* Either.map(findCommand(topic), ([c]) => c)
+      return yield* Console.log(command === undefined ? usage() : commandUsage(command))
+    }
+    const found = findCommand(argv)
+    if (Either.isLeft(found) && argv.some((arg) => arg === "--help" || arg === "-h")) return yield* Console.log(usage())
+    const [command, args] = yield* found
+    const values = yield* parseFlags(command, args)
+    if (values.help === true) return yield* Console.log(commandUsage(command))
+    const missing = (command.required ?? []).filter((name) => typeof values[name] !== "string")
+    if (missing.length > 0) {
+      return yield* new UsageError({
+        message: `${commandName(command)} needs ${missing.map((name) => `--${name}`).join(", ")}; usage: ${usageLine(command)}`
+      })
+    }
+    const db = yield* Config.databaseConfig(string(values, "db"), env)
+    yield* command.run(values, { env, db })
+  })
+
+const commandUsage = (command: Command) => `Usage: ${usageLine(command)}\n\n${command.summary}\n`
+
+/**
+ * Runs `dashstream` with `argv` (the arguments after the script name) and `env`, and returns the exit code
+ * (contract section 8): 0 success, 1 runtime failure, 2 usage error. Errors are written to stderr as one line
+ * `dashstream: <sentence>`; with `DASHSTREAM_DEBUG=1` the cause and stack trace follow. Never fails: an
+ * unexpected defect is reported as a runtime failure. Interruption (SIGINT/SIGTERM under `runMain`) is not caught,
+ * so `serve` unwinds its scopes and the process exits 0.
+ */
+export const run = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect<number> => {
+  const debug = Config.debug(env)
+  const report = (message: string, detail: unknown, code: number) =>
+    Effect.as(
+      Effect.zipRight(
+        Console.error(`dashstream: ${message}`),
+        debug && detail !== undefined ? Console.error(detail) : Effect.void
+      ),
+      code
+    )
+  const program = Either.match(Config.logLevel(env), {
+    onLeft: (error) => Effect.fail(error),
+    onRight: (level) => dispatch(argv, env).pipe(Effect.provide(Logging.layer(level)))
+  })
+  return program.pipe(
+    Effect.as(ExitCode.success as number),
+    Effect.catchTags({
+      UsageError: (error) => report(error.message, undefined, ExitCode.usage),
+      CommandFailed: (error) => report(error.message, error.cause, ExitCode.failure)
+    }),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : report(`unexpected error: ${errorMessage(Cause.squash(cause))}`, Cause.pretty(cause), ExitCode.failure)
+    )
+  ) as Effect.Effect<number>
+}

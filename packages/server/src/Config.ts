@@ -1,0 +1,295 @@
+import { isIP } from "node:net"
+import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
+import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
+import { Either, LogLevel, Option, Redacted } from "effect"
+import { UsageError } from "./Errors.js"
+
+/**
+ * The server's configuration, read from command-line flags and environment variables (contract section 8).
+ * A flag beats its environment variable. Every function here is pure: it gets the flag values and the
+ * environment, and returns the configuration or a {@link UsageError} whose message names the flag (or variable)
+ * and the accepted forms, never the value of a secret.
+ */
+
+/** The environment, as `process.env` gives it. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/** Environment variable names (contract section 8 and the README's configuration table). */
+export const EnvVar = {
+  db: "DASHSTREAM_DB",
+  adminToken: "DASHSTREAM_ADMIN_TOKEN",
+  logRequests: "DASHSTREAM_LOG_REQUESTS",
+  logLevel: "DASHSTREAM_LOG_LEVEL",
+  debug: "DASHSTREAM_DEBUG",
+  decimateAt: "DASHSTREAM_DECIMATE_AT",
+  decimationTiers: "DASHSTREAM_DECIMATION_TIERS"
+} as const
+
+/** The database when no `--db` and no `DASHSTREAM_DB` is given: a SQLite file under the working directory. */
+export const defaultDatabaseUrl = "sqlite:./data/dashstream.db"
+
+/** Which database to use: a SQLite file (the path as given, relative to the working directory) or a PostgreSQL URL. */
+export type Database =
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string> }
+
+/** Where a setting came from; the first-start hint repeats `--db` only when the user typed it. */
+export type Source = "flag" | "env" | "default"
+
+/** The database setting: the parsed {@link Database}, where it came from, and its text as given. */
+export interface DatabaseConfig {
+  readonly database: Database
+  readonly source: Source
+  readonly url: Redacted.Redacted<string>
+}
+
+const dbForms = "sqlite:<path> (for example sqlite:./data/dashstream.db) or a postgres:// or postgresql:// URL"
+
+/**
+ * Parses a database URL: `sqlite:<path>` (the path may be relative; its directory is created on first use) or
+ * `postgres://...` / `postgresql://...` (the URL must parse; the adapter checks the rest). `name` is the flag or
+ * variable the value came from, used in the error message. The value itself is never echoed (it may hold a
+ * password), only its scheme.
+ */
+export const parseDatabaseUrl = (value: string, name: string): Either.Either<Database, UsageError> => {
+  const trimmed = value.trim()
+  if (trimmed.startsWith("sqlite:")) {
+    const filename = trimmed.slice("sqlite:".length)
+    return filename === ""
+      ? Either.left(new UsageError({ message: `${name} sqlite: needs a file path, as in ${dbForms.split(" or ")[0]}` }))
+      : Either.right({ _tag: "Sqlite", filename })
+  }
+  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
+    return URL.canParse(trimmed)
+      ? Either.right({ _tag: "Postgres", url: Redacted.make(trimmed) })
+      : Either.left(
+          new UsageError({
+            message: `${name} is not a valid URL; expected postgres://user:password@host:port/database`
+          })
+        )
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]
+  const got = trimmed === "" ? "an empty value" : scheme === undefined ? "a value without a scheme" : `a ${scheme}: URL`
+  return Either.left(new UsageError({ message: `${name} must be ${dbForms}, got ${got}` }))
+}
+
+/** The database from `--db`, else `DASHSTREAM_DB`, else {@link defaultDatabaseUrl}. */
+export const databaseConfig = (flag: string | undefined, env: Env): Either.Either<DatabaseConfig, UsageError> => {
+  const fromEnv = nonEmpty(env[EnvVar.db])
+  const [text, source, name]: [string, Source, string] =
+    flag !== undefined
+      ? [flag, "flag", "--db"]
+      : fromEnv !== undefined
+        ? [fromEnv, "env", EnvVar.db]
+        : [defaultDatabaseUrl, "default", "--db"]
+  return Either.map(parseDatabaseUrl(text, name), (database) => ({ database, source, url: Redacted.make(text) }))
+}
+
+/** The flags of `serve`, as `util.parseArgs` returns them (absent flags are `undefined`). */
+export interface ServeFlags {
+  readonly host?: string | undefined
+  readonly port?: string | undefined
+  readonly "rate-limit"?: string | undefined
+  readonly "log-requests"?: boolean | undefined
+  readonly "decimate-at"?: string | undefined
+  readonly "decimation-tiers"?: string | undefined
+}
+
+/** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
+export interface DailyTime {
+  /** 0..23 */
+  readonly hour: number
+  /** 0..59 */
+  readonly minute: number
+}
+
+/** The configuration of `serve` besides the database (contract sections 5, 7, 8). */
+export interface ServeConfig {
+  /** Interface to listen on; default `127.0.0.1` (loopback only). */
+  readonly host: string
+  /** TCP port; default 8080; 0 picks a free port (the listening line shows which). */
+  readonly port: number
+  /** Requests per second per access key, with bursts of the same size; `null` (the default) turns limiting off. */
+  readonly rateLimit: number | null
+  /** Bearer token of the admin API; `null` (the default) disables `/admin`. */
+  readonly adminToken: Redacted.Redacted<string> | null
+  /** Log one line per request (method, path with the access key redacted, status, duration). Default off. */
+  readonly logRequests: boolean
+  /** When the daily decimation pass runs (UTC); default 03:00; `null` (`off`) runs none. */
+  readonly decimateAt: DailyTime | null
+  /** The decimation tiers; default the contract's (section 9), `5m:48h,1h:14d,1d:90d`. */
+  readonly decimationPolicy: TierPolicy
+}
+
+/** Defaults of {@link ServeConfig}. */
+export const serveDefaults = { host: "127.0.0.1", port: 8080, decimateAt: { hour: 3, minute: 0 } } as const
+
+/**
+ * The configuration of `serve` from its flags and the environment. Fails with a {@link UsageError} for a bad
+ * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `DASHSTREAM_LOG_REQUESTS`,
+ * `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}) or `--decimation-tiers` /
+ * `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}).
+ */
+export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
+  Either.gen(function* () {
+    const host = yield* parseHost(flags.host ?? serveDefaults.host)
+    const port = flags.port === undefined ? serveDefaults.port : yield* parsePort(flags.port)
+    const rateLimit = flags["rate-limit"] === undefined ? null : yield* parseRateLimit(flags["rate-limit"])
+    const logRequests = flags["log-requests"] === true ? true : yield* parseBoolean(env, EnvVar.logRequests)
+    const token = nonEmpty(env[EnvVar.adminToken])
+    const decimateAtEnv = nonEmpty(env[EnvVar.decimateAt])
+    const decimateAt =
+      flags["decimate-at"] !== undefined
+        ? yield* parseDailyTime(flags["decimate-at"], "--decimate-at")
+        : decimateAtEnv !== undefined
+          ? yield* parseDailyTime(decimateAtEnv, EnvVar.decimateAt)
+          : serveDefaults.decimateAt
+    const decimation = yield* decimationPolicy(flags["decimation-tiers"], env)
+    return {
+      host,
+      port,
+      rateLimit,
+      adminToken: token === undefined ? null : Redacted.make(token),
+      logRequests,
+      decimateAt,
+      decimationPolicy: decimation
+    }
+  })
+
+/**
+ * Parses a daily UTC time `HH:MM` (`H:MM` too; 00:00 to 23:59), or `off` (any case) for none. `name` is the flag
+ * or variable the value came from, used in the error message.
+ */
+export const parseDailyTime = (value: string, name: string): Either.Either<DailyTime | null, UsageError> => {
+  const trimmed = value.trim()
+  if (trimmed.toLowerCase() === "off") return Either.right(null)
+  const match = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(trimmed)
+  return match === null
+    ? Either.left(
+        new UsageError({
+          message: `${name} must be a UTC time of day HH:MM (00:00 to 23:59) or off, got ${JSON.stringify(value)}`
+        })
+      )
+    : Either.right({ hour: Number(match[1]), minute: Number(match[2]) })
+}
+
+/** Formats a {@link DailyTime} as `HH:MM`. */
+export const formatDailyTime = (time: DailyTime): string =>
+  `${String(time.hour).padStart(2, "0")}:${String(time.minute).padStart(2, "0")}`
+
+/**
+ * The decimation tiers from `--decimation-tiers` (`flag`), else `DASHSTREAM_DECIMATION_TIERS`, else the contract's
+ * default `5m:48h,1h:14d,1d:90d` (section 9). The form is `<bucket width>:<minimum age>,...`, finest first (see
+ * `parsePolicy`); a bad value is a {@link UsageError} naming the flag or variable and the offending tier.
+ */
+export const decimationPolicy = (flag: string | undefined, env: Env): Either.Either<TierPolicy, UsageError> => {
+  const fromEnv = nonEmpty(env[EnvVar.decimationTiers])
+  const [text, name] = flag !== undefined ? [flag, "--decimation-tiers"] : [fromEnv, EnvVar.decimationTiers]
+  if (text === undefined) return Either.right(defaultPolicy)
+  return Either.mapLeft(parsePolicy(text), (error) => new UsageError({ message: `${name}: ${error.message}` }))
+}
+
+// Date, optional time to the minute, second or fraction, and a zone (required with a time: local time would make
+// the pass depend on the machine's time zone).
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2}))?$/i
+
+/**
+ * Parses the `--now` of `decimate`: an ISO 8601 time with a zone, such as `2024-01-10T03:00:00Z` or
+ * `2024-01-10T04:00:00.5+01:00`, or a date alone (midnight UTC), to microseconds since the UNIX epoch (digits past
+ * the microsecond are dropped). Fails with a {@link UsageError} for anything else or a time outside 1970 to 2106.
+ */
+export const parseNow = (value: string): Either.Either<Micros, UsageError> => {
+  const bad = () =>
+    Either.left(
+      new UsageError({
+        message: `--now must be an ISO 8601 time with a zone, such as 2024-01-10T03:00:00Z, got ${JSON.stringify(value)}`
+      })
+    )
+  const match = ISO_TIME.exec(value.trim())
+  if (match === null) return bad()
+  const [, date, time, fraction, zone] = match
+  const millis = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${zone!.toUpperCase()}`)
+  const fractionMicros = fraction === undefined ? 0 : Number(fraction.padEnd(6, "0").slice(0, 6))
+  const total = millis * 1000 + fractionMicros
+  if (!Number.isSafeInteger(total) || total < 0 || total > MAX_SECONDS * 1_000_000) return bad()
+  return Either.right(micros(total))
+}
+
+const parseHost = (value: string): Either.Either<string, UsageError> =>
+  isIP(value) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)
+    ? Either.right(value)
+    : Either.left(
+        new UsageError({
+          message: `--host must be an IP address or host name (for example 127.0.0.1, 0.0.0.0 or ::), got ${JSON.stringify(value)}`
+        })
+      )
+
+const parsePort = (value: string): Either.Either<number, UsageError> => {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN
+  return port <= 65535
+    ? Either.right(port)
+    : Either.left(
+        new UsageError({
+          message: `--port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(value)}`
+        })
+      )
+}
+
+const parseRateLimit = (value: string): Either.Either<number, UsageError> => {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : 0
+  return n >= 1
+    ? Either.right(n)
+    : Either.left(
+        new UsageError({
+          message: `--rate-limit must be a whole number of requests per second per access key, at least 1, got ${JSON.stringify(value)}`
+        })
+      )
+}
+
+const trueWords = new Set(["1", "true", "yes", "on"])
+const falseWords = new Set(["", "0", "false", "no", "off"])
+
+const parseBoolean = (env: Env, name: string): Either.Either<boolean, UsageError> => {
+  const value = env[name]?.trim().toLowerCase()
+  if (value === undefined || falseWords.has(value)) return Either.right(false)
+  if (trueWords.has(value)) return Either.right(true)
+  return Either.left(new UsageError({ message: `${name} must be 1 or 0 (also true/false, yes/no, on/off)` }))
+}
+
+const logLevels: ReadonlyMap<string, LogLevel.LogLevel> = new Map([
+  ["all", LogLevel.All],
+  ["trace", LogLevel.Trace],
+  ["debug", LogLevel.Debug],
+  ["info", LogLevel.Info],
+  ["warn", LogLevel.Warning],
+  ["warning", LogLevel.Warning],
+  ["error", LogLevel.Error],
+  ["fatal", LogLevel.Fatal],
+  ["none", LogLevel.None]
+])
+
+/**
+ * The minimum level of log lines written to stderr, from `DASHSTREAM_LOG_LEVEL` (case-insensitive: trace, debug,
+ * info, warning or warn, error, fatal, none); default `info`.
+ */
+export const logLevel = (env: Env): Either.Either<LogLevel.LogLevel, UsageError> => {
+  const value = nonEmpty(env[EnvVar.logLevel])
+  if (value === undefined) return Either.right(LogLevel.Info)
+  return Option.match(Option.fromNullable(logLevels.get(value.toLowerCase())), {
+    onSome: Either.right,
+    onNone: () =>
+      Either.left(
+        new UsageError({
+          message: `${EnvVar.logLevel} must be one of trace, debug, info, warning, error, fatal or none`
+        })
+      )
+  })
+}
+
+/** True when `DASHSTREAM_DEBUG` is set to a true word: errors then show their cause and stack trace. */
+export const debug = (env: Env): boolean => trueWords.has(env[EnvVar.debug]?.trim().toLowerCase() ?? "")
+
+const nonEmpty = (value: string | undefined): string | undefined => {
+  const trimmed = value?.trim()
+  return trimmed === undefined || trimmed === "" ? undefined : trimmed
+}

@@ -1,0 +1,62 @@
+import type { DecimationStore } from "@dashstream/core"
+import { type PassResult, runLockedPass, type TierPolicy } from "@dashstream/decimation"
+import { Cause, Clock, Duration, Effect, Option } from "effect"
+import { type DailyTime, formatDailyTime } from "./Config.js"
+
+/**
+ * The decimation pass as the server runs it (contract section 9): once a day inside `serve`, and on demand with
+ * `dashstream decimate`. Both run it under the storage's pass lock, so one pass at a time runs per database (per
+ * process for SQLite).
+ */
+
+const DAY_MS = 86_400_000
+
+/** The first time strictly after `nowMillis` (UNIX milliseconds) whose UTC time of day is `at`, in UNIX milliseconds. */
+export const nextRunAt = (nowMillis: number, at: DailyTime): number => {
+  const day = Math.floor(nowMillis / DAY_MS) * DAY_MS
+  const today = day + (at.hour * 60 + at.minute) * 60_000
+  return today > nowMillis ? today : today + DAY_MS
+}
+
+/** What `decimate` prints: `streams visited N, entries examined N, entries removed N`. */
+export const summary = (result: PassResult): string =>
+  `streams visited ${result.streamsVisited}, entries examined ${result.entriesExamined}, ` +
+  `entries removed ${result.entriesRemoved}`
+
+/**
+ * Runs one pass at the current time (from the effect `Clock`) under the pass lock, and logs its outcome: the result,
+ * a skip when another process holds the lock, or the failure. Never fails: a pass that fails midway left valid data
+ * and the next one finishes its work. Interruption (shutdown) stops it between two storage calls.
+ */
+export const scheduledPass = (policy: TierPolicy): Effect.Effect<void, never, DecimationStore> =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const outcome = yield* runLockedPass({ policy, now: now * 1000 })
+    yield* Option.match(outcome, {
+      onNone: () => Effect.logInfo("decimation pass skipped: another process is running one on this database"),
+      onSome: (result) => Effect.logInfo(`decimation pass done: ${summary(result)}`)
+    })
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.interrupt
+        : Effect.logWarning("decimation pass failed; the next pass finishes its work", cause)
+    )
+  )
+
+/**
+ * Runs {@link scheduledPass} every day at `at` (UTC), forever; meant to be forked in `serve`'s scope, which
+ * interrupts it on shutdown. Logs when the next pass is due.
+ */
+export const daily = (at: DailyTime, policy: TierPolicy): Effect.Effect<never, never, DecimationStore> =>
+  Effect.forever(
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const next = nextRunAt(now, at)
+      yield* Effect.logInfo("next decimation pass scheduled").pipe(
+        Effect.annotateLogs({ at: new Date(next).toISOString(), daily: `${formatDailyTime(at)} UTC` })
+      )
+      yield* Effect.sleep(Duration.millis(next - now))
+      yield* scheduledPass(policy)
+    })
+  )

@@ -1,0 +1,140 @@
+import { AccountStore, defaultLimits, withAccountCache } from "@dashstream/core"
+import * as Http from "@dashstream/http"
+import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
+import type { DatabaseConfig, ServeConfig } from "./Config.js"
+import * as Decimation from "./Decimation.js"
+import { CommandFailed, type UsageError } from "./Errors.js"
+import * as Storage from "./Storage.js"
+
+/**
+ * `dashstream serve` (contract section 8): migrates the schema, opens the storage, starts the HTTP server and the
+ * daily decimation pass (contract section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless off)
+ * and runs until interrupted. On an empty database it prints how to create the first account and widget.
+ *
+ * Shutdown: `runMain` turns SIGINT/SIGTERM into an interruption of this effect. The scope then closes in reverse
+ * order of acquisition: first the decimation schedule (a running pass stops between two batches), then the HTTP
+ * server (it stops accepting connections, closes idle keep-alive connections and waits for the requests in flight to
+ * be answered), then the storage (the SQLite file or PostgreSQL pool is closed). The process then exits 0.
+ */
+export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
+  Effect.gen(function* () {
+    const applied = yield* Storage.migrate(db.database)
+    yield* Effect.logInfo("schema up to date").pipe(
+      Effect.annotateLogs({
+        db: Storage.describe(db.database),
+        applied: applied.length === 0 ? "none" : applied.join(",")
+      })
+    )
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        // Finalizers run in reverse: this one, added first, runs last, once the storage is closed.
+        yield* Effect.addFinalizer(() => Effect.logInfo("stopped"))
+        const storage = yield* Layer.build(Storage.layer(db.database))
+        const accounts = yield* Effect.provide(
+          Effect.flatMap(AccountStore, (store) => store.countAccounts),
+          storage
+        ).pipe(
+          Effect.mapError(
+            (cause) => new CommandFailed({ message: `could not read the ${Storage.describe(db.database)}`, cause })
+          )
+        )
+        yield* Layer.build(
+          Http.layer({
+            host: config.host,
+            port: config.port,
+            adminToken: config.adminToken === null ? undefined : Redacted.value(config.adminToken),
+            limits: defaultLimits,
+            rateLimit: config.rateLimit ?? undefined,
+            logRequests: config.logRequests
+          }).pipe(
+            // Pushes and reads look up the access key and the widget on every request: serve those from memory for
+            // a second (a revocation or deletion made by another server process takes effect within that second).
+            Layer.provide(withAccountCache(Layer.succeedContext(storage)))
+          )
+        ).pipe(Effect.catchAllCause((cause) => bindFailure(cause, config)))
+        if (config.decimateAt !== null) {
+          // Forked after the storage was built, so interrupted (between two batches) before it is closed.
+          yield* Effect.forkScoped(
+            Decimation.daily(config.decimateAt, config.decimationPolicy).pipe(Effect.provide(storage))
+          )
+        } else {
+          yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")
+        }
+        if (accounts === 0) yield* Console.log(firstStartHint(db, config))
+        return yield* Effect.never.pipe(
+          Effect.onInterrupt(() =>
+            Effect.logInfo("shutting down: answering the requests in flight, then closing the database")
+          )
+        )
+      })
+    )
+  })
+
+const bindErrors: Record<string, (config: ServeConfig) => string> = {
+  EADDRINUSE: (c) => `port ${c.port} on ${c.host} is already in use; stop the other server or pick another --port`,
+  EACCES: (c) => `no permission to listen on port ${c.port}; use a port above 1023 or run with the needed privileges`,
+  EADDRNOTAVAIL: (c) => `--host ${c.host} is not an address of this machine`,
+  ENOTFOUND: (c) => `--host ${c.host} does not resolve to an address`
+}
+
+/** The `code` of the first node system error in an error's `cause` chain. */
+const errorCode = (error: unknown): string | undefined => {
+  for (let current = error, depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && typeof current.code === "string" && current.code in bindErrors) return current.code
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+/**
+ * Turns a failure to bind the listening socket (whether the HTTP layer reports it as an error or a defect) into a
+ * one-sentence {@link CommandFailed}; any other cause is passed on unchanged.
+ */
+const bindFailure = <E>(cause: Cause.Cause<E>, config: ServeConfig): Effect.Effect<never, E | CommandFailed> => {
+  const found = [...Cause.failures(cause), ...Cause.defects(cause)]
+    .map((error) => ({ error, code: errorCode(error) }))
+    .find((entry) => entry.code !== undefined)
+  return Option.match(Option.fromNullable(found), {
+    onNone: () => Effect.failCause(cause),
+    onSome: ({ code, error }) => Effect.fail(new CommandFailed({ message: bindErrors[code!]!(config), cause: error }))
+  })
+}
+
+/**
+ * What `serve` prints on an empty database (no accounts): the exact commands that create an account and a widget,
+ * and the admin API alternative. The `--db` flag is repeated when it was given on the command line (unless the URL
+ * holds a password, which is never printed).
+ */
+export const firstStartHint = (db: DatabaseConfig, config: ServeConfig): string => {
+  const dbFlag =
+    db.source !== "flag"
+      ? ""
+      : db.database._tag === "Postgres" && new URL(Redacted.value(db.url)).password !== ""
+        ? " --db <your --db URL>"
+        : ` --db ${shellQuote(Redacted.value(db.url))}`
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${config.port === 0 ? "<port>" : config.port}`
+  const auth = `-H "Authorization: Bearer $DASHSTREAM_ADMIN_TOKEN"`
+  return [
+    "",
+    "The database has no accounts yet. Create an account, then declare a widget with the access key it prints:",
+    "",
+    `  pnpm dashstream accounts create --name "My dashboard"${dbFlag}`,
+    `  pnpm dashstream widgets create --access-key <ACCESS_KEY> --stream revenue --type number${dbFlag}`,
+    "",
+    "Then push a point:",
+    "",
+    `  curl -X POST ${base}/customSend -d '{"accessKey":"<ACCESS_KEY>","streamName":"revenue","point":42}'`,
+    "",
+    config.adminToken === null
+      ? "Or use the admin API: restart serve with DASHSTREAM_ADMIN_TOKEN set to a secret, then:"
+      : "Or use the admin API (DASHSTREAM_ADMIN_TOKEN is set):",
+    "",
+    `  curl -X POST ${auth} ${base}/admin/accounts -d '{"name":"My dashboard"}'`,
+    `  curl -X POST ${auth} ${base}/admin/accounts/<ACCOUNT_ID>/widgets -d '{"streamName":"revenue","type":"number"}'`,
+    ""
+  ].join("\n")
+}
+
+const shellQuote = (text: string): string =>
+  /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'"'"'`)}'`

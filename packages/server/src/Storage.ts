@@ -1,0 +1,71 @@
+import { type AccountStore, type DecimationStore, StorageError, type StreamStore } from "@dashstream/core"
+import * as Postgres from "@dashstream/storage-postgres"
+import * as Sqlite from "@dashstream/storage-sqlite"
+import { Effect, Either, Layer, Redacted } from "effect"
+import type { Database } from "./Config.js"
+import { CommandFailed, UsageError } from "./Errors.js"
+import { errorMessage } from "./internal/errorMessage.js"
+
+/**
+ * The one place that names a storage adapter: picks SQLite or PostgreSQL from the `--db` URL (contract section 8).
+ */
+
+/**
+ * The storage ports for a database (accounts, stream data, decimation). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
+ * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
+ * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
+ * is not one the adapter accepts.
+ */
+export const layer = (
+  database: Database
+): Layer.Layer<AccountStore | StreamStore | DecimationStore, CommandFailed | UsageError> =>
+  database._tag === "Sqlite"
+    ? Sqlite.layer({ filename: database.filename }).pipe(Layer.mapError((cause) => failure(database, cause)))
+    : Either.match(postgresConfig(database), {
+        onLeft: (error) => Layer.fail(error),
+        // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first so
+        // every command works on a new database, not only `serve` and `migrate`.
+        onRight: (config) =>
+          Layer.unwrapEffect(
+            Postgres.migrate(config).pipe(
+              Effect.mapError((cause) => failure(database, cause)),
+              Effect.as(Postgres.layer(config))
+            )
+          )
+      })
+
+/**
+ * Brings the database schema up to date and returns the names of the migrations it applied (`[]` when the schema
+ * was already up to date; a second run does nothing). Fails like {@link layer}.
+ */
+export const migrate = (database: Database): Effect.Effect<ReadonlyArray<string>, CommandFailed | UsageError> =>
+  database._tag === "Sqlite"
+    ? Sqlite.migrate({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
+    : Effect.flatMap(postgresConfig(database), (config) =>
+        Postgres.migrate(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+      )
+
+/**
+ * A description of the database safe to print and log: the SQLite file path, or the PostgreSQL host, port and
+ * database name without user or password.
+ */
+export const describe = (database: Database): string => {
+  if (database._tag === "Sqlite") return `SQLite file ${database.filename}`
+  const url = new URL(Redacted.value(database.url))
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ""))
+  return `PostgreSQL database ${name === "" ? "(default)" : name} at ${url.hostname || "local socket"}${url.port === "" ? "" : `:${url.port}`}`
+}
+
+const postgresConfig = (database: Extract<Database, { _tag: "Postgres" }>) =>
+  Either.mapLeft(Postgres.parseUrl(database.url), (error) => new UsageError({ message: error.message }))
+
+/**
+ * A storage failure as one sentence for stderr: "the <database> failed: <reason>" for a `StorageError`, "the
+ * <database> is unreachable: <reason>" otherwise (`StorageUnavailable`, or a failure to open it). The reason is the
+ * innermost error's first line; the full cause is kept for `DASHSTREAM_DEBUG=1`.
+ */
+export const failure = (database: Database, cause: unknown): CommandFailed =>
+  new CommandFailed({
+    message: `the ${describe(database)} ${cause instanceof StorageError ? "failed" : "is unreachable"}: ${errorMessage(cause)}`,
+    cause
+  })

@@ -1,0 +1,154 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either, LogLevel, Redacted } from "effect"
+import { defaultPolicy, formatPolicy } from "@dashstream/decimation"
+import * as Config from "../src/Config.js"
+
+const right = <A, E>(either: Either.Either<A, E>): A => {
+  if (Either.isLeft(either)) assert.fail(`expected a value, got ${String(either.left)}`)
+  return either.right
+}
+
+const leftMessage = <A, E extends { message: string }>(either: Either.Either<A, E>): string => {
+  if (Either.isRight(either)) assert.fail(`expected an error, got ${JSON.stringify(either.right)}`)
+  return either.left.message
+}
+
+describe("Config.databaseConfig", () => {
+  it("defaults to sqlite:./data/dashstream.db", () => {
+    const config = right(Config.databaseConfig(undefined, {}))
+    assert.deepStrictEqual(config.database, { _tag: "Sqlite", filename: "./data/dashstream.db" })
+    assert.strictEqual(config.source, "default")
+  })
+
+  it("--db beats DASHSTREAM_DB", () => {
+    const config = right(Config.databaseConfig("sqlite:/tmp/a.db", { DASHSTREAM_DB: "sqlite:/tmp/b.db" }))
+    assert.deepStrictEqual(config.database, { _tag: "Sqlite", filename: "/tmp/a.db" })
+    assert.strictEqual(config.source, "flag")
+    const fromEnv = right(Config.databaseConfig(undefined, { DASHSTREAM_DB: "sqlite:/tmp/b.db" }))
+    assert.deepStrictEqual(fromEnv.database, { _tag: "Sqlite", filename: "/tmp/b.db" })
+    assert.strictEqual(fromEnv.source, "env")
+  })
+
+  it("accepts postgres:// and postgresql:// URLs, kept redacted", () => {
+    for (const url of ["postgres://u:p@localhost:5432/db", "postgresql://localhost/db"]) {
+      const { database } = right(Config.databaseConfig(url, {}))
+      assert.strictEqual(database._tag, "Postgres")
+      if (database._tag === "Postgres") {
+        assert.strictEqual(Redacted.value(database.url), url)
+        assert.notInclude(String(database.url), "localhost")
+      }
+    }
+  })
+
+  it("rejects other schemes, naming the flag or variable but not the value", () => {
+    assert.match(leftMessage(Config.databaseConfig("mysql://u:secret@x/db", {})), /^--db must be sqlite:<path>/)
+    assert.notInclude(leftMessage(Config.databaseConfig("mysql://u:secret@x/db", {})), "secret")
+    assert.match(leftMessage(Config.databaseConfig(undefined, { DASHSTREAM_DB: "x.db" })), /^DASHSTREAM_DB must be/)
+    assert.match(leftMessage(Config.databaseConfig("sqlite:", {})), /needs a file path/)
+    assert.match(leftMessage(Config.databaseConfig("postgres://[bad", {})), /not a valid URL/)
+  })
+})
+
+describe("Config.serveConfig", () => {
+  it("defaults: 127.0.0.1:8080, no rate limit, no admin token, no request log, decimation daily at 03:00", () => {
+    assert.deepStrictEqual(right(Config.serveConfig({}, {})), {
+      host: "127.0.0.1",
+      port: 8080,
+      rateLimit: null,
+      adminToken: null,
+      logRequests: false,
+      decimateAt: { hour: 3, minute: 0 },
+      decimationPolicy: defaultPolicy
+    })
+  })
+
+  it("decimation: --decimate-at beats DASHSTREAM_DECIMATE_AT; off disables; tiers from flag or environment", () => {
+    assert.deepStrictEqual(right(Config.serveConfig({ "decimate-at": "4:05" }, {})).decimateAt, { hour: 4, minute: 5 })
+    assert.deepStrictEqual(right(Config.serveConfig({}, { DASHSTREAM_DECIMATE_AT: "23:59" })).decimateAt, {
+      hour: 23,
+      minute: 59
+    })
+    assert.deepStrictEqual(
+      right(Config.serveConfig({ "decimate-at": "00:00" }, { DASHSTREAM_DECIMATE_AT: "off" })).decimateAt,
+      { hour: 0, minute: 0 }
+    )
+    assert.isNull(right(Config.serveConfig({ "decimate-at": "OFF" }, {})).decimateAt)
+    assert.isNull(right(Config.serveConfig({}, { DASHSTREAM_DECIMATE_AT: "off" })).decimateAt)
+    const tiers = "1m:1h,1h:7d"
+    assert.strictEqual(
+      formatPolicy(right(Config.serveConfig({ "decimation-tiers": tiers }, {})).decimationPolicy),
+      tiers
+    )
+    assert.strictEqual(
+      formatPolicy(right(Config.serveConfig({}, { DASHSTREAM_DECIMATION_TIERS: tiers })).decimationPolicy),
+      tiers
+    )
+    for (const bad of ["24:00", "3", "03:60", "noon", ""]) {
+      assert.match(leftMessage(Config.serveConfig({ "decimate-at": bad }, {})), /^--decimate-at must be a UTC time/)
+    }
+    assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_DECIMATE_AT: "9am" })), /^DASHSTREAM_DECIMATE_AT/)
+    assert.match(
+      leftMessage(Config.serveConfig({ "decimation-tiers": "1h:1d,5m:2d" }, {})),
+      /^--decimation-tiers: invalid tier policy "1h:1d,5m:2d": tier 2/
+    )
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_DECIMATION_TIERS: "5x:1d" })),
+      /^DASHSTREAM_DECIMATION_TIERS: invalid tier policy/
+    )
+  })
+
+  it("reads flags and the environment", () => {
+    const config = right(
+      Config.serveConfig(
+        { host: "0.0.0.0", port: "0", "rate-limit": "50" },
+        { DASHSTREAM_ADMIN_TOKEN: "s3cret", DASHSTREAM_LOG_REQUESTS: "1" }
+      )
+    )
+    assert.strictEqual(config.host, "0.0.0.0")
+    assert.strictEqual(config.port, 0)
+    assert.strictEqual(config.rateLimit, 50)
+    assert.strictEqual(config.adminToken && Redacted.value(config.adminToken), "s3cret")
+    assert.isTrue(config.logRequests)
+    assert.isTrue(right(Config.serveConfig({ "log-requests": true }, { DASHSTREAM_LOG_REQUESTS: "0" })).logRequests)
+  })
+
+  it("rejects bad values with the flag's name and accepted forms", () => {
+    assert.match(
+      leftMessage(Config.serveConfig({ port: "65536" }, {})),
+      /^--port must be a whole number from 0 to 65535/
+    )
+    assert.match(leftMessage(Config.serveConfig({ port: "80a" }, {})), /^--port/)
+    assert.match(leftMessage(Config.serveConfig({ port: "-1" }, {})), /^--port/)
+    assert.match(leftMessage(Config.serveConfig({ "rate-limit": "0" }, {})), /^--rate-limit must be a whole number/)
+    assert.match(leftMessage(Config.serveConfig({ "rate-limit": "1.5" }, {})), /^--rate-limit/)
+    assert.match(leftMessage(Config.serveConfig({ host: "not a host" }, {})), /^--host must be an IP address/)
+    assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_LOG_REQUESTS: "maybe" })), /^DASHSTREAM_LOG_REQUESTS/)
+  })
+})
+
+describe("Config.parseNow", () => {
+  it("reads ISO 8601 times with a zone, or a date alone (midnight UTC), to microseconds", () => {
+    const at = (iso: string) => right(Config.parseNow(iso))
+    assert.strictEqual(at("2024-01-10T00:00:00Z"), Date.UTC(2024, 0, 10) * 1000)
+    assert.strictEqual(at("2024-01-10"), Date.UTC(2024, 0, 10) * 1000)
+    assert.strictEqual(at("2024-01-10T03:30Z"), Date.UTC(2024, 0, 10, 3, 30) * 1000)
+    assert.strictEqual(at("2024-01-10T04:00:00+01:00"), Date.UTC(2024, 0, 10, 3) * 1000)
+    assert.strictEqual(at("2024-01-10T00:00:00.123456789Z"), Date.UTC(2024, 0, 10) * 1000 + 123_456)
+    assert.strictEqual(at("1970-01-01T00:00:00Z"), 0)
+  })
+
+  it("rejects anything else as a usage error naming --now", () => {
+    for (const bad of ["yesterday", "2024-01-10T00:00:00", "1704844800", "2024-13-01", "1969-12-31T23:59:59Z", ""]) {
+      assert.match(leftMessage(Config.parseNow(bad)), /^--now must be an ISO 8601 time with a zone/)
+    }
+  })
+})
+
+describe("Config.logLevel", () => {
+  it("defaults to info and accepts the level names in any case", () => {
+    assert.strictEqual(right(Config.logLevel({})), LogLevel.Info)
+    assert.strictEqual(right(Config.logLevel({ DASHSTREAM_LOG_LEVEL: "DEBUG" })), LogLevel.Debug)
+    assert.strictEqual(right(Config.logLevel({ DASHSTREAM_LOG_LEVEL: "warn" })), LogLevel.Warning)
+    assert.match(leftMessage(Config.logLevel({ DASHSTREAM_LOG_LEVEL: "loud" })), /^DASHSTREAM_LOG_LEVEL must be one of/)
+  })
+})

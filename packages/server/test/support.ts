@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+/** The repository root: the CLI runs from there, as `pnpm dashstream` does. */
+export const root = resolve(import.meta.dirname, "../../..")
+
+const bin = join(root, "packages/server/src/bin.ts")
+
+/** The environment of a spawned CLI: the test's own, without any `DASHSTREAM_*` variable, plus `env`. */
+const childEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("DASHSTREAM_")))
+  return { ...base, ...env }
+}
+
+/** How a finished CLI run ended. */
+export interface Result {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `dashstream ...args` to completion (node --import tsx, from the repository root). */
+export const cli = (args: ReadonlyArray<string>, env?: Record<string, string>): Promise<Result> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", bin, ...args], { cwd: root, env: childEnv(env) })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (code, signal) => resolvePromise({ code, signal, stdout, stderr }))
+  })
+
+/** A running `dashstream serve`. */
+export interface Server {
+  readonly child: ChildProcess
+  /** `http://127.0.0.1:PORT`, from the listening line. */
+  readonly url: string
+  /** Everything written to stdout so far. */
+  readonly stdout: () => string
+  /** Everything written to stderr so far. */
+  readonly stderr: () => string
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<Result>
+  /** Resolves once stdout contains `text`. */
+  readonly waitForStdout: (text: string, timeoutMs?: number) => Promise<void>
+}
+
+/**
+ * Starts `dashstream serve --port 0 ...args` and waits for `Dashstream listening on http://HOST:PORT`.
+ * Rejects (and kills the process) if it exits first or does not listen within `timeoutMs`.
+ */
+export const startServer = (args: ReadonlyArray<string>, env?: Record<string, string>, timeoutMs = 20_000) =>
+  new Promise<Server>((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", bin, "serve", "--port", "0", ...args], {
+      cwd: root,
+      env: childEnv(env)
+    })
+    let stdout = ""
+    let stderr = ""
+    const waiters: Array<() => void> = []
+    const exited = new Promise<Result>((done) =>
+      child.on("close", (code, signal) => done({ code, signal, stdout, stderr }))
+    )
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`serve did not listen within ${timeoutMs} ms; stderr:\n${stderr}`))
+    }, timeoutMs)
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk
+      for (const waiter of [...waiters]) waiter()
+    })
+    const onListening = () => {
+      const match = /Dashstream listening on (http:\/\/\S+)/.exec(stdout)
+      if (match === null) return
+      clearTimeout(timer)
+      waiters.splice(waiters.indexOf(onListening), 1)
+      resolvePromise({
+        child,
+        url: match[1]!.replace(/\/$/, ""),
+        stdout: () => stdout,
+        stderr: () => stderr,
+        exited,
+        waitForStdout: (text, waitMs = 10_000) =>
+          new Promise<void>((ok, fail) => {
+            const check = () => {
+              if (!stdout.includes(text)) return false
+              waiters.splice(waiters.indexOf(check), 1)
+              clearTimeout(giveUp)
+              ok()
+              return true
+            }
+            const giveUp = setTimeout(() => fail(new Error(`stdout never contained ${JSON.stringify(text)}`)), waitMs)
+            waiters.push(check)
+            check()
+          })
+      })
+    }
+    waiters.push(onListening)
+    void exited.then((result) => {
+      clearTimeout(timer)
+      reject(new Error(`serve exited with code ${result.code} before listening; stderr:\n${result.stderr}`))
+    })
+  })
+
+/** Sends SIGTERM and resolves with how the process ended; fails if it takes longer than `timeoutMs`. */
+export const stop = async (server: Server, signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000) => {
+  server.child.kill(signal)
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      server.child.kill("SIGKILL")
+      reject(new Error(`serve did not exit within ${timeoutMs} ms of ${signal}`))
+    }, timeoutMs)
+  })
+  try {
+    return await Promise.race([server.exited, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A temporary directory, removed by the returned function. */
+export const tempDir = (): { readonly path: string; readonly remove: () => void } => {
+  const path = mkdtempSync(join(tmpdir(), "dashstream-cli-"))
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) }
+}
+
+/** POSTs `body` as JSON and returns the status and parsed body. */
+export const postJson = async (url: string, body: unknown) => {
+  const response = await fetch(url, { method: "POST", body: JSON.stringify(body) })
+  return { status: response.status, body: (await response.json()) as unknown }
+}

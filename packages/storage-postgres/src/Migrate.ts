@@ -1,0 +1,59 @@
+import type { StorageFailure } from "@dashstream/core"
+import { Effect } from "effect"
+import { Kysely, type Migration, Migrator, PostgresDialect, sql } from "kysely"
+import { toStorageFailure } from "./internal/errors.js"
+import { makePool } from "./internal/pool.js"
+import * as m0001 from "./migrations/0001_initial.js"
+import type { PostgresConfig } from "./PostgresConfig.js"
+
+/** Every migration, by name; names sort in the order they run. Never edit one that has shipped: add a new one. */
+export const migrations: Readonly<Record<string, Migration>> = {
+  "0001_initial": m0001
+}
+
+/**
+ * Brings the schema of `config` up to date (the CLI's `migrate`, and `serve` before it listens) and returns the
+ * names of the migrations it applied (`[]` when already up to date). Creates `config.schema` if missing.
+ *
+ * Safe when several processes start at once: the whole run, including the creation of the schema and of Kysely's
+ * migration tables, holds a session-level `pg_advisory_lock` keyed on the schema, so the others wait and then find
+ * nothing to do. Fails with `StorageUnavailable` when the server is unreachable, `StorageError` when a migration
+ * fails (that migration's transaction is rolled back).
+ */
+export const migrate = (config: PostgresConfig): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
+  Effect.acquireUseRelease(
+    // Two connections: one holds the advisory lock, the Migrator runs on the other. No statement timeout: waiting
+    // for another process's migration is expected.
+    Effect.sync(
+      () =>
+        new Kysely<any>({
+          dialect: new PostgresDialect({ pool: makePool(config, { max: 2, statementTimeout: false }) })
+        })
+    ),
+    (kysely) =>
+      Effect.tryPromise({
+        try: () =>
+          kysely.connection().execute(async (lockConnection) => {
+            const key = `dashstream migrate ${config.schema}`
+            await sql`select pg_advisory_lock(hashtextextended(${key}, 0))`.execute(lockConnection)
+            try {
+              // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
+              const found = await sql`select 1 from pg_namespace where nspname = ${config.schema}`.execute(kysely)
+              if (found.rows.length === 0)
+                await sql`create schema if not exists ${sql.id(config.schema)}`.execute(kysely)
+              const migrator = new Migrator({
+                db: kysely,
+                provider: { getMigrations: async () => migrations },
+                ...(config.schema === "public" ? {} : { migrationTableSchema: config.schema })
+              })
+              const { error, results } = await migrator.migrateToLatest()
+              if (error !== undefined) throw error
+              return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName)
+            } finally {
+              await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(lockConnection)
+            }
+          }),
+        catch: toStorageFailure
+      }),
+    (kysely) => Effect.promise(() => kysely.destroy().catch(() => undefined))
+  )

@@ -1,0 +1,9 @@
+/**
+ * PostgreSQL storage for Dashstream: the storage ports (`StreamStore`, `AccountStore`, `DecimationStore`) on
+ * Kysely + `pg`, safe for several server processes sharing one database. `parseUrl` reads the `--db` URL, `migrate`
+ * brings the schema up to date (run it before `layer`, as `serve` does), `layer` provides the ports.
+ */
+export { layer, make, type PostgresStores } from "./PostgresStore.js"
+export { migrate, migrations } from "./Migrate.js"
+export { defaults, InvalidPostgresUrl, parseUrl, type PostgresConfig } from "./PostgresConfig.js"
+export { PING_TIMEOUT_MS } from "./PostgresStreamStore.js"

@@ -1,0 +1,78 @@
+import {
+  AccountStore,
+  type DecimationStore,
+  digestAccessKey,
+  micros,
+  newAccessKey,
+  newAccountId,
+  type PointOp,
+  StreamName,
+  StreamStore,
+  type Widget,
+  type WidgetType
+} from "@dashstream/core"
+import { Context, Effect, Layer, type Scope } from "effect"
+import { type InvalidPostgresUrl, layer, migrate, parseUrl } from "../src/index.js"
+import { withSchema } from "../src/testing/index.js"
+
+/** A receive time in microseconds (2023-11-14T22:13:20Z). */
+export const T0 = 1_700_000_000_000_000
+
+export type Stores = Context.Context<AccountStore | StreamStore | DecimationStore>
+
+/** A fresh schema name, unique per call. */
+export const freshSchema = (prefix: string) => `${prefix}_${Math.random().toString(36).slice(2, 10)}`
+
+/**
+ * Builds `count` independent layers on `schema` of the database at `url` (extra URL parameters in `params`), each
+ * after migrating and with its own pool, as separate server processes would.
+ */
+export const processes = (
+  url: string,
+  schema: string,
+  count: number,
+  params: Record<string, string> = {}
+): Effect.Effect<ReadonlyArray<Stores>, unknown, Scope.Scope> =>
+  Effect.gen(function* () {
+    const u = new URL(withSchema(url, schema))
+    for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v)
+    const config = yield* parseUrl(u.toString())
+    // Each "process" migrates at startup, as `serve` does.
+    const built: Array<Stores> = []
+    for (let i = 0; i < count; i++) {
+      yield* migrate(config)
+      built.push(yield* Layer.build(layer(config)))
+    }
+    return built
+  })
+
+/** One layer on a migrated schema. */
+export const stores = (url: string): Effect.Effect<Stores, InvalidPostgresUrl | unknown, Scope.Scope> =>
+  Effect.map(processes(url, freshSchema("s"), 1), (all) => all[0]!)
+
+/** Creates an account with one widget per `(type, name)`. */
+export const widgets = (on: Stores, specs: ReadonlyArray<readonly [WidgetType, string]>) =>
+  Effect.gen(function* () {
+    const store = Context.get(on, AccountStore)
+    const id = newAccountId()
+    yield* store.createAccount({ id, name: "test", createdAt: T0 }, digestAccessKey(newAccessKey()))
+    const created: Array<Widget> = []
+    for (const [type, name] of specs) created.push(yield* store.createWidget(id, StreamName.make(name), type, T0))
+    return created
+  })
+
+/** Writes `ops` (one per widget) in one `write` call through `on`, received at `T0 + offset`. */
+export const write = (on: Stores, ops: ReadonlyArray<readonly [Widget, PointOp]>, offset = 0) =>
+  Context.get(on, StreamStore).write(
+    ops.map(([widget, op], i) => ({ widget, op, path: ops.length === 1 ? "point" : `streams[${i}].point` })),
+    micros(T0 + offset)
+  )
+
+/** Every entry of a stream, parsed. */
+export const readAll = (on: Stores, widget: Widget) =>
+  Effect.map(Context.get(on, StreamStore).read(widget.id, { since: micros(0), limit: null }), (entries) =>
+    entries.map((e) => ({ ts: e.ts as number, point: JSON.parse(e.json) as { number: number } }))
+  )
+
+export const delta = (d: number): PointOp => ({ _tag: "Delta", delta: d })
+export const put = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n } }] })

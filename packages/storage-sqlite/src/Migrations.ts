@@ -1,0 +1,46 @@
+import type { StorageFailure } from "@dashstream/core"
+import { Effect, Schedule } from "effect"
+import { type Kysely, type Migration, Migrator } from "kysely"
+import { acquire, type SqliteConfig } from "./internal/database.js"
+import { storageFailure } from "./internal/errors.js"
+import * as M0001 from "./migrations/0001_initial.js"
+
+/**
+ * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
+ * migrates the same way.
+ */
+const migrations: Readonly<Record<string, Migration>> = {
+  "0001_initial": M0001
+}
+
+/**
+ * Brings the schema of an open database up to date with Kysely's `Migrator` and returns the names of the migrations
+ * it applied (empty when already up to date). Fails with `StorageError`, e.g. when the database holds a migration
+ * this code does not know (a newer version wrote it). A lock held by another process migrating at the same time
+ * (`StorageUnavailable`) is retried a few times.
+ */
+export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
+  Effect.tryPromise({
+    try: () =>
+      new Migrator({ db: kysely, provider: { getMigrations: () => Promise.resolve(migrations) } }).migrateToLatest(),
+    catch: storageFailure
+  }).pipe(
+    Effect.flatMap(({ error, results }) =>
+      error === undefined
+        ? Effect.succeed((results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName))
+        : Effect.fail(storageFailure(error))
+    ),
+    Effect.retry({
+      while: (e) => e._tag === "StorageUnavailable",
+      times: 3,
+      schedule: Schedule.spaced("100 millis")
+    })
+  )
+
+/**
+ * Opens the database (creating the file and its directory if missing), brings its schema up to date and closes it:
+ * the CLI's `dashstream migrate` (contract section 8). Succeeds with the names of the migrations applied, in order
+ * (empty when the schema was already current). Fails with `StorageError` or `StorageUnavailable`.
+ */
+export const migrate = (config: SqliteConfig): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
+  Effect.scoped(Effect.flatMap(acquire(config), ({ kysely }) => runMigrations(kysely)))

@@ -1,0 +1,82 @@
+import * as Path from "node:path"
+import type Database from "better-sqlite3"
+import {
+  type DecimationEntry,
+  type DecimationStore,
+  type DecimationStream,
+  isWidgetType,
+  StorageError,
+  type StreamId
+} from "@dashstream/core"
+import { type Context, Effect } from "effect"
+import { storageFailure } from "./internal/errors.js"
+import { DecimationSql } from "./internal/statements.js"
+
+interface StreamRow {
+  readonly id: number
+  readonly type: string
+}
+
+// Pass locks held in this process, by database file. SQLite has no lock that outlives a transaction without
+// blocking writers, so exclusivity is per process: `serve` and a `dashstream decimate` beside it may both run a
+// pass. That is safe: their deletes are serialised by SQLite's write lock, and since buckets nest, what either pass
+// keeps is never deleted by the other (a coarse bucket's first, last, lowest and highest entries are also those of
+// their finer buckets), so the data ends as a single pass at the later time leaves it.
+const heldLocks = new Set<unknown>()
+
+// Below every valid bound: ids start at 1, microsecond timestamps at 0 (or slightly below, for clients' own).
+const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
+
+/**
+ * The `DecimationStore` port over an open, migrated better-sqlite3 connection (contract section 9).
+ *
+ * Every operation is one prepared statement, run synchronously: a delete of a batch is one short implicit
+ * transaction, over by the time the event loop runs again, so it never overlaps a group commit of pushes (which
+ * also runs start to finish in one turn) and pushes wait for one batch at most. `deleteEntries` never deletes the
+ * stream's newest entry (guarded in the statement). `withPassLock` is exclusive within this process for this
+ * database file (see `heldLocks`). SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
+ * `StorageError` (also for a stream of an unknown widget type). Throws when the statements cannot be prepared
+ * (schema missing).
+ */
+export const make = (db: Database.Database): Context.Tag.Service<DecimationStore> => {
+  const streams = db.prepare<[number, number, number], StreamRow>(DecimationSql.streams)
+  const entries = db.prepare<[number, number, number, number], DecimationEntry>(DecimationSql.entries)
+  const deleteEntries = db.prepare<[string, number, number]>(DecimationSql.deleteEntries)
+  // An in-memory database is private to its connection.
+  const lockKey: unknown = db.memory ? db : Path.resolve(db.name)
+
+  const toStream = (row: StreamRow): DecimationStream => {
+    if (!isWidgetType(row.type)) {
+      throw new StorageError({ cause: new Error(`stream ${row.id} has an unknown widget type ${row.type}`) })
+    }
+    return { id: row.id as StreamId, type: row.type }
+  }
+
+  return {
+    streams: ({ after, limit, olderThan }) =>
+      Effect.try({
+        try: () => streams.all(after ?? NO_LOWER_BOUND, olderThan, limit).map(toStream),
+        catch: (cause) => (cause instanceof StorageError ? cause : storageFailure(cause))
+      }),
+    entries: (stream, { after, before, limit }) =>
+      Effect.try({
+        try: (): ReadonlyArray<DecimationEntry> => entries.all(stream, after ?? NO_LOWER_BOUND, before, limit),
+        catch: storageFailure
+      }),
+    deleteEntries: (stream, ids) =>
+      ids.length === 0
+        ? Effect.succeed(0)
+        : Effect.try({
+            try: () => deleteEntries.run(JSON.stringify(ids), stream, stream).changes,
+            catch: storageFailure
+          }),
+    withPassLock: (effect) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.suspend(() => {
+          if (heldLocks.has(lockKey)) return Effect.succeedNone
+          heldLocks.add(lockKey)
+          return restore(Effect.asSome(effect)).pipe(Effect.ensuring(Effect.sync(() => heldLocks.delete(lockKey))))
+        })
+      )
+  }
+}

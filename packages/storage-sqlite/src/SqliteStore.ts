@@ -1,0 +1,52 @@
+import { AccountStore, DecimationStore, type StorageFailure, StreamStore } from "@dashstream/core"
+import { Context, Effect, Layer, type Scope } from "effect"
+import { acquire, type SqliteConfig } from "./internal/database.js"
+import { storageFailure } from "./internal/errors.js"
+import { runMigrations } from "./Migrations.js"
+import * as SqliteAccountStore from "./SqliteAccountStore.js"
+import * as SqliteDecimationStore from "./SqliteDecimationStore.js"
+import * as SqliteStreamStore from "./SqliteStreamStore.js"
+
+export type { SqliteConfig } from "./internal/database.js"
+
+/** The storage ports over one SQLite connection. */
+export interface SqliteStores {
+  readonly accountStore: Context.Tag.Service<AccountStore>
+  readonly streamStore: Context.Tag.Service<StreamStore>
+  readonly decimationStore: Context.Tag.Service<DecimationStore>
+}
+
+/**
+ * Opens the database file (creating it and its directory if missing; WAL, `synchronous=FULL` unless
+ * `config.synchronous` says otherwise, `busy_timeout`, foreign keys), brings its schema up to date, and prepares the
+ * three ports over the one connection, the stream store with group commit unless `config.groupCommit` is `false`. When the
+ * scope closes, queued writes are committed (or failed), then the connection is checkpointed and closed; calls after
+ * that fail with `StorageUnavailable`. Fails with `StorageError` (not a database, unknown newer migration, ...) or
+ * `StorageUnavailable` (locked).
+ */
+export const make = (config: SqliteConfig): Effect.Effect<SqliteStores, StorageFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { db, kysely } = yield* acquire(config)
+    yield* runMigrations(kysely)
+    const accountStore = yield* Effect.try({ try: () => SqliteAccountStore.make(db, kysely), catch: storageFailure })
+    // Acquired after the connection, so released before it: pending writes are flushed while it is still open.
+    const streamStore = yield* SqliteStreamStore.make(db, { groupCommit: config.groupCommit ?? true })
+    const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
+    return { accountStore, streamStore, decimationStore }
+  })
+
+/**
+ * Provides `AccountStore`, `StreamStore` and `DecimationStore` backed by the SQLite file `config.filename` (see
+ * {@link make}); the database is closed when the layer is released.
+ */
+export const layer = (
+  config: SqliteConfig
+): Layer.Layer<AccountStore | StreamStore | DecimationStore, StorageFailure> =>
+  Layer.scopedContext(
+    Effect.map(make(config), (stores) =>
+      Context.make(AccountStore, stores.accountStore).pipe(
+        Context.add(StreamStore, stores.streamStore),
+        Context.add(DecimationStore, stores.decimationStore)
+      )
+    )
+  )

@@ -1,0 +1,93 @@
+import type Database from "better-sqlite3"
+import type {
+  InvalidPoint,
+  Micros,
+  StorageFailure,
+  StoredEntry,
+  StreamNotFound,
+  StreamStore,
+  StreamWrite
+} from "@dashstream/core"
+import { type Context, Effect, type Scope } from "effect"
+import { storageFailure } from "./internal/errors.js"
+import { GroupCommit, type WriteError } from "./internal/groupCommit.js"
+import { Sql } from "./internal/statements.js"
+import { applyWrites, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
+
+/** How the stream store commits `write` calls. */
+export interface SqliteStreamStoreOptions {
+  /** Group commit (see `SqliteConfig.groupCommit`); `false` commits each call in its own transaction. */
+  readonly groupCommit: boolean
+}
+
+// Thrown out of the transaction function so better-sqlite3 rolls back, carrying the domain error.
+class Rollback {
+  constructor(readonly error: InvalidPoint | StreamNotFound) {}
+}
+
+const toWriteError = (cause: unknown): WriteError => (cause instanceof Rollback ? cause.error : storageFailure(cause))
+
+// One transaction per call: the path without group commit.
+const commitEachCall = (db: Database.Database, statements: WriteStatements) => {
+  const transaction = db.transaction((writes: ReadonlyArray<StreamWrite>, now: Micros) => {
+    const error = applyWrites(statements, writes, now)
+    if (error !== undefined) throw new Rollback(error)
+  })
+  return (writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> =>
+    Effect.try({ try: () => transaction.immediate(writes, now), catch: toWriteError })
+}
+
+/**
+ * The `StreamStore` port over an open, migrated better-sqlite3 connection (contract sections 3, 4, 5, 6).
+ *
+ * Writes run synchronously on the one connection in `BEGIN IMMEDIATE` transactions: better-sqlite3 runs a
+ * transaction start to commit without yielding to the event loop, so concurrent calls in this process are
+ * serialised and read-modify-write (delta, add item, ts assignment) is atomic; IMMEDIATE takes the write lock up
+ * front, so another process waits (busy_timeout) instead of failing mid-transaction. With group commit (the
+ * default) the calls of one event-loop turn share a transaction, each in its own savepoint, and are acknowledged
+ * after its commit (see `internal/groupCommit.ts`); without it each call is its own transaction. Either way a
+ * write succeeds only once committed, with `synchronous=FULL` on disk. Reads return the stored JSON text as is and
+ * see every acknowledged write. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
+ * `StorageError`.
+ *
+ * When the scope closes, queued writes are committed (or failed) before the finalizer returns; release it before
+ * the connection. Later writes fail with `StorageUnavailable`. Fails with `StorageError` when the statements cannot
+ * be prepared (schema missing).
+ */
+export const make = (
+  db: Database.Database,
+  options: SqliteStreamStoreOptions
+): Effect.Effect<Context.Tag.Service<StreamStore>, StorageFailure, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          const statements = prepareWriteStatements(db)
+          return {
+            group: options.groupCommit ? new GroupCommit(db, statements) : undefined,
+            statements,
+            latest: db.prepare<[number], StoredEntry>(Sql.latest),
+            since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
+            ping: db.prepare(Sql.ping)
+          }
+        },
+        catch: storageFailure
+      }),
+      ({ group }) => Effect.sync(() => group?.close())
+    ),
+    ({ group, statements, latest, since, ping }): Context.Tag.Service<StreamStore> => ({
+      write: group === undefined ? commitEachCall(db, statements) : (writes, now) => group.write(writes, now),
+      read: (stream, query) =>
+        Effect.try({
+          try: (): ReadonlyArray<StoredEntry> => {
+            if (query.since === null) {
+              const row = latest.get(stream)
+              return row === undefined ? [] : [row]
+            }
+            return since.all(stream, query.since, query.limit ?? -1)
+          },
+          catch: storageFailure
+        }),
+      ping: Effect.try({ try: () => void ping.get(), catch: storageFailure })
+    })
+  )

@@ -1,0 +1,7 @@
+/**
+ * The SQLite adapter of Dashstream's storage ports (`AccountStore`, `StreamStore`, `DecimationStore`), on Kysely and
+ * better-sqlite3.
+ * `layer({ filename })` is what the server provides; `migrate` is the CLI's `dashstream migrate`.
+ */
+export { layer, make, type SqliteConfig, type SqliteStores } from "./SqliteStore.js"
+export { migrate } from "./Migrations.js"

@@ -1,0 +1,89 @@
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import Database from "better-sqlite3"
+import type { StorageFailure } from "@dashstream/core"
+import { Effect, type Scope } from "effect"
+import { Kysely, SqliteDialect } from "kysely"
+import { storageFailure } from "./errors.js"
+import type { Tables } from "./tables.js"
+
+/** Where and how to open the database. */
+export interface SqliteConfig {
+  /**
+   * Path of the database file; its parent directory is created if missing. `:memory:` opens a private in-memory
+   * database (no WAL, nothing durable).
+   */
+  readonly filename: string
+  /**
+   * How long a statement waits for a lock held by another process (the CLI beside a running server) before failing
+   * with `StorageUnavailable`, in milliseconds; default 5000. better-sqlite3 is synchronous, so the wait blocks
+   * the event loop: keep it short.
+   */
+  readonly busyTimeoutMillis?: number
+  /**
+   * SQLite's `synchronous` pragma; default `"full"`. `"full"` syncs the WAL to disk on every commit, so an
+   * acknowledged write survives a power cut (contract section 5: a 200 means the data is durably stored).
+   * `"normal"` skips that sync: a commit survives a crash of the process but may be lost on a power cut or OS crash.
+   * Only for benchmarks and throwaway data.
+   */
+  readonly synchronous?: "full" | "normal"
+  /**
+   * Group commit; default `true`. `StreamStore.write` calls that arrive together (in the same event-loop turn) are
+   * applied in one transaction, each in its own savepoint, and acknowledged after its one commit: one WAL sync per
+   * group instead of one per call. `false` commits each call on its own (for comparison in benchmarks).
+   */
+  readonly groupCommit?: boolean
+}
+
+/** An open database: the better-sqlite3 connection and a Kysely instance over the same connection. */
+export interface Connection {
+  readonly db: Database.Database
+  readonly kysely: Kysely<Tables>
+}
+
+const isMemory = (filename: string) => filename === ":memory:" || filename === ""
+
+const open = (config: SqliteConfig): Database.Database => {
+  if (!isMemory(config.filename)) Fs.mkdirSync(Path.dirname(Path.resolve(config.filename)), { recursive: true })
+  const db = new Database(config.filename, { timeout: config.busyTimeoutMillis ?? 5000 })
+  try {
+    db.pragma("journal_mode = WAL")
+    // FULL syncs the WAL on every commit: a 200 means the data survives a power cut (contract section 5).
+    db.pragma(config.synchronous === "normal" ? "synchronous = NORMAL" : "synchronous = FULL")
+    db.pragma("foreign_keys = ON")
+    return db
+  } catch (cause) {
+    db.close()
+    throw cause
+  }
+}
+
+const close = (db: Database.Database): void => {
+  if (!db.open) return
+  try {
+    // Fold the WAL back into the database file, so a copy of the file alone is complete.
+    db.pragma("wal_checkpoint(TRUNCATE)")
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * Opens the database with the adapter's pragmas (WAL, `synchronous` FULL unless configured otherwise, `busy_timeout`,
+ * foreign keys) and closes it, after a WAL checkpoint, when the scope closes. Fails with `StorageError` (e.g. the
+ * file is not a database or the directory cannot be created) or `StorageUnavailable` (locked).
+ */
+export const acquire = (config: SqliteConfig): Effect.Effect<Connection, StorageFailure, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: (): Connection => {
+        const db = open(config)
+        return { db, kysely: new Kysely<Tables>({ dialect: new SqliteDialect({ database: db }) }) }
+      },
+      catch: storageFailure
+    }),
+    ({ db }) =>
+      Effect.try(() => close(db)).pipe(
+        Effect.catchAll((error) => Effect.logWarning("closing the SQLite database failed", error.error))
+      )
+  )

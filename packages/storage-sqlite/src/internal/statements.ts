@@ -1,0 +1,57 @@
+/**
+ * SQL of the hot paths (push, read, key and widget lookup), run as better-sqlite3 statements prepared once per
+ * connection. Each is an index lookup (checked by EXPLAIN QUERY PLAN in the tests).
+ */
+export const Sql = {
+  /** The stream's highest assigned ts; no row when the stream was deleted. */
+  lastTs: "SELECT last_ts FROM streams WHERE id = ?",
+  /** Sets the stream's highest assigned ts. */
+  setLastTs: "UPDATE streams SET last_ts = ? WHERE id = ?",
+  /** Deletes every entry of a stream (clear). */
+  clear: "DELETE FROM entries WHERE stream_id = ?",
+  /** Stores an entry, replacing the stream's entry with the same ts (contract section 3). */
+  upsert:
+    "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?) " +
+    "ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point",
+  /** The point (JSON text) of the entry with the highest ts. */
+  latestPoint: "SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
+  /** The entry with the highest ts, as `{ ts, json }`. */
+  latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
+  /** The oldest `limit` entries with `ts > since` (`limit` -1: all), as `{ ts, json }`, ascending. */
+  since: "SELECT ts, point AS json FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
+  /** The account of a working (unrevoked) key digest. */
+  accountByKey: "SELECT account_id FROM access_keys WHERE digest = ? AND revoked_at IS NULL",
+  /** One widget of an account by stream name. */
+  widgetByName: "SELECT id, account_id, name, type, created_at FROM streams WHERE account_id = ? AND name = ?",
+  /** The widgets of an account among the names of a JSON array. */
+  widgetsByNames:
+    "SELECT id, account_id, name, type, created_at FROM streams " +
+    "WHERE account_id = ? AND name IN (SELECT value FROM json_each(?))",
+  /** A trivial query for readiness. */
+  ping: "SELECT 1"
+} as const
+
+/**
+ * SQL of the decimation pass (contract section 9), prepared once per connection. Each is served by an index
+ * (checked by EXPLAIN QUERY PLAN in the tests). Times are integer microseconds.
+ */
+export const DecimationSql = {
+  /**
+   * A page of streams with `id > ?` holding an entry with `ts < ?`, ascending by id, at most `?`. The EXISTS probe
+   * is one seek in `entries_stream_ts`: the stream's oldest entry decides.
+   */
+  streams:
+    "SELECT id, type FROM streams AS s WHERE id > ? " +
+    "AND EXISTS (SELECT 1 FROM entries AS e WHERE e.stream_id = s.id AND e.ts < ?) ORDER BY id LIMIT ?",
+  /** A chunk of one stream's entries with `? < ts < ?`, ascending by ts, at most `?`, as `{ id, ts, value }`. */
+  entries: "SELECT id, ts, value FROM entries WHERE stream_id = ? AND ts > ? AND ts < ? ORDER BY ts LIMIT ?",
+  /**
+   * Deletes the entries whose ids are in the JSON array `?` and belong to stream `?`, except the stream's newest
+   * entry (the third parameter is the stream again). One statement: the guard and the delete are atomic. The unary
+   * `+` keeps the planner on rowid lookups of the listed ids: by the `(stream_id, ts)` index it would walk every
+   * older entry of the stream for each batch.
+   */
+  deleteEntries:
+    "DELETE FROM entries WHERE id IN (SELECT value FROM json_each(?)) AND +stream_id = ? " +
+    "AND +ts < (SELECT max(ts) FROM entries WHERE stream_id = ?)"
+} as const

@@ -1,0 +1,46 @@
+import type { Generated } from "kysely"
+
+/**
+ * The tables as Kysely sees them (see `migrations/0001_initial.ts`). Private to this adapter: rows are decoded into
+ * core types before they leave it. Times (`created_at`, `revoked_at`, `ts`, `last_ts`) are integer microseconds.
+ */
+export interface Tables {
+  readonly accounts: AccountsTable
+  readonly access_keys: AccessKeysTable
+  readonly streams: StreamsTable
+  readonly entries: EntriesTable
+}
+
+/** One account. */
+export interface AccountsTable {
+  readonly id: string
+  readonly name: string
+  readonly created_at: number
+}
+
+/** One access key, by its SHA-256 digest (lowercase hex); `revoked_at` is null while the key works. */
+export interface AccessKeysTable {
+  readonly digest: string
+  readonly account_id: string
+  readonly created_at: number
+  readonly revoked_at: number | null
+}
+
+/** One widget and its stream. `last_ts` is the highest `ts` ever assigned in the stream (kept across clears). */
+export interface StreamsTable {
+  readonly id: Generated<number>
+  readonly account_id: string
+  readonly name: string
+  readonly type: string
+  readonly created_at: number
+  readonly last_ts: number | null
+}
+
+/** One stored entry: `point` is its JSON text as served, `value` the number decimation ranks it by. */
+export interface EntriesTable {
+  readonly id: Generated<number>
+  readonly stream_id: number
+  readonly ts: number
+  readonly value: number | null
+  readonly point: string
+}

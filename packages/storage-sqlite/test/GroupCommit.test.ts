@@ -1,0 +1,431 @@
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import Database from "better-sqlite3"
+import {
+  type Account,
+  digestAccessKey,
+  type InvalidPoint,
+  micros,
+  newAccessKey,
+  newAccountId,
+  type PointOp,
+  type StorageFailure,
+  StreamName,
+  type StreamNotFound,
+  type StreamWrite,
+  type Widget,
+  type WidgetType
+} from "@dashstream/core"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Exit, Fiber } from "effect"
+import * as SqliteStore from "../src/index.js"
+import { acquire } from "../src/internal/database.js"
+import { GroupCommit, type GroupLimits } from "../src/internal/groupCommit.js"
+import { prepareWriteStatements } from "../src/internal/writePath.js"
+import { runMigrations } from "../src/Migrations.js"
+import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-group-commit-"))
+afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
+
+let files = 0
+const freshFile = () => Path.join(dir, `group-${++files}.db`)
+
+const T0 = 1_700_000_000_000_000
+
+type WriteError = InvalidPoint | StreamNotFound | StorageFailure
+
+// The adapter's parts wired by hand, so a test can reach the connection and the group-commit counters.
+const openInternals = (filename: string, limits?: GroupLimits) =>
+  Effect.gen(function* () {
+    const { db, kysely } = yield* acquire({ filename })
+    yield* runMigrations(kysely)
+    const accountStore = SqliteAccountStore.make(db, kysely)
+    const group = yield* Effect.acquireRelease(
+      Effect.sync(() => new GroupCommit(db, prepareWriteStatements(db), limits)),
+      (g) => Effect.sync(() => g.close())
+    )
+    const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
+    yield* accountStore.createAccount(account, digestAccessKey(newAccessKey()))
+    const widget = (name: string, type: WidgetType) =>
+      accountStore.createWidget(account.id, StreamName.make(name), type, T0)
+    return { db, accountStore, account, group, widget }
+  })
+
+const one = (widget: Widget, op: PointOp): ReadonlyArray<StreamWrite> => [{ widget, op, path: "point" }]
+const delta = (d: number): PointOp => ({ _tag: "Delta", delta: d })
+const putNumber = (n: number, ts?: number): PointOp => ({
+  _tag: "Put",
+  entries: [ts === undefined ? { point: { number: n } } : { point: { number: n }, ts: micros(ts) }]
+})
+
+// Stored entries of a stream straight from the file, as another process sees them.
+const rows = (db: Database.Database, widget: Widget) =>
+  (
+    db.prepare("SELECT ts, point FROM entries WHERE stream_id = ? ORDER BY ts").all(widget.id) as Array<{
+      readonly ts: number
+      readonly point: string
+    }>
+  ).map((r) => ({ ts: r.ts, point: JSON.parse(r.point) as Record<string, unknown> }))
+
+// Runs every call concurrently (they join one group when made in one turn) and returns each outcome.
+const concurrently = (group: GroupCommit, calls: ReadonlyArray<ReadonlyArray<StreamWrite>>, now = T0) =>
+  Effect.all(
+    calls.map((writes) => Effect.either(group.write(writes, micros(now)))),
+    { concurrency: "unbounded" }
+  )
+
+// Starts a fiber at once: it runs until it waits in the queue before this returns (no flush in between).
+const start = <A, E>(effect: Effect.Effect<A, E>) => Effect.sync(() => Effect.runFork(effect))
+
+const leftTag = (e: Either.Either<void, WriteError>) => (Either.isLeft(e) ? e.left._tag : "ok")
+
+describe("group commit", () => {
+  it.effect(
+    "800 concurrent writes over mixed streams commit in few groups; 500 deltas on a hot stream end at 500",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* openInternals(freshFile())
+          const hot = yield* widget("hot", "number")
+          const series = yield* Effect.all([0, 1, 2, 3].map((i) => widget(`series-${i}`, "sparkline")))
+          const list = yield* widget("list", "list")
+          const calls: Array<ReadonlyArray<StreamWrite>> = []
+          for (let i = 0; i < 500; i++) {
+            calls.push(one(hot, delta(1)))
+            if (i % 2 === 0) calls.push(one(series[i % 4]!, putNumber(i)))
+            if (i % 10 === 5) calls.push(one(list, { _tag: "ListItem", listItem: `item ${i}` }))
+          }
+          assert.strictEqual(calls.length, 800)
+          const outcomes = yield* concurrently(group, calls)
+          assert.deepStrictEqual(new Set(outcomes.map(leftTag)), new Set(["ok"]))
+
+          const stored = rows(db, hot)
+          assert.strictEqual(stored.length, 500)
+          assert.strictEqual(new Set(stored.map((r) => r.ts)).size, 500)
+          assert.deepStrictEqual(
+            stored.map((r) => r.point.number),
+            Array.from({ length: 500 }, (_, i) => i + 1)
+          )
+          assert.strictEqual(
+            series.map((s) => rows(db, s).length).reduce((a, b) => a + b),
+            250
+          )
+          assert.strictEqual((rows(db, list).at(-1)!.point.list as ReadonlyArray<unknown>).length, 50)
+          assert.strictEqual(group.calls, 800)
+          assert.isAtMost(group.groups, 20, `${group.groups} groups for 800 calls`)
+        })
+      )
+  )
+
+  it.effect("a group stops at maxCalls calls or maxEntries entries; the rest forms the next groups", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* openInternals(freshFile(), { maxCalls: 10, maxEntries: 25 })
+        const counter = yield* widget("counter", "number")
+        const series = yield* widget("series", "sparkline")
+        const groupsOf = (calls: ReadonlyArray<ReadonlyArray<StreamWrite>>) =>
+          Effect.gen(function* () {
+            const before = group.groups
+            const outcomes = yield* concurrently(group, calls)
+            assert.deepStrictEqual(new Set(outcomes.map(leftTag)), new Set(["ok"]))
+            return group.groups - before
+          })
+        const put = (n: number): PointOp => ({
+          _tag: "Put",
+          entries: Array.from({ length: n }, (_, i) => ({ point: { number: i } }))
+        })
+        assert.strictEqual(yield* groupsOf(Array.from({ length: 40 }, () => one(counter, delta(1)))), 4)
+        assert.strictEqual(yield* groupsOf([one(series, put(20)), one(series, put(20)), one(series, put(5))]), 2)
+        // A call over maxEntries on its own still goes through, alone.
+        assert.strictEqual(yield* groupsOf([one(counter, delta(1)), one(series, put(100)), one(counter, delta(1))]), 3)
+        assert.strictEqual(rows(db, counter).at(-1)!.point.number, 42)
+        assert.strictEqual(rows(db, series).length, 145)
+      })
+    )
+  )
+
+  it.effect("a call failing validation fails alone; the other calls of its group are stored", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { accountStore, account, db, group, widget } = yield* openInternals(freshFile())
+        const counter = yield* widget("counter", "number")
+        const table = yield* widget("table", "table")
+        const gone = yield* widget("gone", "number")
+        yield* group.write(one(table, { _tag: "TableRow", row: ["name", "value"] }), micros(T0))
+        yield* accountStore.deleteWidget(account.id, gone.streamName)
+        const groupsBefore = group.groups
+
+        const outcomes = yield* concurrently(
+          group,
+          [
+            one(counter, delta(1)),
+            one(table, { _tag: "TableRow", row: ["a", "b", "c"] }), // wrong width
+            one(counter, delta(1)),
+            // Several writes: the second fails after the first was applied, which its savepoint rolls back.
+            [
+              { widget: counter, op: delta(100), path: "streams[0].point" },
+              { widget: table, op: { _tag: "TableRow", row: ["x"] }, path: "streams[1].point" }
+            ],
+            one(table, { _tag: "TableRow", row: ["a", "1"] }),
+            one(gone, delta(1)), // deleted after lookup
+            one(counter, delta(1))
+          ],
+          T0 + 10
+        )
+        assert.deepStrictEqual(outcomes.map(leftTag), [
+          "ok",
+          "InvalidPoint",
+          "ok",
+          "InvalidPoint",
+          "ok",
+          "StreamNotFound",
+          "ok"
+        ])
+        assert.strictEqual(group.groups, groupsBefore + 1)
+        const invalid = outcomes[3]!
+        assert.isTrue(Either.isLeft(invalid) && invalid.left._tag === "InvalidPoint")
+        if (Either.isLeft(invalid) && invalid.left._tag === "InvalidPoint") {
+          assert.strictEqual(invalid.left.path, "streams[1].point.tableRow")
+        }
+        assert.deepStrictEqual(
+          rows(db, counter).map((r) => r.point.number),
+          [1, 2, 3]
+        )
+        assert.deepStrictEqual(rows(db, table).at(-1)!.point, {
+          table: [
+            ["name", "value"],
+            ["a", "1"]
+          ]
+        })
+      })
+    )
+  )
+
+  it.effect("a statement failing midway in a one-write call fails that call only (its partial write undone)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* openInternals(freshFile())
+        const counter = yield* widget("counter", "number")
+        const trapped = yield* widget("trapped", "sparkline")
+        // The second entry of the put aborts its statement; the first one was already inserted.
+        db.exec(
+          `CREATE TRIGGER abort_second AFTER INSERT ON entries WHEN NEW.stream_id = ${trapped.id} AND NEW.ts = ${T0 + 2}
+           BEGIN SELECT RAISE(ABORT, 'trapped'); END`
+        )
+        const twoEntries: PointOp = {
+          _tag: "Put",
+          entries: [
+            { point: { number: 1 }, ts: micros(T0 + 1) },
+            { point: { number: 2 }, ts: micros(T0 + 2) }
+          ]
+        }
+        const groupsBefore = group.groups
+        const outcomes = yield* concurrently(group, [
+          one(counter, delta(1)),
+          one(trapped, twoEntries),
+          one(counter, delta(1))
+        ])
+        assert.deepStrictEqual(outcomes.map(leftTag), ["ok", "StorageError", "ok"])
+        assert.strictEqual(group.groups, groupsBefore + 1)
+        assert.deepStrictEqual(rows(db, trapped), [])
+        assert.deepStrictEqual(
+          rows(db, counter).map((r) => r.point.number),
+          [1, 2]
+        )
+      })
+    )
+  )
+
+  it.effect("a failing COMMIT fails every call of its group and stores nothing of it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* openInternals(freshFile())
+        const a = yield* widget("a", "number")
+        const b = yield* widget("b", "sparkline")
+        const trapped = yield* widget("trapped", "number")
+        // An insert into `trapped` leaves a deferred foreign-key violation: the statements succeed, COMMIT fails.
+        db.exec(
+          `CREATE TABLE trap (stream_id INTEGER REFERENCES streams (id) DEFERRABLE INITIALLY DEFERRED);
+           CREATE TRIGGER trap_insert AFTER INSERT ON entries WHEN NEW.stream_id = ${trapped.id}
+           BEGIN INSERT INTO trap VALUES (-1); END`
+        )
+        const calls = [
+          ...Array.from({ length: 10 }, () => one(a, delta(1))),
+          one(trapped, delta(1)),
+          ...Array.from({ length: 10 }, (_, i) => one(b, putNumber(i)))
+        ]
+        const groupsBefore = group.groups
+        const outcomes = yield* concurrently(group, calls)
+        assert.strictEqual(group.groups, groupsBefore + 1)
+        assert.deepStrictEqual(new Set(outcomes.map(leftTag)), new Set(["StorageError"]))
+        assert.deepStrictEqual([rows(db, a), rows(db, b), rows(db, trapped)], [[], [], []])
+        assert.isFalse(db.inTransaction)
+
+        // The connection is usable again once the trap is gone.
+        db.exec("DROP TRIGGER trap_insert")
+        const again = yield* concurrently(group, [one(a, delta(1)), one(trapped, delta(1))])
+        assert.deepStrictEqual(again.map(leftTag), ["ok", "ok"])
+        assert.deepStrictEqual([rows(db, a).length, rows(db, trapped).length], [1, 1])
+      })
+    )
+  )
+
+  it.effect("a connection closed under queued calls fails each of them with StorageUnavailable", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* openInternals(freshFile())
+        const a = yield* widget("a", "number")
+        const fibers = yield* Effect.all(
+          Array.from({ length: 5 }, () => start(group.write(one(a, delta(1)), micros(T0))))
+        )
+        assert.strictEqual(group.pending, 5)
+        db.close()
+        const exits = yield* Effect.all(fibers.map(Fiber.await))
+        for (const exit of exits) {
+          assert.isTrue(Exit.isFailure(exit))
+          if (Exit.isFailure(exit))
+            assert.strictEqual(exit.cause._tag === "Fail" && exit.cause.error._tag, "StorageUnavailable")
+        }
+      })
+    )
+  )
+
+  it.effect("an interrupted call still in the queue is withdrawn and stores nothing", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* openInternals(freshFile())
+        const a = yield* widget("a", "number")
+        const withdrawn = yield* start(group.write(one(a, delta(100)), micros(T0)))
+        assert.strictEqual(group.pending, 1)
+        yield* Fiber.interrupt(withdrawn)
+        yield* group.write(one(a, delta(1)), micros(T0))
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.point.number),
+          [1]
+        )
+      })
+    )
+  )
+
+  it.effect("writes queued when the scope closes are committed before the connection closes; later ones fail", () =>
+    Effect.gen(function* () {
+      const filename = freshFile()
+      const { counter, fibers, late } = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const stores = yield* SqliteStore.make({ filename })
+          const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
+          yield* stores.accountStore.createAccount(account, digestAccessKey(newAccessKey()))
+          const counter = yield* stores.accountStore.createWidget(account.id, StreamName.make("c"), "number", T0)
+          const fibers = yield* Effect.all(
+            Array.from({ length: 200 }, () => start(stores.streamStore.write(one(counter, delta(1)), micros(T0))))
+          )
+          // Still queued: the flush has not run yet.
+          assert.deepStrictEqual(yield* stores.streamStore.read(counter.id, { since: null, limit: null }), [])
+          return { counter, fibers, late: stores.streamStore.write(one(counter, delta(1)), micros(T0)) }
+        })
+      )
+      const exits = yield* Effect.all(fibers.map(Fiber.await))
+      const acknowledged = exits.filter(Exit.isSuccess).length
+      // Never acknowledged-but-lost; here every queued call made it (flushed on close).
+      assert.strictEqual(acknowledged, 200)
+      assert.strictEqual((yield* Effect.flip(late))._tag, "StorageUnavailable")
+
+      const db = new Database(filename, { readonly: true })
+      try {
+        const stored = rows(db, counter)
+        assert.strictEqual(stored.length, acknowledged)
+        assert.strictEqual(stored.at(-1)!.point.number, acknowledged)
+      } finally {
+        db.close()
+      }
+    })
+  )
+
+  it.effect("SqliteConfig.synchronous picks the pragma (FULL by default, NORMAL on request)", () =>
+    Effect.gen(function* () {
+      const level = (config: SqliteStore.SqliteConfig) =>
+        Effect.scoped(Effect.map(acquire(config), ({ db }) => db.pragma("synchronous", { simple: true })))
+      assert.strictEqual(yield* level({ filename: freshFile() }), 2)
+      assert.strictEqual(yield* level({ filename: freshFile(), synchronous: "full" }), 2)
+      assert.strictEqual(yield* level({ filename: freshFile(), synchronous: "normal" }), 1)
+    })
+  )
+})
+
+const fixture = fileURLToPath(new URL("./fixtures/crashWriter.ts", import.meta.url))
+const packageDir = fileURLToPath(new URL("..", import.meta.url))
+
+// Runs the crash writer, SIGKILLs it `killAfterMillis` after it is ready, and returns the lines it printed.
+const runAndKill = (filename: string, killAfterMillis: number) =>
+  Effect.async<ReadonlyArray<string>, Error>((resume) => {
+    const child = ChildProcess.spawn(process.execPath, ["--import", "tsx", fixture, filename], {
+      cwd: packageDir,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    let err = ""
+    let killTimer: NodeJS.Timeout | undefined
+    const giveUp = setTimeout(() => child.kill("SIGKILL"), 25_000)
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk
+      if (killTimer === undefined && out.includes("\n")) {
+        killTimer = setTimeout(() => child.kill("SIGKILL"), killAfterMillis)
+      }
+    })
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk))
+    child.on("close", (code, signal) => {
+      clearTimeout(giveUp)
+      clearTimeout(killTimer)
+      if (signal !== "SIGKILL" || killTimer === undefined) {
+        resume(Effect.fail(new Error(`crash writer ended with ${code ?? signal} before the kill: ${err}`)))
+      } else {
+        // A line cut by the kill has no newline yet: drop it.
+        resume(Effect.succeed(out.split("\n").slice(0, -1)))
+      }
+    })
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+describe("crash safety", () => {
+  it.effect(
+    "every write a SIGKILLed process saw acknowledged is in the file when it is opened again",
+    () =>
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const lines = yield* runAndKill(filename, 2000)
+        const [ready, ...acks] = lines
+        const [, seriesId, counterId] = ready!.split(" ").map(Number)
+        const puts = acks.filter((l) => l.startsWith("p ")).map((l) => Number(l.slice(2)))
+        const deltas = acks.filter((l) => l === "d").length
+        assert.isAbove(puts.length, 100, `only ${puts.length} puts acknowledged`)
+
+        // Opening it again recovers the WAL the killed process left behind.
+        const db = new Database(filename)
+        try {
+          const stored = new Map(
+            (
+              db.prepare("SELECT ts, point FROM entries WHERE stream_id = ?").all(seriesId) as Array<{
+                readonly ts: number
+                readonly point: string
+              }>
+            ).map((r) => [r.ts - T0, r.point])
+          )
+          const missing = puts.filter((i) => stored.get(i) !== JSON.stringify({ number: i }))
+          assert.deepStrictEqual(missing, [], `${missing.length} of ${puts.length} acknowledged puts missing`)
+          const counter = db
+            .prepare("SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1")
+            .pluck()
+            .get(counterId) as string | undefined
+          const total = counter === undefined ? 0 : (JSON.parse(counter) as { number: number }).number
+          assert.isAtLeast(total, deltas)
+        } finally {
+          db.close()
+        }
+      }),
+    40_000
+  )
+})
