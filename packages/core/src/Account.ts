@@ -21,8 +21,12 @@ export interface Account {
  */
 export type KeyDigest = string & { readonly KeyDigest: unique symbol }
 
-/** A new access key: 32 random bytes (256 bits) as 43 characters of base64url. */
-export const newAccessKey = (): string => randomBytes(32).toString("base64url")
+/**
+ * A new access key: `ds_` followed by 32 random bytes (256 bits) as 43 characters of base64url, 46 characters in all.
+ * The prefix keeps a key from starting with `-` (base64url has that character), which a command line would take
+ * for a flag, and lets secret scanners recognise a leaked key.
+ */
+export const newAccessKey = (): string => `ds_${randomBytes(32).toString("base64url")}`
 
 /** The digest under which an access key is stored and looked up. */
 export const digestAccessKey = (accessKey: string): KeyDigest =>

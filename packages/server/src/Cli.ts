@@ -311,9 +311,44 @@ const findCommand = (argv: ReadonlyArray<string>): Either.Either<[Command, Array
   )
 }
 
+/**
+ * `args` with each string flag written apart from a value that starts with `-` (`--access-key -Xy...`) joined into
+ * `--access-key=-Xy...`, unless that value is itself one of the command's flags (`--db --name` still reports that
+ * `--db` needs a value). `parseArgs` would otherwise refuse the value as ambiguous, and access keys made before they
+ * had the `ds_` prefix may start with `-`.
+ */
+const joinDashValues = (args: ReadonlyArray<string>, options: Options): Array<string> => {
+  const isFlag = (arg: string) =>
+    arg === "--" ||
+    (arg.startsWith("--")
+      ? Object.hasOwn(options, arg.slice(2).split("=")[0]!)
+      : Object.values(options).some((option) => option.short !== undefined && arg === `-${option.short}`))
+  const out: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const next = args[i + 1]
+    const name = arg.slice(2)
+    if (
+      arg.startsWith("--") &&
+      Object.hasOwn(options, name) &&
+      options[name]!.type === "string" &&
+      next !== undefined &&
+      next.startsWith("-") &&
+      !isFlag(next)
+    ) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else {
+      out.push(arg)
+    }
+  }
+  return out
+}
+
 /** Parses a command's flags strictly; node's messages are replaced by one sentence naming the flag. */
-const parseFlags = (command: Command, args: Array<string>): Either.Either<Values, UsageError> => {
+const parseFlags = (command: Command, rawArgs: Array<string>): Either.Either<Values, UsageError> => {
   const options = { ...command.options, ...commonOptions }
+  const args = joinDashValues(rawArgs, options)
   return Either.mapLeft(
     Either.try(() => parseArgs({ args, options, strict: true, allowPositionals: false }).values as Values),
     (error) => {

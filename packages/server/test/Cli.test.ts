@@ -61,6 +61,10 @@ describe.concurrent("usage errors (exit 2, one line on stderr)", { timeout }, ()
     assertUsageError(await cli(["accounts", "create", "--db"]), /--db needs a value/)
   })
 
+  it("flag followed by another flag instead of its value", async () => {
+    assertUsageError(await cli(["accounts", "create", "--db", "--name", "x"]), /--db needs a value/)
+  })
+
   it("stray argument", async () => {
     assertUsageError(await cli(["migrate", "now", "--db", db]), /unexpected argument "now"/)
   })
@@ -196,11 +200,11 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       const account = await createAccount("json account")
       assert.deepStrictEqual(Object.keys(account).sort(), ["accessKey", "id", "name"])
       assert.strictEqual(account.name, "json account")
-      assert.match(account.accessKey, /^[A-Za-z0-9_-]{43}$/)
+      assert.match(account.accessKey, /^ds_[A-Za-z0-9_-]{43}$/)
 
       const plain = await cli(["accounts", "create", "--db", db])
       assert.strictEqual(plain.code, 0, plain.stderr)
-      assert.match(plain.stdout, /^[A-Za-z0-9_-]{43}$/m)
+      assert.match(plain.stdout, /^ds_[A-Za-z0-9_-]{43}$/m)
       assert.strictEqual(plain.stderr, "")
     })
 
@@ -274,6 +278,14 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       ])
       assert.strictEqual(create.code, 1)
       assertOneLineError(create, /access key is unknown/)
+    })
+
+    it("an access key starting with - is taken as the value of --access-key, not as a flag", async () => {
+      // Keys made before the ds_ prefix are base64url and may start with "-": a runtime failure here (unknown key,
+      // exit 1) shows the value reached the lookup; a usage error (exit 2) would mean it was read as a flag.
+      const list = await cli(["widgets", "list", "--access-key", "-Qx9_unknown-key", "--db", db])
+      assert.strictEqual(list.code, 1, list.stderr)
+      assertOneLineError(list, /access key is unknown/)
     })
 
     it("data pushed before SIGTERM reads back after a restart; no first-start hint once accounts exist", async () => {
@@ -408,7 +420,7 @@ describe("PostgreSQL, a new database", { timeout }, () => {
     try {
       const result = await cli(["accounts", "create", "--json", "--db", database.url])
       assert.strictEqual(result.code, 0, result.stderr)
-      assert.match(JSON.parse(result.stdout).accessKey, /^[A-Za-z0-9_-]{43}$/)
+      assert.match(JSON.parse(result.stdout).accessKey, /^ds_[A-Za-z0-9_-]{43}$/)
     } finally {
       await database.close()
     }
