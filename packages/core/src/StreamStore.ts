@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import { type InvalidPoint, type StorageFailure, StreamNotFound } from "./Errors.js"
 import type { PointOp } from "./Point.js"
-import type { Micros } from "./Time.js"
+import { formatTs, MICROS_PER_SECOND, type Micros } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
 
 /**
@@ -18,6 +18,23 @@ export interface StreamWrite {
 export interface StoredEntry {
   readonly ts: Micros
   readonly json: string
+}
+
+/**
+ * A page of entries rendered for the wire by the storage itself (see `readPage`), so that a large read costs one
+ * string per page, not one object per entry.
+ */
+export interface RenderedPage {
+  /**
+   * The entries, ascending by `ts`, as the elements of a read body's `data` array (contract section 6):
+   * `{"ts":<seconds>,"point":<stored JSON>}` joined by `,`, with `ts` printed as `formatTs` prints it (exact to the
+   * microsecond, no trailing zeros). `""` when `count` is 0.
+   */
+  readonly text: string
+  /** The number of entries in `text`. */
+  readonly count: number
+  /** The `ts` of the last entry in microseconds (the keyset cursor of the next page); `null` when `count` is 0. */
+  readonly lastTs: Micros | null
 }
 
 /**
@@ -52,6 +69,11 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
     ) => Effect.Effect<void, InvalidPoint | StreamNotFound | StorageFailure>
     /** Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. */
     readonly read: (stream: StreamId, query: ReadQuery) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
+    /**
+     * The oldest `limit` (>= 1) entries of one stream with `ts > since` (microseconds), rendered (see
+     * {@link RenderedPage}); what `read(stream, { since, limit })` returns, as text. The export read's pages.
+     */
+    readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
     /** Succeeds when the storage answers a trivial query (used by `/readyz`). */
     readonly ping: Effect.Effect<void, StorageFailure>
   }
@@ -68,3 +90,43 @@ export const streamDeleted = (write: StreamWrite): StreamNotFound =>
     message: `no widget with stream name ${JSON.stringify(write.widget.streamName)} in this account`,
     path: write.path === "point" ? "streamName" : write.path.replace(/\.point$/, ".streamName")
   })
+
+/**
+ * Entries rendered as the elements of a read body's `data` array, joined by `,` (see {@link RenderedPage}): the
+ * stored JSON text pasted in, no parse, no re-stringify. The reference rendering that SQL renderings must match.
+ */
+export const renderEntries = (entries: ReadonlyArray<StoredEntry>): string => {
+  let out = ""
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!
+    out += (i === 0 ? '{"ts":' : ',{"ts":') + formatTs(entry.ts) + ',"point":' + entry.json + "}"
+  }
+  return out
+}
+
+/** Renders entries as a {@link RenderedPage}. */
+export const renderPage = (entries: ReadonlyArray<StoredEntry>): RenderedPage => ({
+  text: renderEntries(entries),
+  count: entries.length,
+  lastTs: entries.length === 0 ? null : entries[entries.length - 1]!.ts
+})
+
+/**
+ * The `ts` in microseconds of one entry rendered as {@link renderEntries} renders it (`{"ts":1700000000.5,...`):
+ * the inverse of `formatTs`, exact (integer arithmetic on the digits, no floating point). Adapters that render in
+ * SQL use it to take a page's keyset cursor from its last element.
+ */
+export const renderedTs = (element: string): Micros => {
+  const end = element.indexOf(',"point":')
+  const text = element.slice(6, end)
+  const dot = text.indexOf(".")
+  if (dot === -1) return (Number(text) * MICROS_PER_SECOND) as Micros
+  return (Number(text.slice(0, dot)) * MICROS_PER_SECOND + Number(text.slice(dot + 1).padEnd(6, "0"))) as Micros
+}
+
+/** A {@link RenderedPage} of entries each rendered alone (see {@link renderEntries}), in ascending `ts`. */
+export const pageOfRendered = (elements: ReadonlyArray<string>): RenderedPage => ({
+  text: elements.join(","),
+  count: elements.length,
+  lastTs: elements.length === 0 ? null : renderedTs(elements[elements.length - 1]!)
+})

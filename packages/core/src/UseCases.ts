@@ -1,4 +1,4 @@
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema, Stream } from "effect"
 import { type AccountId, digestAccessKey, newAccessKey, newAccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
@@ -18,9 +18,16 @@ import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
 import { decodePushRequest } from "./PushRequest.js"
 import { StreamName } from "./StreamName.js"
-import { type StoredEntry, StreamStore, type StreamWrite } from "./StreamStore.js"
+import {
+  type ReadQuery,
+  type RenderedPage,
+  renderPage,
+  type StoredEntry,
+  StreamStore,
+  type StreamWrite
+} from "./StreamStore.js"
 import { type Micros, nowMicros, sinceBound } from "./Time.js"
-import type { Widget } from "./Widget.js"
+import type { StreamId, Widget } from "./Widget.js"
 import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
 
 /**
@@ -120,20 +127,20 @@ export interface ReadParams {
 const decodeSince = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()))
 const decodeLimit = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100_000)))
 
-/**
- * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
- * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
- * them, oldest first. Fails with `Forbidden`, `InvalidSince` (`since` not a non-negative number), `InvalidRequest`
- * (bad `limit`), `StreamNotFound` (also when the stream exists in another account) or a storage failure.
- */
-export const read = (
+/** A read resolved against the account: the stream to read and the query, validated (see {@link ReadQuery}). */
+interface ResolvedRead {
+  readonly stream: StreamId
+  readonly query: ReadQuery
+}
+
+const resolveRead = (
   accessKey: string,
   streamName: string,
   params: ReadParams
 ): Effect.Effect<
-  ReadonlyArray<StoredEntry>,
+  ResolvedRead,
   Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
-  AccountStore | StreamStore
+  AccountStore
 > =>
   Effect.gen(function* () {
     const accountId = yield* authenticate(accessKey)
@@ -159,7 +166,88 @@ export const read = (
       limit = decoded.right
     }
     const widget = yield* findWidget(accountId, streamName)
-    return yield* Effect.flatMap(StreamStore, (store) => store.read(widget.id, { since, limit }))
+    return { stream: widget.id, query: { since, limit } }
+  })
+
+/**
+ * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
+ * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
+ * them, oldest first. Fails with `Forbidden`, `InvalidSince` (`since` not a non-negative number), `InvalidRequest`
+ * (bad `limit`), `StreamNotFound` (also when the stream exists in another account) or a storage failure.
+ * The whole result is in memory at once; {@link readPages} delivers the same entries a page at a time.
+ */
+export const read = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams
+): Effect.Effect<
+  ReadonlyArray<StoredEntry>,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | StreamStore
+> =>
+  Effect.flatMap(resolveRead(accessKey, streamName, params), ({ stream, query }) =>
+    Effect.flatMap(StreamStore, (store) => store.read(stream, query))
+  )
+
+/** Entries per page of {@link readPages} by default: ~40 KB of JSON for number points. */
+export const defaultReadPageSize = 1000
+
+/**
+ * A read delivered in pages: the first page, already fetched, and `rest`, the pages after it (`undefined` when the
+ * first page is all there is). Each page is rendered (see {@link RenderedPage}) and holds at most the page size of
+ * entries; the pages of `rest` are non-empty and follow each other in `ts` order, so the body's `data` array is the
+ * pages' texts joined by `,`.
+ */
+export interface ReadPages {
+  readonly first: RenderedPage
+  readonly rest: Stream.Stream<RenderedPage, StorageFailure> | undefined
+}
+
+/**
+ * The entries {@link read} returns, a page of at most `pageSize` entries at a time, rendered by the storage, so that
+ * a reader of a large stream holds one page in memory, not the stream (contract section 6; issue "ingest and read
+ * performance").
+ *
+ * Everything that can refuse the read is decided by the returned effect, before any entry is delivered: the same
+ * errors as {@link read}, and a storage failure on the first page. Each later page is fetched when `rest` is pulled,
+ * as a keyset query (`StreamStore.readPage`: `ts >` the last `ts` delivered, at most the page size, within `limit`),
+ * so no storage connection or cursor is held between pages and pushes to the stream go on while it is read. `rest`
+ * fails with a `StorageFailure` when a later page cannot be read; what was delivered before stays valid.
+ *
+ * A paged read is not a snapshot: entries stored or decimated while `rest` is being pulled may or may not be
+ * included, but no entry is delivered twice and the order stays ascending (`ts` is unique per stream).
+ */
+export const readPages = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams,
+  pageSize: number = defaultReadPageSize
+): Effect.Effect<
+  ReadPages,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | StreamStore
+> =>
+  Effect.gen(function* () {
+    const { stream, query } = yield* resolveRead(accessKey, streamName, params)
+    const store = yield* StreamStore
+    if (query.since === null) return { first: renderPage(yield* store.read(stream, query)), rest: undefined }
+    type Cursor = { readonly since: Micros; readonly remaining: number } | undefined
+    // After a page: where the next one starts and how many entries `limit` still allows, or undefined at the end.
+    const after = (page: RenderedPage, asked: number, remaining: number): Cursor =>
+      page.count < asked || remaining <= 0 || page.lastTs === null ? undefined : { since: page.lastTs, remaining }
+    const budget = query.limit ?? Number.POSITIVE_INFINITY
+    const firstAsked = Math.min(pageSize, budget)
+    const first = yield* store.readPage(stream, query.since, firstAsked)
+    const start = after(first, firstAsked, budget - first.count)
+    if (start === undefined) return { first, rest: undefined }
+    const rest = Stream.unfoldEffect<Cursor, RenderedPage, StorageFailure, never>(start, (cursor) => {
+      if (cursor === undefined) return Effect.succeed(Option.none())
+      const asked = Math.min(pageSize, cursor.remaining)
+      return Effect.map(store.readPage(stream, cursor.since, asked), (page) =>
+        page.count === 0 ? Option.none() : Option.some([page, after(page, asked, cursor.remaining - page.count)])
+      )
+    })
+    return { first, rest }
   })
 
 const findWidget = (accountId: AccountId, streamName: string) =>

@@ -136,7 +136,8 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
       .annotate(OpenApi.Summary, "Read a stream")
       .annotate(
         OpenApi.Description,
-        "Entries in ascending ts, answered with Cache-Control: no-store (spec section 4.1, contract section 6)"
+        "Entries in ascending ts, answered with Cache-Control: no-store (spec section 4.1, contract section 6). " +
+          "More than 1,000 entries are streamed (chunked transfer encoding), 1,000 at a time"
       )
   )
   .annotate(OpenApi.Title, "Export") {}

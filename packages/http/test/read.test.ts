@@ -132,4 +132,79 @@ describe("GET /api/v2/:accessKey/datastream/:streamName", () => {
     assert.isTrue(server.logs.some((line) => line.includes("SQLITE_ERROR")))
     for (const line of server.logs) assert.notInclude(line, key)
   })
+
+  describe("a read larger than one page", () => {
+    // 2,500 entries: three pages of the default 1,000.
+    const count = 2500
+    let key: string
+    const pushMany = async (streamName: string) => {
+      const point = Array.from({ length: count }, (_, i) => ({ number: i, timestamp: 1_600_000_000 + i }))
+      const res = await push(server, { accessKey: key, streamName, point })
+      assert.strictEqual(res.status, 200, await res.text())
+    }
+
+    beforeAll(async () => {
+      key = (
+        await setupAccount(server, [
+          ["big", "sparkline"],
+          ["broken", "sparkline"]
+        ])
+      ).accessKey
+      await pushMany("big")
+      await pushMany("broken")
+    })
+
+    it("is streamed (chunked, no Content-Length) and holds every entry once, in order", async () => {
+      const res = await read(server, key, "big", "?since=0")
+      assert.strictEqual(res.status, 200)
+      assert.isNull(res.headers.get("content-length"))
+      assert.strictEqual(res.headers.get("transfer-encoding"), "chunked")
+      assert.strictEqual(res.headers.get("cache-control"), "no-store")
+      const body = JSON.parse(await res.text())
+      assert.strictEqual(body.message, "Success!")
+      assert.deepStrictEqual(
+        body.data.map((e: any) => e.point.number),
+        Array.from({ length: count }, (_, i) => i)
+      )
+      assert.strictEqual(body.data[count - 1].ts, 1_600_000_000 + count - 1)
+    })
+
+    it("keeps limit and since across pages", async () => {
+      const limited = await json(await read(server, key, "big", "?since=0&limit=2001"))
+      assert.deepStrictEqual(
+        limited.body.data.map((e: any) => e.point.number),
+        Array.from({ length: 2001 }, (_, i) => i)
+      )
+      const after = await json(await read(server, key, "big", `?since=${1_600_000_000 + 999}&limit=1500`))
+      assert.deepStrictEqual(
+        after.body.data.map((e: any) => e.point.number),
+        Array.from({ length: 1500 }, (_, i) => 1000 + i)
+      )
+    })
+
+    it("a storage failure after the first page closes the connection: no well-formed short body", async () => {
+      server.faults.read = new StorageError({ cause: new Error("SQLITE_IOERR on page two") })
+      server.faults.readFaultAfter = 1
+      const outcome = await read(server, key, "broken", "?since=0").then(
+        async (res) => {
+          // Headers went out with the first page; the body must break off rather than end cleanly.
+          assert.strictEqual(res.status, 200)
+          return res.text().then(
+            (text) => `ended cleanly with ${text.length} characters`,
+            (error: unknown) => `broken: ${String(error)}`
+          )
+        },
+        (error: unknown) => `broken: ${String(error)}`
+      )
+      server.faults.read = undefined
+      server.faults.readFaultAfter = 0
+      assert.match(outcome, /^broken/)
+      assert.isTrue(
+        server.logs.some((line) => line.includes("aborted after 1000 entries") && line.includes("SQLITE_IOERR"))
+      )
+      for (const line of server.logs) assert.notInclude(line, key)
+      // The server is fine afterwards, and the stream's data is intact.
+      assert.strictEqual((await json(await read(server, key, "broken", "?since=0"))).body.data.length, count)
+    })
+  })
 })

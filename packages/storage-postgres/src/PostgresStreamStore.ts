@@ -4,6 +4,7 @@ import {
   type InvalidPoint,
   type Micros,
   needsLatest,
+  pageOfRendered,
   type StoredEntry,
   type StoredPoint,
   StorageUnavailable,
@@ -200,6 +201,32 @@ const read =
       catch: toStorageFailure
     })
 
+/**
+ * The oldest `$3` entries of stream `$1` with `ts > $2`, ascending, each rendered as a read body's `data` element
+ * (`renderEntries` of the core port), one text column per row: `formatTs`'s text for `ts` (whole seconds, or
+ * seconds, a dot and the microseconds without trailing zeros; `ts` is never negative) and the stored JSON text.
+ * Named, so each connection prepares it once.
+ */
+const pageQuery = {
+  name: "dashstream_read_page",
+  text:
+    `SELECT '{"ts":' || CASE WHEN ts % 1000000 = 0 THEN (ts / 1000000)::text ` +
+    `ELSE rtrim((ts / 1000000)::text || '.' || lpad((ts % 1000000)::text, 6, '0'), '0') END ` +
+    `|| ',"point":' || point || '}' FROM entries WHERE stream_id = $1 AND ts > $2 ORDER BY ts LIMIT $3`,
+  rowMode: "array"
+} as const
+
+const readPage =
+  (pool: pg.Pool): StreamStore["Type"]["readPage"] =>
+  (stream, since, limit) =>
+    Effect.tryPromise({
+      try: async () => {
+        const result = await pool.query<[string]>({ ...pageQuery, values: [stream, since, limit] })
+        return pageOfRendered(result.rows.map((row) => row[0]))
+      },
+      catch: toStorageFailure
+    })
+
 const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
   Effect.tryPromise({ try: () => pool.query("SELECT 1"), catch: toStorageFailure }).pipe(
     Effect.timeoutFail({
@@ -219,5 +246,6 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
 export const makeStreamStore = (pool: pg.Pool): StreamStore["Type"] => ({
   write: write(pool),
   read: read(pool),
+  readPage: readPage(pool),
   ping: ping(pool)
 })

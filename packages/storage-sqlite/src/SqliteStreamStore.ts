@@ -1,12 +1,14 @@
 import type Database from "better-sqlite3"
-import type {
-  InvalidPoint,
-  Micros,
-  StorageFailure,
-  StoredEntry,
-  StreamNotFound,
-  StreamStore,
-  StreamWrite
+import {
+  type InvalidPoint,
+  type Micros,
+  pageOfRendered,
+  type RenderedPage,
+  type StorageFailure,
+  type StoredEntry,
+  type StreamNotFound,
+  type StreamStore,
+  type StreamWrite
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
@@ -68,6 +70,7 @@ export const make = (
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
+            page: db.prepare<[number, number, number], string>(Sql.page).pluck(true),
             ping: db.prepare(Sql.ping)
           }
         },
@@ -75,7 +78,7 @@ export const make = (
       }),
       ({ group }) => Effect.sync(() => group?.close())
     ),
-    ({ group, statements, latest, since, ping }): Context.Tag.Service<StreamStore> => ({
+    ({ group, statements, latest, since, page, ping }): Context.Tag.Service<StreamStore> => ({
       write: group === undefined ? commitEachCall(db, statements) : (writes, now) => group.write(writes, now),
       read: (stream, query) =>
         Effect.try({
@@ -86,6 +89,11 @@ export const make = (
             }
             return since.all(stream, query.since, query.limit ?? -1)
           },
+          catch: storageFailure
+        }),
+      readPage: (stream, after, limit) =>
+        Effect.try({
+          try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
           catch: storageFailure
         }),
       ping: Effect.try({ try: () => void ping.get(), catch: storageFailure })

@@ -238,6 +238,7 @@ describe("SQLite adapter", () => {
       expectIndexed(plan(Sql.latest, 1), "USING INDEX entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.latestPoint, 1), "USING INDEX entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.since, 1, 0, -1), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
+      expectIndexed(plan(Sql.page, 1, 0, 1000), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
       expectIndexed(plan(Sql.clear, 1), "entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.lastTs, 1), "USING INTEGER PRIMARY KEY (rowid=?)")
       expectIndexed(plan(Sql.accountByKey, "d"), "USING INDEX sqlite_autoindex_access_keys_1 (digest=?)")

@@ -5,7 +5,14 @@ import { applyOp, needsLatest } from "../Apply.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
-import { type ReadQuery, type StoredEntry, StreamStore, streamDeleted, type StreamWrite } from "../StreamStore.js"
+import {
+  type ReadQuery,
+  renderPage,
+  type StoredEntry,
+  StreamStore,
+  streamDeleted,
+  type StreamWrite
+} from "../StreamStore.js"
 import type { Micros } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
 
@@ -196,6 +203,7 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
   return {
     write: (writes, now) => Effect.suspend(() => writeSync(writes, now)),
     read: (id, query) => Effect.sync(() => readSync(id, query)),
+    readPage: (id, since, limit) => Effect.sync(() => renderPage(readSync(id, { since, limit }))),
     ping: Effect.void
   }
 }

@@ -1,12 +1,13 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, type Layer, Option } from "effect"
+import { Effect, FastCheck as fc, type Layer, Option, Stream } from "effect"
 import { type Account, type AccountId, digestAccessKey, newAccessKey, newAccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import type { PointOp, StoredPoint } from "../Point.js"
 import { StreamName } from "../StreamName.js"
-import { type ReadQuery, StreamStore, type StreamWrite } from "../StreamStore.js"
+import { type ReadQuery, renderEntries, StreamStore, type StreamWrite } from "../StreamStore.js"
 import { type Micros, micros } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
+import * as UseCases from "../UseCases.js"
 import type { WidgetType } from "../WidgetType.js"
 
 /**
@@ -693,6 +694,31 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
       )
 
       test(
+        "readPage renders what read returns, ts exact to the microsecond, with the page's count and last ts",
+        Effect.gen(function* () {
+          const w = yield* newWidget("sparkline")
+          // Whole seconds, one microsecond, trailing zeros, leading zeros of the fraction, the largest accepted time.
+          const stamps = [
+            1_000_000, 1_000_001, 1_500_000, 1_700_000_000_000_000, 1_700_000_000_000_010, 1_700_000_000_100_000,
+            1_700_000_000_999_999, 4_294_967_295_000_000, 4_294_967_295_999_999
+          ].map(micros)
+          yield* write(w, putAt(...stamps.map((ts, i) => [ts, { number: i, label: `n\u00e9 "${i}"` }] as const)))
+          const page = (since: Micros, limit: number) =>
+            Effect.flatMap(StreamStore, (store) => store.readPage(w.id, since, limit))
+          const entries = yield* Effect.flatMap(StreamStore, (store) =>
+            store.read(w.id, { since: micros(0), limit: null })
+          )
+          const all = yield* page(micros(0), 100)
+          assert.deepStrictEqual(all, { text: renderEntries(entries), count: stamps.length, lastTs: stamps.at(-1)! })
+          assert.include(all.text, '{"ts":1700000000.00001,"point":')
+          assert.include(all.text, '{"ts":4294967295,"point":')
+          const middle = yield* page(stamps[2]!, 3)
+          assert.deepStrictEqual(middle, { text: renderEntries(entries.slice(3, 6)), count: 3, lastTs: stamps[5]! })
+          assert.deepStrictEqual(yield* page(stamps.at(-1)!, 10), { text: "", count: 0, lastTs: null })
+        })
+      )
+
+      test(
         "ping succeeds",
         Effect.flatMap(StreamStore, (s) => s.ping)
       )
@@ -721,6 +747,43 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
             assert.deepStrictEqual(
               yield* read(w.id, { since: micros(since), limit }),
               limit === null ? after : after.slice(0, limit)
+            )
+          }),
+        { fastCheck: { numRuns: 60 } }
+      )
+
+      it.effect.prop(
+        "a paged read (UseCases.readPages) delivers exactly what one read delivers, in pages of at most the page size",
+        [
+          fc.array(modelOpArb, { maxLength: 25 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.option(fc.integer({ min: 0, max: 45 }), { nil: undefined }),
+          fc.option(fc.integer({ min: 1, max: 9 }), { nil: undefined })
+        ],
+        ([ops, pageSize, sinceMicros, limit]) =>
+          Effect.gen(function* () {
+            const { account, accessKey } = yield* newAccount()
+            const w = yield* newWidget("sparkline", "paged", account.id)
+            for (const op of ops) yield* write(w, toPointOp(op), micros(op.now))
+            const params = {
+              since: sinceMicros === undefined ? undefined : String(sinceMicros / 1_000_000),
+              limit: limit === undefined ? undefined : String(limit)
+            }
+            const whole = yield* UseCases.read(accessKey, "paged", params)
+            const { first, rest } = yield* UseCases.readPages(accessKey, "paged", params, pageSize)
+            const pages = [first, ...(rest === undefined ? [] : yield* Stream.runCollect(rest))]
+            for (const page of pages.slice(1)) assert.isAbove(page.count, 0)
+            for (const page of pages) assert.isAtMost(page.count, params.since === undefined ? 1 : pageSize)
+            assert.strictEqual(
+              pages
+                .map((page) => page.text)
+                .filter((text) => text !== "")
+                .join(","),
+              renderEntries(whole)
+            )
+            assert.strictEqual(
+              pages.reduce((n, page) => n + page.count, 0),
+              whole.length
             )
           }),
         { fastCheck: { numRuns: 60 } }

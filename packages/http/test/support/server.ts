@@ -7,8 +7,10 @@ import { type HttpConfig, layer } from "../../src/index.js"
 export interface Faults {
   /** When set, `StreamStore.ping` fails with it. */
   ping: StorageFailure | undefined
-  /** When set, `StreamStore.read` fails with it. */
+  /** When set, `StreamStore.read` fails with it (once `readFaultAfter` reads have succeeded). */
   read: StorageFailure | undefined
+  /** How many more reads succeed before the `read` fault takes effect (0: at once). */
+  readFaultAfter: number
   /** When set, `StreamStore.write` fails with it. */
   write: StorageFailure | undefined
   /** When set, `StreamStore.write` dies with it (a defect). */
@@ -41,11 +43,20 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore> =
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
+      const readFault = <A>(read: Effect.Effect<A, StorageFailure>) =>
+        Effect.suspend(() => {
+          if (faults.read === undefined) return read
+          if (faults.readFaultAfter > 0) {
+            faults.readFaultAfter--
+            return read
+          }
+          return Effect.fail(faults.read)
+        })
       const streamStore: Context.Tag.Service<StreamStore> = {
         ...inner,
         ping: Effect.suspend(() => (faults.ping === undefined ? inner.ping : Effect.fail(faults.ping))),
-        read: (stream, query) =>
-          Effect.suspend(() => (faults.read === undefined ? inner.read(stream, query) : Effect.fail(faults.read))),
+        read: (stream, query) => readFault(inner.read(stream, query)),
+        readPage: (stream, since, limit) => readFault(inner.readPage(stream, since, limit)),
         write: (writes, now) =>
           Effect.suspend(() => {
             faults.onWrite?.()
@@ -78,6 +89,7 @@ export const startServer = async (overrides: Partial<HttpConfig> = {}): Promise<
   const faults: Faults = {
     ping: undefined,
     read: undefined,
+    readFaultAfter: 0,
     write: undefined,
     writeDefect: undefined,
     writeGate: undefined,

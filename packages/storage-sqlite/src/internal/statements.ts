@@ -19,6 +19,16 @@ export const Sql = {
   latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The oldest `limit` entries with `ts > since` (`limit` -1: all), as `{ ts, json }`, ascending. */
   since: "SELECT ts, point AS json FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
+  /**
+   * The oldest `limit` entries with `ts > since`, ascending, each rendered as a read body's `data` element
+   * (`renderEntries` of the core port), one text column per row. The `ts` text is `formatTs`'s: whole seconds, or
+   * seconds, a dot and the microseconds without trailing zeros (`ts` is never negative). Rendering in SQL spares
+   * better-sqlite3 an object per row (2x faster on 100,000 rows); a `group_concat` would need a sort to be ordered.
+   */
+  page:
+    `SELECT '{"ts":' || CASE WHEN ts % 1000000 = 0 THEN ts / 1000000 ` +
+    `ELSE rtrim(printf('%d.%06d', ts / 1000000, ts % 1000000), '0') END || ',"point":' || point || '}' ` +
+    "FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
   /** The account of a working (unrevoked) key digest. */
   accountByKey: "SELECT account_id FROM access_keys WHERE digest = ? AND revoked_at IS NULL",
   /** One widget of an account by stream name. */
