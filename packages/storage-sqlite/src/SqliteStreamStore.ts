@@ -12,7 +12,8 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
-import { GroupCommit, type WriteError } from "./internal/groupCommit.js"
+import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
+import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
 import { applyWrites, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
 
@@ -21,6 +22,13 @@ export interface SqliteStreamStoreOptions {
   /** Group commit (see `SqliteConfig.groupCommit`); `false` commits each call in its own transaction. */
   readonly groupCommit: boolean
 }
+
+/**
+ * The WAL sync of a file-backed connection opened with `synchronous` FULL (or EXTRA), for group commit to sync off
+ * the event loop; `undefined` for an in-memory database (nothing to sync) or `synchronous=NORMAL` (no sync asked).
+ */
+const walSyncOf = (db: Database.Database): WalSync | undefined =>
+  db.memory || (db.pragma("synchronous", { simple: true }) as number) < 2 ? undefined : new WalSync(`${db.name}-wal`)
 
 // Thrown out of the transaction function so better-sqlite3 rolls back, carrying the domain error.
 class Rollback {
@@ -66,7 +74,7 @@ export const make = (
         try: () => {
           const statements = prepareWriteStatements(db)
           return {
-            group: options.groupCommit ? new GroupCommit(db, statements) : undefined,
+            group: options.groupCommit ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db)) : undefined,
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),

@@ -20,10 +20,11 @@ import {
   type WidgetType
 } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Exit, Fiber } from "effect"
+import { Effect, Either, Exit, Fiber, Scope } from "effect"
 import * as SqliteStore from "../src/index.js"
 import { acquire } from "../src/internal/database.js"
 import { GroupCommit, type GroupLimits } from "../src/internal/groupCommit.js"
+import { type Durability, type Synced, WalSync } from "../src/internal/walSync.js"
 import { prepareWriteStatements } from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
@@ -39,13 +40,13 @@ const T0 = 1_700_000_000_000_000
 type WriteError = InvalidPoint | StreamNotFound | StorageFailure
 
 // The adapter's parts wired by hand, so a test can reach the connection and the group-commit counters.
-const openInternals = (filename: string, limits?: GroupLimits) =>
+const openInternals = (filename: string, limits?: GroupLimits, durability?: Durability) =>
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire({ filename })
     yield* runMigrations(kysely)
     const accountStore = SqliteAccountStore.make(db, kysely)
     const group = yield* Effect.acquireRelease(
-      Effect.sync(() => new GroupCommit(db, prepareWriteStatements(db), limits)),
+      Effect.sync(() => new GroupCommit(db, prepareWriteStatements(db), limits, durability)),
       (g) => Effect.sync(() => g.close())
     )
     const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
@@ -80,6 +81,9 @@ const concurrently = (group: GroupCommit, calls: ReadonlyArray<ReadonlyArray<Str
 
 // Starts a fiber at once: it runs until it waits in the queue before this returns (no flush in between).
 const start = <A, E>(effect: Effect.Effect<A, E>) => Effect.sync(() => Effect.runFork(effect))
+
+// Lets a scheduled flush run, in real time (the clock of `it.effect` is a test clock).
+const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
 
 const leftTag = (e: Either.Either<void, WriteError>) => (Either.isLeft(e) ? e.left._tag : "ok")
 
@@ -427,5 +431,131 @@ describe("crash safety", () => {
         }
       }),
     40_000
+  )
+})
+
+describe("group commit with the WAL synced off the event loop", () => {
+  // A durability whose syncs the test completes by hand.
+  class HeldSync implements Durability {
+    readonly held: Array<Synced> = []
+    failure: Error | undefined = undefined
+    flushed = 0
+    afterCommit(done: Synced) {
+      if (this.failure !== undefined) return done(this.failure)
+      this.held.push(done)
+    }
+    flushSync() {
+      this.flushed++
+      this.release(undefined)
+    }
+    release(error: Error | undefined) {
+      if (error !== undefined) this.failure = error
+      for (const done of this.held.splice(0)) done(error)
+    }
+  }
+
+  it.effect("calls are acknowledged only after the sync; committed before it; failed calls answered at once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sync = new HeldSync()
+        const { accountStore, account, db, group, widget } = yield* openInternals(freshFile(), undefined, sync)
+        const a = yield* widget("a", "sparkline")
+        const gone = yield* widget("gone", "number")
+        yield* accountStore.deleteWidget(account.id, gone.streamName)
+        const fibers = yield* Effect.all([
+          start(group.write(one(a, putNumber(1)), micros(T0))),
+          start(group.write(one(a, putNumber(2)), micros(T0 + 1))),
+          start(group.write(one(gone, delta(1)), micros(T0 + 2)))
+        ])
+        // Let the group run: the two puts are committed (visible on another connection), not yet acknowledged.
+        yield* settle
+        assert.strictEqual(group.groups, 1)
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.point.number),
+          [1, 2]
+        )
+        const other = new Database(db.name, { readonly: true })
+        assert.strictEqual((other.prepare("SELECT count(*) FROM entries").pluck().get() as number) >= 2, true)
+        other.close()
+        assert.strictEqual(sync.held.length, 1)
+        // The write to a deleted widget fails alone and is answered without waiting for the sync.
+        const rejected = yield* Fiber.await(fibers[2]!)
+        assert.isTrue(Exit.isFailure(rejected))
+        assert.isNull(fibers[0]!.unsafePoll())
+        assert.isNull(fibers[1]!.unsafePoll())
+        // The connection's own level (FULL) is back for writes made outside groups.
+        assert.strictEqual(db.pragma("synchronous", { simple: true }), 2)
+        sync.release(undefined)
+        const exits = yield* Effect.all([Fiber.await(fibers[0]!), Fiber.await(fibers[1]!)])
+        assert.isTrue(exits.every(Exit.isSuccess))
+      })
+    )
+  )
+
+  it.effect("a failed sync fails the calls it covered, and later calls without storing them", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sync = new HeldSync()
+        const { db, group, widget } = yield* openInternals(freshFile(), undefined, sync)
+        const a = yield* widget("a", "sparkline")
+        const fiber = yield* start(group.write(one(a, putNumber(1)), micros(T0)))
+        yield* settle
+        sync.release(new Error("EIO: i/o error, fsync"))
+        const exit = yield* Fiber.await(fiber)
+        assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "StorageError")
+        const later = yield* Effect.either(group.write(one(a, putNumber(2)), micros(T0 + 1)))
+        assert.strictEqual(leftTag(later), "StorageError")
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.point.number),
+          [1]
+        )
+      })
+    )
+  )
+
+  it.effect("closing the store syncs and answers every call still waiting for a sync", () =>
+    Effect.gen(function* () {
+      const sync = new HeldSync()
+      const scope = yield* Scope.make()
+      const { group, widget } = yield* Scope.extend(openInternals(freshFile(), undefined, sync), scope)
+      const a = yield* Scope.extend(widget("a", "sparkline"), scope)
+      const fiber = yield* start(group.write(one(a, putNumber(1)), micros(T0)))
+      yield* settle
+      assert.isNull(fiber.unsafePoll())
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(sync.flushed, 1)
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(fiber)))
+    })
+  )
+
+  it.effect("WalSync fsyncs the -wal file; callers asking during a sync share the next one; failure sticks", () =>
+    Effect.gen(function* () {
+      const filename = freshFile()
+      const db = new Database(filename)
+      db.pragma("journal_mode = WAL")
+      db.exec("CREATE TABLE t (x INTEGER)")
+      const sync = new WalSync(`${filename}-wal`)
+      const answers = yield* Effect.all(
+        Array.from({ length: 5 }, () =>
+          Effect.async<Error | undefined>((resume) => sync.afterCommit((error) => resume(Effect.succeed(error))))
+        ),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(answers, [undefined, undefined, undefined, undefined, undefined])
+      db.close()
+
+      const missing = new WalSync(Path.join(dir, "no-such-dir", "x.db-wal"))
+      const first = yield* Effect.async<Error | undefined>((resume) =>
+        missing.afterCommit((error) => resume(Effect.succeed(error)))
+      )
+      assert.match(String(first), /ENOENT/)
+      assert.strictEqual(missing.failure, first)
+      let second: Error | undefined
+      missing.afterCommit((error) => {
+        second = error
+      })
+      // Answered at once, with the first failure.
+      assert.strictEqual(second, first)
+    })
   )
 })

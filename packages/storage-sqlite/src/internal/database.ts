@@ -29,8 +29,11 @@ export interface SqliteConfig {
   readonly synchronous?: "full" | "normal"
   /**
    * Group commit; default `true`. `StreamStore.write` calls that arrive together (in the same event-loop turn) are
-   * applied in one transaction, each in its own savepoint, and acknowledged after its one commit: one WAL sync per
-   * group instead of one per call. `false` commits each call on its own (for comparison in benchmarks).
+   * applied in one transaction, each in its own savepoint, and acknowledged after its one commit. With
+   * `synchronous` FULL, that commit does not sync on the event loop: the WAL file is `fsync`ed on the thread pool,
+   * one sync for every group committed while the previous one ran, and the group's calls are acknowledged after
+   * it (see `internal/walSync.ts`). `false` commits each call on its own, syncing on the event loop (for
+   * comparison in benchmarks).
    */
   readonly groupCommit?: boolean
 }

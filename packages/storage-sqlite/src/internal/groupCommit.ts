@@ -9,6 +9,7 @@ import {
 } from "@dashstream/core"
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
+import type { Durability } from "./walSync.js"
 import { applyWrites, type WriteStatements } from "./writePath.js"
 
 /** Every error a `write` call can fail with. */
@@ -71,6 +72,12 @@ const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
  * is rolled back and every call in it fails with `StorageError` or `StorageUnavailable`: nothing of the group is
  * acknowledged.
  *
+ * With a {@link Durability} (the default store's: `WalSync`), the group's transaction runs with
+ * `synchronous=NORMAL`, so its `COMMIT` does not sync while the event loop is blocked, and its calls are resumed
+ * only once the durability reports the WAL synced (off the event loop): still acknowledged only when on disk, while
+ * the next group forms and commits. Calls that failed alone are answered at once. A failed sync fails the calls
+ * it covered (`StorageError`), and every later call without running it.
+ *
  * Since better-sqlite3 blocks the event loop for the whole flush, calls arriving meanwhile queue up and form the
  * next group; a queue longer than the {@link GroupLimits} is split over several flushes, each scheduled with
  * `setImmediate` so I/O is served between them. Serialising through one connection keeps read-modify-write
@@ -88,13 +95,20 @@ export class GroupCommit {
   private readonly savepoint: Database.Statement
   private readonly rollbackToSavepoint: Database.Statement
   private readonly releaseSavepoint: Database.Statement
+  private readonly relaxSync: Database.Statement | undefined
+  private readonly restoreSync: Database.Statement | undefined
   private readonly flushNow = (): void => this.flush()
 
-  /** Prepares the transaction-control statements. Throws when the connection is closed. */
+  /**
+   * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
+   * connection's own level is restored after each) and are acknowledged when `durability` says the WAL is synced.
+   * Throws when the connection is closed.
+   */
   constructor(
     private readonly db: Database.Database,
     private readonly statements: WriteStatements,
-    private readonly limits: GroupLimits = defaultGroupLimits
+    private readonly limits: GroupLimits = defaultGroupLimits,
+    private readonly durability: Durability | undefined = undefined
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE")
     this.commit = db.prepare("COMMIT")
@@ -102,6 +116,11 @@ export class GroupCommit {
     this.savepoint = db.prepare("SAVEPOINT write_call")
     this.rollbackToSavepoint = db.prepare("ROLLBACK TO write_call")
     this.releaseSavepoint = db.prepare("RELEASE write_call")
+    if (durability !== undefined) {
+      const level = db.pragma("synchronous", { simple: true }) as number
+      this.relaxSync = db.prepare("PRAGMA synchronous = NORMAL")
+      this.restoreSync = db.prepare(`PRAGMA synchronous = ${level}`)
+    }
   }
 
   /** Groups run so far, committed or failed (for tests and benchmarks: calls / groups is the mean group size). */
@@ -150,6 +169,7 @@ export class GroupCommit {
       this.scheduled = undefined
     }
     while (this.queue.length > 0) this.runGroup(this.take())
+    this.durability?.flushSync()
   }
 
   private flush(): void {
@@ -180,13 +200,59 @@ export class GroupCommit {
 
   private runGroup(group: ReadonlyArray<Pending>): void {
     if (group.length === 0) return
-    let outcome = this.attempt(group, false)
-    if (outcome === replay) outcome = this.attempt(group, true)
+    const durability = this.durability
+    const outcome =
+      durability === undefined
+        ? this.attemptTwice(group)
+        : durability.failure !== undefined
+          ? storageFailure(durability.failure)
+          : this.withRelaxedSync(group)
     this.groupCount++
     this.callCount += group.length
+    if (!Array.isArray(outcome)) {
+      const failed = Effect.fail(outcome as StorageFailure)
+      for (let i = 0; i < group.length; i++) group[i]!.resume(failed)
+      return
+    }
+    const stored: Array<Pending> = []
     for (let i = 0; i < group.length; i++) {
-      const error = Array.isArray(outcome) ? (outcome[i] as WriteError | undefined) : (outcome as StorageFailure)
-      group[i]!.resume(error === undefined ? Effect.void : Effect.fail(error))
+      const error = outcome[i] as WriteError | undefined
+      if (error === undefined) stored.push(group[i]!)
+      else group[i]!.resume(Effect.fail(error))
+    }
+    if (durability === undefined || stored.length === 0) {
+      for (let i = 0; i < stored.length; i++) stored[i]!.resume(Effect.void)
+      return
+    }
+    durability.afterCommit((error) => {
+      const answer = error === undefined ? Effect.void : Effect.fail(storageFailure(error))
+      for (let i = 0; i < stored.length; i++) stored[i]!.resume(answer)
+    })
+  }
+
+  private attemptTwice(group: ReadonlyArray<Pending>): ReadonlyArray<WriteError | undefined> | StorageFailure {
+    const outcome = this.attempt(group, false)
+    return outcome === replay
+      ? (this.attempt(group, true) as ReadonlyArray<WriteError | undefined> | StorageFailure)
+      : outcome
+  }
+
+  // Runs the group with `synchronous=NORMAL`, restoring the connection's level after it, so that writes made outside
+  // groups (accounts, widgets, decimation) keep syncing on commit.
+  private withRelaxedSync(group: ReadonlyArray<Pending>): ReadonlyArray<WriteError | undefined> | StorageFailure {
+    try {
+      this.relaxSync!.run()
+    } catch (cause) {
+      return storageFailure(cause)
+    }
+    try {
+      return this.attemptTwice(group)
+    } finally {
+      try {
+        this.restoreSync!.run()
+      } catch {
+        // Only fails on a closed connection, which the next BEGIN reports.
+      }
     }
   }
 

@@ -1,0 +1,105 @@
+import * as Fs from "node:fs"
+
+/** Called once the commits it waited for are on disk (`undefined`), or with the error that keeps that unknown. */
+export type Synced = (error: Error | undefined) => void
+
+/**
+ * Makes commits durable after the fact: a group commit runs its transaction with `synchronous=NORMAL` (no sync
+ * while the event loop is blocked) and asks this for the sync before it acknowledges anything.
+ */
+export interface Durability {
+  /**
+   * Calls `done` once everything committed before this call is on disk. Callers are answered in the order they
+   * asked. Once a sync has failed, every later call gets that error at once (see {@link WalSync}).
+   */
+  readonly afterCommit: (done: Synced) => void
+  /** The error of a failed sync, after which nothing may be acknowledged; `undefined` while all is well. */
+  readonly failure: Error | undefined
+  /** Syncs now, blocking, and answers every waiting caller (used when the store closes). */
+  readonly flushSync: () => void
+}
+
+const toError = (u: unknown): Error => (u instanceof Error ? u : new Error(String(u)))
+
+const fsyncFile = (path: string, done: (error: Error | undefined) => void): void =>
+  Fs.open(path, "r", (openError, fd) => {
+    if (openError !== null) return done(openError)
+    Fs.fsync(fd, (syncError) => Fs.close(fd, () => done(syncError ?? undefined)))
+  })
+
+const fsyncFileSync = (path: string): Error | undefined => {
+  try {
+    const fd = Fs.openSync(path, "r")
+    try {
+      Fs.fsyncSync(fd)
+    } finally {
+      Fs.closeSync(fd)
+    }
+    return undefined
+  } catch (error) {
+    return toError(error)
+  }
+}
+
+/**
+ * The {@link Durability} of a WAL-mode SQLite file: `fsync` of its `-wal` file on libuv's thread pool, so the
+ * event loop goes on parsing requests and committing the next group while the disk works. A sync covers the whole
+ * file, so every commit made before it started is durable when it ends: callers that ask while a sync is running
+ * share the next one (one sync in flight at a time, as many groups per sync as arrived meanwhile).
+ *
+ * This is what `synchronous=FULL` does in WAL mode (sync the WAL after each commit), moved off the event loop:
+ * an acknowledged write is still on disk. Checkpoints keep SQLite's own syncs (with `NORMAL` it syncs the WAL
+ * before a checkpoint and the database file after it). Each sync opens the file anew, so a WAL file SQLite has
+ * recreated is still the one synced.
+ *
+ * A failed `fsync` leaves it unknown what reached the disk (the kernel may have dropped the dirty pages), so the
+ * failure is sticky: the callers of that sync and every later one get the error, and the store stops acknowledging
+ * writes until it is reopened, as PostgreSQL stops on a failed `fsync`.
+ */
+export class WalSync implements Durability {
+  private waiting: Array<Synced> = []
+  private inFlight: Array<Synced> | undefined = undefined
+  private failed: Error | undefined = undefined
+
+  /** `walPath` is the database file's name with `-wal` appended. */
+  constructor(private readonly walPath: string) {}
+
+  get failure(): Error | undefined {
+    return this.failed
+  }
+
+  afterCommit(done: Synced): void {
+    if (this.failed !== undefined) return done(this.failed)
+    this.waiting.push(done)
+    if (this.inFlight === undefined) this.start()
+  }
+
+  flushSync(): void {
+    const batch = [...(this.inFlight ?? []), ...this.waiting]
+    this.inFlight = undefined
+    this.waiting = []
+    if (batch.length === 0) return
+    this.finish(batch, this.failed ?? fsyncFileSync(this.walPath))
+  }
+
+  private start(): void {
+    const batch = this.waiting
+    this.waiting = []
+    this.inFlight = batch
+    fsyncFile(this.walPath, (error) => {
+      // flushSync has answered this batch already.
+      if (this.inFlight !== batch) return
+      this.inFlight = undefined
+      this.finish(batch, error)
+      if (this.waiting.length > 0) {
+        if (this.failed !== undefined) this.finish(this.waiting.splice(0), this.failed)
+        else this.start()
+      }
+    })
+  }
+
+  private finish(batch: ReadonlyArray<Synced>, error: Error | undefined): void {
+    if (error !== undefined && this.failed === undefined) this.failed = error
+    for (let i = 0; i < batch.length; i++) batch[i]!(error)
+  }
+}
