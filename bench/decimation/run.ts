@@ -178,6 +178,8 @@ const pushLoad = (runtime: ManagedRuntime.ManagedRuntime<Stores, unknown>, widge
   const timer = setInterval(tick, Math.max(1, Math.floor(interval)))
   return {
     stop: async (): Promise<{ latencies: Array<number>; failures: number }> => {
+      // Issue the pushes that fell due while the event loop was blocked, so their delay counts.
+      tick()
       clearInterval(timer)
       await Promise.all([...pending])
       return { latencies, failures }
@@ -271,7 +273,8 @@ const runBackend = async (backend: string): Promise<Result> => {
   throw new Error(`unknown backend ${backend}; use sqlite or postgres`)
 }
 
-const ms = (n: number) => (Number.isNaN(n) ? "-" : n < 10 ? n.toFixed(2) : n.toFixed(1))
+// NaN (no sample) comes back from the child's JSON as null.
+const ms = (n: number | null) => (n === null || Number.isNaN(n) ? "-" : n < 10 ? n.toFixed(2) : n.toFixed(1))
 
 const print = (results: ReadonlyArray<Result>) => {
   const header = [

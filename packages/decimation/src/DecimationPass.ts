@@ -129,9 +129,11 @@ export const runPass = (options: PassOptions): Effect.Effect<PassResult, Storage
             pending = pending.slice(deleteBatchSize)
           }
           yield* progress
+          // Also after a stream's last chunk: a pass over many short streams with nothing to delete would
+          // otherwise block the event loop (better-sqlite3 is synchronous) from one stream to the next.
+          yield* yieldToEventLoop
           if (chunk.length < chunkSize) break
           after = chunk[chunk.length - 1]!.ts
-          yield* yieldToEventLoop
         }
         for (const id of selector.finish()) pending.push(id)
         if (pending.length > 0) yield* deleteBatch(stream, pending)

@@ -312,6 +312,36 @@ describe("runPass (contract section 9)", () => {
   )
 
   test(
+    "yields to the event loop between streams even when they have nothing to delete",
+    Effect.gen(function* () {
+      // One old entry per stream: nothing to delete, one short chunk per stream.
+      for (let i = 0; i < 5; i++) {
+        yield* numbersAt(yield* newWidget("sparkline", `s${i}`), [[NOW - 10 * DAY, i]])
+      }
+      // Before each read, checks that an immediate queued at the previous read has run, i.e. that the pass
+      // gave the event loop (pending pushes) a turn in between.
+      let turned = true
+      let readsWithoutTurn = 0
+      const result = yield* withWrappedStore(
+        (store) => ({
+          ...store,
+          entries: (stream, options) =>
+            Effect.suspend(() => {
+              if (!turned) readsWithoutTurn++
+              turned = false
+              setImmediate(() => (turned = true))
+              return store.entries(stream, options)
+            })
+        }),
+        pass()
+      )
+      assert.strictEqual(result.streamsVisited, 5)
+      assert.strictEqual(result.entriesRemoved, 0)
+      assert.strictEqual(readsWithoutTurn, 0)
+    })
+  )
+
+  test(
     "an interrupted pass leaves valid data; the next pass ends where a single pass ends",
     Effect.gen(function* () {
       const w = yield* newWidget("number")
