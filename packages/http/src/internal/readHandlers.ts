@@ -27,11 +27,14 @@ export const readBodyText = (entries: ReadonlyArray<StoredEntry>): string =>
 const streamedRead = (pages: UseCases.ReadPages, accessKey: string) =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     let sent = pages.first.count
-    const rest = pages.rest!.pipe(
-      Stream.map((page) => {
-        sent += page.count
-        return Buffer.from("," + page.text)
-      }),
+    const rest = Stream.map(pages.rest!, (page) => {
+      sent += page.count
+      return Buffer.from("," + page.text)
+    })
+    const body = Stream.succeed(Buffer.from(bodyStart + pages.first.text)).pipe(
+      Stream.concat(rest),
+      Stream.concat(Stream.succeed(Buffer.from(bodyEnd))),
+      // Nothing more is written after a failure: the stream ends once the connection is destroyed.
       Stream.catchAllCause((cause) =>
         Stream.fromEffect(
           Effect.zipRight(
@@ -43,10 +46,6 @@ const streamedRead = (pages: UseCases.ReadPages, accessKey: string) =>
           )
         ).pipe(Stream.drain)
       )
-    )
-    const body = Stream.succeed(Buffer.from(bodyStart + pages.first.text)).pipe(
-      Stream.concat(rest),
-      Stream.concat(Stream.succeed(Buffer.from(bodyEnd)))
     )
     return HttpServerResponse.stream(body, { contentType: "application/json", headers: noStore })
   })
