@@ -1,5 +1,6 @@
 import { AccountStore, DecimationStore, StreamStore } from "@dashstream/core"
 import { Context, Effect, Layer, type Scope } from "effect"
+import { defaultGroupLimits, GroupCommit } from "./internal/groupCommit.js"
 import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
@@ -25,8 +26,13 @@ export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, neve
       Effect.sync(() => makePool(config)),
       (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
+    // Closed before the pool ends (finalizers run in reverse order): every queued write is answered first.
+    const groupCommit = yield* Effect.acquireRelease(
+      Effect.sync(() => new GroupCommit(pool, { ...defaultGroupLimits, maxWaitMs: config.connectTimeoutMs })),
+      (groupCommit) => Effect.promise(() => groupCommit.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+    )
     return {
-      streamStore: makeStreamStore(pool),
+      streamStore: makeStreamStore(pool, groupCommit),
       accountStore: makeAccountStore(pool),
       decimationStore: makeDecimationStore(pool, config)
     }

@@ -1,0 +1,408 @@
+import {
+  applyOp,
+  type EntryWrite,
+  type InvalidPoint,
+  type Micros,
+  needsLatest,
+  type StorageFailure,
+  StorageUnavailable,
+  type StoredPoint,
+  streamDeleted,
+  type StreamNotFound,
+  type StreamWrite
+} from "@dashstream/core"
+import { Effect, Either } from "effect"
+import type pg from "pg"
+import { toStorageFailure } from "./errors.js"
+
+/** Every error a `write` call can fail with. */
+export type WriteError = InvalidPoint | StreamNotFound | StorageFailure
+
+/**
+ * How large one group may grow, how many groups may run at once and how long a call may wait for a group.
+ * `maxCalls` counts `write` calls; `maxEntries` counts the writes of those calls, a `Put` counting one per entry (a
+ * single call larger than `maxEntries` still forms a group of its own). `maxInFlight` groups run at the same time,
+ * each on its own pooled connection. A call still queued after `maxWaitMs` milliseconds (all groups busy, e.g.
+ * stuck on a lock or on a server that stopped answering) fails with `StorageUnavailable` and is withdrawn, as a
+ * call waiting for a pooled connection would (the store passes the pool's `connect_timeout_ms`).
+ */
+export interface GroupLimits {
+  readonly maxCalls: number
+  readonly maxEntries: number
+  readonly maxInFlight: number
+  readonly maxWaitMs: number
+}
+
+/** The default {@link GroupLimits}: 1,000 calls or 20,000 entries a group, 2 groups at once, 5 s of waiting. */
+export const defaultGroupLimits: GroupLimits = { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 2, maxWaitMs: 5_000 }
+
+type Resume = (effect: Effect.Effect<void, WriteError>) => void
+
+// One queued `write` call. `cancelled` is set when its fiber is interrupted before its group ran: it is skipped,
+// so an interrupted call stores nothing.
+class Pending {
+  cancelled = false
+  /** When it was queued, from `performance.now()`. */
+  readonly queuedAt = performance.now()
+  constructor(
+    readonly writes: ReadonlyArray<StreamWrite>,
+    readonly now: Micros,
+    readonly size: number,
+    readonly resume: Resume
+  ) {}
+}
+
+const sizeOf = (writes: ReadonlyArray<StreamWrite>): number => {
+  let n = 0
+  for (let i = 0; i < writes.length; i++) {
+    const op = writes[i]!.op
+    n += op._tag === "Put" ? op.entries.length : 1
+  }
+  return n
+}
+
+const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
+  new StorageUnavailable({ cause: new Error("the PostgreSQL stream store is closed") })
+)
+
+/** What the group's transaction has made of a stream so far, starting from the locked row. */
+interface StreamChange {
+  readonly startTs: Micros | null
+  lastTs: Micros | null
+  /** The entry with the highest `ts` stored; `undefined` when not loaded (no write of the group needs it). */
+  latest: { readonly ts: Micros; readonly point: StoredPoint } | null | undefined
+  cleared: boolean
+  /** Entries to upsert, by `ts`: a later write replaces an earlier one with the same `ts`. */
+  readonly entries: Map<number, EntryWrite>
+}
+
+// The statements of a group, prepared once per connection (named). The lock is sent as a simple query together
+// with BEGIN (one round trip); its ids are integers, inlined.
+const latestStatement = {
+  name: "dashstream_latest",
+  text: `select s.id as stream_id, e.ts, e.point
+    from unnest($1::bigint[]) as s(id)
+    cross join lateral (select ts, point from entries where stream_id = s.id order by ts desc limit 1) e`
+}
+const clearStatement = { name: "dashstream_clear", text: "delete from entries where stream_id = any($1::bigint[])" }
+const storeStatement = {
+  name: "dashstream_store",
+  text: `with upserted as (
+      insert into entries (stream_id, ts, value, point)
+      select * from unnest($1::bigint[], $2::bigint[], $3::float8[], $4::text[])
+      on conflict (stream_id, ts) do update set value = excluded.value, point = excluded.point
+    )
+    update streams set last_ts = v.last_ts
+    from unnest($5::bigint[], $6::bigint[]) as v(id, last_ts)
+    where streams.id = v.id`
+}
+
+/**
+ * Plans one call against the group's state so far. The call's writes are applied to an overlay of the streams they
+ * touch; only when every write of the call succeeds is the overlay merged into `changes`, so a call that fails with
+ * `InvalidPoint` or `StreamNotFound` leaves no trace and the calls after it see the state without it.
+ */
+const planCall = (
+  pending: Pending,
+  changes: ReadonlyMap<number, StreamChange>
+): InvalidPoint | StreamNotFound | undefined => {
+  const overlay = new Map<number, StreamChange>()
+  for (const write of pending.writes) {
+    const id = write.widget.id as number
+    let change = overlay.get(id)
+    if (change === undefined) {
+      const base = changes.get(id)
+      // The widget was deleted after the push looked it up (its row is gone; ids are never reused).
+      if (base === undefined) return streamDeleted(write)
+      change = { startTs: base.lastTs, lastTs: base.lastTs, latest: base.latest, cleared: false, entries: new Map() }
+      overlay.set(id, change)
+    }
+    const mutation = applyOp(
+      write.widget.type,
+      write.op,
+      { lastTs: change.lastTs, latest: needsLatest(write.op) ? (change.latest?.point ?? null) : null },
+      pending.now,
+      write.path
+    )
+    if (Either.isLeft(mutation)) return mutation.left
+    const m = mutation.right
+    if (m.clear) {
+      change.cleared = true
+      change.entries.clear()
+      change.latest = null
+    }
+    for (const entry of m.entries) {
+      change.entries.set(entry.ts, entry)
+      if (change.latest === null || (change.latest !== undefined && entry.ts >= change.latest.ts)) {
+        change.latest = { ts: entry.ts, point: entry.point }
+      }
+    }
+    change.lastTs = m.lastTs
+  }
+  for (const [id, o] of overlay) {
+    const base = changes.get(id)!
+    if (o.cleared) {
+      base.cleared = true
+      base.entries.clear()
+    }
+    for (const [ts, entry] of o.entries) base.entries.set(ts, entry)
+    base.lastTs = o.lastTs
+    base.latest = o.latest
+  }
+  return undefined
+}
+
+/** Stores the net changes: deletes of cleared streams, then one upsert of every entry with the new `last_ts`. */
+const store = async (client: pg.PoolClient, changes: ReadonlyMap<number, StreamChange>) => {
+  const cleared: Array<number> = []
+  const streamIds: Array<number> = []
+  const tss: Array<number> = []
+  const values: Array<number | null> = []
+  const points: Array<string> = []
+  const moved: Array<number> = []
+  const lastTss: Array<number> = []
+  for (const [id, change] of changes) {
+    if (change.cleared) cleared.push(id)
+    for (const entry of change.entries.values()) {
+      streamIds.push(id)
+      tss.push(entry.ts)
+      values.push(entry.value)
+      points.push(entry.json)
+    }
+    if (change.lastTs !== change.startTs && change.lastTs !== null) {
+      moved.push(id)
+      lastTss.push(change.lastTs)
+    }
+  }
+  if (cleared.length > 0) await client.query({ ...clearStatement, values: [cleared] })
+  if (streamIds.length === 0 && moved.length === 0) return
+  // One statement, one round trip, whatever the number of entries: the entries as four array parameters.
+  await client.query({ ...storeStatement, values: [streamIds, tss, values, points, moved, lastTss] })
+}
+
+/**
+ * Runs a group in one transaction on `client`: locks every stream row the group touches in ascending id order
+ * (so groups of any number of processes cannot deadlock), reads the latest points the group needs after the locks
+ * are held, plans each call in arrival order, stores the net change and commits. Resolves to each call's domain
+ * error (`undefined`: stored once the transaction commits); throws when a statement or the COMMIT failed.
+ */
+const runTransaction = async (
+  client: pg.PoolClient,
+  group: ReadonlyArray<Pending>
+): Promise<Array<InvalidPoint | StreamNotFound | undefined>> => {
+  const idSet = new Set<number>()
+  const latestSet = new Set<number>()
+  for (const pending of group) {
+    for (const write of pending.writes) {
+      const id = write.widget.id as number
+      if (!Number.isSafeInteger(id)) throw new Error(`stream id ${String(id)} is not an integer`)
+      idSet.add(id)
+      if (needsLatest(write.op)) latestSet.add(id)
+    }
+  }
+  const ids = [...idSet].sort((a, b) => a - b)
+  // Rows are locked in the order the query returns them (ORDER BY is applied before FOR UPDATE).
+  const results = (await client.query(
+    `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE`
+  )) as unknown as Array<pg.QueryResult<{ id: number; last_ts: number | null }>>
+  const changes = new Map<number, StreamChange>()
+  for (const row of results[1]!.rows) {
+    const lastTs = row.last_ts as Micros | null
+    changes.set(row.id, { startTs: lastTs, lastTs, latest: undefined, cleared: false, entries: new Map() })
+  }
+  // Read after the locks are held: in READ COMMITTED each statement sees what was committed before it started, so
+  // this sees every write that held the locks before this group.
+  const loading = [...latestSet].filter((id) => changes.has(id))
+  if (loading.length > 0) {
+    for (const id of loading) changes.get(id)!.latest = null
+    const latest = await client.query<{ stream_id: number; ts: number; point: string }>({
+      ...latestStatement,
+      values: [loading]
+    })
+    for (const row of latest.rows) {
+      changes.get(row.stream_id)!.latest = { ts: row.ts as Micros, point: JSON.parse(row.point) as StoredPoint }
+    }
+  }
+  const errors = group.map((pending) => planCall(pending, changes))
+  if (errors.every((e) => e !== undefined)) {
+    await client.query("ROLLBACK")
+    return errors
+  }
+  await store(client, changes)
+  const end = await client.query("COMMIT")
+  // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
+  if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
+  return errors
+}
+
+/**
+ * Group commit of `StreamStore.write` calls on a `pg` pool.
+ *
+ * A call is queued and a flush is scheduled with `setImmediate`, so every call made while the current I/O phase
+ * runs (all the requests parsed in it) joins the same group; calls arriving while {@link GroupLimits.maxInFlight}
+ * groups are running wait and form the next group. A group runs in one transaction on one pooled connection:
+ * `BEGIN` and `SELECT ... FOR UPDATE` of every stream row of the group in ascending id (one round trip), the latest
+ * points the group needs, each call planned in memory in arrival order with `applyOp`, one statement storing the
+ * net change, `COMMIT`. A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
+ * (`StreamNotFound`) is left out of the plan and fails alone; the calls after it see the state without it. Every
+ * call is resumed only after the `COMMIT` succeeded, so an acknowledged write is committed; when any statement or
+ * the `COMMIT` fails, the transaction is rolled back (the connection is discarded) and every call of the group
+ * fails with `StorageError` or `StorageUnavailable`.
+ */
+export class GroupCommit {
+  private queue: Array<Pending> = []
+  private scheduled: NodeJS.Immediate | undefined = undefined
+  private isClosed = false
+  private inFlight = 0
+  private groupCount = 0
+  private callCount = 0
+  private drained: Array<() => void> = []
+  private sweeper: NodeJS.Timeout | undefined = undefined
+  private readonly flushNow = (): void => this.flush()
+  private readonly sweepNow = (): void => this.sweep()
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly limits: GroupLimits = defaultGroupLimits
+  ) {}
+
+  /** Groups run so far, committed or failed (calls / groups is the mean group size). */
+  get groups(): number {
+    return this.groupCount
+  }
+
+  /** Calls run in those groups (withdrawn calls excluded). */
+  get calls(): number {
+    return this.callCount
+  }
+
+  /**
+   * Queues `writes` (applied in order, all or nothing, see `StreamStore.write`) and succeeds once the group they
+   * joined is committed. Fails with the call's own `InvalidPoint` or `StreamNotFound`, with `StorageError` or
+   * `StorageUnavailable` when the group's transaction failed, and with `StorageUnavailable` after {@link close}.
+   * Interrupting the fiber before its group starts withdraws the call (nothing stored).
+   */
+  write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
+    return Effect.async<void, WriteError>((resume) => {
+      if (this.isClosed) return resume(closed)
+      const pending = new Pending(writes, now, sizeOf(writes), resume)
+      this.queue.push(pending)
+      this.schedule()
+      if (this.sweeper === undefined) {
+        this.sweeper = setInterval(this.sweepNow, Math.max(10, this.limits.maxWaitMs / 4))
+        this.sweeper.unref()
+      }
+      return Effect.sync(() => {
+        pending.cancelled = true
+      })
+    })
+  }
+
+  /**
+   * Stops accepting calls (later ones fail with `StorageUnavailable`) and resolves once every queued and running
+   * group has finished, so no call is left unanswered. Call it before ending the pool.
+   */
+  close(): Promise<void> {
+    this.isClosed = true
+    if (this.scheduled !== undefined) {
+      clearImmediate(this.scheduled)
+      this.scheduled = undefined
+    }
+    this.flush()
+    return new Promise((resolve) => {
+      if (this.inFlight === 0 && this.queue.length === 0) resolve()
+      else this.drained.push(resolve)
+    })
+  }
+
+  // Fails the calls that have waited longer than `maxWaitMs` (checked every quarter of it while calls are queued).
+  private sweep(): void {
+    if (this.queue.length === 0) {
+      clearInterval(this.sweeper)
+      this.sweeper = undefined
+      return
+    }
+    const deadline = performance.now() - this.limits.maxWaitMs
+    if (this.queue[0]!.queuedAt > deadline) return
+    const waited = new StorageUnavailable({
+      cause: new Error(`no PostgreSQL transaction was free for ${this.limits.maxWaitMs} ms`)
+    })
+    const kept: Array<Pending> = []
+    for (const pending of this.queue) {
+      if (pending.cancelled) continue
+      if (pending.queuedAt <= deadline) pending.resume(Effect.fail(waited))
+      else kept.push(pending)
+    }
+    this.queue = kept
+  }
+
+  private schedule(): void {
+    if (this.scheduled === undefined && this.queue.length > 0 && this.inFlight < this.limits.maxInFlight) {
+      this.scheduled = setImmediate(this.flushNow)
+    }
+  }
+
+  private flush(): void {
+    this.scheduled = undefined
+    while (this.inFlight < this.limits.maxInFlight && this.queue.length > 0) {
+      const group = this.take()
+      if (group.length === 0) continue
+      this.inFlight++
+      void this.runGroup(group).finally(() => {
+        this.inFlight--
+        if (this.isClosed) this.flush()
+        else this.schedule()
+        if (this.inFlight === 0 && this.queue.length === 0) {
+          for (const resolve of this.drained.splice(0)) resolve()
+        }
+      })
+    }
+  }
+
+  // Takes the next group off the queue: calls in arrival order up to the limits, at least one; drops cancelled ones.
+  private take(): Array<Pending> {
+    const queue = this.queue
+    const { maxCalls, maxEntries } = this.limits
+    const group: Array<Pending> = []
+    let entries = 0
+    let i = 0
+    for (; i < queue.length && group.length < maxCalls; i++) {
+      const pending = queue[i]!
+      if (pending.cancelled) continue
+      if (group.length > 0 && entries + pending.size > maxEntries) break
+      entries += pending.size
+      group.push(pending)
+    }
+    this.queue = i === queue.length ? [] : queue.slice(i)
+    return group
+  }
+
+  private async runGroup(group: ReadonlyArray<Pending>): Promise<void> {
+    let outcome: ReadonlyArray<WriteError | undefined> | StorageFailure
+    try {
+      outcome = await this.attempt(group)
+    } catch (cause) {
+      outcome = toStorageFailure(cause)
+    }
+    this.groupCount++
+    this.callCount += group.length
+    for (let i = 0; i < group.length; i++) {
+      const error = Array.isArray(outcome) ? (outcome[i] as WriteError | undefined) : (outcome as StorageFailure)
+      group[i]!.resume(error === undefined ? Effect.void : Effect.fail(error))
+    }
+  }
+
+  private async attempt(group: ReadonlyArray<Pending>): Promise<ReadonlyArray<WriteError | undefined>> {
+    const client = await this.pool.connect()
+    try {
+      const errors = await runTransaction(client, group)
+      client.release()
+      return errors
+    } catch (error) {
+      // Released with the error, the client is discarded: the server rolls back a transaction whose connection
+      // closes, so nothing of the group is stored.
+      client.release(error instanceof Error ? error : new Error(String(error)))
+      throw error
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import { AccountStore, micros, type PointOp, type Widget } from "@dashstream/core"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Either, Fiber } from "effect"
+import pg from "pg"
+import { GroupCommit } from "../src/internal/groupCommit.js"
+import { makePool } from "../src/internal/pool.js"
+import { parseUrl } from "../src/index.js"
+import { openTestDatabase, withSchema } from "../src/testing/index.js"
+import { delta, freshSchema, processes, put, readAll, T0, widgets } from "./fixtures.js"
+
+const db = await openTestDatabase()
+afterAll(() => db?.close())
+
+describe.skipIf(db === undefined)("group commit", () => {
+  const url = db?.url ?? ""
+
+  // A GroupCommit on its own pool over `schema`, plus the layer of a "process" for widgets and reads.
+  const setup = (schema: string, maxWaitMs = 5_000) =>
+    Effect.gen(function* () {
+      const [stores] = yield* processes(url, schema, 1)
+      const config = yield* parseUrl(withSchema(url, schema))
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => makePool(config)),
+        (pool) => Effect.promise(() => pool.end())
+      )
+      const group = yield* Effect.acquireRelease(
+        Effect.sync(() => new GroupCommit(pool, { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 1, maxWaitMs })),
+        (g) => Effect.promise(() => g.close())
+      )
+      return { stores: stores!, group }
+    })
+
+  // Starts every call in the same tick, so they all join one group; resolves to each call's outcome tag.
+  const together = (group: GroupCommit, calls: ReadonlyArray<ReadonlyArray<readonly [Widget, PointOp]>>) =>
+    Effect.gen(function* () {
+      const fibers = calls.map((ops, c) =>
+        Effect.runFork(
+          Effect.either(
+            group.write(
+              ops.map(([widget, op], i) => ({ widget, op, path: `streams[${i}].point` })),
+              micros(T0 + c)
+            )
+          )
+        )
+      )
+      const results = yield* Fiber.joinAll(fibers)
+      return results.map((r) => (Either.isRight(r) ? "Success" : r.left._tag))
+    })
+
+  it.scopedLive("an invalid call and a call for a deleted widget fail alone; the rest of the group is stored", () =>
+    Effect.gen(function* () {
+      const { stores, group } = yield* setup(freshSchema("g"))
+      const [n, t, gone] = yield* widgets(stores, [
+        ["number", "n"],
+        ["table", "t"],
+        ["number", "gone"]
+      ])
+      const row = (cells: ReadonlyArray<string>): PointOp => ({ _tag: "TableRow", row: cells })
+      // The header row first, in its own group.
+      assert.deepStrictEqual(yield* together(group, [[[t!, row(["a", "b"])]]]), ["Success"])
+      yield* Context.get(stores, AccountStore).deleteWidget(gone!.accountId, gone!.streamName)
+      const groupsBefore = group.groups
+      const outcomes = yield* together(group, [
+        [[n!, delta(1)]],
+        // Two writes, the second invalid: the first (a delta on n) must not be stored either.
+        [
+          [n!, delta(100)],
+          [t!, row(["only one cell"])]
+        ],
+        [[t!, row(["c", "d"])]],
+        [
+          [n!, delta(1000)],
+          [gone!, put(1)]
+        ],
+        [[n!, delta(2)]]
+      ])
+      assert.deepStrictEqual(outcomes, ["Success", "InvalidPoint", "Success", "StreamNotFound", "Success"])
+      assert.strictEqual(group.groups - groupsBefore, 1)
+      const numbers = yield* readAll(stores, n!)
+      assert.deepStrictEqual(
+        numbers.map((e) => e.point.number),
+        [1, 3]
+      )
+      const table = yield* readAll(stores, t!)
+      assert.deepStrictEqual(table[table.length - 1]!.point, {
+        table: [
+          ["a", "b"],
+          ["c", "d"]
+        ]
+      } as never)
+    })
+  )
+
+  it.scopedLive("a failed COMMIT fails every call of the group and stores none of them", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("c")
+      const { stores, group } = yield* setup(schema)
+      const [a, b] = yield* widgets(stores, [
+        ["number", "a"],
+        ["number", "b"]
+      ])
+      // A deferred constraint trigger that rejects the number 666 when the transaction commits.
+      yield* Effect.promise(async () => {
+        const client = new pg.Client({ connectionString: url })
+        await client.connect()
+        try {
+          await client.query(`
+            create function ${schema}.reject_666() returns trigger language plpgsql as $$
+            begin
+              if new.point = '{"number":666}' then raise exception 'rejected at commit'; end if;
+              return null;
+            end $$;
+            create constraint trigger reject_666 after insert or update on ${schema}.entries
+              deferrable initially deferred for each row execute function ${schema}.reject_666();`)
+        } finally {
+          await client.end()
+        }
+      })
+      const outcomes = yield* together(group, [[[a!, put(1)]], [[b!, put(666)]], [[a!, delta(5)]]])
+      assert.deepStrictEqual(outcomes, ["StorageError", "StorageError", "StorageError"])
+      assert.deepStrictEqual(yield* readAll(stores, a!), [])
+      assert.deepStrictEqual(yield* readAll(stores, b!), [])
+      // The store keeps working after the failed group.
+      assert.deepStrictEqual(yield* together(group, [[[a!, put(2)]], [[b!, put(3)]]]), ["Success", "Success"])
+      assert.deepStrictEqual(
+        (yield* readAll(stores, a!)).map((e) => e.point.number),
+        [2]
+      )
+    })
+  )
+
+  it.scopedLive(
+    "a call queued behind a stuck group fails with StorageUnavailable after maxWaitMs; the stuck one ends well",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("w")
+        const { stores, group } = yield* setup(schema, 300)
+        const [a] = yield* widgets(stores, [["number", "a"]])
+        // Another session holds the stream's row lock, so the one group allowed at a time waits on it.
+        const holder = new pg.Client({ connectionString: url })
+        yield* Effect.promise(async () => {
+          await holder.connect()
+          await holder.query(`BEGIN; SELECT id FROM ${schema}.streams WHERE id = ${a!.id} FOR UPDATE`)
+        })
+        const stuck = Effect.runFork(
+          Effect.either(group.write([{ widget: a!, op: put(1), path: "point" }], micros(T0)))
+        )
+        yield* Effect.sleep("100 millis")
+        const started = performance.now()
+        const queued = yield* Effect.either(group.write([{ widget: a!, op: put(2), path: "point" }], micros(T0 + 1)))
+        const waited = performance.now() - started
+        assert.isTrue(Either.isLeft(queued) && queued.left._tag === "StorageUnavailable")
+        assert.isAtLeast(waited, 250)
+        assert.isBelow(waited, 3_000)
+        yield* Effect.promise(async () => {
+          await holder.query("COMMIT")
+          await holder.end()
+        })
+        assert.isTrue(Either.isRight(yield* Fiber.join(stuck)))
+        assert.deepStrictEqual(
+          (yield* readAll(stores, a!)).map((e) => e.point.number),
+          [1]
+        )
+      })
+  )
+
+  it.scopedLive("groups from two stores on one hot stream lose no delta and keep ts strictly increasing", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("h")
+      const first = yield* setup(schema)
+      const config = yield* parseUrl(withSchema(url, schema))
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => makePool(config)),
+        (pool) => Effect.promise(() => pool.end())
+      )
+      const second = new GroupCommit(pool)
+      const [w] = yield* widgets(first.stores, [["number", "hot"]])
+      const rounds = 20
+      for (let r = 0; r < rounds; r++) {
+        const calls = Array.from({ length: 20 }, (_, i) =>
+          Effect.either(
+            (i % 2 === 0 ? first.group : second).write([{ widget: w!, op: delta(1), path: "point" }], micros(T0))
+          )
+        )
+        const results = yield* Effect.all(calls, { concurrency: "unbounded" })
+        assert.isTrue(results.every(Either.isRight))
+      }
+      yield* Effect.promise(() => second.close())
+      const all = yield* readAll(first.stores, w!)
+      assert.strictEqual(all.length, rounds * 20)
+      for (let i = 1; i < all.length; i++) assert.isAbove(all[i]!.ts, all[i - 1]!.ts)
+      assert.deepStrictEqual(
+        all.map((e) => e.point.number),
+        Array.from({ length: rounds * 20 }, (_, i) => i + 1)
+      )
+      // Both stores ran several calls per group.
+      assert.isBelow(first.group.groups + second.groups, rounds * 20)
+    })
+  )
+})
