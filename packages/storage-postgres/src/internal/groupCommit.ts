@@ -1,22 +1,26 @@
 import {
   applyOp,
   type EntryWrite,
+  type GroupSize,
   type InvalidPoint,
   type Micros,
   needsLatest,
+  PendingWrite as Pending,
+  queuedWrite,
   type StorageFailure,
   StorageUnavailable,
   type StoredPoint,
   streamDeleted,
   type StreamNotFound,
-  type StreamWrite
+  type StreamWrite,
+  takeGroup,
+  type WriteError
 } from "@dashstream/core"
 import { Effect, Either } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./errors.js"
 
-/** Every error a `write` call can fail with. */
-export type WriteError = InvalidPoint | StreamNotFound | StorageFailure
+export type { WriteError } from "@dashstream/core"
 
 /**
  * How large one group may grow, how many groups may run at once and how long a call may wait for a group.
@@ -26,40 +30,13 @@ export type WriteError = InvalidPoint | StreamNotFound | StorageFailure
  * stuck on a lock or on a server that stopped answering) fails with `StorageUnavailable` and is withdrawn, as a
  * call waiting for a pooled connection would (the store passes the pool's `connect_timeout_ms`).
  */
-export interface GroupLimits {
-  readonly maxCalls: number
-  readonly maxEntries: number
+export interface GroupLimits extends GroupSize {
   readonly maxInFlight: number
   readonly maxWaitMs: number
 }
 
 /** The default {@link GroupLimits}: 1,000 calls or 20,000 entries a group, 2 groups at once, 5 s of waiting. */
 export const defaultGroupLimits: GroupLimits = { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 2, maxWaitMs: 5_000 }
-
-type Resume = (effect: Effect.Effect<void, WriteError>) => void
-
-// One queued `write` call. `cancelled` is set when its fiber is interrupted before its group ran: it is skipped,
-// so an interrupted call stores nothing.
-class Pending {
-  cancelled = false
-  /** When it was queued, from `performance.now()`. */
-  readonly queuedAt = performance.now()
-  constructor(
-    readonly writes: ReadonlyArray<StreamWrite>,
-    readonly now: Micros,
-    readonly size: number,
-    readonly resume: Resume
-  ) {}
-}
-
-const sizeOf = (writes: ReadonlyArray<StreamWrite>): number => {
-  let n = 0
-  for (let i = 0; i < writes.length; i++) {
-    const op = writes[i]!.op
-    n += op._tag === "Put" ? op.entries.length : 1
-  }
-  return n
-}
 
 const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
   new StorageUnavailable({ cause: new Error("the PostgreSQL stream store is closed") })
@@ -283,19 +260,19 @@ export class GroupCommit {
    * Interrupting the fiber before its group starts withdraws the call (nothing stored).
    */
   write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
-    return Effect.async<void, WriteError>((resume) => {
-      if (this.isClosed) return resume(closed)
-      const pending = new Pending(writes, now, sizeOf(writes), resume)
-      this.queue.push(pending)
-      this.schedule()
-      if (this.sweeper === undefined) {
-        this.sweeper = setInterval(this.sweepNow, Math.max(10, this.limits.maxWaitMs / 4))
-        this.sweeper.unref()
+    return queuedWrite(
+      writes,
+      now,
+      () => (this.isClosed ? closed : undefined),
+      (pending) => {
+        this.queue.push(pending)
+        this.schedule()
+        if (this.sweeper === undefined) {
+          this.sweeper = setInterval(this.sweepNow, Math.max(10, this.limits.maxWaitMs / 4))
+          this.sweeper.unref()
+        }
       }
-      return Effect.sync(() => {
-        pending.cancelled = true
-      })
-    })
+    )
   }
 
   /**
@@ -361,19 +338,8 @@ export class GroupCommit {
 
   // Takes the next group off the queue: calls in arrival order up to the limits, at least one; drops cancelled ones.
   private take(): Array<Pending> {
-    const queue = this.queue
-    const { maxCalls, maxEntries } = this.limits
-    const group: Array<Pending> = []
-    let entries = 0
-    let i = 0
-    for (; i < queue.length && group.length < maxCalls; i++) {
-      const pending = queue[i]!
-      if (pending.cancelled) continue
-      if (group.length > 0 && entries + pending.size > maxEntries) break
-      entries += pending.size
-      group.push(pending)
-    }
-    this.queue = i === queue.length ? [] : queue.slice(i)
+    const [group, rest] = takeGroup(this.queue, this.limits)
+    this.queue = rest
     return group
   }
 

@@ -1,55 +1,27 @@
 import type Database from "better-sqlite3"
 import {
-  type InvalidPoint,
+  type GroupSize,
   type Micros,
+  PendingWrite as Pending,
+  queuedWrite,
   type StorageFailure,
   StorageUnavailable,
-  type StreamNotFound,
-  type StreamWrite
+  type StreamWrite,
+  takeGroup,
+  type WriteError
 } from "@dashstream/core"
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
 import { applyWrites, type WriteStatements } from "./writePath.js"
 
-/** Every error a `write` call can fail with. */
-export type WriteError = InvalidPoint | StreamNotFound | StorageFailure
+export type { WriteError } from "@dashstream/core"
 
-/**
- * How large one group may grow before the rest waits for the next commit, so a burst cannot stretch the latency of
- * the calls at its head. `maxCalls` counts `write` calls; `maxEntries` counts the writes of those calls, a `Put`
- * counting one per entry. A single call larger than `maxEntries` still forms a group of its own.
- */
-export interface GroupLimits {
-  readonly maxCalls: number
-  readonly maxEntries: number
-}
+/** How large one group may grow before the rest waits for the next commit (see `GroupSize` of the core). */
+export type GroupLimits = GroupSize
 
 /** The default {@link GroupLimits}: 1,000 calls or 20,000 entries, some 10-30 ms of work per group on our machines. */
 export const defaultGroupLimits: GroupLimits = { maxCalls: 1000, maxEntries: 20_000 }
-
-type Resume = (effect: Effect.Effect<void, WriteError>) => void
-
-// One queued `write` call. `cancelled` is set when its fiber is interrupted before its group ran: it is skipped,
-// so an interrupted call stores nothing.
-class Pending {
-  cancelled = false
-  constructor(
-    readonly writes: ReadonlyArray<StreamWrite>,
-    readonly now: Micros,
-    readonly size: number,
-    readonly resume: Resume
-  ) {}
-}
-
-const sizeOf = (writes: ReadonlyArray<StreamWrite>): number => {
-  let n = 0
-  for (let i = 0; i < writes.length; i++) {
-    const op = writes[i]!.op
-    n += op._tag === "Put" ? op.entries.length : 1
-  }
-  return n
-}
 
 // Returned by a group's first attempt to ask for a second one with a savepoint for every call.
 const replay: unique symbol = Symbol("replay")
@@ -145,15 +117,15 @@ export class GroupCommit {
    * Interrupting the fiber before the group runs withdraws the call (nothing stored).
    */
   write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
-    return Effect.async<void, WriteError>((resume) => {
-      if (this.isClosed) return resume(closed)
-      const pending = new Pending(writes, now, sizeOf(writes), resume)
-      this.queue.push(pending)
-      if (this.scheduled === undefined) this.scheduled = setImmediate(this.flushNow)
-      return Effect.sync(() => {
-        pending.cancelled = true
-      })
-    })
+    return queuedWrite(
+      writes,
+      now,
+      () => (this.isClosed ? closed : undefined),
+      (pending) => {
+        this.queue.push(pending)
+        if (this.scheduled === undefined) this.scheduled = setImmediate(this.flushNow)
+      }
+    )
   }
 
   /**
@@ -182,19 +154,8 @@ export class GroupCommit {
 
   // Takes the next group off the queue: calls in arrival order up to the limits, at least one; drops cancelled ones.
   private take(): Array<Pending> {
-    const queue = this.queue
-    const { maxCalls, maxEntries } = this.limits
-    const group: Array<Pending> = []
-    let entries = 0
-    let i = 0
-    for (; i < queue.length && group.length < maxCalls; i++) {
-      const pending = queue[i]!
-      if (pending.cancelled) continue
-      if (group.length > 0 && entries + pending.size > maxEntries) break
-      entries += pending.size
-      group.push(pending)
-    }
-    this.queue = i === queue.length ? [] : queue.slice(i)
+    const [group, rest] = takeGroup(this.queue, this.limits)
+    this.queue = rest
     return group
   }
 
