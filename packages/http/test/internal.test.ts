@@ -6,7 +6,7 @@ import { makeRateLimiter } from "../src/internal/rateLimiter.js"
 import { accessKeyOfPath, redactPath, requestLine, scrub } from "../src/internal/redact.js"
 import { readBodyText } from "../src/internal/readHandlers.js"
 import { makeRouteTable } from "../src/internal/routeTable.js"
-import { micros } from "@dashstream/core"
+import { micros, renderEntries } from "@dashstream/core"
 
 describe("redaction", () => {
   it("redacts the access key segment of export paths and drops the query", () => {
@@ -89,12 +89,14 @@ describe("route table", () => {
 
 describe("read body", () => {
   it("concatenates stored JSON with exact ts", () => {
-    assert.strictEqual(readBodyText([]), '{"message":"Success!","data":[]}')
+    assert.strictEqual(readBodyText(renderEntries([])), '{"message":"Success!","data":[]}')
     assert.strictEqual(
-      readBodyText([
-        { ts: micros(1_700_000_000_000_001), json: '{"number":1}' },
-        { ts: micros(1_700_000_001_000_000), json: '{"x":1,"y":2}' }
-      ]),
+      readBodyText(
+        renderEntries([
+          { ts: micros(1_700_000_000_000_001), json: '{"number":1}' },
+          { ts: micros(1_700_000_001_000_000), json: '{"x":1,"y":2}' }
+        ])
+      ),
       '{"message":"Success!","data":[{"ts":1700000000.000001,"point":{"number":1}},{"ts":1700000001,"point":{"x":1,"y":2}}]}'
     )
   })

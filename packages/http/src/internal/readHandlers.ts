@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { renderEntries, type StoredEntry, UseCases } from "@dashstream/core"
+import { UseCases } from "@dashstream/core"
 import { Effect, Stream } from "effect"
 import { api } from "../Api.js"
 import type { RateLimited } from "../HttpErrors.js"
@@ -13,9 +13,11 @@ const noStore = { "cache-control": "no-store" } as const
 const bodyStart = '{"message":"Success!","data":['
 const bodyEnd = "]}"
 
-/** The 200 body of a read (contract section 6): `{"message":"Success!","data":[{"ts","point"}...]}`. */
-export const readBodyText = (entries: ReadonlyArray<StoredEntry>): string =>
-  bodyStart + renderEntries(entries) + bodyEnd
+/**
+ * The 200 body of a read (contract section 6), `{"message":"Success!","data":[{"ts","point"}...]}`, around the
+ * `data` elements as a `RenderedPage` holds them.
+ */
+export const readBodyText = (dataText: string): string => bodyStart + dataText + bodyEnd
 
 /**
  * A read of several pages as a streamed 200 (chunked, one chunk per page, so the server holds one page at a time;
@@ -63,7 +65,7 @@ export const readLive = (rateLimit: (accessKey: string) => Effect.Effect<void, R
         Effect.zipRight(UseCases.readPages(path.accessKey, path.streamName, urlParams)),
         Effect.flatMap((pages) =>
           pages.rest === undefined
-            ? Effect.succeed(jsonTextResponse(bodyStart + pages.first.text + bodyEnd, noStore))
+            ? Effect.succeed(jsonTextResponse(readBodyText(pages.first.text), noStore))
             : streamedRead(pages, path.accessKey)
         )
       )
