@@ -28,11 +28,17 @@ export interface EntryWrite {
 }
 
 /**
- * The effect of one write on one stream: when `clear`, delete every entry first; then upsert `entries` by `ts`;
- * then set the stream's highest assigned `ts` to `lastTs`.
+ * The effect of one write on one stream: when `clear`, delete every entry first and record `clearedAt` as the
+ * stream's last clear; then upsert `entries` by `ts`; then set the stream's highest assigned `ts` to `lastTs`.
+ *
+ * A clear takes a `ts` of its own, assigned as a server `ts` is (`clearedAt`, microseconds): it is greater than every
+ * `ts` it cleared and smaller than every server `ts` assigned after it, so it can serve as the `id` of the clear event
+ * of a live event stream (contract section 10) and a client resuming from an older id learns that it missed it.
  */
 export interface Mutation {
   readonly clear: boolean
+  /** The `ts` of the clear (microseconds) when `clear`, else `null`. */
+  readonly clearedAt: Micros | null
   readonly entries: ReadonlyArray<EntryWrite>
   readonly lastTs: Micros | null
 }
@@ -71,8 +77,10 @@ export const applyOp = (
   }
   const latest = state.latest
   switch (op._tag) {
-    case "Clear":
-      return Either.right({ clear: true, entries, lastTs })
+    case "Clear": {
+      const clearedAt = nextServerTs(lastTs, now)
+      return Either.right({ clear: true, clearedAt, entries, lastTs: clearedAt })
+    }
     case "Put":
       for (const e of op.entries) add(e.point, e.ts)
       break
@@ -129,5 +137,5 @@ export const applyOp = (
       break
     }
   }
-  return Either.right({ clear: false, entries, lastTs })
+  return Either.right({ clear: false, clearedAt: null, entries, lastTs })
 }

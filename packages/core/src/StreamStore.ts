@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import { type InvalidPoint, type StorageFailure, StreamNotFound } from "./Errors.js"
 import type { PointOp } from "./Point.js"
 import { formatTs, MICROS_PER_SECOND, type Micros } from "./Time.js"
@@ -47,6 +47,11 @@ export interface ReadQuery {
   readonly limit: number | null
 }
 
+/** See `StreamStore.liveState`. */
+export interface LiveState {
+  readonly lastClear: Micros | null
+}
+
 /**
  * The storage port of stream data. Adapters (memory, SQLite, PostgreSQL) implement it; the storage contract suite
  * in `@dashstream/core/testing` checks that they agree.
@@ -74,6 +79,12 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      * {@link RenderedPage}); what `read(stream, { since, limit })` returns, as text. The export read's pages.
      */
     readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
+    /**
+     * What a live event stream needs to know of a stream besides its entries (contract section 10): `lastClear`, the
+     * `ts` of its last clear in microseconds (`Mutation.clearedAt`; `null` if it was never cleared). `None` when the
+     * widget no longer exists.
+     */
+    readonly liveState: (stream: StreamId) => Effect.Effect<Option.Option<LiveState>, StorageFailure>
     /** Succeeds when the storage answers a trivial query (used by `/readyz`). */
     readonly ping: Effect.Effect<void, StorageFailure>
   }

@@ -64,11 +64,13 @@ export const SinceSeconds = Schema.NumberFromString.pipe(Schema.finite(), Schema
 
 /**
  * The strict lower bound of a `since` read in microseconds: entries with `ts > bound` are returned
- * (spec section 4.1 rule 3). A `since` equal to an entry's printed `ts` excludes exactly that entry; any other
+ * (spec section 4.1 rule 3); `since=0` gives -1, so that it returns every entry, one at `ts` 0 included (rule 2). A `since` equal to an entry's printed `ts` excludes exactly that entry; any other
  * `since` that falls between two microseconds (beyond the rounding error of a double) is rounded down, so an entry
  * whose `ts` is above the real-valued `since` is never missed.
  */
 export const sinceBound = (seconds: number): Micros => {
+  // `since=0` returns every stored entry (spec section 4.1 rule 2), an entry at ts 0 included.
+  if (seconds === 0) return -1 as Micros
   const scaled = seconds * MICROS_PER_SECOND
   const nearest = Math.round(scaled)
   // A printed ts parsed back to a double, then scaled, carries two roundings of at most half an ulp each: up to

@@ -79,18 +79,31 @@ describe("applyOp: Put", () => {
 
   it("stores nothing for an empty Put but keeps lastTs", () => {
     const m = apply("usa-map", { _tag: "Put", entries: [] }, { lastTs: NOW, latest: null })
-    assert.deepStrictEqual(m, { clear: false, entries: [], lastTs: NOW })
+    assert.deepStrictEqual(m, { clear: false, clearedAt: null, entries: [], lastTs: NOW })
   })
 })
 
 describe("applyOp: Clear", () => {
-  it("deletes everything and keeps lastTs so ts never goes back", () => {
+  it("deletes everything and takes a ts of its own past lastTs, so ts never goes back", () => {
     assert.deepStrictEqual(apply("number", { _tag: "Clear" }, { lastTs: micros(NOW + 9), latest: { number: 3 } }), {
       clear: true,
+      clearedAt: micros(NOW + 10),
       entries: [],
-      lastTs: micros(NOW + 9)
+      lastTs: micros(NOW + 10)
     })
-    assert.deepStrictEqual(apply("number", { _tag: "Clear" }), { clear: true, entries: [], lastTs: null })
+    assert.deepStrictEqual(apply("number", { _tag: "Clear" }), {
+      clear: true,
+      clearedAt: NOW,
+      entries: [],
+      lastTs: NOW
+    })
+  })
+
+  it("the clear's ts lies between every ts it cleared and every server ts after it", () => {
+    const cleared = apply("sparkline", { _tag: "Clear" }, { lastTs: micros(NOW + 5), latest: null })
+    const next = apply("sparkline", { _tag: "Put", entries: [{ point: { number: 1 } }] }, after(empty, cleared))
+    assert.isTrue(cleared.clearedAt! > NOW + 5)
+    assert.isTrue(next.entries[0]!.ts > cleared.clearedAt!)
   })
 })
 
@@ -126,7 +139,8 @@ describe("applyOp: Delta", () => {
     state = after(state, apply("number", { _tag: "Clear" }, state))
     const m = apply("number", { _tag: "Delta", delta: 2 }, state)
     assert.deepStrictEqual(points(m), [{ number: 2 }])
-    assert.strictEqual(m.entries[0]!.ts, NOW + 1)
+    // The clear took NOW + 1 as its own ts.
+    assert.strictEqual(m.entries[0]!.ts, NOW + 2)
   })
 
   it("property: any sequence of deltas applied in order ends at their sum", () => {

@@ -14,6 +14,7 @@ import { Effect, Either, Option } from "effect"
 import { sql } from "kysely"
 import type pg from "pg"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
+import { channelName } from "./internal/notify.js"
 import { db, run, transaction } from "./internal/sql.js"
 
 const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
@@ -47,11 +48,19 @@ const accountExists = (on: pg.Pool | pg.PoolClient, id: string) =>
 const streamColumns = ["id", "account_id", "name", "type", "created_at"] as const
 
 /**
+ * Deletes the stream `$2` of account `$1` and notifies channel `$3` of it (`{"s":<id>,"d":1}`, see
+ * `internal/notify.ts`) in the same statement, so the notification is delivered on its commit only.
+ */
+const deleteStreamStatement = `with deleted as (delete from streams where account_id = $1 and name = $2 returning id)
+  select id, pg_notify($3::text, '{"s":' || id || ',"d":1}') from deleted`
+
+/**
  * The `AccountStore` port on a `pg` pool (contract section 7). Times are integer microseconds; access keys are only
  * seen as SHA-256 digests. Errors: the port's domain errors, `StorageUnavailable` when the server is unreachable,
  * `StorageError` otherwise. Widgets are listed in code point order of their stream names (`COLLATE "C"`).
+ * `deleteWidget` notifies `channel` of the deletion (live updates, contract section 10; see `internal/notify.ts`).
  */
-export const makeAccountStore = (pool: pg.Pool): AccountStore["Type"] => {
+export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("public")): AccountStore["Type"] => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: toStorageFailure })
   return {
     createAccount: (account, key) =>
@@ -231,11 +240,9 @@ export const makeAccountStore = (pool: pg.Pool): AccountStore["Type"] => {
       attempt(async () => {
         // Deleting the row takes its lock, so a write in progress on the stream finishes first; entries go with it
         // (ON DELETE CASCADE).
-        const deleted = await run(
-          pool,
-          db.deleteFrom("streams").where("account_id", "=", id).where("name", "=", streamName).returning("id").compile()
-        )
-        if (deleted.length > 0) return "deleted" as const
+        // The notification of live updates (`notify.ts`) is sent by the same statement, so on its commit only.
+        const deleted = await pool.query<{ id: number }>(deleteStreamStatement, [id, streamName, channel])
+        if (deleted.rows.length > 0) return "deleted" as const
         return (await accountExists(pool, id)) ? ("no-stream" as const) : ("no-account" as const)
       }).pipe(
         Effect.flatMap((outcome) =>

@@ -1,24 +1,34 @@
-import { AccountStore, DecimationStore, StreamStore } from "@dashstream/core"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { AccountStore, ChangeFeed, DecimationStore, StreamStore } from "@dashstream/core"
+import { Context, Effect, Layer, Runtime, type Scope } from "effect"
 import { defaultGroupLimits, GroupCommit } from "./internal/groupCommit.js"
+import { defaultListenerOptions, Listener } from "./internal/listener.js"
+import { channelName } from "./internal/notify.js"
 import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 import { makeStreamStore } from "./PostgresStreamStore.js"
 
-/** The storage ports on one connection pool. */
+/** The storage ports on one connection pool, and the change feed on its own listening connection. */
 export interface PostgresStores {
   readonly streamStore: Context.Tag.Service<StreamStore>
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
+  /** Live updates (contract section 10): the changes committed by every process on this database and schema. */
+  readonly changeFeed: Context.Tag.Service<ChangeFeed>
 }
 
 /**
  * Opens a connection pool for `config` and builds the three storage ports on it; the pool is closed when the scope closes
  * (waiting up to 5 s for connections in use). Does not migrate: run `migrate` first (the CLI's `serve` does).
- * Never fails and does not connect yet, so a server that is down at startup is reported by each operation as
+ * Never fails and does not wait for the server, so a server that is down at startup is reported by each operation as
  * `StorageUnavailable` (and by `ping`, for `/readyz`); the pool reconnects by itself when the server is back.
+ *
+ * The `ChangeFeed` (contract section 10) starts connecting its own listening connection (`application_name`
+ * `dashstream-listener`, or the URL's name with `-listener`) at once, in the background; it `LISTEN`s on the
+ * channel of `config.schema` (`dashstream_changes` or `dashstream_changes_<schema>`, see `internal/notify.ts`),
+ * reconnects forever with backoff (a warning per failed attempt, through the Effect logger) and publishes a `Gap`
+ * to every subscriber each time it listens again (see `internal/listener.ts`). It closes with the scope.
  */
 export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -28,26 +38,49 @@ export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, neve
     )
     // Closed before the pool ends (finalizers run in reverse order): every queued write is answered first.
     const groupCommit = yield* Effect.acquireRelease(
-      Effect.sync(() => new GroupCommit(pool, { ...defaultGroupLimits, maxWaitMs: config.connectTimeoutMs })),
+      Effect.sync(
+        () =>
+          new GroupCommit(
+            pool,
+            { ...defaultGroupLimits, maxWaitMs: config.connectTimeoutMs },
+            channelName(config.schema)
+          )
+      ),
       (groupCommit) => Effect.promise(() => groupCommit.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+    )
+    const channel = channelName(config.schema)
+    const runtime = yield* Effect.runtime<never>()
+    const warn = (message: string) => {
+      Runtime.runFork(runtime)(Effect.logWarning(message))
+    }
+    // Closed before the pool ends: its reads use the pool.
+    const listener = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const listener = new Listener(config, pool, channel, { ...defaultListenerOptions, warn })
+        void listener.start()
+        return listener
+      }),
+      (listener) => Effect.promise(() => listener.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
     return {
       streamStore: makeStreamStore(pool, groupCommit),
-      accountStore: makeAccountStore(pool),
-      decimationStore: makeDecimationStore(pool, config)
+      accountStore: makeAccountStore(pool, channel),
+      decimationStore: makeDecimationStore(pool, config),
+      changeFeed: listener.feed()
     }
   })
 
 /**
- * Provides `StreamStore`, `AccountStore` and `DecimationStore` on PostgreSQL (see {@link make}; the schema must have been migrated);
- * the pool lives as long as the layer.
+ * Provides `StreamStore`, `AccountStore`, `DecimationStore` and `ChangeFeed` on PostgreSQL (see {@link make}; the
+ * schema must have been migrated); the pool and the listening connection live as long as the layer.
  */
-export const layer = (config: PostgresConfig): Layer.Layer<StreamStore | AccountStore | DecimationStore> =>
+export const layer = (config: PostgresConfig): Layer.Layer<StreamStore | AccountStore | DecimationStore | ChangeFeed> =>
   Layer.scopedContext(
     Effect.map(make(config), (stores) =>
       Context.make(StreamStore, stores.streamStore).pipe(
         Context.add(AccountStore, stores.accountStore),
-        Context.add(DecimationStore, stores.decimationStore)
+        Context.add(DecimationStore, stores.decimationStore),
+        Context.add(ChangeFeed, stores.changeFeed)
       )
     )
   )

@@ -1,5 +1,5 @@
 import { type Micros, pageOfRendered, type StoredEntry, StorageUnavailable, type StreamStore } from "@dashstream/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
@@ -60,6 +60,18 @@ const readPage =
       catch: toStorageFailure
     })
 
+const liveState =
+  (pool: pg.Pool): StreamStore["Type"]["liveState"] =>
+  (stream) =>
+    Effect.tryPromise({
+      try: async () => {
+        const rows = await run(pool, db.selectFrom("streams").select("cleared_ts").where("id", "=", stream).compile())
+        const row = rows[0]
+        return row === undefined ? Option.none() : Option.some({ lastClear: row.cleared_ts as Micros | null })
+      },
+      catch: toStorageFailure
+    })
+
 const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
   Effect.tryPromise({ try: () => pool.query("SELECT 1"), catch: toStorageFailure }).pipe(
     Effect.timeoutFail({
@@ -75,11 +87,14 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
  * the group touches (`SELECT ... FOR UPDATE`, ascending id), so concurrent writes to a stream from any number of
  * processes are serialised: no lost delta, no duplicate `ts`; each call is acknowledged only after the COMMIT. Errors: `InvalidPoint` from `applyOp`
  * and `StreamNotFound` for a widget deleted since the caller looked it up (nothing stored), `StorageUnavailable` when the server is unreachable or the connection broke (nothing
- * acknowledged), `StorageError` otherwise. `ping` fails with `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
+ * acknowledged), `StorageError` otherwise. `liveState` reads the stream's `cleared_ts` (the `ts` of its last clear,
+ * integer microseconds; contract section 10), `None` when the widget no longer exists. `ping` fails with
+ * `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
  */
 export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => ({
   write: write(groupCommit),
   read: read(pool),
   readPage: readPage(pool),
+  liveState: liveState(pool),
   ping: ping(pool)
 })

@@ -1,6 +1,7 @@
 /**
- * PostgreSQL storage for Dashstream: the storage ports (`StreamStore`, `AccountStore`, `DecimationStore`) on
- * Kysely + `pg`, safe for several server processes sharing one database. `parseUrl` reads the `--db` URL, `migrate`
+ * PostgreSQL storage for Dashstream: the storage ports (`StreamStore`, `AccountStore`, `DecimationStore`, and the
+ * `ChangeFeed` of live updates over LISTEN/NOTIFY) on Kysely + `pg`, safe for several server processes sharing one
+ * database. `parseUrl` reads the `--db` URL, `migrate`
  * brings the schema up to date (run it before `layer`, as `serve` does), `layer` provides the ports.
  */
 export { layer, make, type PostgresStores } from "./PostgresStore.js"

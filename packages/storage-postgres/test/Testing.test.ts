@@ -2,7 +2,7 @@ import { AccountStore } from "@dashstream/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import pg from "pg"
-import { layer, migrate, parseUrl } from "../src/index.js"
+import { layer, migrate, migrations, parseUrl } from "../src/index.js"
 import { findTestServer, freePort, openTestDatabase } from "../src/testing/index.js"
 import { widgets } from "./fixtures.js"
 
@@ -19,7 +19,7 @@ describe("the test helper", () => {
         assert.strictEqual(db?.source, "embedded")
         assert.match(db!.url, /\/dashstream_test_[0-9a-f]{12}$/)
         const config = yield* parseUrl(db!.url)
-        assert.deepStrictEqual(yield* migrate(config), ["0001_initial"])
+        assert.deepStrictEqual(yield* migrate(config), Object.keys(migrations))
         const stores = yield* Layer.build(layer(config))
         yield* widgets(stores, [["number", "n"]])
         assert.strictEqual(yield* Context.get(stores, AccountStore).countAccounts, 1)

@@ -1,5 +1,6 @@
 import {
   AccountStore,
+  type ChangeFeed,
   type DecimationStore,
   digestAccessKey,
   micros,
@@ -18,7 +19,7 @@ import { withSchema } from "../src/testing/index.js"
 /** A receive time in microseconds (2023-11-14T22:13:20Z). */
 export const T0 = 1_700_000_000_000_000
 
-export type Stores = Context.Context<AccountStore | StreamStore | DecimationStore>
+export type Stores = Context.Context<AccountStore | StreamStore | DecimationStore | ChangeFeed>
 
 /** A fresh schema name, unique per call. */
 export const freshSchema = (prefix: string) => `${prefix}_${Math.random().toString(36).slice(2, 10)}`

@@ -4,13 +4,15 @@ import { type Kysely, type Migration, Migrator } from "kysely"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
 import * as M0001 from "./migrations/0001_initial.js"
+import * as M0002 from "./migrations/0002_live.js"
 
 /**
  * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
  * migrates the same way.
  */
 const migrations: Readonly<Record<string, Migration>> = {
-  "0001_initial": M0001
+  "0001_initial": M0001,
+  "0002_live": M0002
 }
 
 /**

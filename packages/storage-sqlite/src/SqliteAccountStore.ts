@@ -5,6 +5,8 @@ import {
   type AccountId,
   type AccountStore,
   Conflict,
+  deletedChange,
+  type Fanout,
   isWidgetType,
   StreamNotFound,
   type StreamId,
@@ -49,7 +51,11 @@ const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no ac
  * synchronous transaction started meanwhile would nest into it as a savepoint and commit or roll back with it.
  * Stream names are ordered by SQLite's BINARY collation (code points). Throws when the schema is missing.
  */
-export const make = (db: Database.Database, kysely: Kysely<Tables>): Context.Tag.Service<AccountStore> => {
+export const make = (
+  db: Database.Database,
+  kysely: Kysely<Tables>,
+  fanout?: Fanout
+): Context.Tag.Service<AccountStore> => {
   const accountByKey = db.prepare<[string], { readonly account_id: string }>(Sql.accountByKey)
   const widgetByName = db.prepare<[string, string], WidgetRow>(Sql.widgetByName)
   const widgetsByNames = db.prepare<[string, string], WidgetRow>(Sql.widgetsByNames)
@@ -193,12 +199,20 @@ export const make = (db: Database.Database, kysely: Kysely<Tables>): Context.Tag
       Effect.tryPromise({
         // Entries go with the stream (ON DELETE CASCADE), in the same statement.
         try: () =>
-          kysely.deleteFrom("streams").where("account_id", "=", id).where("name", "=", streamName).executeTakeFirst(),
+          kysely
+            .deleteFrom("streams")
+            .where("account_id", "=", id)
+            .where("name", "=", streamName)
+            .returning("id")
+            .execute(),
         catch: storageFailure
       }).pipe(
-        Effect.flatMap((result) =>
-          result.numDeletedRows > 0n
-            ? Effect.void
+        Effect.flatMap((rows) =>
+          rows.length > 0
+            ? // Committed (autocommit, synchronous=FULL): subscribers of the stream learn that it is gone.
+              Effect.sync(() => {
+                for (const row of rows) fanout?.publish(row.id as StreamId, deletedChange)
+              })
             : Effect.flatMap(accountExists(id), (found) =>
                 Effect.fail(
                   found

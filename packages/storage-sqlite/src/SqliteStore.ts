@@ -1,4 +1,4 @@
-import { AccountStore, DecimationStore, type StorageFailure, StreamStore } from "@dashstream/core"
+import { AccountStore, ChangeFeed, DecimationStore, Fanout, type StorageFailure, StreamStore } from "@dashstream/core"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
@@ -14,12 +14,13 @@ export interface SqliteStores {
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly streamStore: Context.Tag.Service<StreamStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
+  readonly changeFeed: Context.Tag.Service<ChangeFeed>
 }
 
 /**
  * Opens the database file (creating it and its directory if missing; WAL, `synchronous=FULL` unless
  * `config.synchronous` says otherwise, `busy_timeout`, foreign keys), brings its schema up to date, and prepares the
- * three ports over the one connection, the stream store with group commit unless `config.groupCommit` is `false`. When the
+ * ports over the one connection (the change feed fans out in process), the stream store with group commit unless `config.groupCommit` is `false`. When the
  * scope closes, queued writes are committed (or failed), then the connection is checkpointed and closed; calls after
  * that fail with `StorageUnavailable`. Fails with `StorageError` (not a database, unknown newer migration, ...) or
  * `StorageUnavailable` (locked).
@@ -28,25 +29,31 @@ export const make = (config: SqliteConfig): Effect.Effect<SqliteStores, StorageF
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire(config)
     yield* runMigrations(kysely)
-    const accountStore = yield* Effect.try({ try: () => SqliteAccountStore.make(db, kysely), catch: storageFailure })
+    // One process owns the file, so its changes are fanned out in process: published by the write path once durable.
+    const fanout = new Fanout()
+    const accountStore = yield* Effect.try({
+      try: () => SqliteAccountStore.make(db, kysely, fanout),
+      catch: storageFailure
+    })
     // Acquired after the connection, so released before it: pending writes are flushed while it is still open.
-    const streamStore = yield* SqliteStreamStore.make(db, { groupCommit: config.groupCommit ?? true })
+    const streamStore = yield* SqliteStreamStore.make(db, { groupCommit: config.groupCommit ?? true, fanout })
     const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
-    return { accountStore, streamStore, decimationStore }
+    return { accountStore, streamStore, decimationStore, changeFeed: fanout.feed() }
   })
 
 /**
- * Provides `AccountStore`, `StreamStore` and `DecimationStore` backed by the SQLite file `config.filename` (see
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore` and `ChangeFeed` backed by the SQLite file `config.filename` (see
  * {@link make}); the database is closed when the layer is released.
  */
 export const layer = (
   config: SqliteConfig
-): Layer.Layer<AccountStore | StreamStore | DecimationStore, StorageFailure> =>
+): Layer.Layer<AccountStore | StreamStore | DecimationStore | ChangeFeed, StorageFailure> =>
   Layer.scopedContext(
     Effect.map(make(config), (stores) =>
       Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, stores.streamStore),
-        Context.add(DecimationStore, stores.decimationStore)
+        Context.add(DecimationStore, stores.decimationStore),
+        Context.add(ChangeFeed, stores.changeFeed)
       )
     )
   )

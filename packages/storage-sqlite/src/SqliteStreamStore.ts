@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3"
 import {
+  type Fanout,
   type InvalidPoint,
+  type LiveState,
   type Micros,
   pageOfRendered,
   type RenderedPage,
@@ -10,17 +12,24 @@ import {
   type StreamStore,
   type StreamWrite
 } from "@dashstream/core"
-import { type Context, Effect, type Scope } from "effect"
+import { type Context, Effect, Option, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
 import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
-import { applyWrites, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
+import {
+  applyWrites,
+  type PendingChange,
+  prepareWriteStatements,
+  type WriteStatements
+} from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
 export interface SqliteStreamStoreOptions {
   /** Group commit (see `SqliteConfig.groupCommit`); `false` commits each call in its own transaction. */
   readonly groupCommit: boolean
+  /** Where the changes of acknowledged writes are published (the store's `ChangeFeed`); none when undefined. */
+  readonly fanout?: Fanout | undefined
 }
 
 /**
@@ -37,14 +46,25 @@ class Rollback {
 
 const toWriteError = (cause: unknown): WriteError => (cause instanceof Rollback ? cause.error : storageFailure(cause))
 
-// One transaction per call: the path without group commit.
-const commitEachCall = (db: Database.Database, statements: WriteStatements) => {
-  const transaction = db.transaction((writes: ReadonlyArray<StreamWrite>, now: Micros) => {
-    const error = applyWrites(statements, writes, now)
-    if (error !== undefined) throw new Rollback(error)
-  })
+// One transaction per call: the path without group commit. Its changes are published once it committed (with
+// `synchronous=FULL`, on disk).
+const commitEachCall = (db: Database.Database, statements: WriteStatements, fanout: Fanout | undefined) => {
+  const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
+  const transaction = db.transaction(
+    (writes: ReadonlyArray<StreamWrite>, now: Micros, changes: Array<PendingChange> | undefined) => {
+      const error = applyWrites(statements, writes, now, followed, changes)
+      if (error !== undefined) throw new Rollback(error)
+    }
+  )
   return (writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> =>
-    Effect.try({ try: () => transaction.immediate(writes, now), catch: toWriteError })
+    Effect.try({
+      try: () => {
+        const changes = fanout !== undefined && fanout.streams > 0 ? new Array<PendingChange>() : undefined
+        transaction.immediate(writes, now, changes)
+        if (changes !== undefined) for (const c of changes) fanout!.publishAll(c.stream, c.changes)
+      },
+      catch: toWriteError
+    })
 }
 
 /**
@@ -74,11 +94,14 @@ export const make = (
         try: () => {
           const statements = prepareWriteStatements(db)
           return {
-            group: options.groupCommit ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db)) : undefined,
+            group: options.groupCommit
+              ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db), options.fanout)
+              : undefined,
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
             page: db.prepare<[number, number, number], string>(Sql.page).pluck(true),
+            clearedTs: db.prepare<[number], number | null>(Sql.clearedTs).pluck(true),
             ping: db.prepare(Sql.ping)
           }
         },
@@ -86,8 +109,11 @@ export const make = (
       }),
       ({ group }) => Effect.sync(() => group?.close())
     ),
-    ({ group, statements, latest, since, page, ping }): Context.Tag.Service<StreamStore> => ({
-      write: group === undefined ? commitEachCall(db, statements) : (writes, now) => group.write(writes, now),
+    ({ group, statements, latest, since, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => ({
+      write:
+        group === undefined
+          ? commitEachCall(db, statements, options.fanout)
+          : (writes, now) => group.write(writes, now),
       read: (stream, query) =>
         Effect.try({
           try: (): ReadonlyArray<StoredEntry> => {
@@ -102,6 +128,14 @@ export const make = (
       readPage: (stream, after, limit) =>
         Effect.try({
           try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
+          catch: storageFailure
+        }),
+      liveState: (stream) =>
+        Effect.try({
+          try: (): Option.Option<LiveState> => {
+            const row = clearedTs.get(stream)
+            return row === undefined ? Option.none() : Option.some({ lastClear: row as Micros | null })
+          },
           catch: storageFailure
         }),
       ping: Effect.try({ try: () => void ping.get(), catch: storageFailure })

@@ -54,10 +54,10 @@ const withRawDb = <A>(filename: string, f: (db: Database.Database) => A): A => {
 }
 
 describe("SQLite adapter", () => {
-  it.effect("migrate applies 0001 once and is idempotent; the layer then opens the file as is", () =>
+  it.effect("migrate applies every migration once and is idempotent; the layer then opens the file as is", () =>
     Effect.gen(function* () {
       const filename = freshFile()
-      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0001_initial"])
+      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0001_initial", "0002_live"])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(
         Effect.flatMap(SqliteStore.make({ filename }), (stores) => stores.accountStore.countAccounts)

@@ -2,6 +2,7 @@ import { Context, Effect, Either, Layer, Option } from "effect"
 import type { Account, AccountId, KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { applyOp, needsLatest } from "../Apply.js"
+import { ChangeFeed, deletedChange, Fanout, mutationChanges, type StreamChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
@@ -31,6 +32,8 @@ interface Entry {
 
 interface StreamData {
   lastTs: Micros | null
+  /** The ts of the last clear (`Mutation.clearedAt`). */
+  lastClear: Micros | null
   // Ascending by ts, at most one entry per ts.
   entries: Array<Entry>
 }
@@ -44,6 +47,8 @@ interface State {
   nextEntryId: number
   /** Whether a decimation pass holds the pass lock. */
   passLocked: boolean
+  /** Subscribers of stream changes; published to after each write (memory is "durable" once written). */
+  readonly fanout: Fanout
 }
 
 /** The storage ports over one in-memory state. */
@@ -51,6 +56,9 @@ export interface MemoryStores {
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly streamStore: Context.Tag.Service<StreamStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
+  readonly changeFeed: Context.Tag.Service<ChangeFeed>
+  /** The fan-out behind `changeFeed`, for tests that publish a `Gap` themselves. */
+  readonly fanout: Fanout
 }
 
 // Stream names are listed in code-point order, the order of SQLite's BINARY collation (UTF-8 bytes).
@@ -85,7 +93,8 @@ const makeState = (): State => ({
   data: new Map(),
   nextStreamId: 1,
   nextEntryId: 1,
-  passLocked: false
+  passLocked: false,
+  fanout: new Fanout()
 })
 
 const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
@@ -125,7 +134,7 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
           }
           const widget: Widget = { id: state.nextStreamId++ as StreamId, accountId: id, streamName, type, createdAt }
           state.widgets.set(widget.id, widget)
-          state.data.set(widget.id, { lastTs: null, entries: [] })
+          state.data.set(widget.id, { lastTs: null, lastClear: null, entries: [] })
           return Effect.succeed(widget)
         })
       ),
@@ -155,6 +164,7 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
           }
           state.widgets.delete(widget.id)
           state.data.delete(widget.id)
+          state.fanout.publish(widget.id, deletedChange)
           return Effect.void
         })
       )
@@ -169,25 +179,32 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
     now: Micros
   ): Either.Either<void, InvalidPoint | StreamNotFound> => {
     const staged = new Map<StreamId, StreamData>()
+    const changes: Array<readonly [StreamId, ReadonlyArray<StreamChange>]> = []
     for (const write of writes) {
       const id = write.widget.id
       let data = staged.get(id)
       if (data === undefined) {
         const current = state.data.get(id)
         if (current === undefined) return Either.left(streamDeleted(write))
-        data = { lastTs: current.lastTs, entries: current.entries.slice() }
+        data = { lastTs: current.lastTs, lastClear: current.lastClear, entries: current.entries.slice() }
         staged.set(id, data)
       }
       const latest = needsLatest(write.op) ? (data.entries[data.entries.length - 1]?.point ?? null) : null
       const mutation = applyOp(write.widget.type, write.op, { lastTs: data.lastTs, latest }, now, write.path)
       if (Either.isLeft(mutation)) return Either.left(mutation.left)
-      if (mutation.right.clear) data.entries = []
-      for (const e of mutation.right.entries) {
+      const m = mutation.right
+      if (m.clear) {
+        data.entries = []
+        data.lastClear = m.clearedAt
+      }
+      for (const e of m.entries) {
         upsert(state, data.entries, { ts: e.ts, point: e.point, json: e.json, value: e.value })
       }
-      data.lastTs = mutation.right.lastTs
+      if (state.fanout.has(id)) changes.push([id, mutationChanges(m, data.lastTs)])
+      data.lastTs = m.lastTs
     }
     for (const [id, data] of staged) state.data.set(id, data)
+    for (const [id, c] of changes) state.fanout.publishAll(id, c)
     return Either.void
   }
 
@@ -204,6 +221,11 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
     write: (writes, now) => Effect.suspend(() => writeSync(writes, now)),
     read: (id, query) => Effect.sync(() => readSync(id, query)),
     readPage: (id, since, limit) => Effect.sync(() => renderPage(readSync(id, { since, limit }))),
+    liveState: (id) =>
+      Effect.sync(() => {
+        const data = state.data.get(id)
+        return data === undefined ? Option.none() : Option.some({ lastClear: data.lastClear })
+      }),
     ping: Effect.void
   }
 }
@@ -266,15 +288,25 @@ const decimationStore = (state: State): Context.Tag.Service<DecimationStore> => 
  */
 export const make: Effect.Effect<MemoryStores> = Effect.sync(() => {
   const state = makeState()
-  return { accountStore: accountStore(state), streamStore: streamStore(state), decimationStore: decimationStore(state) }
+  return {
+    accountStore: accountStore(state),
+    streamStore: streamStore(state),
+    decimationStore: decimationStore(state),
+    changeFeed: state.fanout.feed(),
+    fanout: state.fanout
+  }
 })
 
-/** Provides `AccountStore`, `StreamStore` and `DecimationStore` over one fresh in-memory state per build of the layer. */
-export const layer: Layer.Layer<AccountStore | StreamStore | DecimationStore> = Layer.effectContext(
+/**
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore` and `ChangeFeed` over one fresh in-memory state per build
+ * of the layer.
+ */
+export const layer: Layer.Layer<AccountStore | StreamStore | DecimationStore | ChangeFeed> = Layer.effectContext(
   Effect.map(make, (stores) =>
     Context.make(AccountStore, stores.accountStore).pipe(
       Context.add(StreamStore, stores.streamStore),
-      Context.add(DecimationStore, stores.decimationStore)
+      Context.add(DecimationStore, stores.decimationStore),
+      Context.add(ChangeFeed, stores.changeFeed)
     )
   )
 )

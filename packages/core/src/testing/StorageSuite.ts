@@ -149,7 +149,9 @@ const applyModel = (model: Model, op: ModelOp) => {
       model.add(model.latest() + op.delta, undefined, op.now)
       return
     case "clear":
+      // A clear takes a server ts of its own (contract section 10: the clear event's id), like a server-assigned entry.
       model.entries.clear()
+      model.lastTs = model.lastTs !== null && model.lastTs >= op.now ? model.lastTs + 1 : op.now
       return
   }
 }
@@ -532,7 +534,8 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
           assert.deepStrictEqual(yield* readAll(w), [])
           assert.deepStrictEqual(yield* readLatest(w), [])
           yield* write(w, delta(3), at(0))
-          assert.deepStrictEqual(yield* readAll(w), [{ ts: T0 + 102, point: { number: 3 } }])
+          // The clear took ts T0 + 200 (a server ts of its own, the id of its live event), so the delta comes after it.
+          assert.deepStrictEqual(yield* readAll(w), [{ ts: T0 + 201, point: { number: 3 } }])
           const empty = yield* newWidget("sparkline")
           yield* write(empty, clear, at(0))
           assert.deepStrictEqual(yield* readAll(empty), [])

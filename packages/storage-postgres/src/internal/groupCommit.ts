@@ -19,6 +19,7 @@ import {
 import { Effect, Either } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./errors.js"
+import { channelName, maxListed, storedPayload } from "./notify.js"
 
 export type { WriteError } from "@dashstream/core"
 
@@ -48,7 +49,8 @@ interface StreamChange {
   lastTs: Micros | null
   /** The entry with the highest `ts` stored; `undefined` when not loaded (no write of the group needs it). */
   latest: { readonly ts: Micros; readonly point: StoredPoint } | null | undefined
-  cleared: boolean
+  /** The `ts` of the last clear of the group (microseconds), null when it did not clear the stream. */
+  clearedAt: Micros | null
   /** Entries to upsert, by `ts`: a later write replaces an earlier one with the same `ts`. */
   readonly entries: Map<number, EntryWrite>
 }
@@ -62,16 +64,20 @@ const latestStatement = {
     cross join lateral (select ts, point from entries where stream_id = s.id order by ts desc limit 1) e`
 }
 const clearStatement = { name: "dashstream_clear", text: "delete from entries where stream_id = any($1::bigint[])" }
+// The data-modifying CTEs always run to completion; the final SELECT sends one notification per changed stream
+// (see `notify.ts`), delivered by PostgreSQL on COMMIT only.
 const storeStatement = {
   name: "dashstream_store",
   text: `with upserted as (
       insert into entries (stream_id, ts, value, point)
       select * from unnest($1::bigint[], $2::bigint[], $3::float8[], $4::text[])
       on conflict (stream_id, ts) do update set value = excluded.value, point = excluded.point
+    ), moved as (
+      update streams set last_ts = v.last_ts, cleared_ts = coalesce(v.cleared_ts, streams.cleared_ts)
+      from unnest($5::bigint[], $6::bigint[], $7::bigint[]) as v(id, last_ts, cleared_ts)
+      where streams.id = v.id
     )
-    update streams set last_ts = v.last_ts
-    from unnest($5::bigint[], $6::bigint[]) as v(id, last_ts)
-    where streams.id = v.id`
+    select pg_notify($8::text, p) from unnest($9::text[]) as p`
 }
 
 /**
@@ -91,7 +97,7 @@ const planCall = (
       const base = changes.get(id)
       // The widget was deleted after the push looked it up (its row is gone; ids are never reused).
       if (base === undefined) return streamDeleted(write)
-      change = { startTs: base.lastTs, lastTs: base.lastTs, latest: base.latest, cleared: false, entries: new Map() }
+      change = { startTs: base.lastTs, lastTs: base.lastTs, latest: base.latest, clearedAt: null, entries: new Map() }
       overlay.set(id, change)
     }
     const mutation = applyOp(
@@ -104,7 +110,7 @@ const planCall = (
     if (Either.isLeft(mutation)) return mutation.left
     const m = mutation.right
     if (m.clear) {
-      change.cleared = true
+      change.clearedAt = m.clearedAt
       change.entries.clear()
       change.latest = null
     }
@@ -118,8 +124,8 @@ const planCall = (
   }
   for (const [id, o] of overlay) {
     const base = changes.get(id)!
-    if (o.cleared) {
-      base.cleared = true
+    if (o.clearedAt !== null) {
+      base.clearedAt = o.clearedAt
       base.entries.clear()
     }
     for (const [ts, entry] of o.entries) base.entries.set(ts, entry)
@@ -129,32 +135,64 @@ const planCall = (
   return undefined
 }
 
-/** Stores the net changes: deletes of cleared streams, then one upsert of every entry with the new `last_ts`. */
-const store = async (client: pg.PoolClient, changes: ReadonlyMap<number, StreamChange>) => {
+/**
+ * Stores the net changes: deletes of cleared streams, then one statement upserting every entry, setting the new
+ * `last_ts` and `cleared_ts`, and notifying `channel` once per changed stream (see `notify.ts`).
+ */
+const store = async (client: pg.PoolClient, changes: ReadonlyMap<number, StreamChange>, channel: string) => {
   const cleared: Array<number> = []
   const streamIds: Array<number> = []
   const tss: Array<number> = []
   const values: Array<number | null> = []
   const points: Array<string> = []
   const moved: Array<number> = []
-  const lastTss: Array<number> = []
+  const lastTss: Array<number | null> = []
+  const clearedTss: Array<number | null> = []
+  const payloads: Array<string> = []
   for (const [id, change] of changes) {
-    if (change.cleared) cleared.push(id)
+    if (change.clearedAt !== null) cleared.push(id)
+    let from: number | null = null
+    let to: number | null = null
+    // The entries that are not new (at or below the floor, see `notify.ts`), listed while there are few.
+    const floor = change.clearedAt ?? change.startTs
+    let old: Array<number> | undefined = []
     for (const entry of change.entries.values()) {
       streamIds.push(id)
       tss.push(entry.ts)
       values.push(entry.value)
       points.push(entry.json)
+      if (from === null || entry.ts < from) from = entry.ts
+      if (to === null || entry.ts > to) to = entry.ts
+      if (floor !== null && entry.ts <= floor && old !== undefined) {
+        if (old.length < maxListed) old.push(entry.ts)
+        else old = undefined
+      }
     }
-    if (change.lastTs !== change.startTs && change.lastTs !== null) {
+    if ((change.lastTs !== change.startTs && change.lastTs !== null) || change.clearedAt !== null) {
       moved.push(id)
       lastTss.push(change.lastTs)
+      clearedTss.push(change.clearedAt)
+    }
+    if (from !== null || change.clearedAt !== null) {
+      payloads.push(
+        storedPayload(
+          id,
+          change.startTs,
+          from,
+          to,
+          change.clearedAt,
+          old?.sort((a, b) => a - b)
+        )
+      )
     }
   }
   if (cleared.length > 0) await client.query({ ...clearStatement, values: [cleared] })
   if (streamIds.length === 0 && moved.length === 0) return
   // One statement, one round trip, whatever the number of entries: the entries as four array parameters.
-  await client.query({ ...storeStatement, values: [streamIds, tss, values, points, moved, lastTss] })
+  await client.query({
+    ...storeStatement,
+    values: [streamIds, tss, values, points, moved, lastTss, clearedTss, channel, payloads]
+  })
 }
 
 /**
@@ -165,7 +203,8 @@ const store = async (client: pg.PoolClient, changes: ReadonlyMap<number, StreamC
  */
 const runTransaction = async (
   client: pg.PoolClient,
-  group: ReadonlyArray<Pending>
+  group: ReadonlyArray<Pending>,
+  channel: string
 ): Promise<Array<InvalidPoint | StreamNotFound | undefined>> => {
   const idSet = new Set<number>()
   const latestSet = new Set<number>()
@@ -185,7 +224,7 @@ const runTransaction = async (
   const changes = new Map<number, StreamChange>()
   for (const row of results[1]!.rows) {
     const lastTs = row.last_ts as Micros | null
-    changes.set(row.id, { startTs: lastTs, lastTs, latest: undefined, cleared: false, entries: new Map() })
+    changes.set(row.id, { startTs: lastTs, lastTs, latest: undefined, clearedAt: null, entries: new Map() })
   }
   // Read after the locks are held: in READ COMMITTED each statement sees what was committed before it started, so
   // this sees every write that held the locks before this group.
@@ -205,7 +244,7 @@ const runTransaction = async (
     await client.query("ROLLBACK")
     return errors
   }
-  await store(client, changes)
+  await store(client, changes, channel)
   const end = await client.query("COMMIT")
   // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
   if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
@@ -220,7 +259,8 @@ const runTransaction = async (
  * groups are running wait and form the next group. A group runs in one transaction on one pooled connection:
  * `BEGIN` and `SELECT ... FOR UPDATE` of every stream row of the group in ascending id (one round trip), the latest
  * points the group needs, each call planned in memory in arrival order with `applyOp`, one statement storing the
- * net change, `COMMIT`. A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
+ * net change (entries, `last_ts`, `cleared_ts`) and notifying `channel` once per changed stream (see `notify.ts`:
+ * PostgreSQL delivers the notifications on COMMIT, never for a rolled-back group), `COMMIT`. A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
  * (`StreamNotFound`) is left out of the plan and fails alone; the calls after it see the state without it. Every
  * call is resumed only after the `COMMIT` succeeded, so an acknowledged write is committed; when any statement or
  * the `COMMIT` fails, the transaction is rolled back (the connection is discarded) and every call of the group
@@ -240,7 +280,8 @@ export class GroupCommit {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly limits: GroupLimits = defaultGroupLimits
+    private readonly limits: GroupLimits = defaultGroupLimits,
+    private readonly channel: string = channelName("public")
   ) {}
 
   /** Groups run so far, committed or failed (calls / groups is the mean group size). */
@@ -361,7 +402,7 @@ export class GroupCommit {
   private async attempt(group: ReadonlyArray<Pending>): Promise<ReadonlyArray<WriteError | undefined>> {
     const client = await this.pool.connect()
     try {
-      const errors = await runTransaction(client, group)
+      const errors = await runTransaction(client, group, this.channel)
       client.release()
       return errors
     } catch (error) {

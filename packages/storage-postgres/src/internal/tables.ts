@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from "kysely"
 
-// The tables of migration 0001 as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
+// The tables of migrations 0001 and 0002 as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
 // Private to the adapter: rows are decoded into core types at the edge.
 
 /** `accounts`: one row per account; `created_at` in microseconds. */
@@ -26,6 +26,8 @@ export interface StreamsTable {
   readonly type: string
   readonly created_at: number
   readonly last_ts: number | null
+  /** The `ts` of the stream's last clear (microseconds), null if never cleared (migration 0002). */
+  readonly cleared_ts: number | null
 }
 
 /** `entries`: the stored points, unique by `(stream_id, ts)`. */

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3"
 import {
+  type Fanout,
   type GroupSize,
   type Micros,
   PendingWrite as Pending,
@@ -13,7 +14,7 @@ import {
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
-import { applyWrites, type WriteStatements } from "./writePath.js"
+import { applyWrites, type PendingChange, type WriteStatements } from "./writePath.js"
 
 export type { WriteError } from "@dashstream/core"
 
@@ -70,17 +71,22 @@ export class GroupCommit {
   private readonly relaxSync: Database.Statement | undefined
   private readonly restoreSync: Database.Statement | undefined
   private readonly flushNow = (): void => this.flush()
+  // The changes of each call of the group being attempted (undefined: nobody follows, or the call failed).
+  private changes: Array<Array<PendingChange> | undefined> = []
+  private readonly followed = (stream: number): boolean => this.fanout!.has(stream as never)
 
   /**
    * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
    * connection's own level is restored after each) and are acknowledged when `durability` says the WAL is synced.
-   * Throws when the connection is closed.
+   * With `fanout`, the changes of a group's stored calls are published to it once they are acknowledged (durable), in
+   * commit order. Throws when the connection is closed.
    */
   constructor(
     private readonly db: Database.Database,
     private readonly statements: WriteStatements,
     private readonly limits: GroupLimits = defaultGroupLimits,
-    private readonly durability: Durability | undefined = undefined
+    private readonly durability: Durability | undefined = undefined,
+    private readonly fanout: Fanout | undefined = undefined
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE")
     this.commit = db.prepare("COMMIT")
@@ -176,19 +182,32 @@ export class GroupCommit {
       return
     }
     const stored: Array<Pending> = []
+    let changes: Array<PendingChange> | undefined
     for (let i = 0; i < group.length; i++) {
       const error = outcome[i] as WriteError | undefined
-      if (error === undefined) stored.push(group[i]!)
-      else group[i]!.resume(Effect.fail(error))
+      if (error === undefined) {
+        stored.push(group[i]!)
+        const own = this.changes[i]
+        if (own !== undefined && own.length > 0) changes = changes === undefined ? own : changes.concat(own)
+      } else group[i]!.resume(Effect.fail(error))
     }
+    this.changes = []
     if (durability === undefined || stored.length === 0) {
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(Effect.void)
+      this.publish(changes)
       return
     }
     durability.afterCommit((error) => {
       const answer = error === undefined ? Effect.void : Effect.fail(storageFailure(error))
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(answer)
+      if (error === undefined) this.publish(changes)
     })
+  }
+
+  // Publishes the changes of acknowledged calls, in the order they were applied.
+  private publish(changes: ReadonlyArray<PendingChange> | undefined): void {
+    if (changes === undefined) return
+    for (let i = 0; i < changes.length; i++) this.fanout!.publishAll(changes[i]!.stream, changes[i]!.changes)
   }
 
   private attemptTwice(group: ReadonlyArray<Pending>): ReadonlyArray<WriteError | undefined> | StorageFailure {
@@ -229,6 +248,8 @@ export class GroupCommit {
     savepointEach: boolean
   ): ReadonlyArray<WriteError | undefined> | StorageFailure | typeof replay {
     const errors: Array<WriteError | undefined> = new Array(group.length)
+    const collect = this.fanout !== undefined && this.fanout.streams > 0
+    this.changes = collect ? new Array(group.length) : []
     try {
       this.begin.run()
     } catch (cause) {
@@ -238,11 +259,15 @@ export class GroupCommit {
       for (let i = 0; i < group.length; i++) {
         const pending = group[i]!
         if (savepointEach || pending.writes.length > 1) {
-          errors[i] = this.applyInSavepoint(pending)
+          const own = collect ? [] : undefined
+          errors[i] = this.applyInSavepoint(pending, own)
+          if (errors[i] === undefined) this.changes[i] = own
           continue
         }
         try {
-          errors[i] = applyWrites(this.statements, pending.writes, pending.now)
+          const own = collect ? (this.changes[i] = []) : undefined
+          errors[i] = applyWrites(this.statements, pending.writes, pending.now, this.followed, own)
+          if (errors[i] !== undefined) this.changes[i] = undefined
         } catch (cause) {
           if (!this.db.inTransaction) throw cause
           this.abort()
@@ -260,11 +285,11 @@ export class GroupCommit {
   // Runs one call in its own savepoint. Its domain error, or a failed statement that left the transaction open,
   // rolls back this call only and is returned. Throws when the transaction itself is gone (SQLite rolls back the
   // whole transaction on some errors, e.g. disk full), which fails the group.
-  private applyInSavepoint(pending: Pending): WriteError | undefined {
+  private applyInSavepoint(pending: Pending, changes: Array<PendingChange> | undefined): WriteError | undefined {
     this.savepoint.run()
     let error: WriteError | undefined
     try {
-      error = applyWrites(this.statements, pending.writes, pending.now)
+      error = applyWrites(this.statements, pending.writes, pending.now, this.followed, changes)
     } catch (cause) {
       if (!this.db.inTransaction) throw cause
       error = storageFailure(cause)

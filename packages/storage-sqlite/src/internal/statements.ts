@@ -9,6 +9,10 @@ export const Sql = {
   setLastTs: "UPDATE streams SET last_ts = ? WHERE id = ?",
   /** Deletes every entry of a stream (clear). */
   clear: "DELETE FROM entries WHERE stream_id = ?",
+  /** Records the ts of the stream's last clear. */
+  setClearedTs: "UPDATE streams SET cleared_ts = ? WHERE id = ?",
+  /** The ts of the stream's last clear (`NULL`: never); no row when the stream was deleted. */
+  clearedTs: "SELECT cleared_ts FROM streams WHERE id = ?",
   /** Stores an entry, replacing the stream's entry with the same ts (contract section 3). */
   upsert:
     "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?) " +

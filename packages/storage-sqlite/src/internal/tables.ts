@@ -34,6 +34,8 @@ export interface StreamsTable {
   readonly type: string
   readonly created_at: number
   readonly last_ts: number | null
+  /** The `ts` of the last clear (migration 0002); null if never cleared. */
+  readonly cleared_ts: number | null
 }
 
 /** One stored entry: `point` is its JSON text as served, `value` the number decimation ranks it by. */

@@ -1,6 +1,9 @@
 import type Database from "better-sqlite3"
 import {
   applyOp,
+  mutationChanges,
+  type StreamChange,
+  type StreamId,
   type InvalidPoint,
   type Micros,
   needsLatest,
@@ -20,6 +23,7 @@ export interface WriteStatements {
   readonly lastTs: Database.Statement<[number], number | null>
   readonly latestPoint: Database.Statement<[number], string>
   readonly clear: Database.Statement<[number]>
+  readonly setClearedTs: Database.Statement<[number | null, number]>
   readonly upsert: Database.Statement<[number, number, number | null, string]>
   readonly setLastTs: Database.Statement<[number | null, number]>
 }
@@ -29,13 +33,27 @@ export const prepareWriteStatements = (db: Database.Database): WriteStatements =
   lastTs: db.prepare<[number], number | null>(Sql.lastTs).pluck(),
   latestPoint: db.prepare<[number], string>(Sql.latestPoint).pluck(),
   clear: db.prepare(Sql.clear),
+  setClearedTs: db.prepare(Sql.setClearedTs),
   upsert: db.prepare(Sql.upsert),
   setLastTs: db.prepare(Sql.setLastTs)
 })
 
+/** The changes of one write, to publish once its transaction is durable (see `ChangeFeed`). */
+export interface PendingChange {
+  readonly stream: StreamId
+  readonly changes: ReadonlyArray<StreamChange>
+}
+
+/**
+ * Whether changes of a stream are collected: only streams that someone follows. Safe to decide while applying: a
+ * subscriber that starts following after that reads the backlog after this synchronous transaction committed.
+ */
+export type Followed = (stream: StreamId) => boolean
+
 /**
  * Applies one `write` call's writes, in order, over a transaction the caller has opened: for each, read the stream's
- * state, `applyOp`, store the mutation. Later writes see earlier ones (same transaction). The latest point is read
+ * state, `applyOp`, store the mutation (a clear also records its `ts` as the stream's `cleared_ts`). With `changes`,
+ * the changes of every write to a `followed` stream are appended to it, for the caller to publish once committed. Later writes see earlier ones (same transaction). The latest point is read
  * and parsed only for operations that need it ({@link needsLatest}). Synchronous and free of transaction control,
  * so a group commit can run several calls through it inside one transaction (each call in its own savepoint).
  * Returns the domain error the caller must roll back with (`InvalidPoint`, or `StreamNotFound` for a deleted
@@ -46,7 +64,9 @@ export const prepareWriteStatements = (db: Database.Database): WriteStatements =
 export const applyWrites = (
   s: WriteStatements,
   writes: ReadonlyArray<StreamWrite>,
-  now: Micros
+  now: Micros,
+  followed?: Followed,
+  changes?: Array<PendingChange>
 ): InvalidPoint | StreamNotFound | undefined => {
   for (let i = 0; i < writes.length; i++) {
     const write = writes[i]!
@@ -61,13 +81,19 @@ export const applyWrites = (
     const mutation = applyOp(write.widget.type, write.op, { lastTs, latest }, now, write.path)
     if (Either.isLeft(mutation)) return mutation.left
     const m = mutation.right
-    if (m.clear) s.clear.run(id)
+    if (m.clear) {
+      s.clear.run(id)
+      s.setClearedTs.run(m.clearedAt, id)
+    }
     const entries = m.entries
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j]!
       s.upsert.run(id, e.ts, e.value, e.json)
     }
     if (m.lastTs !== lastTs) s.setLastTs.run(m.lastTs, id)
+    if (changes !== undefined && followed !== undefined && followed(id)) {
+      changes.push({ stream: id, changes: mutationChanges(m, lastTs) })
+    }
   }
   return undefined
 }

@@ -1,0 +1,275 @@
+import {
+  type ChangedEntry,
+  type ChangeFeed,
+  deletedChange,
+  Fanout,
+  gapChange,
+  type Micros,
+  type StreamChange,
+  type StreamId
+} from "@dashstream/core"
+import { type Context, Effect } from "effect"
+import pg from "pg"
+import type { PostgresConfig } from "../PostgresConfig.js"
+import { type Notice, parseNotice, quoteChannel, type StoredNotice } from "./notify.js"
+import { clientConfig } from "./pool.js"
+
+/** Settings of a {@link Listener}; durations in milliseconds. */
+export interface ListenerOptions {
+  /** The first delay before reconnecting; doubled after each failed attempt (default 100). */
+  readonly reconnectMinMs: number
+  /** The longest delay between two attempts (default 5,000). */
+  readonly reconnectMaxMs: number
+  /**
+   * How often the idle listening connection is checked with `SELECT 1` (default 30,000), so that a connection that
+   * died silently (a network that dropped it without a reset) is replaced; 0 never.
+   */
+  readonly heartbeatMs: number
+  /** Merge the notifications of appended entries queued behind a read of the same stream into one read (default on). */
+  readonly coalesce: boolean
+  /** Reports a failed or lost connection (once per attempt). */
+  readonly warn: (message: string) => void
+}
+
+/** The default {@link ListenerOptions} (warnings go to `console.warn`). */
+export const defaultListenerOptions: ListenerOptions = {
+  reconnectMinMs: 100,
+  reconnectMaxMs: 5_000,
+  heartbeatMs: 30_000,
+  coalesce: true,
+  warn: (message) => console.warn(message)
+}
+
+/** The suffix of the listening connection's `application_name` (`dashstream-listener` unless the URL names one). */
+export const listenerSuffix = "-listener"
+
+/**
+ * The entries a notification names: stream `$1`, `ts` from `$2` to `$3` (inclusive), ascending; of those, only the
+ * ones above `$4` (the floor, null: all) or listed in `$5`, unless `$6` (read the whole range). Named, so each
+ * pooled connection prepares it once.
+ */
+const readStatement = {
+  name: "dashstream_live_read",
+  text: `select ts, point from entries
+    where stream_id = $1 and ts between $2 and $3
+      and ($6::boolean or $4::bigint is null or ts > $4 or ts = any($5::bigint[]))
+    order by ts`
+}
+
+/** Notifications of one stream waiting for their turn; present in `queues` while its worker runs. */
+interface StreamQueue {
+  readonly notices: Array<Notice>
+}
+
+const isAppend = (n: Notice): n is StoredNotice =>
+  n._tag === "Stored" && n.clearedAt === null && n.from !== null && (n.before === null || n.from > n.before)
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The PostgreSQL `ChangeFeed` of one store (one server process): ONE dedicated connection (not from the pool)
+ * listening on `channel` for the notifications the write path sends on COMMIT (see `notify.ts`), fanned out to this
+ * process's subscribers through a core {@link Fanout}.
+ *
+ * - A notification of a stream nobody here follows costs nothing. Otherwise the entries it names are read from the
+ *   pool and published as one `Stored` (`fresh` when `ts > (c ?? b)`), after a `Cleared` when the group cleared the
+ *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue, so its changes are published
+ *   in notification (commit) order; streams do not wait for each other. With `coalesce`, notifications of appended
+ *   entries queued behind a read of their stream are read together, in one query of the union of their ranges. A
+ *   read that fails publishes `Gap` to the stream's subscribers (they catch up from the database).
+ * - When the connection fails, ends or stops answering the heartbeat, it is replaced after a backoff
+ *   (`reconnectMinMs` doubling up to `reconnectMaxMs`, forever, one warning per attempt); once `LISTEN` succeeds
+ *   again, `Gap` is published to every subscriber, so whatever was committed while nobody listened is caught up.
+ *   The same happens when the database is down when the store starts.
+ * - `subscribe` first waits until the first connection attempt has settled, so a subscriber of a store whose
+ *   database is up misses no change committed after `subscribe` returns; if the attempt failed, the `Gap` sent on
+ *   reconnection covers it.
+ */
+export class Listener {
+  /** The local subscribers. */
+  readonly fanout = new Fanout()
+  private client: pg.Client | undefined = undefined
+  private isListening = false
+  private isClosed = false
+  private failures = 0
+  private retry: NodeJS.Timeout | undefined = undefined
+  private heartbeat: NodeJS.Timeout | undefined = undefined
+  private readonly queues = new Map<number, StreamQueue>()
+  private readonly ready: Promise<void>
+  private settle: () => void = () => {}
+  private noticeCount = 0
+  private readCount = 0
+  private connectCount = 0
+
+  constructor(
+    private readonly config: PostgresConfig,
+    private readonly pool: pg.Pool,
+    private readonly channel: string,
+    private readonly options: ListenerOptions = defaultListenerOptions
+  ) {
+    this.ready = new Promise((resolve) => {
+      this.settle = resolve
+    })
+  }
+
+  /** Notifications received for followed streams, reads made for them, and successful `LISTEN`s so far. */
+  get stats(): { readonly notices: number; readonly reads: number; readonly connects: number } {
+    return { notices: this.noticeCount, reads: this.readCount, connects: this.connectCount }
+  }
+
+  /** True while the connection is up and listening. */
+  get listening(): boolean {
+    return this.isListening
+  }
+
+  /** Starts connecting (in the background); resolves once the first attempt has settled (never rejects). */
+  start(): Promise<void> {
+    void this.connect()
+    return this.ready
+  }
+
+  /** Closes the connection; no reconnection after it. Resolves once the connection is closed. */
+  async close(): Promise<void> {
+    this.isClosed = true
+    this.settle()
+    clearTimeout(this.retry)
+    clearInterval(this.heartbeat)
+    const client = this.client
+    this.client = undefined
+    this.isListening = false
+    if (client !== undefined) await client.end().catch(() => undefined)
+  }
+
+  /** The `ChangeFeed` port of this listener (see the class comment). */
+  feed(): Context.Tag.Service<ChangeFeed> {
+    return {
+      subscribe: (stream, listener) =>
+        Effect.promise(() => this.ready).pipe(Effect.map(() => this.fanout.subscribe(stream, listener)))
+    }
+  }
+
+  private async connect(): Promise<void> {
+    if (this.isClosed) return
+    const base = clientConfig(this.config, false)
+    // Named after the URL's application_name (or `dashstream`), so that it can be told apart in pg_stat_activity.
+    const url = new URL(base.connectionString!)
+    url.searchParams.set(
+      "application_name",
+      `${url.searchParams.get("application_name") || "dashstream"}${listenerSuffix}`
+    )
+    const client = new pg.Client({
+      ...base,
+      connectionString: url.toString(),
+      // Bounds LISTEN and the heartbeat: a server that stopped answering is treated as a broken connection.
+      query_timeout: this.config.connectTimeoutMs,
+      keepAliveInitialDelayMillis: 10_000
+    })
+    this.client = client
+    client.on("error", (error) => this.lost(client, error))
+    client.on("end", () => this.lost(client, new Error("the connection ended")))
+    client.on("notification", (n) => {
+      if (n.channel === this.channel) this.notified(n.payload)
+    })
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${quoteChannel(this.channel)}`)
+    } catch (error) {
+      this.lost(client, error)
+      return
+    }
+    if (client !== this.client) return
+    this.isListening = true
+    this.failures = 0
+    this.connectCount++
+    if (this.options.heartbeatMs > 0 && this.heartbeat === undefined) {
+      this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs)
+      this.heartbeat.unref()
+    }
+    // Whatever was committed while nobody listened (nobody subscribes before the first attempt has settled).
+    this.fanout.broadcast(gapChange)
+    this.settle()
+  }
+
+  private beat(): void {
+    const client = this.client
+    if (client === undefined || !this.isListening) return
+    client.query("SELECT 1").catch((error: unknown) => this.lost(client, error))
+  }
+
+  // The connection `client` failed: drop it and schedule the next attempt (once per client).
+  private lost(client: pg.Client, error: unknown): void {
+    if (client !== this.client) return
+    this.client = undefined
+    this.isListening = false
+    client.end().catch(() => undefined)
+    this.settle()
+    if (this.isClosed) return
+    const delay = Math.min(this.options.reconnectMaxMs, this.options.reconnectMinMs * 2 ** Math.min(this.failures, 30))
+    this.failures++
+    this.options.warn(
+      `live updates: the PostgreSQL notification connection failed (${message(error)}); reconnecting in ${delay} ms (attempt ${this.failures})`
+    )
+    this.retry = setTimeout(() => void this.connect(), delay)
+  }
+
+  private notified(payload: string | undefined): void {
+    const notice = parseNotice(payload)
+    if (notice === undefined || !this.fanout.has(notice.stream as StreamId)) return
+    this.noticeCount++
+    const queue = this.queues.get(notice.stream)
+    if (queue !== undefined) {
+      queue.notices.push(notice)
+      return
+    }
+    const created: StreamQueue = { notices: [notice] }
+    this.queues.set(notice.stream, created)
+    void this.drain(notice.stream, created)
+  }
+
+  // Publishes the queued notifications of one stream in order, one read at a time.
+  private async drain(stream: number, queue: StreamQueue): Promise<void> {
+    try {
+      while (queue.notices.length > 0 && !this.isClosed) {
+        const first = queue.notices.shift()!
+        if (first._tag === "Deleted") {
+          this.fanout.publish(stream as StreamId, deletedChange)
+          continue
+        }
+        let to = first.to
+        if (this.options.coalesce && isAppend(first)) {
+          while (queue.notices.length > 0 && isAppend(queue.notices[0]!))
+            to = (queue.notices.shift() as StoredNotice).to
+        }
+        await this.publishStored(stream as StreamId, first, to)
+      }
+    } finally {
+      this.queues.delete(stream)
+    }
+  }
+
+  // Publishes a group's change (`first`, its range extended to `to` by coalesced appends).
+  private async publishStored(stream: StreamId, first: StoredNotice, to: number | null): Promise<void> {
+    const changes: Array<StreamChange> = []
+    if (first.clearedAt !== null) changes.push({ _tag: "Cleared", at: first.clearedAt as Micros })
+    if (first.from !== null && to !== null && this.fanout.has(stream)) {
+      const floor = first.clearedAt ?? first.before
+      try {
+        this.readCount++
+        const result = await this.pool.query<{ ts: number; point: string }>({
+          ...readStatement,
+          values: [stream, first.from, to, floor, first.old ?? [], first.old === undefined]
+        })
+        const entries: Array<ChangedEntry> = result.rows.map((row) => ({
+          ts: row.ts as Micros,
+          json: row.point,
+          fresh: floor === null || row.ts > floor
+        }))
+        if (entries.length > 0) changes.push({ _tag: "Stored", entries })
+      } catch {
+        // The subscribers read what they missed from the database themselves (if it fails, they end).
+        changes.push(gapChange)
+      }
+    }
+    if (!this.isClosed) this.fanout.publishAll(stream, changes)
+  }
+}

@@ -1,0 +1,313 @@
+import {
+  AccountStore,
+  ChangeFeed,
+  gapChange,
+  type Micros,
+  micros,
+  type StreamChange,
+  StreamStore,
+  type Widget
+} from "@dashstream/core"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Option } from "effect"
+import pg from "pg"
+import { layer, migrate, parseUrl } from "../src/index.js"
+import { openTestDatabase, startEmbeddedPostgres } from "../src/testing/index.js"
+import { delta, freshSchema, processes, put, readAll, type Stores, T0, widgets, write } from "./fixtures.js"
+
+// Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
+const db = (await openTestDatabase({ ci: true }))!
+afterAll(() => db.close())
+const url = db.url
+
+/** Subscribes on `on` to `widget`'s stream; the changes received, in order. */
+const follow = (on: Stores, widget: Widget) =>
+  Effect.gen(function* () {
+    const received: Array<StreamChange> = []
+    const unsubscribe = yield* Context.get(on, ChangeFeed).subscribe(widget.id, (c) => received.push(c))
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+    return received
+  })
+
+/** Waits (up to 10 s) until `done` holds. */
+const until = (what: string, done: () => boolean) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + 10_000
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })
+
+/** The changes flattened, one line per entry (`ts fresh json`) or per other change, to compare independently of how the entries were grouped. */
+const flat = (changes: ReadonlyArray<StreamChange>): Array<string> =>
+  changes.flatMap((c) =>
+    c._tag === "Stored"
+      ? c.entries.map((e) => `entry ${e.ts} ${e.fresh ? "fresh" : "old"} ${e.json}`)
+      : c._tag === "Cleared"
+        ? [`clear ${c.at}`]
+        : [c._tag]
+  )
+
+const liveState = (on: Stores, widget: Widget) => Context.get(on, StreamStore).liveState(widget.id)
+
+const sql = async (text: string, values: Array<unknown> = []) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await client.query(text, values)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Terminates the listening connections named `application_name` of this database; how many there were. */
+const terminateListener = (applicationName: string) =>
+  sql(
+    `select pg_terminate_backend(pid) from pg_stat_activity
+     where datname = current_database() and application_name = $1 and query like 'LISTEN%'`,
+    [applicationName]
+  ).then((r) => r.rowCount ?? 0)
+
+describe("live updates across processes (contract section 10)", () => {
+  it.scopedLive(
+    "a subscriber of one process receives the writes, clears and deletion made through another, in order",
+    () =>
+      Effect.gen(function* () {
+        const [a, b] = yield* processes(url, freshSchema("live"), 2)
+        const [g, other] = yield* widgets(b!, [
+          ["line-graph", "g"],
+          ["number", "n"]
+        ])
+        const received = yield* follow(a!, g!)
+        const unrelated = yield* follow(a!, other!)
+        // The entries a notification names are read when it arrives, so a later write to them may show instead: each
+        // step waits for the previous one to be received, for a deterministic transcript.
+        const receivedAll = (n: number) => until(`${n} changes`, () => flat(received).length >= n)
+        // Server-assigned ts: new entries.
+        yield* write(b!, [[g!, put(1)]], 0)
+        yield* receivedAll(1)
+        yield* write(b!, [[g!, put(2)]], 10)
+        yield* receivedAll(2)
+        const before = yield* readAll(b!, g!)
+        assert.strictEqual(before.length, 2)
+        // A timestamped push replacing the first entry: not new.
+        yield* write(b!, [[g!, { _tag: "Put", entries: [{ point: { number: 11 }, ts: micros(before[0]!.ts) }] }]], 20)
+        yield* receivedAll(3)
+        // A push with a replaced entry and a new one, in one write.
+        yield* write(
+          b!,
+          [
+            [
+              g!,
+              {
+                _tag: "Put",
+                entries: [{ point: { number: 12 }, ts: micros(before[1]!.ts) }, { point: { number: 13 } }]
+              }
+            ]
+          ],
+          30
+        )
+        yield* receivedAll(5)
+        const third = (yield* readAll(b!, g!))[2]!.ts
+        yield* write(b!, [[g!, { _tag: "Clear" }]], 40)
+        const cleared = Option.getOrThrow(yield* liveState(a!, g!)).lastClear!
+        assert.isNotNull(cleared)
+        yield* receivedAll(6)
+        yield* write(b!, [[g!, put(3)]], 50)
+        yield* receivedAll(7)
+        const fourth = (yield* readAll(b!, g!))[0]!.ts
+        // A clear and a push in one write: the clear, then the entry.
+        yield* write(
+          b!,
+          [
+            [g!, { _tag: "Clear" }],
+            [g!, put(4)]
+          ],
+          60
+        )
+        const lastClear = Option.getOrThrow(yield* liveState(a!, g!)).lastClear!
+        const fifth = (yield* readAll(b!, g!))[0]!.ts
+        yield* receivedAll(9)
+        // A clear (at the receive time, 1 s later) and a timestamped entry above every earlier ts but below the clear's:
+        // not new (a subscriber that was sent the clear holds ids up to it).
+        yield* write(
+          b!,
+          [
+            [g!, { _tag: "Clear" }],
+            [g!, { _tag: "Put", entries: [{ point: { number: 5 }, ts: micros(fifth + 1) }] }]
+          ],
+          1_000_000
+        )
+        yield* receivedAll(11)
+        yield* Context.get(b!, AccountStore).deleteWidget(g!.accountId, g!.streamName)
+        yield* until("the deletion", () => received.some((c) => c._tag === "Deleted"))
+        const json = (n: number) => JSON.stringify({ number: n })
+        assert.deepStrictEqual(flat(received), [
+          `entry ${before[0]!.ts} fresh ${json(1)}`,
+          `entry ${before[1]!.ts} fresh ${json(2)}`,
+          `entry ${before[0]!.ts} old ${json(11)}`,
+          `entry ${before[1]!.ts} old ${json(12)}`,
+          `entry ${third} fresh ${json(13)}`,
+          `clear ${cleared}`,
+          `entry ${fourth} fresh ${json(3)}`,
+          `clear ${lastClear}`,
+          `entry ${fifth} fresh ${json(4)}`,
+          `clear ${T0 + 1_000_000}`,
+          `entry ${fifth + 1} old ${json(5)}`,
+          "Deleted"
+        ])
+        // The clear's ts is above every ts it cleared and below the next server ts.
+        assert.isAbove(third, before[1]!.ts)
+        assert.isAbove(cleared, third)
+        assert.isAbove(fourth, cleared)
+        assert.isAbove(lastClear, fourth)
+        assert.isAbove(fifth, lastClear)
+        // Every entry change is a Stored; nothing of the other stream leaked.
+        assert.deepStrictEqual(unrelated, [])
+      })
+  )
+
+  it.scopedLive("a timestamped push replacing scattered entries sends those entries only, not the ones between", () =>
+    Effect.gen(function* () {
+      const [a, b] = yield* processes(url, freshSchema("live"), 2)
+      const [g] = yield* widgets(b!, [["line-graph", "g"]])
+      const received = yield* follow(a!, g!)
+      for (let i = 0; i < 5; i++) yield* write(b!, [[g!, put(i)]], i)
+      yield* until("the first entries", () => flat(received).length === 5)
+      received.length = 0
+      const [e0, , e2, , e4] = yield* readAll(b!, g!)
+      const at = (e: { ts: number }, n: number) => ({ point: { number: n }, ts: micros(e.ts) })
+      yield* write(b!, [[g!, { _tag: "Put", entries: [at(e0!, 10), at(e2!, 12), at(e4!, 14)] }]], 10)
+      yield* write(b!, [[g!, put(5)]], 20)
+      const last = (yield* readAll(b!, g!))[5]!
+      yield* until("the entries", () => flat(received).length >= 4)
+      const json = (n: number) => JSON.stringify({ number: n })
+      assert.deepStrictEqual(flat(received), [
+        `entry ${e0!.ts} old ${json(10)}`,
+        `entry ${e2!.ts} old ${json(12)}`,
+        `entry ${e4!.ts} old ${json(14)}`,
+        `entry ${last.ts} fresh ${json(5)}`
+      ])
+    })
+  )
+
+  it.scopedLive("many writes through several processes arrive in commit order, each entry once", () =>
+    Effect.gen(function* () {
+      const [a, b, c] = yield* processes(url, freshSchema("live"), 3)
+      const [n] = yield* widgets(b!, [["number", "n"]])
+      const received = yield* follow(a!, n!)
+      yield* Effect.all(
+        Array.from({ length: 300 }, (_, i) => write(i % 2 === 0 ? b! : c!, [[n!, delta(1)]], i)),
+        { concurrency: 20, discard: true }
+      )
+      const stored = yield* readAll(a!, n!)
+      yield* until("every entry", () => flat(received).length === 300)
+      const entries = received.flatMap((ch) => (ch._tag === "Stored" ? ch.entries : []))
+      assert.deepStrictEqual(
+        entries.map((e) => [e.ts, JSON.parse(e.json).number, e.fresh]),
+        stored.map((e) => [e.ts, e.point.number, true])
+      )
+      assert.deepStrictEqual(
+        stored.map((e) => e.point.number),
+        Array.from({ length: 300 }, (_, i) => i + 1)
+      )
+    })
+  )
+
+  it.scopedLive(
+    "a terminated listening connection reconnects and sends a Gap; nothing written meanwhile is lost",
+    () =>
+      Effect.gen(function* () {
+        const app = freshSchema("app")
+        const [a, b] = yield* processes(url, freshSchema("live"), 2, { application_name: app })
+        const [g] = yield* widgets(b!, [["line-graph", "g"]])
+        const received = yield* follow(a!, g!)
+        yield* write(b!, [[g!, put(0)]], 0)
+        yield* until("the first entry", () => flat(received).length === 1)
+        let written = 1
+        let writing = true
+        const writer = Effect.promise(async () => {
+          while (writing) {
+            await Effect.runPromise(write(b!, [[g!, put(written)]], written))
+            written++
+            await new Promise((resolve) => setTimeout(resolve, 5))
+          }
+        })
+        const killer = Effect.promise(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          // Both processes' listeners have this name; each is terminated and reconnects.
+          const killed = await terminateListener(`${app}-listener`)
+          assert.strictEqual(killed, 2)
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        })
+        yield* Effect.fork(writer)
+        yield* killer
+        yield* until("the Gap", () => received.some((c) => c._tag === "Gap"))
+        // Still live after the reconnection.
+        const gapAt = received.findIndex((c) => c._tag === "Gap")
+        yield* until("an entry after the Gap", () => flat(received.slice(gapAt + 1)).some((l) => l.startsWith("entry")))
+        writing = false
+        yield* Effect.sleep("50 millis")
+        // The database has every acknowledged write; what the subscriber missed it reads from there after the Gap.
+        const stored = yield* readAll(a!, g!)
+        assert.isAtLeast(stored.length, written - 1)
+        assert.deepStrictEqual(
+          stored.slice(0, written - 1).map((e) => e.point.number),
+          Array.from({ length: written - 1 }, (_, i) => i)
+        )
+        const entries = received.flatMap((ch) => (ch._tag === "Stored" ? ch.entries : []))
+        // In order and never twice.
+        for (let i = 1; i < entries.length; i++) assert.isAbove(entries[i]!.ts, entries[i - 1]!.ts)
+        assert.isTrue(Option.isSome(yield* liveState(a!, g!)))
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "a store whose database is down at start keeps retrying, and sends a Gap once it listens",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* Effect.acquireRelease(Effect.promise(startEmbeddedPostgres), (s) =>
+          Effect.promise(s.stop)
+        )
+        const config = yield* parseUrl(`${server.url}?connect_timeout_ms=2000`)
+        yield* migrate(config)
+        const [w] = yield* Effect.flatMap(Layer.build(layer(config)), (s) => widgets(s, [["number", "n"]]))
+        yield* Effect.promise(server.pause)
+        const stores = yield* Layer.build(layer(config))
+        // Subscribing waits for the first attempt only, which fails at once (connection refused).
+        const received = yield* follow(stores, w!)
+        yield* Effect.sleep("300 millis")
+        assert.deepStrictEqual(received, [])
+        yield* Effect.promise(server.resume)
+        yield* until("the Gap", () => received.length > 0)
+        assert.deepStrictEqual(received, [gapChange])
+        yield* write(stores, [[w!, delta(1)]])
+        yield* until("the entry", () => received.length > 1)
+        assert.deepStrictEqual(flat(received), ["Gap", `entry ${T0} fresh ${JSON.stringify({ number: 1 })}`])
+      }),
+    60_000
+  )
+})
+
+describe("liveState", () => {
+  it.scopedLive("reports the last clear's ts, and None once the widget is deleted", () =>
+    Effect.gen(function* () {
+      const [s] = yield* processes(url, freshSchema("live"), 1)
+      const [w] = yield* widgets(s!, [["number", "n"]])
+      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: null }))
+      yield* write(s!, [[w!, delta(1)]], 0)
+      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: null }))
+      yield* write(s!, [[w!, { _tag: "Clear" }]], 100)
+      // The clear takes the next server ts: above the entry's ts (T0) and at the receive time.
+      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: (T0 + 100) as Micros }))
+      yield* write(s!, [[w!, delta(1)]], 200)
+      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: (T0 + 100) as Micros }))
+      yield* write(s!, [[w!, { _tag: "Clear" }]], 200)
+      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: (T0 + 201) as Micros }))
+      yield* Context.get(s!, AccountStore).deleteWidget(w!.accountId, w!.streamName)
+      assert.deepStrictEqual(yield* liveState(s!, w!), Option.none())
+    })
+  )
+})
