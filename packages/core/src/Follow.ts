@@ -85,7 +85,9 @@ const decodeSeconds = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Sc
 const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidSince> => {
   const decoded = decodeSeconds(text.trim() === "" ? "x" : text)
   return Either.isLeft(decoded)
-    ? Either.left(new InvalidSince({ message: `${what} must be a non-negative number of seconds, got ${JSON.stringify(text)}` }))
+    ? Either.left(
+        new InvalidSince({ message: `${what} must be a non-negative number of seconds, got ${JSON.stringify(text)}` })
+      )
     : Either.right(sinceBound(decoded.right))
 }
 
@@ -185,7 +187,7 @@ class Subscriber {
     return feed.subscribe(this.stream, this.onChange).pipe(
       Effect.flatMap((unsubscribe) => {
         this.unsubscribe = unsubscribe
-        return this.catchUp(start)
+        return this.catchUp(start, true)
       }),
       Effect.onExit((exit) => (exit._tag === "Success" ? Effect.void : Effect.sync(() => this.close()))),
       Effect.as<Follower>({ close: () => this.close() })
@@ -242,7 +244,10 @@ class Subscriber {
         const entries = change.entries
         for (let i = 0; i < entries.length; i++) {
           const e = entries[i]!
+          // A fresh entry at or below what the client holds was sent by a read; one at or below the last clear it knows
+          // of was stored before that clear and deleted by it (its notice may arrive late, after a read saw the clear).
           if (e.fresh && this.sentMax !== null && e.ts <= this.sentMax) continue
+          if (e.fresh && this.knownClear !== null && e.ts <= this.knownClear) continue
           this.send(e)
         }
         return
@@ -255,7 +260,7 @@ class Subscriber {
       case "Gap":
         this.mode = "catchingUp"
         this.fiber = Runtime.runFork(this.runtime)(
-          this.catchUp({ _tag: "Resume", after: this.sentMax ?? beforeAll }).pipe(
+          this.catchUp({ _tag: "Resume", after: this.sentMax ?? beforeAll }, false).pipe(
             Effect.catchAll((error) =>
               Effect.sync(() => {
                 if (this.mode === "closed") return
@@ -270,50 +275,60 @@ class Subscriber {
     }
   }
 
-  // Reads what the client is missing from the storage, then applies the changes buffered meanwhile and goes live.
-  private catchUp(start: FollowStart): Effect.Effect<void, StorageFailure> {
+  /**
+   * Reads what the client is missing from the storage, then applies the changes buffered meanwhile and goes live.
+   * `opening` is true for the first catch-up of a connection, when the client's view is only known from `start`.
+   *
+   * Every read returns the stream's last clear as of the same moment as its entries (`StreamStore.readLive`), so a
+   * clear committed between two backlog pages is noticed: the client is sent the clear and the backlog is read again
+   * from the start (everything it held was deleted), rather than the clear arriving after entries that follow it.
+   */
+  private catchUp(start: FollowStart, opening: boolean): Effect.Effect<void, StorageFailure> {
     return Effect.gen(this, function* () {
-      for (let round = start, first = true; ; round = { _tag: "Resume", after: this.sentMax ?? beforeAll }, first = false) {
+      let round = start
+      let first = opening
+      for (;;) {
         this.overflowed = false
-        const state = yield* this.store.liveState(this.stream)
-        if (this.closed) return
-        if (Option.isNone(state)) return this.end()
-        const lastClear = state.value.lastClear
-        let cursor: Micros | null
-        if (round._tag === "Latest") {
-          cursor = null
-          this.knownClear = lastClear
-          const latest = yield* this.store.read(this.stream, { since: null, limit: null })
+        let cursor: Micros | null = round._tag === "Latest" ? null : round._tag === "Since" ? round.since : round.after
+        if (cursor !== null && (this.sentMax === null || cursor > this.sentMax)) this.sentMax = cursor
+        for (;;) {
+          const read = yield* this.store.readLive(this.stream, {
+            since: cursor,
+            limit: cursor === null ? null : this.pageSize
+          })
           if (this.closed) return
-          for (const e of latest) this.send(e)
-        } else if (
-          round._tag === "Resume" &&
-          lastClear !== null &&
-          // A client resuming by its own id missed a clear newer than that id; a subscriber catching up again (after a
-          // Gap) missed one newer than the last it knows of.
-          (first ? round.after < lastClear : this.knownClear === null || lastClear > this.knownClear)
-        ) {
-          // The client missed a clear: it gets the clear, then every entry stored since.
-          this.sendClear(lastClear)
-          this.sentMax = beforeAll
-          cursor = beforeAll
-        } else {
-          if (this.knownClear === null || (lastClear !== null && lastClear > this.knownClear)) {
+          if (Option.isNone(read)) return this.end()
+          const { entries, lastClear } = read.value
+          if (first) {
+            first = false
             this.knownClear = lastClear
+            // A client resuming by its own id missed a clear newer than that id: the clear, then everything since.
+            if (round._tag === "Resume" && lastClear !== null && round.after < lastClear) {
+              this.restartAfterClear(lastClear)
+              cursor = beforeAll
+              continue
+            }
+          } else if (lastClear !== null && (this.knownClear === null || lastClear > this.knownClear)) {
+            // Cleared since the client's view was last brought up to date: it drops what it holds; read it all again.
+            this.restartAfterClear(lastClear)
+            cursor = beforeAll
+            continue
           }
-          cursor = round._tag === "Since" ? round.since : round.after
-          if (this.sentMax === null || cursor > this.sentMax) this.sentMax = cursor
-        }
-        while (cursor !== null) {
-          const page = yield* this.store.read(this.stream, { since: cursor, limit: this.pageSize })
-          if (this.closed) return
-          for (const e of page) this.send(e)
-          cursor = page.length < this.pageSize ? null : page[page.length - 1]!.ts
-          if (cursor !== null) yield* this.sink.writable
+          for (const e of entries) this.send(e)
+          if (cursor === null || entries.length < this.pageSize) break
+          cursor = entries[entries.length - 1]!.ts
+          yield* this.sink.writable
         }
         if (this.drain()) return
+        round = { _tag: "Resume", after: this.sentMax ?? beforeAll }
       }
     })
+  }
+
+  // The client is sent a clear; what it holds after that is what the catch-up reads next, from the first entry.
+  private restartAfterClear(at: Micros): void {
+    this.sendClear(at)
+    this.sentMax = beforeAll
   }
 
   // Applies the changes buffered while catching up and goes live; false when another catch-up round is needed.

@@ -47,9 +47,13 @@ export interface ReadQuery {
   readonly limit: number | null
 }
 
-/** See `StreamStore.liveState`. */
-export interface LiveState {
+/**
+ * A read for a live event stream (see `StreamStore.readLive`): the entries and the `ts` of the stream's last clear
+ * (`Mutation.clearedAt`, microseconds; `null` if it was never cleared), both as of one moment.
+ */
+export interface LivePage {
   readonly lastClear: Micros | null
+  readonly entries: ReadonlyArray<StoredEntry>
 }
 
 /**
@@ -80,11 +84,11 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      */
     readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
     /**
-     * What a live event stream needs to know of a stream besides its entries (contract section 10): `lastClear`, the
-     * `ts` of its last clear in microseconds (`Mutation.clearedAt`; `null` if it was never cleared). `None` when the
-     * widget no longer exists.
+     * What `read(stream, query)` returns together with the `ts` of the stream's last clear, read as of ONE moment (one
+     * statement or one synchronous read), so that a live event stream can tell whether the entries it reads come
+     * before or after a clear (contract section 10). `None` when the widget no longer exists.
      */
-    readonly liveState: (stream: StreamId) => Effect.Effect<Option.Option<LiveState>, StorageFailure>
+    readonly readLive: (stream: StreamId, query: ReadQuery) => Effect.Effect<Option.Option<LivePage>, StorageFailure>
     /** Succeeds when the storage answers a trivial query (used by `/readyz`). */
     readonly ping: Effect.Effect<void, StorageFailure>
   }

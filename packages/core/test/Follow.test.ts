@@ -72,7 +72,7 @@ const setup = Effect.gen(function* () {
   const store: StreamStore["Type"] = {
     ...stores.streamStore,
     read: (stream, query) => Effect.suspend(() => (hook(), stores.streamStore.read(stream, query))),
-    liveState: (stream) => Effect.suspend(() => (hook(), stores.streamStore.liveState(stream)))
+    readLive: (stream, query) => Effect.suspend(() => (hook(), stores.streamStore.readLive(stream, query)))
   }
   // A feed that can lose changes (an outage of the notification connection) and then announce a Gap.
   const feed: ChangeFeed["Type"] = {

@@ -60,14 +60,40 @@ const readPage =
       catch: toStorageFailure
     })
 
-const liveState =
-  (pool: pg.Pool): StreamStore["Type"]["liveState"] =>
-  (stream) =>
+/**
+ * Stream `$1`'s `cleared_ts` with its entries `ts > $2` (at most `$3`, ascending) in ONE statement, so that both are
+ * of one snapshot; one row with null `ts` when no entry matches, no row when the stream does not exist.
+ */
+const liveSinceQuery = {
+  name: "dashstream_read_live_since",
+  text: `SELECT s.cleared_ts, e.ts, e.point FROM streams s LEFT JOIN LATERAL (
+      SELECT ts, point FROM entries WHERE stream_id = s.id AND ts > $2 ORDER BY ts LIMIT $3) e ON true
+    WHERE s.id = $1 ORDER BY e.ts`
+} as const
+
+/** As {@link liveSinceQuery}, with the stream's latest entry. */
+const liveLatestQuery = {
+  name: "dashstream_read_live_latest",
+  text: `SELECT s.cleared_ts, e.ts, e.point FROM streams s LEFT JOIN LATERAL (
+      SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT 1) e ON true
+    WHERE s.id = $1`
+} as const
+
+const readLive =
+  (pool: pg.Pool): StreamStore["Type"]["readLive"] =>
+  (stream, query) =>
     Effect.tryPromise({
       try: async () => {
-        const rows = await run(pool, db.selectFrom("streams").select("cleared_ts").where("id", "=", stream).compile())
-        const row = rows[0]
-        return row === undefined ? Option.none() : Option.some({ lastClear: row.cleared_ts as Micros | null })
+        const result = await pool.query<{ cleared_ts: number | null; ts: number | null; point: string | null }>(
+          query.since === null
+            ? { ...liveLatestQuery, values: [stream] }
+            : { ...liveSinceQuery, values: [stream, query.since, query.limit] }
+        )
+        const rows = result.rows
+        if (rows.length === 0) return Option.none()
+        const entries: Array<StoredEntry> = []
+        for (const row of rows) if (row.ts !== null) entries.push({ ts: row.ts as Micros, json: row.point! })
+        return Option.some({ lastClear: rows[0]!.cleared_ts as Micros | null, entries })
       },
       catch: toStorageFailure
     })
@@ -87,14 +113,14 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
  * the group touches (`SELECT ... FOR UPDATE`, ascending id), so concurrent writes to a stream from any number of
  * processes are serialised: no lost delta, no duplicate `ts`; each call is acknowledged only after the COMMIT. Errors: `InvalidPoint` from `applyOp`
  * and `StreamNotFound` for a widget deleted since the caller looked it up (nothing stored), `StorageUnavailable` when the server is unreachable or the connection broke (nothing
- * acknowledged), `StorageError` otherwise. `liveState` reads the stream's `cleared_ts` (the `ts` of its last clear,
- * integer microseconds; contract section 10), `None` when the widget no longer exists. `ping` fails with
+ * acknowledged), `StorageError` otherwise. `readLive` reads entries with the stream's `cleared_ts` (the `ts` of its last
+ * clear, integer microseconds; contract section 10) in one statement, `None` when the widget no longer exists. `ping` fails with
  * `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
  */
 export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => ({
   write: write(groupCommit),
   read: read(pool),
   readPage: readPage(pool),
-  liveState: liveState(pool),
+  readLive: readLive(pool),
   ping: ping(pool)
 })

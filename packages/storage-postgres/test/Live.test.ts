@@ -2,7 +2,6 @@ import {
   AccountStore,
   ChangeFeed,
   gapChange,
-  type Micros,
   micros,
   type StreamChange,
   StreamStore,
@@ -49,7 +48,10 @@ const flat = (changes: ReadonlyArray<StreamChange>): Array<string> =>
         : [c._tag]
   )
 
-const liveState = (on: Stores, widget: Widget) => Context.get(on, StreamStore).liveState(widget.id)
+const liveState = (on: Stores, widget: Widget) =>
+  Effect.map(Context.get(on, StreamStore).readLive(widget.id, { since: null, limit: null }), (page) =>
+    Option.map(page, ({ lastClear }) => ({ lastClear }))
+  )
 
 const sql = async (text: string, values: Array<unknown> = []) => {
   const client = new pg.Client({ connectionString: url })
@@ -288,26 +290,5 @@ describe("live updates across processes (contract section 10)", () => {
         assert.deepStrictEqual(flat(received), ["Gap", `entry ${T0} fresh ${JSON.stringify({ number: 1 })}`])
       }),
     60_000
-  )
-})
-
-describe("liveState", () => {
-  it.scopedLive("reports the last clear's ts, and None once the widget is deleted", () =>
-    Effect.gen(function* () {
-      const [s] = yield* processes(url, freshSchema("live"), 1)
-      const [w] = yield* widgets(s!, [["number", "n"]])
-      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: null }))
-      yield* write(s!, [[w!, delta(1)]], 0)
-      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: null }))
-      yield* write(s!, [[w!, { _tag: "Clear" }]], 100)
-      // The clear takes the next server ts: above the entry's ts (T0) and at the receive time.
-      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: (T0 + 100) as Micros }))
-      yield* write(s!, [[w!, delta(1)]], 200)
-      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: (T0 + 100) as Micros }))
-      yield* write(s!, [[w!, { _tag: "Clear" }]], 200)
-      assert.deepStrictEqual(yield* liveState(s!, w!), Option.some({ lastClear: (T0 + 201) as Micros }))
-      yield* Context.get(s!, AccountStore).deleteWidget(w!.accountId, w!.streamName)
-      assert.deepStrictEqual(yield* liveState(s!, w!), Option.none())
-    })
   )
 })

@@ -2,9 +2,10 @@ import type Database from "better-sqlite3"
 import {
   type Fanout,
   type InvalidPoint,
-  type LiveState,
+  type LivePage,
   type Micros,
   pageOfRendered,
+  type ReadQuery,
   type RenderedPage,
   type StorageFailure,
   type StoredEntry,
@@ -17,12 +18,7 @@ import { storageFailure } from "./internal/errors.js"
 import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
-import {
-  applyWrites,
-  type PendingChange,
-  prepareWriteStatements,
-  type WriteStatements
-} from "./internal/writePath.js"
+import { applyWrites, type PendingChange, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
 export interface SqliteStreamStoreOptions {
@@ -109,35 +105,36 @@ export const make = (
       }),
       ({ group }) => Effect.sync(() => group?.close())
     ),
-    ({ group, statements, latest, since, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => ({
-      write:
-        group === undefined
-          ? commitEachCall(db, statements, options.fanout)
-          : (writes, now) => group.write(writes, now),
-      read: (stream, query) =>
-        Effect.try({
-          try: (): ReadonlyArray<StoredEntry> => {
-            if (query.since === null) {
-              const row = latest.get(stream)
-              return row === undefined ? [] : [row]
-            }
-            return since.all(stream, query.since, query.limit ?? -1)
-          },
-          catch: storageFailure
-        }),
-      readPage: (stream, after, limit) =>
-        Effect.try({
-          try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
-          catch: storageFailure
-        }),
-      liveState: (stream) =>
-        Effect.try({
-          try: (): Option.Option<LiveState> => {
-            const row = clearedTs.get(stream)
-            return row === undefined ? Option.none() : Option.some({ lastClear: row as Micros | null })
-          },
-          catch: storageFailure
-        }),
-      ping: Effect.try({ try: () => void ping.get(), catch: storageFailure })
-    })
+    ({ group, statements, latest, since, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => {
+      const readSync = (stream: number, query: ReadQuery): ReadonlyArray<StoredEntry> => {
+        if (query.since === null) {
+          const row = latest.get(stream)
+          return row === undefined ? [] : [row]
+        }
+        return since.all(stream, query.since, query.limit ?? -1)
+      }
+      return {
+        write:
+          group === undefined
+            ? commitEachCall(db, statements, options.fanout)
+            : (writes, now) => group.write(writes, now),
+        read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
+        readPage: (stream, after, limit) =>
+          Effect.try({
+            try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
+            catch: storageFailure
+          }),
+        // Both statements run in one synchronous call on the one connection: no write can come between them.
+        readLive: (stream, query) =>
+          Effect.try({
+            try: (): Option.Option<LivePage> => {
+              const row = clearedTs.get(stream)
+              if (row === undefined) return Option.none()
+              return Option.some({ lastClear: row as Micros | null, entries: readSync(stream, query) })
+            },
+            catch: storageFailure
+          }),
+        ping: Effect.try({ try: () => void ping.get(), catch: storageFailure })
+      }
+    }
   )

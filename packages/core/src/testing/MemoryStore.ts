@@ -221,10 +221,12 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
     write: (writes, now) => Effect.suspend(() => writeSync(writes, now)),
     read: (id, query) => Effect.sync(() => readSync(id, query)),
     readPage: (id, since, limit) => Effect.sync(() => renderPage(readSync(id, { since, limit }))),
-    liveState: (id) =>
+    readLive: (id, query) =>
       Effect.sync(() => {
         const data = state.data.get(id)
-        return data === undefined ? Option.none() : Option.some({ lastClear: data.lastClear })
+        return data === undefined
+          ? Option.none()
+          : Option.some({ lastClear: data.lastClear, entries: readSync(id, query) })
       }),
     ping: Effect.void
   }

@@ -722,6 +722,40 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
       )
 
       test(
+        "readLive: entries as read returns them, with the ts of the last clear; None once the widget is deleted",
+        Effect.gen(function* () {
+          const w = yield* newWidget("sparkline")
+          const live = (since: Micros | null, limit: number | null = null) =>
+            Effect.flatMap(StreamStore, (store) => store.readLive(w.id, { since, limit }))
+          const read = (since: Micros | null, limit: number | null = null) =>
+            Effect.flatMap(StreamStore, (store) => store.read(w.id, { since, limit }))
+          assert.deepStrictEqual(yield* live(null), Option.some({ lastClear: null, entries: [] }))
+          assert.deepStrictEqual(yield* live(micros(-1), 10), Option.some({ lastClear: null, entries: [] }))
+          yield* write(w, put({ number: 1 }, { number: 2 }, { number: 3 }), at(0))
+          assert.deepStrictEqual(yield* live(null), Option.some({ lastClear: null, entries: yield* read(null) }))
+          assert.deepStrictEqual(
+            yield* live(micros(T0), 1),
+            Option.some({ lastClear: null, entries: yield* read(micros(T0), 1) })
+          )
+          // The clear takes the next server ts: above every entry's ts (T0 .. T0 + 2) and at the receive time.
+          yield* write(w, clear, at(100))
+          assert.deepStrictEqual(yield* live(micros(-1), 10), Option.some({ lastClear: micros(T0 + 100), entries: [] }))
+          yield* write(w, delta(1), at(100))
+          yield* write(w, clear, at(100))
+          const after = yield* live(micros(-1), 10)
+          assert.deepStrictEqual(after, Option.some({ lastClear: micros(T0 + 102), entries: [] }))
+          yield* write(w, delta(5), at(300))
+          assert.deepStrictEqual(
+            yield* live(null),
+            Option.some({ lastClear: micros(T0 + 102), entries: [{ ts: micros(T0 + 300), json: '{"number":5}' }] })
+          )
+          yield* Effect.flatMap(AccountStore, (store) => store.deleteWidget(w.accountId, w.streamName))
+          assert.deepStrictEqual(yield* live(null), Option.none())
+          assert.deepStrictEqual(yield* live(micros(-1), 10), Option.none())
+        })
+      )
+
+      test(
         "ping succeeds",
         Effect.flatMap(StreamStore, (s) => s.ping)
       )
