@@ -31,6 +31,12 @@ export interface LiveSink {
    * read only once this completes, so a slow client holds at most about a page in memory.
    */
   readonly writable: Effect.Effect<void>
+  /**
+   * Told `true` when the subscriber starts sending live changes (the backlog is done) and `false` when it goes back to
+   * reading the storage (after a `Gap`). While live, nothing paces the sends: the HTTP adapter bounds what it holds
+   * for a slow client then (contract section 10, 1 MiB).
+   */
+  readonly live?: (isLive: boolean) => void
 }
 
 /** A running subscription. */
@@ -259,6 +265,7 @@ class Subscriber {
         return this.end()
       case "Gap":
         this.mode = "catchingUp"
+        this.sink.live?.(false)
         this.fiber = Runtime.runFork(this.runtime)(
           this.catchUp({ _tag: "Resume", after: this.sentMax ?? beforeAll }, false).pipe(
             Effect.catchAll((error) =>
@@ -351,7 +358,10 @@ class Subscriber {
         this.apply(change)
         if (this.closed) return true
       }
-      if (this.pending.length === 0) this.mode = "live"
+      if (this.pending.length === 0) {
+        this.mode = "live"
+        this.sink.live?.(true)
+      }
     }
     return true
   }

@@ -14,4 +14,30 @@ export interface HttpConfig {
   readonly rateLimit: number | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
+  /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */
+  readonly live?: Partial<LiveOptions> | undefined
+  /** Told when event streams open and close and when events are sent (for metrics); none when absent. */
+  readonly eventStreams?: EventStreamObserver | undefined
+}
+
+/** Bounds and timings of live event streams (contract section 10). */
+export interface LiveOptions {
+  /** A `: ping` comment after this many milliseconds without a write (15,000). */
+  readonly heartbeatMs: number
+  /** The reconnection delay the `retry:` line gives clients, in milliseconds (2,000). */
+  readonly retryMs: number
+  /** A client with more than this many bytes unsent while live is disconnected (1 MiB). */
+  readonly maxUnsentBytes: number
+  /** Open event streams allowed per access key; one more answers 429 `rate_limited` (100). */
+  readonly maxStreamsPerKey: number
+}
+
+/** Observes live event streams, for metrics. Every callback is synchronous and must not throw. */
+export interface EventStreamObserver {
+  /** An event stream opened (its 200 was sent). */
+  readonly opened: () => void
+  /** An event stream closed, for whatever reason. */
+  readonly closed: () => void
+  /** `events` events (entry, clear or deleted; not pings) were written. */
+  readonly sent: (events: number) => void
 }

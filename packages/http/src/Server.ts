@@ -1,9 +1,10 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, StreamStore } from "@dashstream/core"
+import type { AccountStore, ChangeFeed, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
 import { makeApiLane } from "./internal/apiLane.js"
+import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isPush, makePushLane } from "./internal/pushLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
@@ -50,20 +51,28 @@ const close = (server: NodeServer) =>
  * scope stops accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are
  * released after it. A failure to listen (port taken, bad host) is a defect.
  *
- * Two lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
- * `internal/pushLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
+ * Three lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
+ * `internal/pushLane.ts`), `GET .../datastream/<STREAM>/events` by the live lane of Server-Sent Events (see
+ * `internal/liveLane.ts`; ended first on shutdown), every other request by the `HttpApi` (see `internal/apiLane.ts`).
  */
-export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStore | StreamStore> =>
+export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStore | StreamStore | ChangeFeed> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
       const maxBodyBytes = config.limits.maxBodyBytes
       const apiLane = yield* makeApiLane(config, limiter)
-      const runtime = yield* Effect.runtime<AccountStore | StreamStore>()
+      const runtime = yield* Effect.runtime<AccountStore | StreamStore | ChangeFeed>()
       const pushLane = makePushLane(runtime, { limits: config.limits, limiter, logRequests: config.logRequests })
+      const liveLane = makeLiveLane(runtime, {
+        limiter,
+        logRequests: config.logRequests,
+        options: { ...defaultLiveOptions, ...config.live },
+        observer: config.eventStreams
+      })
       const runFork = Runtime.runFork(runtime)
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
         if (isPush(req.method, req.url)) return pushLane(req, res)
+        if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
         const refusal = refuseDeclaredLength(req, maxBodyBytes)
         if (refusal === undefined) {
           if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)
@@ -74,7 +83,8 @@ export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStor
       }
       const server = yield* Effect.acquireRelease(
         Effect.sync(() => createServer(onRequest)),
-        (server) => close(server)
+        // Event streams never finish by themselves: end them first, so shutdown waits only for ordinary requests.
+        (server) => Effect.zipRight(Effect.sync(liveLane.closeAll), close(server))
       )
       const port = yield* Effect.orDie(listen(server, config))
       // Errors after binding (e.g. EMFILE on accept) are logged; unhandled they would end the process.

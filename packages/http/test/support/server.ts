@@ -1,4 +1,4 @@
-import { AccountStore, defaultLimits, type StorageFailure, StreamStore } from "@dashstream/core"
+import { AccountStore, ChangeFeed, defaultLimits, type StorageFailure, StreamStore } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { Console, Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { type HttpConfig, layer } from "../../src/index.js"
@@ -39,7 +39,7 @@ const adminToken = "test-admin-token"
 export const testAdminToken = adminToken
 
 /** The in-memory stores with switchable faults. */
-const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore> =>
+const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | ChangeFeed> =>
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
@@ -57,6 +57,7 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore> =
         ping: Effect.suspend(() => (faults.ping === undefined ? inner.ping : Effect.fail(faults.ping))),
         read: (stream, query) => readFault(inner.read(stream, query)),
         readPage: (stream, since, limit) => readFault(inner.readPage(stream, since, limit)),
+        readLive: (stream, query) => readFault(inner.readLive(stream, query)),
         write: (writes, now) =>
           Effect.suspend(() => {
             faults.onWrite?.()
@@ -71,7 +72,10 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore> =
                 )
           })
       }
-      return Context.make(AccountStore, stores.accountStore).pipe(Context.add(StreamStore, streamStore))
+      return Context.make(AccountStore, stores.accountStore).pipe(
+        Context.add(StreamStore, streamStore),
+        Context.add(ChangeFeed, stores.changeFeed)
+      )
     })
   )
 
