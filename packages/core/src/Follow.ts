@@ -49,6 +49,8 @@ export interface Follower {
 export type FollowStart =
   /** Neither `Last-Event-ID` nor `since`: the latest entry (if any), then new ones. */
   | { readonly _tag: "Latest" }
+  /** The `count` (>= 1) most recent entries, then new ones (a dashboard tile's snapshot, contract section 11). */
+  | { readonly _tag: "Recent"; readonly count: number }
   /** `since`: entries with `ts > since` (microseconds, see `sinceBound`), then new ones. */
   | { readonly _tag: "Since"; readonly since: Micros }
   /**
@@ -296,13 +298,16 @@ class Subscriber {
       let first = opening
       for (;;) {
         this.overflowed = false
-        let cursor: Micros | null = round._tag === "Latest" ? null : round._tag === "Since" ? round.since : round.after
+        let cursor: Micros | null =
+          round._tag === "Latest" || round._tag === "Recent" ? null : round._tag === "Since" ? round.since : round.after
         if (cursor !== null && (this.sentMax === null || cursor > this.sentMax)) this.sentMax = cursor
         for (;;) {
-          const read = yield* this.store.readLive(this.stream, {
-            since: cursor,
-            limit: cursor === null ? null : this.pageSize
-          })
+          const read = yield* this.store.readLive(
+            this.stream,
+            cursor === null
+              ? { _tag: "Recent", count: round._tag === "Recent" ? round.count : 1 }
+              : { _tag: "After", since: cursor, limit: this.pageSize }
+          )
           if (this.closed) return
           if (Option.isNone(read)) return this.end()
           const { entries, lastClear } = read.value

@@ -48,6 +48,14 @@ export interface ReadQuery {
 }
 
 /**
+ * What `StreamStore.readLive` reads: the `count` (>= 1) most recent entries (the highest `ts`), or the oldest `limit`
+ * (>= 1) entries with `ts > since` (microseconds). Either way returned in ascending `ts`.
+ */
+export type LiveQuery =
+  | { readonly _tag: "Recent"; readonly count: number }
+  | { readonly _tag: "After"; readonly since: Micros; readonly limit: number }
+
+/**
  * A read for a live event stream (see `StreamStore.readLive`): the entries and the `ts` of the stream's last clear
  * (`Mutation.clearedAt`, microseconds; `null` if it was never cleared), both as of one moment.
  */
@@ -84,11 +92,11 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      */
     readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
     /**
-     * What `read(stream, query)` returns together with the `ts` of the stream's last clear, read as of ONE moment (one
-     * statement or one synchronous read), so that a live event stream can tell whether the entries it reads come
-     * before or after a clear (contract section 10). `None` when the widget no longer exists.
+     * The entries `query` names (see {@link LiveQuery}) together with the `ts` of the stream's last clear, read as of
+     * ONE moment (one statement or one synchronous read), so that a live event stream can tell whether the entries
+     * it reads come before or after a clear (contract section 10). `None` when the widget no longer exists.
      */
-    readonly readLive: (stream: StreamId, query: ReadQuery) => Effect.Effect<Option.Option<LivePage>, StorageFailure>
+    readonly readLive: (stream: StreamId, query: LiveQuery) => Effect.Effect<Option.Option<LivePage>, StorageFailure>
     /** Succeeds when the storage answers a trivial query (used by `/readyz`). */
     readonly ping: Effect.Effect<void, StorageFailure>
   }

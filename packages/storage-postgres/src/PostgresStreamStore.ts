@@ -71,12 +71,12 @@ const liveSinceQuery = {
     WHERE s.id = $1 ORDER BY e.ts`
 } as const
 
-/** As {@link liveSinceQuery}, with the stream's latest entry. */
-const liveLatestQuery = {
-  name: "dashstream_read_live_latest",
+/** As {@link liveSinceQuery}, with the stream's `$2` most recent entries. */
+const liveRecentQuery = {
+  name: "dashstream_read_live_recent",
   text: `SELECT s.cleared_ts, e.ts, e.point FROM streams s LEFT JOIN LATERAL (
-      SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT 1) e ON true
-    WHERE s.id = $1`
+      SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT $2) e ON true
+    WHERE s.id = $1 ORDER BY e.ts`
 } as const
 
 const readLive =
@@ -85,8 +85,8 @@ const readLive =
     Effect.tryPromise({
       try: async () => {
         const result = await pool.query<{ cleared_ts: number | null; ts: number | null; point: string | null }>(
-          query.since === null
-            ? { ...liveLatestQuery, values: [stream] }
+          query._tag === "Recent"
+            ? { ...liveRecentQuery, values: [stream, query.count] }
             : { ...liveSinceQuery, values: [stream, query.since, query.limit] }
         )
         const rows = result.rows

@@ -49,7 +49,7 @@ const flat = (changes: ReadonlyArray<StreamChange>): Array<string> =>
   )
 
 const liveState = (on: Stores, widget: Widget) =>
-  Effect.map(Context.get(on, StreamStore).readLive(widget.id, { since: null, limit: null }), (page) =>
+  Effect.map(Context.get(on, StreamStore).readLive(widget.id, { _tag: "Recent", count: 1 }), (page) =>
     Option.map(page, ({ lastClear }) => ({ lastClear }))
   )
 

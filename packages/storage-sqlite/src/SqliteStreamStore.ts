@@ -96,6 +96,7 @@ export const make = (
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
+            recent: db.prepare<[number, number], StoredEntry>(Sql.recent),
             page: db.prepare<[number, number, number], string>(Sql.page).pluck(true),
             clearedTs: db.prepare<[number], number | null>(Sql.clearedTs).pluck(true),
             ping: db.prepare(Sql.ping)
@@ -105,7 +106,7 @@ export const make = (
       }),
       ({ group }) => Effect.sync(() => group?.close())
     ),
-    ({ group, statements, latest, since, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => {
+    ({ group, statements, latest, since, recent, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => {
       const readSync = (stream: number, query: ReadQuery): ReadonlyArray<StoredEntry> => {
         if (query.since === null) {
           const row = latest.get(stream)
@@ -130,7 +131,13 @@ export const make = (
             try: (): Option.Option<LivePage> => {
               const row = clearedTs.get(stream)
               if (row === undefined) return Option.none()
-              return Option.some({ lastClear: row as Micros | null, entries: readSync(stream, query) })
+              const entries =
+                query._tag === "After"
+                  ? since.all(stream, query.since, query.limit)
+                  : query.count === 1
+                    ? readSync(stream, { since: null, limit: null })
+                    : recent.all(stream, query.count)
+              return Option.some({ lastClear: row as Micros | null, entries })
             },
             catch: storageFailure
           }),

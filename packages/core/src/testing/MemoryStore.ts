@@ -224,9 +224,12 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
     readLive: (id, query) =>
       Effect.sync(() => {
         const data = state.data.get(id)
-        return data === undefined
-          ? Option.none()
-          : Option.some({ lastClear: data.lastClear, entries: readSync(id, query) })
+        if (data === undefined) return Option.none()
+        const entries =
+          query._tag === "After"
+            ? readSync(id, { since: query.since, limit: query.limit })
+            : data.entries.slice(-query.count).map((e) => ({ ts: e.ts, json: e.json }))
+        return Option.some({ lastClear: data.lastClear, entries })
       }),
     ping: Effect.void
   }

@@ -725,14 +725,19 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
         "readLive: entries as read returns them, with the ts of the last clear; None once the widget is deleted",
         Effect.gen(function* () {
           const w = yield* newWidget("sparkline")
-          const live = (since: Micros | null, limit: number | null = null) =>
-            Effect.flatMap(StreamStore, (store) => store.readLive(w.id, { since, limit }))
+          const live = (since: Micros | null, limit = 1) =>
+            Effect.flatMap(StreamStore, (store) =>
+              store.readLive(w.id, since === null ? { _tag: "Recent", count: limit } : { _tag: "After", since, limit })
+            )
           const read = (since: Micros | null, limit: number | null = null) =>
             Effect.flatMap(StreamStore, (store) => store.read(w.id, { since, limit }))
           assert.deepStrictEqual(yield* live(null), Option.some({ lastClear: null, entries: [] }))
           assert.deepStrictEqual(yield* live(micros(-1), 10), Option.some({ lastClear: null, entries: [] }))
           yield* write(w, put({ number: 1 }, { number: 2 }, { number: 3 }), at(0))
           assert.deepStrictEqual(yield* live(null), Option.some({ lastClear: null, entries: yield* read(null) }))
+          const all = yield* read(micros(-1))
+          assert.deepStrictEqual(yield* live(null, 2), Option.some({ lastClear: null, entries: all.slice(1) }))
+          assert.deepStrictEqual(yield* live(null, 10), Option.some({ lastClear: null, entries: all }))
           assert.deepStrictEqual(
             yield* live(micros(T0), 1),
             Option.some({ lastClear: null, entries: yield* read(micros(T0), 1) })
