@@ -13,8 +13,10 @@ export const view = (entries: ReadonlyArray<{ readonly point: unknown }>): Galle
   const r = entries.length === 0 ? undefined : record(entries[entries.length - 1]!.point)
   if (r === undefined) return undefined
   const imgUrl = safeImageUrl(r["imgUrl"])
+  const title = toText(r["title"]) ?? ""
+  if (imgUrl === undefined && title === "") return undefined
   return {
-    title: toText(r["title"]) ?? "",
+    title,
     msg: toText(r["msg"]) ?? "",
     ...(imgUrl === undefined ? {} : { imgUrl }),
     count: entries.length

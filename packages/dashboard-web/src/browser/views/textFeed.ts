@@ -17,11 +17,14 @@ export const view = (entries: ReadonlyArray<{ readonly point: unknown }>): Reado
   for (let i = entries.length - 1; i >= 0 && items.length < maxFeedItems; i--) {
     const r = record(entries[i]!.point)
     if (r === undefined) continue
+    const title = toText(r["title"]) ?? ""
+    const msg = toText(r["msg"]) ?? ""
+    if (title === "" && msg === "") continue
     const imgUrl = safeImageUrl(r["imgUrl"])
     const date = formatDate(r["date"])
     items.push({
-      title: toText(r["title"]) ?? "",
-      msg: toText(r["msg"]) ?? "",
+      title,
+      msg,
       ...(imgUrl === undefined ? {} : { imgUrl }),
       ...(date === undefined ? {} : { date })
     })
