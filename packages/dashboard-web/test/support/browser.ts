@@ -59,3 +59,16 @@ export const isolatedPage = async (
   page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`))
   return { context, page, errors, foreignRequests }
 }
+
+/**
+ * Waits until the JS expression `expr` is true in the page, polling every 20 ms through the DevTools protocol.
+ * (Playwright's `waitForFunction` polls with `new Function`, which the dashboard page's CSP rightly forbids.)
+ */
+export const until = async (page: Page, expr: string, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if ((await page.evaluate(expr).catch(() => false)) === true) return
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${expr}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
