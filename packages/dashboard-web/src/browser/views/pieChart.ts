@@ -13,7 +13,7 @@ export const view = (entries: ReadonlyArray<{ readonly point: unknown }>): EChar
     series: [
       {
         type: "pie",
-        radius: ["34%", "60%"],
+        radius: ["30%", "54%"],
         center: ["50%", "52%"],
         labelLine: { length: 6, length2: 8 },
         avoidLabelOverlap: true,
