@@ -1,6 +1,7 @@
 /**
  * The dashboard page (contract section 11): reads the layout from `#ds-dashboard`, draws the tile grid, and follows
- * the dashboard's event stream (`snapshot`, `entry`, `clear`, `deleted`).
+ * the dashboard's event stream (`snapshot`, `entry`, `clear`, `deleted`). Performance marks: `ds-snapshot` when the
+ * first snapshot arrives, `ds-first-render` when it is drawn (`<html data-rendered>` is set then too).
  */
 import type { PageConfig } from "../Model.js"
 import { connect, type ConnectionState } from "./Connection.js"
@@ -75,6 +76,7 @@ const start = (): void => {
     config.eventsPath,
     (event) => {
       if (event.kind === "snapshot") {
+        performance.mark("ds-snapshot")
         for (const [name, list] of tiles) {
           for (const tile of list) {
             tile.setEntries(event.tiles.get(name) ?? [])
