@@ -8,6 +8,6 @@ export const renderer: Renderer<string> = {
   mount: (body) => {
     const label = el("div", "ds-label")
     body.append(label)
-    return { update: (text) => void (label.innerHTML = text), dispose: () => undefined }
+    return { update: (text) => void (label.textContent = text), dispose: () => undefined }
   }
 }
