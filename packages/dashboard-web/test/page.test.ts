@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { gzipSync } from "node:zlib"
 import { assets, contentSecurityPolicy, jsonForScript, manifest, pageHeaders, pageHtml } from "../src/index.js"
 
@@ -90,5 +90,17 @@ describe("assets", () => {
   it("the bundle carries no eval and no inline-script sink of pushed strings", () => {
     const js = readFileSync(new URL(`../dist${manifest().script}`, import.meta.url), "utf8")
     assert.notMatch(js, /\beval\(/)
+  })
+})
+
+describe("browser source", () => {
+  it("never parses pushed strings as HTML (no innerHTML, outerHTML, insertAdjacentHTML, document.write)", () => {
+    const dir = new URL("../src/browser/", import.meta.url)
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))
+    assert.isAbove(files.length, 40)
+    for (const f of files) {
+      const code = readFileSync(new URL(f, dir), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")
+      assert.notMatch(code, /innerHTML|outerHTML|insertAdjacentHTML|document\.write/, f)
+    }
   })
 })
