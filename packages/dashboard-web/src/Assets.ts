@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+
+/** One built file as the server sends it. */
+export interface Asset {
+  readonly body: Buffer
+  readonly contentType: string
+}
+
+/**
+ * `dist/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/assets/app.<hash>.js`); `files`
+ * maps each URL path to its file under `dist/` and its content type.
+ */
+export interface Manifest {
+  readonly script: string
+  readonly style: string
+  readonly maps: { readonly world: string; readonly usa: string }
+  readonly files: Readonly<Record<string, { readonly file: string; readonly contentType: string }>>
+}
+
+/** The directory the build writes to (`packages/dashboard-web/dist`). */
+export const distDir: string = fileURLToPath(new URL("../dist/", import.meta.url))
+
+/** Thrown when `dist/` holds no build: the message says how to build it. */
+export class BundleNotBuilt extends Error {
+  override readonly name = "BundleNotBuilt"
+  constructor(cause: unknown) {
+    super(
+      `The dashboard page bundle is not built (${join(distDir, "manifest.json")} is missing or unreadable). ` +
+        "It is built by `pnpm install`; to build it by hand run `pnpm --filter @dashstream/dashboard-web build`.",
+      { cause }
+    )
+  }
+}
+
+let manifestCache: Manifest | undefined
+let assetsCache: ReadonlyMap<string, Asset> | undefined
+
+/** Reads `dist/manifest.json` once. Throws {@link BundleNotBuilt} when the bundle has not been built. */
+export const manifest = (): Manifest => {
+  if (manifestCache === undefined) {
+    try {
+      manifestCache = JSON.parse(readFileSync(join(distDir, "manifest.json"), "utf8")) as Manifest
+    } catch (cause) {
+      throw new BundleNotBuilt(cause)
+    }
+  }
+  return manifestCache
+}
+
+/**
+ * Every static file of the dashboard page, keyed by URL path (`/assets/app.3f2a9c1b.js`, the stylesheet, the
+ * world and USA map outlines as TopoJSON). Names carry a content hash, so the server may answer them with
+ * `Cache-Control: public, max-age=31536000, immutable`. Read from `dist/` on the first call, then cached.
+ * Throws {@link BundleNotBuilt} when the bundle has not been built.
+ */
+export const assets = (): ReadonlyMap<string, Asset> => {
+  if (assetsCache === undefined) {
+    const m = manifest()
+    const map = new Map<string, Asset>()
+    try {
+      for (const [path, { file, contentType }] of Object.entries(m.files)) {
+        map.set(path, { body: readFileSync(join(distDir, file)), contentType })
+      }
+    } catch (cause) {
+      throw new BundleNotBuilt(cause)
+    }
+    assetsCache = map
+  }
+  return assetsCache
+}

@@ -1,0 +1,94 @@
+import { manifest } from "./Assets.js"
+import type { DashboardModel, PageConfig } from "./Model.js"
+
+/**
+ * The Content-Security-Policy header value of the dashboard page (contract section 11).
+ * - Scripts only from the page's own origin, never inline (the layout travels as a JSON data block).
+ * - `connect-src 'self'`: the event stream and the map outlines.
+ * - `img-src` allows any http/https origin and `data:` because pushed points name image URLs of any origin.
+ * - `style-src 'unsafe-inline'`: the html tile's `srcdoc` frame inherits this policy and pushed markup commonly
+ *   carries `style` attributes; inline style cannot run script. (ECharts itself only sets styles through the CSSOM.)
+ * - The html tile's frame is `srcdoc` (no URL), so `frame-src` stays `'none'`; `object-src`, `base-uri` and
+ *   `form-action` are closed.
+ * - `frame-ancestors *`: the page is read-only (no action to click-jack) and wall displays and wikis embed it.
+ */
+export const contentSecurityPolicy: string = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' http: https: data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-src 'none'",
+  "child-src 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors *"
+].join("; ")
+
+/**
+ * Headers the server should send with the page besides `Content-Type: text/html; charset=utf-8`: the CSP,
+ * `Referrer-Policy: no-referrer` (the URL carries the view token; pushed image URLs of other origins must not
+ * receive it), `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` (the page names the current assets).
+ */
+export const pageHeaders: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": contentSecurityPolicy,
+  "Referrer-Policy": "no-referrer",
+  "X-Content-Type-Options": "nosniff",
+  "Cache-Control": "no-store"
+}
+
+/**
+ * JSON for a `<script type="application/json">` block: `<`, `>` and `&` (and U+2028/U+2029) are written as
+ * `\uXXXX` escapes, so no string inside (a dashboard or stream name, a title) can close the block or open a comment.
+ */
+export const jsonForScript = (value: unknown): string =>
+  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** Escapes text for an HTML text node or a double-quoted attribute. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/**
+ * The HTML of `GET /d/<viewToken>` (contract section 11): a shell that loads ONE script and ONE stylesheet (hashed
+ * names from `dist/manifest.json`) and carries the layout, the event stream path and the map outline URLs as a JSON
+ * data block (`#ds-dashboard`, never inline script). The page draws itself in the browser. Send it with
+ * {@link pageHeaders}. Throws `BundleNotBuilt` when the bundle has not been built.
+ */
+export const pageHtml = (model: DashboardModel): string => {
+  const m = manifest()
+  const config: PageConfig = {
+    name: model.name,
+    theme: model.theme,
+    eventsPath: model.eventsPath,
+    tiles: model.tiles.map((t) => ({
+      streamName: t.streamName,
+      ...(t.title === undefined ? {} : { title: t.title }),
+      type: t.type,
+      x: t.x,
+      y: t.y,
+      w: t.w,
+      h: t.h,
+      deleted: t.deleted
+    })),
+    maps: m.maps
+  }
+  const theme = model.theme === "light" ? "light" : "dark"
+  return `<!doctype html>
+<html lang="en" data-theme="${theme}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="${theme}">
+<title>${escapeHtml(model.name)} · Dashstream</title>
+<link rel="stylesheet" href="${escapeHtml(m.style)}">
+<script type="application/json" id="ds-dashboard">${jsonForScript(config)}</script>
+<script src="${escapeHtml(m.script)}" defer></script>
+</head>
+<body>
+<noscript><p class="ds-noscript">This dashboard needs JavaScript.</p></noscript>
+</body>
+</html>
+`
+}

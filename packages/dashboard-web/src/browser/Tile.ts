@@ -1,0 +1,86 @@
+import type { Entry, TileModel } from "../Model.js"
+import { heldEntries } from "../WidgetType.js"
+import { el } from "./dom.js"
+import { renderers } from "./renderers/index.js"
+import type { RenderContext, TileBody } from "./renderers/Renderer.js"
+import { addEntry, snapshotEntries } from "./TileData.js"
+
+/** What a tile frame shows: data, the empty state, or the "stream deleted" state. */
+export type TileState = "data" | "empty" | "deleted"
+
+/**
+ * The shared tile frame (title, empty state, "stream deleted" state) around one renderer. Holds the tile's entries
+ * (see `TileData.ts`); redraws only when asked (`draw`), so bursts of events cost one draw per frame.
+ */
+export class Tile {
+  readonly element: HTMLElement
+  private readonly body: HTMLElement
+  private readonly placeholder: HTMLElement
+  private readonly renderer: TileBody
+  private readonly keep: number
+  private entries: ReadonlyArray<Entry> = []
+  private deleted: boolean
+
+  constructor(
+    readonly model: TileModel,
+    ctx: RenderContext
+  ) {
+    this.keep = heldEntries(model.type)
+    this.deleted = model.deleted
+    this.element = el("section", `ds-tile ds-type-${model.type}`)
+    this.element.dataset["stream"] = model.streamName
+    this.element.dataset["type"] = model.type
+    const s = this.element.style
+    s.setProperty("--x", String(model.x + 1))
+    s.setProperty("--y", String(model.y + 1))
+    s.setProperty("--w", String(model.w))
+    s.setProperty("--h", String(model.h))
+    const title = el("h2", "ds-tile-title", model.title ?? model.streamName)
+    this.body = el("div", "ds-tile-body")
+    this.placeholder = el("div", "ds-placeholder")
+    this.element.append(title, this.body, this.placeholder)
+    this.renderer = renderers[model.type].create(this.body, ctx)
+  }
+
+  /** Replaces the held entries (a snapshot). */
+  setEntries(entries: ReadonlyArray<Entry>): void {
+    this.entries = snapshotEntries(entries, this.keep)
+  }
+
+  /** Adds one entry (same `ts` replaces); an entry also means the stream exists again. */
+  addEntry(entry: Entry): void {
+    this.entries = addEntry(this.entries, entry, this.keep)
+    this.deleted = false
+  }
+
+  /** Empties the tile (a clear). */
+  clear(): void {
+    this.entries = []
+  }
+
+  /** Shows "stream deleted" (the widget was deleted). */
+  markDeleted(): void {
+    this.entries = []
+    this.deleted = true
+  }
+
+  /** Redraws the tile from its held entries. */
+  draw(): void {
+    let state: TileState
+    if (this.deleted) {
+      this.renderer.dispose()
+      state = "deleted"
+    } else {
+      let drawn = false
+      try {
+        drawn = this.renderer.render(this.entries)
+      } catch (error) {
+        console.warn(`dashstream: tile ${this.model.streamName} could not draw`, error)
+        this.renderer.dispose()
+      }
+      state = drawn ? "data" : "empty"
+    }
+    this.element.dataset["state"] = state
+    this.placeholder.textContent = state === "deleted" ? "stream deleted" : state === "empty" ? "No data yet" : ""
+  }
+}

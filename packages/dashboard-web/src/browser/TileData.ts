@@ -1,0 +1,75 @@
+import type { Entry } from "../Model.js"
+
+/**
+ * Pure rules for the entries a tile holds (contract section 11): entries stay ascending by `ts`; an entry with the
+ * `ts` of a held one replaces it (a timestamped push that replaces an entry is sent again); only the latest `keep`
+ * entries are held (1 for state tiles). Returns a new array; never mutates its input.
+ */
+export const addEntry = (held: ReadonlyArray<Entry>, entry: Entry, keep: number): ReadonlyArray<Entry> => {
+  let i = held.length
+  while (i > 0 && held[i - 1]!.ts > entry.ts) i--
+  const next = held.slice()
+  if (i > 0 && held[i - 1]!.ts === entry.ts) next[i - 1] = entry
+  else next.splice(i, 0, entry)
+  return next.length > keep ? next.slice(next.length - keep) : next
+}
+
+/** The entries a snapshot gives a tile: sorted ascending by `ts`, same-`ts` duplicates collapsed, the latest `keep`. */
+export const snapshotEntries = (entries: ReadonlyArray<Entry>, keep: number): ReadonlyArray<Entry> =>
+  entries.reduce<ReadonlyArray<Entry>>((held, e) => addEntry(held, e, keep), [])
+
+/** Decodes one entry of an event's data; `undefined` when it has no finite `ts`. */
+export const toEntry = (raw: unknown): Entry | undefined => {
+  if (typeof raw !== "object" || raw === null) return undefined
+  const { ts, point } = raw as { ts?: unknown; point?: unknown }
+  return typeof ts === "number" && Number.isFinite(ts) ? { ts, point } : undefined
+}
+
+/** A decoded section-11 event of the page's event stream. */
+export type DashboardEvent =
+  | { readonly kind: "snapshot"; readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>> }
+  | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
+  | { readonly kind: "clear"; readonly streamName: string }
+  | { readonly kind: "deleted"; readonly streamName: string }
+
+/**
+ * Decodes the `data` of a `snapshot`, `entry`, `clear` or `deleted` event (contract section 11); `undefined` for
+ * malformed data, which the page ignores.
+ */
+export const decodeEvent = (type: string, data: string): DashboardEvent | undefined => {
+  let raw: unknown
+  try {
+    raw = JSON.parse(data)
+  } catch {
+    return undefined
+  }
+  if (typeof raw !== "object" || raw === null) return undefined
+  const obj = raw as Record<string, unknown>
+  switch (type) {
+    case "snapshot": {
+      const tiles = new Map<string, ReadonlyArray<Entry>>()
+      const rawTiles = obj["tiles"]
+      if (typeof rawTiles !== "object" || rawTiles === null) return undefined
+      for (const [name, list] of Object.entries(rawTiles)) {
+        if (!Array.isArray(list)) continue
+        tiles.set(
+          name,
+          list.map(toEntry).filter((e): e is Entry => e !== undefined)
+        )
+      }
+      return { kind: "snapshot", tiles }
+    }
+    case "entry": {
+      const entry = toEntry(obj)
+      const streamName = obj["streamName"]
+      return entry !== undefined && typeof streamName === "string" ? { kind: "entry", streamName, entry } : undefined
+    }
+    case "clear":
+    case "deleted": {
+      const streamName = obj["streamName"]
+      return typeof streamName === "string" ? { kind: type, streamName } : undefined
+    }
+    default:
+      return undefined
+  }
+}

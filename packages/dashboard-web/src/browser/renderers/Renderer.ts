@@ -1,0 +1,61 @@
+import type { Entry } from "../../Model.js"
+
+/** What a renderer's DOM part gets besides its tile body. */
+export interface RenderContext {
+  readonly theme: "dark" | "light"
+  /** URL paths of the TopoJSON map outlines. */
+  readonly maps: { readonly world: string; readonly usa: string }
+}
+
+/** A mounted renderer: takes new view models until disposed. */
+export interface Mounted<V> {
+  readonly update: (view: V) => void
+  readonly dispose: () => void
+}
+
+/**
+ * One widget type's renderer, split in two:
+ * - `view`: PURE, the tile's held entries (ascending `ts`) to a view model (or an ECharts option); `undefined` when
+ *   there is nothing to draw, which the tile frame shows as its empty state. Unit-tested in Node.
+ * - `mount`: the DOM part; builds the tile body once and applies view models to it.
+ */
+export interface Renderer<V> {
+  readonly view: (entries: ReadonlyArray<Entry>) => V | undefined
+  readonly mount: (body: HTMLElement, ctx: RenderContext) => Mounted<V>
+}
+
+/** The tile frame's handle on a renderer: draw the entries, answer false when they are empty. */
+export interface TileBody {
+  readonly render: (entries: ReadonlyArray<Entry>) => boolean
+  readonly dispose: () => void
+}
+
+/** Hides a renderer's view model type: the tile frame only needs {@link TileBody}. */
+export interface AnyRenderer {
+  readonly create: (body: HTMLElement, ctx: RenderContext) => TileBody
+}
+
+/** Wraps a {@link Renderer}: mounts on the first non-empty view, disposes when the tile becomes empty. */
+export const erase = <V>(renderer: Renderer<V>): AnyRenderer => ({
+  create: (body, ctx) => {
+    let mounted: Mounted<V> | undefined
+    const dispose = () => {
+      mounted?.dispose()
+      mounted = undefined
+      body.replaceChildren()
+    }
+    return {
+      render: (entries) => {
+        const view = renderer.view(entries)
+        if (view === undefined) {
+          dispose()
+          return false
+        }
+        mounted ??= renderer.mount(body, ctx)
+        mounted.update(view)
+        return true
+      },
+      dispose
+    }
+  }
+})

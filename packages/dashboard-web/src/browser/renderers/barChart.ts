@@ -1,0 +1,5 @@
+import { view } from "../views/barChart.js"
+import { chartRenderer } from "./chart.js"
+
+/** bar-chart: ECharts bars in their colours. */
+export const renderer = chartRenderer(view)

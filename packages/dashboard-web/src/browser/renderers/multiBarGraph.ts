@@ -1,0 +1,5 @@
+import { view } from "../views/multiBarGraph.js"
+import { chartRenderer } from "./chart.js"
+
+/** multi-bar-graph: grouped ECharts bars with a legend. */
+export const renderer = chartRenderer(view)

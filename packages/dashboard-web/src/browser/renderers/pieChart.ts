@@ -1,0 +1,5 @@
+import { view } from "../views/pieChart.js"
+import { chartRenderer } from "./chart.js"
+
+/** pie-chart: an ECharts doughnut. */
+export const renderer = chartRenderer(view)

@@ -1,0 +1,39 @@
+import type { EChartsCoreOption } from "echarts/core"
+import { formatValue } from "../format.js"
+import { base, palette } from "./options.js"
+import { seriesData } from "./series.js"
+
+/** The sparkline tile: the latest value in large type over a small line of the recent values. */
+export interface SparklineView {
+  readonly value: string
+  readonly option: EChartsCoreOption
+}
+
+/** Pure: the series as an axis-less ECharts line, and the latest value with prefix/suffix. */
+export const view = (
+  entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>
+): SparklineView | undefined => {
+  const { data, last } = seriesData(entries)
+  if (last === undefined) return undefined
+  return {
+    value: formatValue(last.number, last.prefix, last.suffix),
+    option: {
+      ...base,
+      grid: { left: 4, right: 4, top: 6, bottom: 6 },
+      xAxis: { type: "time", show: false },
+      yAxis: { type: "value", show: false, scale: true },
+      series: [
+        {
+          type: "line",
+          data,
+          showSymbol: data.length === 1,
+          symbolSize: 8,
+          smooth: 0.3,
+          lineStyle: { width: 3, color: palette[0] },
+          itemStyle: { color: palette[0] },
+          areaStyle: { color: palette[0], opacity: 0.15 }
+        }
+      ]
+    }
+  }
+}

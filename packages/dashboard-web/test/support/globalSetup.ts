@@ -1,0 +1,37 @@
+import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+
+/** Path of Debian's Chromium, the only browser the tests use (never a downloaded one). */
+export const chromiumPath = "/usr/bin/chromium"
+
+/**
+ * Vitest global setup of this package: builds the page bundle, and makes sure Debian's `chromium` and `fonts-liberation` are installed, so that
+ * a fresh CI machine (running as root) runs the browser tests instead of skipping them. When the browser is missing
+ * and cannot be installed, the run fails loudly here.
+ */
+export default function setup(): void {
+  process.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
+  // The tests read dist/: build it from the current source so they never test a stale bundle.
+  execFileSync(process.execPath, [fileURLToPath(new URL("../../scripts/build.mjs", import.meta.url))], {
+    stdio: "inherit"
+  })
+  if (existsSync(chromiumPath) && existsSync("/usr/share/fonts/truetype/liberation")) return
+  const apt = (args: ReadonlyArray<string>) =>
+    execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=300", ...args], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      timeout: 15 * 60_000
+    })
+  try {
+    apt(["update"])
+    apt(["install", "-y", "--no-install-recommends", "chromium", "fonts-liberation"])
+  } catch (cause) {
+    throw new Error(
+      `The dashboard browser tests need ${chromiumPath}; installing Debian's chromium and fonts-liberation with ` +
+        "apt-get failed (run the tests as root on Debian, or install them yourself).",
+      { cause }
+    )
+  }
+  if (!existsSync(chromiumPath)) throw new Error(`apt-get installed chromium but ${chromiumPath} is still missing`)
+}

@@ -1,0 +1,94 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { foldAntimeridian } from "../src/browser/views/antimeridian.js"
+import { addEntry, decodeEvent, snapshotEntries } from "../src/browser/TileData.js"
+import { formatValue, niceRange, safeImageUrl } from "../src/browser/format.js"
+import { heldEntries, widgetTypes } from "../src/index.js"
+import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
+
+describe("held entries (contract section 11)", () => {
+  it("an entry with a held ts replaces it; others are inserted in ts order", () => {
+    let held = snapshotEntries(
+      [
+        { ts: 1, point: "a" },
+        { ts: 3, point: "c" }
+      ],
+      10
+    )
+    held = addEntry(held, { ts: 2, point: "b" }, 10)
+    held = addEntry(held, { ts: 3, point: "C" }, 10)
+    assert.deepStrictEqual(held, [
+      { ts: 1, point: "a" },
+      { ts: 2, point: "b" },
+      { ts: 3, point: "C" }
+    ])
+  })
+  it("state tiles keep only the latest; series keep the latest N", () => {
+    assert.deepStrictEqual(addEntry([{ ts: 1, point: "a" }], { ts: 2, point: "b" }, 1), [{ ts: 2, point: "b" }])
+    assert.strictEqual(heldEntries("table"), 1)
+    assert.strictEqual(heldEntries("number"), 2)
+    assert.strictEqual(heldEntries("line-graph"), 1000)
+  })
+  it("always ascending, unique ts, at most keep, the latest ts kept (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 50 })), fc.integer({ min: 1, max: 20 }), (tss, keep) => {
+        const held = tss.reduce<ReadonlyArray<{ ts: number; point: unknown }>>(
+          (h, ts) => addEntry(h, { ts, point: ts }, keep),
+          []
+        )
+        for (let i = 1; i < held.length; i++) assert.isTrue(held[i - 1]!.ts < held[i]!.ts)
+        assert.isAtMost(held.length, keep)
+        if (tss.length > 0) assert.strictEqual(held[held.length - 1]!.ts, Math.max(...tss))
+        assert.strictEqual(held.length, Math.min(keep, new Set(tss).size))
+      })
+    )
+  })
+  it("ignores malformed data", () => {
+    assert.strictEqual(decodeEvent("entry", "not json"), undefined)
+    assert.strictEqual(decodeEvent("entry", '{"streamName":"a","point":3}'), undefined)
+    assert.strictEqual(decodeEvent("clear", "{}"), undefined)
+    assert.strictEqual(decodeEvent("other", '{"streamName":"a"}'), undefined)
+  })
+})
+
+describe("format", () => {
+  it("values, nice ranges, image URLs", () => {
+    assert.strictEqual(formatValue(1234.567, "$", " USD"), "$1,234.57 USD")
+    assert.deepStrictEqual(niceRange([42]), { min: 0, max: 50 })
+    assert.deepStrictEqual(niceRange([7300]), { min: 0, max: 10000 })
+    assert.deepStrictEqual(niceRange([-0.3]), { min: -0.5, max: 0 })
+    assert.strictEqual(safeImageUrl("https://a.example/x.png"), "https://a.example/x.png")
+    for (const bad of ["javascript:alert(1)", "data:image/png;base64,AA", "/relative.png", 42]) {
+      assert.strictEqual(safeImageUrl(bad), undefined)
+    }
+  })
+})
+
+describe("antimeridian folding", () => {
+  it("folds a ring crossing 180 onto its main side, leaves others", () => {
+    const fiji = [
+      [178, -17],
+      [-179.8, -16.5],
+      [179, -16],
+      [178, -17]
+    ]
+    assert.deepStrictEqual(foldAntimeridian(fiji), [
+      [178, -17],
+      [180, -16.5],
+      [179, -16],
+      [178, -17]
+    ])
+    const plain = [
+      [1, 1],
+      [2, 2],
+      [1, 1]
+    ]
+    assert.strictEqual(foldAntimeridian(plain), plain)
+  })
+})
+
+describe("widget types", () => {
+  it("are the 20 of core, in the same order", () => {
+    assert.deepStrictEqual([...widgetTypes], [...coreWidgetTypes])
+  })
+})
