@@ -80,6 +80,11 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      */
     readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
     /**
+     * The `count` (>= 1) most recent entries of one stream (highest `ts`), returned in ascending `ts`; fewer when the
+     * stream holds fewer, `[]` when empty. A dashboard's snapshot (contract section 11).
+     */
+    readonly readRecent: (stream: StreamId, count: number) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
+    /**
      * What a live event stream needs to know of a stream besides its entries (contract section 10): `lastClear`, the
      * `ts` of its last clear in microseconds (`Mutation.clearedAt`; `null` if it was never cleared). `None` when the
      * widget no longer exists.

@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from "node:util"
 import {
   type AccountStore,
+  type DashboardStore,
   type DecimationStore,
   StorageError,
   type StorageFailure,
@@ -237,7 +238,7 @@ const withStorage =
   ): Effect.Effect<
     A,
     Exclude<E, StorageFailure> | CommandFailed | UsageError,
-    Exclude<R, AccountStore | StreamStore | DecimationStore>
+    Exclude<R, AccountStore | StreamStore | DecimationStore | DashboardStore>
   > =>
     effect.pipe(
       Effect.mapError((error): Exclude<E, StorageFailure> | CommandFailed =>

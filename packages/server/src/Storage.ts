@@ -1,4 +1,10 @@
-import { type AccountStore, type DecimationStore, StorageError, type StreamStore } from "@dashstream/core"
+import {
+  type AccountStore,
+  type DashboardStore,
+  type DecimationStore,
+  StorageError,
+  type StreamStore
+} from "@dashstream/core"
 import * as Postgres from "@dashstream/storage-postgres"
 import * as Sqlite from "@dashstream/storage-sqlite"
 import { Effect, Either, Layer, Redacted } from "effect"
@@ -11,14 +17,14 @@ import { errorMessage } from "./internal/errorMessage.js"
  */
 
 /**
- * The storage ports for a database (accounts, stream data, decimation). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
+ * The storage ports for a database (accounts, stream data, decimation, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
  * is not one the adapter accepts.
  */
 export const layer = (
   database: Database
-): Layer.Layer<AccountStore | StreamStore | DecimationStore, CommandFailed | UsageError> =>
+): Layer.Layer<AccountStore | StreamStore | DecimationStore | DashboardStore, CommandFailed | UsageError> =>
   database._tag === "Sqlite"
     ? Sqlite.layer({ filename: database.filename }).pipe(Layer.mapError((cause) => failure(database, cause)))
     : Either.match(postgresConfig(database), {

@@ -34,6 +34,27 @@ const read =
       catch: toStorageFailure
     })
 
+const readRecent =
+  (pool: pg.Pool): StreamStore["Type"]["readRecent"] =>
+  (stream, count) =>
+    Effect.tryPromise({
+      try: async (): Promise<ReadonlyArray<StoredEntry>> => {
+        // Newest first through the (stream_id, ts) index, then put back in ascending order here.
+        const rows = await run(
+          pool,
+          db
+            .selectFrom("entries")
+            .select(["ts", "point"])
+            .where("stream_id", "=", stream)
+            .orderBy("ts", "desc")
+            .limit(count)
+            .compile()
+        )
+        return rows.reverse().map((row) => ({ ts: row.ts as Micros, json: row.point }))
+      },
+      catch: toStorageFailure
+    })
+
 /**
  * The oldest `$3` entries of stream `$1` with `ts > $2`, ascending, each rendered as a read body's `data` element
  * (`renderEntries` of the core port), one text column per row: `formatTs`'s text for `ts` (whole seconds, or
@@ -94,6 +115,7 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
 export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => ({
   write: write(groupCommit),
   read: read(pool),
+  readRecent: readRecent(pool),
   readPage: readPage(pool),
   liveState: liveState(pool),
   ping: ping(pool)

@@ -17,12 +17,7 @@ import { storageFailure } from "./internal/errors.js"
 import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
-import {
-  applyWrites,
-  type PendingChange,
-  prepareWriteStatements,
-  type WriteStatements
-} from "./internal/writePath.js"
+import { applyWrites, type PendingChange, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
 export interface SqliteStreamStoreOptions {
@@ -100,6 +95,7 @@ export const make = (
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
+            recent: db.prepare<[number, number], StoredEntry>(Sql.recent),
             page: db.prepare<[number, number, number], string>(Sql.page).pluck(true),
             clearedTs: db.prepare<[number], number | null>(Sql.clearedTs).pluck(true),
             ping: db.prepare(Sql.ping)
@@ -109,7 +105,7 @@ export const make = (
       }),
       ({ group }) => Effect.sync(() => group?.close())
     ),
-    ({ group, statements, latest, since, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => ({
+    ({ group, statements, latest, since, recent, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => ({
       write:
         group === undefined
           ? commitEachCall(db, statements, options.fanout)
@@ -125,6 +121,7 @@ export const make = (
           },
           catch: storageFailure
         }),
+      readRecent: (stream, count) => Effect.try({ try: () => recent.all(stream, count), catch: storageFailure }),
       readPage: (stream, after, limit) =>
         Effect.try({
           try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),

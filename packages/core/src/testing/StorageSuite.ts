@@ -722,6 +722,36 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
       )
 
       test(
+        "readRecent: the N entries with the highest ts, ascending; fewer when the stream has fewer; [] when empty",
+        Effect.gen(function* () {
+          const recent = (w: Widget, count: number) =>
+            Effect.map(
+              Effect.flatMap(StreamStore, (store) => store.readRecent(w.id, count)),
+              (entries) => entries.map((e) => ({ ts: e.ts - T0, point: JSON.parse(e.json) as unknown }))
+            )
+          const empty = yield* newWidget("number")
+          assert.deepStrictEqual(yield* recent(empty, 2), [])
+          const w = yield* fixture
+          assert.deepStrictEqual(yield* recent(w, 1), [{ ts: 400, point: { number: 400 } }])
+          assert.deepStrictEqual(
+            (yield* recent(w, 2)).map((e) => e.ts),
+            [300, 400]
+          )
+          assert.deepStrictEqual(
+            (yield* recent(w, 3)).map((e) => e.ts),
+            [200, 300, 400]
+          )
+          assert.deepStrictEqual(
+            (yield* recent(w, 1000)).map((e) => e.ts),
+            [100, 200, 300, 400]
+          )
+          // The stored JSON text as read returns it.
+          const all = yield* Effect.flatMap(StreamStore, (s) => s.read(w.id, { since: micros(0), limit: null }))
+          assert.deepStrictEqual(yield* Effect.flatMap(StreamStore, (s) => s.readRecent(w.id, 2)), all.slice(2))
+        })
+      )
+
+      test(
         "ping succeeds",
         Effect.flatMap(StreamStore, (s) => s.ping)
       )

@@ -21,6 +21,10 @@ export const Sql = {
   latestPoint: "SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The entry with the highest ts, as `{ ts, json }`. */
   latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
+  /** The `limit` entries with the highest ts, as `{ ts, json }`, ascending (a dashboard snapshot). */
+  recent:
+    "SELECT ts, json FROM (SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT ?) " +
+    "ORDER BY ts",
   /** The oldest `limit` entries with `ts > since` (`limit` -1: all), as `{ ts, json }`, ascending. */
   since: "SELECT ts, point AS json FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
   /**
