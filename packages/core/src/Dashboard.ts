@@ -68,7 +68,13 @@ export const Tile = Schema.Struct({
           : true
     )
   )
-  .annotations({ identifier: "Tile" })
+  .annotations({
+    identifier: "Tile",
+    description:
+      "A tile showing one stream on a grid 12 columns wide, in cells: x column (0..11), y row (0 at the top), w " +
+      "width, h height; integers, x + w <= 12. Tiles of a dashboard do not overlap. title is shown instead of the " +
+      "stream name"
+  })
 export type Tile = typeof Tile.Type
 
 /** True when two tiles share at least one grid cell. */

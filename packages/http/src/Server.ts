@@ -1,6 +1,6 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, StreamStore } from "@dashstream/core"
+import type { AccountStore, DashboardStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
 import { makeApiLane } from "./internal/apiLane.js"
@@ -53,7 +53,7 @@ const close = (server: NodeServer) =>
  * Two lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
  * `internal/pushLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
  */
-export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStore | StreamStore> =>
+export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStore | StreamStore | DashboardStore> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)

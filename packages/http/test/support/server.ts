@@ -1,4 +1,4 @@
-import { AccountStore, defaultLimits, type StorageFailure, StreamStore } from "@dashstream/core"
+import { AccountStore, DashboardStore, defaultLimits, type StorageFailure, StreamStore } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { Console, Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { type HttpConfig, layer } from "../../src/index.js"
@@ -39,7 +39,7 @@ const adminToken = "test-admin-token"
 export const testAdminToken = adminToken
 
 /** The in-memory stores with switchable faults. */
-const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore> =>
+const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | DashboardStore> =>
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
@@ -71,7 +71,10 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore> =
                 )
           })
       }
-      return Context.make(AccountStore, stores.accountStore).pipe(Context.add(StreamStore, streamStore))
+      return Context.make(AccountStore, stores.accountStore).pipe(
+        Context.add(StreamStore, streamStore),
+        Context.add(DashboardStore, stores.dashboardStore)
+      )
     })
   )
 
