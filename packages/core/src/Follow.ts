@@ -85,9 +85,7 @@ const decodeSeconds = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Sc
 const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidSince> => {
   const decoded = decodeSeconds(text.trim() === "" ? "x" : text)
   return Either.isLeft(decoded)
-    ? Either.left(
-        new InvalidSince({ message: `${what} must be a non-negative number of seconds, got ${JSON.stringify(text)}` })
-      )
+    ? Either.left(new InvalidSince({ message: `${what} must be a non-negative number of seconds, got ${JSON.stringify(text)}` }))
     : Either.right(sinceBound(decoded.right))
 }
 
@@ -275,11 +273,7 @@ class Subscriber {
   // Reads what the client is missing from the storage, then applies the changes buffered meanwhile and goes live.
   private catchUp(start: FollowStart): Effect.Effect<void, StorageFailure> {
     return Effect.gen(this, function* () {
-      for (
-        let round = start, first = true;
-        ;
-        round = { _tag: "Resume", after: this.sentMax ?? beforeAll }, first = false
-      ) {
+      for (let round = start, first = true; ; round = { _tag: "Resume", after: this.sentMax ?? beforeAll }, first = false) {
         this.overflowed = false
         const state = yield* this.store.liveState(this.stream)
         if (this.closed) return
