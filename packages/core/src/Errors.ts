@@ -49,6 +49,14 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("Acco
   message: Schema.String
 }) {}
 
+/**
+ * No dashboard with that id in the account (admin API and CLI; 404 `dashboard_not_found`), or no dashboard with that
+ * view token (the page answers 404). The message never contains a view token.
+ */
+export class DashboardNotFound extends Schema.TaggedError<DashboardNotFound>()("DashboardNotFound", {
+  message: Schema.String
+}) {}
+
 /** A stream name already taken in the account (admin API: 409 `conflict`). */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   message: Schema.String

@@ -1,3 +1,4 @@
-import { MemoryStore, storageSuite } from "@dashstream/core/testing"
+import { dashboardSuite, MemoryStore, storageSuite } from "@dashstream/core/testing"
 
 storageSuite("memory", () => MemoryStore.layer)
+dashboardSuite("memory", () => MemoryStore.layer)

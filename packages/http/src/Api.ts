@@ -7,13 +7,13 @@ import {
   HttpApiSecurity,
   OpenApi
 } from "@effect/platform"
-import { widgetTypes } from "@dashstream/core"
+import { CreateDashboardBody, Tile, UpdateDashboardBody, widgetTypes } from "@dashstream/core"
 import { Schema } from "effect"
 import { errors } from "./HttpErrors.js"
 import { cleanDecodeErrors } from "./internal/openApiCleanup.js"
 
 /**
- * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7) as an `HttpApi`: paths, parameters, bodies and
+ * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7, 11) as an `HttpApi`: paths, parameters, bodies and
  * every error response. The OpenAPI document (`/openapi.json`, `/docs`) is generated from it; handlers live in
  * `internal/`.
  */
@@ -81,6 +81,27 @@ export const WidgetView = Schema.Struct({
   type: WidgetTypeName,
   createdAt: IsoTime
 }).annotations({ identifier: "Widget" })
+
+const viewTokenNote =
+  "Shown only in the answers of create (POST .../dashboards) and rotate (POST .../view-token); null in every other " +
+  "answer: the server keeps only a SHA-256 digest of the token (as it does for access keys), so it cannot show it " +
+  "again. Rotate to get a new one."
+
+/**
+ * A dashboard as the admin API shows it (contract section 11). Deviation from the contract, which lists `viewToken`
+ * and `url` on every answer: they are set only by create and rotate, `null` otherwise (the token is stored as a
+ * digest).
+ */
+export const DashboardView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  tiles: Schema.Array(Tile),
+  viewToken: Schema.NullOr(Schema.String).annotations({ description: `The view token. ${viewTokenNote}` }),
+  url: Schema.NullOr(Schema.String).annotations({
+    description: `The dashboard page's path, /d/<viewToken>, relative to the server. ${viewTokenNote}`
+  }),
+  createdAt: IsoTime
+}).annotations({ identifier: "Dashboard" })
 
 // ---------------------------------------------------------------------------------------------------------------
 // Push
@@ -231,7 +252,12 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
 
 const AccountIdParam = Schema.Struct({ id: Schema.String.annotations({ description: "The account id" }) })
 
-/** Accounts and widgets (contract section 7); mounted only when an admin token is configured. */
+const DashboardIdParam = Schema.Struct({
+  id: Schema.String.annotations({ description: "The account id" }),
+  dashboardId: Schema.String.annotations({ description: "The dashboard id" })
+})
+
+/** Accounts, widgets (contract section 7) and dashboards (section 11); mounted only when an admin token is configured. */
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
@@ -293,6 +319,63 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addError(errors("AccountNotFound", "StreamNotFound"))
       .annotate(OpenApi.Summary, "Delete a widget and its stream's data")
   )
+  .add(
+    HttpApiEndpoint.post("createDashboard", "/admin/accounts/:id/dashboards")
+      .setPath(AccountIdParam)
+      .setPayload(CreateDashboardBody)
+      .addSuccess(DashboardView, { status: 201 })
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .addError(errors("AccountNotFound"))
+      .annotate(OpenApi.Summary, "Create a dashboard and its view token")
+      .annotate(
+        OpenApi.Description,
+        "Without tiles: one tile per widget of the account, in creation order, laid out to fill a 16:9 screen. " +
+          "Tiles lie on a grid 12 columns wide (0 <= x, x + w <= 12, w, h >= 1, y >= 0, integers, no overlap) and " +
+          "each names a widget of the account; otherwise 400 invalid_request with path (tiles[2].streamName). At " +
+          "most 100 tiles; name 1 to 200 characters. The answer is the only one besides rotate that shows the view " +
+          "token and url"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listDashboards", "/admin/accounts/:id/dashboards")
+      .setPath(AccountIdParam)
+      .addSuccess(
+        Schema.Struct({ dashboards: Schema.Array(DashboardView) }).annotations({ identifier: "DashboardList" })
+      )
+      .addError(errors("AccountNotFound"))
+      .annotate(OpenApi.Summary, "List the account's dashboards, oldest first (viewToken and url are null)")
+  )
+  .add(
+    HttpApiEndpoint.get("getDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
+      .setPath(DashboardIdParam)
+      .addSuccess(DashboardView)
+      .addError(errors("AccountNotFound", "DashboardNotFound"))
+      .annotate(OpenApi.Summary, "One dashboard (viewToken and url are null)")
+  )
+  .add(
+    HttpApiEndpoint.put("updateDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
+      .setPath(DashboardIdParam)
+      .setPayload(UpdateDashboardBody)
+      .addSuccess(DashboardView)
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .addError(errors("AccountNotFound", "DashboardNotFound"))
+      .annotate(OpenApi.Summary, "Replace a dashboard's name and tiles; its view URL keeps working")
+      .annotate(OpenApi.Description, "The same tile rules as create; answers the new version (viewToken and url null)")
+  )
+  .add(
+    HttpApiEndpoint.del("deleteDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
+      .setPath(DashboardIdParam)
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(errors("AccountNotFound", "DashboardNotFound"))
+      .annotate(OpenApi.Summary, "Delete a dashboard; its view URL stops working")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateViewToken", "/admin/accounts/:id/dashboards/:dashboardId/view-token")
+      .setPath(DashboardIdParam)
+      .addSuccess(DashboardView, { status: 201 })
+      .addError(errors("AccountNotFound", "DashboardNotFound"))
+      .annotate(OpenApi.Summary, "Give a dashboard a new view token; the old view URL stops working at once")
+  )
   .middleware(AdminAuth)
   .annotate(OpenApi.Title, "Admin") {}
 
@@ -315,5 +398,5 @@ const base = HttpApi.make("dashstream")
 /** The API without the admin group: what is served when no admin token is configured. */
 export const publicApi = base.add(PushGroup).add(ReadGroup).add(LiveGroup).add(HealthGroup)
 
-/** The whole API, admin included (contract sections 1, 5, 6, 7). */
+/** The whole API, admin included (contract sections 1, 5, 6, 7, 11). */
 export const api = publicApi.add(AdminGroup)

@@ -2,6 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import {
   AccountNotFound,
   Conflict,
+  DashboardNotFound,
   Forbidden,
   InvalidJson,
   InvalidPoint,
@@ -69,6 +70,7 @@ export interface KnownErrors {
   readonly Forbidden: Forbidden
   readonly StreamNotFound: StreamNotFound
   readonly AccountNotFound: AccountNotFound
+  readonly DashboardNotFound: DashboardNotFound
   readonly Conflict: Conflict
   readonly PayloadTooLarge: PayloadTooLarge
   readonly RateLimited: RateLimited
@@ -88,7 +90,7 @@ interface Mapping {
 const internalMessage = "internal server error"
 const unavailableMessage = "storage is unavailable; nothing was stored, retry later"
 
-/** Contract section 5's table (plus the admin API's codes of section 7), by error tag. */
+/** Contract section 5's table (plus the admin API's codes of sections 7 and 11), by error tag. */
 const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   InvalidJson: { status: 400, code: "invalid_json", is: (u) => u instanceof InvalidJson },
   InvalidRequest: { status: 400, code: "invalid_request", is: (u) => u instanceof InvalidRequest },
@@ -99,6 +101,7 @@ const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   Forbidden: { status: 403, code: "forbidden", is: (u) => u instanceof Forbidden },
   StreamNotFound: { status: 404, code: "stream_not_found", is: (u) => u instanceof StreamNotFound },
   AccountNotFound: { status: 404, code: "account_not_found", is: (u) => u instanceof AccountNotFound },
+  DashboardNotFound: { status: 404, code: "dashboard_not_found", is: (u) => u instanceof DashboardNotFound },
   Conflict: { status: 409, code: "conflict", is: (u) => u instanceof Conflict },
   PayloadTooLarge: { status: 413, code: "payload_too_large", is: (u) => u instanceof PayloadTooLarge },
   RateLimited: { status: 429, code: "rate_limited", is: (u) => u instanceof RateLimited },

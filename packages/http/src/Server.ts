@@ -1,6 +1,6 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, ChangeFeed, StreamStore } from "@dashstream/core"
+import type { AccountStore, ChangeFeed, DashboardStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
 import { makeApiLane } from "./internal/apiLane.js"
@@ -55,7 +55,9 @@ const close = (server: NodeServer) =>
  * `internal/pushLane.ts`), `GET .../datastream/<STREAM>/events` by the live lane of Server-Sent Events (see
  * `internal/liveLane.ts`; ended first on shutdown), every other request by the `HttpApi` (see `internal/apiLane.ts`).
  */
-export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStore | StreamStore | ChangeFeed> =>
+export const layer = (
+  config: HttpConfig
+): Layer.Layer<never, never, AccountStore | StreamStore | ChangeFeed | DashboardStore> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)

@@ -2,6 +2,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util"
 import {
   type AccountStore,
   type ChangeFeed,
+  type DashboardStore,
   type DecimationStore,
   StorageError,
   type StorageFailure,
@@ -17,6 +18,7 @@ import {
 import { runLockedPass } from "@dashstream/decimation"
 import { Cause, Clock, Console, Effect, Either, Option, Schema } from "effect"
 import * as Config from "./Config.js"
+import * as DashboardCommands from "./DashboardCommands.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -227,6 +229,40 @@ const commands: ReadonlyArray<Command> = [
           }
         }
       }).pipe(withStorage(db))
+  },
+  {
+    words: ["dashboards", "create"],
+    synopsis: "--access-key K --name N [--layout FILE] [--json]",
+    summary:
+      "create a dashboard and print its view URL path /d/<token> (--json: the dashboard); --layout FILE: its " +
+      'tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget)',
+    options: {
+      "access-key": { type: "string" },
+      name: { type: "string" },
+      layout: { type: "string" },
+      json: { type: "boolean" }
+    },
+    required: ["access-key", "name"],
+    run: (values, { db }) =>
+      Effect.gen(function* () {
+        const name = yield* DashboardCommands.parseName(string(values, "name")!)
+        const file = string(values, "layout")
+        const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
+        yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+          DashboardCommands.create(accountId, name, layout, values.json === true)
+        ).pipe(withStorage(db))
+      })
+  },
+  {
+    words: ["dashboards", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s dashboards (--json: {"dashboards":[...]}, as the admin API answers)',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"],
+    run: (values, { db }) =>
+      Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+        DashboardCommands.list(accountId, values.json === true)
+      ).pipe(withStorage(db))
   }
 ]
 
@@ -238,7 +274,7 @@ const withStorage =
   ): Effect.Effect<
     A,
     Exclude<E, StorageFailure> | CommandFailed | UsageError,
-    Exclude<R, AccountStore | StreamStore | DecimationStore | ChangeFeed>
+    Exclude<R, AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore>
   > =>
     effect.pipe(
       Effect.mapError((error): Exclude<E, StorageFailure> | CommandFailed =>

@@ -1,6 +1,7 @@
 import {
   type AccountStore,
   type ChangeFeed,
+  type DashboardStore,
   type DecimationStore,
   StorageError,
   type StreamStore
@@ -17,14 +18,17 @@ import { errorMessage } from "./internal/errorMessage.js"
  */
 
 /**
- * The storage ports for a database (accounts, stream data, decimation, stored-change notifications). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
+ * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
  * is not one the adapter accepts.
  */
 export const layer = (
   database: Database
-): Layer.Layer<AccountStore | StreamStore | DecimationStore | ChangeFeed, CommandFailed | UsageError> =>
+): Layer.Layer<
+  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore,
+  CommandFailed | UsageError
+> =>
   database._tag === "Sqlite"
     ? Sqlite.layer({ filename: database.filename }).pipe(Layer.mapError((cause) => failure(database, cause)))
     : Either.match(postgresConfig(database), {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { widgetTypes } from "@dashstream/core"
 import { afterAll, assert, beforeAll, describe, it as base } from "@effect/vitest"
@@ -109,6 +109,33 @@ describe.concurrent("usage errors (exit 2, one line on stderr)", { timeout }, ()
     assertUsageError(await cli(["widgets", "create", "--stream", "s", "--db", db]), /needs --access-key, --type/)
   })
 
+  it("dashboards: missing --name, empty --name, and a layout file that is missing, not JSON or off the grid", async () => {
+    assertUsageError(await cli(["dashboards", "create", "--access-key", "k", "--db", db]), /needs --name/)
+    assertUsageError(
+      await cli(["dashboards", "create", "--access-key", "k", "--name", "", "--db", db]),
+      /--name must be 1 to 200 characters/
+    )
+    const layout = (name: string, text: string) => {
+      const file = join(dir.path, name)
+      writeFileSync(file, text)
+      return file
+    }
+    const create = (file: string) =>
+      cli(["dashboards", "create", "--access-key", "k", "--name", "n", "--layout", file, "--db", db])
+    assertUsageError(await create(join(dir.path, "missing.json")), /--layout .*missing\.json cannot be read/)
+    assertUsageError(await create(layout("text.json", "tiles: none")), /--layout .*text\.json is not JSON/)
+    const offGrid = layout("off.json", JSON.stringify({ tiles: [{ streamName: "s", x: 8, y: 0, w: 5, h: 1 }] }))
+    assertUsageError(await create(offGrid), /off\.json: tiles\[0\]\.w: the tile is off the grid/)
+    const overlap = layout(
+      "overlap.json",
+      JSON.stringify([
+        { streamName: "s", x: 0, y: 0, w: 2, h: 2 },
+        { streamName: "s", x: 1, y: 1, w: 2, h: 2 }
+      ])
+    )
+    assertUsageError(await create(overlap), /tiles\[1\]: the tile overlaps tiles\[0\]/)
+  })
+
   it("bad --port and --rate-limit", async () => {
     assertUsageError(
       await cli(["serve", "--port", "99999", "--db", db]),
@@ -128,7 +155,15 @@ describe("help", { timeout }, () => {
       const result = await cli(args)
       assert.strictEqual(result.code, 0)
       assert.include(result.stdout, "Usage: pnpm dashstream <command>")
-      for (const command of ["serve", "migrate", "accounts create", "widgets create", "widgets list"]) {
+      for (const command of [
+        "serve",
+        "migrate",
+        "accounts create",
+        "widgets create",
+        "widgets list",
+        "dashboards create",
+        "dashboards list"
+      ]) {
         assert.include(result.stdout, command)
       }
     }
@@ -258,6 +293,75 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       ])
       assert.strictEqual(again.code, 1)
       assertOneLineError(again, /already has a widget with stream name "revenue"/)
+    })
+
+    it("dashboards create prints the view URL path; --layout and --json; dashboards list; a bad stream exits 2", async () => {
+      const { accessKey } = await createAccount()
+      const dashboards = (...args: ReadonlyArray<string>) =>
+        cli(["dashboards", ...args, "--access-key", accessKey, "--db", db])
+      for (const [stream, type] of [
+        ["revenue", "number"],
+        ["visitors", "world-map"]
+      ] as const) {
+        const created = await cli([
+          "widgets",
+          "create",
+          "--access-key",
+          accessKey,
+          "--stream",
+          stream,
+          "--type",
+          type,
+          "--db",
+          db
+        ])
+        assert.strictEqual(created.code, 0, created.stderr)
+      }
+      const plain = await dashboards("create", "--name", "Wall")
+      assert.strictEqual(plain.code, 0, plain.stderr)
+      assert.match(plain.stdout, /^Created dashboard "Wall" with id [0-9a-f-]{36} and 2 tiles\.$/m)
+      const lastLine = plain.stdout.trimEnd().split("\n").at(-1)!
+      assert.match(lastLine, /^\/d\/dv_[A-Za-z0-9_-]{43}$/)
+
+      const dir = tempDir()
+      try {
+        const tiles = [{ streamName: "visitors", title: "Visitors", x: 0, y: 0, w: 12, h: 3 }]
+        const file = join(dir.path, "layout.json")
+        writeFileSync(file, JSON.stringify({ tiles }))
+        const json = await dashboards("create", "--name", "Map", "--layout", file, "--json")
+        assert.strictEqual(json.code, 0, json.stderr)
+        const created = JSON.parse(json.stdout)
+        assert.deepStrictEqual(Object.keys(created).sort(), ["createdAt", "id", "name", "tiles", "url", "viewToken"])
+        assert.deepStrictEqual([created.name, created.tiles, created.url], ["Map", tiles, `/d/${created.viewToken}`])
+
+        writeFileSync(file, JSON.stringify([{ streamName: "ghost", x: 0, y: 0, w: 1, h: 1 }]))
+        const ghost = await dashboards("create", "--name", "Ghost", "--layout", file)
+        assertUsageError(ghost, /tiles\[0\]\.streamName: no widget with stream name "ghost"/)
+      } finally {
+        dir.remove()
+      }
+
+      const list = await dashboards("list", "--json")
+      assert.strictEqual(list.code, 0, list.stderr)
+      const listed = JSON.parse(list.stdout).dashboards as Array<any>
+      assert.deepStrictEqual(
+        listed.map((d) => [d.name, d.tiles.length, d.viewToken, d.url]),
+        [
+          ["Wall", 2, null, null],
+          ["Map", 1, null, null]
+        ]
+      )
+      assert.deepStrictEqual(
+        listed[0].tiles.map((t: any) => t.streamName),
+        ["revenue", "visitors"]
+      )
+      const table = await dashboards("list")
+      assert.strictEqual(table.code, 0, table.stderr)
+      assert.match(table.stdout, /^ID +NAME +TILES +CREATED$/m)
+      assert.match(table.stdout, /^[0-9a-f-]{36} +Map +1 +\d{4}-/m)
+      const unknown = await cli(["dashboards", "list", "--access-key", "nope", "--db", db])
+      assert.strictEqual(unknown.code, 1)
+      assertOneLineError(unknown, /access key is unknown/)
     })
 
     it("an unknown access key exits 1", async () => {

@@ -1,10 +1,11 @@
-import { AccountStore, ChangeFeed, DecimationStore, StreamStore } from "@dashstream/core"
+import { AccountStore, ChangeFeed, DashboardStore, DecimationStore, StreamStore } from "@dashstream/core"
 import { Context, Effect, Layer, Runtime, type Scope } from "effect"
 import { defaultGroupLimits, GroupCommit } from "./internal/groupCommit.js"
 import { defaultListenerOptions, Listener } from "./internal/listener.js"
 import { channelName } from "./internal/notify.js"
 import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
+import { makeDashboardStore } from "./PostgresDashboardStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 import { makeStreamStore } from "./PostgresStreamStore.js"
@@ -14,12 +15,13 @@ export interface PostgresStores {
   readonly streamStore: Context.Tag.Service<StreamStore>
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
+  readonly dashboardStore: Context.Tag.Service<DashboardStore>
   /** Live updates (contract section 10): the changes committed by every process on this database and schema. */
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
 }
 
 /**
- * Opens a connection pool for `config` and builds the three storage ports on it; the pool is closed when the scope closes
+ * Opens a connection pool for `config` and builds the storage ports on it; the pool is closed when the scope closes
  * (waiting up to 5 s for connections in use). Does not migrate: run `migrate` first (the CLI's `serve` does).
  * Never fails and does not wait for the server, so a server that is down at startup is reported by each operation as
  * `StorageUnavailable` (and by `ping`, for `/readyz`); the pool reconnects by itself when the server is back.
@@ -66,20 +68,24 @@ export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, neve
       streamStore: makeStreamStore(pool, groupCommit),
       accountStore: makeAccountStore(pool, channel),
       decimationStore: makeDecimationStore(pool, config),
+      dashboardStore: makeDashboardStore(pool),
       changeFeed: listener.feed()
     }
   })
 
 /**
- * Provides `StreamStore`, `AccountStore`, `DecimationStore` and `ChangeFeed` on PostgreSQL (see {@link make}; the
+ * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` on PostgreSQL (see {@link make}; the
  * schema must have been migrated); the pool and the listening connection live as long as the layer.
  */
-export const layer = (config: PostgresConfig): Layer.Layer<StreamStore | AccountStore | DecimationStore | ChangeFeed> =>
+export const layer = (
+  config: PostgresConfig
+): Layer.Layer<StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed> =>
   Layer.scopedContext(
     Effect.map(make(config), (stores) =>
       Context.make(StreamStore, stores.streamStore).pipe(
         Context.add(AccountStore, stores.accountStore),
         Context.add(DecimationStore, stores.decimationStore),
+        Context.add(DashboardStore, stores.dashboardStore),
         Context.add(ChangeFeed, stores.changeFeed)
       )
     )

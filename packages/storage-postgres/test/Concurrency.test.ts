@@ -45,6 +45,7 @@ describe.skipIf(db === undefined)("several processes on one database", () => {
           assert.deepStrictEqual(tables, [
             "access_keys",
             "accounts",
+            "dashboards",
             "entries",
             "kysely_migration",
             "kysely_migration_lock",

@@ -1,4 +1,4 @@
-import { decimationSuite, storageSuite } from "@dashstream/core/testing"
+import { dashboardSuite, decimationSuite, storageSuite } from "@dashstream/core/testing"
 import { afterAll, describe, it } from "@effect/vitest"
 import { freshSchemaLayer, openTestDatabase } from "../src/testing/index.js"
 
@@ -13,4 +13,5 @@ if (db === undefined) {
 } else {
   storageSuite("postgres", () => freshSchemaLayer(db.url))
   decimationSuite("postgres", () => freshSchemaLayer(db.url))
+  dashboardSuite("postgres", () => freshSchemaLayer(db.url))
 }

@@ -1,9 +1,18 @@
-import { AccountStore, ChangeFeed, DecimationStore, Fanout, type StorageFailure, StreamStore } from "@dashstream/core"
+import {
+  AccountStore,
+  ChangeFeed,
+  DashboardStore,
+  DecimationStore,
+  Fanout,
+  type StorageFailure,
+  StreamStore
+} from "@dashstream/core"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
 import { runMigrations } from "./Migrations.js"
 import * as SqliteAccountStore from "./SqliteAccountStore.js"
+import * as SqliteDashboardStore from "./SqliteDashboardStore.js"
 import * as SqliteDecimationStore from "./SqliteDecimationStore.js"
 import * as SqliteStreamStore from "./SqliteStreamStore.js"
 
@@ -14,6 +23,7 @@ export interface SqliteStores {
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly streamStore: Context.Tag.Service<StreamStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
+  readonly dashboardStore: Context.Tag.Service<DashboardStore>
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
 }
 
@@ -38,21 +48,23 @@ export const make = (config: SqliteConfig): Effect.Effect<SqliteStores, StorageF
     // Acquired after the connection, so released before it: pending writes are flushed while it is still open.
     const streamStore = yield* SqliteStreamStore.make(db, { groupCommit: config.groupCommit ?? true, fanout })
     const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
-    return { accountStore, streamStore, decimationStore, changeFeed: fanout.feed() }
+    const dashboardStore = SqliteDashboardStore.make(kysely)
+    return { accountStore, streamStore, decimationStore, dashboardStore, changeFeed: fanout.feed() }
   })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore` and `ChangeFeed` backed by the SQLite file `config.filename` (see
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` backed by the SQLite file `config.filename` (see
  * {@link make}); the database is closed when the layer is released.
  */
 export const layer = (
   config: SqliteConfig
-): Layer.Layer<AccountStore | StreamStore | DecimationStore | ChangeFeed, StorageFailure> =>
+): Layer.Layer<AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed, StorageFailure> =>
   Layer.scopedContext(
     Effect.map(make(config), (stores) =>
       Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, stores.streamStore),
         Context.add(DecimationStore, stores.decimationStore),
+        Context.add(DashboardStore, stores.dashboardStore),
         Context.add(ChangeFeed, stores.changeFeed)
       )
     )

@@ -12,7 +12,7 @@ import {
   StreamName,
   type Widget
 } from "@dashstream/core"
-import { storageSuite } from "@dashstream/core/testing"
+import { dashboardSuite, storageSuite } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
@@ -27,6 +27,7 @@ const freshFile = () => Path.join(dir, `store-${++files}.db`)
 
 storageSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 storageSuite("sqlite without group commit", () => SqliteStore.layer({ filename: freshFile(), groupCommit: false }))
+dashboardSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 
 const T0 = 1_700_000_000_000_000
 
@@ -57,7 +58,7 @@ describe("SQLite adapter", () => {
   it.effect("migrate applies every migration once and is idempotent; the layer then opens the file as is", () =>
     Effect.gen(function* () {
       const filename = freshFile()
-      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0001_initial", "0002_live"])
+      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0001_initial", "0002_live", "0003_dashboards"])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(
         Effect.flatMap(SqliteStore.make({ filename }), (stores) => stores.accountStore.countAccounts)
@@ -239,6 +240,8 @@ describe("SQLite adapter", () => {
       expectIndexed(plan(Sql.latestPoint, 1), "USING INDEX entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.since, 1, 0, -1), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
       expectIndexed(plan(Sql.page, 1, 0, 1000), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
+      // The snapshot's read walks the index backwards; only its (at most 1,000) rows are sorted back to ascending.
+      assert.include(plan(Sql.recent, 1, 1000).join(" "), "USING INDEX entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.clear, 1), "entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.lastTs, 1), "USING INTEGER PRIMARY KEY (rowid=?)")
       expectIndexed(plan(Sql.accountByKey, "d"), "USING INDEX sqlite_autoindex_access_keys_1 (digest=?)")

@@ -2,6 +2,8 @@ import { Context, Effect, Either, Layer, Option } from "effect"
 import type { Account, AccountId, KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { applyOp, needsLatest } from "../Apply.js"
+import type { Dashboard, DashboardId } from "../Dashboard.js"
+import { DashboardStore } from "../DashboardStore.js"
 import { ChangeFeed, deletedChange, Fanout, mutationChanges, type StreamChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, StreamNotFound } from "../Errors.js"
@@ -15,6 +17,7 @@ import {
   type StreamWrite
 } from "../StreamStore.js"
 import type { Micros } from "../Time.js"
+import type { ViewTokenDigest } from "../ViewToken.js"
 import type { StreamId, Widget } from "../Widget.js"
 
 /**
@@ -43,6 +46,8 @@ interface State {
   readonly keys: Map<KeyDigest, { readonly accountId: AccountId; revoked: boolean }>
   readonly widgets: Map<StreamId, Widget>
   readonly data: Map<StreamId, StreamData>
+  /** Dashboards in creation order, each with its current view token digest. */
+  readonly dashboards: Map<DashboardId, { dashboard: Dashboard; viewToken: ViewTokenDigest }>
   nextStreamId: number
   nextEntryId: number
   /** Whether a decimation pass holds the pass lock. */
@@ -56,6 +61,7 @@ export interface MemoryStores {
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly streamStore: Context.Tag.Service<StreamStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
+  readonly dashboardStore: Context.Tag.Service<DashboardStore>
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
   /** The fan-out behind `changeFeed`, for tests that publish a `Gap` themselves. */
   readonly fanout: Fanout
@@ -91,6 +97,7 @@ const makeState = (): State => ({
   keys: new Map(),
   widgets: new Map(),
   data: new Map(),
+  dashboards: new Map(),
   nextStreamId: 1,
   nextEntryId: 1,
   passLocked: false,
@@ -287,6 +294,50 @@ const decimationStore = (state: State): Context.Tag.Service<DecimationStore> => 
     )
 })
 
+const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
+  const lookup = (account: AccountId, id: DashboardId) => {
+    const found = state.dashboards.get(id)
+    return found !== undefined && found.dashboard.accountId === account ? found : undefined
+  }
+  const byCreation = (a: Dashboard, b: Dashboard) =>
+    a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  return {
+    create: (dashboard, viewToken) =>
+      Effect.suspend(() => {
+        if (!state.accounts.has(dashboard.accountId)) return Effect.fail(accountNotFound(dashboard.accountId))
+        state.dashboards.set(dashboard.id, { dashboard, viewToken })
+        return Effect.void
+      }),
+    list: (account) =>
+      Effect.sync(() =>
+        [...state.dashboards.values()]
+          .map((d) => d.dashboard)
+          .filter((d) => d.accountId === account)
+          .sort(byCreation)
+      ),
+    get: (account, id) => Effect.sync(() => Option.fromNullable(lookup(account, id)?.dashboard)),
+    update: (account, id, name, tiles) =>
+      Effect.sync(() => {
+        const found = lookup(account, id)
+        if (found === undefined) return Option.none()
+        found.dashboard = { ...found.dashboard, name, tiles }
+        return Option.some(found.dashboard)
+      }),
+    delete: (account, id) => Effect.sync(() => lookup(account, id) !== undefined && state.dashboards.delete(id)),
+    setViewToken: (account, id, viewToken) =>
+      Effect.sync(() => {
+        const found = lookup(account, id)
+        if (found === undefined) return Option.none()
+        found.viewToken = viewToken
+        return Option.some(found.dashboard)
+      }),
+    findByViewToken: (viewToken) =>
+      Effect.sync(() =>
+        Option.fromNullable([...state.dashboards.values()].find((d) => d.viewToken === viewToken)?.dashboard)
+      )
+  }
+}
+
 /**
  * The ports over a fresh, empty in-memory state. Never fails with a storage error; domain errors as the ports
  * document them.
@@ -297,21 +348,24 @@ export const make: Effect.Effect<MemoryStores> = Effect.sync(() => {
     accountStore: accountStore(state),
     streamStore: streamStore(state),
     decimationStore: decimationStore(state),
+    dashboardStore: dashboardStore(state),
     changeFeed: state.fanout.feed(),
     fanout: state.fanout
   }
 })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore` and `ChangeFeed` over one fresh in-memory state per build
- * of the layer.
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` over one fresh in-memory
+ * state per build of the layer.
  */
-export const layer: Layer.Layer<AccountStore | StreamStore | DecimationStore | ChangeFeed> = Layer.effectContext(
-  Effect.map(make, (stores) =>
-    Context.make(AccountStore, stores.accountStore).pipe(
-      Context.add(StreamStore, stores.streamStore),
-      Context.add(DecimationStore, stores.decimationStore),
-      Context.add(ChangeFeed, stores.changeFeed)
+export const layer: Layer.Layer<AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed> =
+  Layer.effectContext(
+    Effect.map(make, (stores) =>
+      Context.make(AccountStore, stores.accountStore).pipe(
+        Context.add(StreamStore, stores.streamStore),
+        Context.add(DecimationStore, stores.decimationStore),
+        Context.add(DashboardStore, stores.dashboardStore),
+        Context.add(ChangeFeed, stores.changeFeed)
+      )
     )
   )
-)

@@ -1,9 +1,12 @@
 /**
  * Test helpers of the storage ports, for adapter and use-case tests (not for production code):
- * - `MemoryStore`: an in-memory adapter of `AccountStore`, `StreamStore` and `DecimationStore` (`MemoryStore.layer`).
+ * - `MemoryStore`: an in-memory adapter of `AccountStore`, `StreamStore`, `DecimationStore` and `DashboardStore` (`MemoryStore.layer`).
  * - `storageSuite(name, makeLayer)`: the storage contract suite every adapter's test file runs.
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
+ * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` (and `StreamStore.readRecent` as
+ *   dashboards use it), run the same way.
  */
+export { dashboardSuite } from "./DashboardSuite.js"
 export { decimationSuite } from "./DecimationSuite.js"
 export * as MemoryStore from "./MemoryStore.js"
 export { storageSuite } from "./StorageSuite.js"

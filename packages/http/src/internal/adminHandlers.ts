@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { UseCases, type Widget } from "@dashstream/core"
+import { type Dashboard, Dashboards, UseCases, viewPath, type Widget } from "@dashstream/core"
 import { Effect, Layer, Redacted } from "effect"
 import { AdminAuth, api } from "../Api.js"
 import { Unauthorized } from "../HttpErrors.js"
@@ -27,13 +27,31 @@ const adminAuthLive = (adminToken: string): Layer.Layer<AdminAuth> => {
   )
 }
 
+/** Integer microseconds as an ISO 8601 UTC time (milliseconds). */
+const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString()
+
 const widgetView = (widget: Widget) => ({
   streamName: widget.streamName,
   type: widget.type,
-  createdAt: new Date(Math.floor(widget.createdAt / 1000)).toISOString()
+  createdAt: isoTime(widget.createdAt)
 })
 
-/** The admin handlers (contract section 7); each one is a use case call. */
+/**
+ * A dashboard as the admin API shows it (contract section 11). The view token exists only as a digest once stored,
+ * so only create and rotate, which make one, pass it; every other answer shows `viewToken` and `url` as `null`.
+ */
+const dashboardView = (dashboard: Dashboard, viewToken: string | null = null) => ({
+  id: dashboard.id,
+  name: dashboard.name,
+  tiles: dashboard.tiles,
+  viewToken,
+  url: viewToken === null ? null : viewPath(viewToken),
+  createdAt: isoTime(dashboard.createdAt)
+})
+
+const withToken = ({ dashboard, viewToken }: Dashboards.DashboardWithToken) => dashboardView(dashboard, viewToken)
+
+/** The admin handlers (contract sections 7 and 11); each one is a use case call. */
 export const adminLive = (adminToken: string) =>
   HttpApiBuilder.group(api, "admin", (handlers) =>
     handlers
@@ -46,4 +64,22 @@ export const adminLive = (adminToken: string) =>
         Effect.map(UseCases.createWidget(path.id, payload.streamName, payload.type), widgetView)
       )
       .handle("deleteWidget", ({ path }) => UseCases.deleteWidget(path.id, path.stream))
+      .handle("createDashboard", ({ path, payload }) =>
+        Effect.map(Dashboards.createDashboard(path.id, payload), withToken)
+      )
+      .handle("listDashboards", ({ path }) =>
+        Effect.map(Dashboards.listDashboards(path.id), (dashboards) => ({
+          dashboards: dashboards.map((d) => dashboardView(d))
+        }))
+      )
+      .handle("getDashboard", ({ path }) =>
+        Effect.map(Dashboards.getDashboard(path.id, path.dashboardId), (d) => dashboardView(d))
+      )
+      .handle("updateDashboard", ({ path, payload }) =>
+        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), (d) => dashboardView(d))
+      )
+      .handle("deleteDashboard", ({ path }) => Dashboards.deleteDashboard(path.id, path.dashboardId))
+      .handle("rotateViewToken", ({ path }) =>
+        Effect.map(Dashboards.rotateViewToken(path.id, path.dashboardId), withToken)
+      )
   ).pipe(Layer.provide(adminAuthLive(adminToken)))

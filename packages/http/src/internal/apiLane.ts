@@ -10,7 +10,7 @@ import {
   type HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import type { AccountStore, StreamStore } from "@dashstream/core"
+import type { AccountStore, DashboardStore, StreamStore } from "@dashstream/core"
 import { Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { api, publicApi } from "../Api.js"
 import type { HttpConfig } from "../HttpConfig.js"
@@ -152,7 +152,7 @@ export const makeApiLane = (
 ): Effect.Effect<
   (req: IncomingMessage, res: ServerResponse) => void,
   never,
-  AccountStore | StreamStore | Scope.Scope
+  AccountStore | StreamStore | DashboardStore | Scope.Scope
 > =>
   Effect.gen(function* () {
     const served = servedApi(config)

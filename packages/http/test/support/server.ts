@@ -1,4 +1,11 @@
-import { AccountStore, ChangeFeed, defaultLimits, type StorageFailure, StreamStore } from "@dashstream/core"
+import {
+  AccountStore,
+  ChangeFeed,
+  DashboardStore,
+  defaultLimits,
+  type StorageFailure,
+  StreamStore
+} from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { Console, Context, Effect, Exit, Layer, Logger, Scope } from "effect"
 import { type HttpConfig, layer } from "../../src/index.js"
@@ -39,7 +46,7 @@ const adminToken = "test-admin-token"
 export const testAdminToken = adminToken
 
 /** The in-memory stores with switchable faults. */
-const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | ChangeFeed> =>
+const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | ChangeFeed | DashboardStore> =>
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
@@ -74,7 +81,8 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | 
       }
       return Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, streamStore),
-        Context.add(ChangeFeed, stores.changeFeed)
+        Context.add(ChangeFeed, stores.changeFeed),
+        Context.add(DashboardStore, stores.dashboardStore)
       )
     })
   )

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from "kysely"
 
-// The tables of migrations 0001 and 0002 as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
+// The tables of migrations 0001 to 0003 as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
 // Private to the adapter: rows are decoded into core types at the edge.
 
 /** `accounts`: one row per account; `created_at` in microseconds. */
@@ -42,10 +42,21 @@ export interface EntriesTable {
   readonly point: string
 }
 
+/** `dashboards` (migration 0003): `tiles` is the tiles array's JSON text, `view_token` the current token's digest. */
+export interface DashboardsTable {
+  readonly id: string
+  readonly account_id: string
+  readonly name: string
+  readonly tiles: string
+  readonly view_token: string
+  readonly created_at: number
+}
+
 /** The database as Kysely sees it. */
 export interface Tables {
   readonly accounts: AccountsTable
   readonly access_keys: AccessKeysTable
   readonly streams: StreamsTable
   readonly entries: EntriesTable
+  readonly dashboards: DashboardsTable
 }

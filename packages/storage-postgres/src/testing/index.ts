@@ -4,7 +4,14 @@ import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { AccountStore, DecimationStore, StorageFailure, StreamStore } from "@dashstream/core"
+import type {
+  AccountStore,
+  ChangeFeed,
+  DashboardStore,
+  DecimationStore,
+  StorageFailure,
+  StreamStore
+} from "@dashstream/core"
 import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
 import { migrate } from "../Migrate.js"
@@ -307,7 +314,10 @@ export const testDatabase = (options: TestServerOptions = {}): Effect.Effect<Tes
  */
 export const freshSchemaLayer = (
   url: string
-): Layer.Layer<StreamStore | AccountStore | DecimationStore, StorageFailure | InvalidPostgresUrl> =>
+): Layer.Layer<
+  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed,
+  StorageFailure | InvalidPostgresUrl
+> =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const schema = `t_${randomBytes(6).toString("hex")}`

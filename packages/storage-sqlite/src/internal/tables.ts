@@ -9,6 +9,7 @@ export interface Tables {
   readonly access_keys: AccessKeysTable
   readonly streams: StreamsTable
   readonly entries: EntriesTable
+  readonly dashboards: DashboardsTable
 }
 
 /** One account. */
@@ -45,4 +46,14 @@ export interface EntriesTable {
   readonly ts: number
   readonly value: number | null
   readonly point: string
+}
+
+/** One dashboard (migration 0003): `tiles` is the tiles array's JSON text, `view_token` the current token's digest. */
+export interface DashboardsTable {
+  readonly id: string
+  readonly account_id: string
+  readonly name: string
+  readonly tiles: string
+  readonly view_token: string
+  readonly created_at: number
 }

@@ -1,0 +1,242 @@
+import { Effect, Option } from "effect"
+import type { AccountId } from "./Account.js"
+import { AccountStore } from "./AccountStore.js"
+import {
+  checkStreams,
+  type CreateDashboardBody,
+  type Dashboard,
+  type DashboardId,
+  defaultLayout,
+  newDashboardId,
+  type Tile,
+  type UpdateDashboardBody
+} from "./Dashboard.js"
+import { DashboardStore } from "./DashboardStore.js"
+import { AccountNotFound, DashboardNotFound, type InvalidRequest, type StorageFailure } from "./Errors.js"
+import type { DashboardFeed } from "./FollowDashboard.js"
+import { nowMicros } from "./Time.js"
+import { digestViewToken, newViewToken } from "./ViewToken.js"
+import type { Widget } from "./Widget.js"
+import { type WidgetKind, widgetKind } from "./WidgetType.js"
+
+/**
+ * The use cases of dashboards (contract section 11): what the admin API, the CLI and the dashboard page call.
+ * Bodies arrive decoded (`CreateDashboardBody`, `UpdateDashboardBody`: the grid rules are in their schemas); these
+ * check what needs storage (the account, its widgets) and keep view tokens secret: a token is returned only by the
+ * call that makes it (create, rotate), the store keeps its SHA-256 digest.
+ */
+
+/** A dashboard with the view token just made for it (shown only by create and rotate). */
+export interface DashboardWithToken {
+  readonly dashboard: Dashboard
+  readonly viewToken: string
+}
+
+const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
+
+const dashboardNotFound = (id: string) =>
+  new DashboardNotFound({ message: `no dashboard with id ${JSON.stringify(id)} in this account` })
+
+const requireAccount = (accountId: string) =>
+  Effect.flatMap(AccountStore, (store) =>
+    Effect.flatMap(store.getAccount(accountId as AccountId), (found) =>
+      Option.isSome(found) ? Effect.void : Effect.fail(accountNotFound(accountId))
+    )
+  )
+
+const found = <A>(option: Option.Option<A>, id: string): Effect.Effect<A, DashboardNotFound> =>
+  Option.match(option, { onNone: () => Effect.fail(dashboardNotFound(id)), onSome: Effect.succeed })
+
+/** The account's widgets in creation order (the order of the default layout). */
+const widgetsInCreationOrder = (accountId: string) =>
+  Effect.map(
+    Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId)),
+    (widgets) => [...widgets].sort((a, b) => a.createdAt - b.createdAt || a.id - b.id)
+  )
+
+/**
+ * Creates a dashboard with a new view token (contract section 11). Without `tiles`, one tile per widget of the
+ * account in creation order (`defaultLayout`). Fails with `AccountNotFound`, or `InvalidRequest` (path
+ * `tiles[i].streamName`) when a tile's stream is not a widget of the account.
+ */
+export const createDashboard = (
+  accountId: string,
+  body: CreateDashboardBody
+): Effect.Effect<
+  DashboardWithToken,
+  AccountNotFound | InvalidRequest | StorageFailure,
+  AccountStore | DashboardStore
+> =>
+  Effect.gen(function* () {
+    const widgets = yield* widgetsInCreationOrder(accountId)
+    const tiles = body.tiles ?? defaultLayout(widgets)
+    yield* checkStreams(tiles, new Set(widgets.map((w) => w.streamName)))
+    const dashboard: Dashboard = {
+      id: newDashboardId(),
+      accountId: accountId as AccountId,
+      name: body.name,
+      tiles,
+      createdAt: nowMicros()
+    }
+    const viewToken = newViewToken()
+    yield* Effect.flatMap(DashboardStore, (store) => store.create(dashboard, digestViewToken(viewToken)))
+    return { dashboard, viewToken }
+  })
+
+/** The account's dashboards, oldest first. Fails with `AccountNotFound`. */
+export const listDashboards = (
+  accountId: string
+): Effect.Effect<ReadonlyArray<Dashboard>, AccountNotFound | StorageFailure, AccountStore | DashboardStore> =>
+  Effect.zipRight(
+    requireAccount(accountId),
+    Effect.flatMap(DashboardStore, (store) => store.list(accountId as AccountId))
+  )
+
+/** One dashboard. Fails with `AccountNotFound` or `DashboardNotFound`. */
+export const getDashboard = (
+  accountId: string,
+  dashboardId: string
+): Effect.Effect<Dashboard, AccountNotFound | DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
+  Effect.zipRight(
+    requireAccount(accountId),
+    Effect.flatMap(DashboardStore, (store) =>
+      Effect.flatMap(store.get(accountId as AccountId, dashboardId as DashboardId), (d) => found(d, dashboardId))
+    )
+  )
+
+/**
+ * Replaces a dashboard's name and tiles and returns the new version; its view token keeps working. Fails with
+ * `AccountNotFound`, `DashboardNotFound`, or `InvalidRequest` (path `tiles[i].streamName`) for a tile whose stream
+ * is not a widget of the account.
+ */
+export const updateDashboard = (
+  accountId: string,
+  dashboardId: string,
+  body: UpdateDashboardBody
+): Effect.Effect<
+  Dashboard,
+  AccountNotFound | DashboardNotFound | InvalidRequest | StorageFailure,
+  AccountStore | DashboardStore
+> =>
+  Effect.gen(function* () {
+    const widgets = yield* Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
+    yield* checkStreams(body.tiles, new Set(widgets.map((w) => w.streamName)))
+    const store = yield* DashboardStore
+    const updated = yield* store.update(accountId as AccountId, dashboardId as DashboardId, body.name, body.tiles)
+    return yield* found(updated, dashboardId)
+  })
+
+/** Deletes a dashboard; its view URL stops working. Fails with `AccountNotFound` or `DashboardNotFound`. */
+export const deleteDashboard = (
+  accountId: string,
+  dashboardId: string
+): Effect.Effect<void, AccountNotFound | DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
+  Effect.gen(function* () {
+    yield* requireAccount(accountId)
+    const store = yield* DashboardStore
+    const deleted = yield* store.delete(accountId as AccountId, dashboardId as DashboardId)
+    if (!deleted) return yield* dashboardNotFound(dashboardId)
+  })
+
+/**
+ * Gives a dashboard a new view token and returns it (contract section 11); the old view URL stops working at once.
+ * Fails with `AccountNotFound` or `DashboardNotFound`.
+ */
+export const rotateViewToken = (
+  accountId: string,
+  dashboardId: string
+): Effect.Effect<
+  DashboardWithToken,
+  AccountNotFound | DashboardNotFound | StorageFailure,
+  AccountStore | DashboardStore
+> =>
+  Effect.gen(function* () {
+    yield* requireAccount(accountId)
+    const viewToken = newViewToken()
+    const store = yield* DashboardStore
+    const updated = yield* store.setViewToken(
+      accountId as AccountId,
+      dashboardId as DashboardId,
+      digestViewToken(viewToken)
+    )
+    return { dashboard: yield* found(updated, dashboardId), viewToken }
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+// The view: what the dashboard page shows
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * A tile with the widget its stream names now: `widget` is `null` when no widget of the account has that stream
+ * name (it was deleted: the page shows the tile as "stream deleted"). A widget created again with the same name is
+ * found again, with its new stream.
+ */
+export interface ResolvedTile {
+  readonly tile: Tile
+  readonly widget: Widget | null
+}
+
+/** A dashboard as its view token shows it: the dashboard and its tiles, each with its widget. */
+export interface ResolvedDashboard {
+  readonly dashboard: Dashboard
+  readonly tiles: ReadonlyArray<ResolvedTile>
+}
+
+const unknownViewToken = new DashboardNotFound({ message: "no dashboard has this view token" })
+
+/**
+ * The dashboard of a view token (contract section 11, `GET /d/<viewToken>`) with each tile's widget (type and
+ * stream) looked up now. Fails with `DashboardNotFound` for an unknown or rotated token (the page answers 404).
+ */
+export const resolveView = (
+  viewToken: string
+): Effect.Effect<ResolvedDashboard, DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
+  Effect.gen(function* () {
+    if (viewToken === "") return yield* unknownViewToken
+    const dashboards = yield* DashboardStore
+    const dashboard = yield* Effect.flatMap(dashboards.findByViewToken(digestViewToken(viewToken)), (d) =>
+      Option.match(d, { onNone: () => Effect.fail(unknownViewToken), onSome: Effect.succeed })
+    )
+    const accounts = yield* AccountStore
+    const names = [...new Set(dashboard.tiles.map((t) => t.streamName))]
+    const widgets = yield* accounts.findWidgets(dashboard.accountId, names)
+    return {
+      dashboard,
+      tiles: dashboard.tiles.map((tile) => ({ tile, widget: widgets.get(tile.streamName) ?? null }))
+    }
+  })
+
+/** The most entries a series or events tile's snapshot holds (contract section 11). */
+export const MAX_SNAPSHOT_ENTRIES = 1000
+
+/**
+ * The snapshot rule (contract section 11): how many of a stream's most recent entries a dashboard snapshot sends
+ * for a tile of this kind.
+ * - `state` tiles (leaderboards, lists, tables, ...): 1, the latest entry: it is the whole state.
+ * - `series` and `events` tiles (sparkline, line graph, maps, feeds, gallery, xy): the most recent
+ *   {@link MAX_SNAPSHOT_ENTRIES}, to draw the history.
+ * - `numeric` tiles (number, bars, dial): 2, the latest and the one before it: the page shows the change since the
+ *   previous value.
+ */
+export const snapshotEntries = (kind: WidgetKind): number => {
+  switch (kind) {
+    case "state":
+      return 1
+    case "numeric":
+      return 2
+    case "series":
+    case "events":
+      return MAX_SNAPSHOT_ENTRIES
+  }
+}
+
+/**
+ * The streams a resolved dashboard follows (see `followDashboard`): one per tile, with the snapshot size of
+ * {@link snapshotEntries} for its widget's kind; `stream` is `null` for a tile whose widget no longer exists.
+ */
+export const dashboardFeeds = (resolved: ResolvedDashboard): Array<DashboardFeed> =>
+  resolved.tiles.map(({ tile, widget }) => ({
+    streamName: tile.streamName,
+    stream: widget === null ? null : widget.id,
+    recent: widget === null ? 1 : snapshotEntries(widgetKind(widget.type))
+  }))

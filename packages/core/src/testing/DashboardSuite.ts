@@ -1,0 +1,338 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, type Layer, Option } from "effect"
+import { type Account, digestAccessKey, newAccessKey, newAccountId } from "../Account.js"
+import { AccountStore } from "../AccountStore.js"
+import type { ChangeFeed } from "../ChangeFeed.js"
+import { type Dashboard, newDashboardId, type Tile } from "../Dashboard.js"
+import * as Dashboards from "../Dashboards.js"
+import { DashboardStore } from "../DashboardStore.js"
+import { followDashboard } from "../FollowDashboard.js"
+import { StreamName } from "../StreamName.js"
+import { StreamStore } from "../StreamStore.js"
+import { micros } from "../Time.js"
+import { digestViewToken, newViewToken } from "../ViewToken.js"
+import type { WidgetType } from "../WidgetType.js"
+
+/**
+ * The contract suite of `DashboardStore` (contract section 11 and the port docs), and of what the dashboard use cases
+ * need from the other ports (`StreamStore.readRecent`, widgets found again by name). Each adapter's test file calls
+ * {@link dashboardSuite} with its layer, so memory, SQLite and PostgreSQL are held to the same behaviour.
+ */
+
+type Stores = AccountStore | StreamStore | DashboardStore | ChangeFeed
+
+/** A time well inside the valid range (2023-11-14T22:13:20Z), in microseconds. */
+const T0 = 1_700_000_000_000_000
+
+const newAccount = () =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    const account: Account = { id: newAccountId(), name: "test", createdAt: T0 }
+    yield* store.createAccount(account, digestAccessKey(newAccessKey()))
+    return account
+  })
+
+const tile = (streamName: string, x: number, y: number, w = 2, h = 2, title?: string): Tile => ({
+  streamName: StreamName.make(streamName),
+  ...(title === undefined ? {} : { title }),
+  x,
+  y,
+  w,
+  h
+})
+
+const dashboardOf = (account: Account, name: string, tiles: ReadonlyArray<Tile>, createdAt = T0): Dashboard => ({
+  id: newDashboardId(),
+  accountId: account.id,
+  name,
+  tiles,
+  createdAt
+})
+
+/** Stores a dashboard with a fresh view token; returns both. */
+const stored = (dashboard: Dashboard) =>
+  Effect.gen(function* () {
+    const viewToken = newViewToken()
+    yield* Effect.flatMap(DashboardStore, (s) => s.create(dashboard, digestViewToken(viewToken)))
+    return { dashboard, viewToken }
+  })
+
+// Options are compared through getOrNull: chai's deep equality sees Option.some(x) and Option.none() as equal.
+const byToken = (viewToken: string) =>
+  Effect.map(
+    Effect.flatMap(DashboardStore, (s) => s.findByViewToken(digestViewToken(viewToken))),
+    Option.getOrNull
+  )
+
+/**
+ * Registers the suite under `describe("dashboard contract: <name>")`. `makeLayer` is called once per test and must give
+ * a fresh, empty, migrated store each time.
+ */
+export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
+  describe(`dashboard contract: ${name}`, () => {
+    const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>) =>
+      it.effect(title, () => Effect.provide(body, makeLayer()))
+
+    test(
+      "create, then get, list and find by view token return it with its tiles exactly as given",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const account = yield* newAccount()
+        const tiles = [
+          tile("revenue", 0, 0, 4, 2, 'Revenue (€) "today"'),
+          tile("n\u00e9 \u{1F600}", 4, 0),
+          tile("x", 0, 2, 12, 1)
+        ]
+        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "Wall \u00e9cran", tiles))
+        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), dashboard)
+        assert.deepStrictEqual(yield* store.list(account.id), [dashboard])
+        assert.deepStrictEqual(yield* byToken(viewToken), dashboard)
+        // A tile without a title has no title key at all (exact optional property).
+        const read = Option.getOrThrow(yield* store.get(account.id, dashboard.id))
+        assert.isFalse(Object.hasOwn(read.tiles[1]!, "title"))
+      })
+    )
+
+    test(
+      "a dashboard with no tiles round-trips",
+      Effect.gen(function* () {
+        const account = yield* newAccount()
+        const { dashboard } = yield* stored(dashboardOf(account, "empty", []))
+        assert.deepStrictEqual(
+          Option.getOrNull(yield* Effect.flatMap(DashboardStore, (s) => s.get(account.id, dashboard.id))),
+          dashboard
+        )
+      })
+    )
+
+    test(
+      "list: the account's dashboards only, oldest first; [] for an account without any and for an unknown one",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const a = yield* newAccount()
+        const b = yield* newAccount()
+        const second = (yield* stored(dashboardOf(a, "second", [], T0 + 2))).dashboard
+        const first = (yield* stored(dashboardOf(a, "first", [], T0 + 1))).dashboard
+        const third = (yield* stored(dashboardOf(a, "third", [], T0 + 3))).dashboard
+        yield* stored(dashboardOf(b, "other", []))
+        assert.deepStrictEqual(
+          (yield* store.list(a.id)).map((d) => d.name),
+          [first.name, second.name, third.name]
+        )
+        assert.deepStrictEqual(yield* store.list((yield* newAccount()).id), [])
+        assert.deepStrictEqual(yield* store.list(newAccountId()), [])
+      })
+    )
+
+    test(
+      "create for an unknown account fails with AccountNotFound and stores nothing",
+      Effect.gen(function* () {
+        const ghost: Account = { id: newAccountId(), name: "", createdAt: T0 }
+        const viewToken = newViewToken()
+        const error = yield* Effect.flip(
+          Effect.flatMap(DashboardStore, (s) => s.create(dashboardOf(ghost, "d", []), digestViewToken(viewToken)))
+        )
+        assert.strictEqual(error._tag, "AccountNotFound")
+        assert.strictEqual(yield* byToken(viewToken), null)
+      })
+    )
+
+    test(
+      "a dashboard is found only in its own account",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const owner = yield* newAccount()
+        const other = yield* newAccount()
+        const { dashboard, viewToken } = yield* stored(dashboardOf(owner, "d", [tile("s", 0, 0)]))
+        assert.strictEqual(Option.getOrNull(yield* store.get(other.id, dashboard.id)), null)
+        assert.strictEqual(Option.getOrNull(yield* store.update(other.id, dashboard.id, "x", [])), null)
+        assert.strictEqual(
+          Option.getOrNull(yield* store.setViewToken(other.id, dashboard.id, digestViewToken(newViewToken()))),
+          null
+        )
+        assert.isFalse(yield* store.delete(other.id, dashboard.id))
+        assert.deepStrictEqual(yield* byToken(viewToken), dashboard)
+        assert.strictEqual(Option.getOrNull(yield* store.get(owner.id, newDashboardId())), null)
+      })
+    )
+
+    test(
+      "update replaces name and tiles, keeps id, createdAt and the view token",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const account = yield* newAccount()
+        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "old", [tile("a", 0, 0)]))
+        const tiles = [tile("b", 6, 1, 6, 3, "B"), tile("a", 0, 0, 1, 1)]
+        const updated = Option.getOrNull(yield* store.update(account.id, dashboard.id, "new", tiles))
+        const expected: Dashboard = { ...dashboard, name: "new", tiles }
+        assert.deepStrictEqual(updated, expected)
+        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), expected)
+        assert.deepStrictEqual(yield* byToken(viewToken), expected)
+        assert.strictEqual(Option.getOrNull(yield* store.update(account.id, newDashboardId(), "x", [])), null)
+      })
+    )
+
+    test(
+      "setViewToken: the new token finds the dashboard, the old one no longer does",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const account = yield* newAccount()
+        const { dashboard, viewToken: old } = yield* stored(dashboardOf(account, "d", []))
+        const { dashboard: neighbour, viewToken: neighbourToken } = yield* stored(dashboardOf(account, "n", []))
+        const fresh = newViewToken()
+        assert.deepStrictEqual(
+          Option.getOrNull(yield* store.setViewToken(account.id, dashboard.id, digestViewToken(fresh))),
+          dashboard
+        )
+        assert.strictEqual(yield* byToken(old), null)
+        assert.deepStrictEqual(yield* byToken(fresh), dashboard)
+        assert.deepStrictEqual(yield* byToken(neighbourToken), neighbour)
+        assert.strictEqual(
+          Option.getOrNull(yield* store.setViewToken(account.id, newDashboardId(), digestViewToken(newViewToken()))),
+          null
+        )
+      })
+    )
+
+    test(
+      "delete: true once, then false; the dashboard and its view token are gone, others stay",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const account = yield* newAccount()
+        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "d", []))
+        const { dashboard: kept } = yield* stored(dashboardOf(account, "kept", [], T0 + 1))
+        assert.isTrue(yield* store.delete(account.id, dashboard.id))
+        assert.isFalse(yield* store.delete(account.id, dashboard.id))
+        assert.strictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), null)
+        assert.strictEqual(yield* byToken(viewToken), null)
+        assert.deepStrictEqual(yield* store.list(account.id), [kept])
+      })
+    )
+
+    test(
+      "an unknown view token finds nothing",
+      Effect.gen(function* () {
+        assert.strictEqual(yield* byToken(newViewToken()), null)
+      })
+    )
+
+    test(
+      "deleting a widget leaves its tiles; resolveView shows them deleted, and a widget created again shows again",
+      Effect.gen(function* () {
+        const accounts = yield* AccountStore
+        const account = yield* newAccount()
+        const make = (name: string, type: WidgetType) =>
+          accounts.createWidget(account.id, StreamName.make(name), type, T0)
+        yield* make("sales", "number")
+        yield* make("feed", "text-feed")
+        const { dashboard, viewToken } = yield* stored(
+          dashboardOf(account, "d", [tile("sales", 0, 0), tile("feed", 2, 0), tile("sales", 4, 0)])
+        )
+        yield* accounts.deleteWidget(account.id, "sales")
+        const stays = Option.getOrNull(yield* Effect.flatMap(DashboardStore, (s) => s.get(account.id, dashboard.id)))
+        assert.deepStrictEqual(stays, dashboard)
+        const view = yield* Dashboards.resolveView(viewToken)
+        assert.deepStrictEqual(
+          view.tiles.map((t) => [t.tile.streamName, t.widget?.type ?? null]),
+          [
+            ["sales", null],
+            ["feed", "text-feed"],
+            ["sales", null]
+          ]
+        )
+        const again = yield* make("sales", "dial")
+        const after = yield* Dashboards.resolveView(viewToken)
+        assert.deepStrictEqual(after.tiles[0]!.widget, again)
+        assert.deepStrictEqual(after.tiles[2]!.widget, again)
+      })
+    )
+
+    test(
+      "a dashboard's snapshot (followDashboard of its feeds) holds each live tile's stream by the snapshot rule, rendered as the export read renders it",
+      Effect.gen(function* () {
+        const accounts = yield* AccountStore
+        const streams = yield* StreamStore
+        const account = yield* newAccount()
+        const make = (name: string, type: WidgetType) =>
+          accounts.createWidget(account.id, StreamName.make(name), type, T0)
+        const number = yield* make("n", "number")
+        const line = yield* make("line", "line-graph")
+        const list = yield* make("list", "list")
+        yield* make("empty", "gallery")
+        yield* make("gone", "label")
+        const put = (widget: typeof number, points: ReadonlyArray<readonly [number, unknown]>) =>
+          streams.write(
+            [
+              {
+                widget,
+                op: {
+                  _tag: "Put",
+                  entries: points.map(([ts, point]) => ({ ts: micros(T0 + ts), point: point as never }))
+                },
+                path: "point"
+              }
+            ],
+            micros(T0)
+          )
+        yield* put(
+          number,
+          [1, 2, 3].map((i) => [i * 1_000_000 + 500_000, { number: i }] as const)
+        )
+        yield* put(
+          line,
+          Array.from({ length: 1003 }, (_, i) => [i + 1, { number: i }] as const)
+        )
+        yield* streams.write(
+          [{ widget: list, op: { _tag: "Put", entries: [{ point: { list: [{ listItem: "a" }] } }] }, path: "point" }],
+          micros(T0 + 1)
+        )
+        yield* streams.write(
+          [{ widget: list, op: { _tag: "Put", entries: [{ point: { list: [{ listItem: "b" }] } }] }, path: "point" }],
+          micros(T0 + 2)
+        )
+        const { viewToken } = yield* stored(
+          dashboardOf(account, "d", [
+            tile("n", 0, 0),
+            tile("line", 2, 0),
+            tile("list", 4, 0),
+            tile("empty", 6, 0),
+            tile("gone", 8, 0),
+            tile("n", 10, 0)
+          ])
+        )
+        yield* accounts.deleteWidget(account.id, "gone")
+        const resolved = yield* Dashboards.resolveView(viewToken)
+        const snapshots: Array<string> = []
+        const follower = yield* followDashboard(
+          Dashboards.dashboardFeeds(resolved),
+          yield* Effect.runtime<StreamStore | ChangeFeed>(),
+          {
+            snapshot: (data) => snapshots.push(data),
+            entry: () => {},
+            clear: () => {},
+            deleted: () => {},
+            failed: () => {}
+          }
+        )
+        follower.close()
+        const text = snapshots[0]!
+        const parsed = JSON.parse(text) as { tiles: Record<string, Array<{ ts: number; point: any }>> }
+        assert.deepStrictEqual(Object.keys(parsed.tiles).sort(), ["empty", "line", "list", "n"])
+        assert.deepStrictEqual(parsed.tiles["n"], [
+          { ts: 1_700_000_002.5, point: { number: 2 } },
+          { ts: 1_700_000_003.5, point: { number: 3 } }
+        ])
+        const series = parsed.tiles["line"]!
+        assert.strictEqual(series.length, Dashboards.MAX_SNAPSHOT_ENTRIES)
+        assert.deepStrictEqual(series[0]!.point, { number: 3 })
+        assert.deepStrictEqual(series.at(-1)!.point, { number: 1002 })
+        assert.deepStrictEqual(
+          parsed.tiles["list"]!.map((e) => e.point),
+          [{ list: [{ listItem: "b" }] }]
+        )
+        assert.deepStrictEqual(parsed.tiles["empty"], [])
+        assert.include(text, '"n":[{"ts":1700000002.5,"point":{"number":2}}')
+      })
+    )
+  })
+}

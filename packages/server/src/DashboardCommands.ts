@@ -1,0 +1,125 @@
+import { readFile } from "node:fs/promises"
+import {
+  type AccountId,
+  type AccountStore,
+  type Dashboard,
+  Dashboards,
+  type DashboardStore,
+  DashboardName,
+  decodeLayout,
+  MAX_NAME_LENGTH,
+  type StorageFailure,
+  type Tile,
+  viewPath
+} from "@dashstream/core"
+import { Console, Effect, Either, Schema } from "effect"
+import { CommandFailed, UsageError } from "./Errors.js"
+
+/**
+ * The `dashboards create` and `dashboards list` commands (contract section 12), apart from the command table of
+ * `Cli.ts`: what they read, call and print. Exit codes as contract section 8 says: a layout file that cannot be
+ * read or breaks a tile rule is a usage error (2), as a bad flag value is; a failing store is a runtime failure (1).
+ */
+
+/** A dashboard as `--json` prints it: the admin API's body (contract section 11), `viewToken`/`url` null unless new. */
+const dashboardJson = (dashboard: Dashboard, viewToken: string | null = null) => ({
+  id: dashboard.id,
+  name: dashboard.name,
+  tiles: dashboard.tiles,
+  viewToken,
+  url: viewToken === null ? null : viewPath(viewToken),
+  createdAt: new Date(Math.floor(dashboard.createdAt / 1000)).toISOString()
+})
+
+const isName = Schema.is(DashboardName)
+
+/** Checks `--name`: 1 to 200 characters (contract section 11), else a `UsageError`. */
+export const parseName = (name: string): Either.Either<string, UsageError> =>
+  isName(name)
+    ? Either.right(name)
+    : Either.left(new UsageError({ message: `--name must be 1 to ${MAX_NAME_LENGTH} characters` }))
+
+/**
+ * Reads `--layout FILE`: the JSON of the admin API body's `tiles` array, or `{"tiles": [...]}`, checked against the
+ * grid rules of contract section 11. Fails with a `UsageError` naming the file and the tile (`tiles[2].w`).
+ * Runs before the database is opened.
+ */
+export const readLayout = (file: string): Effect.Effect<ReadonlyArray<Tile>, UsageError> =>
+  Effect.gen(function* () {
+    const text = yield* Effect.tryPromise({
+      try: () => readFile(file, "utf8"),
+      catch: (cause) =>
+        new UsageError({
+          message: `--layout ${file} cannot be read: ${cause instanceof Error ? cause.message : String(cause)}`
+        })
+    })
+    const json = yield* Either.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => new UsageError({ message: `--layout ${file} is not JSON` })
+    })
+    return yield* Either.mapLeft(decodeLayout(json), (error) => layoutError(file, error))
+  })
+
+const layoutError = (file: string, error: { readonly message: string; readonly path?: string | undefined }) =>
+  new UsageError({
+    message: `--layout ${file}: ${error.path === undefined ? "" : `${error.path}: `}${error.message}`
+  })
+
+/**
+ * `dashboards create`: creates a dashboard of the account (the default layout when `layout` is undefined) and prints
+ * its view URL path `/d/<viewToken>` (shown only now) or, with `json`, the dashboard as the admin API answers it.
+ * A tile naming a stream that is not a widget of the account is a `UsageError`.
+ */
+export const create = (
+  accountId: AccountId,
+  name: string,
+  layout: { readonly file: string; readonly tiles: ReadonlyArray<Tile> } | undefined,
+  json: boolean
+): Effect.Effect<void, UsageError | CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
+  Effect.gen(function* () {
+    const { dashboard, viewToken } = yield* Dashboards.createDashboard(
+      accountId,
+      layout === undefined ? { name } : { name, tiles: layout.tiles }
+    ).pipe(
+      Effect.catchTags({
+        InvalidRequest: (error) =>
+          Effect.fail(
+            layout === undefined ? new UsageError({ message: error.message }) : layoutError(layout.file, error)
+          ),
+        AccountNotFound: (error) => Effect.fail(new CommandFailed({ message: error.message }))
+      })
+    )
+    if (json) return yield* Console.log(JSON.stringify(dashboardJson(dashboard, viewToken)))
+    const tiles = dashboard.tiles.length === 1 ? "1 tile" : `${dashboard.tiles.length} tiles`
+    yield* Console.log(`Created dashboard ${JSON.stringify(dashboard.name)} with id ${dashboard.id} and ${tiles}.`)
+    yield* Console.log("View URL path (shown only now; append it to the server's address, share it as a secret):")
+    yield* Console.log(viewPath(viewToken))
+  })
+
+/**
+ * `dashboards list`: the account's dashboards, oldest first, as a table (id, name, tiles, created) or, with `json`,
+ * `{"dashboards": [...]}` as the admin API answers it (view tokens are stored as digests: `viewToken` and `url` are
+ * null).
+ */
+export const list = (
+  accountId: AccountId,
+  json: boolean
+): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
+  Effect.gen(function* () {
+    const dashboards = yield* Dashboards.listDashboards(accountId).pipe(
+      Effect.catchTag("AccountNotFound", (error) => Effect.fail(new CommandFailed({ message: error.message })))
+    )
+    if (json) return yield* Console.log(JSON.stringify({ dashboards: dashboards.map((d) => dashboardJson(d)) }))
+    if (dashboards.length === 0) return yield* Console.log("The account has no dashboards yet.")
+    const rows = [
+      ["ID", "NAME", "TILES", "CREATED"],
+      ...dashboards.map((d) => {
+        const view = dashboardJson(d)
+        return [view.id, view.name, String(view.tiles.length), view.createdAt]
+      })
+    ]
+    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)))
+    for (const row of rows) {
+      yield* Console.log(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  "))
+    }
+  })
