@@ -24,7 +24,7 @@
  * `--quick`: 3 s of pushes, 2,000 idle streams, wrk 3 s after 1 s (a smoke run, not figures).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -73,6 +73,22 @@ const cpuSeconds = (pid: number): number => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * A process's time spent waiting on a run queue (runnable, but no CPU free for it), in seconds, summed over its
+ * threads (`/proc/<pid>/task/<tid>/schedstat`, second field, nanoseconds): how much the machine's other work delayed it.
+ */
+const runQueueWaitSeconds = (pid: number): number => {
+  let ns = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1])
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return ns / 1e9
 }
 
 // ---- the subscribers' process ----
@@ -127,6 +143,8 @@ interface LatencyRow {
   readonly target: number
   readonly cpu: number
   readonly clientCpu: number
+  /** The server's threads' time waiting on a run queue, % of the run's wall time. */
+  readonly wait: number
 }
 const latencyRows: Array<LatencyRow> = []
 
@@ -176,21 +194,23 @@ const latency = async (
     await clients.ask({ cmd: "measure", from: nowUs() })
     const cpu0 = cpuSeconds(subscribeTo.pid)
     const clientCpu0 = cpuSeconds(clients.pid)
+    const wait0 = runQueueWaitSeconds(subscribeTo.pid)
     const t0 = performance.now()
     const [pushes, pushErrors] = await pushSteadily(pushTo, key, seconds)
     const elapsedS = (performance.now() - t0) / 1000
     const cpu = ((cpuSeconds(subscribeTo.pid) - cpu0) / elapsedS) * 100
     const clientCpu = ((cpuSeconds(clients.pid) - clientCpu0) / elapsedS) * 100
+    const wait = ((runQueueWaitSeconds(subscribeTo.pid) - wait0) / elapsedS) * 100
     const r = await clients.ask<{ n: number; missing: number; p50: number; p99: number; max: number }>({
       cmd: "results",
       expected: pushes - pushErrors
     })
     await clients.ask({ cmd: "close" })
-    const row = { setup, subscribers: n, pushes, pushErrors, ...r, target, cpu, clientCpu }
+    const row = { setup, subscribers: n, pushes, pushErrors, ...r, target, cpu, clientCpu, wait }
     latencyRows.push(row)
     console.error(
       `${setup.padEnd(40)} ${String(n).padStart(5)} subscribers: p50 ${r.p50.toFixed(1)} p99 ${r.p99.toFixed(1)} ` +
-        `max ${r.max.toFixed(1)} ms, n ${r.n}, missing ${r.missing}, push errors ${pushErrors}, CPU server ${cpu.toFixed(0)}% subscribers ${clientCpu.toFixed(0)}%`
+        `max ${r.max.toFixed(1)} ms, n ${r.n}, missing ${r.missing}, push errors ${pushErrors}, CPU server ${cpu.toFixed(0)}% subscribers ${clientCpu.toFixed(0)}%, server waited for a CPU ${wait.toFixed(0)}%`
     )
     await sleep(1000)
   }
@@ -398,14 +418,14 @@ console.log(
 )
 if (latencyRows.length > 0) {
   console.log(
-    "| setup | subscribers | pushes | events | missing | p50 ms | p99 ms | max ms | p99 target | CPU % server | CPU % subscribers |"
+    "| setup | subscribers | pushes | events | missing | p50 ms | p99 ms | max ms | p99 target | CPU % server | CPU % subscribers | server run-queue wait % |"
   )
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|")
   for (const r of latencyRows) {
     const verdict = r.p99 <= r.target ? "met" : "**missed**"
     console.log(
       `| ${r.setup} | ${r.subscribers} | ${r.pushes}${r.pushErrors > 0 ? ` (${r.pushErrors} failed)` : ""} | ${r.n} | ` +
-        `${r.missing} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | <= ${r.target} ms: ${verdict} | ${r.cpu.toFixed(0)} | ${r.clientCpu.toFixed(0)} |`
+        `${r.missing} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | <= ${r.target} ms: ${verdict} | ${r.cpu.toFixed(0)} | ${r.clientCpu.toFixed(0)} | ${r.wait.toFixed(0)} |`
     )
   }
   console.log("")
