@@ -9,36 +9,61 @@ export interface Dashstream {
   readonly stop: () => Promise<void>
 }
 
-const adminToken = "bench-admin-token"
+/**
+ * A `bash -c` script that raises the open-files limit to `nofile` (or, when that is refused, to the hard limit) and
+ * then execs its arguments (`$0 "$@"`), so the process keeps bash's pid.
+ */
+export const raiseNofile = (nofile: number): string =>
+  `ulimit -n ${nofile} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`
+
+/** The admin API's bearer token of every benchmark server. */
+export const adminToken = "bench-admin-token"
 
 /**
  * Starts `dashstream serve` as a plain node process (tsx loaded in-process, so the pid measured is the server's)
  * on a free loopback port with the given `--db`, then creates an account and its widgets through the admin API.
- * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`.
+ * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`. `entry` replaces
+ * `packages/server/src/bin.ts` (a script that ends by running it); `nofile` runs the node process under
+ * `bash -c 'ulimit -n <nofile>; exec ...'` (same pid); `nodeArgs` go to node before the script; `setup: false` skips the account (a second server on a
+ * database that already has it: `accessKey` is then empty).
  */
 export const startDashstream = async (
   root: string,
   db: string,
-  options: { extraArgs?: ReadonlyArray<string>; env?: NodeJS.ProcessEnv; widgetType?: string; streams?: number } = {}
+  options: {
+    extraArgs?: ReadonlyArray<string>
+    env?: NodeJS.ProcessEnv
+    widgetType?: string
+    streams?: number
+    entry?: string
+    nofile?: number
+    setup?: boolean
+    nodeArgs?: ReadonlyArray<string>
+  } = {}
 ): Promise<Dashstream> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = await startProcess(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(root, "packages/server/src/bin.ts"),
-      "serve",
-      "--db",
-      db,
-      "--port",
-      String(port),
-      ...(options.extraArgs ?? [])
-    ],
-    async () => (await fetch(`${url}/healthz`)).ok,
-    { env: { ...process.env, ...options.env, DASHSTREAM_ADMIN_TOKEN: adminToken }, timeoutMs: 60_000 }
-  )
+  const args = [
+    ...(options.nodeArgs ?? []),
+    "--import",
+    "tsx",
+    options.entry ?? join(root, "packages/server/src/bin.ts"),
+    "serve",
+    "--db",
+    db,
+    "--port",
+    String(port),
+    ...(options.extraArgs ?? [])
+  ]
+  const [command, commandArgs] =
+    options.nofile === undefined
+      ? [process.execPath, args]
+      : ["bash", ["-c", raiseNofile(options.nofile), process.execPath, ...args]]
+  const child = await startProcess(command, commandArgs, async () => (await fetch(`${url}/healthz`)).ok, {
+    env: { ...process.env, ...options.env, DASHSTREAM_ADMIN_TOKEN: adminToken },
+    timeoutMs: 60_000
+  })
+  if (options.setup === false) return { url, pid: child.pid!, accessKey: "", stop: () => stopProcess(child) }
   const admin = async (path: string, body: unknown) => {
     const res = await fetch(`${url}${path}`, {
       method: "POST",
