@@ -108,7 +108,8 @@ export class Dashstream<const W extends Widgets = Widgets> {
     this.base = String(options.baseUrl).replace(/\/+$/, "")
     this.accessKey = options.accessKey
     this.widgets = options.widgets
-    const retry: RetryPolicy = options.retry === false ? { ...defaultRetry, retries: 0 } : { ...defaultRetry, ...options.retry }
+    const retry: RetryPolicy =
+      options.retry === false ? { ...defaultRetry, retries: 0 } : { ...defaultRetry, ...options.retry }
     const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis)
     this.transport = { fetch: fetchImpl, timeoutMs: options.timeoutMs ?? 30_000, retry }
     const batch = options.batch

@@ -16,7 +16,12 @@ const isEmptyPoint = (point: unknown): boolean => {
   if (!isObject(point)) return false
   const keys = Object.keys(point).filter((k) => point[k] !== undefined)
   if (keys.length === 0) return true
-  return keys.length === 1 && collectionKeys.includes(keys[0]!) && Array.isArray(point[keys[0]!]) && (point[keys[0]!] as Array<unknown>).length === 0
+  return (
+    keys.length === 1 &&
+    collectionKeys.includes(keys[0]!) &&
+    Array.isArray(point[keys[0]!]) &&
+    (point[keys[0]!] as Array<unknown>).length === 0
+  )
 }
 
 const hasTimestamp = (o: Record<string, unknown>): boolean => o["timestamp"] !== undefined && o["timestamp"] !== null

@@ -53,7 +53,12 @@ export class SseParser {
 
   private line(line: string, out: Array<SseEvent>): void {
     if (line === "") {
-      if (this.hasData) out.push({ event: this.event === "" ? "message" : this.event, data: this.data.join("\n"), id: this.lastEventId })
+      if (this.hasData)
+        out.push({
+          event: this.event === "" ? "message" : this.event,
+          data: this.data.join("\n"),
+          id: this.lastEventId
+        })
       this.event = ""
       this.data = []
       this.hasData = false
