@@ -20,8 +20,8 @@ export interface Proxy {
   readonly fail: (mode: Fault, n?: number) => void
   /** Destroys every open connection. */
   readonly dropAll: () => void
-  /** The number of open client connections. */
-  readonly open: () => number
+  /** The number of open client connections whose last request's start line contains `text` (any when absent). */
+  readonly open: (text?: string) => number
   readonly close: () => Promise<void>
 }
 
@@ -39,6 +39,7 @@ export const startProxy = async (targetPort: number): Promise<Proxy> => {
   const requests: Array<string> = []
   const heads: Array<string> = []
   const sockets = new Set<Socket>()
+  const lastRequest = new Map<Socket, string>()
   let faults: Array<Fault> = []
   const server: Server = createServer((client) => {
     sockets.add(client)
@@ -53,6 +54,7 @@ export const startProxy = async (targetPort: number): Promise<Proxy> => {
       const start = /^(GET|POST|PUT|DELETE|HEAD|OPTIONS) (\S+)/.exec(text)
       if (start !== null) {
         requests.push(`${start[1]} ${start[2]}`)
+        lastRequest.set(client, `${start[1]} ${start[2]}`)
         heads.push(text.split("\r\n\r\n")[0]!)
         current = faults.shift() ?? "pass"
         if (current === "unavailable") return void client.end(unavailable)
@@ -74,6 +76,7 @@ export const startProxy = async (targetPort: number): Promise<Proxy> => {
     upstream.on("error", destroyBoth)
     client.on("close", () => {
       sockets.delete(client)
+      lastRequest.delete(client)
       upstream.destroy()
     })
     upstream.on("close", () => client.destroy())
@@ -91,7 +94,7 @@ export const startProxy = async (targetPort: number): Promise<Proxy> => {
     dropAll: () => {
       for (const s of sockets) s.destroy()
     },
-    open: () => sockets.size,
+    open: (text) => [...sockets].filter((s) => text === undefined || (lastRequest.get(s) ?? "").includes(text)).length,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy()
