@@ -129,12 +129,12 @@ export class Dashstream<const W extends Widgets = Widgets> {
    * that request stored it; its errors are still its own.
    *
    * `point` is what the stream's widget type accepts: `42`, `{ number: 42, prefix: "$", timestamp }`, `{ delta: 1 }`,
-   * `{ leaderboardItem: { name, value } }`, `[{ number, timestamp }, ...]`, ... (`PushPoints`). An empty point
-   * (`null`) clears a leaderboard, list, table and the other types without a clear command; see {@link clear}.
+   * `{ leaderboardItem: { name, value } }`, `[{ number, timestamp }, ...]`, ... (`PushPoints`). To empty a stream,
+   * use {@link clear}.
    * Throws `DashstreamError` (400 `invalid_point` with `path`, 403, 404 `stream_not_found`, ...), `NetworkError`,
    * or `OutcomeUnknownError`.
    */
-  push<S extends StreamOf<W>>(stream: S, point: PushPointOf<W[S]> | null, options?: CallOptions): Promise<void> {
+  push<S extends StreamOf<W>>(stream: S, point: PushPointOf<W[S]>, options?: CallOptions): Promise<void> {
     return this.pushPart(stream, { point }, options)
   }
 

@@ -182,7 +182,8 @@ describe("follow", () => {
   })
 
   it("throws typed errors decided before the stream starts (404, 403, 400)", async () => {
-    await expect(client().follow("nope").next()).rejects.toMatchObject({ status: 404, code: "stream_not_found" })
+    const untyped = new Dashstream({ baseUrl: server.url, accessKey: key })
+    await expect(untyped.follow("nope").next()).rejects.toMatchObject({ status: 404, code: "stream_not_found" })
     const stranger = new Dashstream({ baseUrl: server.url, accessKey: "wrong" })
     const error = await stranger
       .follow("b")
