@@ -182,7 +182,7 @@ export class Follow<P> implements AsyncIterableIterator<FollowEvent<P>> {
               for (const event of parser.feed(decoder.decode(value, { stream: true }))) {
                 if (event.event === "deleted") return
                 if (event.event === "entry") {
-                  const data = JSON.parse(event.data) as { ts: number; point: P }
+                  const data = parseEntry<P>(event.data)
                   const id = event.id ?? String(data.ts)
                   this.last = id
                   failures = 0
@@ -196,6 +196,7 @@ export class Follow<P> implements AsyncIterableIterator<FollowEvent<P>> {
             }
           } catch (cause) {
             if (stopped()) return
+            if (cause instanceof MalformedEvent) throw cause
             // A dropped connection (reset, idle timeout): reconnect below.
           } finally {
             if (parser.retry !== undefined) serverRetry = parser.retry
@@ -215,6 +216,21 @@ export class Follow<P> implements AsyncIterableIterator<FollowEvent<P>> {
       signal?.removeEventListener("abort", onUserAbort)
     }
   }
+}
+
+/** An `entry` event whose data is not `{ts, point}`: reconnecting would not help, so the iteration throws it. */
+export class MalformedEvent extends Error {
+  override readonly name = "MalformedEvent"
+}
+
+const parseEntry = <P>(data: string): { ts: number; point: P } => {
+  try {
+    const parsed = JSON.parse(data) as { ts?: unknown; point?: P }
+    if (typeof parsed.ts === "number" && "point" in parsed) return parsed as { ts: number; point: P }
+  } catch {
+    // reported below
+  }
+  throw new MalformedEvent(`an entry event carried ${JSON.stringify(data.slice(0, 200))}, not {"ts", "point"}`)
 }
 
 /** UNIX seconds as query text, exact to the microsecond and never in exponent notation. */

@@ -13,6 +13,6 @@ export {
   type StreamPush
 } from "./Dashstream.js"
 export * from "./Errors.js"
-export { Follow, type FollowEvent, type FollowOptions } from "./Follow.js"
+export { Follow, type FollowEvent, type FollowOptions, MalformedEvent } from "./Follow.js"
 export type * from "./Point.js"
 export * from "./WidgetType.js"
