@@ -295,7 +295,9 @@ export const makeLiveLane = (
       closing = true
       for (const conn of [...connections]) {
         conn.follower?.close()
-        conn.res.end()
+        // End the response, then the connection: a keep-alive socket left idle after it would outlive the server.
+        const socket = conn.res.socket
+        conn.res.end(() => socket?.end())
       }
     },
     open: () => connections.size
