@@ -221,6 +221,59 @@ export class LiveGroup extends HttpApiGroup.make("live", { topLevel: true })
   .annotate(OpenApi.Title, "Live updates") {}
 
 // ---------------------------------------------------------------------------------------------------------------
+// Dashboard page
+// ---------------------------------------------------------------------------------------------------------------
+
+const ViewTokenPath = Schema.Struct({
+  viewToken: Schema.String.annotations({ description: "The dashboard's view token (never logged)" })
+})
+
+/**
+ * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11); served by the page
+ * and live lanes.
+ */
+export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("page", "/d/:viewToken")
+      .setPath(ViewTokenPath)
+      .setUrlParams(
+        Schema.Struct({
+          theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
+        })
+      )
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .addError(errors("DashboardNotFound"))
+      .annotate(OpenApi.Summary, "The dashboard page")
+      .annotate(
+        OpenApi.Description,
+        "The live dashboard of this view token, as an HTML page with a Content-Security-Policy; it draws every tile " +
+          "and follows `/d/<viewToken>/events`. An unknown or rotated token answers 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("dashboardEvents", "/d/:viewToken/events")
+      .setPath(ViewTokenPath)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(errors("DashboardNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(OpenApi.Summary, "The dashboard's event stream (Server-Sent Events)")
+      .annotate(
+        OpenApi.Description,
+        'One event stream for the whole page: `event: snapshot` with data `{"tiles": {"<streamName>": [entries...]}}` ' +
+          "(the latest entry of state tiles, the latest 2 of number tiles, up to 1,000 recent entries of series and " +
+          'events tiles), then `event: entry` `{"streamName","ts","point"}`, `event: clear` `{"streamName"}` and ' +
+          '`event: deleted` `{"streamName"}` as they happen. A reconnect gets a fresh snapshot; a rotated token ends it.'
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("asset", "/assets/:file")
+      .setPath(Schema.Struct({ file: Schema.String }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/octet-stream" }))
+      .annotate(OpenApi.Summary, "A file of the dashboard page (content-hashed name, cached for a year)")
+  )
+  .annotate(OpenApi.Title, "Dashboard page") {}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Health
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -396,7 +449,7 @@ const base = HttpApi.make("dashstream")
   .annotate(OpenApi.Transform, cleanDecodeErrors)
 
 /** The API without the admin group: what is served when no admin token is configured. */
-export const publicApi = base.add(PushGroup).add(ReadGroup).add(LiveGroup).add(HealthGroup)
+export const publicApi = base.add(PushGroup).add(ReadGroup).add(LiveGroup).add(ViewGroup).add(HealthGroup)
 
 /** The whole API, admin included (contract sections 1, 5, 6, 7, 11). */
 export const api = publicApi.add(AdminGroup)

@@ -5,6 +5,7 @@ import { Console, Effect, Layer, Runtime } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
 import { makeApiLane } from "./internal/apiLane.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
+import { isPage, makePageLane } from "./internal/pageLane.js"
 import { isPush, makePushLane } from "./internal/pushLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
@@ -63,7 +64,7 @@ export const layer = (
       const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
       const maxBodyBytes = config.limits.maxBodyBytes
       const apiLane = yield* makeApiLane(config, limiter)
-      const runtime = yield* Effect.runtime<AccountStore | StreamStore | ChangeFeed>()
+      const runtime = yield* Effect.runtime<AccountStore | StreamStore | ChangeFeed | DashboardStore>()
       const pushLane = makePushLane(runtime, { limits: config.limits, limiter, logRequests: config.logRequests })
       const liveLane = makeLiveLane(runtime, {
         limiter,
@@ -71,10 +72,12 @@ export const layer = (
         options: { ...defaultLiveOptions, ...config.live },
         observer: config.eventStreams
       })
+      const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
       const runFork = Runtime.runFork(runtime)
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
         if (isPush(req.method, req.url)) return pushLane(req, res)
         if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
+        if (isPage(req.method, req.url)) return pageLane(req, res)
         const refusal = refuseDeclaredLength(req, maxBodyBytes)
         if (refusal === undefined) {
           if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)

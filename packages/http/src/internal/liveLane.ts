@@ -2,12 +2,16 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import {
   type AccountStore,
   type ChangeFeed,
+  type DashboardSink,
+  type DashboardStore,
+  Dashboards,
   follow,
-  type Follower,
+  followDashboard,
   type Following,
   formatTs,
   type LiveSink,
   type Micros,
+  type StorageFailure,
   type StreamStore
 } from "@dashstream/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
@@ -33,27 +37,37 @@ export const defaultLiveOptions: LiveOptions = {
   maxStreamsPerKey: 100
 }
 
-/** True for the requests this lane serves: a GET of a stream's `/events` path (other methods go to the `HttpApi`). */
+/**
+ * True for the requests this lane serves: a GET of a stream's `/events` path (contract section 10) or of a dashboard's
+ * (`/d/<viewToken>/events`, section 11). Other methods go to the `HttpApi` (405).
+ */
 export const isEvents = (method: string | undefined, url: string | undefined): boolean => {
-  if (method !== "GET" || url === undefined || !url.startsWith("/api/v2/")) return false
+  if (method !== "GET" || url === undefined) return false
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
   if (!path.endsWith("/events")) return false
   const segments = path.split("/")
+  // ["", "d", TOKEN, "events"]
+  if (url.startsWith("/d/")) return segments.length === 4 && segments[2] !== ""
   // ["", "api", "v2", KEY, "datastream", STREAM, "events"]
-  return segments.length === 7 && segments[4] === "datastream" && segments[5] !== ""
+  return url.startsWith("/api/v2/") && segments.length === 7 && segments[4] === "datastream" && segments[5] !== ""
 }
 
 /** One open event stream. */
 interface Connection {
   readonly res: ServerResponse
+  /** The access key (or view token) it counts against. */
   readonly key: string
+  /** A dashboard's stream: its view token is checked again from time to time (a rotated token ends it). */
+  readonly viewToken: string | undefined
   /** `performance.now()` of the last write (an event or a ping), for the heartbeat. */
   lastWrite: number
   /** Sending live changes (nothing paces the sends): the slow-client bound applies. */
   live: boolean
+  /** Bytes allowed to wait unsent while live: the bound, plus a dashboard's snapshot while it drains. */
+  allowance: number
   closed: boolean
-  follower: Follower | undefined
+  follower: { readonly close: () => void } | undefined
 }
 
 /** What the live lane needs from the server. */
@@ -63,6 +77,9 @@ export interface LiveLaneOptions {
   readonly options: LiveOptions
   readonly observer: EventStreamObserver | undefined
 }
+
+/** A view token's dashboard is checked this often (milliseconds) while its event streams are open. */
+const revalidateMs = 5_000
 
 /** The live lane: its request listener, and what the server's shutdown and metrics need. */
 export interface LiveLane {
@@ -93,6 +110,9 @@ export const entryEvent = (ts: Micros, data: string): string =>
 export const clearEvent = (id: Micros): string => `event: clear\nid: ${formatTs(id)}\ndata: {}\n\n`
 
 const deletedEvent = "event: deleted\ndata: {}\n\n"
+
+/** An event without an id (a dashboard's events, contract section 11: a reconnect takes a fresh snapshot). */
+const plainEvent = (event: string, data: string): string => `event: ${event}\ndata: ${dataLines(data)}\n\n`
 const ping = ": ping\n\n"
 
 const tooManyStreams = (max: number) =>
@@ -105,7 +125,7 @@ const tooManyStreams = (max: number) =>
  * `maxUnsentBytes` wait in the socket's buffer while live (the backlog is paced by the socket's `drain` instead).
  */
 export const makeLiveLane = (
-  runtime: Runtime.Runtime<AccountStore | StreamStore | ChangeFeed>,
+  runtime: Runtime.Runtime<AccountStore | StreamStore | ChangeFeed | DashboardStore>,
   lane: LiveLaneOptions
 ): LiveLane => {
   const { limiter, logRequests, observer } = lane
@@ -146,7 +166,8 @@ export const makeLiveLane = (
     conn.res.write(text)
     conn.lastWrite = performance.now()
     observer?.sent(1)
-    if (conn.live && conn.res.writableLength > maxUnsentBytes) {
+    if (conn.live && conn.res.writableLength > conn.allowance) {
+      if (conn.allowance > maxUnsentBytes && conn.res.writableLength <= maxUnsentBytes) conn.allowance = maxUnsentBytes
       // A slow reader: cut it off rather than hold more for it; it resumes with Last-Event-ID and loses nothing.
       runFork(
         Effect.logDebug(
@@ -159,18 +180,42 @@ export const makeLiveLane = (
   }
 
   let heartbeat: NodeJS.Timeout | undefined
+  let lastRevalidation = performance.now()
   const beat = () => {
     const now = performance.now()
     for (const conn of connections) {
+      // A snapshot that has drained no longer needs its allowance.
+      if (conn.allowance > maxUnsentBytes && conn.res.writableLength <= maxUnsentBytes) conn.allowance = maxUnsentBytes
       if (now - conn.lastWrite >= heartbeatMs && conn.res.writableLength === 0) {
         conn.res.write(ping)
         conn.lastWrite = now
       }
     }
+    if (now - lastRevalidation >= revalidateMs) {
+      lastRevalidation = now
+      revalidate()
+    }
+  }
+
+  // Ends the event streams of view tokens that no longer name a dashboard (rotated, or the dashboard deleted), in this
+  // process or any other on the same database; the page then reconnects, gets 404 and says so.
+  const revalidate = () => {
+    const tokens = new Set<string>()
+    for (const conn of connections) if (conn.viewToken !== undefined) tokens.add(conn.viewToken)
+    for (const token of tokens) {
+      runCallback(Dashboards.resolveView(token), {
+        onExit: (exit) => {
+          if (Exit.isSuccess(exit)) return
+          const failure = Cause.failureOption(exit.cause)
+          if (Option.isNone(failure) || failure.value._tag !== "DashboardNotFound") return
+          for (const conn of [...connections]) if (conn.viewToken === token) conn.res.end()
+        }
+      })
+    }
   }
   const startHeartbeat = () => {
     if (heartbeat !== undefined) return
-    heartbeat = setInterval(beat, Math.max(20, Math.min(1000, heartbeatMs / 4)))
+    heartbeat = setInterval(beat, Math.max(20, Math.min(1000, heartbeatMs / 4, revalidateMs / 4)))
     heartbeat.unref()
   }
   const stopHeartbeat = () => {
@@ -210,21 +255,49 @@ export const makeLiveLane = (
     }
   })
 
-  const start = (req: IncomingMessage, res: ServerResponse, key: string, following: Following, t0: number) => {
+  /**
+   * Sends the 200 and the `retry:` line and registers the connection (or answers 503 when shutting down); `undefined`
+   * when the client is gone already. The caller starts what feeds it.
+   */
+  const open = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: string,
+    viewToken: string | undefined,
+    t0: number
+  ): Connection | undefined => {
     if (closing || res.destroyed || req.destroyed) {
       release(key)
       if (closing) writeErrorReply(res, errorReply(503, "unavailable", "the server is shutting down; retry"))
-      return
+      return undefined
     }
     res.writeHead(200, eventStreamHeaders)
     res.write(retryLine)
-    const conn: Connection = { res, key, lastWrite: performance.now(), live: false, closed: false, follower: undefined }
+    const conn: Connection = {
+      res,
+      key,
+      viewToken,
+      lastWrite: performance.now(),
+      live: false,
+      allowance: maxUnsentBytes,
+      closed: false,
+      follower: undefined
+    }
     connections.add(conn)
     observer?.opened()
     startHeartbeat()
     res.on("close", () => forget(conn))
     log(req, 200, t0)
-    runCallback(following.start(sinkOf(conn)), {
+    return conn
+  }
+
+  // Runs what feeds an open connection; a failure to read its backlog closes the connection (the client resumes).
+  const feed = (
+    conn: Connection,
+    key: string,
+    started: Effect.Effect<{ readonly close: () => void }, StorageFailure>
+  ) =>
+    runCallback(started, {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) {
           if (conn.closed) exit.value.close()
@@ -234,11 +307,68 @@ export const makeLiveLane = (
         if (conn.closed) return
         runFork(
           Effect.logWarning(
-            `event stream of ${redactPath(req.url ?? "/")} closed: its backlog could not be read\n` +
+            `event stream of ${redactPath(conn.res.req.url ?? "/")} closed: its backlog could not be read\n` +
               causeText(exit.cause, key)
           )
         )
-        res.destroy()
+        conn.res.destroy()
+      }
+    })
+
+  const start = (req: IncomingMessage, res: ServerResponse, key: string, following: Following, t0: number) => {
+    const conn = open(req, res, key, undefined, t0)
+    if (conn !== undefined) feed(conn, key, following.start(sinkOf(conn)))
+  }
+
+  const dashboardSinkOf = (conn: Connection): DashboardSink => ({
+    snapshot: (data) => {
+      const text = plainEvent("snapshot", data)
+      // The snapshot may be large: it gets an allowance of its own on top of the bound while it drains.
+      conn.allowance = maxUnsentBytes + Buffer.byteLength(text)
+      conn.live = true
+      write(conn, text)
+    },
+    entry: (data) => write(conn, plainEvent("entry", data)),
+    clear: (data) => write(conn, plainEvent("clear", data)),
+    deleted: (data) => write(conn, plainEvent("deleted", data)),
+    failed: (error) => {
+      runFork(
+        Effect.logWarning(
+          `event stream of ${redactPath(conn.res.req.url ?? "/")} closed: catching up from the storage failed ` +
+            `(${error._tag}); the page reconnects`
+        )
+      )
+      conn.res.destroy()
+    }
+  })
+
+  // `GET /d/<viewToken>/events` (contract section 11): the dashboard's snapshot, then its tiles' events.
+  const handleDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) => {
+    const count = perKey.get(token) ?? 0
+    if (count >= maxStreamsPerKey) {
+      writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+      return log(req, 429, t0)
+    }
+    perKey.set(token, count + 1)
+    runCallback(Dashboards.resolveView(token), {
+      onExit: (exit) => {
+        if (Exit.isFailure(exit)) {
+          release(token)
+          const failure = Cause.failureOption(exit.cause)
+          const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+          if (reply.status === 500) {
+            runFork(
+              Effect.logError(
+                `internal error answering GET ${redactPath(req.url ?? "/")}\n${causeText(exit.cause, token)}`
+              )
+            )
+          }
+          writeErrorReply(res, reply)
+          return log(req, reply.status, t0)
+        }
+        const conn = open(req, res, token, token, t0)
+        if (conn === undefined) return
+        feed(conn, token, followDashboard(Dashboards.dashboardFeeds(exit.value), runtime, dashboardSinkOf(conn)))
       }
     })
   }
@@ -254,6 +384,15 @@ export const makeLiveLane = (
     const url = req.url ?? "/"
     const q = url.indexOf("?")
     const segments = (q === -1 ? url : url.slice(0, q)).split("/")
+    if (segments[1] === "d") {
+      let token: string
+      try {
+        token = decodeURIComponent(segments[2]!)
+      } catch {
+        return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      }
+      return handleDashboard(req, res, token, t0)
+    }
     let key: string
     let streamName: string
     try {

@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { gzipSync } from "node:zlib"
+import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
+import { assets, pageHeaders, pageHtml, type TileModel } from "@dashstream/dashboard-web"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { errorReply, internalReply, replyOf } from "../HttpErrors.js"
+import { causeText } from "./causeText.js"
+import { redactPath, requestLine } from "./redact.js"
+import { writeErrorReply } from "./replies.js"
+
+/**
+ * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
+ * and `GET /assets/<name>` the page's own files (script, stylesheet, map outlines), with content-hashed names and
+ * year-long cache headers. Everything the page needs comes from here: it makes no request to any other origin. The
+ * page's event stream (`/d/<viewToken>/events`) is the live lane's.
+ */
+
+/** True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or `/assets/<name>`. */
+export const isPage = (method: string | undefined, url: string | undefined): boolean => {
+  if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
+  if (url.startsWith("/assets/")) return true
+  if (!url.startsWith("/d/")) return false
+  const q = url.indexOf("?")
+  const segments = (q === -1 ? url : url.slice(0, q)).split("/")
+  // ["", "d", TOKEN]
+  return segments.length === 3 && segments[2] !== ""
+}
+
+const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+
+/** What the page lane needs from the server. */
+export interface PageLaneOptions {
+  readonly logRequests: boolean
+}
+
+/** The page lane's request listener, resolving view tokens on `runtime`. */
+export const makePageLane = (
+  runtime: Runtime.Runtime<AccountStore | DashboardStore>,
+  options: PageLaneOptions
+): ((req: IncomingMessage, res: ServerResponse) => void) => {
+  const runCallback = Runtime.runCallback(runtime)
+  const runFork = Runtime.runFork(runtime)
+
+  const log = (req: IncomingMessage, status: number, t0: number) => {
+    if (options.logRequests) {
+      runFork(Effect.logInfo(requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0)))
+    }
+  }
+
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    body: string | Buffer,
+    headers: Record<string, string>
+  ) => {
+    const bytes = typeof body === "string" ? Buffer.from(body) : body
+    res.writeHead(200, { ...headers, "content-length": String(bytes.length) })
+    res.end(req.method === "HEAD" ? undefined : bytes)
+    log(req, 200, t0)
+  }
+
+  // A missing bundle (not built) or any other defect: logged once per request, answered 500 without details.
+  const fail = (req: IncomingMessage, res: ServerResponse, t0: number, error: unknown, secret?: string) => {
+    runFork(
+      Effect.logError(
+        `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(Cause.die(error), secret)}`
+      )
+    )
+    writeErrorReply(res, internalReply)
+    log(req, 500, t0)
+  }
+
+  // Each asset compressed once, on its first request: the page's bundle travels gzipped (about a third of its size).
+  const gzipped = new Map<string, Buffer>()
+  const asset = (req: IncomingMessage, res: ServerResponse, t0: number, path: string) => {
+    let found
+    try {
+      found = assets().get(path)
+    } catch (error) {
+      return fail(req, res, t0, error)
+    }
+    if (found === undefined) {
+      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(path)}`))
+      return log(req, 404, t0)
+    }
+    const headers = { ...assetHeaders, "content-type": found.contentType, vary: "accept-encoding" }
+    if (!/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) return send(req, res, t0, found.body, headers)
+    let body = gzipped.get(path)
+    if (body === undefined) {
+      body = gzipSync(found.body, { level: 9 })
+      gzipped.set(path, body)
+    }
+    send(req, res, t0, body, { ...headers, "content-encoding": "gzip" })
+  }
+
+  const page = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
+    runCallback(Dashboards.resolveView(token), {
+      onExit: (exit) => {
+        if (Exit.isFailure(exit)) {
+          const failure = Cause.failureOption(exit.cause)
+          const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+          if (reply.status === 500) {
+            runFork(
+              Effect.logError(
+                `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(exit.cause, token)}`
+              )
+            )
+          }
+          writeErrorReply(res, reply)
+          return log(req, reply.status, t0)
+        }
+        const { dashboard, tiles } = exit.value
+        const model = {
+          name: dashboard.name,
+          tiles: tiles.map(({ tile, widget }): TileModel => ({
+            streamName: tile.streamName,
+            title: tile.title,
+            // A tile whose widget was deleted shows "stream deleted" whatever its type.
+            type: widget?.type ?? "label",
+            x: tile.x,
+            y: tile.y,
+            w: tile.w,
+            h: tile.h,
+            deleted: widget === null
+          })),
+          eventsPath: `/d/${encodeURIComponent(token)}/events`,
+          theme: query.get("theme") === "light" ? ("light" as const) : ("dark" as const)
+        }
+        let html: string
+        try {
+          html = pageHtml(model)
+        } catch (error) {
+          return fail(req, res, t0, error, token)
+        }
+        send(req, res, t0, html, { ...pageHeaders, "content-type": "text/html; charset=utf-8" })
+      }
+    })
+
+  return (req, res) => {
+    const t0 = options.logRequests ? performance.now() : 0
+    req.on("error", () => {})
+    const url = req.url ?? "/"
+    const q = url.indexOf("?")
+    const path = q === -1 ? url : url.slice(0, q)
+    if (path.startsWith("/assets/")) return asset(req, res, t0, path)
+    let token: string
+    try {
+      token = decodeURIComponent(path.slice(3))
+    } catch {
+      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      return log(req, 404, t0)
+    }
+    page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
+  }
+}
