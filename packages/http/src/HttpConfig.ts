@@ -1,4 +1,5 @@
 import type { Limits } from "@dashstream/core"
+import type { Metrics } from "./Metrics.js"
 
 /** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */
 export interface HttpConfig {
@@ -14,4 +15,10 @@ export interface HttpConfig {
   readonly rateLimit: number | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
+  /**
+   * Where requests are counted and what `GET /metrics` serves (contract section 12). Pass the instance whose
+   * `writeObserver` the storage layer was given and whose `decimationPass` the daily pass reports to, so `/metrics`
+   * shows them; when undefined the server makes its own (requests and process metrics only).
+   */
+  readonly metrics?: Metrics | undefined
 }

@@ -3,11 +3,12 @@ import { createServer, type IncomingMessage, type Server as NodeServer, type Ser
 import type { AccountStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
-import { makeApiLane } from "./internal/apiLane.js"
+import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
 import { isPush, makePushLane } from "./internal/pushLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
 import { refuseDeclaredLength, writeErrorReply } from "./internal/replies.js"
+import { Metrics } from "./Metrics.js"
 
 /** How long a shutdown waits for in-flight requests before it closes their connections. */
 const gracefulMs = 10_000
@@ -58,12 +59,21 @@ export const layer = (config: HttpConfig): Layer.Layer<never, never, AccountStor
     Effect.gen(function* () {
       const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
       const maxBodyBytes = config.limits.maxBodyBytes
-      const apiLane = yield* makeApiLane(config, limiter)
+      const metrics = config.metrics ?? new Metrics()
+      const apiLane = yield* makeApiLane(config, limiter, metrics)
+      const routes = apiRouteTable(config)
       const runtime = yield* Effect.runtime<AccountStore | StreamStore>()
-      const pushLane = makePushLane(runtime, { limits: config.limits, limiter, logRequests: config.logRequests })
+      const pushLane = makePushLane(runtime, {
+        limits: config.limits,
+        limiter,
+        logRequests: config.logRequests,
+        metrics
+      })
       const runFork = Runtime.runFork(runtime)
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
         if (isPush(req.method, req.url)) return pushLane(req, res)
+        // The push lane counts its own requests, more cheaply; every other request is counted when its answer ends.
+        metrics.track(req, res, routes.template)
         const refusal = refuseDeclaredLength(req, maxBodyBytes)
         if (refusal === undefined) {
           if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)

@@ -1,4 +1,10 @@
-import { type AccountStore, type DecimationStore, StorageError, type StreamStore } from "@dashstream/core"
+import {
+  type AccountStore,
+  type DecimationStore,
+  StorageError,
+  type StreamStore,
+  type WriteObserver
+} from "@dashstream/core"
 import * as Postgres from "@dashstream/storage-postgres"
 import * as Sqlite from "@dashstream/storage-sqlite"
 import { Effect, Either, Layer, Redacted } from "effect"
@@ -14,13 +20,14 @@ import { errorMessage } from "./internal/errorMessage.js"
  * The storage ports for a database (accounts, stream data, decimation). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
- * is not one the adapter accepts.
+ * is not one the adapter accepts. `observer`, if given, is told of every group commit (`serve`'s metrics).
  */
 export const layer = (
-  database: Database
+  database: Database,
+  observer?: WriteObserver
 ): Layer.Layer<AccountStore | StreamStore | DecimationStore, CommandFailed | UsageError> =>
   database._tag === "Sqlite"
-    ? Sqlite.layer({ filename: database.filename }).pipe(Layer.mapError((cause) => failure(database, cause)))
+    ? Sqlite.layer({ filename: database.filename }, observer).pipe(Layer.mapError((cause) => failure(database, cause)))
     : Either.match(postgresConfig(database), {
         onLeft: (error) => Layer.fail(error),
         // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first so
@@ -29,7 +36,7 @@ export const layer = (
           Layer.unwrapEffect(
             Postgres.migrate(config).pipe(
               Effect.mapError((cause) => failure(database, cause)),
-              Effect.as(Postgres.layer(config))
+              Effect.as(Postgres.layer(config, observer))
             )
           )
       })

@@ -10,19 +10,16 @@ import {
   type StoredEntry,
   type StreamNotFound,
   type StreamStore,
-  type StreamWrite
+  type StreamWrite,
+  pointsOf,
+  type WriteObserver
 } from "@dashstream/core"
 import { type Context, Effect, Option, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
 import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
-import {
-  applyWrites,
-  type PendingChange,
-  prepareWriteStatements,
-  type WriteStatements
-} from "./internal/writePath.js"
+import { applyWrites, type PendingChange, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
 export interface SqliteStreamStoreOptions {
@@ -30,6 +27,8 @@ export interface SqliteStreamStoreOptions {
   readonly groupCommit: boolean
   /** Where the changes of acknowledged writes are published (the store's `ChangeFeed`); none when undefined. */
   readonly fanout?: Fanout | undefined
+  /** Told of every group commit (or, without group commit, of every committed call); none when undefined. */
+  readonly observer?: WriteObserver | undefined
 }
 
 /**
@@ -48,7 +47,12 @@ const toWriteError = (cause: unknown): WriteError => (cause instanceof Rollback 
 
 // One transaction per call: the path without group commit. Its changes are published once it committed (with
 // `synchronous=FULL`, on disk).
-const commitEachCall = (db: Database.Database, statements: WriteStatements, fanout: Fanout | undefined) => {
+const commitEachCall = (
+  db: Database.Database,
+  statements: WriteStatements,
+  fanout: Fanout | undefined,
+  observer: WriteObserver | undefined
+) => {
   const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
   const transaction = db.transaction(
     (writes: ReadonlyArray<StreamWrite>, now: Micros, changes: Array<PendingChange> | undefined) => {
@@ -62,8 +66,12 @@ const commitEachCall = (db: Database.Database, statements: WriteStatements, fano
         const changes = fanout !== undefined && fanout.streams > 0 ? new Array<PendingChange>() : undefined
         transaction.immediate(writes, now, changes)
         if (changes !== undefined) for (const c of changes) fanout!.publishAll(c.stream, c.changes)
+        observer?.groupCommitted(1, pointsOf(writes))
       },
-      catch: toWriteError
+      catch: (cause) => {
+        observer?.groupCommitted(1, 0)
+        return toWriteError(cause)
+      }
     })
 }
 
@@ -95,7 +103,7 @@ export const make = (
           const statements = prepareWriteStatements(db)
           return {
             group: options.groupCommit
-              ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db), options.fanout)
+              ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db), options.fanout, options.observer)
               : undefined,
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
@@ -112,7 +120,7 @@ export const make = (
     ({ group, statements, latest, since, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => ({
       write:
         group === undefined
-          ? commitEachCall(db, statements, options.fanout)
+          ? commitEachCall(db, statements, options.fanout, options.observer)
           : (writes, now) => group.write(writes, now),
       read: (stream, query) =>
         Effect.try({
