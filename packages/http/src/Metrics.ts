@@ -41,30 +41,67 @@ export interface DecimationPassFigures {
   readonly durationMs: number
 }
 
-interface RequestSeries {
-  readonly count: { inc: () => void }
-  readonly duration: { observe: (seconds: number) => void }
+/**
+ * The requests of one route, method and status: their count, the sum of their durations and how many fell in each
+ * bucket of {@link durationBuckets} (not cumulative; the last slot is above every bucket). Kept as plain numbers,
+ * so counting a request costs a few additions; the text is written only when scraped.
+ */
+class RequestSeries {
+  count = 0
+  sum = 0
+  readonly buckets = new Float64Array(durationBuckets.length + 1)
+  readonly labels: string
+  constructor(route: string, method: string, status: number) {
+    this.labels = `route="${escapeLabel(route)}",method="${escapeLabel(method)}",status="${status}"`
+  }
+  observe(seconds: number): void {
+    this.count++
+    this.sum += seconds
+    let i = 0
+    while (i < durationBuckets.length && seconds > durationBuckets[i]!) i++
+    this.buckets[i]!++
+  }
+}
+
+const escapeLabel = (value: string): string =>
+  value.replaceAll("\\", "\\\\").replaceAll("\n", "\\n").replaceAll('"', '\\"')
+
+const requestsHelp = "HTTP requests answered, by route template, method and status"
+const durationHelp = "Time from receiving an HTTP request to finishing its answer, by route template, method and status"
+
+/** The two request families in the text format: `dashstream_http_requests_total` and its duration histogram. */
+const requestText = (series: Iterable<RequestSeries>): string => {
+  const counts = [
+    "# HELP dashstream_http_requests_total " + requestsHelp,
+    "# TYPE dashstream_http_requests_total counter"
+  ]
+  const durations = [
+    "# HELP dashstream_http_request_duration_seconds " + durationHelp,
+    "# TYPE dashstream_http_request_duration_seconds histogram"
+  ]
+  for (const s of series) {
+    counts.push(`dashstream_http_requests_total{${s.labels}} ${s.count}`)
+    let cumulative = 0
+    for (let i = 0; i < durationBuckets.length; i++) {
+      cumulative += s.buckets[i]!
+      durations.push(
+        `dashstream_http_request_duration_seconds_bucket{${s.labels},le="${durationBuckets[i]}"} ${cumulative}`
+      )
+    }
+    durations.push(`dashstream_http_request_duration_seconds_bucket{${s.labels},le="+Inf"} ${s.count}`)
+    durations.push(`dashstream_http_request_duration_seconds_sum{${s.labels}} ${s.sum}`)
+    durations.push(`dashstream_http_request_duration_seconds_count{${s.labels}} ${s.count}`)
+  }
+  return `${counts.join("\n")}\n\n${durations.join("\n")}\n`
 }
 
 /** The registry of one server's metrics and the functions that record them. */
 export class Metrics {
-  /** The `prom-client` registry holding every metric of this instance (default process metrics included). */
-  readonly registry = new Registry()
-
-  private readonly requests = new Counter({
-    name: "dashstream_http_requests_total",
-    help: "HTTP requests answered, by route template, method and status",
-    labelNames: ["route", "method", "status"] as const,
-    registers: [this.registry]
-  })
-
-  private readonly requestDuration = new Histogram({
-    name: "dashstream_http_request_duration_seconds",
-    help: "Time from receiving an HTTP request to finishing its answer, by route template, method and status",
-    labelNames: ["route", "method", "status"] as const,
-    buckets: durationBuckets,
-    registers: [this.registry]
-  })
+  // Every metric but the request families (see `requestText`), default process metrics included.
+  private readonly registry = new Registry()
+  // The request series by `route method status`; the push lane's also by status alone.
+  private readonly requestSeries = new Map<string, RequestSeries>()
+  private readonly pushSeries = new Map<number, RequestSeries>()
 
   private readonly pointsStored = new Counter({
     name: "dashstream_points_stored_total",
@@ -128,9 +165,6 @@ export class Metrics {
     registers: [this.registry]
   })
 
-  // The push lane's series by status, bound once: labelling costs a lookup per call.
-  private readonly pushSeries = new Map<number, RequestSeries>()
-
   /**
    * Counts one group commit for the storage adapters (`layer(config, metrics.writeObserver)`): its size in calls
    * goes to `dashstream_group_commit_calls`, the points it stored to `dashstream_points_stored_total`.
@@ -156,8 +190,19 @@ export class Metrics {
   }
 
   /** Every metric in the Prometheus text exposition format (what `GET /metrics` answers). */
-  exposition(): Promise<string> {
-    return this.registry.metrics()
+  async exposition(): Promise<string> {
+    const rest = await this.registry.metrics()
+    return `${requestText(this.requestSeries.values())}\n${rest}`
+  }
+
+  private series(route: string, method: string, status: number): RequestSeries {
+    const key = `${route} ${method} ${status}`
+    let series = this.requestSeries.get(key)
+    if (series === undefined) {
+      series = new RequestSeries(route, method, status)
+      this.requestSeries.set(key, series)
+    }
+    return series
   }
 
   /**
@@ -165,9 +210,7 @@ export class Metrics {
    * the HTTP status; `seconds` from receipt to the end of the answer.
    */
   request(route: string, method: string, status: number, seconds: number): void {
-    const labels = { route, method, status: String(status) }
-    this.requests.inc(labels)
-    this.requestDuration.observe(labels, seconds)
+    this.series(route, method, status).observe(seconds)
   }
 
   /**
@@ -177,12 +220,10 @@ export class Metrics {
   push(status: number, seconds: number, errorCode: string | undefined): void {
     let series = this.pushSeries.get(status)
     if (series === undefined) {
-      const labels = { route: pushRoute, method: "POST", status: String(status) }
-      series = { count: this.requests.labels(labels), duration: this.requestDuration.labels(labels) }
+      series = this.series(pushRoute, "POST", status)
       this.pushSeries.set(status, series)
     }
-    series.count.inc()
-    series.duration.observe(seconds)
+    series.observe(seconds)
     if (errorCode !== undefined) this.pushErrors.inc({ code: errorCode })
   }
 

@@ -75,6 +75,8 @@ describe("GET /metrics (contract section 12)", () => {
     assert.strictEqual(delta("dashstream_http_requests_total", { ...pushes, status: "404" }), 1)
     assert.strictEqual(delta("dashstream_http_request_duration_seconds_count", { ...pushes, status: "200" }), 4)
     assert.isAbove(delta("dashstream_http_request_duration_seconds_sum", { ...pushes, status: "200" }), 0)
+    const buckets = { ...pushes, status: "200", le: "+Inf" }
+    assert.strictEqual(delta("dashstream_http_request_duration_seconds_bucket", buckets), 4)
     assert.strictEqual(delta("dashstream_push_errors_total", { code: "forbidden" }), 1)
     assert.strictEqual(delta("dashstream_push_errors_total", { code: "invalid_json" }), 1)
     assert.strictEqual(delta("dashstream_push_errors_total", { code: "stream_not_found" }), 1)
