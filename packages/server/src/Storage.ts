@@ -2,12 +2,13 @@ import {
   type AccountStore,
   type DecimationStore,
   StorageError,
+  type StoreCopy,
   type StreamStore,
   type WriteObserver
 } from "@dashstream/core"
 import * as Postgres from "@dashstream/storage-postgres"
 import * as Sqlite from "@dashstream/storage-sqlite"
-import { Effect, Either, Layer, Redacted } from "effect"
+import { Effect, Either, Layer, Redacted, type Scope } from "effect"
 import type { Database } from "./Config.js"
 import { CommandFailed, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -50,6 +51,19 @@ export const migrate = (database: Database): Effect.Effect<ReadonlyArray<string>
     ? Sqlite.migrate({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
     : Effect.flatMap(postgresConfig(database), (config) =>
         Postgres.migrate(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+      )
+
+/**
+ * The `StoreCopy` port of a database (`dashstream copy`), its schema brought up to date first, open until the scope
+ * closes. Fails like {@link layer}.
+ */
+export const storeCopy = (
+  database: Database
+): Effect.Effect<StoreCopy["Type"], CommandFailed | UsageError, Scope.Scope> =>
+  database._tag === "Sqlite"
+    ? Sqlite.openStoreCopy({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
+    : Effect.flatMap(postgresConfig(database), (config) =>
+        Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
       )
 
 /**
