@@ -21,6 +21,9 @@ const same = (a: Database, b: Database): boolean =>
 
 const count = (n: number) => n.toLocaleString("en-US")
 
+/** `1 account`, `2 accounts`, `1,000 entries`. */
+const counted = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`
+
 const progressLine = (p: CopyProgress): string => {
   const of = (done: number, total: number) =>
     `${count(done)} of ${count(total)}${total === 0 ? "" : ` (${Math.floor((done / total) * 100)}%)`}`
@@ -67,7 +70,7 @@ export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageEr
             TargetNotEmpty: (error) =>
               new CommandFailed({
                 message:
-                  `the ${target} already holds ${count(error.accounts)} account${error.accounts === 1 ? "" : "s"}; ` +
+                  `the ${target} already holds ${counted(error.accounts, "account", "accounts")}; ` +
                   `copy only into an empty database (a new SQLite file, or a new PostgreSQL database or schema)`
               }),
             CopyStorageFailed: (error) => Storage.failure(error.side === "source" ? from : to, error.cause),
@@ -80,8 +83,8 @@ export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageEr
       })
     )
     yield* Console.log(
-      `Copied ${count(result.accounts)} accounts, ${count(result.accessKeys)} access keys, ` +
-        `${count(result.widgets)} widgets and ${count(result.entries)} entries from the ${source} to the ${target}; ` +
-        `the counts match.`
+      `Copied ${counted(result.accounts, "account", "accounts")}, ` +
+        `${counted(result.accessKeys, "access key", "access keys")}, ${counted(result.widgets, "widget", "widgets")} ` +
+        `and ${counted(result.entries, "entry", "entries")} from the ${source} to the ${target}; the counts match.`
     )
   })
