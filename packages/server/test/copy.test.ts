@@ -174,6 +174,43 @@ describe("dashstream copy", () => {
     }
   }, 120_000)
 
+  /**
+   * Reads the store at `url` in one snapshot while `api`'s server stores 5 more pushes to `revenue`: the snapshot
+   * does not see them, a read after it does.
+   */
+  const expectSnapshot = async (url: Url, server: Api, key: string) => {
+    const seen = await withCopy(url, (copy) =>
+      copy.read((snapshot) =>
+        Effect.gen(function* () {
+          const before = yield* snapshot.counts
+          yield* Effect.promise(async () => {
+            for (let i = 0; i < 5; i++) expectSuccess(await server.pushPoint(key, "revenue", { delta: 1 }))
+          })
+          return { before, after: yield* snapshot.counts, dump: yield* dumpOf(snapshot) }
+        })
+      )
+    )
+    expect(seen.after).toEqual(seen.before)
+    const revenue = seen.dump.streams.find((s) => s.name === "revenue")!
+    const entries = seen.dump.entries.find(([id]) => id === revenue.id)![1]
+    expect(entries.length).toBe(seen.before.entries.get(revenue.id))
+    const now = await dump(url)
+    const later = now.entries.find(([id]) => id === revenue.id)![1]
+    expect(later.length).toBe(entries.length + 5)
+    expect(now.streams.find((s) => s.id === revenue.id)!.lastTs).toBeGreaterThan(revenue.lastTs!)
+  }
+
+  it("reads one consistent snapshot while a running server goes on storing pushes", async () => {
+    const key = streams[0]!.key
+    await expectSnapshot({ sqlite: sqliteFile }, api, key)
+    const target = await startServer(pg.url)
+    try {
+      await expectSnapshot({ postgres: pg.url }, new Api(target.baseUrl, defaultAdminToken), key)
+    } finally {
+      await target.stop()
+    }
+  }, 120_000)
+
   it("backs PostgreSQL up to a new SQLite file holding the same rows", async () => {
     const backup = join(dir, "backup", "copy.db")
     const before = await dump({ postgres: pg.url })
