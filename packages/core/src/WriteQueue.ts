@@ -33,6 +33,32 @@ export const writeSize = (writes: ReadonlyArray<StreamWrite>): number => {
 }
 
 /**
+ * The points a call stores when it succeeds: one per entry of a `Put`, none for a `Clear`, one for every other write
+ * (a delta, `leaderboardItem`, `listItem` or `tableRow` stores one new entry).
+ */
+export const pointsOf = (writes: ReadonlyArray<StreamWrite>): number => {
+  let n = 0
+  for (let i = 0; i < writes.length; i++) {
+    const op = writes[i]!.op
+    n += op._tag === "Put" ? op.entries.length : op._tag === "Clear" ? 0 : 1
+  }
+  return n
+}
+
+/**
+ * Told of every group a storage adapter's group commit ran, so that the composition root can count them (the
+ * metrics of contract section 12) without the storage knowing how. Called on the event loop once per group, once its
+ * calls are answered (with `synchronous=FULL` on SQLite, after the WAL sync); it must be cheap and must not throw.
+ */
+export interface WriteObserver {
+  /**
+   * A group of `calls` queued `write` calls ran (withdrawn calls excluded); the calls of it that were acknowledged
+   * stored `points` points in all (see {@link pointsOf}; 0 when the group's transaction failed).
+   */
+  readonly groupCommitted: (calls: number, points: number) => void
+}
+
+/**
  * One queued `write` call: its writes, its receive time `now` (microseconds) and `resume`, which answers it (once).
  * `cancelled` is set when the caller's fiber is interrupted before its group ran: {@link takeGroup} drops it, so an
  * interrupted call stores nothing. `queuedAt` is `performance.now()` (milliseconds) when it was queued.

@@ -290,6 +290,30 @@ export class HealthGroup extends HttpApiGroup.make("health", { topLevel: true })
   .annotate(OpenApi.Title, "Health") {}
 
 // ---------------------------------------------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The Prometheus text exposition format, as `GET /metrics` answers it. */
+export const MetricsText = Schema.String.pipe(
+  HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/plain; version=0.0.4; charset=utf-8" })
+).annotations({ identifier: "MetricsText", description: "Prometheus text exposition format 0.0.4" })
+
+/** `GET /metrics` (contract section 12). */
+export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("metrics", "/metrics")
+      .addSuccess(MetricsText)
+      .annotate(OpenApi.Summary, "Prometheus metrics")
+      .annotate(
+        OpenApi.Description,
+        "Request counts and durations by route template and status, points stored, push errors by code, " +
+          "group-commit sizes, open event streams and events sent, decimation pass results, and the process's own " +
+          "metrics (contract section 12). No label carries an access key, a view token, or a stream or account name"
+      )
+  )
+  .annotate(OpenApi.Title, "Metrics") {}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Admin
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -449,7 +473,13 @@ const base = HttpApi.make("dashstream")
   .annotate(OpenApi.Transform, cleanDecodeErrors)
 
 /** The API without the admin group: what is served when no admin token is configured. */
-export const publicApi = base.add(PushGroup).add(ReadGroup).add(LiveGroup).add(ViewGroup).add(HealthGroup)
+export const publicApi = base
+  .add(PushGroup)
+  .add(ReadGroup)
+  .add(LiveGroup)
+  .add(ViewGroup)
+  .add(HealthGroup)
+  .add(MetricsGroup)
 
 /** The whole API, admin included (contract sections 1, 5, 6, 7, 11). */
 export const api = publicApi.add(AdminGroup)

@@ -1,4 +1,5 @@
 import type { Limits } from "@dashstream/core"
+import type { Metrics } from "./Metrics.js"
 
 /** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */
 export interface HttpConfig {
@@ -18,6 +19,12 @@ export interface HttpConfig {
   readonly live?: Partial<LiveOptions> | undefined
   /** Told when event streams open and close and when events are sent (for metrics); none when absent. */
   readonly eventStreams?: EventStreamObserver | undefined
+  /**
+   * Where requests are counted and what `GET /metrics` serves (contract section 12). Pass the instance whose
+   * `writeObserver` the storage layer was given and whose `decimationPass` the daily pass reports to, so `/metrics`
+   * shows them; when undefined the server makes its own (requests and process metrics only).
+   */
+  readonly metrics?: Metrics | undefined
 }
 
 /** Bounds and timings of live event streams (contract section 10). */

@@ -3,13 +3,14 @@ import { createServer, type IncomingMessage, type Server as NodeServer, type Ser
 import type { AccountStore, ChangeFeed, DashboardStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime } from "effect"
 import type { HttpConfig } from "./HttpConfig.js"
-import { makeApiLane } from "./internal/apiLane.js"
+import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isPage, makePageLane } from "./internal/pageLane.js"
 import { isPush, makePushLane } from "./internal/pushLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
 import { refuseDeclaredLength, writeErrorReply } from "./internal/replies.js"
+import { Metrics } from "./Metrics.js"
 
 /** How long a shutdown waits for in-flight requests before it closes their connections. */
 const gracefulMs = 10_000
@@ -63,19 +64,32 @@ export const layer = (
     Effect.gen(function* () {
       const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
       const maxBodyBytes = config.limits.maxBodyBytes
-      const apiLane = yield* makeApiLane(config, limiter)
+      const metrics = config.metrics ?? new Metrics()
+      const apiLane = yield* makeApiLane(config, limiter, metrics)
+      const routes = apiRouteTable(config)
       const runtime = yield* Effect.runtime<AccountStore | StreamStore | ChangeFeed | DashboardStore>()
-      const pushLane = makePushLane(runtime, { limits: config.limits, limiter, logRequests: config.logRequests })
+      const pushLane = makePushLane(runtime, {
+        limits: config.limits,
+        limiter,
+        logRequests: config.logRequests,
+        metrics
+      })
       const liveLane = makeLiveLane(runtime, {
         limiter,
         logRequests: config.logRequests,
         options: { ...defaultLiveOptions, ...config.live },
-        observer: config.eventStreams
+        observer: config.eventStreams ?? {
+          opened: () => metrics.eventStreamOpened(),
+          closed: () => metrics.eventStreamClosed(),
+          sent: (n) => metrics.eventsSent(n)
+        }
       })
       const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
       const runFork = Runtime.runFork(runtime)
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
         if (isPush(req.method, req.url)) return pushLane(req, res)
+        // The push lane counts its own requests, more cheaply; every other request is counted when its answer ends.
+        metrics.track(req, res, routes.template)
         if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
         if (isPage(req.method, req.url)) return pageLane(req, res)
         const refusal = refuseDeclaredLength(req, maxBodyBytes)

@@ -13,3 +13,10 @@ export type { HttpConfig } from "./HttpConfig.js"
  * `Dashstream listening on http://HOST:PORT` once bound and shuts down gracefully.
  */
 export { layer } from "./Server.js"
+
+/**
+ * `new Metrics()`: the registry of Prometheus metrics served at `GET /metrics` (contract section 12), with the
+ * functions that record them (`writeObserver` for the storage adapters, `decimationPass`, and `eventStreamOpened`,
+ * `eventStreamClosed`, `eventsSent` for live event streams).
+ */
+export { type DecimationPassFigures, Metrics } from "./Metrics.js"

@@ -24,6 +24,7 @@ import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
 import * as Logging from "./Logging.js"
 import * as Storage from "./Storage.js"
+import { version } from "./Version.js"
 
 /**
  * The `dashstream` command line (contract section 8). Arguments are parsed with node's `util.parseArgs`, strictly:
@@ -263,6 +264,20 @@ const commands: ReadonlyArray<Command> = [
       Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
         DashboardCommands.list(accountId, values.json === true)
       ).pipe(withStorage(db))
+  },
+  {
+    words: ["copy"],
+    synopsis: "--from <db url> --to <db url>",
+    summary:
+      "copy every account, access key, widget and entry into an empty database (SQLite to PostgreSQL, or a backup " +
+      "from a running deployment), then check the counts; progress on stderr",
+    options: { from: { type: "string" }, to: { type: "string" } },
+    required: ["from", "to"],
+    run: (values) =>
+      Effect.flatMap(
+        Effect.promise(() => import("./Copy.js")),
+        (Copy) => Copy.run(string(values, "from")!, string(values, "to")!)
+      )
   }
 ]
 
@@ -300,6 +315,7 @@ export const usage = (): string => {
     "Commands:",
     ...commands.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
     `  ${"help".padEnd(width)}  show this text (also: --help, or <command> --help)`,
+    `  ${"version".padEnd(width)}  print the version (also: --version)`,
     "",
     "Every command takes --db URL: sqlite:<path> (default sqlite:./data/dashstream.db) or postgres://user:password@host:port/database.",
     "",
@@ -420,6 +436,7 @@ const parseFlags = (command: Command, rawArgs: Array<string>): Either.Either<Val
 const dispatch = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect<void, UsageError | CommandFailed> =>
   Effect.gen(function* () {
     const [first] = argv
+    if (first === "version" || first === "--version") return yield* Console.log(version())
     if (first === "help" || first === "--help" || first === "-h") {
       const topic = argv.slice(1).filter((arg) => !arg.startsWith("-"))
       const command = topic.length === 0 ? undefined : yield* Either.map(findCommand(topic), ([c]) => c)

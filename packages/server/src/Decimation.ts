@@ -26,15 +26,23 @@ export const summary = (result: PassResult): string =>
 /**
  * Runs one pass at the current time (from the effect `Clock`) under the pass lock, and logs its outcome: the result,
  * a skip when another process holds the lock, or the failure. Never fails: a pass that fails midway left valid data
- * and the next one finishes its work. Interruption (shutdown) stops it between two storage calls.
+ * and the next one finishes its work. Interruption (shutdown) stops it between two storage calls. `onPass` is given
+ * the result of a completed pass (`serve`'s metrics).
  */
-export const scheduledPass = (policy: TierPolicy): Effect.Effect<void, never, DecimationStore> =>
+export const scheduledPass = (
+  policy: TierPolicy,
+  onPass: (result: PassResult) => void = () => {}
+): Effect.Effect<void, never, DecimationStore> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const outcome = yield* runLockedPass({ policy, now: now * 1000 })
     yield* Option.match(outcome, {
       onNone: () => Effect.logInfo("decimation pass skipped: another process is running one on this database"),
-      onSome: (result) => Effect.logInfo(`decimation pass done: ${summary(result)}`)
+      onSome: (result) =>
+        Effect.zipRight(
+          Effect.sync(() => onPass(result)),
+          Effect.logInfo(`decimation pass done: ${summary(result)}`)
+        )
     })
   }).pipe(
     Effect.catchAllCause((cause) =>
@@ -46,9 +54,13 @@ export const scheduledPass = (policy: TierPolicy): Effect.Effect<void, never, De
 
 /**
  * Runs {@link scheduledPass} every day at `at` (UTC), forever; meant to be forked in `serve`'s scope, which
- * interrupts it on shutdown. Logs when the next pass is due.
+ * interrupts it on shutdown. Logs when the next pass is due. `onPass` is given the result of each completed pass.
  */
-export const daily = (at: DailyTime, policy: TierPolicy): Effect.Effect<never, never, DecimationStore> =>
+export const daily = (
+  at: DailyTime,
+  policy: TierPolicy,
+  onPass: (result: PassResult) => void = () => {}
+): Effect.Effect<never, never, DecimationStore> =>
   Effect.forever(
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
@@ -57,6 +69,6 @@ export const daily = (at: DailyTime, policy: TierPolicy): Effect.Effect<never, n
         Effect.annotateLogs({ at: new Date(next).toISOString(), daily: `${formatDailyTime(at)} UTC` })
       )
       yield* Effect.sleep(Duration.millis(next - now))
-      yield* scheduledPass(policy)
+      yield* scheduledPass(policy, onPass)
     })
   )

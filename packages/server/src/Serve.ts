@@ -29,7 +29,9 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
       Effect.gen(function* () {
         // Finalizers run in reverse: this one, added first, runs last, once the storage is closed.
         yield* Effect.addFinalizer(() => Effect.logInfo("stopped"))
-        const storage = yield* Layer.build(Storage.layer(db.database))
+        // One registry for the whole process: the storage counts group commits into it, the pass its results.
+        const metrics = new Http.Metrics()
+        const storage = yield* Layer.build(Storage.layer(db.database, metrics.writeObserver))
         const accounts = yield* Effect.provide(
           Effect.flatMap(AccountStore, (store) => store.countAccounts),
           storage
@@ -45,7 +47,8 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
             adminToken: config.adminToken === null ? undefined : Redacted.value(config.adminToken),
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
-            logRequests: config.logRequests
+            logRequests: config.logRequests,
+            metrics
           }).pipe(
             // Pushes and reads look up the access key and the widget on every request: serve those from memory for
             // a second (a revocation or deletion made by another server process takes effect within that second).
@@ -55,7 +58,9 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
         if (config.decimateAt !== null) {
           // Forked after the storage was built, so interrupted (between two batches) before it is closed.
           yield* Effect.forkScoped(
-            Decimation.daily(config.decimateAt, config.decimationPolicy).pipe(Effect.provide(storage))
+            Decimation.daily(config.decimateAt, config.decimationPolicy, (result) =>
+              metrics.decimationPass(result)
+            ).pipe(Effect.provide(storage))
           )
         } else {
           yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")

@@ -4,11 +4,13 @@ import {
   type DashboardStore,
   type DecimationStore,
   StorageError,
-  type StreamStore
+  type StoreCopy,
+  type StreamStore,
+  type WriteObserver
 } from "@dashstream/core"
 import * as Postgres from "@dashstream/storage-postgres"
 import * as Sqlite from "@dashstream/storage-sqlite"
-import { Effect, Either, Layer, Redacted } from "effect"
+import { Effect, Either, Layer, Redacted, type Scope } from "effect"
 import type { Database } from "./Config.js"
 import { CommandFailed, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -21,16 +23,17 @@ import { errorMessage } from "./internal/errorMessage.js"
  * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
- * is not one the adapter accepts.
+ * is not one the adapter accepts. `observer`, if given, is told of every group commit (`serve`'s metrics).
  */
 export const layer = (
-  database: Database
+  database: Database,
+  observer?: WriteObserver
 ): Layer.Layer<
   AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore,
   CommandFailed | UsageError
 > =>
   database._tag === "Sqlite"
-    ? Sqlite.layer({ filename: database.filename }).pipe(Layer.mapError((cause) => failure(database, cause)))
+    ? Sqlite.layer({ filename: database.filename }, observer).pipe(Layer.mapError((cause) => failure(database, cause)))
     : Either.match(postgresConfig(database), {
         onLeft: (error) => Layer.fail(error),
         // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first so
@@ -39,7 +42,7 @@ export const layer = (
           Layer.unwrapEffect(
             Postgres.migrate(config).pipe(
               Effect.mapError((cause) => failure(database, cause)),
-              Effect.as(Postgres.layer(config))
+              Effect.as(Postgres.layer(config, observer))
             )
           )
       })
@@ -53,6 +56,19 @@ export const migrate = (database: Database): Effect.Effect<ReadonlyArray<string>
     ? Sqlite.migrate({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
     : Effect.flatMap(postgresConfig(database), (config) =>
         Postgres.migrate(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+      )
+
+/**
+ * The `StoreCopy` port of a database (`dashstream copy`), its schema brought up to date first, open until the scope
+ * closes. Fails like {@link layer}.
+ */
+export const storeCopy = (
+  database: Database
+): Effect.Effect<StoreCopy["Type"], CommandFailed | UsageError, Scope.Scope> =>
+  database._tag === "Sqlite"
+    ? Sqlite.openStoreCopy({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
+    : Effect.flatMap(postgresConfig(database), (config) =>
+        Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
       )
 
 /**

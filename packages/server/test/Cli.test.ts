@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { widgetTypes } from "@dashstream/core"
 import { afterAll, assert, beforeAll, describe, it as base } from "@effect/vitest"
@@ -527,6 +527,17 @@ describe("PostgreSQL, a new database", { timeout }, () => {
       assert.match(JSON.parse(result.stdout).accessKey, /^ds_[A-Za-z0-9_-]{43}$/)
     } finally {
       await database.close()
+    }
+  })
+})
+
+describe("--version", { timeout }, () => {
+  it("prints the version of packages/server/package.json, as `version` does", async () => {
+    const expected = JSON.parse(readFileSync(join(import.meta.dirname, "../package.json"), "utf8")).version as string
+    assert.match(expected, /^\d+\.\d+\.\d+/)
+    for (const args of [["--version"], ["version"]]) {
+      const result = await cli(args)
+      assert.deepStrictEqual([result.code, result.stdout, result.stderr], [0, `${expected}\n`, ""])
     }
   })
 })

@@ -10,10 +10,12 @@ import {
   type Widget
 } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
-import { defaultPolicy } from "@dashstream/decimation"
+import { defaultPolicy, type PassResult } from "@dashstream/decimation"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Logger, TestClock } from "effect"
+import { Metrics } from "@dashstream/http"
 import * as Decimation from "../src/Decimation.js"
+import { parseExposition, valueOf } from "../../http/test/support/exposition.js"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -97,6 +99,34 @@ describe("Decimation.daily", () => {
       assert.strictEqual(yield* settledCount(widget, 4), 4)
       yield* TestClock.adjust(DAY)
       assert.strictEqual(yield* settledCount(widget, 4), 4)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(MemoryStore.layer))
+  )
+
+  it.effect("reports each completed pass to onPass, which serve records in its metrics", () =>
+    Effect.gen(function* () {
+      yield* fixture
+      const metrics = new Metrics({ defaultMetrics: false })
+      const results: Array<PassResult> = []
+      yield* TestClock.setTime(MIDNIGHT + 2 * HOUR)
+      const fiber = yield* Effect.fork(
+        Decimation.daily({ hour: 3, minute: 0 }, defaultPolicy, (result) => {
+          results.push(result)
+          metrics.decimationPass(result)
+        })
+      )
+      yield* TestClock.adjust(HOUR)
+      for (let i = 0; i < 100 && results.length === 0; i++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      }
+      assert.deepStrictEqual(
+        results.map((r) => [r.entriesExamined, r.entriesRemoved]),
+        [[6, 2]]
+      )
+      const exposition = parseExposition(yield* Effect.promise(() => metrics.exposition()))
+      assert.strictEqual(valueOf(exposition, "dashstream_decimation_passes_total"), 1)
+      assert.strictEqual(valueOf(exposition, "dashstream_decimation_entries_examined_total"), 6)
+      assert.strictEqual(valueOf(exposition, "dashstream_decimation_entries_removed_total"), 2)
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(MemoryStore.layer))
   )

@@ -1,4 +1,11 @@
-import { AccountStore, ChangeFeed, DashboardStore, DecimationStore, StreamStore } from "@dashstream/core"
+import {
+  AccountStore,
+  ChangeFeed,
+  DashboardStore,
+  DecimationStore,
+  StreamStore,
+  type WriteObserver
+} from "@dashstream/core"
 import { Context, Effect, Layer, Runtime, type Scope } from "effect"
 import { defaultGroupLimits, GroupCommit } from "./internal/groupCommit.js"
 import { defaultListenerOptions, Listener } from "./internal/listener.js"
@@ -31,8 +38,13 @@ export interface PostgresStores {
  * channel of `config.schema` (`dashstream_changes` or `dashstream_changes_<schema>`, see `internal/notify.ts`),
  * reconnects forever with backoff (a warning per failed attempt, through the Effect logger) and publishes a `Gap`
  * to every subscriber each time it listens again (see `internal/listener.ts`). It closes with the scope.
+ *
+ * `observer`, if given, is told of every group commit of the stream store (for metrics).
  */
-export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, never, Scope.Scope> =>
+export const make = (
+  config: PostgresConfig,
+  observer?: WriteObserver
+): Effect.Effect<PostgresStores, never, Scope.Scope> =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => makePool(config)),
@@ -45,7 +57,8 @@ export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, neve
           new GroupCommit(
             pool,
             { ...defaultGroupLimits, maxWaitMs: config.connectTimeoutMs },
-            channelName(config.schema)
+            channelName(config.schema),
+            observer
           )
       ),
       (groupCommit) => Effect.promise(() => groupCommit.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
@@ -74,14 +87,16 @@ export const make = (config: PostgresConfig): Effect.Effect<PostgresStores, neve
   })
 
 /**
- * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` on PostgreSQL (see {@link make}; the
- * schema must have been migrated); the pool and the listening connection live as long as the layer.
+ * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` on PostgreSQL (see
+ * {@link make}; the schema must have been migrated); the pool and the listening connection live as long as the layer.
+ * `observer`, if given, is told of every group commit.
  */
 export const layer = (
-  config: PostgresConfig
+  config: PostgresConfig,
+  observer?: WriteObserver
 ): Layer.Layer<StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed> =>
   Layer.scopedContext(
-    Effect.map(make(config), (stores) =>
+    Effect.map(make(config, observer), (stores) =>
       Context.make(StreamStore, stores.streamStore).pipe(
         Context.add(AccountStore, stores.accountStore),
         Context.add(DecimationStore, stores.decimationStore),

@@ -5,7 +5,8 @@ import {
   DecimationStore,
   Fanout,
   type StorageFailure,
-  StreamStore
+  StreamStore,
+  type WriteObserver
 } from "@dashstream/core"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { acquire, type SqliteConfig } from "./internal/database.js"
@@ -33,9 +34,12 @@ export interface SqliteStores {
  * ports over the one connection (the change feed fans out in process), the stream store with group commit unless `config.groupCommit` is `false`. When the
  * scope closes, queued writes are committed (or failed), then the connection is checkpointed and closed; calls after
  * that fail with `StorageUnavailable`. Fails with `StorageError` (not a database, unknown newer migration, ...) or
- * `StorageUnavailable` (locked).
+ * `StorageUnavailable` (locked). `observer`, if given, is told of every group commit (for metrics).
  */
-export const make = (config: SqliteConfig): Effect.Effect<SqliteStores, StorageFailure, Scope.Scope> =>
+export const make = (
+  config: SqliteConfig,
+  observer?: WriteObserver
+): Effect.Effect<SqliteStores, StorageFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire(config)
     yield* runMigrations(kysely)
@@ -46,21 +50,23 @@ export const make = (config: SqliteConfig): Effect.Effect<SqliteStores, StorageF
       catch: storageFailure
     })
     // Acquired after the connection, so released before it: pending writes are flushed while it is still open.
-    const streamStore = yield* SqliteStreamStore.make(db, { groupCommit: config.groupCommit ?? true, fanout })
+    const streamStore = yield* SqliteStreamStore.make(db, { groupCommit: config.groupCommit ?? true, fanout, observer })
     const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
     const dashboardStore = SqliteDashboardStore.make(kysely)
     return { accountStore, streamStore, decimationStore, dashboardStore, changeFeed: fanout.feed() }
   })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` backed by the SQLite file `config.filename` (see
- * {@link make}); the database is closed when the layer is released.
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` backed by the SQLite
+ * file `config.filename` (see {@link make}); the database is closed when the layer is released. `observer`, if given,
+ * is told of every group commit.
  */
 export const layer = (
-  config: SqliteConfig
+  config: SqliteConfig,
+  observer?: WriteObserver
 ): Layer.Layer<AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed, StorageFailure> =>
   Layer.scopedContext(
-    Effect.map(make(config), (stores) =>
+    Effect.map(make(config, observer), (stores) =>
       Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, stores.streamStore),
         Context.add(DecimationStore, stores.decimationStore),

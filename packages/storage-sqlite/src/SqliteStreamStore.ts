@@ -11,7 +11,9 @@ import {
   type StoredEntry,
   type StreamNotFound,
   type StreamStore,
-  type StreamWrite
+  type StreamWrite,
+  pointsOf,
+  type WriteObserver
 } from "@dashstream/core"
 import { type Context, Effect, Option, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
@@ -26,6 +28,8 @@ export interface SqliteStreamStoreOptions {
   readonly groupCommit: boolean
   /** Where the changes of acknowledged writes are published (the store's `ChangeFeed`); none when undefined. */
   readonly fanout?: Fanout | undefined
+  /** Told of every group commit (or, without group commit, of every committed call); none when undefined. */
+  readonly observer?: WriteObserver | undefined
 }
 
 /**
@@ -44,7 +48,12 @@ const toWriteError = (cause: unknown): WriteError => (cause instanceof Rollback 
 
 // One transaction per call: the path without group commit. Its changes are published once it committed (with
 // `synchronous=FULL`, on disk).
-const commitEachCall = (db: Database.Database, statements: WriteStatements, fanout: Fanout | undefined) => {
+const commitEachCall = (
+  db: Database.Database,
+  statements: WriteStatements,
+  fanout: Fanout | undefined,
+  observer: WriteObserver | undefined
+) => {
   const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
   const transaction = db.transaction(
     (writes: ReadonlyArray<StreamWrite>, now: Micros, changes: Array<PendingChange> | undefined) => {
@@ -58,8 +67,12 @@ const commitEachCall = (db: Database.Database, statements: WriteStatements, fano
         const changes = fanout !== undefined && fanout.streams > 0 ? new Array<PendingChange>() : undefined
         transaction.immediate(writes, now, changes)
         if (changes !== undefined) for (const c of changes) fanout!.publishAll(c.stream, c.changes)
+        observer?.groupCommitted(1, pointsOf(writes))
       },
-      catch: toWriteError
+      catch: (cause) => {
+        observer?.groupCommitted(1, 0)
+        return toWriteError(cause)
+      }
     })
 }
 
@@ -91,7 +104,7 @@ export const make = (
           const statements = prepareWriteStatements(db)
           return {
             group: options.groupCommit
-              ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db), options.fanout)
+              ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db), options.fanout, options.observer)
               : undefined,
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
@@ -117,7 +130,7 @@ export const make = (
       return {
         write:
           group === undefined
-            ? commitEachCall(db, statements, options.fanout)
+            ? commitEachCall(db, statements, options.fanout, options.observer)
             : (writes, now) => group.write(writes, now),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
         readPage: (stream, after, limit) =>

@@ -18,6 +18,8 @@ import { type ErrorReply, errorReply, internalReply, type RateLimited, rateLimit
 import { adminLive } from "./adminHandlers.js"
 import { docsLive, docsRoutes } from "./docs.js"
 import { healthLive } from "./healthHandlers.js"
+import type { Metrics } from "../Metrics.js"
+import { metricsLive } from "./metricsHandlers.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import { readLive } from "./readHandlers.js"
 import { causeText } from "./causeText.js"
@@ -143,12 +145,19 @@ const routerConfig = {
 const servedApi = (config: HttpConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
 
 /**
+ * The paths and methods this lane serves (the served `HttpApi` plus `/openapi.json` and `/docs`): for 404/405 and
+ * for the route templates that label request metrics.
+ */
+export const apiRouteTable = (config: HttpConfig): RouteTable => makeRouteTable(servedApi(config), docsRoutes)
+
+/**
  * Builds the `HttpApi` lane once (routes, decoders, OpenAPI document, Swagger page) and returns a Node request
  * listener for it. Tracing is off: a span would carry the URL, and read URLs carry access keys.
  */
 export const makeApiLane = (
   config: HttpConfig,
-  limiter: RateLimiter | undefined
+  limiter: RateLimiter | undefined,
+  metrics: Metrics
 ): Effect.Effect<
   (req: IncomingMessage, res: ServerResponse) => void,
   never,
@@ -159,12 +168,13 @@ export const makeApiLane = (
     const groups = Layer.mergeAll(
       readLive(rateLimitCheck(limiter)),
       healthLive,
+      metricsLive(metrics),
       docsLive(served),
       config.adminToken === undefined ? Layer.empty : adminLive(config.adminToken)
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router
-    const routes = makeRouteTable(served, docsRoutes)
+    const routes = apiRouteTable(config)
     const maxBodyBytes = config.limits.maxBodyBytes
     const app = (yield* HttpRouter.toHttpApp(router).pipe(HttpRouter.withRouterConfig(routerConfig))).pipe(
       answerErrors(routes, maxBodyBytes),

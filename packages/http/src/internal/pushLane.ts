@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { type AccountStore, type Limits, type StreamStore, UseCases } from "@dashstream/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf } from "../HttpErrors.js"
+import type { Metrics } from "../Metrics.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import { causeText } from "./causeText.js"
 import { requestLine } from "./redact.js"
@@ -38,6 +39,8 @@ export interface PushLaneOptions {
   readonly limits: Limits
   readonly limiter: RateLimiter | undefined
   readonly logRequests: boolean
+  /** Where each answered push is counted (status, duration, error code). */
+  readonly metrics: Metrics
 }
 
 /** The push lane's request listener, running pushes on `runtime`. */
@@ -45,7 +48,7 @@ export const makePushLane = (
   runtime: Runtime.Runtime<AccountStore | StreamStore>,
   options: PushLaneOptions
 ): ((req: IncomingMessage, res: ServerResponse) => void) => {
-  const { limiter, limits, logRequests } = options
+  const { limiter, limits, logRequests, metrics } = options
   const maxBodyBytes = limits.maxBodyBytes
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
@@ -63,7 +66,9 @@ export const makePushLane = (
     } else {
       writeErrorReply(res, reply)
     }
-    if (logRequests) logLine(req, reply === undefined ? 200 : reply.status, start)
+    const status = reply === undefined ? 200 : reply.status
+    metrics.push(status, (performance.now() - start) / 1000, reply?.code)
+    if (logRequests) logLine(req, status, start)
   }
 
   const push = (req: IncomingMessage, res: ServerResponse, start: number, text: string) => {
@@ -99,7 +104,7 @@ export const makePushLane = (
   }
 
   return (req, res) => {
-    const start = logRequests ? performance.now() : 0
+    const start = performance.now()
     // A request error (client gone mid-body) only ends the request; without a listener it would crash the process.
     req.on("error", ignore)
     const refusal = refuseDeclaredLength(req, maxBodyBytes)

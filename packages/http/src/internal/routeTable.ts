@@ -8,9 +8,15 @@ import { HttpApi } from "@effect/platform"
 export interface RouteTable {
   /** The methods allowed on `url`'s path (HEAD wherever GET is), or `undefined` when no route has that path. */
   readonly allowed: (url: string) => ReadonlyArray<string> | undefined
+  /**
+   * The route template `url`'s path matches (`/api/v2/:accessKey/datastream/:streamName`), for labelling metrics
+   * without the URL's access key or stream name; `undefined` when no route has that path.
+   */
+  readonly template: (url: string) => string | undefined
 }
 
 interface Pattern {
+  readonly path: string
   readonly segments: ReadonlyArray<string>
   readonly methods: Set<string>
 }
@@ -26,6 +32,13 @@ const matches = (pattern: ReadonlyArray<string>, segments: ReadonlyArray<string>
   return true
 }
 
+const segmentsOf = (url: string): ReadonlyArray<string> => {
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  // The router ignores one trailing slash; so does this table.
+  return split(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
+}
+
 /** The route table of `api`'s endpoints and `extra` `[method, path]` routes. Paths use `:param` segments. */
 export const makeRouteTable = (
   api: HttpApi.HttpApi.Any,
@@ -35,7 +48,7 @@ export const makeRouteTable = (
   const add = (method: string, path: string) => {
     let pattern = patterns.get(path)
     if (pattern === undefined) {
-      pattern = { segments: split(path), methods: new Set() }
+      pattern = { path, segments: split(path), methods: new Set() }
       patterns.set(path, pattern)
     }
     pattern.methods.add(method)
@@ -50,15 +63,16 @@ export const makeRouteTable = (
   const all = [...patterns.values()]
   return {
     allowed: (url) => {
-      const q = url.indexOf("?")
-      const path = q === -1 ? url : url.slice(0, q)
-      // The router ignores one trailing slash; so does this table.
-      const segments = split(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
+      const segments = segmentsOf(url)
       const methods = new Set<string>()
       for (const pattern of all) {
         if (matches(pattern.segments, segments)) for (const m of pattern.methods) methods.add(m)
       }
       return methods.size === 0 ? undefined : [...methods].sort()
+    },
+    template: (url) => {
+      const segments = segmentsOf(url)
+      return all.find((pattern) => matches(pattern.segments, segments))?.path
     }
   }
 }

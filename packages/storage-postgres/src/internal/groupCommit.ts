@@ -6,6 +6,7 @@ import {
   type Micros,
   needsLatest,
   PendingWrite as Pending,
+  pointsOf,
   queuedWrite,
   type StorageFailure,
   StorageUnavailable,
@@ -14,7 +15,8 @@ import {
   type StreamNotFound,
   type StreamWrite,
   takeGroup,
-  type WriteError
+  type WriteError,
+  type WriteObserver
 } from "@dashstream/core"
 import { Effect, Either } from "effect"
 import type pg from "pg"
@@ -281,7 +283,8 @@ export class GroupCommit {
   constructor(
     private readonly pool: pg.Pool,
     private readonly limits: GroupLimits = defaultGroupLimits,
-    private readonly channel: string = channelName("public")
+    private readonly channel: string = channelName("public"),
+    private readonly observer: WriteObserver | undefined = undefined
   ) {}
 
   /** Groups run so far, committed or failed (calls / groups is the mean group size). */
@@ -393,10 +396,13 @@ export class GroupCommit {
     }
     this.groupCount++
     this.callCount += group.length
+    let points = 0
     for (let i = 0; i < group.length; i++) {
       const error = Array.isArray(outcome) ? (outcome[i] as WriteError | undefined) : (outcome as StorageFailure)
       group[i]!.resume(error === undefined ? Effect.void : Effect.fail(error))
+      if (error === undefined && this.observer !== undefined) points += pointsOf(group[i]!.writes)
     }
+    this.observer?.groupCommitted(group.length, points)
   }
 
   private async attempt(group: ReadonlyArray<Pending>): Promise<ReadonlyArray<WriteError | undefined>> {

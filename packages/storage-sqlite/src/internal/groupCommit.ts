@@ -4,12 +4,14 @@ import {
   type GroupSize,
   type Micros,
   PendingWrite as Pending,
+  pointsOf,
   queuedWrite,
   type StorageFailure,
   StorageUnavailable,
   type StreamWrite,
   takeGroup,
-  type WriteError
+  type WriteError,
+  type WriteObserver
 } from "@dashstream/core"
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
@@ -79,14 +81,16 @@ export class GroupCommit {
    * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
    * connection's own level is restored after each) and are acknowledged when `durability` says the WAL is synced.
    * With `fanout`, the changes of a group's stored calls are published to it once they are acknowledged (durable), in
-   * commit order. Throws when the connection is closed.
+   * commit order. With `observer`, it is told of every group once its calls are answered. Throws when the connection
+   * is closed.
    */
   constructor(
     private readonly db: Database.Database,
     private readonly statements: WriteStatements,
     private readonly limits: GroupLimits = defaultGroupLimits,
     private readonly durability: Durability | undefined = undefined,
-    private readonly fanout: Fanout | undefined = undefined
+    private readonly fanout: Fanout | undefined = undefined,
+    private readonly observer: WriteObserver | undefined = undefined
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE")
     this.commit = db.prepare("COMMIT")
@@ -179,6 +183,7 @@ export class GroupCommit {
     if (!Array.isArray(outcome)) {
       const failed = Effect.fail(outcome as StorageFailure)
       for (let i = 0; i < group.length; i++) group[i]!.resume(failed)
+      this.observer?.groupCommitted(group.length, 0)
       return
     }
     const stored: Array<Pending> = []
@@ -195,13 +200,24 @@ export class GroupCommit {
     if (durability === undefined || stored.length === 0) {
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(Effect.void)
       this.publish(changes)
+      this.observe(group.length, stored)
       return
     }
     durability.afterCommit((error) => {
       const answer = error === undefined ? Effect.void : Effect.fail(storageFailure(error))
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(answer)
       if (error === undefined) this.publish(changes)
+      this.observe(group.length, error === undefined ? stored : [])
     })
+  }
+
+  // Tells the observer of a group of `calls` calls whose `stored` calls were acknowledged.
+  private observe(calls: number, stored: ReadonlyArray<Pending>): void {
+    const observer = this.observer
+    if (observer === undefined) return
+    let points = 0
+    for (let i = 0; i < stored.length; i++) points += pointsOf(stored[i]!.writes)
+    observer.groupCommitted(calls, points)
   }
 
   // Publishes the changes of acknowledged calls, in the order they were applied.

@@ -1,0 +1,340 @@
+import { Context, Data, Effect } from "effect"
+import type { AccountId, KeyDigest } from "./Account.js"
+import { StorageError, type StorageFailure, StorageUnavailable } from "./Errors.js"
+import type { Micros } from "./Time.js"
+import type { StreamId } from "./Widget.js"
+
+/**
+ * Copying a whole store into another (contract section 12: `dashstream copy --from URL --to URL`, also the backup):
+ * the port each storage adapter implements, the rows it moves, and {@link copyStore}, the use case that moves them.
+ *
+ * Rows are copied as stored, not re-derived: stream ids, `ts` (integer microseconds), the point's JSON text, the
+ * decimation `value`, and each stream's `last_ts` and `cleared_ts`, so the copy answers every read exactly as the
+ * original and live event streams resume on it (contract section 10).
+ */
+
+/** An account row. `createdAt` in integer microseconds. */
+export interface AccountRecord {
+  readonly id: AccountId
+  readonly name: string
+  readonly createdAt: number
+}
+
+/** An access key row: the key's SHA-256 digest (never the key), its account, and its times in microseconds. */
+export interface AccessKeyRecord {
+  readonly digest: KeyDigest
+  readonly accountId: AccountId
+  readonly createdAt: number
+  /** When the key was revoked; `null` while it works. */
+  readonly revokedAt: number | null
+}
+
+/** A stream row (one per widget). Times in integer microseconds. */
+export interface StreamRecord {
+  /** Kept in the copy, so that ids stay stable (and `id > after` paging goes on as in the original). */
+  readonly id: StreamId
+  readonly accountId: AccountId
+  readonly name: string
+  /** The widget type identifier, as stored. */
+  readonly type: string
+  readonly createdAt: number
+  /** The highest `ts` ever assigned in the stream (kept across clears); `null` if none. */
+  readonly lastTs: Micros | null
+  /** The `ts` of the stream's last clear; `null` if never cleared. */
+  readonly clearedTs: Micros | null
+}
+
+/** An entry row of one stream: `ts` in integer microseconds, the decimation `value`, the point's JSON text. */
+export interface EntryRecord {
+  readonly ts: Micros
+  readonly value: number | null
+  readonly point: string
+}
+
+/** How much a store holds: what {@link copyStore} compares between the original and the copy. */
+export interface StoreCounts {
+  readonly accounts: number
+  readonly accessKeys: number
+  readonly widgets: number
+  /** Entries of every stream that holds any, by stream id. */
+  readonly entries: ReadonlyMap<StreamId, number>
+}
+
+/**
+ * One consistent, read-only view of a whole store. Each listing is keyset-paged: rows after `after` (`null`: from
+ * the first) in ascending key order (account id, key digest, stream id, `ts`), at most `limit` (a positive
+ * integer), `[]` past the last one.
+ */
+export interface CopySource {
+  readonly counts: Effect.Effect<StoreCounts, StorageFailure>
+  readonly accounts: (
+    after: AccountId | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<AccountRecord>, StorageFailure>
+  readonly accessKeys: (
+    after: KeyDigest | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<AccessKeyRecord>, StorageFailure>
+  readonly streams: (
+    after: StreamId | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<StreamRecord>, StorageFailure>
+  readonly entries: (
+    stream: StreamId,
+    after: Micros | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<EntryRecord>, StorageFailure>
+}
+
+/**
+ * The writing side of a copy, inside one transaction. Rows are inserted as given (stream ids included); an
+ * account's rows come before its keys and streams, a stream before its entries.
+ */
+export interface CopyTarget {
+  /** Accounts in the store (the copy refuses a target that holds any). */
+  readonly countAccounts: Effect.Effect<number, StorageFailure>
+  readonly insertAccounts: (rows: ReadonlyArray<AccountRecord>) => Effect.Effect<void, StorageFailure>
+  readonly insertAccessKeys: (rows: ReadonlyArray<AccessKeyRecord>) => Effect.Effect<void, StorageFailure>
+  /** Inserts streams with their ids (later streams created in the store get higher ids). */
+  readonly insertStreams: (rows: ReadonlyArray<StreamRecord>) => Effect.Effect<void, StorageFailure>
+  readonly insertEntries: (stream: StreamId, rows: ReadonlyArray<EntryRecord>) => Effect.Effect<void, StorageFailure>
+}
+
+/**
+ * The storage port of copying (contract section 12), implemented by the SQLite and PostgreSQL adapters over a
+ * migrated database.
+ */
+export class StoreCopy extends Context.Tag("@dashstream/core/StoreCopy")<
+  StoreCopy,
+  {
+    /**
+     * Runs `use` with a consistent snapshot of the whole store, unaffected by writes made meanwhile by running
+     * servers (SQLite: one read transaction; PostgreSQL: a `REPEATABLE READ READ ONLY` transaction), and ends it
+     * when `use` ends.
+     */
+    readonly read: <A, E, R>(
+      use: (source: CopySource) => Effect.Effect<A, E, R>
+    ) => Effect.Effect<A, E | StorageFailure, R>
+    /**
+     * Runs `use` in one write transaction, committed when `use` succeeds and rolled back when it fails or is
+     * interrupted: a copy that does not finish leaves nothing in the store (a killed process likewise, since an
+     * uncommitted transaction never survives it).
+     */
+    readonly write: <A, E, R>(
+      use: (target: CopyTarget) => Effect.Effect<A, E, R>
+    ) => Effect.Effect<A, E | StorageFailure, R>
+  }
+>() {}
+
+/** The copy's target already holds accounts: nothing was written. */
+export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly accounts: number }> {}
+
+/** A storage failure during a copy, with the side it happened on. */
+export class CopyStorageFailed extends Data.TaggedError("CopyStorageFailed")<{
+  readonly side: "source" | "target"
+  readonly cause: StorageFailure
+}> {}
+
+/** The copy was committed but its counts differ from the original's: `differences` lists each, in words. */
+export class CopyMismatch extends Data.TaggedError("CopyMismatch")<{ readonly differences: ReadonlyArray<string> }> {}
+
+/** Where a copy is, reported after every batch. */
+export interface CopyProgress {
+  /** The table being copied. */
+  readonly phase: "accounts" | "access keys" | "widgets" | "entries"
+  readonly accounts: number
+  readonly accessKeys: number
+  readonly widgets: number
+  readonly entries: number
+  /** The original's totals, from its snapshot. */
+  readonly total: {
+    readonly accounts: number
+    readonly accessKeys: number
+    readonly widgets: number
+    readonly entries: number
+  }
+}
+
+/** How {@link copyStore} cuts its work. */
+export interface CopyOptions {
+  /** Rows read and inserted per batch (entries, accounts, keys); default 5,000. Memory grows with it, not with the store. */
+  readonly batchSize?: number
+  /** Streams listed per batch; default 500. */
+  readonly streamBatchSize?: number
+  /** Told after every batch. */
+  readonly onProgress?: (progress: CopyProgress) => Effect.Effect<void>
+}
+
+/** What a finished copy holds (equal in the original and the copy). */
+export interface CopyResult {
+  readonly accounts: number
+  readonly accessKeys: number
+  readonly widgets: number
+  readonly entries: number
+}
+
+const isStorageFailure = (u: unknown): u is StorageFailure =>
+  u instanceof StorageError || u instanceof StorageUnavailable
+
+const on =
+  (side: "source" | "target") =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, StorageFailure> | CopyStorageFailed, R> =>
+    Effect.mapError(effect, (error) =>
+      isStorageFailure(error) ? new CopyStorageFailed({ side, cause: error }) : (error as Exclude<E, StorageFailure>)
+    )
+
+const sum = (entries: ReadonlyMap<StreamId, number>): number => {
+  let n = 0
+  for (const count of entries.values()) n += count
+  return n
+}
+
+/**
+ * Copies a table page by page: reads rows after the last key of the previous page and inserts them, until a page
+ * comes back empty. A new table (dashboards, say) is one more call of this in {@link copyStore}.
+ */
+const copyPaged = <Row, Key, E1, E2>(
+  read: (after: Key | null) => Effect.Effect<ReadonlyArray<Row>, E1>,
+  key: (row: Row) => Key,
+  insert: (rows: ReadonlyArray<Row>) => Effect.Effect<void, E2>
+): Effect.Effect<void, E1 | E2> =>
+  Effect.gen(function* () {
+    let after: Key | null = null
+    for (;;) {
+      const rows = yield* read(after)
+      if (rows.length === 0) return
+      yield* insert(rows)
+      after = key(rows[rows.length - 1]!)
+    }
+  })
+
+/** The differences between the original's counts and the copy's, in words (empty when they match). */
+export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Array<string> => {
+  const differences: Array<string> = []
+  for (const name of ["accounts", "accessKeys", "widgets"] as const) {
+    if (expected[name] !== actual[name]) {
+      differences.push(
+        `${name === "accessKeys" ? "access keys" : name}: ${expected[name]} in the source, ${actual[name]} in the copy`
+      )
+    }
+  }
+  const streams = new Set([...expected.entries.keys(), ...actual.entries.keys()])
+  let streamsDiffering = 0
+  for (const stream of streams) {
+    const e = expected.entries.get(stream) ?? 0
+    const a = actual.entries.get(stream) ?? 0
+    if (e !== a) {
+      if (streamsDiffering < 10) differences.push(`entries of stream ${stream}: ${e} in the source, ${a} in the copy`)
+      streamsDiffering++
+    }
+  }
+  if (streamsDiffering > 10) differences.push(`and ${streamsDiffering - 10} more streams whose entry counts differ`)
+  return differences
+}
+
+/**
+ * Copies every account, access key digest, widget and entry of `source` into `target` (contract section 12), then
+ * checks that the copy's counts (accounts, access keys, widgets, entries per stream) equal the original's.
+ *
+ * The original is read in one snapshot (see `StoreCopy.read`), in batches of `batchSize` rows, so memory stays flat
+ * whatever the number of entries. Everything is written in one transaction of `target`, which first checks that it
+ * holds no account: an interrupted copy leaves the target as it was, so it can simply be run again. The counts are
+ * compared after the commit, reading the target afresh.
+ *
+ * Fails with {@link TargetNotEmpty} (nothing written), {@link CopyStorageFailed} (nothing written unless the failure
+ * came after the commit) or {@link CopyMismatch} (the copy was committed; its counts differ).
+ */
+export const copyStore = (
+  source: StoreCopy["Type"],
+  target: StoreCopy["Type"],
+  options: CopyOptions = {}
+): Effect.Effect<CopyResult, TargetNotEmpty | CopyStorageFailed | CopyMismatch> =>
+  Effect.gen(function* () {
+    const batch = options.batchSize ?? 5_000
+    const streamBatch = options.streamBatchSize ?? 500
+    const report = options.onProgress ?? (() => Effect.void)
+    const fromSource = on("source")
+    const toTarget = on("target")
+    const expected = yield* fromSource(
+      source.read((from) =>
+        Effect.gen(function* () {
+          const counts = yield* fromSource(from.counts)
+          const total = {
+            accounts: counts.accounts,
+            accessKeys: counts.accessKeys,
+            widgets: counts.widgets,
+            entries: sum(counts.entries)
+          }
+          const done = { accounts: 0, accessKeys: 0, widgets: 0, entries: 0 }
+          const progress = (phase: CopyProgress["phase"]) => report({ phase, ...done, total })
+          yield* toTarget(
+            target.write((to) =>
+              Effect.gen(function* () {
+                const accounts = yield* toTarget(to.countAccounts)
+                if (accounts > 0) return yield* new TargetNotEmpty({ accounts })
+                yield* copyPaged(
+                  (after: AccountId | null) => fromSource(from.accounts(after, batch)),
+                  (row) => row.id,
+                  (rows) =>
+                    Effect.zipRight(
+                      toTarget(to.insertAccounts(rows)),
+                      Effect.suspend(() => {
+                        done.accounts += rows.length
+                        return progress("accounts")
+                      })
+                    )
+                )
+                yield* copyPaged(
+                  (after: KeyDigest | null) => fromSource(from.accessKeys(after, batch)),
+                  (row) => row.digest,
+                  (rows) =>
+                    Effect.zipRight(
+                      toTarget(to.insertAccessKeys(rows)),
+                      Effect.suspend(() => {
+                        done.accessKeys += rows.length
+                        return progress("access keys")
+                      })
+                    )
+                )
+                // Each page of streams is inserted, then the entries of its streams, a batch at a time.
+                yield* copyPaged(
+                  (after: StreamId | null) => fromSource(from.streams(after, streamBatch)),
+                  (row) => row.id,
+                  (rows) =>
+                    Effect.gen(function* () {
+                      yield* toTarget(to.insertStreams(rows))
+                      done.widgets += rows.length
+                      yield* progress("widgets")
+                      for (const stream of rows) {
+                        yield* copyPaged(
+                          (after: Micros | null) => fromSource(from.entries(stream.id, after, batch)),
+                          (row) => row.ts,
+                          (entries) =>
+                            Effect.zipRight(
+                              toTarget(to.insertEntries(stream.id, entries)),
+                              Effect.suspend(() => {
+                                done.entries += entries.length
+                                return progress("entries")
+                              })
+                            )
+                        )
+                      }
+                    })
+                )
+              })
+            )
+          )
+          return counts
+        })
+      )
+    )
+    const actual = yield* toTarget(target.read((copy) => copy.counts))
+    const differences = countDifferences(expected, actual)
+    if (differences.length > 0) return yield* new CopyMismatch({ differences })
+    return {
+      accounts: expected.accounts,
+      accessKeys: expected.accessKeys,
+      widgets: expected.widgets,
+      entries: sum(expected.entries)
+    }
+  })

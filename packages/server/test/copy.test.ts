@@ -1,0 +1,273 @@
+/**
+ * Contract section 12: `dashstream copy --from URL --to URL`. A SQLite database filled through the real push path
+ * (by a running server, which keeps running during the copy) is copied to a fresh PostgreSQL database and served
+ * from there: every read answers the same bytes. The PostgreSQL copy is then backed up to a new SQLite file. A
+ * target that holds accounts is refused, and an interrupted copy leaves its target empty.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import {
+  type AccessKeyRecord,
+  type AccountRecord,
+  copyStore,
+  type CopySource,
+  type EntryRecord,
+  StorageError,
+  type StorageFailure,
+  type StoreCopy,
+  type StreamRecord
+} from "@dashstream/core"
+import * as Postgres from "@dashstream/storage-postgres"
+import { openTestDatabase, type TestDatabase } from "@dashstream/storage-postgres/testing"
+import * as Sqlite from "@dashstream/storage-sqlite"
+import { Effect, Either } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Api, defaultAdminToken, expectSuccess, type RunningServer, runCli, startServer } from "./e2e/harness.js"
+
+interface Dump {
+  readonly accounts: ReadonlyArray<AccountRecord>
+  readonly accessKeys: ReadonlyArray<AccessKeyRecord>
+  readonly streams: ReadonlyArray<StreamRecord>
+  readonly entries: ReadonlyArray<readonly [number, ReadonlyArray<EntryRecord>]>
+}
+
+const all = 1_000_000
+
+/** Everything a store holds, as its own `StoreCopy` reads it. */
+const dumpOf = (source: CopySource): Effect.Effect<Dump, StorageFailure> =>
+  Effect.gen(function* () {
+    const streams = yield* source.streams(null, all)
+    const entries: Array<readonly [number, ReadonlyArray<EntryRecord>]> = []
+    for (const stream of streams) entries.push([stream.id, yield* source.entries(stream.id, null, all)])
+    return {
+      accounts: yield* source.accounts(null, all),
+      accessKeys: yield* source.accessKeys(null, all),
+      streams,
+      entries
+    }
+  })
+
+type Url = { readonly sqlite: string } | { readonly postgres: string }
+
+/** Runs `use` with the `StoreCopy` port of a database, opened in this process. */
+const withCopy = <A>(url: Url, use: (copy: StoreCopy["Type"]) => Effect.Effect<A, unknown>): Promise<A> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.flatMap(
+        "sqlite" in url
+          ? Sqlite.openStoreCopy({ filename: url.sqlite })
+          : Postgres.openStoreCopy(Either.getOrThrow(Postgres.parseUrl(url.postgres))),
+        use
+      )
+    ) as Effect.Effect<A>
+  )
+
+const dump = (url: Url): Promise<Dump> => withCopy(url, (copy) => copy.read(dumpOf))
+
+const sortedByName = (dump: Dump) => [...dump.accounts].sort((a, b) => a.id.localeCompare(b.id))
+
+/** `dump` with rows in one order whatever the backend's text collation. */
+const normalised = (d: Dump) => ({
+  ...d,
+  accounts: sortedByName(d),
+  accessKeys: [...d.accessKeys].sort((a, b) => a.digest.localeCompare(b.digest))
+})
+
+describe("dashstream copy", () => {
+  const dir = mkdtempSync(join(tmpdir(), "dashstream-copy-"))
+  const sqliteFile = join(dir, "source.db")
+  const sqliteUrl = `sqlite:${sqliteFile}`
+  let pg: TestDatabase
+  let pgFresh: TestDatabase
+  let source: RunningServer
+  let api: Api
+  /** Every stream pushed to, with the access key that reads it. */
+  const streams: Array<{ key: string; stream: string }> = []
+  let revokedKey = ""
+
+  beforeAll(async () => {
+    const [a, b] = await Promise.all([openTestDatabase({ ci: true }), openTestDatabase({ ci: true })])
+    pg = a!
+    pgFresh = b!
+    source = await startServer(sqliteUrl)
+    api = new Api(source.baseUrl, defaultAdminToken)
+    const first = await api.setup({
+      spark: "sparkline",
+      revenue: "number",
+      board: "leaderboard",
+      feed: "text-feed",
+      xy: "xy-graph",
+      doomed: "sparkline",
+      empty: "line-graph"
+    })
+    const second = await api.setup({ "other stream": "list", "ünïcode ✓": "label" })
+    revokedKey = first.accessKey
+    // A second key that revokes the first: the copy keeps both digests and the revocation.
+    const newKey = await api.admin("POST", `/admin/accounts/${first.id}/access-keys?revokeOthers=true`)
+    expect(newKey.status, newKey.text).toBe(201)
+    const key = newKey.json.accessKey as string
+    const push = async (stream: string, point: unknown, k = key) => expectSuccess(await api.pushPoint(k, stream, point))
+    await push(
+      "spark",
+      [1, 2, 3].map((n) => ({ number: n, timestamp: 1_700_000_000 + n / 1000 }))
+    )
+    expectSuccess(await api.push({ accessKey: key, streamName: "spark", command: "clear" }))
+    for (let i = 0; i < 30; i++) await push("spark", { number: i * 1.5 })
+    await push("revenue", { number: 100, prefix: "$" })
+    for (let i = 0; i < 5; i++) await push("revenue", { delta: i })
+    await push("board", { leaderboard: [{ name: "Ann", value: 3 }] })
+    await push("board", { leaderboardItem: { name: "Bob", value: 9 } })
+    await push("feed", [
+      { title: "a", msg: "b" },
+      { title: "c", msg: 'd "quoted" \\ \u00e9' }
+    ])
+    await push("xy", { x: 1, y: -2.5e-7 })
+    await push("doomed", { number: 1 })
+    // Deleting a widget leaves a gap in the stream ids, which the copy keeps.
+    expect((await api.admin("DELETE", `/admin/accounts/${first.id}/widgets/doomed`)).status).toBe(204)
+    await push("other stream", { list: [{ listItem: "x" }] }, second.accessKey)
+    await push("other stream", { listItem: "y" }, second.accessKey)
+    await push("ünïcode ✓", { label: "ok ✓" }, second.accessKey)
+    for (const stream of ["spark", "revenue", "board", "feed", "xy", "empty"]) streams.push({ key, stream })
+    for (const stream of ["other stream", "ünïcode ✓"]) streams.push({ key: second.accessKey, stream })
+  }, 180_000)
+
+  afterAll(async () => {
+    await source?.stop()
+    await pg?.close()
+    await pgFresh?.close()
+    rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  it("copies a running SQLite deployment to PostgreSQL, which then answers every read identically", async () => {
+    const copied = await runCli(["copy", "--from", sqliteUrl, "--to", pg.url])
+    expect(copied.code, copied.stderr).toBe(0)
+    expect(copied.stdout).toMatch(
+      /^Copied 2 accounts, 3 access keys, 8 widgets and \d+ entries from the SQLite file .+ to the PostgreSQL database .+; the counts match\.\n$/
+    )
+    expect(copied.stderr).toMatch(/^copy: accounts 2 of 2 \(100%\), access keys 3 of 3/m)
+    expect(copied.stderr).not.toContain("postgres://")
+
+    expect(normalised(await dump({ postgres: pg.url }))).toEqual(normalised(await dump({ sqlite: sqliteFile })))
+
+    const target = await startServer(pg.url)
+    try {
+      const copy = new Api(target.baseUrl, defaultAdminToken)
+      for (const { key, stream } of streams) {
+        for (const query of ["", "?since=0", "?since=1700000000.002", "?since=0&limit=3"]) {
+          const [a, b] = [await api.read(key, stream, query), await copy.read(key, stream, query)]
+          expect([stream, query, b.status, b.text]).toEqual([stream, query, a.status, a.text])
+        }
+      }
+      expect((await copy.read(revokedKey, "spark")).status).toBe(403)
+      expect((await copy.read(streams[0]!.key, "doomed")).status).toBe(404)
+      // Streams created on the copy get fresh ids, after the copied ones.
+      const account = await copy.setup({ fresh: "number" })
+      expectSuccess(await copy.pushPoint(account.accessKey, "fresh", 1))
+      const after = await dump({ postgres: pg.url })
+      const ids = after.streams.map((s) => s.id)
+      expect(Math.max(...ids)).toBe(ids[ids.length - 1])
+      expect(new Set(ids).size).toBe(ids.length)
+    } finally {
+      await target.stop()
+    }
+  }, 120_000)
+
+  /**
+   * Reads the store at `url` in one snapshot while `api`'s server stores 5 more pushes to `revenue`: the snapshot
+   * does not see them, a read after it does.
+   */
+  const expectSnapshot = async (url: Url, server: Api, key: string) => {
+    const seen = await withCopy(url, (copy) =>
+      copy.read((snapshot) =>
+        Effect.gen(function* () {
+          const before = yield* snapshot.counts
+          yield* Effect.promise(async () => {
+            for (let i = 0; i < 5; i++) expectSuccess(await server.pushPoint(key, "revenue", { delta: 1 }))
+          })
+          return { before, after: yield* snapshot.counts, dump: yield* dumpOf(snapshot) }
+        })
+      )
+    )
+    expect(seen.after).toEqual(seen.before)
+    const revenue = seen.dump.streams.find((s) => s.name === "revenue")!
+    const entries = seen.dump.entries.find(([id]) => id === revenue.id)![1]
+    expect(entries.length).toBe(seen.before.entries.get(revenue.id))
+    const now = await dump(url)
+    const later = now.entries.find(([id]) => id === revenue.id)![1]
+    expect(later.length).toBe(entries.length + 5)
+    expect(now.streams.find((s) => s.id === revenue.id)!.lastTs).toBeGreaterThan(revenue.lastTs!)
+  }
+
+  it("reads one consistent snapshot while a running server goes on storing pushes", async () => {
+    const key = streams[0]!.key
+    await expectSnapshot({ sqlite: sqliteFile }, api, key)
+    const target = await startServer(pg.url)
+    try {
+      await expectSnapshot({ postgres: pg.url }, new Api(target.baseUrl, defaultAdminToken), key)
+    } finally {
+      await target.stop()
+    }
+  }, 120_000)
+
+  it("backs PostgreSQL up to a new SQLite file holding the same rows", async () => {
+    const backup = join(dir, "backup", "copy.db")
+    const before = await dump({ postgres: pg.url })
+    const copied = await runCli(["copy", "--from", pg.url, "--to", `sqlite:${backup}`])
+    expect(copied.code, copied.stderr).toBe(0)
+    expect(copied.stdout).toContain("the counts match")
+    expect(normalised(await dump({ sqlite: backup }))).toEqual(normalised(before))
+  }, 120_000)
+
+  it("refuses a target that holds accounts, and leaves it as it was", async () => {
+    const before = await dump({ postgres: pg.url })
+    const refused = await runCli(["copy", "--from", sqliteUrl, "--to", pg.url])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /^dashstream: the PostgreSQL database .+ already holds 3 accounts; copy only into an empty database/m
+    )
+    expect(await dump({ postgres: pg.url })).toEqual(before)
+    const same = await runCli(["copy", "--from", sqliteUrl, "--to", sqliteUrl])
+    expect(same.code).toBe(2)
+    expect(same.stderr).toContain("--from and --to name the same database")
+    const missing = await runCli(["copy", "--from", sqliteUrl])
+    expect(missing.code).toBe(2)
+  }, 120_000)
+
+  it("leaves nothing in the target when the copy fails midway, so it can simply be run again", async () => {
+    const original = await dump({ sqlite: sqliteFile })
+    const failing = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const from = yield* Sqlite.openStoreCopy({ filename: sqliteFile })
+          const to = yield* Postgres.openStoreCopy(Either.getOrThrow(Postgres.parseUrl(pgFresh.url)))
+          let batches = 0
+          // The target fails on its third batch of entries, after accounts, keys, widgets and two batches went in.
+          const broken: StoreCopy["Type"] = {
+            ...to,
+            write: (use) =>
+              to.write((target) =>
+                use({
+                  ...target,
+                  insertEntries: (stream, rows) =>
+                    ++batches === 3
+                      ? Effect.fail(new StorageError({ cause: new Error("disk full") }))
+                      : target.insertEntries(stream, rows)
+                })
+              )
+          }
+          return yield* Effect.either(copyStore(from, broken, { batchSize: 4 }))
+        })
+      )
+    )
+    expect(Either.isLeft(failing) && failing.left._tag).toBe("CopyStorageFailed")
+    const empty = await dump({ postgres: pgFresh.url })
+    expect([empty.accounts.length, empty.accessKeys.length, empty.streams.length, empty.entries.length]).toEqual([
+      0, 0, 0, 0
+    ])
+    const again = await runCli(["copy", "--from", sqliteUrl, "--to", pgFresh.url])
+    expect(again.code, again.stderr).toBe(0)
+    expect(normalised(await dump({ postgres: pgFresh.url }))).toEqual(normalised(original))
+  }, 120_000)
+})

@@ -1,0 +1,203 @@
+import type {
+  AccessKeyRecord,
+  AccountRecord,
+  CopySource,
+  CopyTarget,
+  EntryRecord,
+  StorageFailure,
+  StoreCopy,
+  StoreCounts,
+  StreamId,
+  StreamRecord
+} from "@dashstream/core"
+import { type Context, Effect, type Scope } from "effect"
+import type pg from "pg"
+import { toStorageFailure } from "./internal/errors.js"
+import { makePool } from "./internal/pool.js"
+import { migrate } from "./Migrate.js"
+import type { PostgresConfig } from "./PostgresConfig.js"
+
+// Below every valid key: stream ids start at 1, `ts` at 0 (or slightly below, for clients' own timestamps).
+const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
+
+const query = <R extends pg.QueryResultRow>(
+  client: pg.PoolClient,
+  text: string,
+  values: ReadonlyArray<unknown> = []
+): Effect.Effect<Array<R>, StorageFailure> =>
+  Effect.tryPromise({
+    try: async () => (await client.query<R>(text, values as Array<unknown>)).rows,
+    catch: toStorageFailure
+  })
+
+const countsSql = `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM access_keys) AS "accessKeys",
+  (SELECT count(*) FROM streams) AS widgets`
+
+const source = (client: pg.PoolClient): CopySource => ({
+  counts: Effect.gen(function* () {
+    const [row] = yield* query<{ accounts: number; accessKeys: number; widgets: number }>(client, countsSql)
+    const rows = yield* query<{ stream_id: number; n: number }>(
+      client,
+      "SELECT stream_id, count(*) AS n FROM entries GROUP BY stream_id"
+    )
+    const entries = new Map<StreamId, number>()
+    for (const r of rows) entries.set(r.stream_id as StreamId, r.n)
+    return {
+      accounts: row!.accounts,
+      accessKeys: row!.accessKeys,
+      widgets: row!.widgets,
+      entries
+    } satisfies StoreCounts
+  }),
+  accounts: (after, limit) =>
+    query<AccountRecord & pg.QueryResultRow>(
+      client,
+      `SELECT id, name, created_at AS "createdAt" FROM accounts WHERE id > $1 ORDER BY id LIMIT $2`,
+      [after ?? "", limit]
+    ),
+  accessKeys: (after, limit) =>
+    query<AccessKeyRecord & pg.QueryResultRow>(
+      client,
+      `SELECT digest, account_id AS "accountId", created_at AS "createdAt", revoked_at AS "revokedAt"
+         FROM access_keys WHERE digest > $1 ORDER BY digest LIMIT $2`,
+      [after ?? "", limit]
+    ),
+  streams: (after, limit) =>
+    query<StreamRecord & pg.QueryResultRow>(
+      client,
+      `SELECT id, account_id AS "accountId", name, type, created_at AS "createdAt", last_ts AS "lastTs",
+         cleared_ts AS "clearedTs" FROM streams WHERE id > $1 ORDER BY id LIMIT $2`,
+      [after ?? NO_LOWER_BOUND, limit]
+    ),
+  entries: (stream, after, limit) =>
+    query<EntryRecord & pg.QueryResultRow>(
+      client,
+      "SELECT ts, value, point FROM entries WHERE stream_id = $1 AND ts > $2 ORDER BY ts LIMIT $3",
+      [stream, after ?? NO_LOWER_BOUND, limit]
+    )
+})
+
+// Each insert is one statement whatever the number of rows: the columns as array parameters.
+const target = (client: pg.PoolClient): CopyTarget => ({
+  countAccounts: Effect.map(query<{ n: number }>(client, "SELECT count(*) AS n FROM accounts"), (rows) => rows[0]!.n),
+  insertAccounts: (rows) =>
+    query(
+      client,
+      "INSERT INTO accounts (id, name, created_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])",
+      [rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.createdAt)]
+    ),
+  insertAccessKeys: (rows) =>
+    query(
+      client,
+      `INSERT INTO access_keys (digest, account_id, created_at, revoked_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])`,
+      [
+        rows.map((r) => r.digest),
+        rows.map((r) => r.accountId),
+        rows.map((r) => r.createdAt),
+        rows.map((r) => r.revokedAt)
+      ]
+    ),
+  insertStreams: (rows) =>
+    rows.length === 0
+      ? Effect.void
+      : Effect.zipRight(
+          query(
+            client,
+            `INSERT INTO streams (id, account_id, name, type, created_at, last_ts, cleared_ts) OVERRIDING SYSTEM VALUE
+               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[],
+                 $7::bigint[])`,
+            [
+              rows.map((r) => r.id),
+              rows.map((r) => r.accountId),
+              rows.map((r) => r.name),
+              rows.map((r) => r.type),
+              rows.map((r) => r.createdAt),
+              rows.map((r) => r.lastTs),
+              rows.map((r) => r.clearedTs)
+            ]
+          ),
+          // The identity would otherwise hand out ids the copy already used; streams come in ascending id order.
+          query(client, "SELECT setval(pg_get_serial_sequence('streams', 'id'), $1)", [rows[rows.length - 1]!.id])
+        ),
+  insertEntries: (stream, rows) =>
+    query(
+      client,
+      "INSERT INTO entries (stream_id, ts, value, point) SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[])",
+      [stream, rows.map((r) => r.ts), rows.map((r) => r.value), rows.map((r) => r.point)]
+    )
+})
+
+/**
+ * Runs `use` in a transaction on one client of `pool`, begun with `begin`. With `commit`, the transaction is
+ * committed when `use` succeeds (a COMMIT that answers anything else fails); otherwise, or when `use` fails or is
+ * interrupted, it is rolled back. A client whose transaction did not end cleanly is discarded, not reused.
+ */
+const inTransaction = <A, E, R>(
+  pool: pg.Pool,
+  begin: string,
+  commit: boolean,
+  use: (client: pg.PoolClient) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | StorageFailure, R> =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const client = await pool.connect()
+        try {
+          await client.query(begin)
+          return { client, ended: false }
+        } catch (error) {
+          client.release(error instanceof Error ? error : new Error(String(error)))
+          throw error
+        }
+      },
+      catch: toStorageFailure
+    }),
+    (held) =>
+      Effect.tap(use(held.client), () =>
+        Effect.tryPromise({
+          try: async () => {
+            const end = await held.client.query(commit ? "COMMIT" : "ROLLBACK")
+            // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
+            if (commit && end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
+            held.ended = true
+          },
+          catch: toStorageFailure
+        })
+      ),
+    (held) =>
+      Effect.promise(async () => {
+        if (held.ended) return held.client.release()
+        // Released with an error, the client is closed: the server rolls back whatever it had open.
+        held.client.release(new Error("copy transaction not finished"))
+      })
+  )
+
+/**
+ * The `StoreCopy` port on `pool` (contract section 12). `read` holds one `REPEATABLE READ READ ONLY` transaction:
+ * one snapshot of the whole database, whatever servers write meanwhile. `write` holds one transaction committed
+ * only when its body succeeded. Stream ids are inserted as given (`OVERRIDING SYSTEM VALUE`) and the identity is
+ * moved past them, so streams created later get higher ids.
+ */
+export const make = (pool: pg.Pool): Context.Tag.Service<StoreCopy> => ({
+  read: (use) => inTransaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", false, (c) => use(source(c))),
+  write: (use) => inTransaction(pool, "BEGIN", true, (c) => use(target(c)))
+})
+
+/**
+ * Brings the schema of `config` up to date (creating it if missing) and provides the `StoreCopy` port on a small
+ * pool of its own until the scope closes. Fails with `StorageUnavailable` when the server is unreachable,
+ * `StorageError` when a migration fails.
+ */
+export const open = (
+  config: PostgresConfig
+): Effect.Effect<Context.Tag.Service<StoreCopy>, StorageFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    yield* migrate(config)
+    // A copy runs long statements (a count over every entry): no statement timeout.
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => makePool(config, { max: 2, statementTimeout: false })),
+      (pool) => Effect.promise(() => pool.end().catch(() => undefined))
+    )
+    return make(pool)
+  })

@@ -1,0 +1,145 @@
+import type Database from "better-sqlite3"
+import type {
+  AccessKeyRecord,
+  AccountRecord,
+  CopySource,
+  CopyTarget,
+  EntryRecord,
+  StorageFailure,
+  StoreCopy,
+  StoreCounts,
+  StreamId,
+  StreamRecord
+} from "@dashstream/core"
+import { type Context, Effect, type Scope } from "effect"
+import { acquire, type SqliteConfig } from "./internal/database.js"
+import { storageFailure } from "./internal/errors.js"
+import { runMigrations } from "./Migrations.js"
+
+// Below every valid key: stream ids start at 1, `ts` at 0 (or slightly below, for clients' own timestamps).
+const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
+
+const attempt = <A>(f: () => A): Effect.Effect<A, StorageFailure> => Effect.try({ try: f, catch: storageFailure })
+
+/**
+ * The `StoreCopy` port over an open, migrated better-sqlite3 connection (contract section 12).
+ *
+ * `read` holds one read transaction (`BEGIN`, then the first statement fixes the snapshot; in WAL mode writers of
+ * other connections go on meanwhile and are not seen). `write` holds one `BEGIN IMMEDIATE` transaction, committed
+ * (one WAL sync with `synchronous=FULL`) only when its body succeeded. Inserts are prepared statements run row by
+ * row inside it; explicit stream ids advance the `AUTOINCREMENT` counter, so streams created later get higher ids.
+ * Throws when the statements cannot be prepared (schema missing).
+ */
+export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
+  const begin = db.prepare("BEGIN")
+  const beginImmediate = db.prepare("BEGIN IMMEDIATE")
+  const commit = db.prepare("COMMIT")
+  const rollback = db.prepare("ROLLBACK")
+  const countRow = db.prepare<[], { accounts: number; accessKeys: number; widgets: number }>(
+    `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM access_keys) AS accessKeys,
+       (SELECT count(*) FROM streams) AS widgets`
+  )
+  const entryCounts = db
+    .prepare<[], [number, number]>("SELECT stream_id, count(*) FROM entries GROUP BY stream_id")
+    .raw(true)
+  const countAccounts = db.prepare<[], number>("SELECT count(*) FROM accounts").pluck(true)
+  const accounts = db.prepare<[string, number], AccountRecord>(
+    "SELECT id, name, created_at AS createdAt FROM accounts WHERE id > ? ORDER BY id LIMIT ?"
+  )
+  const accessKeys = db.prepare<[string, number], AccessKeyRecord>(
+    `SELECT digest, account_id AS accountId, created_at AS createdAt, revoked_at AS revokedAt
+       FROM access_keys WHERE digest > ? ORDER BY digest LIMIT ?`
+  )
+  const streams = db.prepare<[number, number], StreamRecord>(
+    `SELECT id, account_id AS accountId, name, type, created_at AS createdAt, last_ts AS lastTs,
+       cleared_ts AS clearedTs FROM streams WHERE id > ? ORDER BY id LIMIT ?`
+  )
+  const entries = db.prepare<[number, number, number], EntryRecord>(
+    "SELECT ts, value, point FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?"
+  )
+  const insertAccount = db.prepare<[string, string, number]>(
+    "INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)"
+  )
+  const insertAccessKey = db.prepare<[string, string, number, number | null]>(
+    "INSERT INTO access_keys (digest, account_id, created_at, revoked_at) VALUES (?, ?, ?, ?)"
+  )
+  const insertStream = db.prepare<[number, string, string, string, number, number | null, number | null]>(
+    "INSERT INTO streams (id, account_id, name, type, created_at, last_ts, cleared_ts) VALUES (?, ?, ?, ?, ?, ?, ?)"
+  )
+  const insertEntry = db.prepare<[number, number, number | null, string]>(
+    "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)"
+  )
+
+  const counts = attempt((): StoreCounts => {
+    const row = countRow.get()!
+    const byStream = new Map<StreamId, number>()
+    for (const [stream, n] of entryCounts.all()) byStream.set(stream as StreamId, n)
+    return { accounts: row.accounts, accessKeys: row.accessKeys, widgets: row.widgets, entries: byStream }
+  })
+
+  const source: CopySource = {
+    counts,
+    accounts: (after, limit) => attempt(() => accounts.all(after ?? "", limit)),
+    accessKeys: (after, limit) => attempt(() => accessKeys.all(after ?? "", limit)),
+    streams: (after, limit) => attempt(() => streams.all(after ?? NO_LOWER_BOUND, limit)),
+    entries: (stream, after, limit) => attempt(() => entries.all(stream, after ?? NO_LOWER_BOUND, limit))
+  }
+
+  const target: CopyTarget = {
+    countAccounts: attempt(() => countAccounts.get()!),
+    insertAccounts: (rows) =>
+      attempt(() => {
+        for (const r of rows) insertAccount.run(r.id, r.name, r.createdAt)
+      }),
+    insertAccessKeys: (rows) =>
+      attempt(() => {
+        for (const r of rows) insertAccessKey.run(r.digest, r.accountId, r.createdAt, r.revokedAt)
+      }),
+    insertStreams: (rows) =>
+      attempt(() => {
+        for (const r of rows) insertStream.run(r.id, r.accountId, r.name, r.type, r.createdAt, r.lastTs, r.clearedTs)
+      }),
+    insertEntries: (stream, rows) =>
+      attempt(() => {
+        for (const r of rows) insertEntry.run(stream, r.ts, r.value, r.point)
+      })
+  }
+
+  // Rolls back whatever transaction is still open (a failed or interrupted body); never fails.
+  const end = Effect.sync(() => {
+    try {
+      if (db.open && db.inTransaction) rollback.run()
+    } catch {
+      // The connection is closing or the transaction is gone: nothing stays uncommitted either way.
+    }
+  })
+
+  return {
+    read: (use) =>
+      Effect.acquireUseRelease(
+        attempt(() => begin.run()),
+        () => use(source),
+        () => end
+      ),
+    write: (use) =>
+      Effect.acquireUseRelease(
+        attempt(() => beginImmediate.run()),
+        () => Effect.tap(use(target), () => attempt(() => commit.run())),
+        () => end
+      )
+  }
+}
+
+/**
+ * Opens the database file for copying (creating it if missing, with the adapter's pragmas), brings its schema up to
+ * date, and provides the `StoreCopy` port over it until the scope closes (then checkpoints and closes the file).
+ * Fails with `StorageError` or `StorageUnavailable` as the store's `make` does.
+ */
+export const open = (
+  config: SqliteConfig
+): Effect.Effect<Context.Tag.Service<StoreCopy>, StorageFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { db, kysely } = yield* acquire(config)
+    yield* runMigrations(kysely)
+    return yield* attempt(() => make(db))
+  })
