@@ -15,6 +15,15 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/api/v3/SECRET/datastream/s"), "/api/<redacted>")
     assert.strictEqual(redactPath("/api/SECRET"), "/api/<redacted>")
     assert.strictEqual(redactPath("/customSend?x=1"), "/customSend")
+    // Whatever the shape (issue 13, defect 2).
+    assert.strictEqual(redactPath("http://h:1/api/v2/SECRET/datastream/s?since=0"), "/api/v2/<redacted>/datastream/s")
+    assert.strictEqual(redactPath("//api/v2/SECRET/datastream/s"), "//api/v2/<redacted>/datastream/s")
+    assert.strictEqual(redactPath("/API/V2/SECRET/x"), "/API/V2/<redacted>/x")
+    assert.strictEqual(redactPath("/%61pi/v2//SECRET"), "/%61pi/v2//<redacted>")
+    assert.strictEqual(redactPath("/x/api/v3/SECRET/y"), "/x/api/<redacted>")
+    assert.strictEqual(redactPath("/d/TOKEN/events"), "/d/<redacted>/events")
+    assert.strictEqual(redactPath("/other/ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"), "/other/<redacted>")
+    assert.strictEqual(redactPath("http://h"), "/")
     assert.strictEqual(
       requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
       "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
@@ -24,6 +33,7 @@ describe("redaction", () => {
   it("finds the key in a path and scrubs it (and its encoded form) from text", () => {
     assert.strictEqual(accessKeyOfPath("/api/v2/a%2Bb/datastream/s"), "a+b")
     assert.strictEqual(accessKeyOfPath("/healthz"), undefined)
+    assert.strictEqual(accessKeyOfPath("http://h/API/v2/K2/datastream/s"), "K2")
     assert.strictEqual(scrub("key a+b or a%2Bb", "a+b"), "key <redacted> or <redacted>")
     assert.strictEqual(scrub("nothing", undefined), "nothing")
     assert.strictEqual(scrub("nothing", ""), "nothing")
