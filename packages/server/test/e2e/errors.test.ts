@@ -145,6 +145,31 @@ for (const backend of backends) {
         )
       })
 
+      it("a delta whose result is not finite: nothing stored, never {number: null} (issue 13, defect 3)", async () => {
+        const { api } = ctx
+        const { accessKey } = await api.setup({ n: "number", d: "dial" })
+        expectSuccess(await api.pushPoint(accessKey, "n", { delta: 1e308 }))
+        await expectUnchanged(api, accessKey, ["n", "d"], async () => {
+          expectError(await api.pushPoint(accessKey, "n", { delta: 1e308 }), 400, "invalid_point", "point.delta")
+          expectError(await api.pushPoint(accessKey, "n", { delta: "1e308" }), 400, "invalid_point")
+          // Two deltas of one multi-stream push overflow together: all or nothing.
+          expectError(
+            await api.push({
+              accessKey,
+              streams: [
+                { streamName: "d", point: { delta: -1e308 } },
+                { streamName: "d", point: { delta: -1e308 } }
+              ]
+            }),
+            400,
+            "invalid_point",
+            "streams[1].point.delta"
+          )
+        })
+        expect(await api.points(accessKey, "n")).toEqual([{ number: 1e308 }])
+        expect(await api.points(accessKey, "d")).toEqual([])
+      })
+
       it("a point of another widget type", async () => {
         const { api } = ctx
         const { accessKey } = await api.setup({ s: "text-feed" })
