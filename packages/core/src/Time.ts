@@ -24,10 +24,12 @@ export const micros = (n: number): Micros => n as Micros
 /**
  * UNIX seconds (integer or fractional, as a client sends them) to microseconds, rounded to the nearest
  * microsecond. Returns `undefined` for a value that is not finite or lies outside [0, {@link MAX_SECONDS}].
+ * `-0` (and anything below half a microsecond) is ts `0`, never `-0`, which would print as `-0` in places and
+ * compare apart from `0` in others.
  */
 export const secondsToMicros = (seconds: number): Micros | undefined =>
   Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SECONDS
-    ? (Math.round(seconds * MICROS_PER_SECOND) as Micros)
+    ? ((Math.round(seconds * MICROS_PER_SECOND) + 0) as Micros)
     : undefined
 
 /**
