@@ -17,7 +17,7 @@ import type { Limits } from "./Limits.js"
 import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
 import { decodePushRequest } from "./PushRequest.js"
-import { StreamName } from "./StreamName.js"
+import { isStreamName, StreamName } from "./StreamName.js"
 import {
   type ReadQuery,
   type RenderedPage,
@@ -97,7 +97,10 @@ export const push = (
     const accountId = yield* authenticate(request.accessKey)
     const names =
       request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
-    const widgets = yield* Effect.flatMap(AccountStore, (store) => store.findWidgets(accountId, names))
+    // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
+    const widgets = yield* Effect.flatMap(AccountStore, (store) =>
+      store.findWidgets(accountId, names.filter(isStreamName))
+    )
     const writes: Array<StreamWrite> = []
     for (const part of request.parts) {
       const widget = widgets.get(part.streamName)
@@ -252,14 +255,19 @@ export const readPages = (
 
 const findWidget = (accountId: AccountId, streamName: string) =>
   Effect.flatMap(AccountStore, (store) =>
-    Effect.flatMap(store.findWidgets(accountId, [streamName]), (found) => {
-      const widget = found.get(streamName)
-      return widget === undefined
-        ? Effect.fail(
-            new StreamNotFound({ message: `no widget with stream name ${JSON.stringify(streamName)} in this account` })
-          )
-        : Effect.succeed(widget)
-    })
+    Effect.flatMap(
+      isStreamName(streamName) ? store.findWidgets(accountId, [streamName]) : Effect.succeed(new Map<string, Widget>()),
+      (found) => {
+        const widget = found.get(streamName)
+        return widget === undefined
+          ? Effect.fail(
+              new StreamNotFound({
+                message: `no widget with stream name ${JSON.stringify(streamName)} in this account`
+              })
+            )
+          : Effect.succeed(widget)
+      }
+    )
   )
 
 /** A new account as the admin API and CLI show it: the access key is shown only here (contract section 7). */
