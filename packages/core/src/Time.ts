@@ -61,8 +61,22 @@ export const nextServerTs = (lastTs: Micros | null, now: Micros): Micros =>
  */
 export const nowMicros = (): Micros => Math.floor((performance.timeOrigin + performance.now()) * 1000) as Micros
 
-/** Schema of a `since` cursor in the query string: a non-negative number of UNIX seconds. */
-export const SinceSeconds = Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative())
+/**
+ * A decimal number as text: digits with an optional fraction and exponent (`1700000000`, `0.5`, `.5`, `1.7e9`). No
+ * sign, no spaces, and none of the other forms `Number()` reads (`0x10`, `0b1`, `0o7`, `Infinity`, empty).
+ */
+const decimalText = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
+
+/**
+ * Schema of a `since` cursor in the query string (contract section 6): a non-negative decimal number of UNIX seconds
+ * (see {@link decimalText}; `since=0x10` is refused as `"0x10"` is refused as a number in a push).
+ */
+export const SinceSeconds = Schema.String.pipe(
+  Schema.pattern(decimalText),
+  Schema.compose(Schema.NumberFromString),
+  Schema.finite(),
+  Schema.nonNegative()
+)
 
 /**
  * The strict lower bound of a `since` read in microseconds: entries with `ts > bound` are returned
