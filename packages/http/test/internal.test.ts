@@ -71,14 +71,20 @@ describe("rate limiter", () => {
     assert.strictEqual(limiter.take("a"), 4)
   })
 
-  it("forgets idle keys when many are seen", () => {
+  it("forgets idle keys when many are seen (issue 13: a test that can fail)", () => {
     let now = 0
     const limiter = makeRateLimiter(1, () => now)
-    for (let i = 0; i < 30_000; i++) limiter.take(`k${i}`)
+    for (let i = 0; i < 30_000; i++) limiter.take(`old${i}`)
+    // Every bucket was just emptied: none is idle, none is forgotten.
+    assert.strictEqual(limiter.size(), 30_000)
     now = 5_000
-    // Still correct after sweeps.
-    assert.strictEqual(limiter.take("k1"), 0)
-    assert.strictEqual(limiter.take("k1"), 1)
+    // The old buckets have refilled (idle); the map's growth to 40,000 sweeps them, the new ones are kept.
+    for (let i = 0; i < 20_000; i++) limiter.take(`new${i}`)
+    assert.strictEqual(limiter.size(), 20_000)
+    // Still correct after sweeps: a forgotten key starts with a full bucket, a kept one is still empty.
+    assert.strictEqual(limiter.take("old1"), 0)
+    assert.strictEqual(limiter.take("old1"), 1)
+    assert.strictEqual(limiter.take("new1"), 1)
   })
 })
 
