@@ -145,8 +145,8 @@ interface TestDatabase {
 }
 
 /**
- * The commands and the process lifecycle against one kind of database. `makeDatabase` resolves to `undefined` when
- * that kind of database is not available here (outside CI): the tests are then skipped.
+ * The commands and the process lifecycle against one kind of database. A database that cannot be made fails the
+ * suite (openTestDatabase throws when no PostgreSQL can be found or started).
  */
 const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefined>) =>
   describe(name, { timeout }, () => {

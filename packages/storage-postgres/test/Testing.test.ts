@@ -65,10 +65,16 @@ describe("the test helper", () => {
     })
   )
 
-  it.live("finding no server fails loudly in CI and returns undefined elsewhere", () =>
+  it.live("finding no server fails loudly, unless ci: false asks for undefined", () =>
     Effect.promise(async () => {
       const closed = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`
       const options = { serverUrl: null, probeUrl: closed, embedded: false } as const
+      // By default (no `ci` option, CI or not) a missing PostgreSQL is an error: tests fail, never skip (issue 13).
+      const byDefault = await findTestServer(options).then(
+        () => undefined,
+        (e: unknown) => e
+      )
+      assert.match(String(byDefault), /no PostgreSQL server for the tests/)
       const error = await findTestServer({ ...options, ci: true }).then(
         () => undefined,
         (e: unknown) => e

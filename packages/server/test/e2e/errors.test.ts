@@ -26,7 +26,7 @@ const labelBodyOfSize = (accessKey: string, size: number): string => {
 }
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip !== undefined)(suiteName("errors", backend), () => {
+  describe(suiteName("errors", backend), () => {
     const ctx = useServer(backend)
 
     describe("400 invalid_json", () => {

