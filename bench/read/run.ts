@@ -4,7 +4,13 @@
  * its RSS before them; the peak is the kernel's VmHWM, reset before the reads, and RSS sampled every 5 ms), for
  * Dashstream on SQLite and PostgreSQL (`--only` picks).
  *
+ * Scenario `push-during-reads` (issue 13, defect 1: a large read must not freeze the server): fills a stream of
+ * `--entries` (use 500000), then measures push latency with wrk (`--connections` connections pushing single numbers
+ * for `--seconds`) twice: with no reader, then while `--readers` clients read the stream with `since=0` over and over.
+ * Prints both p99s and their ratio (target: within 2x).
+ *
  * Usage: pnpm bench:read [--entries 100000] [--runs 5] [--only sqlite,postgres] (default: both)
+ *        pnpm bench:read --scenario push-during-reads --entries 500000 [--readers 8] [--seconds 10] [--connections 10]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
@@ -12,14 +18,22 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { type Dashstream, startDashstream } from "../lib/dashstream.js"
 import { peakRssMiB, rssMiB } from "../lib/proc.js"
+import { type LoadResult, postLua, wrk } from "../lib/wrk.js"
 
 const { values } = parseArgs({
   options: {
     entries: { type: "string", default: "100000" },
     runs: { type: "string", default: "5" },
-    only: { type: "string", default: "sqlite,postgres" }
+    only: { type: "string", default: "sqlite,postgres" },
+    scenario: { type: "string", default: "reads" },
+    readers: { type: "string", default: "8" },
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" }
   }
 })
+if (values.scenario !== "reads" && values.scenario !== "push-during-reads") {
+  throw new Error(`unknown --scenario ${values.scenario} (reads, push-during-reads)`)
+}
 const entries = Number(values.entries)
 const runs = Number(values.runs)
 const only = new Set(values.only.split(","))
@@ -87,15 +101,70 @@ const bench = async (name: string, ds: Dashstream) => {
   )
 }
 
-console.log(
-  `machine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; median of ${runs} reads\n`
-)
-console.log("| target | entries | first byte ms | last byte ms | entries/s | server memory growth MiB |")
-console.log("|---|---:|---:|---:|---:|---:|")
+/**
+ * Push p99 without readers, then while `readers` clients read the whole stream (`since=0`) in a loop, each reading
+ * its body as fast as it arrives. The readers run in this process; wrk measures the pushes from its own.
+ */
+const pushDuringReads = async (name: string, ds: Dashstream) => {
+  await fill(ds)
+  const readers = Number(values.readers)
+  const load = {
+    url: ds.url,
+    lua: postLua("/customSend", `'{"accessKey":"${ds.accessKey}","streamName":"hot","point":' .. i .. '}'`),
+    connections: Number(values.connections),
+    seconds: Number(values.seconds)
+  }
+  await wrk({ ...load, seconds: 2 })
+  const quiet = await wrk(load)
+  const url = `${ds.url}/api/v2/${ds.accessKey}/datastream/s0?since=0`
+  let reading = true
+  let reads = 0
+  const loops = Array.from({ length: readers }, async () => {
+    while (reading) {
+      const res = await fetch(url)
+      if (!res.ok) throw new Error(`read answered ${res.status}`)
+      for await (const chunk of res.body!) void chunk
+      reads++
+    }
+  })
+  // Let every reader get past its first page before measuring.
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  let busy: LoadResult
+  try {
+    busy = await wrk(load)
+  } finally {
+    reading = false
+  }
+  await Promise.all(loops)
+  const row = (r: LoadResult) => `${r.p99.toFixed(1)} | ${r.reqPerSec.toFixed(0)}`
+  console.log(
+    `| ${name} | ${entries} | ${readers} | ${row(quiet)} | ${row(busy)} | ${(busy.p99 / quiet.p99).toFixed(2)} | ${reads} |` +
+      (quiet.errors + busy.errors > 0 ? ` errors: ${quiet.errors} + ${busy.errors}` : "")
+  )
+}
+
+const scenario = values.scenario === "reads" ? bench : pushDuringReads
+if (values.scenario === "reads") {
+  console.log(
+    `machine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; median of ${runs} reads\n`
+  )
+  console.log("| target | entries | first byte ms | last byte ms | entries/s | server memory growth MiB |")
+  console.log("|---|---:|---:|---:|---:|---:|")
+} else {
+  console.log(
+    `machine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; wrk -c${values.connections} ` +
+      `-d${values.seconds}s pushing single numbers, alone and while readers read the whole stream (since=0)\n`
+  )
+  console.log(
+    "| target | entries | readers | push p99 ms, no readers | push/s, no readers | push p99 ms, with readers | " +
+      "push/s, with readers | p99 ratio | reads completed |"
+  )
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+}
 if (only.has("sqlite")) {
   const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-read-"))
   const ds = await startDashstream(root, `sqlite:${join(dir, "read.db")}`, { widgetType: "sparkline", streams: 1 })
-  await bench("Dashstream SQLite", ds)
+  await scenario("Dashstream SQLite", ds)
   await ds.stop()
   rmSync(dir, { recursive: true, force: true })
 }
@@ -103,7 +172,7 @@ if (only.has("postgres")) {
   const { withTestDatabase } = await import("../lib/postgres.js")
   await withTestDatabase(async (url) => {
     const ds = await startDashstream(root, url, { widgetType: "sparkline", streams: 1 })
-    await bench("Dashstream PostgreSQL", ds)
+    await scenario("Dashstream PostgreSQL", ds)
     await ds.stop()
   })
 }

@@ -59,7 +59,7 @@ export const decimationValue = (type: WidgetType, point: StoredPoint): number | 
  * Applies a decoded operation to a stream's state (contract sections 3 and 4). Pure: the same inputs give the
  * same mutation. Server-assigned `ts` are `now` or, if the stream already reached it, one microsecond past the
  * stream's highest `ts`. Fails with `InvalidPoint` (at `path`) when the operation does not fit the stored state:
- * a table row whose width differs from the header row.
+ * a table row whose width differs from the header row, or a delta whose sum is not a finite number (`1e308 + 1e308`).
  */
 export const applyOp = (
   type: WidgetType,
@@ -88,9 +88,19 @@ export const applyOp = (
       const base = latest !== null && "number" in latest ? latest : undefined
       const prefix = op.prefix ?? base?.prefix
       const suffix = op.suffix ?? base?.suffix
+      const number = (base?.number ?? 0) + op.delta
+      // A stored number is always finite (contract section 3): JSON would turn Infinity into null.
+      if (!Number.isFinite(number)) {
+        return Either.left(
+          new InvalidPoint({
+            message: `the delta ${op.delta} added to the latest number ${base?.number ?? 0} is not a finite number`,
+            path: `${path}.delta`
+          })
+        )
+      }
       add(
         {
-          number: (base?.number ?? 0) + op.delta,
+          number,
           ...(prefix !== undefined ? { prefix } : {}),
           ...(suffix !== undefined ? { suffix } : {})
         },

@@ -57,6 +57,17 @@ export class DashboardNotFound extends Schema.TaggedError<DashboardNotFound>()("
   message: Schema.String
 }) {}
 
+/**
+ * `text` as quoted in an error message: JSON-quoted, cut to its first 100 characters (then `...` and its length),
+ * so that an error about a 900 KB name does not echo it whole (issue 13, defect 6).
+ */
+export const quoted = (text: string): string => {
+  if (text.length <= 100) return JSON.stringify(text)
+  // Not between the two halves of a surrogate pair.
+  const end = text.charCodeAt(99) >= 0xd800 && text.charCodeAt(99) <= 0xdbff ? 99 : 100
+  return `${JSON.stringify(text.slice(0, end))}... (${text.length} characters)`
+}
+
 /** A stream name already taken in the account (admin API: 409 `conflict`). */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   message: Schema.String

@@ -1,15 +1,57 @@
 import { Schema } from "effect"
 
+/** The longest stream name, in characters (Unicode code points, not UTF-16 units). */
+export const MAX_STREAM_NAME_LENGTH = 255
+
+/** C0 controls, DEL and C1 controls (U+0000-U+001F, U+007F-U+009F), and `/`. */
+const forbidden = /[\u0000-\u001f\u007f-\u009f/]/
+
+/** A UTF-16 surrogate without its pair: the string is not well-formed Unicode and has no UTF-8 form. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** The number of Unicode code points of `s` (a surrogate pair counts once). */
+const codePoints = (s: string): number => {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+    n++
+  }
+  return n
+}
+
 /**
- * A stream name (contract section 2): 1 to 255 characters, no control characters, no `/`.
- * Unique per account; two accounts may use the same name.
+ * Why `s` is not a stream name (contract section 2), or `undefined` when it is one: it must be 1 to 255 characters
+ * (code points), well-formed Unicode (no lone surrogate: such a name cannot be encoded as UTF-8, so backends would
+ * store it differently and no push could reach it), with no control character (C0, DEL or C1) and no `/`.
+ */
+export const streamNameProblem = (s: string): string | undefined => {
+  if (s.length === 0) return "stream name must not be empty"
+  // Over 2 * 255 UTF-16 units is over 255 code points whatever they are: no need to count a huge name.
+  if (
+    s.length > 2 * MAX_STREAM_NAME_LENGTH ||
+    (s.length > MAX_STREAM_NAME_LENGTH && codePoints(s) > MAX_STREAM_NAME_LENGTH)
+  ) {
+    return `stream name must be at most ${MAX_STREAM_NAME_LENGTH} characters`
+  }
+  if (loneSurrogate.test(s)) return "stream name must be well-formed Unicode (it has a lone surrogate)"
+  if (forbidden.test(s)) return "stream name must not contain control characters or '/'"
+  return undefined
+}
+
+/** True when `s` is a valid stream name (see {@link streamNameProblem}). */
+export const isStreamName = (s: string): boolean => streamNameProblem(s) === undefined
+
+/**
+ * A stream name (contract section 2): 1 to 255 characters (code points), well-formed Unicode, no control characters
+ * (C0, DEL, C1), no `/`. Unique per account; two accounts may use the same name. The one rule for every backend:
+ * a name it refuses is never stored, and a push or read naming it finds no widget.
  */
 export const StreamName = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "stream name must not be empty" }),
-  Schema.maxLength(255, { message: () => "stream name must be at most 255 characters" }),
-  Schema.filter((s) => !/[\u0000-\u001f\u007f/]/.test(s), {
-    message: () => "stream name must not contain control characters or '/'"
-  }),
+  Schema.filter((s) => streamNameProblem(s) ?? true),
   Schema.brand("StreamName")
 )
 export type StreamName = typeof StreamName.Type

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import { type InvalidPoint, type StorageFailure, StreamNotFound } from "./Errors.js"
+import { type InvalidPoint, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import type { PointOp } from "./Point.js"
 import { formatTs, MICROS_PER_SECOND, type Micros } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
@@ -110,7 +110,7 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
  */
 export const streamDeleted = (write: StreamWrite): StreamNotFound =>
   new StreamNotFound({
-    message: `no widget with stream name ${JSON.stringify(write.widget.streamName)} in this account`,
+    message: `no widget with stream name ${quoted(write.widget.streamName)} in this account`,
     path: write.path === "point" ? "streamName" : write.path.replace(/\.point$/, ".streamName")
   })
 

@@ -24,10 +24,12 @@ export const micros = (n: number): Micros => n as Micros
 /**
  * UNIX seconds (integer or fractional, as a client sends them) to microseconds, rounded to the nearest
  * microsecond. Returns `undefined` for a value that is not finite or lies outside [0, {@link MAX_SECONDS}].
+ * `-0` (and anything below half a microsecond) is ts `0`, never `-0`, which would print as `-0` in places and
+ * compare apart from `0` in others.
  */
 export const secondsToMicros = (seconds: number): Micros | undefined =>
   Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_SECONDS
-    ? (Math.round(seconds * MICROS_PER_SECOND) as Micros)
+    ? ((Math.round(seconds * MICROS_PER_SECOND) + 0) as Micros)
     : undefined
 
 /**
@@ -59,8 +61,22 @@ export const nextServerTs = (lastTs: Micros | null, now: Micros): Micros =>
  */
 export const nowMicros = (): Micros => Math.floor((performance.timeOrigin + performance.now()) * 1000) as Micros
 
-/** Schema of a `since` cursor in the query string: a non-negative number of UNIX seconds. */
-export const SinceSeconds = Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative())
+/**
+ * A decimal number as text: digits with an optional fraction and exponent (`1700000000`, `0.5`, `.5`, `1.7e9`). No
+ * sign, no spaces, and none of the other forms `Number()` reads (`0x10`, `0b1`, `0o7`, `Infinity`, empty).
+ */
+const decimalText = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
+
+/**
+ * Schema of a `since` cursor in the query string (contract section 6): a non-negative decimal number of UNIX seconds
+ * (see {@link decimalText}; `since=0x10` is refused as `"0x10"` is refused as a number in a push).
+ */
+export const SinceSeconds = Schema.String.pipe(
+  Schema.pattern(decimalText),
+  Schema.compose(Schema.NumberFromString),
+  Schema.finite(),
+  Schema.nonNegative()
+)
 
 /**
  * The strict lower bound of a `since` read in microseconds: entries with `ts > bound` are returned

@@ -7,6 +7,7 @@ import {
   type InvalidPoint,
   InvalidRequest,
   InvalidSince,
+  quoted,
   type PayloadTooLarge,
   type PushRejection,
   type StorageFailure,
@@ -17,7 +18,7 @@ import type { Limits } from "./Limits.js"
 import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
 import { decodePushRequest } from "./PushRequest.js"
-import { StreamName } from "./StreamName.js"
+import { isStreamName, StreamName } from "./StreamName.js"
 import {
   type ReadQuery,
   type RenderedPage,
@@ -26,7 +27,7 @@ import {
   StreamStore,
   type StreamWrite
 } from "./StreamStore.js"
-import { type Micros, nowMicros, sinceBound } from "./Time.js"
+import { type Micros, nowMicros, SinceSeconds, sinceBound } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
 import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
 
@@ -64,7 +65,7 @@ export const decodeCommand = (
   if (command !== "clear") {
     return Either.left(
       new UnsupportedCommand({
-        message: `unknown command ${JSON.stringify(command)}: the only command is "clear"`,
+        message: `unknown command ${typeof command === "string" ? quoted(command) : JSON.stringify(command)}: the only command is "clear"`,
         path: at
       })
     )
@@ -97,13 +98,16 @@ export const push = (
     const accountId = yield* authenticate(request.accessKey)
     const names =
       request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
-    const widgets = yield* Effect.flatMap(AccountStore, (store) => store.findWidgets(accountId, names))
+    // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
+    const widgets = yield* Effect.flatMap(AccountStore, (store) =>
+      store.findWidgets(accountId, names.filter(isStreamName))
+    )
     const writes: Array<StreamWrite> = []
     for (const part of request.parts) {
       const widget = widgets.get(part.streamName)
       if (widget === undefined) {
         return yield* new StreamNotFound({
-          message: `no widget with stream name ${JSON.stringify(part.streamName)} in this account`,
+          message: `no widget with stream name ${quoted(part.streamName)} in this account`,
           path: part.path === "" ? "streamName" : `${part.path}.streamName`
         })
       }
@@ -124,8 +128,10 @@ export interface ReadParams {
   readonly limit?: string | undefined
 }
 
-const decodeSince = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.finite(), Schema.nonNegative()))
-const decodeLimit = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100_000)))
+const decodeSince = Schema.decodeUnknownEither(SinceSeconds)
+const decodeLimit = Schema.decodeUnknownEither(
+  Schema.String.pipe(Schema.pattern(/^\d+$/), Schema.compose(Schema.NumberFromString), Schema.between(1, 100_000))
+)
 
 /** A read resolved against the account: the stream to read and the query, validated (see {@link ReadQuery}). */
 interface ResolvedRead {
@@ -146,10 +152,10 @@ const resolveRead = (
     const accountId = yield* authenticate(accessKey)
     let since: Micros | null = null
     if (params.since !== undefined) {
-      const decoded = decodeSince(params.since.trim() === "" ? "x" : params.since)
+      const decoded = decodeSince(params.since)
       if (Either.isLeft(decoded)) {
         return yield* new InvalidSince({
-          message: `since must be a non-negative number of seconds, got ${JSON.stringify(params.since)}`
+          message: `since must be a non-negative number of seconds, got ${quoted(params.since)}`
         })
       }
       since = sinceBound(decoded.right)
@@ -159,7 +165,7 @@ const resolveRead = (
       const decoded = decodeLimit(params.limit)
       if (Either.isLeft(decoded)) {
         return yield* new InvalidRequest({
-          message: `limit must be a whole number from 1 to 100000, got ${JSON.stringify(params.limit)}`,
+          message: `limit must be a whole number from 1 to 100000, got ${quoted(params.limit)}`,
           path: "limit"
         })
       }
@@ -252,14 +258,19 @@ export const readPages = (
 
 const findWidget = (accountId: AccountId, streamName: string) =>
   Effect.flatMap(AccountStore, (store) =>
-    Effect.flatMap(store.findWidgets(accountId, [streamName]), (found) => {
-      const widget = found.get(streamName)
-      return widget === undefined
-        ? Effect.fail(
-            new StreamNotFound({ message: `no widget with stream name ${JSON.stringify(streamName)} in this account` })
-          )
-        : Effect.succeed(widget)
-    })
+    Effect.flatMap(
+      isStreamName(streamName) ? store.findWidgets(accountId, [streamName]) : Effect.succeed(new Map<string, Widget>()),
+      (found) => {
+        const widget = found.get(streamName)
+        return widget === undefined
+          ? Effect.fail(
+              new StreamNotFound({
+                message: `no widget with stream name ${quoted(streamName)} in this account`
+              })
+            )
+          : Effect.succeed(widget)
+      }
+    )
   )
 
 /** A new account as the admin API and CLI show it: the access key is shown only here (contract section 7). */
@@ -269,9 +280,27 @@ export interface CreatedAccount {
   readonly accessKey: string
 }
 
-/** Creates an account with a fresh random access key (256 bits; stored only as its SHA-256 digest). */
-export const createAccount = (name: string = ""): Effect.Effect<CreatedAccount, StorageFailure, AccountStore> =>
+/** The longest account name, in characters (code points). */
+export const MAX_ACCOUNT_NAME_LENGTH = 200
+
+/**
+ * Creates an account with a fresh random access key (256 bits; stored only as its SHA-256 digest). Fails with
+ * `InvalidRequest` (path `name`) for a name over {@link MAX_ACCOUNT_NAME_LENGTH} characters.
+ */
+export const createAccount = (
+  name: string = ""
+): Effect.Effect<CreatedAccount, InvalidRequest | StorageFailure, AccountStore> =>
   Effect.gen(function* () {
+    // Over twice the limit in UTF-16 units is over the limit in code points: a huge name is not counted.
+    if (
+      name.length > 2 * MAX_ACCOUNT_NAME_LENGTH ||
+      (name.length > MAX_ACCOUNT_NAME_LENGTH && [...name].length > MAX_ACCOUNT_NAME_LENGTH)
+    ) {
+      return yield* new InvalidRequest({
+        message: `account name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`,
+        path: "name"
+      })
+    }
     const store = yield* AccountStore
     const id = newAccountId()
     const accessKey = newAccessKey()
@@ -307,7 +336,7 @@ export const createWidget = (accountId: string, streamName: unknown, type: unkno
     }
     if (typeof type !== "string" || !isWidgetType(type)) {
       return yield* new InvalidRequest({
-        message: `unknown widget type ${JSON.stringify(type)}; the types are: ${widgetTypes.join(", ")}`,
+        message: `unknown widget type ${typeof type === "string" ? quoted(type) : JSON.stringify(type)}; the types are: ${widgetTypes.join(", ")}`,
         path: "type"
       })
     }

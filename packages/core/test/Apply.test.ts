@@ -143,6 +143,26 @@ describe("applyOp: Delta", () => {
     assert.strictEqual(m.entries[0]!.ts, NOW + 2)
   })
 
+  it("refuses a delta whose result is not finite, with InvalidPoint at the delta (issue 13, defect 3)", () => {
+    for (const [latest, delta] of [
+      [1e308, 1e308],
+      [-1e308, -1e308],
+      [Number.MAX_VALUE, Number.MAX_VALUE / 1e15]
+    ] as const) {
+      const r = applyOp("number", { _tag: "Delta", delta }, { lastTs: NOW, latest: { number: latest } }, NOW, "point")
+      assert.isTrue(Either.isLeft(r), `${latest} + ${delta}`)
+      if (Either.isLeft(r)) {
+        assert.instanceOf(r.left, InvalidPoint)
+        assert.strictEqual(r.left.path, "point.delta")
+      }
+    }
+    // The largest finite sums are still stored.
+    assert.deepStrictEqual(
+      points(apply("number", { _tag: "Delta", delta: 1e308 }, { lastTs: NOW, latest: { number: 7e307 } })),
+      [{ number: 1e308 + 7e307 }]
+    )
+  })
+
   it("property: any sequence of deltas applied in order ends at their sum", () => {
     fc.assert(
       fc.property(fc.array(fc.double({ min: -1e12, max: 1e12, noNaN: true })), (deltas) => {

@@ -314,6 +314,9 @@ describe("follow: backlog then live (contract section 10)", () => {
     assert.isTrue(Either.isLeft(followStart({ since: "-1" })))
     assert.isTrue(Either.isLeft(followStart({ lastEventId: "abc" })))
     assert.isTrue(Either.isLeft(followStart({ since: "" })))
+    // A decimal number, as the export read's since: no hexadecimal, binary, sign or spaces.
+    for (const since of ["0x10", "0b1", "+5", " 5", "Infinity"]) assert.isTrue(Either.isLeft(followStart({ since })))
+    assert.isTrue(Either.isLeft(followStart({ lastEventId: "0x10" })))
   })
 })
 

@@ -35,6 +35,13 @@ describe("secondsToMicros", () => {
     assert.strictEqual(secondsToMicros(MAX_SECONDS), MAX_MICROS)
   })
 
+  it("maps -0 and times below half a microsecond to ts 0, never -0 (issue 13, defect 4)", () => {
+    for (const seconds of [-0, 0, 1e-7, 4.9e-7]) {
+      assert.isTrue(Object.is(secondsToMicros(seconds), 0), String(seconds))
+    }
+    assert.strictEqual(secondsToMicros(5e-7), 1)
+  })
+
   it("rejects non-finite, negative and out-of-range (millisecond) values", () => {
     for (const s of [NaN, Infinity, -Infinity, -1, -0.000001, MAX_SECONDS + 1, 1_732_000_000_000]) {
       assert.isUndefined(secondsToMicros(s), String(s))

@@ -15,6 +15,15 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/api/v3/SECRET/datastream/s"), "/api/<redacted>")
     assert.strictEqual(redactPath("/api/SECRET"), "/api/<redacted>")
     assert.strictEqual(redactPath("/customSend?x=1"), "/customSend")
+    // Whatever the shape (issue 13, defect 2).
+    assert.strictEqual(redactPath("http://h:1/api/v2/SECRET/datastream/s?since=0"), "/api/v2/<redacted>/datastream/s")
+    assert.strictEqual(redactPath("//api/v2/SECRET/datastream/s"), "//api/v2/<redacted>/datastream/s")
+    assert.strictEqual(redactPath("/API/V2/SECRET/x"), "/API/V2/<redacted>/x")
+    assert.strictEqual(redactPath("/%61pi/v2//SECRET"), "/%61pi/v2//<redacted>")
+    assert.strictEqual(redactPath("/x/api/v3/SECRET/y"), "/x/api/<redacted>")
+    assert.strictEqual(redactPath("/d/TOKEN/events"), "/d/<redacted>/events")
+    assert.strictEqual(redactPath("/other/ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"), "/other/<redacted>")
+    assert.strictEqual(redactPath("http://h"), "/")
     assert.strictEqual(
       requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
       "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
@@ -24,6 +33,7 @@ describe("redaction", () => {
   it("finds the key in a path and scrubs it (and its encoded form) from text", () => {
     assert.strictEqual(accessKeyOfPath("/api/v2/a%2Bb/datastream/s"), "a+b")
     assert.strictEqual(accessKeyOfPath("/healthz"), undefined)
+    assert.strictEqual(accessKeyOfPath("http://h/API/v2/K2/datastream/s"), "K2")
     assert.strictEqual(scrub("key a+b or a%2Bb", "a+b"), "key <redacted> or <redacted>")
     assert.strictEqual(scrub("nothing", undefined), "nothing")
     assert.strictEqual(scrub("nothing", ""), "nothing")
@@ -61,14 +71,20 @@ describe("rate limiter", () => {
     assert.strictEqual(limiter.take("a"), 4)
   })
 
-  it("forgets idle keys when many are seen", () => {
+  it("forgets idle keys when many are seen (issue 13: a test that can fail)", () => {
     let now = 0
     const limiter = makeRateLimiter(1, () => now)
-    for (let i = 0; i < 30_000; i++) limiter.take(`k${i}`)
+    for (let i = 0; i < 30_000; i++) limiter.take(`old${i}`)
+    // Every bucket was just emptied: none is idle, none is forgotten.
+    assert.strictEqual(limiter.size(), 30_000)
     now = 5_000
-    // Still correct after sweeps.
-    assert.strictEqual(limiter.take("k1"), 0)
-    assert.strictEqual(limiter.take("k1"), 1)
+    // The old buckets have refilled (idle); the map's growth to 40,000 sweeps them, the new ones are kept.
+    for (let i = 0; i < 20_000; i++) limiter.take(`new${i}`)
+    assert.strictEqual(limiter.size(), 20_000)
+    // Still correct after sweeps: a forgotten key starts with a full bucket, a kept one is still empty.
+    assert.strictEqual(limiter.take("old1"), 0)
+    assert.strictEqual(limiter.take("old1"), 1)
+    assert.strictEqual(limiter.take("new1"), 1)
   })
 })
 

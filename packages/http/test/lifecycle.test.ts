@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { json, push, read, setupAccount, startServer } from "./support/server.js"
 
@@ -79,6 +80,50 @@ describe("lifecycle and logging", () => {
     }
   })
 
+  it("redacts access keys and view tokens whatever the request target's shape, in logs and 404 bodies (issue 13, defect 2)", async () => {
+    const server = await startServer({ logRequests: true })
+    try {
+      const { accessKey } = await setupAccount(server, [["n", "number"]])
+      const token = "VIEWTOKEN0123456789abcdef"
+      const { port } = new URL(server.url)
+      const targets = [
+        `http://127.0.0.1:${port}/api/v2/${accessKey}/datastream/n?since=0`,
+        `HTTP://localhost/api/v2/${accessKey}/datastream/n`,
+        `//api/v2/${accessKey}/datastream/n`,
+        `/API/v2/${accessKey}/datastream/n`,
+        `/api/V2/${accessKey}/datastream/n`,
+        `/api//v2/${accessKey}/datastream/n`,
+        `/%61pi/v2/${accessKey}/datastream/n`,
+        `/x/api/v2/${accessKey}`,
+        `/api/v2/${accessKey}`,
+        `/d/${token}`,
+        `/d/${token}/events`,
+        `//d/${token}/x`,
+        `/D/${token}`,
+        `http://127.0.0.1:${port}/d/${token}`
+      ]
+      const bodies: Array<string> = []
+      for (const target of targets) {
+        for (const method of ["GET", "POST"]) {
+          const answer = await rawRequest(
+            Number(port),
+            `${method} ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`
+          )
+          assert.match(answer, /^HTTP\/1\.1 \d{3} /, target)
+          bodies.push(answer)
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      for (const text of [...bodies, ...server.logs]) {
+        assert.notInclude(text, accessKey)
+        assert.notInclude(text, token)
+      }
+      assert.isAtLeast(server.logs.length, targets.length * 2)
+    } finally {
+      await server.close()
+    }
+  })
+
   it("logs nothing per request by default", async () => {
     const server = await startServer()
     try {
@@ -90,3 +135,15 @@ describe("lifecycle and logging", () => {
     }
   })
 })
+
+/** Sends `text` on a fresh connection and resolves with everything the server answers until it closes. */
+const rawRequest = (port: number, text: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    let answer = ""
+    socket.setEncoding("utf8")
+    socket.on("data", (chunk: string) => (answer += chunk))
+    socket.on("error", reject)
+    socket.on("close", () => resolve(answer))
+    socket.write(text)
+  })

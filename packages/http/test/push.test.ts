@@ -193,6 +193,32 @@ describe("POST /customSend", () => {
     for (const line of server.logs) assert.notInclude(line, key)
   })
 
+  it("logs pushes answered 503, at most one line per second, with the cause and without the key (issue 13, defect 6)", async () => {
+    // An earlier test's 503 may have taken this second's line.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const before = server.logs.length
+    server.faults.write = new StorageUnavailable({ cause: new Error(`connect ECONNREFUSED for ${key}`) })
+    try {
+      for (let i = 0; i < 5; i++) {
+        assert.strictEqual((await push(server, { accessKey: key, streamName: "faults", point: i })).status, 503)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const first = server.logs.slice(before).filter((line) => line.includes("503"))
+      assert.strictEqual(first.length, 1, first.join("\n"))
+      assert.include(first[0]!, "ECONNREFUSED")
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      assert.strictEqual((await push(server, { accessKey: key, streamName: "faults", point: 9 })).status, 503)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const all = server.logs.slice(before).filter((line) => line.includes("503"))
+      assert.strictEqual(all.length, 2, all.join("\n"))
+      // The second line counts the 503s it did not log.
+      assert.match(all[1]!, /4 more/)
+      for (const line of server.logs) assert.notInclude(line, key)
+    } finally {
+      server.faults.write = undefined
+    }
+  })
+
   it("survives a body longer than its Content-Length (the original Node client with non-ASCII text)", async () => {
     const body = JSON.stringify({ accessKey: key, streamName: "spark", point: { number: 1, suffix: "€€€" } })
     const shortLength = body.length // characters, not bytes: 6 bytes short

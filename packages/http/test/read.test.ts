@@ -1,4 +1,5 @@
 import { StorageError, StorageUnavailable } from "@dashstream/core"
+import { connect, type Socket } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { json, push, read, setupAccount, startServer, type TestServer } from "./support/server.js"
 
@@ -152,6 +153,79 @@ describe("GET /api/v2/:accessKey/datastream/:streamName", () => {
       ).accessKey
       await pushMany("big")
       await pushMany("broken")
+      // 20,000 entries: twenty pages, in two pushes (10,000 elements at most per array).
+      const huge = (await setupAccount(server, [["huge", "sparkline"]])).accessKey
+      hugeKey = huge
+      // 20,000 entries of about 1 KB: twenty pages of about 1 MB, more than a socket's buffers hold.
+      feedKey = (await setupAccount(server, [["wide", "text-feed"]])).accessKey
+      const msg = "m".repeat(1000)
+      for (let from = 0; from < 20_000; from += 800) {
+        const point = Array.from({ length: 800 }, (_, i) => ({ title: String(from + i), msg }))
+        const res = await push(server, { accessKey: feedKey, streamName: "wide", point })
+        assert.strictEqual(res.status, 200, await res.text())
+      }
+      for (const from of [0, 10_000]) {
+        const point = Array.from({ length: 10_000 }, (_, i) => ({
+          number: from + i,
+          timestamp: 1_600_000_000 + from + i
+        }))
+        const res = await push(server, { accessKey: huge, streamName: "huge", point })
+        assert.strictEqual(res.status, 200, await res.text())
+      }
+    })
+    let hugeKey: string
+    let feedKey: string
+
+    it("gives the event loop up between pages, so one read does not hold the server (issue 13, defect 1)", async () => {
+      // Counts turns of the event loop: one increment per check phase.
+      let turns = 0
+      let ticking = true
+      const tick = () => {
+        turns++
+        if (ticking) setImmediate(tick)
+      }
+      setImmediate(tick)
+      const asked: Array<number> = []
+      server.faults.onReadPage = () => void asked.push(turns)
+      try {
+        const body = JSON.parse(await (await read(server, hugeKey, "huge", "?since=0")).text())
+        assert.strictEqual(body.data.length, 20_000)
+      } finally {
+        ticking = false
+        server.faults.onReadPage = undefined
+      }
+      assert.isAtLeast(asked.length, 20)
+      for (let i = 1; i < asked.length; i++) {
+        assert.isAbove(asked[i]!, asked[i - 1]!, `page ${i + 1} was fetched in the same event-loop turn as page ${i}`)
+      }
+    })
+
+    it("8 readers that do not read hold at most a few pages each; /healthz and pushes are answered meanwhile", async () => {
+      let asked = 0
+      server.faults.onReadPage = () => void asked++
+      const url = new URL(server.url)
+      const sockets: Array<Socket> = []
+      try {
+        for (let i = 0; i < 8; i++) {
+          const socket = connect(Number(url.port), url.hostname)
+          socket.pause()
+          socket.write(`GET /api/v2/${feedKey}/datastream/wide?since=0 HTTP/1.1\r\nHost: x\r\n\r\n`)
+          sockets.push(socket)
+        }
+        // Let the server fill the sockets' buffers; without back-pressure it would read all 8 x 20 pages.
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        const started = performance.now()
+        const health = await fetch(`${server.url}/healthz`)
+        assert.strictEqual(health.status, 200)
+        const pushed = await push(server, { accessKey: hugeKey, streamName: "huge", point: { number: -1 } })
+        assert.strictEqual(pushed.status, 200)
+        assert.isBelow(performance.now() - started, 2000)
+        // About 4 pages each fill a socket's buffers here; all 20 would mean no back-pressure.
+        assert.isAtMost(asked, 8 * 10, `the server read ${asked} pages for clients that read nothing`)
+      } finally {
+        server.faults.onReadPage = undefined
+        for (const socket of sockets) socket.destroy()
+      }
     })
 
     it("is streamed (chunked, no Content-Length) and holds every entry once, in order", async () => {

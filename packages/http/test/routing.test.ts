@@ -33,6 +33,22 @@ describe("routing, health and documentation", () => {
     assert.deepStrictEqual([post.status, post.body.error.code], [404, "not_found"])
   })
 
+  it("answers 404 for a path with a malformed percent escape, never 405 (issue 13, defect 6)", async () => {
+    for (const path of [
+      "/api/v2/k/datastream/%ZZ",
+      "/api/v2/%ZZ/datastream/s",
+      "/api/v2/k/datastream/a%",
+      "/api/v2/k/datastream/%E0%A4%A"
+    ]) {
+      for (const method of ["GET", "HEAD"]) {
+        const res = await fetch(`${server.url}${path}`, { method })
+        assert.deepStrictEqual([path, method, res.status], [path, method, 404])
+        if (method === "GET")
+          assert.strictEqual(((await res.json()) as { error: { code: string } }).error.code, "not_found")
+      }
+    }
+  })
+
   it("answers 405 method_not_allowed with Allow for a known path", async () => {
     const cases: ReadonlyArray<readonly [string, string, string]> = [
       ["GET", "/customSend", "POST"],

@@ -164,7 +164,9 @@ const commands: ReadonlyArray<Command> = [
     options: { name: { type: "string" }, json: { type: "boolean" } },
     run: (values, { db }) =>
       Effect.gen(function* () {
-        const account = yield* UseCases.createAccount(string(values, "name") ?? "")
+        const account = yield* UseCases.createAccount(string(values, "name") ?? "").pipe(
+          Effect.catchTag("InvalidRequest", (error) => new UsageError({ message: `--name: ${error.message}` }))
+        )
         if (values.json === true) {
           yield* Console.log(JSON.stringify({ id: account.id, name: account.name, accessKey: account.accessKey }))
         } else {

@@ -180,8 +180,8 @@ interface TestDatabase {
 }
 
 /**
- * The commands and the process lifecycle against one kind of database. `makeDatabase` resolves to `undefined` when
- * that kind of database is not available here (outside CI): the tests are then skipped.
+ * The commands and the process lifecycle against one kind of database. A database that cannot be made fails the
+ * suite (openTestDatabase throws when no PostgreSQL can be found or started).
  */
 const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefined>) =>
   describe(name, { timeout }, () => {
@@ -203,6 +203,14 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       assert.strictEqual(result.code, 0, result.stderr)
       return JSON.parse(result.stdout) as { id: string; name: string; accessKey: string }
     }
+
+    it("accounts create refuses a name over 200 characters (issue 13, defect 6)", async () => {
+      assertUsageError(
+        await cli(["accounts", "create", "--name", "a".repeat(201), "--db", db]),
+        /--name: account name must be at most 200 characters/
+      )
+      assert.strictEqual((await createAccount("é".repeat(200))).name, "é".repeat(200))
+    })
 
     it("migrate twice succeeds", async () => {
       for (let i = 0; i < 2; i++) {

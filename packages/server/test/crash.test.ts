@@ -10,8 +10,8 @@ import { type Server, startServer, stop, tempDir } from "./support.js"
  * started again on the same database. Pushes that failed or got no answer are unknown: they may or may not be
  * stored, but nothing stored may be something that was never sent, and nothing may be stored twice.
  *
- * Run on SQLite (a temporary file) and PostgreSQL (a fresh database; in CI a missing PostgreSQL fails the suite,
- * elsewhere it is skipped).
+ * Run on SQLite (a temporary file) and PostgreSQL (a fresh database; a missing PostgreSQL fails the suite:
+ * openTestDatabase throws).
  */
 
 /** Real processes on a busy two-core machine: generous limits. */

@@ -22,7 +22,7 @@ import { type Server, startServer, stop } from "./support.js"
  * (so a `since` cursor polled against any process misses and repeats nothing), and multi-stream pushes that touch
  * the same streams in opposite orders never deadlock.
  *
- * In CI a missing PostgreSQL fails the suite (openTestDatabase throws); elsewhere the tests are skipped.
+ * A missing PostgreSQL fails the suite (openTestDatabase throws), here as in CI.
  */
 
 /** Real processes on a busy two-core machine: generous limits. */

@@ -3,6 +3,7 @@ import {
   AccountNotFound,
   type AccountStore,
   Conflict,
+  quoted,
   isWidgetType,
   StorageError,
   type StreamId,
@@ -17,10 +18,10 @@ import { sqlState, toStorageFailure } from "./internal/errors.js"
 import { channelName } from "./internal/notify.js"
 import { db, run, transaction } from "./internal/sql.js"
 
-const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
+const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${quoted(id)}` })
 
 const streamNotFound = (name: string) =>
-  new StreamNotFound({ message: `no widget with stream name ${JSON.stringify(name)} in this account` })
+  new StreamNotFound({ message: `no widget with stream name ${quoted(name)} in this account` })
 
 interface StreamRow {
   readonly id: number
@@ -166,7 +167,7 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
           const state = sqlState(cause)
           if (state === "23505") {
             return new Conflict({
-              message: `the stream name ${JSON.stringify(streamName)} is already taken in this account`
+              message: `the stream name ${quoted(streamName)} is already taken in this account`
             })
           }
           if (state === "23503") return accountNotFound(id)

@@ -8,6 +8,7 @@ import {
   deletedChange,
   type Fanout,
   isWidgetType,
+  quoted,
   StreamNotFound,
   type StreamId,
   type StreamName,
@@ -39,7 +40,7 @@ const toWidget = (row: WidgetRow): Widget => {
   }
 }
 
-const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
+const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${quoted(id)}` })
 
 /**
  * The `AccountStore` port over an open, migrated connection (contract section 7).
@@ -152,7 +153,7 @@ export const make = (
         catch: (cause) => {
           const code = sqliteCode(cause)
           if (code === "SQLITE_CONSTRAINT_UNIQUE") {
-            return new Conflict({ message: `the stream name ${JSON.stringify(streamName)} is already taken` })
+            return new Conflict({ message: `the stream name ${quoted(streamName)} is already taken` })
           }
           if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") return accountNotFound(id)
           return storageFailure(cause)
@@ -217,7 +218,7 @@ export const make = (
                 Effect.fail(
                   found
                     ? new StreamNotFound({
-                        message: `no widget with stream name ${JSON.stringify(streamName)} in this account`
+                        message: `no widget with stream name ${quoted(streamName)} in this account`
                       })
                     : accountNotFound(id)
                 )

@@ -6,7 +6,7 @@ import type { Dashboard, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
 import { ChangeFeed, deletedChange, Fanout, mutationChanges, type StreamChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
-import { AccountNotFound, Conflict, type InvalidPoint, StreamNotFound } from "../Errors.js"
+import { AccountNotFound, Conflict, type InvalidPoint, quoted, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
 import {
   type ReadQuery,
@@ -70,7 +70,7 @@ export interface MemoryStores {
 // Stream names are listed in code-point order, the order of SQLite's BINARY collation (UTF-8 bytes).
 const compareNames = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))
 
-const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
+const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${quoted(id)}` })
 
 // Index of the first entry whose ts is > `ts` (binary search over the ascending entries).
 const upperBound = (entries: ReadonlyArray<Entry>, ts: number): number => {
@@ -135,9 +135,7 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
         requireAccount(id),
         Effect.suspend(() => {
           if (widgetsOf(id).some((w) => w.streamName === streamName)) {
-            return Effect.fail(
-              new Conflict({ message: `the stream name ${JSON.stringify(streamName)} is already taken` })
-            )
+            return Effect.fail(new Conflict({ message: `the stream name ${quoted(streamName)} is already taken` }))
           }
           const widget: Widget = { id: state.nextStreamId++ as StreamId, accountId: id, streamName, type, createdAt }
           state.widgets.set(widget.id, widget)
@@ -165,7 +163,7 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
           if (widget === undefined) {
             return Effect.fail(
               new StreamNotFound({
-                message: `no widget with stream name ${JSON.stringify(streamName)} in this account`
+                message: `no widget with stream name ${quoted(streamName)} in this account`
               })
             )
           }

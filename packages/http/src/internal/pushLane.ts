@@ -34,6 +34,33 @@ const accessKeyOf = (body: unknown): string | undefined => {
   return typeof key === "string" ? key : undefined
 }
 
+/** The shortest time between two log lines about pushes answered 503 (storage unreachable). */
+const unavailableLogIntervalMs = 1000
+
+/**
+ * Logs a push answered 503 `unavailable` (storage unreachable) with its cause, at most once per
+ * {@link unavailableLogIntervalMs}: during an outage every push fails, and one line per push would flood the log.
+ * Each line says how many 503s went unlogged since the previous one. Returns the effect to run, or `undefined` when
+ * this one is not logged.
+ */
+const makeUnavailableLog = () => {
+  let lastAt = Number.NEGATIVE_INFINITY
+  let unlogged = 0
+  return (cause: Cause.Cause<unknown>, accessKey: string | undefined): Effect.Effect<void> | undefined => {
+    const now = performance.now()
+    if (now - lastAt < unavailableLogIntervalMs) {
+      unlogged++
+      return undefined
+    }
+    const more = unlogged === 0 ? "" : ` (${unlogged} more 503 answers since the previous line)`
+    lastAt = now
+    unlogged = 0
+    return Effect.logWarning(
+      `push answered 503 unavailable: storage unreachable, nothing stored${more}\n${causeText(cause, accessKey)}`
+    )
+  }
+}
+
 /** What the push lane needs from the server. */
 export interface PushLaneOptions {
   readonly limits: Limits
@@ -53,6 +80,7 @@ export const makePushLane = (
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
   const drainBytes = drainLimit(maxBodyBytes)
+  const logUnavailable = makeUnavailableLog()
 
   const logLine = (req: IncomingMessage, status: number, start: number) => {
     runFork(
@@ -97,6 +125,9 @@ export const makePushLane = (
         if (reply.status === 500) {
           // The push body carries the access key: keep it out of the log even if an error message quotes it.
           runFork(Effect.logError(`internal error answering POST /customSend\n${causeText(exit.cause, accessKey)}`))
+        } else if (reply.status === 503) {
+          const log = logUnavailable(exit.cause, accessKey)
+          if (log !== undefined) runFork(log)
         }
         finish(req, res, start, reply)
       }

@@ -6,6 +6,8 @@
 export interface RateLimiter {
   /** Takes one token for `key`: 0 when allowed, otherwise the whole seconds to wait (the `Retry-After` value). */
   readonly take: (key: string) => number
+  /** How many keys it holds a bucket for (idle keys are forgotten as the map grows). */
+  readonly size: () => number
 }
 
 interface Bucket {
@@ -31,6 +33,7 @@ export const makeRateLimiter = (
     nextSweep = Math.max(sweepAbove, buckets.size * 2)
   }
   return {
+    size: () => buckets.size,
     take: (key) => {
       const t = now()
       let bucket = buckets.get(key)

@@ -6,35 +6,94 @@
 /** What replaces a secret in a log line. */
 export const redacted = "<redacted>"
 
-/**
- * The path part of a request URL (no query string), with the access key segment of export paths replaced:
- * `/api/v2/KEY/datastream/s` becomes `/api/v2/<redacted>/datastream/s`. Any other path under `/api/` keeps only its
- * first segment, since an unknown export path may still carry a key.
- */
-export const redactPath = (url: string): string => {
-  const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
-  if (!path.startsWith("/api/")) return path
-  const segments = path.split("/")
-  // ["", "api", "v2", KEY, "datastream", STREAM, ...]
-  if (segments[2] === "v2" && segments.length >= 4) {
-    segments[3] = redacted
-    return segments.join("/")
+const decodeSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
   }
-  return `/api/${redacted}`
 }
 
-/** The access key in an export path, or `undefined`. */
-export const accessKeyOfPath = (url: string): string | undefined => {
-  if (!url.startsWith("/api/v2/")) return undefined
-  const end = url.indexOf("/", 8)
-  const raw = url.slice(8, end === -1 ? url.length : end)
-  if (raw === "") return undefined
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return raw
+/** A segment compared as a router might see it: percent-decoded, case folded. */
+const normal = (segment: string): string => decodeSegment(segment).toLowerCase()
+
+/** Access keys as `newAccessKey` makes them (`ds_` and 43 base64url characters), recognised wherever they appear. */
+const accessKeyShape = /^ds_[A-Za-z0-9_-]{16,}$/
+
+/** `scheme://authority` of an absolute-form request target (`GET http://host/path HTTP/1.1`). */
+const absolutePrefix = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i
+
+/**
+ * The path of a request target (query and fragment dropped; an absolute-form target reduced to its path) split into
+ * segments: `["", "api", "v2", KEY, ...]`.
+ */
+const pathSegments = (url: string): Array<string> => {
+  const end = url.search(/[?#]/)
+  let path = end === -1 ? url : url.slice(0, end)
+  const absolute = absolutePrefix.exec(path)
+  if (absolute !== null) path = path.slice(absolute[0].length)
+  return path.split("/")
+}
+
+/** The index of the first non-empty segment after `from`, or -1. */
+const nextSegment = (segments: ReadonlyArray<string>, from: number): number => {
+  for (let i = from + 1; i < segments.length; i++) if (segments[i] !== "") return i
+  return -1
+}
+
+/**
+ * The indices of the segments that carry a secret, whatever the path's shape (issue 13, defect 2), matched
+ * case-insensitively, percent-decoded, across duplicate slashes and anywhere in the path: the segment after
+ * `api/v2` (an access key), the segment after `d` (a dashboard view token, contract section 11), every segment after
+ * an `api` not followed by `v2` (an unknown export path may still carry a key: `-1` stands for "all the rest"), and
+ * any segment shaped like an access key.
+ */
+const secretSegments = (segments: ReadonlyArray<string>): { readonly at: Set<number>; readonly restFrom: number } => {
+  const at = new Set<number>()
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!
+    if (accessKeyShape.test(decodeSegment(segment))) at.add(i)
+    const name = normal(segment)
+    if (name === "api") {
+      const version = nextSegment(segments, i)
+      if (version === -1) continue
+      if (normal(segments[version]!) !== "v2") return { at, restFrom: version }
+      const key = nextSegment(segments, version)
+      if (key !== -1) at.add(key)
+    } else if (name === "d") {
+      const token = nextSegment(segments, i)
+      if (token !== -1) at.add(token)
+    }
   }
+  return { at, restFrom: -1 }
+}
+
+/**
+ * The path part of a request URL (no query string; an absolute-form target is reduced to its path) with every
+ * segment that may carry a secret replaced by `<redacted>` (see {@link secretSegments}):
+ * `/api/v2/KEY/datastream/s` becomes `/api/v2/<redacted>/datastream/s`, `/d/TOKEN/events` becomes
+ * `/d/<redacted>/events`, `/api/v3/KEY/...` becomes `/api/<redacted>`. Used for every URL that is logged or echoed
+ * in an error body (contract section 6).
+ */
+export const redactPath = (url: string): string => {
+  const segments = pathSegments(url)
+  const { at, restFrom } = secretSegments(segments)
+  const kept = restFrom === -1 ? segments : [...segments.slice(0, restFrom), redacted]
+  const out = kept.map((segment, i) => (at.has(i) ? redacted : segment)).join("/")
+  return out === "" ? "/" : out
+}
+
+/** The access key in an export path (`/api/v2/<KEY>/...`, whatever its shape, see {@link redactPath}), or `undefined`. */
+export const accessKeyOfPath = (url: string): string | undefined => {
+  const segments = pathSegments(url)
+  for (let i = 0; i < segments.length; i++) {
+    if (normal(segments[i]!) !== "api") continue
+    const version = nextSegment(segments, i)
+    if (version === -1 || normal(segments[version]!) !== "v2") return undefined
+    const key = nextSegment(segments, version)
+    return key === -1 ? undefined : decodeSegment(segments[key]!)
+  }
+  return undefined
 }
 
 /** `text` with every occurrence of `secret` (and its URL-encoded form) replaced; unchanged for an empty secret. */

@@ -6,7 +6,10 @@ import { HttpApi } from "@effect/platform"
  * the routes outside it (`/openapi.json`, `/docs`).
  */
 export interface RouteTable {
-  /** The methods allowed on `url`'s path (HEAD wherever GET is), or `undefined` when no route has that path. */
+  /**
+   * The methods allowed on `url`'s path (HEAD wherever GET is), or `undefined` when no route has that path (also
+   * when a parameter segment holds a malformed percent escape: 404, not 405).
+   */
   readonly allowed: (url: string) => ReadonlyArray<string> | undefined
   /**
    * The route template `url`'s path matches (`/api/v2/:accessKey/datastream/:streamName`), for labelling metrics
@@ -23,11 +26,21 @@ interface Pattern {
 
 const split = (path: string) => path.split("/")
 
+/** True when `segment` percent-decodes; the router matches no route through a malformed escape (`%ZZ`). */
+const decodes = (segment: string): boolean => {
+  try {
+    decodeURIComponent(segment)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const matches = (pattern: ReadonlyArray<string>, segments: ReadonlyArray<string>): boolean => {
   if (pattern.length !== segments.length) return false
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!
-    if (p.startsWith(":") ? segments[i] === "" : p !== segments[i]) return false
+    if (p.startsWith(":") ? segments[i] === "" || !decodes(segments[i]!) : p !== segments[i]) return false
   }
   return true
 }

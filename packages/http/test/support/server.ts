@@ -26,6 +26,8 @@ export interface Faults {
   writeGate: Promise<void> | undefined
   /** Called when a write starts (before the gate). */
   onWrite: (() => void) | undefined
+  /** Called when `StreamStore.readPage` is asked for a page (before any read fault). */
+  onReadPage: (() => void) | undefined
 }
 
 /** A running test server. */
@@ -63,7 +65,11 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | 
         ...inner,
         ping: Effect.suspend(() => (faults.ping === undefined ? inner.ping : Effect.fail(faults.ping))),
         read: (stream, query) => readFault(inner.read(stream, query)),
-        readPage: (stream, since, limit) => readFault(inner.readPage(stream, since, limit)),
+        readPage: (stream, since, limit) =>
+          Effect.suspend(() => {
+            faults.onReadPage?.()
+            return readFault(inner.readPage(stream, since, limit))
+          }),
         readLive: (stream, query) => readFault(inner.readLive(stream, query)),
         write: (writes, now) =>
           Effect.suspend(() => {
@@ -105,7 +111,8 @@ export const startServer = async (overrides: Partial<HttpConfig> = {}): Promise<
     write: undefined,
     writeDefect: undefined,
     writeGate: undefined,
-    onWrite: undefined
+    onWrite: undefined,
+    onReadPage: undefined
   }
   const stdout: Array<string> = []
   const logs: Array<string> = []

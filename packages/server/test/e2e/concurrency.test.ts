@@ -45,7 +45,7 @@ const pushWhilePolling = async (
 }
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip !== undefined)(suiteName("concurrency", backend), () => {
+  describe(suiteName("concurrency", backend), () => {
     const ctx = useServer(backend)
 
     it("cursor safety: one writer, one poller with since=<last ts>: every entry exactly once, in order", async () => {

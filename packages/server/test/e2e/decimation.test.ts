@@ -68,7 +68,7 @@ const expectedAfter = (
 }
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip !== undefined)(suiteName("decimation", backend), () => {
+  describe(suiteName("decimation", backend), () => {
     // The server's own daily pass (03:00 UTC by default) would decimate with the real clock; turn it off so only
     // the CLI passes below run.
     const ctx = useServer(backend, { env: { DASHSTREAM_DECIMATE_AT: "off" } })

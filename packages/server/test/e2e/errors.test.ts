@@ -10,6 +10,7 @@ import {
   expectSuccess,
   expectUnchanged,
   nodeRequest,
+  type Reply,
   suiteName,
   useServer
 } from "./harness.js"
@@ -25,7 +26,7 @@ const labelBodyOfSize = (accessKey: string, size: number): string => {
 }
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip !== undefined)(suiteName("errors", backend), () => {
+  describe(suiteName("errors", backend), () => {
     const ctx = useServer(backend)
 
     describe("400 invalid_json", () => {
@@ -145,6 +146,31 @@ for (const backend of backends) {
         )
       })
 
+      it("a delta whose result is not finite: nothing stored, never {number: null} (issue 13, defect 3)", async () => {
+        const { api } = ctx
+        const { accessKey } = await api.setup({ n: "number", d: "dial" })
+        expectSuccess(await api.pushPoint(accessKey, "n", { delta: 1e308 }))
+        await expectUnchanged(api, accessKey, ["n", "d"], async () => {
+          expectError(await api.pushPoint(accessKey, "n", { delta: 1e308 }), 400, "invalid_point", "point.delta")
+          expectError(await api.pushPoint(accessKey, "n", { delta: "1e308" }), 400, "invalid_point")
+          // Two deltas of one multi-stream push overflow together: all or nothing.
+          expectError(
+            await api.push({
+              accessKey,
+              streams: [
+                { streamName: "d", point: { delta: -1e308 } },
+                { streamName: "d", point: { delta: -1e308 } }
+              ]
+            }),
+            400,
+            "invalid_point",
+            "streams[1].point.delta"
+          )
+        })
+        expect(await api.points(accessKey, "n")).toEqual([{ number: 1e308 }])
+        expect(await api.points(accessKey, "d")).toEqual([])
+      })
+
       it("a point of another widget type", async () => {
         const { api } = ctx
         const { accessKey } = await api.setup({ s: "text-feed" })
@@ -177,7 +203,7 @@ for (const backend of backends) {
     })
 
     describe("400 invalid_since", () => {
-      for (const since of ["-1", "abc", "-0.5", "1e", "NaN", "Infinity"]) {
+      for (const since of ["-1", "abc", "-0.5", "1e", "NaN", "Infinity", "0x10", "0b1", "0o7", "1_0", "+5", " 5"]) {
         it(`since=${since}`, async () => {
           const { api } = ctx
           const { accessKey } = await api.setup({ s: "number" })
@@ -188,12 +214,48 @@ for (const backend of backends) {
       it("limit outside 1..100000 is a 400", async () => {
         const { api } = ctx
         const { accessKey } = await api.setup({ s: "number" })
-        for (const limit of ["0", "-1", "100001", "abc"]) {
+        for (const limit of ["0", "-1", "100001", "abc", "0x10", "1e2", "1.0"]) {
           const r = await api.read(accessKey, "s", `?since=0&limit=${limit}`)
           expectAnyError(r, 400)
         }
         expect((await api.read(accessKey, "s", "?since=0&limit=100000")).status).toBe(200)
         expect((await api.read(accessKey, "s", "?since=0&limit=1")).status).toBe(200)
+      })
+    })
+
+    describe("error messages quote at most about 100 characters of a name (issue 13, defect 6)", () => {
+      it("a huge stream name or account id is not echoed whole", async () => {
+        const { api } = ctx
+        const { accessKey, id } = await api.setup({ s: "number" })
+        const huge = "n".repeat(900_000)
+        const checks: Array<Reply> = [
+          await api.pushPoint(accessKey, huge, 1),
+          await api.push({
+            accessKey,
+            streams: [
+              { streamName: "s", point: 1 },
+              { streamName: huge, point: 1 }
+            ]
+          }),
+          await api.read(accessKey, "r".repeat(6_000)),
+          await api.admin("POST", `/admin/accounts/${id}/widgets`, { streamName: huge, type: "number" }),
+          await api.admin("DELETE", `/admin/accounts/${id}/widgets/${"d".repeat(6_000)}`),
+          await api.admin("GET", `/admin/accounts/${"i".repeat(6_000)}/widgets`)
+        ]
+        for (const r of checks) {
+          expect(r.status, r.text.slice(0, 300)).toBeGreaterThanOrEqual(400)
+          expect(r.status).toBeLessThan(500)
+          expect(r.json.error.message.length, r.json.error.message.slice(0, 300)).toBeLessThan(250)
+        }
+      })
+
+      it("an account name is at most 200 characters", async () => {
+        const { api } = ctx
+        const r = await api.admin("POST", "/admin/accounts", { name: "a".repeat(201) })
+        expectError(r, 400, "invalid_request", "name")
+        expect((await api.admin("POST", "/admin/accounts", { name: "a".repeat(900_000) })).status).toBe(400)
+        const ok = await api.admin("POST", "/admin/accounts", { name: "é".repeat(200) })
+        expect(ok.status, ok.text).toBe(201)
       })
     })
 

