@@ -41,14 +41,19 @@ export interface PageWatch {
 export const isolatedPage = async (
   browser: Browser,
   origin: string,
-  options: { readonly viewport?: { readonly width: number; readonly height: number } } = {}
+  options: {
+    readonly viewport?: { readonly width: number; readonly height: number }
+    /** Other origins the page may reach (pushed image URLs), besides `origin`. */
+    readonly alsoAllow?: ReadonlyArray<string>
+  } = {}
 ): Promise<PageWatch> => {
+  const allowed = [origin, ...(options.alsoAllow ?? [])]
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1920, height: 1080 } })
   const errors: Array<string> = []
   const foreignRequests: Array<string> = []
   await context.route("**/*", (route) => {
     const url = route.request().url()
-    if (url.startsWith(`${origin}/`) || url === origin) return route.continue()
+    if (allowed.some((o) => url.startsWith(`${o}/`) || url === o)) return route.continue()
     foreignRequests.push(url)
     return route.abort("blockedbyclient")
   })

@@ -11,11 +11,19 @@ export const chromiumPath = "/usr/bin/chromium"
  * and cannot be installed, the run fails loudly here.
  */
 export default function setup(): void {
-  process.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
   // The tests read dist/: build it from the current source so they never test a stale bundle.
   execFileSync(process.execPath, [fileURLToPath(new URL("../../scripts/build.mjs", import.meta.url))], {
     stdio: "inherit"
   })
+  ensureChromium()
+}
+
+/**
+ * Installs Debian's `chromium` and `fonts-liberation` with apt-get when missing (the global setup of every project
+ * with browser tests calls it); throws when they cannot be installed. Never downloads a browser of its own.
+ */
+export const ensureChromium = (): void => {
+  process.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
   if (existsSync(chromiumPath) && existsSync("/usr/share/fonts/truetype/liberation")) return
   const apt = (args: ReadonlyArray<string>) =>
     execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=300", ...args], {

@@ -1,0 +1,212 @@
+/**
+ * The dashboard page end to end (contract section 11): a real `dashstream serve` on SQLite, an account with all 20
+ * widget types and points pushed through `/customSend`, a dashboard made through the admin API, and Debian's
+ * Chromium opening its view link. Every tile shows its data; pushes appear within a second; a clear empties a tile;
+ * pushed markup never runs; a server restart is shown and recovered from; a rotated view token ends the page's event
+ * stream and the old link answers 404. The README's screenshot (`docs/dashboard.png`) is taken here.
+ */
+import { createServer, type Server as HttpServer } from "node:http"
+import { type AddressInfo, createServer as createNetServer } from "node:net"
+import { mkdirSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import type { Browser, Page } from "@playwright/test"
+import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { entries, tiles } from "../../../dashboard-web/test/support/fixture.js"
+import { pictureSvg } from "../../../dashboard-web/test/support/pageServer.js"
+import { Api, type Database, type RunningServer, sqliteDatabase, startServer, timestampTypes } from "./harness.js"
+
+const screenshot = fileURLToPath(new URL("../../../../docs/dashboard.png", import.meta.url))
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createNetServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Pictures for the image, gallery and text-feed tiles, from another origin (as pushed image URLs are). */
+const startImageServer = (): Promise<{ origin: string; server: HttpServer }> =>
+  new Promise((resolve) => {
+    const server = createServer((req, res) => {
+      const name = /^\/img\/([\w-]+)\.svg$/.exec(req.url ?? "")?.[1]
+      if (name === undefined) return void res.writeHead(404).end()
+      res.writeHead(200, { "content-type": "image/svg+xml" }).end(pictureSvg(name))
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })
+    )
+  })
+
+const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
+const text = async (page: Page, selector: string): Promise<string> =>
+  ((await page.locator(selector).first().textContent()) ?? "").trim()
+const markers = (stream: string) =>
+  `document.querySelectorAll('${tileSel(stream)} svg path[d^="M1 0A1 1 0 1 1"]').length`
+
+describe("the dashboard page against a real server", { timeout: 120_000 }, () => {
+  let db: Database
+  let port: number
+  let server: RunningServer
+  let api: Api
+  let images: { origin: string; server: HttpServer }
+  let browser: Browser
+  let watch: PageWatch
+  let accountId: string
+  let accessKey: string
+  let viewPath: string
+  let dashboardId: string
+
+  const start = async () => {
+    server = await startServer(db.url, { extraArgs: ["--port", String(port)] })
+    api = new Api(server.baseUrl)
+  }
+  const push = async (streamName: string, point: unknown) => {
+    const r = await api.pushPoint(accessKey, streamName, point)
+    expect(r.status, r.text).toBe(200)
+  }
+
+  beforeAll(async () => {
+    db = await sqliteDatabase()
+    port = await freePort()
+    await start()
+    images = await startImageServer()
+    const account = await api.createAccount("dashboard e2e")
+    accountId = account.id
+    accessKey = account.accessKey
+    for (const tile of tiles) await api.createWidget(accountId, tile.streamName, tile.type)
+    const data = entries(images.origin)
+    for (const tile of tiles) {
+      for (const entry of data[tile.streamName] ?? []) {
+        const point = entry.point as Record<string, unknown>
+        await push(tile.streamName, timestampTypes.includes(tile.type) ? { ...point, timestamp: entry.ts } : point)
+      }
+    }
+    const layout = tiles.map(({ streamName, title, x, y, w, h }) => ({ streamName, title, x, y, w, h }))
+    const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
+      name: "Acme operations",
+      tiles: layout
+    })
+    expect(created.status, created.text).toBe(201)
+    viewPath = created.json.url as string
+    dashboardId = created.json.id as string
+    browser = await launchChromium()
+    watch = await isolatedPage(browser, server.baseUrl, { alsoAllow: [images.origin] })
+  }, 180_000)
+
+  afterAll(async () => {
+    await watch?.context.close()
+    await browser?.close()
+    await server?.stop()
+    images?.server.close()
+    await db?.drop()
+  })
+
+  it("shows every one of the 20 widget types with its data, with no console error and no request elsewhere", async () => {
+    const { page } = watch
+    const started = performance.now()
+    await page.goto(server.baseUrl + viewPath)
+    await until(
+      page,
+      `document.querySelectorAll('.ds-tile[data-state="data"]').length === 20 && ${markers("visitors")} === 5 && ` +
+        `${markers("stores")} === 5 && [...document.images].every((i) => i.complete && i.naturalWidth > 0)`,
+      20_000
+    )
+    console.info(`20-tile dashboard drawn ${Math.round(performance.now() - started)} ms after navigation started`)
+    expect(await page.getAttribute("html", "data-connection")).toBe("live")
+    expect(await text(page, `${tileSel("revenue")} .ds-big-number`)).toBe("$1,284.5")
+    expect(await text(page, `${tileSel("revenue")} .ds-tile-title`)).toBe("Revenue today")
+    expect(await text(page, `${tileSel("cpu")} .ds-gauge-value`)).toBe("72%")
+    expect(await page.locator(`${tileSel("requests")} svg path[fill="none"]`).count()).toBeGreaterThanOrEqual(1)
+    expect(await page.locator(`${tileSel("signups")} svg path[fill="none"]`).count()).toBeGreaterThanOrEqual(1)
+    expect(await page.locator(`${tileSel("incidents")} th`).allTextContents()).toEqual(["Service", "Status", "Since"])
+    expect(await page.locator(`${tileSel("incidents")} tbody tr:first-child td`).allTextContents()).toEqual([
+      "Checkout",
+      "Degraded",
+      "10:02"
+    ])
+    expect(await page.locator(`${tileSel("top-sellers")} .ds-name`).allTextContents()).toEqual([
+      "Ann",
+      "Bob",
+      "Chloé",
+      "Dmitri",
+      "Eve"
+    ])
+    expect(await text(page, `${tileSel("status")} .ds-label`)).toBe("All systems go")
+    expect(await page.locator(`${tileSel("deploys")} .ds-feed-title`).allTextContents()).toEqual([
+      "worker",
+      "web",
+      "api"
+    ])
+    expect(await page.locator(`${tileSel("latency")} svg path[d^="M1 0A1 1 0 1 1"]`).count()).toBeGreaterThan(0)
+    expect(await page.locator(`${tileSel("notice")} iframe[sandbox=""]`).count()).toBe(1)
+    await page.waitForTimeout(300)
+    mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
+    await page.screenshot({ path: screenshot })
+    expect(watch.errors).toEqual([])
+    expect(watch.foreignRequests).toEqual([])
+  })
+
+  it("a push appears on the open page within 1 s without reload; a clear empties its tile", async () => {
+    const { page } = watch
+    const started = performance.now()
+    await push("revenue", { number: 2000, prefix: "$" })
+    await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$2,000"`, 1_000)
+    console.info(`push to page: ${Math.round(performance.now() - started)} ms`)
+    await push("status", { label: "Degraded" })
+    await until(page, `document.querySelector('${tileSel("status")} .ds-label')?.textContent === "Degraded"`, 1_000)
+    const r = await api.push({ accessKey, streamName: "signups", command: "clear" })
+    expect(r.status).toBe(200)
+    await until(page, `document.querySelector('${tileSel("signups")}')?.dataset.state === "empty"`, 1_000)
+    expect(watch.errors).toEqual([])
+  })
+
+  it("pushed markup never runs: html, text feed, label, table and list", async () => {
+    const { page } = watch
+    const payload = `<script>window.pwned=1</script><img src=x onerror="window.pwned=2"><a href="javascript:window.pwned=3">x</a>`
+    await push("notice", { html: payload })
+    await push("deploys", { title: payload, msg: payload })
+    await push("todo", { listItem: payload })
+    await push("incidents", { tableRow: [payload, "<b onmouseover=window.pwned=4>x</b>", "now"] })
+    await push("status", { label: payload })
+    await until(
+      page,
+      `document.querySelector('${tileSel("status")} .ds-label')?.textContent === ${JSON.stringify(payload)}`,
+      2_000
+    )
+    await until(
+      page,
+      `document.querySelector('${tileSel("todo")} li')?.textContent === ${JSON.stringify(payload)}`,
+      2_000
+    )
+    await page.locator(`${tileSel("deploys")}`).hover()
+    await page.waitForTimeout(300)
+    expect(await page.evaluate("typeof window.pwned")).toBe("undefined")
+    expect(await text(page, `${tileSel("incidents")} tbody tr:first-child td`)).toBe(payload)
+  })
+
+  it("a server restart under the open page: the page shows the lost connection, then recovers and goes on", async () => {
+    const { page } = watch
+    await server.stop()
+    await until(page, `document.documentElement.dataset.connection !== "live"`, 10_000)
+    await start()
+    await until(page, `document.documentElement.dataset.connection === "live"`, 30_000)
+    await push("revenue", { number: 3000, prefix: "$" })
+    await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$3,000"`, 2_000)
+  })
+
+  it("a rotated view token: the old link answers 404 and the page's event stream is ended", async () => {
+    const { page } = watch
+    const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards/${dashboardId}/view-token`)
+    expect(r.status, r.text).toBe(201)
+    expect(r.json.url).not.toBe(viewPath)
+    expect((await api.fetch(viewPath)).status).toBe(404)
+    expect((await api.fetch(`${viewPath}/events`)).status).toBe(404)
+    await until(page, `document.documentElement.dataset.connection === "gone"`, 20_000)
+    const fresh = await api.fetch(r.json.url as string)
+    expect(fresh.status).toBe(200)
+  })
+})
