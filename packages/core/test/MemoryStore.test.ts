@@ -1,4 +1,5 @@
-import { dashboardSuite, MemoryStore, storageSuite } from "@dashstream/core/testing"
+import { changeFeedSuite, dashboardSuite, MemoryStore, storageSuite } from "@dashstream/core/testing"
 
 storageSuite("memory", () => MemoryStore.layer)
 dashboardSuite("memory", () => MemoryStore.layer)
+changeFeedSuite("memory", () => MemoryStore.layer)

@@ -1,4 +1,4 @@
-import { dashboardSuite, decimationSuite, storageSuite } from "@dashstream/core/testing"
+import { changeFeedSuite, dashboardSuite, decimationSuite, storageSuite } from "@dashstream/core/testing"
 import { afterAll, describe, it } from "@effect/vitest"
 import { freshSchemaLayer, openTestDatabase } from "../src/testing/index.js"
 
@@ -14,4 +14,5 @@ if (db === undefined) {
   storageSuite("postgres", () => freshSchemaLayer(db.url))
   decimationSuite("postgres", () => freshSchemaLayer(db.url))
   dashboardSuite("postgres", () => freshSchemaLayer(db.url))
+  changeFeedSuite("postgres", () => freshSchemaLayer(db.url))
 }

@@ -12,7 +12,7 @@ import {
   StreamName,
   type Widget
 } from "@dashstream/core"
-import { dashboardSuite, storageSuite } from "@dashstream/core/testing"
+import { changeFeedSuite, dashboardSuite, storageSuite } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
@@ -27,6 +27,8 @@ const freshFile = () => Path.join(dir, `store-${++files}.db`)
 
 storageSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 storageSuite("sqlite without group commit", () => SqliteStore.layer({ filename: freshFile(), groupCommit: false }))
+changeFeedSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
+changeFeedSuite("sqlite without group commit", () => SqliteStore.layer({ filename: freshFile(), groupCommit: false }))
 dashboardSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 
 const T0 = 1_700_000_000_000_000

@@ -3,9 +3,11 @@
  * - `MemoryStore`: an in-memory adapter of `AccountStore`, `StreamStore`, `DecimationStore` and `DashboardStore` (`MemoryStore.layer`).
  * - `storageSuite(name, makeLayer)`: the storage contract suite every adapter's test file runs.
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
- * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` (and `StreamStore.readRecent` as
- *   dashboards use it), run the same way.
+ * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` and of a dashboard's snapshot, run the
+ *   same way.
+ * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
  */
+export { changeFeedSuite } from "./ChangeFeedSuite.js"
 export { dashboardSuite } from "./DashboardSuite.js"
 export { decimationSuite } from "./DecimationSuite.js"
 export * as MemoryStore from "./MemoryStore.js"
