@@ -1,7 +1,9 @@
 import { Context, Data, Effect } from "effect"
 import type { AccountId, KeyDigest } from "./Account.js"
+import type { DashboardId } from "./Dashboard.js"
 import { StorageError, type StorageFailure, StorageUnavailable } from "./Errors.js"
 import type { Micros } from "./Time.js"
+import type { ViewTokenDigest } from "./ViewToken.js"
 import type { StreamId } from "./Widget.js"
 
 /**
@@ -9,8 +11,9 @@ import type { StreamId } from "./Widget.js"
  * the port each storage adapter implements, the rows it moves, and {@link copyStore}, the use case that moves them.
  *
  * Rows are copied as stored, not re-derived: stream ids, `ts` (integer microseconds), the point's JSON text, the
- * decimation `value`, and each stream's `last_ts` and `cleared_ts`, so the copy answers every read exactly as the
- * original and live event streams resume on it (contract section 10).
+ * decimation `value`, each stream's `last_ts` and `cleared_ts`, and each dashboard's id, tiles JSON text and view
+ * token digest, so the copy answers every read exactly as the original, live event streams resume on it (contract
+ * section 10) and every dashboard's view URL opens the same dashboard on it (contract section 11).
  */
 
 /** An account row. `createdAt` in integer microseconds. */
@@ -44,6 +47,21 @@ export interface StreamRecord {
   readonly clearedTs: Micros | null
 }
 
+/**
+ * A dashboard row, as stored (contract section 11): its id (a UUID), the JSON text of its tiles (which name streams,
+ * not stream ids), the SHA-256 digest of its current view token (never the token), `createdAt` in integer
+ * microseconds. Dashboards have no other time: an update changes only the name and tiles.
+ */
+export interface DashboardRecord {
+  readonly id: DashboardId
+  readonly accountId: AccountId
+  readonly name: string
+  /** The tiles array's JSON text, copied byte for byte. */
+  readonly tiles: string
+  readonly viewToken: ViewTokenDigest
+  readonly createdAt: number
+}
+
 /** An entry row of one stream: `ts` in integer microseconds, the decimation `value`, the point's JSON text. */
 export interface EntryRecord {
   readonly ts: Micros
@@ -56,13 +74,14 @@ export interface StoreCounts {
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
+  readonly dashboards: number
   /** Entries of every stream that holds any, by stream id. */
   readonly entries: ReadonlyMap<StreamId, number>
 }
 
 /**
  * One consistent, read-only view of a whole store. Each listing is keyset-paged: rows after `after` (`null`: from
- * the first) in ascending key order (account id, key digest, stream id, `ts`), at most `limit` (a positive
+ * the first) in ascending key order (account id, key digest, stream id, dashboard id, `ts`), at most `limit` (a positive
  * integer), `[]` past the last one.
  */
 export interface CopySource {
@@ -79,6 +98,10 @@ export interface CopySource {
     after: StreamId | null,
     limit: number
   ) => Effect.Effect<ReadonlyArray<StreamRecord>, StorageFailure>
+  readonly dashboards: (
+    after: DashboardId | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<DashboardRecord>, StorageFailure>
   readonly entries: (
     stream: StreamId,
     after: Micros | null,
@@ -88,7 +111,7 @@ export interface CopySource {
 
 /**
  * The writing side of a copy, inside one transaction. Rows are inserted as given (stream ids included); an
- * account's rows come before its keys and streams, a stream before its entries.
+ * account's rows come before its keys, streams and dashboards, a stream before its entries.
  */
 export interface CopyTarget {
   /** Accounts in the store (the copy refuses a target that holds any). */
@@ -97,6 +120,8 @@ export interface CopyTarget {
   readonly insertAccessKeys: (rows: ReadonlyArray<AccessKeyRecord>) => Effect.Effect<void, StorageFailure>
   /** Inserts streams with their ids (later streams created in the store get higher ids). */
   readonly insertStreams: (rows: ReadonlyArray<StreamRecord>) => Effect.Effect<void, StorageFailure>
+  /** Inserts dashboards with their ids, tiles JSON text and view token digests. */
+  readonly insertDashboards: (rows: ReadonlyArray<DashboardRecord>) => Effect.Effect<void, StorageFailure>
   readonly insertEntries: (stream: StreamId, rows: ReadonlyArray<EntryRecord>) => Effect.Effect<void, StorageFailure>
 }
 
@@ -141,23 +166,25 @@ export class CopyMismatch extends Data.TaggedError("CopyMismatch")<{ readonly di
 /** Where a copy is, reported after every batch. */
 export interface CopyProgress {
   /** The table being copied. */
-  readonly phase: "accounts" | "access keys" | "widgets" | "entries"
+  readonly phase: "accounts" | "access keys" | "dashboards" | "widgets" | "entries"
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
+  readonly dashboards: number
   readonly entries: number
   /** The original's totals, from its snapshot. */
   readonly total: {
     readonly accounts: number
     readonly accessKeys: number
     readonly widgets: number
+    readonly dashboards: number
     readonly entries: number
   }
 }
 
 /** How {@link copyStore} cuts its work. */
 export interface CopyOptions {
-  /** Rows read and inserted per batch (entries, accounts, keys); default 5,000. Memory grows with it, not with the store. */
+  /** Rows read and inserted per batch (entries, accounts, keys, dashboards); default 5,000. Memory grows with it, not with the store. */
   readonly batchSize?: number
   /** Streams listed per batch; default 500. */
   readonly streamBatchSize?: number
@@ -170,6 +197,7 @@ export interface CopyResult {
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
+  readonly dashboards: number
   readonly entries: number
 }
 
@@ -191,7 +219,7 @@ const sum = (entries: ReadonlyMap<StreamId, number>): number => {
 
 /**
  * Copies a table page by page: reads rows after the last key of the previous page and inserts them, until a page
- * comes back empty. A new table (dashboards, say) is one more call of this in {@link copyStore}.
+ * comes back empty. A new table is one more call of this in {@link copyStore}.
  */
 const copyPaged = <Row, Key, E1, E2>(
   read: (after: Key | null) => Effect.Effect<ReadonlyArray<Row>, E1>,
@@ -211,7 +239,7 @@ const copyPaged = <Row, Key, E1, E2>(
 /** The differences between the original's counts and the copy's, in words (empty when they match). */
 export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Array<string> => {
   const differences: Array<string> = []
-  for (const name of ["accounts", "accessKeys", "widgets"] as const) {
+  for (const name of ["accounts", "accessKeys", "widgets", "dashboards"] as const) {
     if (expected[name] !== actual[name]) {
       differences.push(
         `${name === "accessKeys" ? "access keys" : name}: ${expected[name]} in the source, ${actual[name]} in the copy`
@@ -233,8 +261,9 @@ export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Ar
 }
 
 /**
- * Copies every account, access key digest, widget and entry of `source` into `target` (contract section 12), then
- * checks that the copy's counts (accounts, access keys, widgets, entries per stream) equal the original's.
+ * Copies every account, access key digest, widget, dashboard and entry of `source` into `target` (contract section
+ * 12), then checks that the copy's counts (accounts, access keys, widgets, dashboards, entries per stream) equal the
+ * original's.
  *
  * The original is read in one snapshot (see `StoreCopy.read`), in batches of `batchSize` rows, so memory stays flat
  * whatever the number of entries. Everything is written in one transaction of `target`, which first checks that it
@@ -263,9 +292,10 @@ export const copyStore = (
             accounts: counts.accounts,
             accessKeys: counts.accessKeys,
             widgets: counts.widgets,
+            dashboards: counts.dashboards,
             entries: sum(counts.entries)
           }
-          const done = { accounts: 0, accessKeys: 0, widgets: 0, entries: 0 }
+          const done = { accounts: 0, accessKeys: 0, widgets: 0, dashboards: 0, entries: 0 }
           const progress = (phase: CopyProgress["phase"]) => report({ phase, ...done, total })
           yield* toTarget(
             target.write((to) =>
@@ -293,6 +323,18 @@ export const copyStore = (
                       Effect.suspend(() => {
                         done.accessKeys += rows.length
                         return progress("access keys")
+                      })
+                    )
+                )
+                yield* copyPaged(
+                  (after: DashboardId | null) => fromSource(from.dashboards(after, batch)),
+                  (row) => row.id,
+                  (rows) =>
+                    Effect.zipRight(
+                      toTarget(to.insertDashboards(rows)),
+                      Effect.suspend(() => {
+                        done.dashboards += rows.length
+                        return progress("dashboards")
                       })
                     )
                 )
@@ -335,6 +377,7 @@ export const copyStore = (
       accounts: expected.accounts,
       accessKeys: expected.accessKeys,
       widgets: expected.widgets,
+      dashboards: expected.dashboards,
       entries: sum(expected.entries)
     }
   })

@@ -271,8 +271,8 @@ const commands: ReadonlyArray<Command> = [
     words: ["copy"],
     synopsis: "--from <db url> --to <db url>",
     summary:
-      "copy every account, access key, widget and entry into an empty database (SQLite to PostgreSQL, or a backup " +
-      "from a running deployment), then check the counts; progress on stderr",
+      "copy every account, access key, widget, dashboard and entry into an empty database (SQLite to PostgreSQL, or a " +
+      "backup from a running deployment), then check the counts; progress on stderr",
     options: { from: { type: "string" }, to: { type: "string" } },
     required: ["from", "to"],
     run: (values) =>

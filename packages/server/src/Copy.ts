@@ -29,12 +29,14 @@ const progressLine = (p: CopyProgress): string => {
     `${count(done)} of ${count(total)}${total === 0 ? "" : ` (${Math.floor((done / total) * 100)}%)`}`
   return (
     `copy: accounts ${of(p.accounts, p.total.accounts)}, access keys ${of(p.accessKeys, p.total.accessKeys)}, ` +
-    `widgets ${of(p.widgets, p.total.widgets)}, entries ${of(p.entries, p.total.entries)}`
+    `dashboards ${of(p.dashboards, p.total.dashboards)}, widgets ${of(p.widgets, p.total.widgets)}, ` +
+    `entries ${of(p.entries, p.total.entries)}`
   )
 }
 
 /**
- * Copies every account, access key digest, widget and entry of the database `fromUrl` into the database `toUrl`,
+ * Copies every account, access key digest, widget, dashboard and entry of the database `fromUrl` into the database
+ * `toUrl`,
  * which must hold no account (its schema is created or brought up to date first), writing progress to stderr at most
  * every {@link progressIntervalMs}, then checks that the counts match and prints one line to stdout. Everything is
  * written in one transaction of the target: interrupted (Ctrl-C, a crash, a lost connection), the copy leaves the
@@ -84,7 +86,8 @@ export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageEr
     )
     yield* Console.log(
       `Copied ${counted(result.accounts, "account", "accounts")}, ` +
-        `${counted(result.accessKeys, "access key", "access keys")}, ${counted(result.widgets, "widget", "widgets")} ` +
-        `and ${counted(result.entries, "entry", "entries")} from the ${source} to the ${target}; the counts match.`
+        `${counted(result.accessKeys, "access key", "access keys")}, ${counted(result.widgets, "widget", "widgets")}, ` +
+        `${counted(result.dashboards, "dashboard", "dashboards")} and ${counted(result.entries, "entry", "entries")} ` +
+        `from the ${source} to the ${target}; the counts match.`
     )
   })

@@ -1,8 +1,9 @@
 /**
  * Contract section 12: `dashstream copy --from URL --to URL`. A SQLite database filled through the real push path
  * (by a running server, which keeps running during the copy) is copied to a fresh PostgreSQL database and served
- * from there: every read answers the same bytes. The PostgreSQL copy is then backed up to a new SQLite file. A
- * target that holds accounts is refused, and an interrupted copy leaves its target empty.
+ * from there: every read answers the same bytes, and every dashboard's view URL opens the same page. The PostgreSQL
+ * copy is then backed up to a new SQLite file, where the same view tokens resolve to the same dashboards. A target
+ * that holds accounts is refused, an interrupted copy leaves its target empty, and the count check counts dashboards.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -10,8 +11,11 @@ import { join } from "node:path"
 import {
   type AccessKeyRecord,
   type AccountRecord,
+  CopyMismatch,
   copyStore,
   type CopySource,
+  type DashboardRecord,
+  Dashboards,
   type EntryRecord,
   StorageError,
   type StorageFailure,
@@ -29,6 +33,7 @@ interface Dump {
   readonly accounts: ReadonlyArray<AccountRecord>
   readonly accessKeys: ReadonlyArray<AccessKeyRecord>
   readonly streams: ReadonlyArray<StreamRecord>
+  readonly dashboards: ReadonlyArray<DashboardRecord>
   readonly entries: ReadonlyArray<readonly [number, ReadonlyArray<EntryRecord>]>
 }
 
@@ -44,6 +49,7 @@ const dumpOf = (source: CopySource): Effect.Effect<Dump, StorageFailure> =>
       accounts: yield* source.accounts(null, all),
       accessKeys: yield* source.accessKeys(null, all),
       streams,
+      dashboards: yield* source.dashboards(null, all),
       entries
     }
   })
@@ -71,7 +77,8 @@ const sortedByName = (dump: Dump) => [...dump.accounts].sort((a, b) => a.id.loca
 const normalised = (d: Dump) => ({
   ...d,
   accounts: sortedByName(d),
-  accessKeys: [...d.accessKeys].sort((a, b) => a.digest.localeCompare(b.digest))
+  accessKeys: [...d.accessKeys].sort((a, b) => a.digest.localeCompare(b.digest)),
+  dashboards: [...d.dashboards].sort((a, b) => a.id.localeCompare(b.id))
 })
 
 describe("dashstream copy", () => {
@@ -85,6 +92,10 @@ describe("dashstream copy", () => {
   /** Every stream pushed to, with the access key that reads it. */
   const streams: Array<{ key: string; stream: string }> = []
   let revokedKey = ""
+  /** Every dashboard, with its current view token and what the admin API last answered for it. */
+  const dashboards: Array<{ viewToken: string; accountId: string; json: Record<string, unknown> }> = []
+  /** A dashboard's view token from before its rotation: it opens nothing, on the original or a copy. */
+  let rotatedViewToken = ""
 
   beforeAll(async () => {
     const [a, b] = await Promise.all([openTestDatabase({ ci: true }), openTestDatabase({ ci: true })])
@@ -124,11 +135,36 @@ describe("dashstream copy", () => {
     ])
     await push("xy", { x: 1, y: -2.5e-7 })
     await push("doomed", { number: 1 })
+    const dashboard = async (accountId: string, body: unknown) => {
+      const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, body)
+      expect(r.status, r.text).toBe(201)
+      dashboards.push({ viewToken: r.json.viewToken as string, accountId, json: r.json })
+      return dashboards[dashboards.length - 1]!
+    }
+    // The default layout, made while "doomed" exists: its tile stays after the widget is deleted.
+    await dashboard(first.id, { name: "Everything ✓ <b>" })
+    const rotated = await dashboard(first.id, {
+      name: "Two",
+      tiles: [
+        { streamName: "spark", title: 'Spark "line" \u00e9', x: 0, y: 0, w: 8, h: 3 },
+        { streamName: "revenue", x: 8, y: 0, w: 4, h: 1 }
+      ]
+    })
+    const updated = await api.admin("PUT", `/admin/accounts/${first.id}/dashboards/${rotated.json.id}`, {
+      name: "Two, renamed",
+      tiles: [{ streamName: "board", title: 'Board "top" \u00e9 <i>', x: 0, y: 0, w: 12, h: 2 }]
+    })
+    expect(updated.status, updated.text).toBe(200)
+    const rotation = await api.admin("POST", `/admin/accounts/${first.id}/dashboards/${rotated.json.id}/view-token`)
+    expect(rotation.status, rotation.text).toBe(201)
+    rotatedViewToken = rotated.viewToken
+    Object.assign(rotated, { viewToken: rotation.json.viewToken as string, json: rotation.json })
     // Deleting a widget leaves a gap in the stream ids, which the copy keeps.
     expect((await api.admin("DELETE", `/admin/accounts/${first.id}/widgets/doomed`)).status).toBe(204)
     await push("other stream", { list: [{ listItem: "x" }] }, second.accessKey)
     await push("other stream", { listItem: "y" }, second.accessKey)
     await push("ünïcode ✓", { label: "ok ✓" }, second.accessKey)
+    await dashboard(second.id, { name: "Second" })
     for (const stream of ["spark", "revenue", "board", "feed", "xy", "empty"]) streams.push({ key, stream })
     for (const stream of ["other stream", "ünïcode ✓"]) streams.push({ key: second.accessKey, stream })
   }, 180_000)
@@ -144,9 +180,9 @@ describe("dashstream copy", () => {
     const copied = await runCli(["copy", "--from", sqliteUrl, "--to", pg.url])
     expect(copied.code, copied.stderr).toBe(0)
     expect(copied.stdout).toMatch(
-      /^Copied 2 accounts, 3 access keys, 8 widgets and \d+ entries from the SQLite file .+ to the PostgreSQL database .+; the counts match\.\n$/
+      /^Copied 2 accounts, 3 access keys, 8 widgets, 3 dashboards and \d+ entries from the SQLite file .+ to the PostgreSQL database .+; the counts match\.\n$/
     )
-    expect(copied.stderr).toMatch(/^copy: accounts 2 of 2 \(100%\), access keys 3 of 3/m)
+    expect(copied.stderr).toMatch(/^copy: accounts 2 of 2 \(100%\), access keys 3 of 3 \(100%\), dashboards 3 of 3/m)
     expect(copied.stderr).not.toContain("postgres://")
 
     expect(normalised(await dump({ postgres: pg.url }))).toEqual(normalised(await dump({ sqlite: sqliteFile })))
@@ -162,6 +198,19 @@ describe("dashstream copy", () => {
       }
       expect((await copy.read(revokedKey, "spark")).status).toBe(403)
       expect((await copy.read(streams[0]!.key, "doomed")).status).toBe(404)
+      // The same view token opens the same dashboard page (name, tiles, the deleted widget's tile) on the copy.
+      for (const { viewToken } of dashboards) {
+        const [a, b] = [await api.fetch(`/d/${viewToken}`), await copy.fetch(`/d/${viewToken}`)]
+        expect(a.status, a.text).toBe(200)
+        expect([b.status, b.text]).toEqual([a.status, a.text])
+      }
+      expect((await copy.fetch(`/d/${rotatedViewToken}`)).status).toBe(404)
+      for (const accountId of new Set(dashboards.map((d) => d.accountId))) {
+        const path = `/admin/accounts/${accountId}/dashboards`
+        const [a, b] = [await api.admin("GET", path), await copy.admin("GET", path)]
+        expect(a.status, a.text).toBe(200)
+        expect([b.status, b.json]).toEqual([a.status, a.json])
+      }
       // Streams created on the copy get fresh ids, after the copied ones.
       const account = await copy.setup({ fresh: "number" })
       expectSuccess(await copy.pushPoint(account.accessKey, "fresh", 1))
@@ -216,8 +265,31 @@ describe("dashstream copy", () => {
     const before = await dump({ postgres: pg.url })
     const copied = await runCli(["copy", "--from", pg.url, "--to", `sqlite:${backup}`])
     expect(copied.code, copied.stderr).toBe(0)
+    expect(copied.stdout).toContain("3 dashboards and")
     expect(copied.stdout).toContain("the counts match")
-    expect(normalised(await dump({ sqlite: backup }))).toEqual(normalised(before))
+    const after = await dump({ sqlite: backup })
+    expect(normalised(after)).toEqual(normalised(before))
+    // On the backup, each view token resolves to its dashboard as last changed, with its time as stored.
+    const resolve = (viewToken: string) =>
+      Effect.runPromise(
+        Effect.either(Dashboards.resolveView(viewToken)).pipe(Effect.provide(Sqlite.layer({ filename: backup })))
+      )
+    for (const { viewToken, accountId, json } of dashboards) {
+      const view = Either.getOrThrow(await resolve(viewToken))
+      const stored = before.dashboards.find((d) => d.id === json.id)!
+      expect(view.dashboard).toEqual({
+        id: json.id,
+        accountId,
+        name: json.name,
+        tiles: json.tiles,
+        createdAt: stored.createdAt
+      })
+      expect(view.tiles.filter((t) => t.widget === null).map((t) => t.tile.streamName)).toEqual(
+        json.name === "Everything ✓ <b>" ? ["doomed"] : []
+      )
+    }
+    const old = await resolve(rotatedViewToken)
+    expect(Either.isLeft(old) && old.left._tag).toBe("DashboardNotFound")
   }, 120_000)
 
   it("refuses a target that holds accounts, and leaves it as it was", async () => {
@@ -263,11 +335,38 @@ describe("dashstream copy", () => {
     )
     expect(Either.isLeft(failing) && failing.left._tag).toBe("CopyStorageFailed")
     const empty = await dump({ postgres: pgFresh.url })
-    expect([empty.accounts.length, empty.accessKeys.length, empty.streams.length, empty.entries.length]).toEqual([
-      0, 0, 0, 0
-    ])
+    expect([
+      empty.accounts.length,
+      empty.accessKeys.length,
+      empty.streams.length,
+      empty.dashboards.length,
+      empty.entries.length
+    ]).toEqual([0, 0, 0, 0, 0])
     const again = await runCli(["copy", "--from", sqliteUrl, "--to", pgFresh.url])
     expect(again.code, again.stderr).toBe(0)
     expect(normalised(await dump({ postgres: pgFresh.url }))).toEqual(normalised(original))
+  }, 120_000)
+
+  it("counts dashboards in the check: a copy that loses one is reported as not matching", async () => {
+    const result = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const from = yield* Sqlite.openStoreCopy({ filename: sqliteFile })
+          const to = yield* Sqlite.openStoreCopy({ filename: join(dir, "lossy.db") })
+          // The target drops the first dashboard it is given; everything else goes in.
+          const lossy: StoreCopy["Type"] = {
+            ...to,
+            write: (use) =>
+              to.write((target) =>
+                use({ ...target, insertDashboards: (rows) => target.insertDashboards(rows.slice(1)) })
+              )
+          }
+          return yield* Effect.either(copyStore(from, lossy))
+        })
+      )
+    )
+    expect(Either.isLeft(result) && result.left).toEqual(
+      new CopyMismatch({ differences: ["dashboards: 3 in the source, 2 in the copy"] })
+    )
   }, 120_000)
 })

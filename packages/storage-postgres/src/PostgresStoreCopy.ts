@@ -3,6 +3,7 @@ import type {
   AccountRecord,
   CopySource,
   CopyTarget,
+  DashboardRecord,
   EntryRecord,
   StorageFailure,
   StoreCopy,
@@ -31,11 +32,14 @@ const query = <R extends pg.QueryResultRow>(
   })
 
 const countsSql = `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM access_keys) AS "accessKeys",
-  (SELECT count(*) FROM streams) AS widgets`
+  (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards`
 
 const source = (client: pg.PoolClient): CopySource => ({
   counts: Effect.gen(function* () {
-    const [row] = yield* query<{ accounts: number; accessKeys: number; widgets: number }>(client, countsSql)
+    const [row] = yield* query<{ accounts: number; accessKeys: number; widgets: number; dashboards: number }>(
+      client,
+      countsSql
+    )
     const rows = yield* query<{ stream_id: number; n: number }>(
       client,
       "SELECT stream_id, count(*) AS n FROM entries GROUP BY stream_id"
@@ -46,6 +50,7 @@ const source = (client: pg.PoolClient): CopySource => ({
       accounts: row!.accounts,
       accessKeys: row!.accessKeys,
       widgets: row!.widgets,
+      dashboards: row!.dashboards,
       entries
     } satisfies StoreCounts
   }),
@@ -68,6 +73,13 @@ const source = (client: pg.PoolClient): CopySource => ({
       `SELECT id, account_id AS "accountId", name, type, created_at AS "createdAt", last_ts AS "lastTs",
          cleared_ts AS "clearedTs" FROM streams WHERE id > $1 ORDER BY id LIMIT $2`,
       [after ?? NO_LOWER_BOUND, limit]
+    ),
+  dashboards: (after, limit) =>
+    query<DashboardRecord & pg.QueryResultRow>(
+      client,
+      `SELECT id, account_id AS "accountId", name, tiles, view_token AS "viewToken", created_at AS "createdAt"
+         FROM dashboards WHERE id > $1 ORDER BY id LIMIT $2`,
+      [after ?? "", limit]
     ),
   entries: (stream, after, limit) =>
     query<EntryRecord & pg.QueryResultRow>(
@@ -120,6 +132,20 @@ const target = (client: pg.PoolClient): CopyTarget => ({
           // The identity would otherwise hand out ids the copy already used; streams come in ascending id order.
           query(client, "SELECT setval(pg_get_serial_sequence('streams', 'id'), $1)", [rows[rows.length - 1]!.id])
         ),
+  insertDashboards: (rows) =>
+    query(
+      client,
+      `INSERT INTO dashboards (id, account_id, name, tiles, view_token, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.accountId),
+        rows.map((r) => r.name),
+        rows.map((r) => r.tiles),
+        rows.map((r) => r.viewToken),
+        rows.map((r) => r.createdAt)
+      ]
+    ),
   insertEntries: (stream, rows) =>
     query(
       client,

@@ -4,6 +4,7 @@ import type {
   AccountRecord,
   CopySource,
   CopyTarget,
+  DashboardRecord,
   EntryRecord,
   StorageFailure,
   StoreCopy,
@@ -35,9 +36,9 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   const beginImmediate = db.prepare("BEGIN IMMEDIATE")
   const commit = db.prepare("COMMIT")
   const rollback = db.prepare("ROLLBACK")
-  const countRow = db.prepare<[], { accounts: number; accessKeys: number; widgets: number }>(
+  const countRow = db.prepare<[], { accounts: number; accessKeys: number; widgets: number; dashboards: number }>(
     `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM access_keys) AS accessKeys,
-       (SELECT count(*) FROM streams) AS widgets`
+       (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards`
   )
   const entryCounts = db
     .prepare<[], [number, number]>("SELECT stream_id, count(*) FROM entries GROUP BY stream_id")
@@ -54,6 +55,10 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     `SELECT id, account_id AS accountId, name, type, created_at AS createdAt, last_ts AS lastTs,
        cleared_ts AS clearedTs FROM streams WHERE id > ? ORDER BY id LIMIT ?`
   )
+  const dashboards = db.prepare<[string, number], DashboardRecord>(
+    `SELECT id, account_id AS accountId, name, tiles, view_token AS viewToken, created_at AS createdAt
+       FROM dashboards WHERE id > ? ORDER BY id LIMIT ?`
+  )
   const entries = db.prepare<[number, number, number], EntryRecord>(
     "SELECT ts, value, point FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?"
   )
@@ -66,6 +71,9 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   const insertStream = db.prepare<[number, string, string, string, number, number | null, number | null]>(
     "INSERT INTO streams (id, account_id, name, type, created_at, last_ts, cleared_ts) VALUES (?, ?, ?, ?, ?, ?, ?)"
   )
+  const insertDashboard = db.prepare<[string, string, string, string, string, number]>(
+    "INSERT INTO dashboards (id, account_id, name, tiles, view_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+  )
   const insertEntry = db.prepare<[number, number, number | null, string]>(
     "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)"
   )
@@ -74,7 +82,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     const row = countRow.get()!
     const byStream = new Map<StreamId, number>()
     for (const [stream, n] of entryCounts.all()) byStream.set(stream as StreamId, n)
-    return { accounts: row.accounts, accessKeys: row.accessKeys, widgets: row.widgets, entries: byStream }
+    return {
+      accounts: row.accounts,
+      accessKeys: row.accessKeys,
+      widgets: row.widgets,
+      dashboards: row.dashboards,
+      entries: byStream
+    }
   })
 
   const source: CopySource = {
@@ -82,6 +96,7 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     accounts: (after, limit) => attempt(() => accounts.all(after ?? "", limit)),
     accessKeys: (after, limit) => attempt(() => accessKeys.all(after ?? "", limit)),
     streams: (after, limit) => attempt(() => streams.all(after ?? NO_LOWER_BOUND, limit)),
+    dashboards: (after, limit) => attempt(() => dashboards.all(after ?? "", limit)),
     entries: (stream, after, limit) => attempt(() => entries.all(stream, after ?? NO_LOWER_BOUND, limit))
   }
 
@@ -98,6 +113,10 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     insertStreams: (rows) =>
       attempt(() => {
         for (const r of rows) insertStream.run(r.id, r.accountId, r.name, r.type, r.createdAt, r.lastTs, r.clearedTs)
+      }),
+    insertDashboards: (rows) =>
+      attempt(() => {
+        for (const r of rows) insertDashboard.run(r.id, r.accountId, r.name, r.tiles, r.viewToken, r.createdAt)
       }),
     insertEntries: (stream, rows) =>
       attempt(() => {
