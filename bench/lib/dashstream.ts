@@ -1,7 +1,10 @@
 import { join } from "node:path"
 import { freePort, startProcess, stopProcess } from "./proc.js"
 
-/** A Dashstream server started for a benchmark, with one account and widgets `s0`..`s99` and `hot` (number). */
+/**
+ * A Dashstream server started for a benchmark, with one account and widgets `s0`..`s99`, `hot` (number) and `spark`
+ * (sparkline).
+ */
 export interface Dashstream {
   readonly url: string
   readonly pid: number
@@ -74,11 +77,11 @@ export const startDashstream = async (
     return (await res.json()) as Record<string, string>
   }
   const account = await admin("/admin/accounts", { name: "bench" })
-  const names = [...Array.from({ length: options.streams ?? 100 }, (_, k) => `s${k}`), "hot"]
+  const names = [...Array.from({ length: options.streams ?? 100 }, (_, k) => `s${k}`), "hot", "spark"]
   for (const name of names) {
     await admin(`/admin/accounts/${account["id"]}/widgets`, {
       streamName: name,
-      type: name === "hot" ? "number" : (options.widgetType ?? "number")
+      type: name === "hot" ? "number" : name === "spark" ? "sparkline" : (options.widgetType ?? "number")
     })
   }
   return { url, pid: child.pid!, accessKey: account["accessKey"]!, stop: () => stopProcess(child) }

@@ -5,7 +5,9 @@
  * p50/p99 latency, errors and the server's peak RSS, with every Dashstream figure as a ratio of the ceiling and of
  * InfluxDB measured in the same run.
  *
- * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,sqlite,postgres]
+ * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,sqlite,postgres] [--scenarios single,spark]
+ *
+ * `--scenarios` runs only some of Dashstream's scenarios (default: all): single, delta, multi, spark, latest.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
@@ -20,12 +22,14 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
-    only: { type: "string", default: "ceiling,influx,sqlite,postgres" }
+    only: { type: "string", default: "ceiling,influx,sqlite,postgres" },
+    scenarios: { type: "string", default: "single,delta,multi,spark,latest" }
   }
 })
 const seconds = Number(values.seconds)
 const warmup = Number(values.warmup)
 const only = new Set(values.only.split(","))
+const scenarios = new Set(values.scenarios.split(","))
 const root = join(import.meta.dirname, "..", "..")
 
 interface Row {
@@ -104,37 +108,70 @@ if (only.has("influx")) {
 const dashstreamScenarios = async (name: string, ds: Dashstream): Promise<void> => {
   const key = ds.accessKey
   const pid = ds.pid
-  await measure(
-    name,
-    "single point",
-    1,
-    pid,
-    ds.url,
-    postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
-  )
-  await measure(
-    name,
-    "delta, one hot stream",
-    1,
-    pid,
-    ds.url,
-    postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`)
-  )
+  if (scenarios.has("single")) {
+    await measure(
+      name,
+      "single point",
+      1,
+      pid,
+      ds.url,
+      postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
+    )
+  }
+  if (scenarios.has("delta")) {
+    await measure(
+      name,
+      "delta, one hot stream",
+      1,
+      pid,
+      ds.url,
+      postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`)
+    )
+  }
   // Built in a loop: LuaJIT refuses one expression of 200 concatenations ("too many syntax levels").
   const multi = `local function multi(i)
   local parts = {}
   for k = 0, 99 do parts[#parts + 1] = '{"streamName":"s' .. k .. '","point":' .. i .. '}' end
   return '{"accessKey":"${key}","streams":[' .. table.concat(parts, ",") .. ']}'
 end`
-  await measure(
-    name,
-    "100-stream push",
-    100,
-    pid,
-    ds.url,
-    postLua("/customSend", "multi(i)", "application/json", multi)
-  )
-  await measure(name, "since read, latest", 1, pid, ds.url, getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`))
+  if (scenarios.has("multi")) {
+    await measure(
+      name,
+      "100-stream push",
+      100,
+      pid,
+      ds.url,
+      postLua("/customSend", "multi(i)", "application/json", multi)
+    )
+  }
+  // 1,000 timestamped points to one sparkline per request. Each wrk thread numbers its requests from 1, so the
+  // thread's id (set by `setup`) keeps the two threads' timestamps apart, and the start time (10^7 s apart per
+  // second) those of the warm-up and the measured run: every point is a new entry, not a replacement.
+  const spark = `local threads = 0
+setup = function(thread)
+  thread:set("tid", threads)
+  threads = threads + 1
+end
+local start = (os.time() % 400) * 10000000
+local function spark(i)
+  local parts = {}
+  local base = start + (i * 2 + tid) * 1000
+  for k = 0, 999 do parts[#parts + 1] = '{"number":' .. k .. ',"timestamp":' .. (base + k) .. '}' end
+  return '{"accessKey":"${key}","streamName":"spark","point":[' .. table.concat(parts, ",") .. ']}'
+end`
+  if (scenarios.has("spark")) {
+    await measure(
+      name,
+      "1,000 timestamped points",
+      1000,
+      pid,
+      ds.url,
+      postLua("/customSend", "spark(i)", "application/json", spark)
+    )
+  }
+  if (scenarios.has("latest")) {
+    await measure(name, "latest read, no since", 1, pid, ds.url, getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`))
+  }
 }
 
 if (only.has("sqlite")) {
@@ -173,6 +210,6 @@ for (const r of rows) {
   const isDs = r.target.startsWith("Dashstream")
   const influxRef = r.pointsPerRequest > 1 ? influxBatch : influxSingle
   console.log(
-    `| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${points.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${isDs && !r.scenario.startsWith("since") && influxRef ? ratio(points, influxRef.result.reqPerSec * influxRef.pointsPerRequest) : "-"} |`
+    `| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${points.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${isDs && !r.scenario.startsWith("latest") && influxRef ? ratio(points, influxRef.result.reqPerSec * influxRef.pointsPerRequest) : "-"} |`
   )
 }

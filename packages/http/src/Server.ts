@@ -7,6 +7,7 @@ import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isPage, makePageLane } from "./internal/pageLane.js"
 import { isPush, makePushLane } from "./internal/pushLane.js"
+import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
 import { refuseDeclaredLength, writeErrorReply } from "./internal/replies.js"
@@ -53,8 +54,9 @@ const close = (server: NodeServer) =>
  * scope stops accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are
  * released after it. A failure to listen (port taken, bad host) is a defect.
  *
- * Three lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
- * `internal/pushLane.ts`), `GET .../datastream/<STREAM>/events` by the live lane of Server-Sent Events (see
+ * Several lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
+ * `internal/pushLane.ts`), the latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read
+ * lane (see `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` by the live lane of Server-Sent Events (see
  * `internal/liveLane.ts`; ended first on shutdown), every other request by the `HttpApi` (see `internal/apiLane.ts`).
  */
 export const layer = (
@@ -84,11 +86,15 @@ export const layer = (
           sent: (n) => metrics.eventsSent(n)
         }
       })
+      const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
       const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
       const runFork = Runtime.runFork(runtime)
       const onRequest = (req: IncomingMessage, res: ServerResponse) => {
         if (isPush(req.method, req.url)) return pushLane(req, res)
-        // The push lane counts its own requests, more cheaply; every other request is counted when its answer ends.
+        const read = latestRead(req.method, req.url)
+        if (read !== undefined) return readLane(req, res, read)
+        // The push and read lanes count their own requests, more cheaply; every other request is counted when its
+        // answer ends.
         metrics.track(req, res, routes.template)
         if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
         if (isPage(req.method, req.url)) return pageLane(req, res)

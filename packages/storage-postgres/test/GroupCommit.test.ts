@@ -197,4 +197,68 @@ describe.skipIf(db === undefined)("group commit", () => {
       assert.isBelow(first.group.groups + second.groups, rounds * 20)
     })
   )
+
+  it.scopedLive("a group is two round trips; texts of every kind are stored exactly (inlined as literals)", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("rt")
+      const { stores } = yield* setup(schema)
+      const config = yield* parseUrl(withSchema(url, schema))
+      // A second group commit whose pool counts the queries sent on its connections.
+      let queries = 0
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const counted = makePool(config)
+          counted.on("connect", (client) => {
+            const query = client.query.bind(client) as (...args: ReadonlyArray<unknown>) => unknown
+            ;(client as unknown as { query: typeof query }).query = (...args) => {
+              queries++
+              return query(...args)
+            }
+          })
+          return counted
+        }),
+        (pool) => Effect.promise(() => pool.end())
+      )
+      const group = yield* Effect.acquireRelease(
+        Effect.sync(
+          () => new GroupCommit(pool, { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 1, maxWaitMs: 5000 })
+        ),
+        (g) => Effect.promise(() => g.close())
+      )
+      const [feed, n] = yield* widgets(stores, [
+        ["text-feed", "feed"],
+        ["number", "n"]
+      ])
+      const hostile = [
+        "back\\slash \\\\ two",
+        'double "quotes" and \\"',
+        "single 'quotes' and ''",
+        "{braces}, commas, NULL",
+        "NULL",
+        "",
+        "$$ dollar $tag$ quoting",
+        "unicode é 漢字 🎉 \u2028 \u0001 tab\tnewline\n",
+        "E'not an escape'"
+      ]
+      // One call of many entries and a delta: the delta needs the latest point, read in the first round trip.
+      yield* group.write([{ widget: n!, op: put(5), path: "point" }], micros(T0))
+      queries = 0
+      const outcomes = yield* together(group, [
+        [[feed!, { _tag: "Put", entries: hostile.map((msg, i) => ({ point: { title: `t${i}`, msg } })) }]],
+        [[n!, delta(2)]]
+      ])
+      assert.deepStrictEqual(outcomes, ["Success", "Success"])
+      // connect + BEGIN/locks/latest + changes/COMMIT: the pool's own connect check sends nothing.
+      assert.strictEqual(queries, 2)
+      const stored = yield* readAll(stores, feed!)
+      assert.deepStrictEqual(
+        stored.map((e) => (e.point as unknown as { msg: string }).msg),
+        hostile
+      )
+      assert.deepStrictEqual(
+        (yield* readAll(stores, n!)).map((e) => e.point.number),
+        [5, 7]
+      )
+    })
+  )
 })

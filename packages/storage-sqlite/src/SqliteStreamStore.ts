@@ -20,7 +20,13 @@ import { storageFailure } from "./internal/errors.js"
 import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
-import { applyWrites, type PendingChange, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
+import {
+  applyWrites,
+  makeWritePath,
+  type PendingChange,
+  prepareWriteStatements,
+  type WriteStatements
+} from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
 export interface SqliteStreamStoreOptions {
@@ -55,17 +61,27 @@ const commitEachCall = (
   observer: WriteObserver | undefined
 ) => {
   const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
+  const path = makeWritePath(statements)
   const transaction = db.transaction(
     (writes: ReadonlyArray<StreamWrite>, now: Micros, changes: Array<PendingChange> | undefined) => {
-      const error = applyWrites(statements, writes, now, followed, changes)
+      path.lastTs.validate()
+      const error = applyWrites(path, writes, now, followed, changes)
       if (error !== undefined) throw new Rollback(error)
+      path.lastTs.flush()
     }
   )
   return (writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> =>
     Effect.try({
       try: () => {
         const changes = fanout !== undefined && fanout.streams > 0 ? new Array<PendingChange>() : undefined
-        transaction.immediate(writes, now, changes)
+        try {
+          transaction.immediate(writes, now, changes)
+        } catch (cause) {
+          path.entries.discard()
+          path.lastTs.reset()
+          throw cause
+        }
+        path.lastTs.committed()
         if (changes !== undefined) for (const c of changes) fanout!.publishAll(c.stream, c.changes)
         observer?.groupCommitted(1, pointsOf(writes))
       },

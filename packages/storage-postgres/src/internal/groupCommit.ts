@@ -57,29 +57,39 @@ interface StreamChange {
   readonly entries: Map<number, EntryWrite>
 }
 
-// The statements of a group, prepared once per connection (named). The lock is sent as a simple query together
-// with BEGIN (one round trip); its ids are integers, inlined.
-const latestStatement = {
-  name: "dashstream_latest",
-  text: `select s.id as stream_id, e.ts, e.point
-    from unnest($1::bigint[]) as s(id)
-    cross join lateral (select ts, point from entries where stream_id = s.id order by ts desc limit 1) e`
+// The statements of a group are sent as simple queries of several statements each, so that a group costs two round
+// trips: `BEGIN`, the row locks and the latest points in one, the changes and `COMMIT` in the other. A simple query
+// takes no parameters: the stream ids and times are integers, inlined as such; texts (points, notification
+// payloads) are inlined as escaped literals (see `textArray`).
+
+/** The latest entry of each stream in `ids` (inlined integers), as `stream_id, ts, point`. */
+const latestSql = (ids: ReadonlyArray<number>): string =>
+  `SELECT s.id AS stream_id, e.ts, e.point FROM unnest('{${ids.join(",")}}'::bigint[]) AS s(id) ` +
+  "CROSS JOIN LATERAL (SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT 1) e"
+
+/** A SQL string literal of `text`: quotes doubled; with a backslash, the `E''` form with backslashes doubled. */
+const sqlLiteral = (text: string): string =>
+  text.includes("\\") ? ` E'${text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'` : `'${text.replaceAll("'", "''")}'`
+
+/** A `text[]` literal of `texts`: each element double-quoted with backslashes and `"` escaped, the whole a SQL literal. */
+const textArray = (texts: ReadonlyArray<string>): string => {
+  let body = ""
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i]!
+    const quoted = t.includes("\\") || t.includes('"') ? t.replace(/[\\"]/g, "\\$&") : t
+    body += i === 0 ? `"${quoted}"` : `,"${quoted}"`
+  }
+  return `${sqlLiteral(`{${body}}`)}::text[]`
 }
-const clearStatement = { name: "dashstream_clear", text: "delete from entries where stream_id = any($1::bigint[])" }
-// The data-modifying CTEs always run to completion; the final SELECT sends one notification per changed stream
-// (see `notify.ts`), delivered by PostgreSQL on COMMIT only.
-const storeStatement = {
-  name: "dashstream_store",
-  text: `with upserted as (
-      insert into entries (stream_id, ts, value, point)
-      select * from unnest($1::bigint[], $2::bigint[], $3::float8[], $4::text[])
-      on conflict (stream_id, ts) do update set value = excluded.value, point = excluded.point
-    ), moved as (
-      update streams set last_ts = v.last_ts, cleared_ts = coalesce(v.cleared_ts, streams.cleared_ts)
-      from unnest($5::bigint[], $6::bigint[], $7::bigint[]) as v(id, last_ts, cleared_ts)
-      where streams.id = v.id
-    )
-    select pg_notify($8::text, p) from unnest($9::text[]) as p`
+
+/** A `bigint[]` or `float8[]` literal of numbers (finite; `null` as `NULL`). */
+const numberArray = (numbers: ReadonlyArray<number | null>, type: "bigint" | "float8"): string => {
+  let body = ""
+  for (let i = 0; i < numbers.length; i++) {
+    const n = numbers[i]
+    body += (i === 0 ? "" : ",") + (n === null || n === undefined ? "NULL" : String(n))
+  }
+  return `'{${body}}'::${type}[]`
 }
 
 /**
@@ -138,10 +148,11 @@ const planCall = (
 }
 
 /**
- * Stores the net changes: deletes of cleared streams, then one statement upserting every entry, setting the new
- * `last_ts` and `cleared_ts`, and notifying `channel` once per changed stream (see `notify.ts`).
+ * The SQL that stores the net changes: deletes of cleared streams, then one statement upserting every entry, setting
+ * the new `last_ts` and `cleared_ts`, and notifying `channel` once per changed stream (see `notify.ts`; PostgreSQL
+ * delivers the notifications on COMMIT only). An empty string when there is nothing to store.
  */
-const store = async (client: pg.PoolClient, changes: ReadonlyMap<number, StreamChange>, channel: string) => {
+const storeSql = (changes: ReadonlyMap<number, StreamChange>, channel: string): string => {
   const cleared: Array<number> = []
   const streamIds: Array<number> = []
   const tss: Array<number> = []
@@ -188,13 +199,24 @@ const store = async (client: pg.PoolClient, changes: ReadonlyMap<number, StreamC
       )
     }
   }
-  if (cleared.length > 0) await client.query({ ...clearStatement, values: [cleared] })
-  if (streamIds.length === 0 && moved.length === 0) return
-  // One statement, one round trip, whatever the number of entries: the entries as four array parameters.
-  await client.query({
-    ...storeStatement,
-    values: [streamIds, tss, values, points, moved, lastTss, clearedTss, channel, payloads]
-  })
+  let sql = ""
+  if (cleared.length > 0) sql += `DELETE FROM entries WHERE stream_id = ANY(${numberArray(cleared, "bigint")});\n`
+  if (streamIds.length === 0 && moved.length === 0) return sql
+  // One statement whatever the number of entries: the entries as four arrays. The data-modifying CTEs always run
+  // to completion; the final SELECT sends the notifications.
+  return (
+    sql +
+    `WITH upserted AS (
+      INSERT INTO entries (stream_id, ts, value, point)
+      SELECT * FROM unnest(${numberArray(streamIds, "bigint")}, ${numberArray(tss, "bigint")}, ${numberArray(values, "float8")}, ${textArray(points)})
+      ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point
+    ), moved AS (
+      UPDATE streams SET last_ts = v.last_ts, cleared_ts = coalesce(v.cleared_ts, streams.cleared_ts)
+      FROM unnest(${numberArray(moved, "bigint")}, ${numberArray(lastTss, "bigint")}, ${numberArray(clearedTss, "bigint")}) AS v(id, last_ts, cleared_ts)
+      WHERE streams.id = v.id
+    )
+    SELECT pg_notify(${sqlLiteral(channel)}, p) FROM unnest(${textArray(payloads)}) AS p;\n`
+  )
 }
 
 /**
@@ -219,26 +241,27 @@ const runTransaction = async (
     }
   }
   const ids = [...idSet].sort((a, b) => a - b)
-  // Rows are locked in the order the query returns them (ORDER BY is applied before FOR UPDATE).
+  // Rows are locked in the order the query returns them (ORDER BY is applied before FOR UPDATE). The latest points
+  // are read by the next statement of the same round trip, once the locks are held: in READ COMMITTED each statement
+  // sees what was committed before it started, so it sees every write that held the locks before this group.
+  const latestIds = [...latestSet]
   const results = (await client.query(
-    `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE`
-  )) as unknown as Array<pg.QueryResult<{ id: number; last_ts: number | null }>>
+    `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE` +
+      (latestIds.length > 0 ? `; ${latestSql(latestIds)}` : "")
+  )) as unknown as Array<pg.QueryResult<Record<string, unknown>>>
   const changes = new Map<number, StreamChange>()
-  for (const row of results[1]!.rows) {
+  for (const row of results[1]!.rows as Array<{ id: number; last_ts: number | null }>) {
     const lastTs = row.last_ts as Micros | null
     changes.set(row.id, { startTs: lastTs, lastTs, latest: undefined, clearedAt: null, entries: new Map() })
   }
-  // Read after the locks are held: in READ COMMITTED each statement sees what was committed before it started, so
-  // this sees every write that held the locks before this group.
-  const loading = [...latestSet].filter((id) => changes.has(id))
-  if (loading.length > 0) {
-    for (const id of loading) changes.get(id)!.latest = null
-    const latest = await client.query<{ stream_id: number; ts: number; point: string }>({
-      ...latestStatement,
-      values: [loading]
-    })
-    for (const row of latest.rows) {
-      changes.get(row.stream_id)!.latest = { ts: row.ts as Micros, point: JSON.parse(row.point) as StoredPoint }
+  if (latestIds.length > 0) {
+    for (const id of latestIds) {
+      const change = changes.get(id)
+      if (change !== undefined) change.latest = null
+    }
+    for (const row of results[2]!.rows as Array<{ stream_id: number; ts: number; point: string }>) {
+      const change = changes.get(row.stream_id)
+      if (change !== undefined) change.latest = { ts: row.ts as Micros, point: JSON.parse(row.point) as StoredPoint }
     }
   }
   const errors = group.map((pending) => planCall(pending, changes))
@@ -246,8 +269,10 @@ const runTransaction = async (
     await client.query("ROLLBACK")
     return errors
   }
-  await store(client, changes, channel)
-  const end = await client.query("COMMIT")
+  // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
+  const stored = (await client.query(`${storeSql(changes, channel)}COMMIT`)) as unknown as
+    pg.QueryResult | Array<pg.QueryResult>
+  const end = Array.isArray(stored) ? stored[stored.length - 1]! : stored
   // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
   if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
   return errors
@@ -259,10 +284,10 @@ const runTransaction = async (
  * A call is queued and a flush is scheduled with `setImmediate`, so every call made while the current I/O phase
  * runs (all the requests parsed in it) joins the same group; calls arriving while {@link GroupLimits.maxInFlight}
  * groups are running wait and form the next group. A group runs in one transaction on one pooled connection:
- * `BEGIN` and `SELECT ... FOR UPDATE` of every stream row of the group in ascending id (one round trip), the latest
- * points the group needs, each call planned in memory in arrival order with `applyOp`, one statement storing the
- * net change (entries, `last_ts`, `cleared_ts`) and notifying `channel` once per changed stream (see `notify.ts`:
- * PostgreSQL delivers the notifications on COMMIT, never for a rolled-back group), `COMMIT`. A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
+ * `BEGIN`, `SELECT ... FOR UPDATE` of every stream row of the group in ascending id and the latest points the group
+ * needs (one round trip); each call planned in memory in arrival order with `applyOp`; one statement storing the net
+ * change (entries, `last_ts`, `cleared_ts`) and notifying `channel` once per changed stream (see `notify.ts`:
+ * PostgreSQL delivers the notifications on COMMIT, never for a rolled-back group) and `COMMIT` (a second round trip). A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
  * (`StreamNotFound`) is left out of the plan and fails alone; the calls after it see the state without it. Every
  * call is resumed only after the `COMMIT` succeeded, so an acknowledged write is committed; when any statement or
  * the `COMMIT` fails, the transaction is rolled back (the connection is discarded) and every call of the group

@@ -16,7 +16,7 @@ import {
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
-import { applyWrites, type PendingChange, type WriteStatements } from "./writePath.js"
+import { applyWrites, makeWritePath, type PendingChange, type WritePath, type WriteStatements } from "./writePath.js"
 
 export type { WriteError } from "@dashstream/core"
 
@@ -76,6 +76,8 @@ export class GroupCommit {
   // The changes of each call of the group being attempted (undefined: nobody follows, or the call failed).
   private changes: Array<Array<PendingChange> | undefined> = []
   private readonly followed = (stream: number): boolean => this.fanout!.has(stream as never)
+  // The writer's memory across groups (each stream's last ts, validated in every transaction) and its entry batch.
+  private readonly path: WritePath
 
   /**
    * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
@@ -86,12 +88,13 @@ export class GroupCommit {
    */
   constructor(
     private readonly db: Database.Database,
-    private readonly statements: WriteStatements,
+    statements: WriteStatements,
     private readonly limits: GroupLimits = defaultGroupLimits,
     private readonly durability: Durability | undefined = undefined,
     private readonly fanout: Fanout | undefined = undefined,
     private readonly observer: WriteObserver | undefined = undefined
   ) {
+    this.path = makeWritePath(statements)
     this.begin = db.prepare("BEGIN IMMEDIATE")
     this.commit = db.prepare("COMMIT")
     this.rollback = db.prepare("ROLLBACK")
@@ -269,9 +272,11 @@ export class GroupCommit {
     try {
       this.begin.run()
     } catch (cause) {
+      this.path.lastTs.reset()
       return storageFailure(cause)
     }
     try {
+      this.path.lastTs.validate()
       for (let i = 0; i < group.length; i++) {
         const pending = group[i]!
         if (savepointEach || pending.writes.length > 1) {
@@ -282,7 +287,7 @@ export class GroupCommit {
         }
         try {
           const own = collect ? (this.changes[i] = []) : undefined
-          errors[i] = applyWrites(this.statements, pending.writes, pending.now, this.followed, own)
+          errors[i] = applyWrites(this.path, pending.writes, pending.now, this.followed, own)
           if (errors[i] !== undefined) this.changes[i] = undefined
         } catch (cause) {
           if (!this.db.inTransaction) throw cause
@@ -290,7 +295,9 @@ export class GroupCommit {
           return replay
         }
       }
+      this.path.lastTs.flush()
       this.commit.run()
+      this.path.lastTs.committed()
       return errors
     } catch (cause) {
       this.abort()
@@ -303,14 +310,19 @@ export class GroupCommit {
   // whole transaction on some errors, e.g. disk full), which fails the group.
   private applyInSavepoint(pending: Pending, changes: Array<PendingChange> | undefined): WriteError | undefined {
     this.savepoint.run()
+    this.path.lastTs.mark()
     let error: WriteError | undefined
     try {
-      error = applyWrites(this.statements, pending.writes, pending.now, this.followed, changes)
+      error = applyWrites(this.path, pending.writes, pending.now, this.followed, changes)
     } catch (cause) {
       if (!this.db.inTransaction) throw cause
       error = storageFailure(cause)
     }
-    if (error !== undefined) this.rollbackToSavepoint.run()
+    if (error !== undefined) {
+      this.path.entries.discard()
+      this.rollbackToSavepoint.run()
+      this.path.lastTs.rollback()
+    } else this.path.lastTs.release()
     this.releaseSavepoint.run()
     return error
   }
@@ -318,6 +330,8 @@ export class GroupCommit {
   // Rolls back whatever is left of the group's transaction. A failure here means the connection is unusable; the
   // next BEGIN reports that to its own group.
   private abort(): void {
+    this.path.entries.discard()
+    this.path.lastTs.reset()
     if (!this.db.open || !this.db.inTransaction) return
     try {
       this.rollback.run()

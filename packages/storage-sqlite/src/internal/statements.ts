@@ -17,6 +17,11 @@ export const Sql = {
   upsert:
     "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?) " +
     "ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point",
+  /**
+   * `[data_version, total_changes()]`: the first moves when another connection committed to the file, the second
+   * counts the rows this connection changed since it opened (read as a raw row).
+   */
+  changeCounts: "SELECT data_version, total_changes() FROM pragma_data_version()",
   /** The point (JSON text) of the entry with the highest ts. */
   latestPoint: "SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The entry with the highest ts, as `{ ts, json }`. */
@@ -47,6 +52,16 @@ export const Sql = {
   /** A trivial query for readiness. */
   ping: "SELECT 1"
 } as const
+
+/**
+ * {@link Sql.upsert} of `rows` entries in one statement (`4 x rows` parameters: stream id, ts, value, point, for each
+ * entry in turn). SQLite inserts the rows one after another, so a later row with the same `(stream_id, ts)` replaces
+ * an earlier one, as separate statements would.
+ */
+export const upsertRowsSql = (rows: number): string =>
+  "INSERT INTO entries (stream_id, ts, value, point) VALUES " +
+  Array.from({ length: rows }, () => "(?, ?, ?, ?)").join(", ") +
+  " ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point"
 
 /**
  * SQL of the decimation pass (contract section 9), prepared once per connection. Each is served by an index

@@ -1,0 +1,215 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import Database from "better-sqlite3"
+import {
+  type Account,
+  digestAccessKey,
+  micros,
+  newAccessKey,
+  newAccountId,
+  type PointOp,
+  StreamName,
+  type StreamWrite,
+  type Widget,
+  type WidgetType
+} from "@dashstream/core"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import { acquire } from "../src/internal/database.js"
+import { GroupCommit } from "../src/internal/groupCommit.js"
+import { prepareWriteStatements } from "../src/internal/writePath.js"
+import { runMigrations } from "../src/Migrations.js"
+import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+
+// The write path's memory and batching (issue 12): each stream's last ts kept by the writer across groups, and the
+// entries of a call stored with multi-row upserts. What they must never change is what the file holds.
+
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-write-path-"))
+afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
+
+let files = 0
+const freshFile = () => Path.join(dir, `write-path-${++files}.db`)
+
+const T0 = 1_700_000_000_000_000
+
+const open = (filename: string) =>
+  Effect.gen(function* () {
+    const { db, kysely } = yield* acquire({ filename })
+    yield* runMigrations(kysely)
+    const accountStore = SqliteAccountStore.make(db, kysely)
+    const group = yield* Effect.acquireRelease(
+      Effect.sync(() => new GroupCommit(db, prepareWriteStatements(db))),
+      (g) => Effect.sync(() => g.close())
+    )
+    const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
+    yield* accountStore.createAccount(account, digestAccessKey(newAccessKey()))
+    const widget = (name: string, type: WidgetType) =>
+      accountStore.createWidget(account.id, StreamName.make(name), type, T0)
+    return { db, accountStore, account, group, widget }
+  })
+
+const put = (widget: Widget, entries: ReadonlyArray<readonly [number, number | undefined]>): StreamWrite => ({
+  widget,
+  op: {
+    _tag: "Put",
+    entries: entries.map(([n, ts]) =>
+      ts === undefined ? { point: { number: n } } : { point: { number: n }, ts: micros(ts) }
+    )
+  },
+  path: "point"
+})
+const op = (widget: Widget, o: PointOp): StreamWrite => ({ widget, op: o, path: "point" })
+
+const rows = (db: Database.Database, widget: Widget) =>
+  db.prepare("SELECT ts, value, point FROM entries WHERE stream_id = ? ORDER BY ts").all(widget.id) as Array<{
+    readonly ts: number
+    readonly value: number | null
+    readonly point: string
+  }>
+const lastTsInFile = (db: Database.Database, widget: Widget) =>
+  db.prepare("SELECT last_ts FROM streams WHERE id = ?").pluck().get(widget.id) as number | null
+
+// A second connection to the file, as another process (or `dashstream decimate`) would open it.
+const otherConnection = <A>(filename: string, f: (db: Database.Database) => A): A => {
+  const db = new Database(filename)
+  try {
+    db.pragma("foreign_keys = ON")
+    db.pragma("busy_timeout = 5000")
+    return f(db)
+  } finally {
+    db.close()
+  }
+}
+
+const tagOf = (e: Either.Either<void, { readonly _tag: string }>) => (Either.isLeft(e) ? e.left._tag : "ok")
+
+describe("SQLite write path: last ts kept by the writer, entries in multi-row upserts", () => {
+  it.effect("a call rolled back to its savepoint leaves no last ts behind", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* open(freshFile())
+        const a = yield* widget("a", "sparkline")
+        const table = yield* widget("t", "table")
+        yield* group.write([op(table, { _tag: "TableRow", row: ["h1", "h2"] })], micros(T0))
+        // The first write moves a's last ts far ahead; the second does not fit the table: the call fails whole.
+        const failed = yield* Effect.either(
+          group.write([put(a, [[1, T0 + 1_000_000_000]]), op(table, { _tag: "TableRow", row: ["x"] })], micros(T0))
+        )
+        assert.strictEqual(tagOf(failed), "InvalidPoint")
+        yield* group.write([put(a, [[2, undefined]])], micros(T0 + 1))
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.ts),
+          [T0 + 1]
+        )
+        assert.strictEqual(lastTsInFile(db, a), T0 + 1)
+      })
+    )
+  )
+
+  it.effect("a last ts moved by another connection is seen by the next write", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const { db, group, widget } = yield* open(filename)
+        const a = yield* widget("a", "number")
+        yield* group.write([put(a, [[1, undefined]])], micros(T0))
+        otherConnection(filename, (other) =>
+          other.prepare("UPDATE streams SET last_ts = ? WHERE id = ?").run(T0 + 5_000_000, a.id)
+        )
+        yield* group.write([put(a, [[2, undefined]])], micros(T0 + 1))
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.ts),
+          [T0, T0 + 5_000_001]
+        )
+        assert.strictEqual(lastTsInFile(db, a), T0 + 5_000_001)
+      })
+    )
+  )
+
+  it.effect("a stream deleted by another connection is found gone (StreamNotFound), not written", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const { group, widget } = yield* open(filename)
+        const a = yield* widget("a", "number")
+        yield* group.write([put(a, [[1, undefined]])], micros(T0))
+        otherConnection(filename, (other) => other.prepare("DELETE FROM streams WHERE id = ?").run(a.id))
+        const outcome = yield* Effect.either(group.write([put(a, [[2, undefined]])], micros(T0 + 1)))
+        assert.strictEqual(tagOf(outcome), "StreamNotFound")
+      })
+    )
+  )
+
+  it.effect("a widget deleted on the writer's own connection is found gone (StreamNotFound)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { accountStore, account, group, widget } = yield* open(freshFile())
+        const a = yield* widget("a", "number")
+        yield* group.write([put(a, [[1, undefined]])], micros(T0))
+        yield* accountStore.deleteWidget(account.id, a.streamName)
+        const outcome = yield* Effect.either(group.write([put(a, [[2, undefined]])], micros(T0 + 1)))
+        assert.strictEqual(tagOf(outcome), "StreamNotFound")
+      })
+    )
+  )
+
+  it.effect("1,037 entries of one call are stored in order; a later entry with the same ts replaces the earlier", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* open(freshFile())
+        const s = yield* widget("s", "sparkline")
+        const other = yield* widget("o", "number")
+        // 1,037 = 4 x 256 + 4 x 4 - 3 x 1: every statement size, and a remainder.
+        const many = Array.from({ length: 1037 }, (_, k) => [k, T0 + k] as const)
+        yield* group.write(
+          [put(s, many), put(other, [[7, undefined]]), put(s, [[-5, T0 + 5]]), put(s, [[9999, undefined]])],
+          micros(T0 + 10_000)
+        )
+        const stored = rows(db, s)
+        assert.strictEqual(stored.length, 1038)
+        assert.deepStrictEqual(
+          stored.slice(0, 7).map((r) => [r.ts, r.value, JSON.parse(r.point).number]),
+          [0, 1, 2, 3, 4, -5, 6].map((n, k) => [T0 + k, n, n])
+        )
+        assert.deepStrictEqual(
+          stored.slice(-2).map((r) => [r.ts, r.value]),
+          [
+            [T0 + 1036, 1036],
+            [T0 + 10_000, 9999]
+          ]
+        )
+        assert.strictEqual(lastTsInFile(db, s), T0 + 10_000)
+        assert.deepStrictEqual(
+          rows(db, other).map((r) => r.ts),
+          [T0 + 10_000]
+        )
+      })
+    )
+  )
+
+  it.effect(
+    "concurrent calls over shared streams: every entry stored, last_ts in the file is each stream's highest",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const streams = yield* Effect.all(Array.from({ length: 10 }, (_, k) => widget(`s${k}`, "number")))
+          const calls = Array.from({ length: 300 }, (_, i) =>
+            streams.filter((_, k) => (i + k) % 3 !== 0).map((w) => put(w, [[i, undefined]]))
+          )
+          const outcomes = yield* Effect.all(
+            calls.map((writes) => Effect.either(group.write(writes, micros(T0)))),
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(new Set(outcomes.map(tagOf)), new Set(["ok"]))
+          for (const [k, w] of streams.entries()) {
+            const stored = rows(db, w)
+            assert.strictEqual(stored.length, calls.filter((_, i) => (i + k) % 3 !== 0).length)
+            assert.strictEqual(new Set(stored.map((r) => r.ts)).size, stored.length)
+            assert.strictEqual(lastTsInFile(db, w), stored[stored.length - 1]!.ts)
+          }
+        })
+      )
+  )
+})
