@@ -5,6 +5,7 @@ import {
   type LivePage,
   type Micros,
   pageOfRendered,
+  type PendingChange,
   type ReadQuery,
   type RenderedPage,
   type StorageFailure,
@@ -20,7 +21,7 @@ import { storageFailure } from "./internal/errors.js"
 import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
-import { applyWrites, type PendingChange, prepareWriteStatements, type WriteStatements } from "./internal/writePath.js"
+import { applyWrites, prepareWriteStatements, type WriteStatements, writePlan } from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
 export interface SqliteStreamStoreOptions {
@@ -55,9 +56,10 @@ const commitEachCall = (
   observer: WriteObserver | undefined
 ) => {
   const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
+  const plan = writePlan(statements)
   const transaction = db.transaction(
     (writes: ReadonlyArray<StreamWrite>, now: Micros, changes: Array<PendingChange> | undefined) => {
-      const error = applyWrites(statements, writes, now, followed, changes)
+      const error = applyWrites(statements, plan, writes, now, followed, changes)
       if (error !== undefined) throw new Rollback(error)
     }
   )

@@ -3,6 +3,7 @@ import {
   type Fanout,
   type GroupSize,
   type Micros,
+  type PendingChange,
   PendingWrite as Pending,
   pointsOf,
   queuedWrite,
@@ -11,12 +12,13 @@ import {
   type StreamWrite,
   takeGroup,
   type WriteError,
-  type WriteObserver
+  type WriteObserver,
+  type WritePlan
 } from "@dashstream/core"
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
-import { applyWrites, type PendingChange, type WriteStatements } from "./writePath.js"
+import { applyWrites, type WriteStatements, writePlan } from "./writePath.js"
 
 export type { WriteError } from "@dashstream/core"
 
@@ -76,6 +78,7 @@ export class GroupCommit {
   // The changes of each call of the group being attempted (undefined: nobody follows, or the call failed).
   private changes: Array<Array<PendingChange> | undefined> = []
   private readonly followed = (stream: number): boolean => this.fanout!.has(stream as never)
+  private readonly plan: WritePlan
 
   /**
    * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
@@ -92,6 +95,7 @@ export class GroupCommit {
     private readonly fanout: Fanout | undefined = undefined,
     private readonly observer: WriteObserver | undefined = undefined
   ) {
+    this.plan = writePlan(statements)
     this.begin = db.prepare("BEGIN IMMEDIATE")
     this.commit = db.prepare("COMMIT")
     this.rollback = db.prepare("ROLLBACK")
@@ -282,7 +286,7 @@ export class GroupCommit {
         }
         try {
           const own = collect ? (this.changes[i] = []) : undefined
-          errors[i] = applyWrites(this.statements, pending.writes, pending.now, this.followed, own)
+          errors[i] = applyWrites(this.statements, this.plan, pending.writes, pending.now, this.followed, own)
           if (errors[i] !== undefined) this.changes[i] = undefined
         } catch (cause) {
           if (!this.db.inTransaction) throw cause
@@ -305,7 +309,7 @@ export class GroupCommit {
     this.savepoint.run()
     let error: WriteError | undefined
     try {
-      error = applyWrites(this.statements, pending.writes, pending.now, this.followed, changes)
+      error = applyWrites(this.statements, this.plan, pending.writes, pending.now, this.followed, changes)
     } catch (cause) {
       if (!this.db.inTransaction) throw cause
       error = storageFailure(cause)

@@ -17,8 +17,6 @@ export const Sql = {
   upsert:
     "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?) " +
     "ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point",
-  /** The point (JSON text) of the entry with the highest ts. */
-  latestPoint: "SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The entry with the highest ts, as `{ ts, json }`. */
   latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The `count` most recent entries, as `{ ts, json }`, ascending. */
