@@ -5,7 +5,7 @@ import { AccountStore } from "../AccountStore.js"
 import type { PointOp, StoredPoint } from "../Point.js"
 import { StreamName } from "../StreamName.js"
 import { type ReadQuery, renderEntries, StreamStore, type StreamWrite } from "../StreamStore.js"
-import { type Micros, micros } from "../Time.js"
+import { type Micros, micros, sinceFromText } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
 import * as UseCases from "../UseCases.js"
 import type { WidgetType } from "../WidgetType.js"
@@ -811,7 +811,12 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
               since: sinceMicros === undefined ? undefined : String(sinceMicros / 1_000_000),
               limit: limit === undefined ? undefined : String(limit)
             }
-            const whole = yield* UseCases.read(accessKey, "paged", params)
+            // One read of the store with the same query: `since` as the read parses it, `limit` as given.
+            const store = yield* StreamStore
+            const whole = yield* store.read(w.id, {
+              since: params.since === undefined ? null : sinceFromText(params.since)!,
+              limit: limit ?? null
+            })
             const { first, rest } = yield* UseCases.readPages(accessKey, "paged", params, pageSize)
             const pages = [first, ...(rest === undefined ? [] : yield* Stream.runCollect(rest))]
             for (const page of pages.slice(1)) assert.isAbove(page.count, 0)
