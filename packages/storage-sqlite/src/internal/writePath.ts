@@ -61,8 +61,8 @@ export const writePlan = (s: WriteStatements): WritePlan =>
  *
  * Returns the domain error the call fails with (`InvalidPoint`, or `StreamNotFound` for a deleted widget),
  * `undefined` on success; throws SQLite errors. A call that fails with a domain error has changed nothing: the plan
- * finds every such error before the first statement that changes anything. Group commit relies on this to run calls
- * without a savepoint: keep it so.
+ * finds every such error before the first statement that changes anything. Group commit relies on this to run
+ * one-write calls without a savepoint: keep it so.
  */
 export const applyWrites = (
   s: WriteStatements,
