@@ -1,9 +1,9 @@
-import { Effect, Either, Fiber, Option, Runtime, Schema } from "effect"
+import { Effect, Either, Fiber, Option, Runtime } from "effect"
 import { AccountStore } from "./AccountStore.js"
 import { ChangeFeed, type StreamChange } from "./ChangeFeed.js"
 import { type Forbidden, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import { renderEntries, type StoredEntry, StreamStore } from "./StreamStore.js"
-import { type Micros, micros, SinceSeconds, sinceBound } from "./Time.js"
+import { type Micros, micros, sinceFromText } from "./Time.js"
 import { authenticate } from "./UseCases.js"
 import type { StreamId } from "./Widget.js"
 
@@ -88,16 +88,14 @@ export const maxPendingChanges = 10_000
 /** The bound below every `ts` (entries with `ts > -1` are all of them, `ts` 0 included). */
 const beforeAll = micros(-1)
 
-// The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused).
-const decodeSeconds = Schema.decodeUnknownEither(SinceSeconds)
-
 const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidSince> => {
-  const decoded = decodeSeconds(text)
-  return Either.isLeft(decoded)
+  // The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused).
+  const bound = sinceFromText(text)
+  return bound === undefined
     ? Either.left(
         new InvalidSince({ message: `${what} must be a non-negative decimal number of seconds, got ${quoted(text)}` })
       )
-    : Either.right(sinceBound(decoded.right))
+    : Either.right(bound)
 }
 
 /**

@@ -74,7 +74,8 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
     /**
      * Applies the writes in order, all in one transaction: for each write, read the stream's state
      * (highest `ts` ever assigned and, where {@link needsLatest} says so, the latest point) inside the transaction,
-     * compute the mutation with `applyOp`, store it. Either every write is stored or none is.
+     * compute the mutation with `applyOp`, store it (the core's `WritePlan` is that loop: an adapter loads state and
+     * stores what it plans). Either every write is stored or none is.
      * Concurrent `write` calls touching the same stream are serialised (no lost delta, no duplicate `ts`).
      * Fails with `InvalidPoint` when a write does not fit the stored state (e.g. a table row of the wrong width),
      * and with `StreamNotFound` (see {@link streamDeleted}) when a write's widget was deleted after the caller

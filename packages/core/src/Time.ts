@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 
 /**
  * A point in time as integer microseconds since the UNIX epoch. Every stored `ts` is one
@@ -44,9 +44,6 @@ export const formatTs = (ts: Micros): string => {
   return `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`
 }
 
-/** Microseconds as a JSON number of UNIX seconds (may lose the last digit to double rounding; see {@link formatTs}). */
-export const microsToSeconds = (ts: Micros): number => ts / MICROS_PER_SECOND
-
 /**
  * The `ts` the server assigns to a new entry (contract section 3, "Time"): the receive time `now`, unless the
  * stream's highest `ts` is already at or past it, in which case that `ts` plus one microsecond. This keeps
@@ -67,15 +64,14 @@ export const nowMicros = (): Micros => Math.floor((performance.timeOrigin + perf
  */
 const decimalText = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/
 
-/**
- * Schema of a `since` cursor in the query string (contract section 6): a non-negative decimal number of UNIX seconds
- * (see {@link decimalText}; `since=0x10` is refused as `"0x10"` is refused as a number in a push).
- */
-export const SinceSeconds = Schema.String.pipe(
-  Schema.pattern(decimalText),
-  Schema.compose(Schema.NumberFromString),
-  Schema.finite(),
-  Schema.nonNegative()
+// A `since` cursor as text: a non-negative decimal number of UNIX seconds (see `decimalText`).
+const decodeSinceSeconds = Schema.decodeUnknownEither(
+  Schema.String.pipe(
+    Schema.pattern(decimalText),
+    Schema.compose(Schema.NumberFromString),
+    Schema.finite(),
+    Schema.nonNegative()
+  )
 )
 
 /**
@@ -95,4 +91,14 @@ export const sinceBound = (seconds: number): Micros => {
   return (
     Math.abs(scaled - nearest) <= Math.max(0.01, scaled * Number.EPSILON) ? nearest : Math.floor(scaled)
   ) as Micros
+}
+
+/**
+ * A `since` cursor as it arrives in a query string or a `Last-Event-ID` header (contract sections 6 and 10) to its
+ * strict lower bound in microseconds ({@link sinceBound}); `undefined` when it is not a non-negative decimal number of
+ * UNIX seconds (`since=0x10` is refused as `"0x10"` is refused as a number in a push). The one rule of both reads.
+ */
+export const sinceFromText = (text: string): Micros | undefined => {
+  const decoded = decodeSinceSeconds(text)
+  return Either.isLeft(decoded) ? undefined : sinceBound(decoded.right)
 }

@@ -19,15 +19,8 @@ import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
 import { decodePushRequest } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
-import {
-  type ReadQuery,
-  type RenderedPage,
-  renderPage,
-  type StoredEntry,
-  StreamStore,
-  type StreamWrite
-} from "./StreamStore.js"
-import { type Micros, nowMicros, SinceSeconds, sinceBound } from "./Time.js"
+import { type ReadQuery, type RenderedPage, renderPage, StreamStore, type StreamWrite } from "./StreamStore.js"
+import { type Micros, nowMicros, sinceFromText } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
 import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
 
@@ -128,7 +121,6 @@ export interface ReadParams {
   readonly limit?: string | undefined
 }
 
-const decodeSince = Schema.decodeUnknownEither(SinceSeconds)
 const decodeLimit = Schema.decodeUnknownEither(
   Schema.String.pipe(Schema.pattern(/^\d+$/), Schema.compose(Schema.NumberFromString), Schema.between(1, 100_000))
 )
@@ -152,13 +144,13 @@ const resolveRead = (
     const accountId = yield* authenticate(accessKey)
     let since: Micros | null = null
     if (params.since !== undefined) {
-      const decoded = decodeSince(params.since)
-      if (Either.isLeft(decoded)) {
+      const bound = sinceFromText(params.since)
+      if (bound === undefined) {
         return yield* new InvalidSince({
           message: `since must be a non-negative number of seconds, got ${quoted(params.since)}`
         })
       }
-      since = sinceBound(decoded.right)
+      since = bound
     }
     let limit: number | null = null
     if (params.limit !== undefined) {
@@ -175,26 +167,6 @@ const resolveRead = (
     return { stream: widget.id, query: { since, limit } }
   })
 
-/**
- * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
- * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
- * them, oldest first. Fails with `Forbidden`, `InvalidSince` (`since` not a non-negative number), `InvalidRequest`
- * (bad `limit`), `StreamNotFound` (also when the stream exists in another account) or a storage failure.
- * The whole result is in memory at once; {@link readPages} delivers the same entries a page at a time.
- */
-export const read = (
-  accessKey: string,
-  streamName: string,
-  params: ReadParams
-): Effect.Effect<
-  ReadonlyArray<StoredEntry>,
-  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
-  AccountStore | StreamStore
-> =>
-  Effect.flatMap(resolveRead(accessKey, streamName, params), ({ stream, query }) =>
-    Effect.flatMap(StreamStore, (store) => store.read(stream, query))
-  )
-
 /** Entries per page of {@link readPages} by default: ~40 KB of JSON for number points. */
 export const defaultReadPageSize = 1000
 
@@ -210,12 +182,14 @@ export interface ReadPages {
 }
 
 /**
- * The entries {@link read} returns, a page of at most `pageSize` entries at a time, rendered by the storage, so that
- * a reader of a large stream holds one page in memory, not the stream (contract section 6; issue "ingest and read
- * performance").
+ * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
+ * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
+ * them, oldest first; a page of at most `pageSize` entries at a time, rendered by the storage, so that a reader of a
+ * large stream holds one page in memory, not the stream (issue "ingest and read performance").
  *
- * Everything that can refuse the read is decided by the returned effect, before any entry is delivered: the same
- * errors as {@link read}, and a storage failure on the first page. Each later page is fetched when `rest` is pulled,
+ * Everything that can refuse the read is decided by the returned effect, before any entry is delivered: `Forbidden`,
+ * `InvalidSince` (`since` not a non-negative decimal number), `InvalidRequest` (bad `limit`), `StreamNotFound` (also
+ * when the stream exists in another account), and a storage failure on the first page. Each later page is fetched when `rest` is pulled,
  * as a keyset query (`StreamStore.readPage`: `ts >` the last `ts` delivered, at most the page size, within `limit`),
  * so no storage connection or cursor is held between pages and pushes to the stream go on while it is read. `rest`
  * fails with a `StorageFailure` when a later page cannot be read; what was delivered before stays valid.
@@ -361,6 +335,3 @@ export const deleteWidget = (
   streamName: string
 ): Effect.Effect<void, AccountNotFound | StreamNotFound | StorageFailure, AccountStore> =>
   Effect.flatMap(AccountStore, (store) => store.deleteWidget(accountId as AccountId, streamName))
-
-/** The account of an access key, for the CLI's `--access-key`; `Forbidden` when unknown. */
-export const accountOfKey = authenticate

@@ -83,12 +83,6 @@ const clearCommandTypes: ReadonlySet<WidgetType> = new Set<WidgetType>([
  */
 export const supportsClearCommand = (type: WidgetType): boolean => clearCommandTypes.has(type)
 
-/** True for the types whose points may carry a client `timestamp` (contract section 3, "Time"). */
-export const acceptsTimestamp = (type: WidgetType): boolean => {
-  const kind = kinds[type]
-  return kind === "numeric" || kind === "series"
-}
-
 /**
  * How decimation chooses what to keep in a bucket (contract section 9): `extremes` keeps the first, last,
  * lowest and highest entry by the entry's numeric value (`number`, or `y` for xy-graph); `last` keeps the last.

@@ -6,11 +6,11 @@ import {
   type Micros,
   micros,
   MICROS_PER_SECOND,
-  microsToSeconds,
   nextServerTs,
   nowMicros,
   secondsToMicros,
-  sinceBound
+  sinceBound,
+  sinceFromText
 } from "../src/Time.js"
 
 const MAX_MICROS = MAX_SECONDS * MICROS_PER_SECOND
@@ -83,9 +83,17 @@ describe("formatTs", () => {
       { numRuns: 20_000 }
     )
   })
+})
 
-  it("microsToSeconds is the same time as a double", () => {
-    assert.strictEqual(microsToSeconds(micros(1_500_000)), 1.5)
+describe("sinceFromText", () => {
+  it("takes a non-negative decimal number of seconds to its bound, and refuses every other text", () => {
+    assert.strictEqual(sinceFromText("0"), -1)
+    assert.strictEqual(sinceFromText("1.5"), 1_500_000)
+    assert.strictEqual(sinceFromText(".5"), 500_000)
+    assert.strictEqual(sinceFromText("1.7e9"), 1_700_000_000_000_000)
+    for (const text of ["", " 1", "-1", "+1", "0x10", "0b1", "Infinity", "1e999", "NaN", "1,5"]) {
+      assert.isUndefined(sinceFromText(text), text)
+    }
   })
 })
 

@@ -72,7 +72,7 @@ const string = (values: Values, name: string): string | undefined => {
 
 /** The account of `--access-key`; an unknown or revoked key is a runtime failure (exit 1), not a usage error. */
 const accountOf = (accessKey: string) =>
-  UseCases.accountOfKey(accessKey).pipe(
+  UseCases.authenticate(accessKey).pipe(
     Effect.catchTag("Forbidden", () =>
       Effect.fail(new CommandFailed({ message: "the access key is unknown or has been revoked" }))
     )

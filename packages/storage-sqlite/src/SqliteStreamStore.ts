@@ -5,6 +5,7 @@ import {
   type LivePage,
   type Micros,
   pageOfRendered,
+  type PendingChange,
   type ReadQuery,
   type RenderedPage,
   type StorageFailure,
@@ -23,9 +24,9 @@ import { Sql } from "./internal/statements.js"
 import {
   applyWrites,
   makeWritePath,
-  type PendingChange,
   prepareWriteStatements,
-  type WriteStatements
+  type WriteStatements,
+  writePlan
 } from "./internal/writePath.js"
 
 /** How the stream store commits `write` calls. */
@@ -62,10 +63,11 @@ const commitEachCall = (
 ) => {
   const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
   const path = makeWritePath(statements)
+  const plan = writePlan(path)
   const transaction = db.transaction(
     (writes: ReadonlyArray<StreamWrite>, now: Micros, changes: Array<PendingChange> | undefined) => {
       path.lastTs.validate()
-      const error = applyWrites(path, writes, now, followed, changes)
+      const error = applyWrites(path, plan, writes, now, followed, changes)
       if (error !== undefined) throw new Rollback(error)
       path.lastTs.flush()
     }

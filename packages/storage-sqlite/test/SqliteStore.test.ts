@@ -239,7 +239,6 @@ describe("SQLite adapter", () => {
         }
       }
       expectIndexed(plan(Sql.latest, 1), "USING INDEX entries_stream_ts (stream_id=?)")
-      expectIndexed(plan(Sql.latestPoint, 1), "USING INDEX entries_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.since, 1, 0, -1), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
       expectIndexed(plan(Sql.page, 1, 0, 1000), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
       // The snapshot's read walks the index backwards; only its (at most 1,000) rows are sorted back to ascending.

@@ -1,24 +1,17 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
 import type { Account, AccountId, KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
-import { applyOp, needsLatest } from "../Apply.js"
 import type { Dashboard, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
-import { ChangeFeed, deletedChange, Fanout, mutationChanges, type StreamChange } from "../ChangeFeed.js"
+import { ChangeFeed, deletedChange, Fanout } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, quoted, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
-import {
-  type ReadQuery,
-  renderPage,
-  type StoredEntry,
-  StreamStore,
-  streamDeleted,
-  type StreamWrite
-} from "../StreamStore.js"
+import { type ReadQuery, renderPage, type StoredEntry, StreamStore, type StreamWrite } from "../StreamStore.js"
 import type { Micros } from "../Time.js"
 import type { ViewTokenDigest } from "../ViewToken.js"
 import type { StreamId, Widget } from "../Widget.js"
+import { type PendingChange, WritePlan } from "../WritePlan.js"
 
 /**
  * An in-memory adapter of the storage ports, for unit tests of code that asks for them. It has the semantics the
@@ -177,39 +170,38 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
 }
 
 const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
-  // Applies every write to copies of the streams it touches and commits them only when all succeed, which is
-  // the all-or-nothing of one transaction; being synchronous, concurrent calls are serialised.
+  const plan = new WritePlan({
+    lastTs: (id) => state.data.get(id)?.lastTs,
+    latest: (id) => {
+      const entries = state.data.get(id)!.entries
+      return entries[entries.length - 1] ?? null
+    }
+  })
+  const followed = (id: StreamId) => state.fanout.has(id)
+  // The plan finds every error before anything is stored, which is the all-or-nothing of one transaction; being
+  // synchronous, concurrent calls are serialised.
   const writeSync = (
     writes: ReadonlyArray<StreamWrite>,
     now: Micros
   ): Either.Either<void, InvalidPoint | StreamNotFound> => {
-    const staged = new Map<StreamId, StreamData>()
-    const changes: Array<readonly [StreamId, ReadonlyArray<StreamChange>]> = []
-    for (const write of writes) {
-      const id = write.widget.id
-      let data = staged.get(id)
-      if (data === undefined) {
-        const current = state.data.get(id)
-        if (current === undefined) return Either.left(streamDeleted(write))
-        data = { lastTs: current.lastTs, lastClear: current.lastClear, entries: current.entries.slice() }
-        staged.set(id, data)
-      }
-      const latest = needsLatest(write.op) ? (data.entries[data.entries.length - 1]?.point ?? null) : null
-      const mutation = applyOp(write.widget.type, write.op, { lastTs: data.lastTs, latest }, now, write.path)
-      if (Either.isLeft(mutation)) return Either.left(mutation.left)
-      const m = mutation.right
+    plan.reset()
+    const error = plan.add(writes, now)
+    if (error !== undefined) return Either.left(error)
+    for (let i = 0; i < plan.size; i++) {
+      const data = state.data.get(plan.streamAt(i))!
+      const m = plan.mutation(i)
       if (m.clear) {
         data.entries = []
         data.lastClear = m.clearedAt
       }
-      for (const e of m.entries) {
-        upsert(state, data.entries, { ts: e.ts, point: e.point, json: e.json, value: e.value })
-      }
-      if (state.fanout.has(id)) changes.push([id, mutationChanges(m, data.lastTs)])
+      for (const e of m.entries) upsert(state, data.entries, { ts: e.ts, point: e.point, json: e.json, value: e.value })
       data.lastTs = m.lastTs
     }
-    for (const [id, data] of staged) state.data.set(id, data)
-    for (const [id, c] of changes) state.fanout.publishAll(id, c)
+    if (state.fanout.streams > 0) {
+      const changes: Array<PendingChange> = []
+      plan.changes(followed, changes)
+      for (const c of changes) state.fanout.publishAll(c.stream, c.changes)
+    }
     return Either.void
   }
 

@@ -1,7 +1,8 @@
 /**
  * Test helpers of the storage ports, for adapter and use-case tests (not for production code):
  * - `MemoryStore`: an in-memory adapter of `AccountStore`, `StreamStore`, `DecimationStore` and `DashboardStore` (`MemoryStore.layer`).
- * - `storageSuite(name, makeLayer)`: the storage contract suite every adapter's test file runs.
+ * - `storageSuite(name, makeLayer)`: the storage contract suite every adapter's test file runs (its parts, by port,
+ *   under `storage/`).
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
  * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` and of a dashboard's snapshot, run the
  *   same way.

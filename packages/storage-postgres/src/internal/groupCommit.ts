@@ -1,8 +1,8 @@
 import {
-  applyOp,
   type EntryWrite,
   type GroupSize,
   type InvalidPoint,
+  type LatestEntry,
   type Micros,
   needsLatest,
   PendingWrite as Pending,
@@ -11,14 +11,14 @@ import {
   type StorageFailure,
   StorageUnavailable,
   type StoredPoint,
-  streamDeleted,
   type StreamNotFound,
   type StreamWrite,
   takeGroup,
   type WriteError,
-  type WriteObserver
+  type WriteObserver,
+  WritePlan
 } from "@dashstream/core"
-import { Effect, Either } from "effect"
+import { Effect } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./errors.js"
 import { channelName, maxListed, storedPayload } from "./notify.js"
@@ -45,14 +45,14 @@ const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
   new StorageUnavailable({ cause: new Error("the PostgreSQL stream store is closed") })
 )
 
-/** What the group's transaction has made of a stream so far, starting from the locked row. */
+/** The net change the group's transaction makes to a stream (see {@link netChanges}). */
 interface StreamChange {
+  /** `last_ts` before the group (microseconds). */
   readonly startTs: Micros | null
-  lastTs: Micros | null
-  /** The entry with the highest `ts` stored; `undefined` when not loaded (no write of the group needs it). */
-  latest: { readonly ts: Micros; readonly point: StoredPoint } | null | undefined
+  /** `last_ts` after the group. */
+  readonly lastTs: Micros | null
   /** The `ts` of the last clear of the group (microseconds), null when it did not clear the stream. */
-  clearedAt: Micros | null
+  readonly clearedAt: Micros | null
   /** Entries to upsert, by `ts`: a later write replaces an earlier one with the same `ts`. */
   readonly entries: Map<number, EntryWrite>
 }
@@ -93,58 +93,21 @@ const numberArray = (numbers: ReadonlyArray<number | null>, type: "bigint" | "fl
 }
 
 /**
- * Plans one call against the group's state so far. The call's writes are applied to an overlay of the streams they
- * touch; only when every write of the call succeeds is the overlay merged into `changes`, so a call that fails with
- * `InvalidPoint` or `StreamNotFound` leaves no trace and the calls after it see the state without it.
+ * The net change of the group's planned writes per stream, for one statement to store: a clear drops the entries
+ * planned before it, and an entry replaces an earlier one with the same `ts` (an upsert cannot touch a row twice).
  */
-const planCall = (
-  pending: Pending,
-  changes: ReadonlyMap<number, StreamChange>
-): InvalidPoint | StreamNotFound | undefined => {
-  const overlay = new Map<number, StreamChange>()
-  for (const write of pending.writes) {
-    const id = write.widget.id as number
-    let change = overlay.get(id)
-    if (change === undefined) {
-      const base = changes.get(id)
-      // The widget was deleted after the push looked it up (its row is gone; ids are never reused).
-      if (base === undefined) return streamDeleted(write)
-      change = { startTs: base.lastTs, lastTs: base.lastTs, latest: base.latest, clearedAt: null, entries: new Map() }
-      overlay.set(id, change)
-    }
-    const mutation = applyOp(
-      write.widget.type,
-      write.op,
-      { lastTs: change.lastTs, latest: needsLatest(write.op) ? (change.latest?.point ?? null) : null },
-      pending.now,
-      write.path
-    )
-    if (Either.isLeft(mutation)) return mutation.left
-    const m = mutation.right
-    if (m.clear) {
-      change.clearedAt = m.clearedAt
-      change.entries.clear()
-      change.latest = null
-    }
-    for (const entry of m.entries) {
-      change.entries.set(entry.ts, entry)
-      if (change.latest === null || (change.latest !== undefined && entry.ts >= change.latest.ts)) {
-        change.latest = { ts: entry.ts, point: entry.point }
-      }
-    }
-    change.lastTs = m.lastTs
+const netChanges = (plan: WritePlan): Map<number, StreamChange> => {
+  const changes = new Map<number, StreamChange>()
+  for (const s of plan.streams()) {
+    changes.set(s.stream, { startTs: s.before, lastTs: s.lastTs, clearedAt: s.clearedAt, entries: new Map() })
   }
-  for (const [id, o] of overlay) {
-    const base = changes.get(id)!
-    if (o.clearedAt !== null) {
-      base.clearedAt = o.clearedAt
-      base.entries.clear()
-    }
-    for (const [ts, entry] of o.entries) base.entries.set(ts, entry)
-    base.lastTs = o.lastTs
-    base.latest = o.latest
+  for (let i = 0; i < plan.size; i++) {
+    const entries = changes.get(plan.streamAt(i))!.entries
+    const m = plan.mutation(i)
+    if (m.clear) entries.clear()
+    for (const entry of m.entries) entries.set(entry.ts, entry)
   }
-  return undefined
+  return changes
 }
 
 /**
@@ -249,28 +212,29 @@ const runTransaction = async (
     `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE` +
       (latestIds.length > 0 ? `; ${latestSql(latestIds)}` : "")
   )) as unknown as Array<pg.QueryResult<Record<string, unknown>>>
-  const changes = new Map<number, StreamChange>()
+  const lastTs = new Map<number, Micros | null>()
   for (const row of results[1]!.rows as Array<{ id: number; last_ts: number | null }>) {
-    const lastTs = row.last_ts as Micros | null
-    changes.set(row.id, { startTs: lastTs, lastTs, latest: undefined, clearedAt: null, entries: new Map() })
+    lastTs.set(row.id, row.last_ts as Micros | null)
   }
+  const latest = new Map<number, LatestEntry>()
   if (latestIds.length > 0) {
-    for (const id of latestIds) {
-      const change = changes.get(id)
-      if (change !== undefined) change.latest = null
-    }
     for (const row of results[2]!.rows as Array<{ stream_id: number; ts: number; point: string }>) {
-      const change = changes.get(row.stream_id)
-      if (change !== undefined) change.latest = { ts: row.ts as Micros, point: JSON.parse(row.point) as StoredPoint }
+      latest.set(row.stream_id, { ts: row.ts as Micros, point: JSON.parse(row.point) as StoredPoint })
     }
   }
-  const errors = group.map((pending) => planCall(pending, changes))
+  // A missing row is a widget deleted after the push looked it up (ids are never reused). The plan asks for the
+  // latest entry of a stream only for a write that needs it, and those streams were all loaded above.
+  const plan = new WritePlan({
+    lastTs: (id) => lastTs.get(id),
+    latest: (id) => latest.get(id) ?? null
+  })
+  const errors = group.map((pending) => plan.add(pending.writes, pending.now))
   if (errors.every((e) => e !== undefined)) {
     await client.query("ROLLBACK")
     return errors
   }
   // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
-  const stored = (await client.query(`${storeSql(changes, channel)}COMMIT`)) as unknown as
+  const stored = (await client.query(`${storeSql(netChanges(plan), channel)}COMMIT`)) as unknown as
     pg.QueryResult | Array<pg.QueryResult>
   const end = Array.isArray(stored) ? stored[stored.length - 1]! : stored
   // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
@@ -285,9 +249,10 @@ const runTransaction = async (
  * runs (all the requests parsed in it) joins the same group; calls arriving while {@link GroupLimits.maxInFlight}
  * groups are running wait and form the next group. A group runs in one transaction on one pooled connection:
  * `BEGIN`, `SELECT ... FOR UPDATE` of every stream row of the group in ascending id and the latest points the group
- * needs (one round trip); each call planned in memory in arrival order with `applyOp`; one statement storing the net
- * change (entries, `last_ts`, `cleared_ts`) and notifying `channel` once per changed stream (see `notify.ts`:
- * PostgreSQL delivers the notifications on COMMIT, never for a rolled-back group) and `COMMIT` (a second round trip). A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
+ * needs (one round trip); each call planned in memory in arrival order by the core's `WritePlan`; one statement
+ * storing the net change (entries, `last_ts`, `cleared_ts`) and notifying `channel` once per changed stream (see
+ * `notify.ts`: PostgreSQL delivers the notifications on COMMIT, never for a rolled-back group) and `COMMIT` (a second
+ * round trip). A call whose writes do not fit (`InvalidPoint`) or whose widget was deleted
  * (`StreamNotFound`) is left out of the plan and fails alone; the calls after it see the state without it. Every
  * call is resumed only after the `COMMIT` succeeded, so an acknowledged write is committed; when any statement or
  * the `COMMIT` fails, the transaction is rolled back (the connection is discarded) and every call of the group

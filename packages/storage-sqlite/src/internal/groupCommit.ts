@@ -3,6 +3,7 @@ import {
   type Fanout,
   type GroupSize,
   type Micros,
+  type PendingChange,
   PendingWrite as Pending,
   pointsOf,
   queuedWrite,
@@ -11,12 +12,13 @@ import {
   type StreamWrite,
   takeGroup,
   type WriteError,
-  type WriteObserver
+  type WriteObserver,
+  type WritePlan
 } from "@dashstream/core"
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
-import { applyWrites, makeWritePath, type PendingChange, type WritePath, type WriteStatements } from "./writePath.js"
+import { applyWrites, makeWritePath, type WritePath, type WriteStatements, writePlan } from "./writePath.js"
 
 export type { WriteError } from "@dashstream/core"
 
@@ -78,6 +80,7 @@ export class GroupCommit {
   private readonly followed = (stream: number): boolean => this.fanout!.has(stream as never)
   // The writer's memory across groups (each stream's last ts, validated in every transaction) and its entry batch.
   private readonly path: WritePath
+  private readonly plan: WritePlan
 
   /**
    * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
@@ -95,6 +98,7 @@ export class GroupCommit {
     private readonly observer: WriteObserver | undefined = undefined
   ) {
     this.path = makeWritePath(statements)
+    this.plan = writePlan(this.path)
     this.begin = db.prepare("BEGIN IMMEDIATE")
     this.commit = db.prepare("COMMIT")
     this.rollback = db.prepare("ROLLBACK")
@@ -287,7 +291,7 @@ export class GroupCommit {
         }
         try {
           const own = collect ? (this.changes[i] = []) : undefined
-          errors[i] = applyWrites(this.path, pending.writes, pending.now, this.followed, own)
+          errors[i] = applyWrites(this.path, this.plan, pending.writes, pending.now, this.followed, own)
           if (errors[i] !== undefined) this.changes[i] = undefined
         } catch (cause) {
           if (!this.db.inTransaction) throw cause
@@ -313,7 +317,7 @@ export class GroupCommit {
     this.path.lastTs.mark()
     let error: WriteError | undefined
     try {
-      error = applyWrites(this.path, pending.writes, pending.now, this.followed, changes)
+      error = applyWrites(this.path, this.plan, pending.writes, pending.now, this.followed, changes)
     } catch (cause) {
       if (!this.db.inTransaction) throw cause
       error = storageFailure(cause)

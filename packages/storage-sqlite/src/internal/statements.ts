@@ -22,8 +22,6 @@ export const Sql = {
    * counts the rows this connection changed since it opened (read as a raw row).
    */
   changeCounts: "SELECT data_version, total_changes() FROM pragma_data_version()",
-  /** The point (JSON text) of the entry with the highest ts. */
-  latestPoint: "SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The entry with the highest ts, as `{ ts, json }`. */
   latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The `count` most recent entries, as `{ ts, json }`, ascending. */

@@ -1,18 +1,13 @@
 import type Database from "better-sqlite3"
 import {
-  applyOp,
-  mutationChanges,
-  type StreamChange,
-  type StreamId,
-  type InvalidPoint,
   type Micros,
-  needsLatest,
+  type PendingChange,
+  type PlanError,
   type StoredPoint,
-  type StreamNotFound,
-  streamDeleted,
-  type StreamWrite
+  type StreamId,
+  type StreamWrite,
+  WritePlan
 } from "@dashstream/core"
-import { Either } from "effect"
 import { Sql, upsertRowsSql } from "./statements.js"
 
 /**
@@ -31,7 +26,7 @@ const upsertSizes = [256, 32, 4, 1] as const
  */
 export interface WriteStatements {
   readonly lastTs: Database.Statement<[number], number | null>
-  readonly latestPoint: Database.Statement<[number], string>
+  readonly latest: Database.Statement<[number], { ts: number; json: string }>
   readonly clear: Database.Statement<[number]>
   readonly setClearedTs: Database.Statement<[number | null, number]>
   readonly upsertRows: ReadonlyArray<Database.Statement<[Array<number | string | null>]>>
@@ -42,7 +37,7 @@ export interface WriteStatements {
 /** Prepares the write path's statements. Throws when the schema is missing (migrate first). */
 export const prepareWriteStatements = (db: Database.Database): WriteStatements => ({
   lastTs: db.prepare<[number], number | null>(Sql.lastTs).pluck(),
-  latestPoint: db.prepare<[number], string>(Sql.latestPoint).pluck(),
+  latest: db.prepare<[number], { ts: number; json: string }>(Sql.latest),
   clear: db.prepare(Sql.clear),
   setClearedTs: db.prepare(Sql.setClearedTs),
   upsertRows: upsertSizes.map((n) => db.prepare<[Array<number | string | null>]>(upsertRowsSql(n))),
@@ -202,12 +197,6 @@ export const makeWritePath = (statements: WriteStatements): WritePath => ({
   entries: new EntryBatch(statements)
 })
 
-/** The changes of one write, to publish once its transaction is durable (see `ChangeFeed`). */
-export interface PendingChange {
-  readonly stream: StreamId
-  readonly changes: ReadonlyArray<StreamChange>
-}
-
 /**
  * Whether changes of a stream are collected: only streams that someone follows. Safe to decide while applying: a
  * subscriber that starts following after that reads the backlog after this synchronous transaction committed.
@@ -215,50 +204,51 @@ export interface PendingChange {
 export type Followed = (stream: StreamId) => boolean
 
 /**
- * Applies one `write` call's writes, in order, over a transaction the caller has opened and validated the cache in
- * (`w.lastTs.validate()`): for each, take the stream's state, `applyOp`, record the mutation (a clear also records
- * its `ts` as the stream's `cleared_ts`). The stream's last `ts` comes from `w.lastTs` and its new value is stored
- * by `w.lastTs.flush()`, which the caller runs before `COMMIT`; the entries of the call are stored together with
- * multi-row upserts before it returns (and before any read of a latest point or a clear, so later writes see
- * earlier ones). With `changes`, the changes of every write to a `followed` stream are appended to it, for the
- * caller to publish once committed. The latest point is read and parsed only for operations that need it
- * ({@link needsLatest}). Synchronous and free of transaction control, so a group commit can run several calls
- * through it inside one transaction (each call in its own savepoint, marked in `w.lastTs`).
- * Returns the domain error the caller must roll back with (`InvalidPoint`, or `StreamNotFound` for a deleted
- * widget), `undefined` on success; throws SQLite errors. A write that fails with a domain error has changed nothing
- * itself (the error is found before its first statement that changes anything, and before it touches the cache);
- * earlier writes of the same call may have. Group commit relies on this to run one-write calls without a
- * savepoint: keep it so.
+ * The core's {@link WritePlan} over a write path: it loads a stream's highest assigned `ts` through the last-`ts`
+ * cache and, when an operation needs it, its latest entry, inside the caller's transaction. One per connection,
+ * reused. (The latest entry is read from the table: {@link applyWrites} stores every call's entries before it
+ * returns, so the next call's plan sees them.)
+ */
+export const writePlan = (w: WritePath): WritePlan =>
+  new WritePlan({
+    lastTs: (stream) => w.lastTs.get(stream),
+    latest: (stream) => {
+      const row = w.statements.latest.get(stream)
+      return row === undefined ? null : { ts: row.ts as Micros, point: JSON.parse(row.json) as StoredPoint }
+    }
+  })
+
+/**
+ * Applies one `write` call's writes over a transaction the caller has opened and validated the cache in
+ * (`w.lastTs.validate()`): `plan` (see {@link writePlan}, reset here) plans them in order against the stored state,
+ * then each planned mutation is stored (a clear also records its `ts` as the stream's `cleared_ts`). The new last
+ * `ts` of each stream goes into `w.lastTs`, stored by `w.lastTs.flush()`, which the caller runs before `COMMIT`; the
+ * entries of the call are stored with multi-row upserts before it returns (flushed before a clear, so a clear never
+ * deletes what follows it). With `changes`, the changes of every write to a `followed` stream are appended to it,
+ * for the caller to publish once committed. Synchronous and free of transaction control, so a group commit can run
+ * several calls through it inside one transaction.
+ *
+ * Returns the domain error the call fails with (`InvalidPoint`, or `StreamNotFound` for a deleted widget),
+ * `undefined` on success; throws SQLite errors. A call that fails with a domain error has changed nothing, not even
+ * the cache: the plan finds every such error before the first statement that changes anything. Group commit relies
+ * on this to run one-write calls without a savepoint: keep it so.
  */
 export const applyWrites = (
   w: WritePath,
+  plan: WritePlan,
   writes: ReadonlyArray<StreamWrite>,
   now: Micros,
   followed?: Followed,
   changes?: Array<PendingChange>
-): InvalidPoint | StreamNotFound | undefined => {
+): PlanError | undefined => {
+  plan.reset()
+  const error = plan.add(writes, now)
+  if (error !== undefined) return error
   const s = w.statements
   const batch = w.entries
-  for (let i = 0; i < writes.length; i++) {
-    const write = writes[i]!
-    const id = write.widget.id
-    const lastTs = w.lastTs.get(id)
-    if (lastTs === undefined) {
-      batch.discard()
-      return streamDeleted(write)
-    }
-    let latest: StoredPoint | null = null
-    if (needsLatest(write.op)) {
-      batch.flush()
-      const json = s.latestPoint.get(id)
-      if (json !== undefined) latest = JSON.parse(json) as StoredPoint
-    }
-    const mutation = applyOp(write.widget.type, write.op, { lastTs, latest }, now, write.path)
-    if (Either.isLeft(mutation)) {
-      batch.discard()
-      return mutation.left
-    }
-    const m = mutation.right
+  for (let i = 0; i < plan.size; i++) {
+    const id = plan.streamAt(i)
+    const m = plan.mutation(i)
     if (m.clear) {
       batch.flush()
       s.clear.run(id)
@@ -269,11 +259,9 @@ export const applyWrites = (
       const e = entries[j]!
       batch.add(id, e.ts, e.value, e.json)
     }
-    if (m.lastTs !== lastTs) w.lastTs.set(id, m.lastTs)
-    if (changes !== undefined && followed !== undefined && followed(id)) {
-      changes.push({ stream: id, changes: mutationChanges(m, lastTs) })
-    }
+    if (m.lastTs !== plan.before(i)) w.lastTs.set(id, m.lastTs)
   }
   batch.flush()
+  if (changes !== undefined && followed !== undefined) plan.changes(followed, changes)
   return undefined
 }
