@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config"
+import { resolveSource } from "./vitest.shared.js"
 
 export default defineConfig({
+  ...resolveSource,
   test: {
     projects: ["packages/*"],
     testTimeout: 30_000,
