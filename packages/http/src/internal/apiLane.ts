@@ -9,7 +9,7 @@ import {
   HttpServerRequest,
   type HttpServerResponse
 } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { AccountStore, DashboardStore, StreamStore } from "@dashstream/core"
 import { Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { api, publicApi } from "../Api.js"
