@@ -55,7 +55,8 @@ const matching = (urls: ReadonlyArray<string>, pattern: RegExp) => urls.filter((
 const effect = /\/node_modules\/effect\//
 // The HTTP adapter, its metrics library, and the HTTP modules of @effect/platform(-node) (runMain's NodeRuntime is not
 // one: every command runs under it).
-const httpStack = /\/packages\/http\/|\/node_modules\/prom-client\/|\/node_modules\/@effect\/platform[^/]*\/dist\/esm\/(Node)?Http/
+const httpStack =
+  /\/packages\/http\/|\/node_modules\/prom-client\/|\/node_modules\/@effect\/platform[^/]*\/dist\/esm\/(Node)?Http/
 const postgres = /\/node_modules\/pg\/|\/packages\/storage-postgres\//
 const sqlite = /\/node_modules\/better-sqlite3\/|\/packages\/storage-sqlite\//
 
