@@ -316,9 +316,13 @@ if (values.backend !== undefined) {
     const args = (["entries", "streams", "rate", "idle-seconds", "chunk-size", "delete-batch"] as const).flatMap(
       (name) => [`--${name}`, values[name]]
     )
-    const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, ...args, "--backend", backend], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@dashstream/source", "--import", "tsx", import.meta.filename, ...args, "--backend", backend],
+      {
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
     let stdout = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve))

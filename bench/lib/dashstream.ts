@@ -48,6 +48,7 @@ export const startDashstream = async (
   const url = `http://127.0.0.1:${port}`
   const args = [
     ...(options.nodeArgs ?? []),
+    "--conditions=@dashstream/source",
     "--import",
     "tsx",
     options.entry ?? join(root, "packages/server/src/bin.ts"),

@@ -102,7 +102,15 @@ interface Clients {
 const startClients = async (): Promise<Clients> => {
   const child: ChildProcess = spawn(
     "bash",
-    ["-c", raiseNofile(nofile), process.execPath, "--import", "tsx", join(import.meta.dirname, "clients.ts")],
+    [
+      "-c",
+      raiseNofile(nofile),
+      process.execPath,
+      "--conditions=@dashstream/source",
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "clients.ts")
+    ],
     { stdio: ["ignore", "inherit", "inherit", "ipc"] }
   )
   await new Promise<void>((resolve, reject) => {

@@ -122,6 +122,8 @@ const startServer = async (config: Config, dir: string): Promise<Server> => {
   const child = await startProcess(
     process.execPath,
     [
+      // The workspace packages from source, as the other benchmarks run them (not a possibly stale dist/).
+      "--conditions=@dashstream/source",
       "--import",
       "tsx",
       proto,

@@ -1,6 +1,8 @@
 import { defineProject } from "vitest/config"
+import { resolveSource } from "../../vitest.shared.js"
 
 export default defineProject({
+  ...resolveSource,
   test: {
     name: "dashboard-web",
     include: ["test/**/*.test.ts"],

@@ -1,3 +1,7 @@
 import { defineProject } from "vitest/config"
+import { resolveSource } from "../../vitest.shared.js"
 
-export default defineProject({ test: { name: "decimation", include: ["test/**/*.test.ts"] } })
+export default defineProject({
+  ...resolveSource,
+  test: { name: "decimation", include: ["test/**/*.test.ts"] }
+})

@@ -1,5 +1,7 @@
 import { defineProject } from "vitest/config"
+import { resolveSource } from "../../vitest.shared.js"
 
 export default defineProject({
+  ...resolveSource,
   test: { name: "storage-postgres", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 120_000 }
 })

@@ -1,4 +1,4 @@
-// Bundles the dashboard page (src/browser/) into dist/ with content-hashed names and writes dist/manifest.json,
+// Bundles the dashboard page (src/browser/) into bundle/ with content-hashed names and writes bundle/manifest.json,
 // which the Node side (src/Assets.ts, src/Page.ts) reads. Runs at install time (root package.json postinstall).
 // Prints each file's size and the gzip total (target: <= 300 KiB for the whole page).
 import { build } from "esbuild"
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const dist = join(root, "dist")
+const dist = join(root, "bundle")
 const require = createRequire(join(root, "package.json"))
 const started = performance.now()
 

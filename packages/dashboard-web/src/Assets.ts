@@ -9,8 +9,8 @@ export interface Asset {
 }
 
 /**
- * `dist/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/assets/app.<hash>.js`); `files`
- * maps each URL path to its file under `dist/` and its content type.
+ * `bundle/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/assets/app.<hash>.js`); `files`
+ * maps each URL path to its file under `bundle/` and its content type.
  */
 export interface Manifest {
   readonly script: string
@@ -19,15 +19,19 @@ export interface Manifest {
   readonly files: Readonly<Record<string, { readonly file: string; readonly contentType: string }>>
 }
 
-/** The directory the build writes to (`packages/dashboard-web/dist`). */
-export const distDir: string = fileURLToPath(new URL("../dist/", import.meta.url))
+/**
+ * The directory the browser bundle is built into (`bundle/` at the package root). This module runs from `src/` (tests,
+ * `tsx`) or from the compiled `dist/`; both sit one level below the package root, so one relative path serves both,
+ * in the repository and in an installed package (where `bundle/` ships prebuilt, see `files` in package.json).
+ */
+export const bundleDir: string = fileURLToPath(new URL("../bundle/", import.meta.url))
 
-/** Thrown when `dist/` holds no build: the message says how to build it. */
+/** Thrown when `bundle/` holds no build: the message says how to build it. */
 export class BundleNotBuilt extends Error {
   override readonly name = "BundleNotBuilt"
   constructor(cause: unknown) {
     super(
-      `The dashboard page bundle is not built (${join(distDir, "manifest.json")} is missing or unreadable). ` +
+      `The dashboard page bundle is not built (${join(bundleDir, "manifest.json")} is missing or unreadable). ` +
         "It is built by `pnpm install`; to build it by hand run `pnpm --filter @dashstream/dashboard-web build`.",
       { cause }
     )
@@ -37,11 +41,11 @@ export class BundleNotBuilt extends Error {
 let manifestCache: Manifest | undefined
 let assetsCache: ReadonlyMap<string, Asset> | undefined
 
-/** Reads `dist/manifest.json` once. Throws {@link BundleNotBuilt} when the bundle has not been built. */
+/** Reads `bundle/manifest.json` once. Throws {@link BundleNotBuilt} when the bundle has not been built. */
 export const manifest = (): Manifest => {
   if (manifestCache === undefined) {
     try {
-      manifestCache = JSON.parse(readFileSync(join(distDir, "manifest.json"), "utf8")) as Manifest
+      manifestCache = JSON.parse(readFileSync(join(bundleDir, "manifest.json"), "utf8")) as Manifest
     } catch (cause) {
       throw new BundleNotBuilt(cause)
     }
@@ -52,7 +56,7 @@ export const manifest = (): Manifest => {
 /**
  * Every static file of the dashboard page, keyed by URL path (`/assets/app.3f2a9c1b.js`, the stylesheet, the
  * world and USA map outlines as TopoJSON). Names carry a content hash, so the server may answer them with
- * `Cache-Control: public, max-age=31536000, immutable`. Read from `dist/` on the first call, then cached.
+ * `Cache-Control: public, max-age=31536000, immutable`. Read from `bundle/` on the first call, then cached.
  * Throws {@link BundleNotBuilt} when the bundle has not been built.
  */
 export const assets = (): ReadonlyMap<string, Asset> => {
@@ -61,7 +65,7 @@ export const assets = (): ReadonlyMap<string, Asset> => {
     const map = new Map<string, Asset>()
     try {
       for (const [path, { file, contentType }] of Object.entries(m.files)) {
-        map.set(path, { body: readFileSync(join(distDir, file)), contentType })
+        map.set(path, { body: readFileSync(join(bundleDir, file)), contentType })
       }
     } catch (cause) {
       throw new BundleNotBuilt(cause)

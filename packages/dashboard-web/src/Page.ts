@@ -51,7 +51,7 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
 
 /**
  * The HTML of `GET /d/<viewToken>` (contract section 11): a shell that loads ONE script and ONE stylesheet (hashed
- * names from `dist/manifest.json`) and carries the layout, the event stream path and the map outline URLs as a JSON
+ * names from `bundle/manifest.json`) and carries the layout, the event stream path and the map outline URLs as a JSON
  * data block (`#ds-dashboard`, never inline script). The page draws itself in the browser. Send it with
  * {@link pageHeaders}. Throws `BundleNotBuilt` when the bundle has not been built.
  */

@@ -4,9 +4,9 @@
  * The server answers `GET /d/<viewToken>` with {@link pageHtml} and the headers {@link pageHeaders} (which carry
  * {@link contentSecurityPolicy}), and serves every entry of {@link assets} at its URL path with
  * `Cache-Control: public, max-age=31536000, immutable`. The browser code (`src/browser/`) is bundled by
- * `scripts/build.mjs` into `dist/` at install time.
+ * `scripts/build.mjs` into `bundle/` at install time.
  */
-export { assets, BundleNotBuilt, distDir, manifest, type Asset, type Manifest } from "./Assets.js"
+export { assets, BundleNotBuilt, bundleDir, manifest, type Asset, type Manifest } from "./Assets.js"
 export type { DashboardModel, Entry, PageConfig, TileModel } from "./Model.js"
 export { contentSecurityPolicy, escapeHtml, jsonForScript, pageHeaders, pageHtml } from "./Page.js"
 export { heldEntries, maxHeldEntries, widgetTypes, type WidgetType } from "./WidgetType.js"

@@ -2,11 +2,18 @@ import type { Limits } from "@dashstream/core"
 import type { Metrics } from "./Metrics.js"
 
 /** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */
-export interface HttpConfig {
+export interface HttpConfig extends HandlerConfig {
   /** Interface to bind, e.g. `"127.0.0.1"`. */
   readonly host: string
   /** TCP port; 0 picks a free one (the real port is printed once bound). */
   readonly port: number
+}
+
+/**
+ * How the HTTP interface answers, wherever it is mounted (`handler`, or `layer`'s own server): admin token, limits,
+ * rate limit, logging, live streams, metrics.
+ */
+export interface HandlerConfig {
   /** The admin API's bearer token; `undefined` disables the admin API (its paths answer 404 `not_found`). */
   readonly adminToken: string | undefined
   /** Body size, streams per push and array elements per point (exceeding one is 413). */

@@ -1,8 +1,8 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AccountStore, ChangeFeed, DashboardStore, StreamStore } from "@dashstream/core"
-import { Console, Effect, Layer, Runtime } from "effect"
-import type { HttpConfig } from "./HttpConfig.js"
+import { Console, Effect, Layer, Runtime, type Scope } from "effect"
+import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isPage, makePageLane } from "./internal/pageLane.js"
@@ -48,73 +48,109 @@ const close = (server: NodeServer) =>
     server.closeIdleConnections()
   })
 
+/** The storage ports Dashstream's HTTP interface reads and writes. */
+export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore
+
+/** Dashstream's HTTP interface as Node request listeners, for a server of your own (see {@link handler}). */
+export interface Handler {
+  /**
+   * Answers one request: every route of the contract (push, export, live updates, admin, dashboards, health,
+   * metrics, OpenAPI). A path Dashstream does not serve gets its 404 JSON error.
+   */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void
+  /**
+   * For the server's `clientError` event: answers a request Node's HTTP parser rejected (a body longer than its
+   * `Content-Length`) with a 400 JSON error, as contract section 5 asks.
+   */
+  readonly clientError: (error: Error & { readonly code?: string }, socket: Duplex) => void
+  /**
+   * Ends every open live event stream. They never end by themselves, so a server waiting for its requests to finish
+   * would wait for them: call this before closing it. Also done when the scope closes.
+   */
+  readonly endEventStreams: () => void
+}
+
 /**
- * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open.
- * Once bound it writes one line to stdout: `Dashstream listening on http://HOST:PORT` (the real port). Closing the
- * scope stops accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are
- * released after it. A failure to listen (port taken, bad host) is a defect.
+ * Dashstream's HTTP interface (contract sections 1, 5, 6, 7, 10-12) without a server of its own: mount
+ * {@link Handler.handle} in yours, for every path or for the ones you choose, and provide Dashstream's storage
+ * layers (for example `@dashstream/storage-sqlite`'s `layer`). {@link layer} is this handler in a Node server of its
+ * own.
  *
- * Several lanes share one Node server: `POST /customSend[/]` is answered by a direct push lane (see
+ * Several lanes share the handler: `POST /customSend[/]` is answered by a direct push lane (see
  * `internal/pushLane.ts`), the latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read
- * lane (see `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` by the live lane of Server-Sent Events (see
- * `internal/liveLane.ts`; ended first on shutdown), every other request by the `HttpApi` (see `internal/apiLane.ts`).
+ * lane (see `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live
+ * lane of Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files
+ * by the page lane (`internal/pageLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
  */
-export const layer = (
-  config: HttpConfig
-): Layer.Layer<never, never, AccountStore | StreamStore | ChangeFeed | DashboardStore> =>
+export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, Stores | Scope.Scope> =>
+  Effect.gen(function* () {
+    const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
+    const maxBodyBytes = config.limits.maxBodyBytes
+    const metrics = config.metrics ?? new Metrics()
+    const apiLane = yield* makeApiLane(config, limiter, metrics)
+    const routes = apiRouteTable(config)
+    const runtime = yield* Effect.runtime<Stores>()
+    const pushLane = makePushLane(runtime, {
+      limits: config.limits,
+      limiter,
+      logRequests: config.logRequests,
+      metrics
+    })
+    const liveLane = makeLiveLane(runtime, {
+      limiter,
+      logRequests: config.logRequests,
+      options: { ...defaultLiveOptions, ...config.live },
+      observer: config.eventStreams ?? {
+        opened: () => metrics.eventStreamOpened(),
+        closed: () => metrics.eventStreamClosed(),
+        sent: (n) => metrics.eventsSent(n)
+      }
+    })
+    const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
+    const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
+    const runFork = Runtime.runFork(runtime)
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      if (isPush(req.method, req.url)) return pushLane(req, res)
+      const read = latestRead(req.method, req.url)
+      if (read !== undefined) return readLane(req, res, read)
+      // The push and read lanes count their own requests, more cheaply; every other request is counted when its
+      // answer ends.
+      metrics.track(req, res, routes.template)
+      if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
+      if (isPage(req.method, req.url)) return pageLane(req, res)
+      const refusal = refuseDeclaredLength(req, maxBodyBytes)
+      if (refusal === undefined) {
+        if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)
+        return apiLane(req, res)
+      }
+      writeErrorReply(res, refusal)
+      if (config.logRequests) runFork(Effect.logInfo(requestLine(req.method ?? "?", req.url ?? "/", 413, 0)))
+    }
+    yield* Effect.addFinalizer(() => Effect.sync(liveLane.closeAll))
+    return { handle: onRequest, clientError: answerFramingError, endEventStreams: liveLane.closeAll }
+  })
+
+/**
+ * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open: the
+ * {@link handler} in a Node server of its own. Once bound it writes one line to stdout:
+ * `Dashstream listening on http://HOST:PORT` (the real port). Closing the scope ends the live event streams, stops
+ * accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are released after
+ * it. A failure to listen (port taken, bad host) is a defect.
+ */
+export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
-      const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
-      const maxBodyBytes = config.limits.maxBodyBytes
-      const metrics = config.metrics ?? new Metrics()
-      const apiLane = yield* makeApiLane(config, limiter, metrics)
-      const routes = apiRouteTable(config)
-      const runtime = yield* Effect.runtime<AccountStore | StreamStore | ChangeFeed | DashboardStore>()
-      const pushLane = makePushLane(runtime, {
-        limits: config.limits,
-        limiter,
-        logRequests: config.logRequests,
-        metrics
-      })
-      const liveLane = makeLiveLane(runtime, {
-        limiter,
-        logRequests: config.logRequests,
-        options: { ...defaultLiveOptions, ...config.live },
-        observer: config.eventStreams ?? {
-          opened: () => metrics.eventStreamOpened(),
-          closed: () => metrics.eventStreamClosed(),
-          sent: (n) => metrics.eventsSent(n)
-        }
-      })
-      const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
-      const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
-      const runFork = Runtime.runFork(runtime)
-      const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-        if (isPush(req.method, req.url)) return pushLane(req, res)
-        const read = latestRead(req.method, req.url)
-        if (read !== undefined) return readLane(req, res, read)
-        // The push and read lanes count their own requests, more cheaply; every other request is counted when its
-        // answer ends.
-        metrics.track(req, res, routes.template)
-        if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
-        if (isPage(req.method, req.url)) return pageLane(req, res)
-        const refusal = refuseDeclaredLength(req, maxBodyBytes)
-        if (refusal === undefined) {
-          if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)
-          return apiLane(req, res)
-        }
-        writeErrorReply(res, refusal)
-        if (config.logRequests) runFork(Effect.logInfo(requestLine(req.method ?? "?", req.url ?? "/", 413, 0)))
-      }
+      const { handle, clientError, endEventStreams } = yield* handler(config)
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
       const server = yield* Effect.acquireRelease(
-        Effect.sync(() => createServer(onRequest)),
+        Effect.sync(() => createServer(handle)),
         // Event streams never finish by themselves: end them first, so shutdown waits only for ordinary requests.
-        (server) => Effect.zipRight(Effect.sync(liveLane.closeAll), close(server))
+        (server) => Effect.zipRight(Effect.sync(endEventStreams), close(server))
       )
       const port = yield* Effect.orDie(listen(server, config))
       // Errors after binding (e.g. EMFILE on accept) are logged; unhandled they would end the process.
       server.on("error", (error) => runFork(Effect.logError(`HTTP server error: ${error.message}`)))
-      server.on("clientError", answerFramingError)
+      server.on("clientError", clientError)
       yield* Console.log(`Dashstream listening on http://${formatHost(config.host)}:${port}`)
     })
   )

@@ -5,14 +5,18 @@
 /** The `HttpApi` definition of every route (admin included), from which the OpenAPI document is generated. */
 export { api } from "./Api.js"
 
-/** What the composition root passes to {@link layer}: bind address, admin token, limits, rate limit, logging. */
-export type { HttpConfig } from "./HttpConfig.js"
+/**
+ * What the composition root passes to {@link layer} (bind address, admin token, limits, rate limit, logging), and to
+ * {@link handler} (the same without the bind address).
+ */
+export type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 
 /**
  * `layer(config)` serves the HTTP interface on Node until its scope closes; prints
- * `Dashstream listening on http://HOST:PORT` once bound and shuts down gracefully.
+ * `Dashstream listening on http://HOST:PORT` once bound and shuts down gracefully. `handler(config)` is the same
+ * interface as Node request listeners, to mount in a server of your own (see the README, "Embedding").
  */
-export { layer } from "./Server.js"
+export { type Handler, handler, layer, type Stores } from "./Server.js"
 
 /**
  * `new Metrics()`: the registry of Prometheus metrics served at `GET /metrics` (contract section 12), with the

@@ -1,4 +1,4 @@
-import { type ParseArgsConfig, parseArgs } from "node:util"
+import { parseArgs } from "node:util"
 import {
   type AccountStore,
   type ChangeFeed,
@@ -17,6 +17,19 @@ import {
 } from "@dashstream/core"
 import { runLockedPass } from "@dashstream/decimation"
 import { Cause, Clock, Console, Effect, Either, Option, Schema } from "effect"
+import {
+  type CommandName,
+  type CommandSpec,
+  commandList,
+  commandName,
+  commandSpecs,
+  commandUsage,
+  commonOptions,
+  type Options,
+  quickAnswer,
+  usage,
+  usageLine
+} from "./Commands.js"
 import * as Config from "./Config.js"
 import * as DashboardCommands from "./DashboardCommands.js"
 import * as Decimation from "./Decimation.js"
@@ -24,14 +37,12 @@ import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
 import * as Logging from "./Logging.js"
 import * as Storage from "./Storage.js"
-import { version } from "./Version.js"
 
 /**
  * The `dashstream` command line (contract section 8). Arguments are parsed with node's `util.parseArgs`, strictly:
- * an unknown flag, a missing value or a stray argument is a usage error. Every command takes `--db`.
+ * an unknown flag, a missing value or a stray argument is a usage error. Every command takes `--db`. The commands'
+ * names, flags and help text are in `Commands.ts`; this module gives each its run.
  */
-
-type Options = NonNullable<ParseArgsConfig["options"]>
 
 /** Flag values as `parseArgs` returns them: strings for string options, booleans for boolean options. */
 type Values = Readonly<Record<string, string | boolean | undefined>>
@@ -42,27 +53,12 @@ interface Context {
   readonly db: Config.DatabaseConfig
 }
 
-/**
- * One command of the table. Adding a command (for example `decimate`) is one entry in {@link commands}.
- */
-interface Command {
-  /** The words that select the command: `["widgets", "create"]`. */
-  readonly words: ReadonlyArray<string>
-  /** The flags after the words, as shown in the usage text: `--access-key K --stream S --type T`. */
-  readonly synopsis: string
-  /** One line for the command list. */
-  readonly summary: string
-  /** The command's own flags (`--db` and `--help` are added to every command). */
-  readonly options: Options
-  /** Flags that must be given. */
-  readonly required?: ReadonlyArray<string>
-  /** Does the work once the flags are parsed and the required ones checked; writes its output to stdout. */
-  readonly run: (values: Values, context: Context) => Effect.Effect<void, UsageError | CommandFailed>
-}
+/** Does the work of a command once the flags are parsed and the required ones checked; writes its output to stdout. */
+type Run = (values: Values, context: Context) => Effect.Effect<void, UsageError | CommandFailed>
 
-const commonOptions: Options = {
-  db: { type: "string" },
-  help: { type: "boolean", short: "h" }
+/** One command: its help text and flags ({@link commandSpecs}) and its {@link Run}. */
+interface Command extends CommandSpec {
+  readonly run: Run
 }
 
 const string = (values: Values, name: string): string | undefined => {
@@ -95,193 +91,118 @@ const widgetJson = (widget: Widget) => ({
   createdAt: new Date(Math.floor(widget.createdAt / 1000)).toISOString()
 })
 
-/** The commands, in the order `help` lists them. */
-const commands: ReadonlyArray<Command> = [
-  {
-    words: ["serve"],
-    synopsis:
-      "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--decimate-at HH:MM|off] " +
-      "[--decimation-tiers 5m:48h,1h:14d,1d:90d]",
-    summary:
-      "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
-      "stops cleanly on SIGINT or SIGTERM",
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      "rate-limit": { type: "string" },
-      "log-requests": { type: "boolean" },
-      "decimate-at": { type: "string" },
-      "decimation-tiers": { type: "string" }
-    },
-    run: (values, { db, env }) =>
-      Effect.flatMap(Config.serveConfig(values as Config.ServeFlags, env), (config) =>
-        // Loaded on demand: the other commands start faster without the HTTP stack.
-        Effect.flatMap(
-          Effect.promise(() => import("./Serve.js")),
-          (Serve) => Serve.run(db, config)
-        )
-      )
-  },
-  {
-    words: ["decimate"],
-    synopsis: "[--now <ISO time>] [--decimation-tiers 5m:48h,1h:14d,1d:90d]",
-    summary:
-      "run the decimation pass once, as of --now (default: the current time), and print what it removed " +
-      "(streams visited N, entries examined N, entries removed N)",
-    options: { now: { type: "string" }, "decimation-tiers": { type: "string" } },
-    run: (values, { db, env }) =>
-      Effect.gen(function* () {
-        const flag = string(values, "now")
-        const now = flag === undefined ? (yield* Clock.currentTimeMillis) * 1000 : yield* Config.parseNow(flag)
-        const policy = yield* Config.decimationPolicy(string(values, "decimation-tiers"), env)
-        const outcome = yield* runLockedPass({ policy, now }).pipe(withStorage(db))
-        if (Option.isNone(outcome)) {
-          return yield* new CommandFailed({
-            message: "another decimation pass is running on this database; run decimate again once it has finished"
-          })
-        }
-        yield* Console.log(Decimation.summary(outcome.value))
-      })
-  },
-  {
-    words: ["migrate"],
-    synopsis: "",
-    summary: "bring the database schema up to date",
-    options: {},
-    run: (_, { db }) =>
-      Effect.flatMap(Storage.migrate(db.database), (applied) =>
-        Console.log(
-          applied.length === 0
-            ? `The schema of the ${Storage.describe(db.database)} is up to date.`
-            : `Applied ${applied.join(", ")}: the schema of the ${Storage.describe(db.database)} is up to date.`
-        )
-      )
-  },
-  {
-    words: ["accounts", "create"],
-    synopsis: "[--name N] [--json]",
-    summary: 'create an account and print its access key (--json: {"id","name","accessKey"})',
-    options: { name: { type: "string" }, json: { type: "boolean" } },
-    run: (values, { db }) =>
-      Effect.gen(function* () {
-        const account = yield* UseCases.createAccount(string(values, "name") ?? "").pipe(
-          Effect.catchTag("InvalidRequest", (error) => new UsageError({ message: `--name: ${error.message}` }))
-        )
-        if (values.json === true) {
-          yield* Console.log(JSON.stringify({ id: account.id, name: account.name, accessKey: account.accessKey }))
-        } else {
-          const named = account.name === "" ? "" : ` ${JSON.stringify(account.name)}`
-          yield* Console.log(`Created account${named} with id ${account.id}.`)
-          yield* Console.log(`Access key (shown only now; store it as a secret):`)
-          yield* Console.log(account.accessKey)
-        }
-      }).pipe(withStorage(db))
-  },
-  {
-    words: ["widgets", "create"],
-    synopsis: "--access-key K --stream S --type T",
-    summary: `declare a widget: a stream of the account with one of the ${widgetTypes.length} widget types`,
-    options: { "access-key": { type: "string" }, stream: { type: "string" }, type: { type: "string" } },
-    required: ["access-key", "stream", "type"],
-    run: (values, { db }) =>
-      Effect.gen(function* () {
-        const type = yield* parseType(string(values, "type")!)
-        const stream = string(values, "stream")!
-        if (Either.isLeft(decodeStreamName(stream))) {
-          return yield* new UsageError({
-            message: `--stream must be 1 to 255 characters with no control characters and no "/"`
-          })
-        }
-        yield* Effect.gen(function* () {
-          const accountId = yield* accountOf(string(values, "access-key")!)
-          const widget = yield* UseCases.createWidget(accountId, stream, type).pipe(
-            Effect.catchTags({
-              Conflict: () =>
-                new CommandFailed({
-                  message: `the account already has a widget with stream name ${JSON.stringify(stream)}`
-                }),
-              AccountNotFound: (error) => new CommandFailed({ message: error.message }),
-              InvalidRequest: (error) => new UsageError({ message: error.message })
-            })
-          )
-          yield* Console.log(`Created ${widget.type} widget ${JSON.stringify(widget.streamName)}.`)
-        }).pipe(withStorage(db))
-      })
-  },
-  {
-    words: ["widgets", "list"],
-    synopsis: "--access-key K [--json]",
-    summary: 'list the account\'s widgets (--json: {"widgets":[{"streamName","type","createdAt"}]})',
-    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
-    required: ["access-key"],
-    run: (values, { db }) =>
-      Effect.gen(function* () {
-        const accountId = yield* accountOf(string(values, "access-key")!)
-        const widgets = yield* UseCases.listWidgets(accountId).pipe(
-          Effect.catchTag("AccountNotFound", (error) => new CommandFailed({ message: error.message }))
-        )
-        if (values.json === true) {
-          yield* Console.log(JSON.stringify({ widgets: widgets.map(widgetJson) }))
-        } else if (widgets.length === 0) {
-          yield* Console.log("The account has no widgets yet.")
-        } else {
-          const rows = [["STREAM", "TYPE", "CREATED"], ...widgets.map((w) => Object.values(widgetJson(w)))]
-          const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)))
-          for (const row of rows) {
-            yield* Console.log(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}`)
-          }
-        }
-      }).pipe(withStorage(db))
-  },
-  {
-    words: ["dashboards", "create"],
-    synopsis: "--access-key K --name N [--layout FILE] [--json]",
-    summary:
-      "create a dashboard and print its view URL path /d/<token> (--json: the dashboard); --layout FILE: its " +
-      'tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget)',
-    options: {
-      "access-key": { type: "string" },
-      name: { type: "string" },
-      layout: { type: "string" },
-      json: { type: "boolean" }
-    },
-    required: ["access-key", "name"],
-    run: (values, { db }) =>
-      Effect.gen(function* () {
-        const name = yield* DashboardCommands.parseName(string(values, "name")!)
-        const file = string(values, "layout")
-        const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
-        yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-          DashboardCommands.create(accountId, name, layout, values.json === true)
-        ).pipe(withStorage(db))
-      })
-  },
-  {
-    words: ["dashboards", "list"],
-    synopsis: "--access-key K [--json]",
-    summary: 'list the account\'s dashboards (--json: {"dashboards":[...]}, as the admin API answers)',
-    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
-    required: ["access-key"],
-    run: (values, { db }) =>
-      Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        DashboardCommands.list(accountId, values.json === true)
-      ).pipe(withStorage(db))
-  },
-  {
-    words: ["copy"],
-    synopsis: "--from <db url> --to <db url>",
-    summary:
-      "copy every account, access key, widget, dashboard and entry into an empty database (SQLite to PostgreSQL, or a " +
-      "backup from a running deployment), then check the counts; progress on stderr",
-    options: { from: { type: "string" }, to: { type: "string" } },
-    required: ["from", "to"],
-    run: (values) =>
+/** What each command does once its flags are parsed and the required ones checked; writes its output to stdout. */
+const runs: { readonly [N in CommandName]: Run } = {
+  serve: (values, { db, env }) =>
+    Effect.flatMap(Config.serveConfig(values as Config.ServeFlags, env), (config) =>
+      // Loaded on demand: the other commands start faster without the HTTP stack.
       Effect.flatMap(
-        Effect.promise(() => import("./Copy.js")),
-        (Copy) => Copy.run(string(values, "from")!, string(values, "to")!)
+        Effect.promise(() => import("./Serve.js")),
+        (Serve) => Serve.run(db, config)
       )
-  }
-]
+    ),
+  decimate: (values, { db, env }) =>
+    Effect.gen(function* () {
+      const flag = string(values, "now")
+      const now = flag === undefined ? (yield* Clock.currentTimeMillis) * 1000 : yield* Config.parseNow(flag)
+      const policy = yield* Config.decimationPolicy(string(values, "decimation-tiers"), env)
+      const outcome = yield* runLockedPass({ policy, now }).pipe(withStorage(db))
+      if (Option.isNone(outcome)) {
+        return yield* new CommandFailed({
+          message: "another decimation pass is running on this database; run decimate again once it has finished"
+        })
+      }
+      yield* Console.log(Decimation.summary(outcome.value))
+    }),
+  migrate: (_, { db }) =>
+    Effect.flatMap(Storage.migrate(db.database), (applied) =>
+      Console.log(
+        applied.length === 0
+          ? `The schema of the ${Storage.describe(db.database)} is up to date.`
+          : `Applied ${applied.join(", ")}: the schema of the ${Storage.describe(db.database)} is up to date.`
+      )
+    ),
+  "accounts create": (values, { db }) =>
+    Effect.gen(function* () {
+      const account = yield* UseCases.createAccount(string(values, "name") ?? "").pipe(
+        Effect.catchTag("InvalidRequest", (error) => new UsageError({ message: `--name: ${error.message}` }))
+      )
+      if (values.json === true) {
+        yield* Console.log(JSON.stringify({ id: account.id, name: account.name, accessKey: account.accessKey }))
+      } else {
+        const named = account.name === "" ? "" : ` ${JSON.stringify(account.name)}`
+        yield* Console.log(`Created account${named} with id ${account.id}.`)
+        yield* Console.log(`Access key (shown only now; store it as a secret):`)
+        yield* Console.log(account.accessKey)
+      }
+    }).pipe(withStorage(db)),
+  "widgets create": (values, { db }) =>
+    Effect.gen(function* () {
+      const type = yield* parseType(string(values, "type")!)
+      const stream = string(values, "stream")!
+      if (Either.isLeft(decodeStreamName(stream))) {
+        return yield* new UsageError({
+          message: `--stream must be 1 to 255 characters with no control characters and no "/"`
+        })
+      }
+      yield* Effect.gen(function* () {
+        const accountId = yield* accountOf(string(values, "access-key")!)
+        const widget = yield* UseCases.createWidget(accountId, stream, type).pipe(
+          Effect.catchTags({
+            Conflict: () =>
+              new CommandFailed({
+                message: `the account already has a widget with stream name ${JSON.stringify(stream)}`
+              }),
+            AccountNotFound: (error) => new CommandFailed({ message: error.message }),
+            InvalidRequest: (error) => new UsageError({ message: error.message })
+          })
+        )
+        yield* Console.log(`Created ${widget.type} widget ${JSON.stringify(widget.streamName)}.`)
+      }).pipe(withStorage(db))
+    }),
+  "widgets list": (values, { db }) =>
+    Effect.gen(function* () {
+      const accountId = yield* accountOf(string(values, "access-key")!)
+      const widgets = yield* UseCases.listWidgets(accountId).pipe(
+        Effect.catchTag("AccountNotFound", (error) => new CommandFailed({ message: error.message }))
+      )
+      if (values.json === true) {
+        yield* Console.log(JSON.stringify({ widgets: widgets.map(widgetJson) }))
+      } else if (widgets.length === 0) {
+        yield* Console.log("The account has no widgets yet.")
+      } else {
+        const rows = [["STREAM", "TYPE", "CREATED"], ...widgets.map((w) => Object.values(widgetJson(w)))]
+        const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)))
+        for (const row of rows) {
+          yield* Console.log(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}`)
+        }
+      }
+    }).pipe(withStorage(db)),
+  "dashboards create": (values, { db }) =>
+    Effect.gen(function* () {
+      const name = yield* DashboardCommands.parseName(string(values, "name")!)
+      const file = string(values, "layout")
+      const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
+      yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+        DashboardCommands.create(accountId, name, layout, values.json === true)
+      ).pipe(withStorage(db))
+    }),
+  "dashboards list": (values, { db }) =>
+    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+      DashboardCommands.list(accountId, values.json === true)
+    ).pipe(withStorage(db)),
+  copy: (values) =>
+    Effect.flatMap(
+      Effect.promise(() => import("./Copy.js")),
+      (Copy) => Copy.run(string(values, "from")!, string(values, "to")!)
+    )
+}
+
+/** The commands, in the order `help` lists them: each spec of {@link commandSpecs} with its run. */
+const commands: ReadonlyArray<Command> = (Object.keys(commandSpecs) as Array<CommandName>).map((name) => ({
+  ...commandSpecs[name],
+  run: runs[name]
+}))
 
 /** Runs a use case against the configured database; storage failures become {@link CommandFailed}. */
 const withStorage =
@@ -302,42 +223,6 @@ const withStorage =
 
 const isStorageFailure = (error: unknown): error is StorageFailure =>
   error instanceof StorageError || error instanceof StorageUnavailable
-
-const commandName = (command: Command) => command.words.join(" ")
-
-const usageLine = (command: Command) =>
-  `pnpm dashstream ${commandName(command)}${command.synopsis === "" ? "" : ` ${command.synopsis}`} [--db URL]`
-
-/** The text of `dashstream help`. */
-export const usage = (): string => {
-  const width = Math.max(...commands.map((c) => commandName(c).length))
-  return [
-    "Usage: pnpm dashstream <command> [flags]",
-    "",
-    "Commands:",
-    ...commands.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
-    `  ${"help".padEnd(width)}  show this text (also: --help, or <command> --help)`,
-    `  ${"version".padEnd(width)}  print the version (also: --version)`,
-    "",
-    "Every command takes --db URL: sqlite:<path> (default sqlite:./data/dashstream.db) or postgres://user:password@host:port/database.",
-    "",
-    "Environment:",
-    "  DASHSTREAM_DB            database URL, as --db (the flag wins)",
-    "  DASHSTREAM_ADMIN_TOKEN   enables the admin API (/admin) for requests with Authorization: Bearer <token>",
-    "  DASHSTREAM_LOG_REQUESTS  1 to log one line per request, as --log-requests",
-    "  DASHSTREAM_LOG_LEVEL     trace, debug, info (default), warning, error, fatal or none; logs go to stderr",
-    "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
-    "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
-    "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
-    "",
-    "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
-    "",
-    "Usage of each command:",
-    ...commands.map((c) => `  ${usageLine(c)}`)
-  ].join("\n")
-}
-
-const commandList = () => [...commands.map(commandName), "help"].join(", ")
 
 /** Finds the command named by the leading words of `argv`; the rest are its flags. */
 const findCommand = (argv: ReadonlyArray<string>): Either.Either<[Command, Array<string>], UsageError> => {
@@ -437,12 +322,13 @@ const parseFlags = (command: Command, rawArgs: Array<string>): Either.Either<Val
 /** Picks, parses and runs the command of `argv`; fails with the usage or runtime error to report. */
 const dispatch = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect<void, UsageError | CommandFailed> =>
   Effect.gen(function* () {
+    const quick = quickAnswer(argv)
+    if (quick !== undefined) return yield* Console.log(quick)
     const [first] = argv
-    if (first === "version" || first === "--version") return yield* Console.log(version())
     if (first === "help" || first === "--help" || first === "-h") {
       const topic = argv.slice(1).filter((arg) => !arg.startsWith("-"))
-      const command = topic.length === 0 ? undefined : yield* Either.map(findCommand(topic), ([c]) => c)
-      return yield* Console.log(command === undefined ? usage() : commandUsage(command))
+      const [command] = yield* findCommand(topic)
+      return yield* Console.log(commandUsage(command))
     }
     const found = findCommand(argv)
     if (Either.isLeft(found) && argv.some((arg) => arg === "--help" || arg === "-h")) return yield* Console.log(usage())
@@ -458,8 +344,6 @@ const dispatch = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect<v
     const db = yield* Config.databaseConfig(string(values, "db"), env)
     yield* command.run(values, { env, db })
   })
-
-const commandUsage = (command: Command) => `Usage: ${usageLine(command)}\n\n${command.summary}\n`
 
 /**
  * Runs `dashstream` with `argv` (the arguments after the script name) and `env`, and returns the exit code

@@ -8,8 +8,8 @@ import {
   type StreamStore,
   type WriteObserver
 } from "@dashstream/core"
-import * as Postgres from "@dashstream/storage-postgres"
-import * as Sqlite from "@dashstream/storage-sqlite"
+import type * as PostgresAdapter from "@dashstream/storage-postgres"
+import type * as SqliteAdapter from "@dashstream/storage-sqlite"
 import { Effect, Either, Layer, Redacted, type Scope } from "effect"
 import type { Database } from "./Config.js"
 import { CommandFailed, UsageError } from "./Errors.js"
@@ -18,6 +18,11 @@ import { errorMessage } from "./internal/errorMessage.js"
 /**
  * The one place that names a storage adapter: picks SQLite or PostgreSQL from the `--db` URL (contract section 8).
  */
+
+// Each adapter (and its driver) is imported when a command first opens a database of its kind: a SQLite command never
+// loads pg, a PostgreSQL one never loads better-sqlite3, and `help` loads neither (startup time, see bench/startup).
+const loadSqlite: Effect.Effect<typeof SqliteAdapter> = Effect.promise(() => import("@dashstream/storage-sqlite"))
+const loadPostgres: Effect.Effect<typeof PostgresAdapter> = Effect.promise(() => import("@dashstream/storage-postgres"))
 
 /**
  * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
@@ -33,19 +38,25 @@ export const layer = (
   CommandFailed | UsageError
 > =>
   database._tag === "Sqlite"
-    ? Sqlite.layer({ filename: database.filename }, observer).pipe(Layer.mapError((cause) => failure(database, cause)))
-    : Either.match(postgresConfig(database), {
-        onLeft: (error) => Layer.fail(error),
-        // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first so
-        // every command works on a new database, not only `serve` and `migrate`.
-        onRight: (config) =>
-          Layer.unwrapEffect(
+    ? Layer.unwrapEffect(
+        Effect.map(loadSqlite, (Sqlite) =>
+          Sqlite.layer({ filename: database.filename }, observer).pipe(
+            Layer.mapError((cause) => failure(database, cause))
+          )
+        )
+      )
+    : Layer.unwrapEffect(
+        Effect.flatMap(loadPostgres, (Postgres) =>
+          Effect.flatMap(postgresConfig(Postgres, database), (config) =>
+            // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first
+            // so every command works on a new database, not only `serve` and `migrate`.
             Postgres.migrate(config).pipe(
               Effect.mapError((cause) => failure(database, cause)),
               Effect.as(Postgres.layer(config, observer))
             )
           )
-      })
+        )
+      )
 
 /**
  * Brings the database schema up to date and returns the names of the migrations it applied (`[]` when the schema
@@ -53,9 +64,13 @@ export const layer = (
  */
 export const migrate = (database: Database): Effect.Effect<ReadonlyArray<string>, CommandFailed | UsageError> =>
   database._tag === "Sqlite"
-    ? Sqlite.migrate({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
-    : Effect.flatMap(postgresConfig(database), (config) =>
-        Postgres.migrate(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+    ? Effect.flatMap(loadSqlite, (Sqlite) =>
+        Sqlite.migrate({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
+      )
+    : Effect.flatMap(loadPostgres, (Postgres) =>
+        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
+          Postgres.migrate(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+        )
       )
 
 /**
@@ -66,9 +81,13 @@ export const storeCopy = (
   database: Database
 ): Effect.Effect<StoreCopy["Type"], CommandFailed | UsageError, Scope.Scope> =>
   database._tag === "Sqlite"
-    ? Sqlite.openStoreCopy({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
-    : Effect.flatMap(postgresConfig(database), (config) =>
-        Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+    ? Effect.flatMap(loadSqlite, (Sqlite) =>
+        Sqlite.openStoreCopy({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
+      )
+    : Effect.flatMap(loadPostgres, (Postgres) =>
+        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
+          Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
+        )
       )
 
 /**
@@ -82,7 +101,7 @@ export const describe = (database: Database): string => {
   return `PostgreSQL database ${name === "" ? "(default)" : name} at ${url.hostname || "local socket"}${url.port === "" ? "" : `:${url.port}`}`
 }
 
-const postgresConfig = (database: Extract<Database, { _tag: "Postgres" }>) =>
+const postgresConfig = (Postgres: typeof PostgresAdapter, database: Extract<Database, { _tag: "Postgres" }>) =>
   Either.mapLeft(Postgres.parseUrl(database.url), (error) => new UsageError({ message: error.message }))
 
 /**

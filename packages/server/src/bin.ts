@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Exit } from "effect"
-import * as Cli from "./Cli.js"
+import { quickAnswer } from "./Commands.js"
 
 /**
- * Entry point of `pnpm dashstream <command>` (root script `tsx packages/server/src/bin.ts`).
+ * Entry point of `dashstream <command>` (the package's `bin`, `dist/bin.js`; `pnpm dashstream` runs it from the
+ * repository).
+ *
+ * `help` and `version` are answered from `Commands.ts` alone; every other command loads effect, the CLI and, on
+ * demand, what the command uses (see `Cli.ts`), so startup stays short (bench/startup).
  *
  * `runMain` interrupts the program on the first SIGINT or SIGTERM; `serve` then closes the HTTP server (requests in
  * flight are answered) and the storage, and the process exits 0. A second signal gets node's default behaviour
@@ -13,18 +15,30 @@ import * as Cli from "./Cli.js"
 
 const shutdownTimeoutMs = 15_000
 
-const onSignal = () => {
-  setTimeout(() => {
-    process.stderr.write(`dashstream: shutdown did not finish within ${shutdownTimeoutMs / 1000} seconds; exiting\n`)
-    process.exit(1)
-  }, shutdownTimeoutMs).unref()
-}
-process.once("SIGINT", onSignal)
-process.once("SIGTERM", onSignal)
+const argv = process.argv.slice(2)
+const quick = quickAnswer(argv)
 
-NodeRuntime.runMain(Cli.run(process.argv.slice(2), process.env), {
-  disableErrorReporting: true,
-  disablePrettyLogger: true,
-  teardown: (exit, onExit) =>
-    onExit(Exit.isSuccess(exit) ? (exit.value as number) : Cause.isInterruptedOnly(exit.cause) ? 0 : 1)
-})
+if (quick !== undefined) {
+  process.stdout.write(`${quick}\n`)
+} else {
+  const onSignal = () => {
+    setTimeout(() => {
+      process.stderr.write(`dashstream: shutdown did not finish within ${shutdownTimeoutMs / 1000} seconds; exiting\n`)
+      process.exit(1)
+    }, shutdownTimeoutMs).unref()
+  }
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+
+  const [NodeRuntime, { Cause, Exit }, Cli] = await Promise.all([
+    import("@effect/platform-node/NodeRuntime"),
+    import("effect"),
+    import("./Cli.js")
+  ])
+  NodeRuntime.runMain(Cli.run(argv, process.env), {
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit, onExit) =>
+      onExit(Exit.isSuccess(exit) ? (exit.value as number) : Cause.isInterruptedOnly(exit.cause) ? 0 : 1)
+  })
+}

@@ -3,12 +3,14 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { assertBuilt } from "../../../test/build.js"
 import { root, type Server, startServer } from "./support.js"
 
 /**
  * Runs the README's quick start block exactly as written (bash, curl, `pnpm -s dashstream ...` from the repository
  * root) against a real server. Only the `BASE=` line is replaced by the test server's address, and the database is
- * chosen with `DASHSTREAM_DB`, which the README's commands honour.
+ * chosen with `DASHSTREAM_DB`, which the README's commands honour. `pnpm dashstream` runs the build
+ * (`packages/server/dist/bin.js`, as installed), so the test first checks that the build is current.
  */
 const quickstart = (): string => {
   const readme = readFileSync(join(root, "README.md"), "utf8")
@@ -23,6 +25,7 @@ describe("README quick start", () => {
   let bin: string
 
   beforeAll(async () => {
+    assertBuilt()
     dir = mkdtempSync(join(tmpdir(), "dashstream-quickstart-"))
     server = await startServer(["--db", `sqlite:${join(dir, "qs.db")}`])
     // `pnpm` as the README says: the one on PATH, else the pinned version through npx.

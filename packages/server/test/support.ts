@@ -6,7 +6,11 @@ import { join, resolve } from "node:path"
 /** The repository root: the CLI runs from there, as `pnpm dashstream` does. */
 export const root = resolve(import.meta.dirname, "../../..")
 
-const bin = join(root, "packages/server/src/bin.ts")
+/**
+ * How the tests run the CLI: its TypeScript source through tsx, with every `@dashstream/*` import resolved to its
+ * source too (the `@dashstream/source` export condition), so a test never runs a stale `dist/`.
+ */
+const binArgs = ["--conditions=@dashstream/source", "--import", "tsx", join(root, "packages/server/src/bin.ts")]
 
 /** The environment of a spawned CLI: the test's own, without any `DASHSTREAM_*` variable, plus `env`. */
 const childEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => {
@@ -22,10 +26,10 @@ export interface Result {
   readonly stderr: string
 }
 
-/** Runs `dashstream ...args` to completion (node --import tsx, from the repository root). */
+/** Runs `dashstream ...args` to completion (from the repository root, as {@link binArgs} says). */
 export const cli = (args: ReadonlyArray<string>, env?: Record<string, string>): Promise<Result> =>
   new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", bin, ...args], { cwd: root, env: childEnv(env) })
+    const child = spawn(process.execPath, [...binArgs, ...args], { cwd: root, env: childEnv(env) })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
@@ -55,7 +59,7 @@ export interface Server {
  */
 export const startServer = (args: ReadonlyArray<string>, env?: Record<string, string>, timeoutMs = 20_000) =>
   new Promise<Server>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", bin, "serve", "--port", "0", ...args], {
+    const child = spawn(process.execPath, [...binArgs, "serve", "--port", "0", ...args], {
       cwd: root,
       env: childEnv(env)
     })

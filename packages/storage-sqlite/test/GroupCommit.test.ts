@@ -366,10 +366,14 @@ const packageDir = fileURLToPath(new URL("..", import.meta.url))
 // Runs the crash writer, SIGKILLs it `killAfterMillis` after it is ready, and returns the lines it printed.
 const runAndKill = (filename: string, killAfterMillis: number) =>
   Effect.async<ReadonlyArray<string>, Error>((resume) => {
-    const child = ChildProcess.spawn(process.execPath, ["--import", "tsx", fixture, filename], {
-      cwd: packageDir,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+    const child = ChildProcess.spawn(
+      process.execPath,
+      ["--conditions=@dashstream/source", "--import", "tsx", fixture, filename],
+      {
+        cwd: packageDir,
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
     let out = ""
     let err = ""
     let killTimer: NodeJS.Timeout | undefined

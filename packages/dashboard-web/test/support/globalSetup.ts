@@ -11,7 +11,7 @@ export const chromiumPath = "/usr/bin/chromium"
  * and cannot be installed, the run fails loudly here.
  */
 export default function setup(): void {
-  // The tests read dist/: build it from the current source so they never test a stale bundle.
+  // The tests read bundle/: build it from the current source so they never test a stale bundle.
   execFileSync(process.execPath, [fileURLToPath(new URL("../../scripts/build.mjs", import.meta.url))], {
     stdio: "inherit"
   })

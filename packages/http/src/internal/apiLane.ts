@@ -9,11 +9,11 @@ import {
   HttpServerRequest,
   type HttpServerResponse
 } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { AccountStore, DashboardStore, StreamStore } from "@dashstream/core"
 import { Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { api, publicApi } from "../Api.js"
-import type { HttpConfig } from "../HttpConfig.js"
+import type { HandlerConfig } from "../HttpConfig.js"
 import { type ErrorReply, errorReply, internalReply, type RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
 import { adminLive } from "./adminHandlers.js"
 import { docsLive, docsRoutes } from "./docs.js"
@@ -142,20 +142,20 @@ const routerConfig = {
 } as const
 
 /** The API served with this configuration: admin included only with an admin token. */
-const servedApi = (config: HttpConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
+const servedApi = (config: HandlerConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
 
 /**
  * The paths and methods this lane serves (the served `HttpApi` plus `/openapi.json` and `/docs`): for 404/405 and
  * for the route templates that label request metrics.
  */
-export const apiRouteTable = (config: HttpConfig): RouteTable => makeRouteTable(servedApi(config), docsRoutes)
+export const apiRouteTable = (config: HandlerConfig): RouteTable => makeRouteTable(servedApi(config), docsRoutes)
 
 /**
  * Builds the `HttpApi` lane once (routes, decoders, OpenAPI document, Swagger page) and returns a Node request
  * listener for it. Tracing is off: a span would carry the URL, and read URLs carry access keys.
  */
 export const makeApiLane = (
-  config: HttpConfig,
+  config: HandlerConfig,
   limiter: RateLimiter | undefined,
   metrics: Metrics
 ): Effect.Effect<

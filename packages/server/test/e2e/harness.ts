@@ -165,7 +165,13 @@ const childEnv = (extra: Readonly<Record<string, string | undefined>>): NodeJS.P
   return env
 }
 
-const nodeArgs = (args: ReadonlyArray<string>): Array<string> => ["--import", "tsx", binPath, ...args]
+const nodeArgs = (args: ReadonlyArray<string>): Array<string> => [
+  "--conditions=@dashstream/source",
+  "--import",
+  "tsx",
+  binPath,
+  ...args
+]
 
 /**
  * Starts `dashstream serve --host 127.0.0.1 --port 0 --db <dbUrl>` and resolves once it prints its listening

@@ -1,0 +1,181 @@
+import type { ParseArgsConfig } from "node:util"
+import { version } from "./Version.js"
+
+/**
+ * The table of `dashstream` commands (contract section 8) as data: names, flags and help text, and the text of
+ * `help` and `version`. `Cli.ts` gives each command its `run`. This module imports nothing but node (no effect, no
+ * storage, no HTTP), so `bin.ts` answers `help` and `version` without loading the rest (startup time, see
+ * bench/startup).
+ */
+
+/** The flags a command accepts, in `util.parseArgs` form. */
+export type Options = NonNullable<ParseArgsConfig["options"]>
+
+/** The help text and flags of one command. */
+export interface CommandSpec {
+  /** The words that select the command: `["widgets", "create"]`. */
+  readonly words: ReadonlyArray<string>
+  /** The flags after the words, as shown in the usage text: `--access-key K --stream S --type T`. */
+  readonly synopsis: string
+  /** One line for the command list. */
+  readonly summary: string
+  /** The command's own flags (`--db` and `--help` are added to every command, see {@link commonOptions}). */
+  readonly options: Options
+  /** Flags that must be given. */
+  readonly required?: ReadonlyArray<string>
+}
+
+/** The flags every command takes. */
+export const commonOptions: Options = {
+  db: { type: "string" },
+  help: { type: "boolean", short: "h" }
+}
+
+/**
+ * Every command, by its name (its words joined by a space), in the order `help` lists them. Adding a command (for
+ * example `decimate`) is one entry here and its `run` in `Cli.ts` (the compiler asks for it).
+ */
+export const commandSpecs = {
+  serve: {
+    words: ["serve"],
+    synopsis:
+      "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--decimate-at HH:MM|off] " +
+      "[--decimation-tiers 5m:48h,1h:14d,1d:90d]",
+    summary:
+      "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
+      "stops cleanly on SIGINT or SIGTERM",
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      "rate-limit": { type: "string" },
+      "log-requests": { type: "boolean" },
+      "decimate-at": { type: "string" },
+      "decimation-tiers": { type: "string" }
+    }
+  },
+  decimate: {
+    words: ["decimate"],
+    synopsis: "[--now <ISO time>] [--decimation-tiers 5m:48h,1h:14d,1d:90d]",
+    summary:
+      "run the decimation pass once, as of --now (default: the current time), and print what it removed " +
+      "(streams visited N, entries examined N, entries removed N)",
+    options: { now: { type: "string" }, "decimation-tiers": { type: "string" } }
+  },
+  migrate: {
+    words: ["migrate"],
+    synopsis: "",
+    summary: "bring the database schema up to date",
+    options: {}
+  },
+  "accounts create": {
+    words: ["accounts", "create"],
+    synopsis: "[--name N] [--json]",
+    summary: 'create an account and print its access key (--json: {"id","name","accessKey"})',
+    options: { name: { type: "string" }, json: { type: "boolean" } }
+  },
+  "widgets create": {
+    words: ["widgets", "create"],
+    synopsis: "--access-key K --stream S --type T",
+    summary: "declare a widget: a stream of the account and its widget type (a wrong --type lists the types)",
+    options: { "access-key": { type: "string" }, stream: { type: "string" }, type: { type: "string" } },
+    required: ["access-key", "stream", "type"]
+  },
+  "widgets list": {
+    words: ["widgets", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s widgets (--json: {"widgets":[{"streamName","type","createdAt"}]})',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"]
+  },
+  "dashboards create": {
+    words: ["dashboards", "create"],
+    synopsis: "--access-key K --name N [--layout FILE] [--json]",
+    summary:
+      "create a dashboard and print its view URL path /d/<token> (--json: the dashboard); --layout FILE: its " +
+      'tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget)',
+    options: {
+      "access-key": { type: "string" },
+      name: { type: "string" },
+      layout: { type: "string" },
+      json: { type: "boolean" }
+    },
+    required: ["access-key", "name"]
+  },
+  "dashboards list": {
+    words: ["dashboards", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s dashboards (--json: {"dashboards":[...]}, as the admin API answers)',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"]
+  },
+  copy: {
+    words: ["copy"],
+    synopsis: "--from <db url> --to <db url>",
+    summary:
+      "copy every account, access key, widget, dashboard and entry into an empty database (SQLite to PostgreSQL, or a " +
+      "backup from a running deployment), then check the counts; progress on stderr",
+    options: { from: { type: "string" }, to: { type: "string" } },
+    required: ["from", "to"]
+  }
+} as const satisfies Readonly<Record<string, CommandSpec>>
+
+/** The name of a command: its words joined by a space (`"widgets create"`). */
+export type CommandName = keyof typeof commandSpecs
+
+const specs: ReadonlyArray<CommandSpec> = Object.values(commandSpecs)
+
+/** The name of a command: its words joined by a space. */
+export const commandName = (command: CommandSpec): string => command.words.join(" ")
+
+/** One line of usage: `pnpm dashstream widgets create --access-key K --stream S --type T [--db URL]`. */
+export const usageLine = (command: CommandSpec): string =>
+  `pnpm dashstream ${commandName(command)}${command.synopsis === "" ? "" : ` ${command.synopsis}`} [--db URL]`
+
+/** The text of `dashstream help`. */
+export const usage = (): string => {
+  const width = Math.max(...specs.map((c) => commandName(c).length))
+  return [
+    "Usage: pnpm dashstream <command> [flags]",
+    "",
+    "Commands:",
+    ...specs.map((c) => `  ${commandName(c).padEnd(width)}  ${c.summary}`),
+    `  ${"help".padEnd(width)}  show this text (also: --help, or <command> --help)`,
+    `  ${"version".padEnd(width)}  print the version (also: --version)`,
+    "",
+    "Every command takes --db URL: sqlite:<path> (default sqlite:./data/dashstream.db) or postgres://user:password@host:port/database.",
+    "",
+    "Environment:",
+    "  DASHSTREAM_DB            database URL, as --db (the flag wins)",
+    "  DASHSTREAM_ADMIN_TOKEN   enables the admin API (/admin) for requests with Authorization: Bearer <token>",
+    "  DASHSTREAM_LOG_REQUESTS  1 to log one line per request, as --log-requests",
+    "  DASHSTREAM_LOG_LEVEL     trace, debug, info (default), warning, error, fatal or none; logs go to stderr",
+    "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
+    "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
+    "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
+    "",
+    "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
+    "",
+    "Usage of each command:",
+    ...specs.map((c) => `  ${usageLine(c)}`)
+  ].join("\n")
+}
+
+/** The text of `dashstream <command> --help`. */
+export const commandUsage = (command: CommandSpec): string => `Usage: ${usageLine(command)}\n\n${command.summary}\n`
+
+/** The commands as a list for error messages: `serve, decimate, ..., help`. */
+export const commandList = (): string => [...specs.map(commandName), "help"].join(", ")
+
+/**
+ * What `dashstream <argv>` prints when it only asks for the version (`version` or `--version` first) or the whole
+ * usage text (`help`, `--help` or `-h` first, and no command name after it), else `undefined`: the command needs the
+ * full CLI. Both `bin.ts` (before it loads anything else) and `Cli.ts` ask this first, so the two answer alike.
+ */
+export const quickAnswer = (argv: ReadonlyArray<string>): string | undefined => {
+  const [first, ...rest] = argv
+  if (first === "version" || first === "--version") return version()
+  if ((first === "help" || first === "--help" || first === "-h") && rest.every((arg) => arg.startsWith("-"))) {
+    return usage()
+  }
+  return undefined
+}

@@ -1,0 +1,44 @@
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+/** The repository root. */
+export const repoRoot = resolve(import.meta.dirname, "..")
+
+const newest = (dir: string, skip: (path: string) => boolean): { path: string; mtimeMs: number } | undefined => {
+  let found: { path: string; mtimeMs: number } | undefined
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name)
+    if (!entry.isFile() || skip(path)) continue
+    const { mtimeMs } = statSync(path)
+    if (found === undefined || mtimeMs > found.mtimeMs) found = { path, mtimeMs }
+  }
+  return found
+}
+
+/**
+ * Throws unless every package's `dist/` (and the dashboard page's `bundle/`) was built from its source as it is now:
+ * no file under a package's `src/` is newer than what `pnpm build` last wrote for it (`dist/.tsbuildinfo`, which
+ * `tsc -b` rewrites or touches on every build, and `bundle/manifest.json`). For the tests that run the build rather
+ * than the source (the README's commands, the packed tarballs): they fail loudly, never test a stale build.
+ * `pnpm test` runs `pnpm build` first, so they pass there.
+ */
+export const assertBuilt = (): void => {
+  const stale: Array<string> = []
+  const check = (output: string, sources: string, skip: (path: string) => boolean = () => false) => {
+    const built = existsSync(output) ? statSync(output).mtimeMs : -1
+    const input = newest(sources, skip)
+    if (built < 0) stale.push(`${output} is missing`)
+    else if (input !== undefined && input.mtimeMs > built) stale.push(`${input.path} is newer than ${output}`)
+  }
+  const packages = join(repoRoot, "packages")
+  for (const name of readdirSync(packages)) {
+    const dir = join(packages, name)
+    if (!existsSync(join(dir, "tsconfig.build.json"))) continue
+    check(join(dir, "dist/.tsbuildinfo"), join(dir, "src"), (path) => path.includes("/src/browser/"))
+  }
+  const web = join(packages, "dashboard-web")
+  check(join(web, "bundle/manifest.json"), join(web, "src/browser"))
+  if (stale.length > 0) {
+    throw new Error(`The build is out of date; run \`pnpm build\` (pnpm test does it first):\n  ${stale.join("\n  ")}`)
+  }
+}
