@@ -89,7 +89,7 @@ export const startServer = (args: ReadonlyArray<string>, env?: Record<string, st
         stdout: () => stdout,
         stderr: () => stderr,
         exited,
-        waitForStdout: (text, waitMs = 30_000) =>
+        waitForStdout: (text, waitMs = 10_000) =>
           new Promise<void>((ok, fail) => {
             const check = () => {
               if (!stdout.includes(text)) return false
