@@ -19,7 +19,14 @@ import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
 import { decodePushRequest } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
-import { type ReadQuery, type RenderedPage, renderPage, StreamStore, type StreamWrite } from "./StreamStore.js"
+import {
+  type ReadQuery,
+  type RenderedPage,
+  renderPage,
+  type StoredEntry,
+  StreamStore,
+  type StreamWrite
+} from "./StreamStore.js"
 import { type Micros, nowMicros, sinceFromText } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
 import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
@@ -166,6 +173,27 @@ const resolveRead = (
     const widget = yield* findWidget(accountId, streamName)
     return { stream: widget.id, query: { since, limit } }
   })
+
+/**
+ * Reads a stream as the export API does (spec section 4.1, contract section 6), for programs that embed the core:
+ * without `since` the latest entry only; `since=0` every entry; `since=T` the entries with `ts > T` (T in UNIX
+ * seconds), ascending by `ts`, at most `limit` (1..100000) of them, oldest first. `ts` of the result in microseconds,
+ * the point as its stored JSON text. Fails with `Forbidden`, `InvalidSince`, `InvalidRequest` (bad `limit`),
+ * `StreamNotFound` (also when the stream exists in another account) or a storage failure. The whole result is in
+ * memory at once; {@link readPages} delivers the same entries a page at a time (what the HTTP server uses).
+ */
+export const read = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams
+): Effect.Effect<
+  ReadonlyArray<StoredEntry>,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | StreamStore
+> =>
+  Effect.flatMap(resolveRead(accessKey, streamName, params), ({ stream, query }) =>
+    Effect.flatMap(StreamStore, (store) => store.read(stream, query))
+  )
 
 /** Entries per page of {@link readPages} by default: ~40 KB of JSON for number points. */
 export const defaultReadPageSize = 1000

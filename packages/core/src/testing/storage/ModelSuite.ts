@@ -50,7 +50,7 @@ export const modelSuite = (makeLayer: () => Layer.Layer<Stores, unknown>): void 
     )
 
     it.effect.prop(
-      "a paged read (UseCases.readPages) delivers exactly what one read delivers, in pages of at most the page size",
+      "UseCases.read delivers what one read of the store does, and a paged read (UseCases.readPages) the same in pages of at most the page size",
       [
         fc.array(modelOpArb, { maxLength: 25 }),
         fc.integer({ min: 1, max: 4 }),
@@ -72,6 +72,8 @@ export const modelSuite = (makeLayer: () => Layer.Layer<Stores, unknown>): void 
             since: params.since === undefined ? null : sinceFromText(params.since)!,
             limit: limit ?? null
           })
+          // The embedding API's whole read (UseCases.read) is that same read.
+          assert.deepStrictEqual(yield* UseCases.read(accessKey, "paged", params), whole)
           const { first, rest } = yield* UseCases.readPages(accessKey, "paged", params, pageSize)
           const pages = [first, ...(rest === undefined ? [] : yield* Stream.runCollect(rest))]
           for (const page of pages.slice(1)) assert.isAbove(page.count, 0)
