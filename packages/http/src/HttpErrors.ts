@@ -14,7 +14,7 @@ import {
   StreamNotFound,
   UnsupportedCommand
 } from "@dashstream/core"
-import { ParseResult, Schema } from "effect"
+import { Cause, Option, ParseResult, Schema } from "effect"
 
 /**
  * The HTTP adapter is the one place that maps errors to status codes and to the error body of contract section 5:
@@ -164,6 +164,15 @@ export const replyOf = (error: unknown): ErrorReply | undefined => {
       return errorReply(401, mapping.code, (error as Unauthorized).message, undefined, unauthorizedHeaders)
   }
   return errorReply(mapping.status, mapping.code, stringField(error, "message") ?? "", stringField(error, "path"))
+}
+
+/**
+ * The answer to a failed effect of a direct lane: {@link replyOf} its failure, or 500 `internal` for a defect or an
+ * unknown error (the caller logs those).
+ */
+export const replyOfCause = (cause: Cause.Cause<unknown>): ErrorReply => {
+  const failure = Cause.failureOption(cause)
+  return (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
 }
 
 /** The error body of a reply. */

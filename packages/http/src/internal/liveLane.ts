@@ -15,7 +15,7 @@ import {
   type StreamStore
 } from "@dashstream/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
-import { errorReply, internalReply, RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
+import { errorReply, internalReply, RateLimited, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
 import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
 import type { RateLimiter } from "./rateLimiter.js"
@@ -354,8 +354,7 @@ export const makeLiveLane = (
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
           release(token)
-          const failure = Cause.failureOption(exit.cause)
-          const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+          const reply = replyOfCause(exit.cause)
           if (reply.status === 500) {
             runFork(
               Effect.logError(
@@ -418,8 +417,7 @@ export const makeLiveLane = (
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return start(req, res, key, exit.value, t0)
         release(key)
-        const failure = Cause.failureOption(exit.cause)
-        const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+        const reply = replyOfCause(exit.cause)
         if (reply.status === 500) {
           runFork(Effect.logError(`internal error answering GET ${redactPath(url)}\n${causeText(exit.cause, key)}`))
         }

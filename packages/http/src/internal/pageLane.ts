@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
 import { assets, pageHeaders, pageHtml, type TileModel } from "@dashstream/dashboard-web"
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
-import { errorReply, internalReply, replyOf } from "../HttpErrors.js"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { redactPath, requestLine } from "./redact.js"
 import { writeErrorReply } from "./replies.js"
@@ -98,8 +98,7 @@ export const makePageLane = (
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
-          const failure = Cause.failureOption(exit.cause)
-          const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+          const reply = replyOfCause(exit.cause)
           if (reply.status === 500) {
             runFork(
               Effect.logError(

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type AccountStore, type Limits, type StreamStore, UseCases } from "@dashstream/core"
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
-import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf } from "../HttpErrors.js"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import { causeText } from "./causeText.js"
@@ -120,8 +120,7 @@ export const makePushLane = (
     runCallback(UseCases.push(body, limits), {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return finish(req, res, start, undefined)
-        const failure = Cause.failureOption(exit.cause)
-        const reply = (Option.isSome(failure) ? replyOf(failure.value) : undefined) ?? internalReply
+        const reply = replyOfCause(exit.cause)
         if (reply.status === 500) {
           // The push body carries the access key: keep it out of the log even if an error message quotes it.
           runFork(Effect.logError(`internal error answering POST /customSend\n${causeText(exit.cause, accessKey)}`))
