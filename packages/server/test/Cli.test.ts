@@ -6,7 +6,7 @@ import { cli, postJson, type Result, startServer, stop, tempDir } from "./suppor
 
 /**
  * The `dashstream` command line and the `serve` process lifecycle (contract section 8), run as real processes
- * (`node --conditions=@dashstream/source --import tsx packages/server/src/bin.ts`) against a temporary database. The HTTP behaviour itself is the
+ * (`node packages/server/dist/bin.js`, brought up to date by the global setup) against a temporary database. The HTTP behaviour itself is the
  * conformance suite's business; here only what the CLI and process add.
  */
 

@@ -2,15 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { binArgs } from "./support/bin.js"
 
 /** The repository root: the CLI runs from there, as `pnpm dashstream` does. */
 export const root = resolve(import.meta.dirname, "../../..")
-
-/**
- * How the tests run the CLI: its TypeScript source through tsx, with every `@dashstream/*` import resolved to its
- * source too (the `@dashstream/source` export condition), so a test never runs a stale `dist/`.
- */
-const binArgs = ["--conditions=@dashstream/source", "--import", "tsx", join(root, "packages/server/src/bin.ts")]
 
 /** The environment of a spawned CLI: the test's own, without any `DASHSTREAM_*` variable, plus `env`. */
 const childEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => {

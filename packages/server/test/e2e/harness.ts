@@ -16,12 +16,11 @@ import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { openTestDatabase } from "@dashstream/storage-postgres/testing"
+import { binArgs } from "../support/bin.js"
 import { afterAll, beforeAll, expect, vi } from "vitest"
 
 /** The monorepo root (the server is run from there, as `pnpm dashstream` would). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..")
-
-const binPath = join(repoRoot, "packages/server/src/bin.ts")
 
 /** The 20 widget type identifiers of contract section 2. */
 export const widgetTypes = [
@@ -165,17 +164,11 @@ const childEnv = (extra: Readonly<Record<string, string | undefined>>): NodeJS.P
   return env
 }
 
-const nodeArgs = (args: ReadonlyArray<string>): Array<string> => [
-  "--conditions=@dashstream/source",
-  "--import",
-  "tsx",
-  binPath,
-  ...args
-]
+const nodeArgs = (args: ReadonlyArray<string>): Array<string> => [...binArgs, ...args]
 
 /**
  * Starts `dashstream serve --host 127.0.0.1 --port 0 --db <dbUrl>` and resolves once it prints its listening
- * line. Node runs tsx in-process, so SIGTERM reaches the server itself.
+ * line. Node runs the compiled bin itself (no wrapper process), so SIGTERM reaches the server.
  */
 export const startServer = (dbUrl: string, options: ServeOptions = {}): Promise<RunningServer> => {
   const token = options.adminToken === undefined ? defaultAdminToken : options.adminToken
