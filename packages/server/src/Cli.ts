@@ -40,8 +40,8 @@ import * as Storage from "./Storage.js"
 
 /**
  * The `dashstream` command line (contract section 8). Arguments are split with node's `util.parseArgs` and checked
- * against the command's flags: an unknown flag, a missing value or a stray argument is a usage error. Every command takes `--db`. The commands'
- * names, flags and help text are in `Commands.ts`; this module gives each its run.
+ * against the command's flags: an unknown flag, a missing value or a stray argument is a usage error. Every command
+ * takes `--db`. The commands' names, flags and help text are in `Commands.ts`; this module gives each its run.
  */
 
 /** Flag values as `parseArgs` returns them: strings for string options, booleans for boolean options. */
