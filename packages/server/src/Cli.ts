@@ -39,13 +39,13 @@ import * as Logging from "./Logging.js"
 import * as Storage from "./Storage.js"
 
 /**
- * The `dashstream` command line (contract section 8). Arguments are parsed with node's `util.parseArgs`, strictly:
- * an unknown flag, a missing value or a stray argument is a usage error. Every command takes `--db`. The commands'
- * names, flags and help text are in `Commands.ts`; this module gives each its run.
+ * The `dashstream` command line (contract section 8). Arguments are split with node's `util.parseArgs` and checked
+ * against the command's flags: an unknown flag, a missing value or a stray argument is a usage error. Every command
+ * takes `--db`. The commands' names, flags and help text are in `Commands.ts`; this module gives each its run.
  */
 
 /** Flag values as `parseArgs` returns them: strings for string options, booleans for boolean options. */
-type Values = Readonly<Record<string, string | boolean | undefined>>
+type Values = Config.Flags
 
 /** What a command gets besides its flags. */
 interface Context {
@@ -252,71 +252,46 @@ const findCommand = (argv: ReadonlyArray<string>): Either.Either<[Command, Array
 }
 
 /**
- * `args` with each string flag written apart from a value that starts with `-` (`--access-key -Xy...`) joined into
- * `--access-key=-Xy...`, unless that value is itself one of the command's flags (`--db --name` still reports that
- * `--db` needs a value). `parseArgs` would otherwise refuse the value as ambiguous, and access keys made before they
- * had the `ds_` prefix may start with `-`.
+ * Reads a command's flags. `util.parseArgs` splits `args` into tokens: a string flag takes the next argument as its
+ * value even when it starts with "-" (access keys made before the `ds_` prefix may), and `--flag=value` works too.
+ * It runs non-strict, and the tokens are checked here against the command's flags, so that each problem is one
+ * sentence naming the flag (strict mode would refuse a value starting with "-" and report in node's own words).
  */
-const joinDashValues = (args: ReadonlyArray<string>, options: Options): Array<string> => {
+const parseFlags = (command: Command, args: ReadonlyArray<string>): Either.Either<Values, UsageError> => {
+  const options: Options = { ...command.options, ...commonOptions }
+  const { values, tokens } = parseArgs({
+    args: [...args],
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true
+  })
+  const name = commandName(command)
+  // A value that is one of the command's own flags means the value was left out: `--db --name x`.
   const isFlag = (arg: string) =>
     arg === "--" ||
     (arg.startsWith("--")
       ? Object.hasOwn(options, arg.slice(2).split("=")[0]!)
       : Object.values(options).some((option) => option.short !== undefined && arg === `-${option.short}`))
-  const out: Array<string> = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    const next = args[i + 1]
-    const name = arg.slice(2)
-    if (
-      arg.startsWith("--") &&
-      Object.hasOwn(options, name) &&
-      options[name]!.type === "string" &&
-      next !== undefined &&
-      next.startsWith("-") &&
-      !isFlag(next)
-    ) {
-      out.push(`${arg}=${next}`)
-      i++
-    } else {
-      out.push(arg)
+  const fail = (message: string) => Either.left(new UsageError({ message }))
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      return fail(`unexpected argument ${JSON.stringify(token.value)} for ${name}; usage: ${usageLine(command)}`)
+    }
+    if (token.kind === "option-terminator") continue
+    const option = Object.hasOwn(options, token.name) ? options[token.name]! : undefined
+    if (option === undefined) {
+      const known = Object.keys(options)
+        .map((flag) => `--${flag}`)
+        .join(", ")
+      return fail(`unknown flag ${token.rawName} for ${name}; its flags are ${known}`)
+    }
+    if (option.type === "boolean" && token.value !== undefined) return fail(`${token.rawName} takes no value`)
+    if (option.type === "string" && (token.value === undefined || (!token.inlineValue && isFlag(token.value)))) {
+      return fail(`${token.rawName} needs a value (to pass a value starting with "-", write ${token.rawName}=VALUE)`)
     }
   }
-  return out
-}
-
-/** Parses a command's flags strictly; node's messages are replaced by one sentence naming the flag. */
-const parseFlags = (command: Command, rawArgs: Array<string>): Either.Either<Values, UsageError> => {
-  const options = { ...command.options, ...commonOptions }
-  const args = joinDashValues(rawArgs, options)
-  return Either.mapLeft(
-    Either.try(() => parseArgs({ args, options, strict: true, allowPositionals: false }).values as Values),
-    (error) => {
-      const code = (error as { code?: string }).code
-      const text = error instanceof Error ? error.message : String(error)
-      const flag = /'(-[^' ]+)/.exec(text)?.[1] ?? /'([^']+)'/.exec(text)?.[1] ?? "?"
-      const known = Object.keys(options)
-        .map((name) => `--${name}`)
-        .join(", ")
-      const name = commandName(command)
-      switch (code) {
-        case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-          return new UsageError({ message: `unknown flag ${flag} for ${name}; its flags are ${known}` })
-        case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
-          return new UsageError({
-            message: `unexpected argument ${JSON.stringify(flag)} for ${name}; usage: ${usageLine(command)}`
-          })
-        case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-          return /does not take an argument/.test(text)
-            ? new UsageError({ message: `${flag} takes no value` })
-            : new UsageError({
-                message: `${flag} needs a value (to pass a value starting with "-", write ${flag}=VALUE)`
-              })
-        default:
-          return new UsageError({ message: `could not read the arguments of ${name}: ${text.split("\n")[0]}` })
-      }
-    }
-  )
+  return Either.right(values)
 }
 
 /** Picks, parses and runs the command of `argv`; fails with the usage or runtime error to report. */

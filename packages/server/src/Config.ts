@@ -1,18 +1,27 @@
 import { isIP } from "node:net"
 import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
 import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
-import { Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { UsageError } from "./Errors.js"
 
 /**
- * The server's configuration, read from command-line flags and environment variables (contract section 8).
- * A flag beats its environment variable. Every function here is pure: it gets the flag values and the
- * environment, and returns the configuration or a {@link UsageError} whose message names the flag (or variable)
- * and the accepted forms, never the value of a secret.
+ * The server's configuration, read from command-line flags and environment variables (contract section 8) with
+ * effect's `Config`. Each setting is a `Config` that reads the key `--<flag>` and, when no flag was given, its
+ * environment variable (a flag beats its variable), then falls back to its default. {@link provider} puts a command's
+ * flags and the environment behind one `ConfigProvider`, so tests pass an environment of their own.
+ *
+ * A bad value fails with a {@link UsageError} (exit code 2) whose message is one sentence naming the flag (or
+ * variable) and the accepted forms, never the value of a secret.
  */
 
 /** The environment, as `process.env` gives it. */
 export type Env = Readonly<Record<string, string | undefined>>
+
+/**
+ * A command's flag values, by flag name without the dashes (`"rate-limit"`), as `util.parseArgs` returns them: the
+ * text of a string flag, `true` for a boolean flag that was given, `undefined` (or absent) for a flag not given.
+ */
+export type Flags = Readonly<Record<string, string | boolean | undefined>>
 
 /** Environment variable names (contract section 8 and the README's configuration table). */
 export const EnvVar = {
@@ -24,6 +33,70 @@ export const EnvVar = {
   decimateAt: "DASHSTREAM_DECIMATE_AT",
   decimationTiers: "DASHSTREAM_DECIMATION_TIERS"
 } as const
+
+/**
+ * The `ConfigProvider` of one command: each flag given under the key `--<name>` (a boolean flag as `"true"`), and
+ * each environment variable under its name, trimmed; a variable that is empty or blank counts as not set.
+ */
+export const provider = (flags: Flags, env: Env): ConfigProvider.ConfigProvider => {
+  const map = new Map<string, string>()
+  for (const [name, value] of Object.entries(env)) {
+    const trimmed = value?.trim()
+    if (trimmed !== undefined && trimmed !== "") map.set(name, trimmed)
+  }
+  for (const [name, value] of Object.entries(flags)) {
+    if (typeof value === "string") map.set(`--${name}`, value)
+    else if (value === true) map.set(`--${name}`, "true")
+  }
+  return ConfigProvider.fromMap(map)
+}
+
+/**
+ * Reads `config` from `flags` and `env` (see {@link provider}). A bad value is a {@link UsageError} with the message
+ * of its setting (the first bad one, in the order the settings are declared).
+ */
+export const load = <A>(config: Config.Config<A>, flags: Flags, env: Env): Either.Either<A, UsageError> =>
+  Effect.runSync(Effect.either(Effect.mapError(provider(flags, env).load(config), toUsageError)))
+
+/** The first bad value's sentence; effect's own messages (`Expected an integer value...`) get the key in front. */
+const firstInvalid = (error: ConfigError.ConfigError): string | undefined => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return firstInvalid(error.left) ?? firstInvalid(error.right)
+    case "InvalidData": {
+      const name = error.path.join(".")
+      return error.message.includes(name) ? error.message : `${name}: ${error.message}`
+    }
+    default:
+      return undefined
+  }
+}
+
+const toUsageError = (error: ConfigError.ConfigError): UsageError =>
+  new UsageError({ message: firstInvalid(error) ?? `the configuration cannot be read: ${String(error)}` })
+
+/**
+ * How a setting's text is read: the value, or the sentence for stderr. `name` is the key the text came from
+ * (`--port`, `DASHSTREAM_DB`), for the sentence to name it.
+ */
+type Parse<A> = (text: string, name: string) => Either.Either<A, string>
+
+/** The setting at key `name`, read by `parse`; a bad value fails with `InvalidData` carrying `parse`'s sentence. */
+const setting = <A>(name: string, parse: Parse<A>): Config.Config<A> =>
+  Config.mapOrFail(Config.string(name), (text) =>
+    Either.mapLeft(parse(text, name), (message) => ConfigError.InvalidData([], message))
+  )
+
+/**
+ * The flag `--<flag>` if given, else the variable `variable`. Only a missing flag falls through to the variable: a
+ * bad flag value is reported even when the variable is set.
+ */
+const flagOrEnv = <A>(flag: string, variable: string, parse: Parse<A>): Config.Config<A> =>
+  Config.orElseIf(setting(`--${flag}`, parse), {
+    if: ConfigError.isMissingDataOnly,
+    orElse: () => setting(variable, parse)
+  })
 
 /** The database when no `--db` and no `DASHSTREAM_DB` is given: a SQLite file under the working directory. */
 export const defaultDatabaseUrl = "sqlite:./data/dashstream.db"
@@ -51,42 +124,53 @@ const dbForms = "sqlite:<path> (for example sqlite:./data/dashstream.db) or a po
  * variable the value came from, used in the error message. The value itself is never echoed (it may hold a
  * password), only its scheme.
  */
-export const parseDatabaseUrl = (value: string, name: string): Either.Either<Database, UsageError> => {
+export const parseDatabaseUrl = (value: string, name: string): Either.Either<Database, UsageError> =>
+  Either.mapLeft(readDatabaseUrl(value, name), (message) => new UsageError({ message }))
+
+const readDatabaseUrl: Parse<Database> = (value, name) => {
   const trimmed = value.trim()
   if (trimmed.startsWith("sqlite:")) {
     const filename = trimmed.slice("sqlite:".length)
     return filename === ""
-      ? Either.left(new UsageError({ message: `${name} sqlite: needs a file path, as in ${dbForms.split(" or ")[0]}` }))
+      ? Either.left(`${name} sqlite: needs a file path, as in ${dbForms.split(" or ")[0]}`)
       : Either.right({ _tag: "Sqlite", filename })
   }
   if (/^postgres(ql)?:\/\//i.test(trimmed)) {
     return URL.canParse(trimmed)
       ? Either.right({ _tag: "Postgres", url: Redacted.make(trimmed) })
-      : Either.left(
-          new UsageError({
-            message: `${name} is not a valid URL; expected postgres://user:password@host:port/database`
-          })
-        )
+      : Either.left(`${name} is not a valid URL; expected postgres://user:password@host:port/database`)
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]
   const got = trimmed === "" ? "an empty value" : scheme === undefined ? "a value without a scheme" : `a ${scheme}: URL`
-  return Either.left(new UsageError({ message: `${name} must be ${dbForms}, got ${got}` }))
+  return Either.left(`${name} must be ${dbForms}, got ${got}`)
 }
 
-/** The database from `--db`, else `DASHSTREAM_DB`, else {@link defaultDatabaseUrl}. */
-export const databaseConfig = (flag: string | undefined, env: Env): Either.Either<DatabaseConfig, UsageError> => {
-  const fromEnv = nonEmpty(env[EnvVar.db])
-  const [text, source, name]: [string, Source, string] =
-    flag !== undefined
-      ? [flag, "flag", "--db"]
-      : fromEnv !== undefined
-        ? [fromEnv, "env", EnvVar.db]
-        : [defaultDatabaseUrl, "default", "--db"]
-  return Either.map(parseDatabaseUrl(text, name), (database) => ({ database, source, url: Redacted.make(text) }))
-}
+const databaseAt = (name: string, source: Source): Config.Config<DatabaseConfig> =>
+  Config.mapOrFail(Config.redacted(name), (url) =>
+    Either.match(readDatabaseUrl(Redacted.value(url), name), {
+      onLeft: (message) => Either.left(ConfigError.InvalidData([], message)),
+      onRight: (database) => Either.right({ database, source, url })
+    })
+  )
 
-/** The flags of `serve`, as `util.parseArgs` returns them (absent flags are `undefined`). */
-export interface ServeFlags {
+/** `--db`, else `DASHSTREAM_DB`, else {@link defaultDatabaseUrl}. */
+const database: Config.Config<DatabaseConfig> = Config.orElseIf(databaseAt("--db", "flag"), {
+  if: ConfigError.isMissingDataOnly,
+  orElse: () => databaseAt(EnvVar.db, "env")
+}).pipe(
+  Config.withDefault<DatabaseConfig>({
+    database: { _tag: "Sqlite", filename: defaultDatabaseUrl.slice("sqlite:".length) },
+    source: "default",
+    url: Redacted.make(defaultDatabaseUrl)
+  })
+)
+
+/** The database from `--db` (`flag`), else `DASHSTREAM_DB`, else {@link defaultDatabaseUrl}. */
+export const databaseConfig = (flag: string | undefined, env: Env): Either.Either<DatabaseConfig, UsageError> =>
+  load(database, { db: flag }, env)
+
+/** The flags `serve` reads (the others are ignored), as `util.parseArgs` returns them. */
+export type ServeFlags = {
   readonly host?: string | undefined
   readonly port?: string | undefined
   readonly "rate-limit"?: string | undefined
@@ -124,37 +208,38 @@ export interface ServeConfig {
 /** Defaults of {@link ServeConfig}. */
 export const serveDefaults = { host: "127.0.0.1", port: 8080, decimateAt: { hour: 3, minute: 0 } } as const
 
+/** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the contract's default (section 9). */
+const tiers: Config.Config<TierPolicy> = Config.withDefault(
+  flagOrEnv("decimation-tiers", EnvVar.decimationTiers, (text, name) =>
+    Either.mapLeft(parsePolicy(text), (error) => `${name}: ${error.message}`)
+  ),
+  defaultPolicy
+)
+
+/** Every setting of `serve`, one entry each, in the order their errors are reported. */
+const serve: Config.Config<ServeConfig> = Config.all({
+  host: Config.withDefault(setting("--host", parseHost), serveDefaults.host),
+  port: Config.withDefault(setting("--port", parsePort), serveDefaults.port),
+  rateLimit: Config.withDefault(setting("--rate-limit", parseRateLimit), null),
+  adminToken: Config.map(Config.option(Config.redacted(EnvVar.adminToken)), Option.getOrNull),
+  logRequests: Config.withDefault(flagOrEnv("log-requests", EnvVar.logRequests, parseBoolean), false),
+  decimateAt: Config.withDefault(
+    flagOrEnv("decimate-at", EnvVar.decimateAt, (text, name) =>
+      Either.mapLeft(parseDailyTime(text, name), (error) => error.message)
+    ),
+    serveDefaults.decimateAt
+  ),
+  decimationPolicy: tiers
+})
+
 /**
  * The configuration of `serve` from its flags and the environment. Fails with a {@link UsageError} for a bad
- * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `DASHSTREAM_LOG_REQUESTS`,
- * `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}) or `--decimation-tiers` /
- * `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}).
+ * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `--log-requests` /
+ * `DASHSTREAM_LOG_REQUESTS`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}) or
+ * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
-  Either.gen(function* () {
-    const host = yield* parseHost(flags.host ?? serveDefaults.host)
-    const port = flags.port === undefined ? serveDefaults.port : yield* parsePort(flags.port)
-    const rateLimit = flags["rate-limit"] === undefined ? null : yield* parseRateLimit(flags["rate-limit"])
-    const logRequests = flags["log-requests"] === true ? true : yield* parseBoolean(env, EnvVar.logRequests)
-    const token = nonEmpty(env[EnvVar.adminToken])
-    const decimateAtEnv = nonEmpty(env[EnvVar.decimateAt])
-    const decimateAt =
-      flags["decimate-at"] !== undefined
-        ? yield* parseDailyTime(flags["decimate-at"], "--decimate-at")
-        : decimateAtEnv !== undefined
-          ? yield* parseDailyTime(decimateAtEnv, EnvVar.decimateAt)
-          : serveDefaults.decimateAt
-    const decimation = yield* decimationPolicy(flags["decimation-tiers"], env)
-    return {
-      host,
-      port,
-      rateLimit,
-      adminToken: token === undefined ? null : Redacted.make(token),
-      logRequests,
-      decimateAt,
-      decimationPolicy: decimation
-    }
-  })
+  load(serve, flags, env)
 
 /**
  * Parses a daily UTC time `HH:MM` (`H:MM` too; 00:00 to 23:59), or `off` (any case) for none. `name` is the flag
@@ -182,12 +267,8 @@ export const formatDailyTime = (time: DailyTime): string =>
  * default `5m:48h,1h:14d,1d:90d` (section 9). The form is `<bucket width>:<minimum age>,...`, finest first (see
  * `parsePolicy`); a bad value is a {@link UsageError} naming the flag or variable and the offending tier.
  */
-export const decimationPolicy = (flag: string | undefined, env: Env): Either.Either<TierPolicy, UsageError> => {
-  const fromEnv = nonEmpty(env[EnvVar.decimationTiers])
-  const [text, name] = flag !== undefined ? [flag, "--decimation-tiers"] : [fromEnv, EnvVar.decimationTiers]
-  if (text === undefined) return Either.right(defaultPolicy)
-  return Either.mapLeft(parsePolicy(text), (error) => new UsageError({ message: `${name}: ${error.message}` }))
-}
+export const decimationPolicy = (flag: string | undefined, env: Env): Either.Either<TierPolicy, UsageError> =>
+  load(tiers, { "decimation-tiers": flag }, env)
 
 // Date, optional time to the minute, second or fraction, and a zone (required with a time: local time would make
 // the pass depend on the machine's time zone).
@@ -215,45 +296,38 @@ export const parseNow = (value: string): Either.Either<Micros, UsageError> => {
   return Either.right(micros(total))
 }
 
-const parseHost = (value: string): Either.Either<string, UsageError> =>
-  isIP(value) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)
+function parseHost(value: string, name: string): Either.Either<string, string> {
+  return isIP(value) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)
     ? Either.right(value)
     : Either.left(
-        new UsageError({
-          message: `--host must be an IP address or host name (for example 127.0.0.1, 0.0.0.0 or ::), got ${JSON.stringify(value)}`
-        })
-      )
-
-const parsePort = (value: string): Either.Either<number, UsageError> => {
-  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN
-  return port <= 65535
-    ? Either.right(port)
-    : Either.left(
-        new UsageError({
-          message: `--port must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(value)}`
-        })
+        `${name} must be an IP address or host name (for example 127.0.0.1, 0.0.0.0 or ::), got ${JSON.stringify(value)}`
       )
 }
 
-const parseRateLimit = (value: string): Either.Either<number, UsageError> => {
+function parsePort(value: string, name: string): Either.Either<number, string> {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN
+  return port <= 65535
+    ? Either.right(port)
+    : Either.left(`${name} must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(value)}`)
+}
+
+function parseRateLimit(value: string, name: string): Either.Either<number, string> {
   const n = /^\d{1,9}$/.test(value) ? Number(value) : 0
   return n >= 1
     ? Either.right(n)
     : Either.left(
-        new UsageError({
-          message: `--rate-limit must be a whole number of requests per second per access key, at least 1, got ${JSON.stringify(value)}`
-        })
+        `${name} must be a whole number of requests per second per access key, at least 1, got ${JSON.stringify(value)}`
       )
 }
 
 const trueWords = new Set(["1", "true", "yes", "on"])
-const falseWords = new Set(["", "0", "false", "no", "off"])
+const falseWords = new Set(["0", "false", "no", "off"])
 
-const parseBoolean = (env: Env, name: string): Either.Either<boolean, UsageError> => {
-  const value = env[name]?.trim().toLowerCase()
-  if (value === undefined || falseWords.has(value)) return Either.right(false)
-  if (trueWords.has(value)) return Either.right(true)
-  return Either.left(new UsageError({ message: `${name} must be 1 or 0 (also true/false, yes/no, on/off)` }))
+function parseBoolean(value: string, name: string): Either.Either<boolean, string> {
+  const word = value.trim().toLowerCase()
+  if (trueWords.has(word)) return Either.right(true)
+  if (falseWords.has(word)) return Either.right(false)
+  return Either.left(`${name} must be 1 or 0 (also true/false, yes/no, on/off)`)
 }
 
 const logLevels: ReadonlyMap<string, LogLevel.LogLevel> = new Map([
@@ -268,28 +342,26 @@ const logLevels: ReadonlyMap<string, LogLevel.LogLevel> = new Map([
   ["none", LogLevel.None]
 ])
 
+const logLevelSetting: Config.Config<LogLevel.LogLevel> = Config.withDefault(
+  setting(EnvVar.logLevel, (value, name) =>
+    Either.fromOption(
+      Option.fromNullable(logLevels.get(value.toLowerCase())),
+      () => `${name} must be one of trace, debug, info, warning, error, fatal or none`
+    )
+  ),
+  LogLevel.Info
+)
+
 /**
  * The minimum level of log lines written to stderr, from `DASHSTREAM_LOG_LEVEL` (case-insensitive: trace, debug,
  * info, warning or warn, error, fatal, none); default `info`.
  */
-export const logLevel = (env: Env): Either.Either<LogLevel.LogLevel, UsageError> => {
-  const value = nonEmpty(env[EnvVar.logLevel])
-  if (value === undefined) return Either.right(LogLevel.Info)
-  return Option.match(Option.fromNullable(logLevels.get(value.toLowerCase())), {
-    onSome: Either.right,
-    onNone: () =>
-      Either.left(
-        new UsageError({
-          message: `${EnvVar.logLevel} must be one of trace, debug, info, warning, error, fatal or none`
-        })
-      )
-  })
-}
+export const logLevel = (env: Env): Either.Either<LogLevel.LogLevel, UsageError> => load(logLevelSetting, {}, env)
+
+const debugSetting: Config.Config<boolean> = Config.withDefault(
+  setting(EnvVar.debug, (value) => Either.right(trueWords.has(value.toLowerCase()))),
+  false
+)
 
 /** True when `DASHSTREAM_DEBUG` is set to a true word: errors then show their cause and stack trace. */
-export const debug = (env: Env): boolean => trueWords.has(env[EnvVar.debug]?.trim().toLowerCase() ?? "")
-
-const nonEmpty = (value: string | undefined): string | undefined => {
-  const trimmed = value?.trim()
-  return trimmed === undefined || trimmed === "" ? undefined : trimmed
-}
+export const debug = (env: Env): boolean => Either.getOrElse(load(debugSetting, {}, env), () => false)

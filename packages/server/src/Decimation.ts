@@ -1,6 +1,6 @@
 import type { DecimationStore } from "@dashstream/core"
 import { type PassResult, runLockedPass, type TierPolicy } from "@dashstream/decimation"
-import { Cause, Clock, Duration, Effect, Option } from "effect"
+import { Cause, Clock, Cron, DateTime, Duration, Effect, Option } from "effect"
 import { type DailyTime, formatDailyTime } from "./Config.js"
 
 /**
@@ -9,14 +9,14 @@ import { type DailyTime, formatDailyTime } from "./Config.js"
  * process for SQLite).
  */
 
-const DAY_MS = 86_400_000
+const utc = DateTime.zoneUnsafeMakeNamed("UTC")
+
+/** The schedule "every day at `at` UTC" (second 0 of that minute) as an effect `Cron`. */
+export const dailyCron = (at: DailyTime): Cron.Cron =>
+  Cron.make({ minutes: [at.minute], hours: [at.hour], days: [], months: [], weekdays: [], tz: utc })
 
 /** The first time strictly after `nowMillis` (UNIX milliseconds) whose UTC time of day is `at`, in UNIX milliseconds. */
-export const nextRunAt = (nowMillis: number, at: DailyTime): number => {
-  const day = Math.floor(nowMillis / DAY_MS) * DAY_MS
-  const today = day + (at.hour * 60 + at.minute) * 60_000
-  return today > nowMillis ? today : today + DAY_MS
-}
+export const nextRunAt = (nowMillis: number, at: DailyTime): number => Cron.next(dailyCron(at), nowMillis).getTime()
 
 /** What `decimate` prints: `streams visited N, entries examined N, entries removed N`. */
 export const summary = (result: PassResult): string =>
@@ -53,18 +53,21 @@ export const scheduledPass = (
   )
 
 /**
- * Runs {@link scheduledPass} every day at `at` (UTC), forever; meant to be forked in `serve`'s scope, which
- * interrupts it on shutdown. Logs when the next pass is due. `onPass` is given the result of each completed pass.
+ * Runs {@link scheduledPass} every day at `at` (UTC, {@link dailyCron}), forever, on the effect `Clock` (so a
+ * `TestClock` drives it); meant to be forked in `serve`'s scope, which interrupts it on shutdown. Logs when the next
+ * pass is due (`next decimation pass scheduled`, annotated with the time as `at` and the daily time as `daily`).
+ * `onPass` is given the result of each completed pass.
  */
 export const daily = (
   at: DailyTime,
   policy: TierPolicy,
   onPass: (result: PassResult) => void = () => {}
-): Effect.Effect<never, never, DecimationStore> =>
-  Effect.forever(
+): Effect.Effect<never, never, DecimationStore> => {
+  const cron = dailyCron(at)
+  return Effect.forever(
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      const next = nextRunAt(now, at)
+      const next = Cron.next(cron, now).getTime()
       yield* Effect.logInfo("next decimation pass scheduled").pipe(
         Effect.annotateLogs({ at: new Date(next).toISOString(), daily: `${formatDailyTime(at)} UTC` })
       )
@@ -72,3 +75,4 @@ export const daily = (
       yield* scheduledPass(policy, onPass)
     })
   )
+}

@@ -2,6 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { widgetTypes } from "@dashstream/core"
 import { afterAll, assert, beforeAll, describe, it as base } from "@effect/vitest"
+import { type Console, Effect } from "effect"
+import * as Cli from "../src/Cli.js"
 import { cli, postJson, type Result, startServer, stop, tempDir } from "./support.js"
 
 /**
@@ -146,6 +148,96 @@ describe.concurrent("usage errors (exit 2, one line on stderr)", { timeout }, ()
 
   it("bad DASHSTREAM_LOG_LEVEL", async () => {
     assertUsageError(await cli(["migrate", "--db", db], { DASHSTREAM_LOG_LEVEL: "loud" }), /DASHSTREAM_LOG_LEVEL/)
+  })
+})
+
+/** Runs `dashstream ...argv` in this process (`Cli.run`), with stdout and stderr captured. */
+const cliInProcess = async (argv: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Result> => {
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  const line = (parts: ReadonlyArray<unknown>) => `${parts.map(String).join(" ")}\n`
+  const base = await Effect.runPromise(Effect.console)
+  const console: Console.Console = {
+    ...base,
+    log: (...parts) => Effect.sync(() => void stdout.push(line(parts))),
+    error: (...parts) => Effect.sync(() => void stderr.push(line(parts)))
+  }
+  const code = await Effect.runPromise(Cli.run(argv, env).pipe(Effect.withConsole(console)))
+  return { code, signal: null, stdout: stdout.join(""), stderr: stderr.join("") }
+}
+
+describe("flags (in process): one sentence naming the flag, exit 2", () => {
+  const dir = tempDir()
+  const db = `sqlite:${join(dir.path, "untouched", "db.sqlite")}`
+  afterAll(() => {
+    assert.isFalse(existsSync(join(dir.path, "untouched")))
+    dir.remove()
+  })
+  const usage = async (argv: ReadonlyArray<string>, pattern: RegExp) =>
+    assertUsageError(await cliInProcess([...argv, "--db", db]), pattern)
+
+  it("an unknown flag, long or short, lists the command's flags", async () => {
+    await usage(
+      ["accounts", "create", "--nmae", "x"],
+      /^dashstream: unknown flag --nmae for accounts create; its flags are --name, --json, --db, --help$/
+    )
+    await usage(["accounts", "create", "-x"], /^dashstream: unknown flag -x for accounts create/)
+    await usage(["widgets", "list", "--access-key", "k", "-hq"], /^dashstream: unknown flag -q for widgets list/)
+  })
+
+  it("a string flag without its value, at the end, before another flag, or before --", async () => {
+    for (const argv of [
+      ["widgets", "list", "--access-key"],
+      ["widgets", "list", "--access-key", "--json"],
+      ["widgets", "list", "--access-key", "--db=x"],
+      ["widgets", "list", "--access-key", "-h"],
+      ["widgets", "list", "--access-key", "--"]
+    ]) {
+      const result = await cliInProcess(argv)
+      assertUsageError(
+        result,
+        /^dashstream: --access-key needs a value \(to pass a value starting with "-", write --access-key=VALUE\)$/
+      )
+    }
+  })
+
+  it("a boolean flag given a value", async () => {
+    await usage(["accounts", "create", "--json=yes"], /^dashstream: --json takes no value$/)
+  })
+
+  it("a stray argument, also after --", async () => {
+    await usage(
+      ["migrate", "now"],
+      /^dashstream: unexpected argument "now" for migrate; usage: pnpm dashstream migrate/
+    )
+    await usage(["migrate", "--", "now"], /unexpected argument "now" for migrate/)
+  })
+
+  it("a value starting with - is the flag's value, written apart or with =", async () => {
+    // --stream is checked before the database is opened: its error shows which value --access-key and --stream got.
+    for (const argv of [
+      ["--access-key", "-Qx9", "--stream", "-a/b"],
+      ["--access-key=-Qx9", "--stream=-a/b"]
+    ]) {
+      await usage(
+        ["widgets", "create", ...argv, "--type", "number"],
+        /^dashstream: --stream must be 1 to 255 characters/
+      )
+    }
+    await usage(["widgets", "create", "--access-key", "-Qx9", "--stream", "s", "--type", "-donut"], /got "-donut"/)
+  })
+
+  it("bad configuration values name their flag or variable", async () => {
+    await usage(["serve", "--decimate-at", "25:00"], /^dashstream: --decimate-at must be a UTC time of day HH:MM/)
+    assertUsageError(
+      await cliInProcess(["serve", "--db", db], { DASHSTREAM_DECIMATION_TIERS: "1h:1d,5m:2d" }),
+      /^dashstream: DASHSTREAM_DECIMATION_TIERS: invalid tier policy/
+    )
+    assertUsageError(
+      await cliInProcess(["serve", "--db", db], { DASHSTREAM_LOG_REQUESTS: "maybe" }),
+      /^dashstream: DASHSTREAM_LOG_REQUESTS must be 1 or 0/
+    )
+    await usage(["decimate", "--now", "yesterday"], /^dashstream: --now must be an ISO 8601 time with a zone/)
   })
 })
 
@@ -396,9 +488,11 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
     it("an access key starting with - is taken as the value of --access-key, not as a flag", async () => {
       // Keys made before the ds_ prefix are base64url and may start with "-": a runtime failure here (unknown key,
       // exit 1) shows the value reached the lookup; a usage error (exit 2) would mean it was read as a flag.
-      const list = await cli(["widgets", "list", "--access-key", "-Qx9_unknown-key", "--db", db])
-      assert.strictEqual(list.code, 1, list.stderr)
-      assertOneLineError(list, /access key is unknown/)
+      for (const key of [["--access-key", "-Qx9_unknown-key"], ["--access-key=-Qx9_unknown-key"]]) {
+        const list = await cli(["widgets", "list", ...key, "--db", db])
+        assert.strictEqual(list.code, 1, list.stderr)
+        assertOneLineError(list, /access key is unknown/)
+      }
     })
 
     it("data pushed before SIGTERM reads back after a restart; no first-start hint once accounts exist", async () => {

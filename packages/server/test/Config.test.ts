@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, LogLevel, Redacted } from "effect"
+import { Config as EffectConfig, Either, LogLevel, Redacted } from "effect"
 import { defaultPolicy, formatPolicy } from "@dashstream/decimation"
 import * as Config from "../src/Config.js"
 
@@ -46,6 +46,18 @@ describe("Config.databaseConfig", () => {
     assert.match(leftMessage(Config.databaseConfig(undefined, { DASHSTREAM_DB: "x.db" })), /^DASHSTREAM_DB must be/)
     assert.match(leftMessage(Config.databaseConfig("sqlite:", {})), /needs a file path/)
     assert.match(leftMessage(Config.databaseConfig("postgres://[bad", {})), /not a valid URL/)
+  })
+  it("a blank DASHSTREAM_DB counts as unset; its value is trimmed and never echoed", () => {
+    assert.strictEqual(right(Config.databaseConfig(undefined, { DASHSTREAM_DB: "  " })).source, "default")
+    const trimmed = right(Config.databaseConfig(undefined, { DASHSTREAM_DB: " sqlite:/tmp/c.db\n" }))
+    assert.deepStrictEqual(trimmed.database, { _tag: "Sqlite", filename: "/tmp/c.db" })
+    const message = leftMessage(Config.databaseConfig(undefined, { DASHSTREAM_DB: "mysql://u:secret@x/db" }))
+    assert.match(message, /^DASHSTREAM_DB must be sqlite:<path>.*got a mysql: URL$/)
+    assert.notInclude(message, "secret")
+  })
+
+  it("a bad --db is reported even when DASHSTREAM_DB is good (only a missing flag falls back)", () => {
+    assert.match(leftMessage(Config.databaseConfig("", { DASHSTREAM_DB: "sqlite:/tmp/b.db" })), /^--db must be/)
   })
 })
 
@@ -123,6 +135,80 @@ describe("Config.serveConfig", () => {
     assert.match(leftMessage(Config.serveConfig({ "rate-limit": "1.5" }, {})), /^--rate-limit/)
     assert.match(leftMessage(Config.serveConfig({ host: "not a host" }, {})), /^--host must be an IP address/)
     assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_LOG_REQUESTS: "maybe" })), /^DASHSTREAM_LOG_REQUESTS/)
+  })
+  it("a bad flag is reported even when its variable is set; a blank variable counts as unset", () => {
+    assert.match(
+      leftMessage(Config.serveConfig({ "decimate-at": "9am" }, { DASHSTREAM_DECIMATE_AT: "04:00" })),
+      /^--decimate-at must be a UTC time/
+    )
+    assert.match(
+      leftMessage(Config.serveConfig({ "decimation-tiers": "5x:1d" }, { DASHSTREAM_DECIMATION_TIERS: "1m:1h" })),
+      /^--decimation-tiers: invalid tier policy/
+    )
+    const blank = right(
+      Config.serveConfig({}, { DASHSTREAM_DECIMATE_AT: "", DASHSTREAM_LOG_REQUESTS: " ", DASHSTREAM_ADMIN_TOKEN: "" })
+    )
+    assert.deepStrictEqual(
+      [blank.decimateAt, blank.logRequests, blank.adminToken],
+      [{ hour: 3, minute: 0 }, false, null]
+    )
+    assert.deepStrictEqual(right(Config.serveConfig({}, { DASHSTREAM_DECIMATE_AT: " 5:30 " })).decimateAt, {
+      hour: 5,
+      minute: 30
+    })
+  })
+
+  it("DASHSTREAM_LOG_REQUESTS takes 1/0, true/false, yes/no, on/off in any case", () => {
+    for (const word of ["1", "TRUE", "yes", "On"]) {
+      assert.isTrue(right(Config.serveConfig({}, { DASHSTREAM_LOG_REQUESTS: word })).logRequests, word)
+    }
+    for (const word of ["0", "False", "no", "OFF"]) {
+      assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_LOG_REQUESTS: word })).logRequests, word)
+    }
+  })
+
+  it("the admin token stays redacted", () => {
+    const { adminToken } = right(Config.serveConfig({}, { DASHSTREAM_ADMIN_TOKEN: " s3cret " }))
+    assert.strictEqual(adminToken && Redacted.value(adminToken), "s3cret")
+    assert.notInclude(String(adminToken), "s3cret")
+    assert.notInclude(JSON.stringify(adminToken), "s3cret")
+  })
+
+  it("reports the first bad setting, in the order host, port, rate limit", () => {
+    assert.match(leftMessage(Config.serveConfig({ host: "a b", port: "x", "rate-limit": "0" }, {})), /^--host/)
+    assert.match(leftMessage(Config.serveConfig({ port: "x", "rate-limit": "0" }, {})), /^--port/)
+  })
+})
+
+describe("Config.provider and Config.load", () => {
+  it("give flags as --name (booleans as true) and the environment to any effect Config", () => {
+    const config = EffectConfig.all([
+      EffectConfig.string("--name"),
+      EffectConfig.boolean("--json"),
+      EffectConfig.integer("PORT"),
+      EffectConfig.option(EffectConfig.string("--missing"))
+    ])
+    const [name, json, port, missing] = right(
+      Config.load(config, { name: "n", json: true, other: undefined }, { PORT: "80" })
+    )
+    assert.deepStrictEqual([name, json, port, missing._tag], ["n", true, 80, "None"])
+  })
+
+  it("turn a ConfigError into a UsageError", () => {
+    assert.match(
+      leftMessage(Config.load(EffectConfig.integer("PORT"), {}, { PORT: "eighty" })),
+      /^PORT: Expected an integer value but received "eighty"$/
+    )
+  })
+})
+
+describe("Config.debug", () => {
+  it("is true for a true word, false for anything else", () => {
+    assert.isTrue(Config.debug({ DASHSTREAM_DEBUG: "1" }))
+    assert.isTrue(Config.debug({ DASHSTREAM_DEBUG: "Yes" }))
+    assert.isFalse(Config.debug({ DASHSTREAM_DEBUG: "0" }))
+    assert.isFalse(Config.debug({ DASHSTREAM_DEBUG: "maybe" }))
+    assert.isFalse(Config.debug({}))
   })
 })
 

@@ -32,6 +32,32 @@ describe("Decimation.nextRunAt", () => {
     assert.strictEqual(Decimation.nextRunAt(MIDNIGHT, { hour: 0, minute: 0 }), MIDNIGHT + DAY)
     assert.strictEqual(Decimation.nextRunAt(MIDNIGHT + 1, { hour: 23, minute: 59 }), MIDNIGHT + DAY - 60_000)
   })
+
+  it("is exact to the millisecond around the due time, and crosses months, leap days and years", () => {
+    const at = { hour: 3, minute: 0 }
+    assert.strictEqual(Decimation.nextRunAt(MIDNIGHT + 3 * HOUR - 500, at), MIDNIGHT + 3 * HOUR)
+    assert.strictEqual(Decimation.nextRunAt(MIDNIGHT + 3 * HOUR + 1, at), MIDNIGHT + DAY + 3 * HOUR)
+    const late = { hour: 23, minute: 30 }
+    assert.strictEqual(Decimation.nextRunAt(Date.UTC(2024, 1, 28, 23, 45), late), Date.UTC(2024, 1, 29, 23, 30))
+    assert.strictEqual(Decimation.nextRunAt(Date.UTC(2024, 1, 29, 23, 45), late), Date.UTC(2024, 2, 1, 23, 30))
+    assert.strictEqual(Decimation.nextRunAt(Date.UTC(2024, 11, 31, 23, 45), late), Date.UTC(2025, 0, 1, 23, 30))
+  })
+
+  it("is in UTC whatever the machine's time zone", () => {
+    const saved = process.env.TZ
+    try {
+      for (const zone of ["America/New_York", "Asia/Kolkata", "Pacific/Chatham"]) {
+        process.env.TZ = zone
+        assert.strictEqual(Decimation.nextRunAt(MIDNIGHT, { hour: 3, minute: 0 }), MIDNIGHT + 3 * HOUR, zone)
+        // The night New York's clocks go forward (2024-03-10, 02:00 local is 07:00 UTC): UTC has no such gap.
+        const spring = Date.UTC(2024, 2, 10)
+        assert.strictEqual(Decimation.nextRunAt(spring, { hour: 7, minute: 0 }), spring + 7 * HOUR, zone)
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TZ
+      else process.env.TZ = saved
+    }
+  })
 })
 
 /** A sparkline with 6 numbers in one hour 20 days before `MIDNIGHT`: a pass at any later time removes 2. */
@@ -87,7 +113,39 @@ const collectLogs = (lines: Array<string>) =>
     })
   )
 
+/** Each log line as its message and annotations. */
+const collectAnnotatedLogs = (lines: Array<{ message: string; annotations: Record<string, unknown> }>) =>
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ message, annotations }) => {
+      lines.push({ message: String(message), annotations: Object.fromEntries(annotations) })
+    })
+  )
+
 describe("Decimation.daily", () => {
+  it.effect("logs when the next pass is due, before each wait", () =>
+    Effect.gen(function* () {
+      yield* fixture
+      const lines: Array<{ message: string; annotations: Record<string, unknown> }> = []
+      yield* TestClock.setTime(MIDNIGHT + 5 * HOUR)
+      const fiber = yield* Effect.fork(
+        Decimation.daily({ hour: 4, minute: 30 }, defaultPolicy).pipe(Effect.provide(collectAnnotatedLogs(lines)))
+      )
+      yield* TestClock.adjust(DAY)
+      for (let i = 0; i < 100 && lines.filter((l) => l.message.startsWith("next")).length < 2; i++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      }
+      assert.deepStrictEqual(
+        lines.filter((line) => line.message === "next decimation pass scheduled").map((line) => line.annotations),
+        [
+          { at: "2024-01-11T04:30:00.000Z", daily: "04:30 UTC" },
+          { at: "2024-01-12T04:30:00.000Z", daily: "04:30 UTC" }
+        ]
+      )
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(MemoryStore.layer))
+  )
+
   it.effect("runs the pass at the configured UTC time every day", () =>
     Effect.gen(function* () {
       const widget = yield* fixture
