@@ -5,6 +5,9 @@ export default defineConfig({
   ...resolveSource,
   test: {
     projects: ["packages/*", "examples/*"],
+    // Most test files wait on child processes, sockets, fsync and PostgreSQL rather than compute: three files at a
+    // time keep both cores of our machines busy (vitest's default on 2 cores is one file at a time).
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

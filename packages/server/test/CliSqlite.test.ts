@@ -1,0 +1,12 @@
+import { join } from "node:path"
+import { cliSuite } from "./cliSuite.js"
+import { tempDir } from "./support.js"
+
+/** The commands and the `serve` process lifecycle (contract section 8) on a SQLite file. */
+cliSuite("SQLite", async () => {
+  const dir = tempDir()
+  return {
+    url: `sqlite:${join(dir.path, "nested", "dashstream.db")}`,
+    cleanup: async () => dir.remove()
+  }
+})
