@@ -1,11 +1,35 @@
-import { defineProject } from "vitest/config"
+import { fileURLToPath } from "node:url"
+import { configDefaults, defineProject, type TestProjectInlineConfiguration } from "vitest/config"
 import { resolveSource } from "../../vitest.shared.js"
 
+/** The end-to-end files (one suite per backend of the harness) and the browser test among them (one server). */
+const e2eFiles = "test/e2e/*.test.ts"
+const browserFiles = "test/e2e/*.browser.test.ts"
+const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts"]
+
+/** The server's own tests: the CLI, processes, decimation, copy, and the dashboard page in a browser. */
 export default defineProject({
   ...resolveSource,
   test: {
     name: "server",
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/buildSetup.ts", "test/support/browserSetup.ts"]
+    include: ["test/*.test.ts", browserFiles],
+    globalSetup
   }
 })
+
+/**
+ * The end-to-end suites as one project per backend (`DASHSTREAM_E2E_BACKENDS`, see test/e2e/harness.ts), listed by
+ * the root vitest.config.ts: the SQLite and PostgreSQL halves of each file are two test files' worth of work that
+ * run in parallel, rather than one after the other in one file.
+ */
+export const e2eProjects: Array<TestProjectInlineConfiguration> = ["sqlite", "postgres"].map((backend) => ({
+  ...resolveSource,
+  root: fileURLToPath(new URL(".", import.meta.url)),
+  test: {
+    name: `e2e-${backend}`,
+    include: [e2eFiles],
+    exclude: [...configDefaults.exclude, browserFiles],
+    env: { DASHSTREAM_E2E_BACKENDS: backend },
+    globalSetup
+  }
+}))
