@@ -11,15 +11,21 @@
  * - push, random streams: single-number pushes, each to a stream drawn at random among all the database's streams
  *   (its account's key, its name);
  * - push, one hot stream: the same, all to the first stream;
- * - latest read, random streams: `GET /api/v2/<key>/datastream/<name>` (no since) of random streams.
+ * - latest read, random streams: `GET /api/v2/<key>/datastream/<name>` (no since) of random streams;
+ * - latest read, 1,000 streams: the same over the first 1,000 streams only (the baseline's own), in both databases:
+ *   what the database's size costs when the server's caches hold what is read.
  *
  * Prints, per scenario, the median over the rounds of p99 (and p50, req/s) for both databases and the ratio
- * large ÷ baseline (target ≤ 1.5), the load time, and the load average at each measurement (the machine is shared).
+ * large ÷ baseline (target ≤ 1.5), the ratio of the lowest p99 of each side (a round disturbed by another job on the
+ * shared machine only ever raises its p99), the load time, and the load average during the measurements.
  *
  * Usage: pnpm bench:scale [--streams 1000000] [--entries 20000000] [--per-account 1000] [--only sqlite,postgres]
  *          [--seconds 10] [--warmup 3] [--rounds 3] [--connections 10] [--base-streams 1000] [--base-entries 1000]
  *          [--cache-dir <tmp>/dashstream-scale] [--fresh] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
- *          [--load-only]
+ *          [--load-only] [--scenarios push,latest]
+ *
+ * `--scenarios` runs the scenarios whose names start with one of the given prefixes; `--load-only` builds (or finds)
+ * the large databases and measures nothing; `--fresh` rebuilds them.
  */
 import { cpus, loadavg, tmpdir } from "node:os"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -269,18 +275,21 @@ for (const { backend, loaded } of loads) {
 }
 if (rows.length > 0) {
   console.log(
-    "\n| backend | scenario | baseline p99 ms | large p99 ms | p99 ratio (≤ 1.5) | baseline p50 ms | large p50 ms | " +
-      "p50 ratio | baseline req/s | large req/s | errors | load average (1 min) |"
+    "\n| backend | scenario | baseline p99 ms | large p99 ms | p99 ratio (≤ 1.5) | p99 ratio, best rounds | " +
+      "baseline p50 ms | large p50 ms | p50 ratio | baseline req/s | large req/s | errors | load average (1 min) |"
   )
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
   for (const r of rows) {
     const m = (xs: ReadonlyArray<Measured>, f: (x: LoadResult) => number) => median(xs.map((x) => f(x.result)))
     const ratio = m(r.large, (x) => x.p99) / m(r.base, (x) => x.p99)
+    // The lowest p99 of each side: a round another job on the machine disturbed only ever raises its p99.
+    const lowest = (xs: ReadonlyArray<Measured>) => Math.min(...xs.map((x) => x.result.p99))
+    const best = lowest(r.large) / lowest(r.base)
     const errors = [...r.base, ...r.large].reduce((n, x) => n + x.result.errors, 0)
     const loadRange = [...r.base, ...r.large].map((x) => x.load1)
     console.log(
       `| ${r.backend} | ${r.scenario} | ${fmt(m(r.base, (x) => x.p99))} | ${fmt(m(r.large, (x) => x.p99))} | ` +
-        `${ratio.toFixed(2)}${ratio <= 1.5 ? "" : " (not met)"} | ${fmt(m(r.base, (x) => x.p50))} | ` +
+        `${ratio.toFixed(2)}${ratio <= 1.5 ? "" : " (not met)"} | ${best.toFixed(2)} | ${fmt(m(r.base, (x) => x.p50))} | ` +
         `${fmt(m(r.large, (x) => x.p50))} | ${(m(r.large, (x) => x.p50) / m(r.base, (x) => x.p50)).toFixed(2)} | ` +
         `${m(r.base, (x) => x.reqPerSec).toFixed(0)} | ` +
         `${m(r.large, (x) => x.reqPerSec).toFixed(0)} | ${errors} | ` +
