@@ -20,7 +20,7 @@
  * shared machine only ever raises its p99), the load time, and the load average during the measurements.
  *
  * Usage: pnpm bench:scale [--streams 1000000] [--entries 20000000] [--per-account 1000] [--only sqlite,postgres]
- *          [--seconds 10] [--warmup 3] [--rounds 3] [--connections 10] [--base-streams 1000] [--base-entries 1000]
+ *          [--seconds 10] [--warmup 3] [--rounds 5] [--connections 10] [--base-streams 1000] [--base-entries 1000]
  *          [--cache-dir <tmp>/dashstream-scale] [--fresh] [--pg-url postgres://postgres@127.0.0.1:5432/postgres]
  *          [--load-only] [--scenarios push,latest]
  *
@@ -46,7 +46,7 @@ const { values } = parseArgs({
     only: { type: "string", default: "sqlite,postgres" },
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
-    rounds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "5" },
     connections: { type: "string", default: "10" },
     "base-streams": { type: "string", default: "1000" },
     "base-entries": { type: "string", default: "1000" },
