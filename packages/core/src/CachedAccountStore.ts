@@ -20,9 +20,26 @@ interface Cached<A> {
   readonly until: number
 }
 
+/**
+ * Makes room in a full cache: drops, oldest first, every expired entry and at least a tenth of the entries. Entries
+ * are stored in the order they expire (an entry is only set when absent or expired, always for `ttlMillis`), so the
+ * oldest come first. Evicting in bulk keeps it cheap: a `Map` leaves a hole where an entry was deleted until it
+ * rehashes, and iteration walks the holes, so taking the first key one eviction at a time walks every hole left by
+ * the evictions before (about 100 µs per insert into a full 100,000-entry cache, measured; issue 12).
+ */
+const evict = <A>(map: Map<string, Cached<A>>, now: number) => {
+  let drop = Math.max(1, Math.ceil(map.size / 10))
+  for (const [key, cached] of map) {
+    if (drop <= 0 && cached.until > now) break
+    map.delete(key)
+    drop--
+  }
+}
+
 const remember = <A>(map: Map<string, Cached<A>>, key: string, value: A, options: AccountCacheOptions) => {
-  if (map.size >= options.maxEntries) map.delete(map.keys().next().value!)
-  map.set(key, { value, until: Date.now() + options.ttlMillis })
+  const now = Date.now()
+  if (map.size >= options.maxEntries) evict(map, now)
+  map.set(key, { value, until: now + options.ttlMillis })
 }
 
 const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
