@@ -29,17 +29,18 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
         Effect.promise(() => import("./Workers.js")),
         (Workers) => Workers.run(db, config)
       )
-    : Effect.flatMap(Storage.migrate(db.database), (applied) =>
-        Effect.zipRight(
-          Effect.logInfo("schema up to date").pipe(
-            Effect.annotateLogs({
-              db: Storage.describe(db.database),
-              applied: applied.length === 0 ? "none" : applied.join(",")
-            })
-          ),
-          serve(db, config, undefined)
-        )
-      )
+    : Effect.zipRight(migrate(db), serve(db, config, undefined))
+
+/** Brings the schema up to date and logs it (`schema up to date`, with the migrations applied). */
+export const migrate = (db: DatabaseConfig): Effect.Effect<void, CommandFailed | UsageError> =>
+  Effect.flatMap(Storage.migrate(db.database), (applied) =>
+    Effect.logInfo("schema up to date").pipe(
+      Effect.annotateLogs({
+        db: Storage.describe(db.database),
+        applied: applied.length === 0 ? "none" : applied.join(",")
+      })
+    )
+  )
 
 /**
  * The server on a migrated database, until interrupted (see {@link run}). `role` is a `serve --workers N` worker's

@@ -7,15 +7,15 @@ import { Hub } from "./internal/cluster/Hub.js"
 import { isMessage, type FromWorker } from "./internal/cluster/protocol.js"
 import { join } from "./internal/cluster/WorkerRole.js"
 import * as Serve from "./Serve.js"
-import * as Storage from "./Storage.js"
 
 /**
  * `dashstream serve --workers N` with N above 1 (contract section 8): a `node:cluster` primary and N worker
  * processes, every worker serving HTTP on the same port (the primary accepts the connections and hands them to the
  * workers in turn).
  *
- * The primary serves no request. It checks the port is free, brings the schema up to date, forks the workers (they
- * load while it migrates and open the database once it has), prints one `Dashstream listening on ...` line once
+ * The primary serves no request and opens no database. It checks the port is free and forks the workers; the first
+ * to load brings the schema up to date, the others open the database once it has. It prints one
+ * `Dashstream listening on ...` line once
  * every worker listens (then the first-start hint, if the database is empty), and holds what the contract makes per
  * server (see `internal/cluster/Hub.ts`): the rate limit's token buckets, the count of open event streams per key,
  * the live-update sequence of a shared SQLite file, the fan-out of admin changes to the workers' account caches,
@@ -35,9 +35,13 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
   cluster.isPrimary ? primary(db, config) : worker(db, config)
 
 const worker = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
-  Effect.flatMap(join(db.database, config.workers, config.rateLimit), (role) => Serve.serve(db, config, role)).pipe(
-    Effect.annotateLogs("worker", String(cluster.worker?.id ?? "?"))
-  )
+  Effect.gen(function* () {
+    // Loaded while the primary answers (and another worker migrates).
+    void import("@dashstream/http")
+    const { role, migrate } = yield* join(db.database, config.workers, config.rateLimit)
+    if (migrate) yield* Serve.migrate(db).pipe(Effect.tap(() => Effect.sync(role.migrated)))
+    yield* Serve.serve(db, config, role)
+  }).pipe(Effect.annotateLogs("worker", String(cluster.worker?.id ?? "?")))
 
 /** Unexpected worker exits tolerated within {@link crashWindowMs} before the server stops. */
 const maxCrashes = 5
@@ -60,18 +64,6 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
     const supervisor = new Supervisor(config, log)
     yield* Effect.addFinalizer(() => Effect.sync(() => supervisor.hub.close()))
     supervisor.start()
-    const migration = Storage.migrate(db.database).pipe(
-      Effect.tap((applied) =>
-        Effect.logInfo("schema up to date").pipe(
-          Effect.annotateLogs({
-            db: Storage.describe(db.database),
-            applied: applied.length === 0 ? "none" : applied.join(",")
-          })
-        )
-      ),
-      Effect.tap(() => Effect.sync(() => supervisor.migrated()))
-    )
-    yield* Effect.onError(migration, () => Effect.promise(() => supervisor.stop()))
     const url = yield* Effect.promise(() => supervisor.listening).pipe(
       Effect.flatMap((outcome) =>
         typeof outcome === "string"
@@ -129,6 +121,7 @@ class Supervisor {
   private readonly live = new Map<number, Worker>()
   private readonly listeningWorkers = new Set<number>()
   private readonly hellos: Array<number> = []
+  private migrating: number | undefined = undefined
   private url: string | undefined = undefined
   private isMigrated = false
   private started = false
@@ -153,15 +146,9 @@ class Supervisor {
     this.failed = new Promise((resolve) => (this.resolveFailed = resolve))
   }
 
-  /** Forks the workers; they say hello once loaded and wait for {@link migrated}. */
+  /** Forks the workers; each says `hello` once loaded (answered `welcome`). */
   start(): void {
     for (let i = 0; i < this.config.workers; i++) this.fork()
-  }
-
-  /** The schema is up to date: every worker that said hello (and every later one) is welcomed. */
-  migrated(): void {
-    this.isMigrated = true
-    for (const id of this.hellos.splice(0)) this.welcome(id)
   }
 
   /**
@@ -183,21 +170,37 @@ class Supervisor {
   }
 
   private fork(): void {
-    const w = cluster.fork()
+    this.watch(cluster.fork())
+  }
+
+  private watch(w: Worker): void {
     this.live.set(w.id, w)
     this.hub.added(w.id)
     if (this.decimating === undefined) this.decimating = w.id
     this.log(Effect.logInfo(`worker ${w.id} started`).pipe(Effect.annotateLogs("pid", String(w.process.pid))))
-    w.on("message", (message: unknown) => {
-      if (isMessage(message)) this.receive(w.id, message as FromWorker)
-    })
+    w.on("message", (message: unknown) => this.onMessage(w, message))
     w.on("exit", (code, signal) => this.exited(w, code, signal))
+  }
+
+  private onMessage(w: Worker, message: unknown): void {
+    if (!isMessage(message)) return
+    this.receive(w.id, message as FromWorker)
   }
 
   private receive(id: number, message: FromWorker): void {
     switch (message.ds) {
       case "hello":
-        return this.isMigrated ? this.welcome(id) : void this.hellos.push(id)
+        if (this.isMigrated) return this.welcome(id, false)
+        if (this.migrating === undefined) {
+          // The first worker loaded brings the schema up to date; the others wait for it.
+          this.migrating = id
+          return this.welcome(id, true)
+        }
+        return void this.hellos.push(id)
+      case "migrated":
+        this.isMigrated = true
+        for (const waiting of this.hellos.splice(0)) this.welcome(waiting, false)
+        return
       case "listening":
         this.url ??= message.url
         this.listeningWorkers.add(id)
@@ -214,13 +217,15 @@ class Supervisor {
     }
   }
 
-  private welcome(id: number): void {
-    this.hub.ready(id, id === this.decimating)
+  private welcome(id: number, migrate: boolean): void {
+    this.hub.ready(id, id === this.decimating, migrate)
   }
 
   private exited(w: Worker, code: number | null, signal: string | null): void {
     this.live.delete(w.id)
     this.listeningWorkers.delete(w.id)
+    const hello = this.hellos.indexOf(w.id)
+    if (hello !== -1) this.hellos.splice(hello, 1)
     this.hub.removed(w.id)
     const how = exitText(code, signal)
     if (this.stopping !== undefined) {

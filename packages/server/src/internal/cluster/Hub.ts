@@ -83,14 +83,14 @@ export class Hub {
   }
 
   /**
-   * The worker is ready to take part (the schema is migrated and it said `hello`): it is sent `welcome`, with the
-   * streams the others follow; `decimate` when it runs the daily pass.
+   * The worker is ready to take part (it said `hello`, and the schema is up to date unless it is to `migrate` it):
+   * it is sent `welcome`, with the streams the others follow; `decimate` when it runs the daily pass.
    */
-  ready(worker: number, decimate: boolean): void {
+  ready(worker: number, decimate: boolean, migrate: boolean): void {
     const state = this.workers.get(worker)
     if (state === undefined) return
     state.ready = true
-    this.options.send(worker, { ds: "welcome", decimate, followed: [...this.followCounts(worker)] })
+    this.options.send(worker, { ds: "welcome", migrate, decimate, followed: [...this.followCounts(worker)] })
   }
 
   /**

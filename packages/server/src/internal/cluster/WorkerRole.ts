@@ -32,6 +32,8 @@ export interface WorkerRole {
   readonly hint: (text: string) => void
   /** The other workers' metrics, for `GET /metrics`. */
   readonly otherMetrics: OtherProcesses
+  /** Tells the primary the schema is up to date (the worker welcomed with `migrate`). */
+  readonly migrated: () => void
   /** Where this worker's metrics come from when another worker serves a scrape. */
   readonly serveSnapshots: (source: () => Promise<MetricsSnapshot>) => void
   /**
@@ -44,14 +46,21 @@ export interface WorkerRole {
 /** The longest a group commit waits for the write lock another worker holds before answering 503 (milliseconds). */
 export const lockWaitMs = 5_000
 
+/** What {@link join} gives: the role, and whether the worker is to bring the schema up to date first. */
+export interface Joined {
+  readonly role: WorkerRole
+  readonly migrate: boolean
+}
+
 /**
- * Joins the server as a worker: says `hello` to the primary and waits for its `welcome` (sent once the schema is
- * migrated), then returns this worker's {@link WorkerRole}. `workers` and `rateLimit` are the server's settings.
+ * Joins the server as a worker: says `hello` to the primary and waits for its `welcome`, then returns this worker's
+ * {@link WorkerRole}, and `migrate` when it is to bring the schema up to date before opening the database (then
+ * calling `role.migrated`). `workers` and `rateLimit` are the server's settings.
  */
-export const join = (database: Database, workers: number, rateLimit: number | null): Effect.Effect<WorkerRole> =>
+export const join = (database: Database, workers: number, rateLimit: number | null): Effect.Effect<Joined> =>
   Effect.promise(
     () =>
-      new Promise<WorkerRole>((resolve) => {
+      new Promise<Joined>((resolve) => {
         const link = new WorkerLink()
         let relay: ClusterRelay | undefined
         let cache: AccountCache | undefined
@@ -61,7 +70,7 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
           switch (message.ds) {
             case "welcome": {
               relay = new ClusterRelay(link, message.followed)
-              return resolve(role(message.decimate, relay))
+              return resolve({ role: role(message.decimate, relay), migrate: message.migrate })
             }
             case "forget":
               if (cache !== undefined) forget(cache, message.what)
@@ -84,6 +93,7 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
           eventStreamSlots: clusterStreamSlots(link),
           listening: (url) => link.send({ ds: "listening", url }),
           hint: (text) => link.send({ ds: "hint", text }),
+          migrated: () => link.send({ ds: "migrated" }),
           otherMetrics: otherWorkersMetrics(link),
           serveSnapshots: (source) => {
             snapshots = source

@@ -12,8 +12,13 @@ export type Forget = { readonly keys: true } | { readonly widget: readonly [acco
 
 /** Worker to primary. */
 export type FromWorker =
-  /** Sent once the worker listens for messages; the primary answers `welcome` once the schema is migrated. */
+  /**
+   * Sent once the worker listens for messages; the primary answers `welcome`: at once to the worker it picks to bring
+   * the schema up to date, to the others once that worker says `migrated`.
+   */
   | { readonly ds: "hello" }
+  /** The schema is up to date (the worker welcomed with `migrate`). */
+  | { readonly ds: "migrated" }
   /** The worker's HTTP server is bound: `url` is `http://HOST:PORT`. */
   | { readonly ds: "listening"; readonly url: string }
   /** The first-start hint (empty database), printed by the primary after the listening line. */
@@ -42,11 +47,13 @@ export type FromWorker =
 /** Primary to worker. */
 export type FromPrimary =
   /**
-   * The schema is up to date: open the storage. `decimate`: this worker runs the daily decimation pass. `followed`:
-   * the streams other workers follow, with how many workers follow each.
+   * Open the storage: with `migrate`, bring the schema up to date first and say `migrated` (the others wait for it);
+   * without, it is up to date. `decimate`: this worker runs the daily decimation pass. `followed`: the streams other
+   * workers follow, with how many workers follow each.
    */
   | {
       readonly ds: "welcome"
+      readonly migrate: boolean
       readonly decimate: boolean
       readonly followed: ReadonlyArray<readonly [stream: number, workers: number]>
     }
