@@ -70,6 +70,8 @@ export const serve = (
             (cause) => new CommandFailed({ message: `could not read the ${Storage.describe(db.database)}`, cause })
           )
         )
+        // A worker gives the hint to the primary before it listens: the primary prints it after the listening line.
+        if (accounts === 0 && role?.decimate === true) role.hint(firstStartHint(db, config))
         yield* Layer.build(
           Http.layer({
             host: config.host,
@@ -111,10 +113,7 @@ export const serve = (
         } else {
           yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")
         }
-        if (accounts === 0 && (role === undefined || role.decimate)) {
-          if (role === undefined) yield* Console.log(firstStartHint(db, config))
-          else role.hint(firstStartHint(db, config))
-        }
+        if (accounts === 0 && role === undefined) yield* Console.log(firstStartHint(db, config))
         return yield* Effect.never.pipe(
           Effect.onInterrupt(() =>
             Effect.logInfo("shutting down: answering the requests in flight, then closing the database")
