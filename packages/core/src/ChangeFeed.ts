@@ -113,6 +113,11 @@ export interface ChangeSink {
    * changes are not published, and the sink does not wait for them.
    */
   skipped(seq: number): void
+  /**
+   * Given, when {@link sequenced}, a function that reads the last commit sequence number taken (by any process):
+   * every transaction with a number at or below it has committed.
+   */
+  sequenceReader?(read: () => number): void
   /** The `ChangeFeed` port of the subscribers of this process. */
   feed(): Context.Tag.Service<ChangeFeed>
 }

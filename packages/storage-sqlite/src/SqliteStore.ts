@@ -12,6 +12,7 @@ import {
 import { Context, Effect, Layer, type Scope } from "effect"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
+import { Sql } from "./internal/statements.js"
 import { runMigrations } from "./Migrations.js"
 import * as SqliteAccountStore from "./SqliteAccountStore.js"
 import * as SqliteDashboardStore from "./SqliteDashboardStore.js"
@@ -51,6 +52,13 @@ export const make = (
     yield* runMigrations(kysely)
     // Published by the write path once durable.
     const sink = relay ?? new Fanout()
+    if (sink.sequenced && sink.sequenceReader !== undefined) {
+      const lastSeq = yield* Effect.try({
+        try: () => db.prepare<[], number>(Sql.lastSeq).pluck(),
+        catch: storageFailure
+      })
+      sink.sequenceReader(() => lastSeq.get()!)
+    }
     const accountStore = yield* Effect.try({
       try: () => SqliteAccountStore.make(db, kysely, sink),
       catch: storageFailure

@@ -58,8 +58,6 @@ export class Hub {
   private readonly slots = new Map<string, number>()
   // Sequencing: the next commit sequence number to deliver, and the changes that arrived ahead of it.
   private nextSeq: number | undefined = undefined
-  // The highest sequence number delivered (or given up on): a number at or below it that arrives late is stale.
-  private lastSeq = Number.NEGATIVE_INFINITY
   private readonly held = new Map<number, ReadonlyArray<PendingChange>>()
   // Unsequenced changes (widget deletions) that arrived while changes were held: delivered after them.
   private after: Array<PendingChange> = []
@@ -95,9 +93,7 @@ export class Hub {
 
   /**
    * A worker is gone (exited): what it followed is unfollowed, its event-stream slots freed, the answers others
-   * waited from it given up, and every subscriber told of a `gap`: it may have committed changes it never sent, so
-   * the sequence starts again from the next number that arrives (changes held meanwhile are delivered after the gap,
-   * and a lower number arriving later is a gap of its streams, see {@link changes}).
+   * waited from it given up, and every subscriber told of a `gap`.
    */
   removed(worker: number): void {
     const state = this.workers.get(worker)
@@ -109,21 +105,9 @@ export class Hub {
       if (gathering.from === worker) this.finishGathering(gathering, false)
       else if (gathering.waiting.delete(worker) && gathering.waiting.size === 0) this.finishGathering(gathering, true)
     }
+    // It may have committed changes it never sent: every subscriber reads the file again. If a number it took is
+    // missing, the next changes wait for it at most `sequenceWaitMs` (see `giveUpWaiting`).
     this.gap()
-    clearTimeout(this.holdTimer)
-    this.holdTimer = undefined
-    for (const seq of [...this.held.keys()].sort((a, b) => a - b)) {
-      const changes = this.held.get(seq)!
-      this.held.delete(seq)
-      this.lastSeq = seq
-      if (changes.length > 0) this.deliver(changes)
-    }
-    this.nextSeq = undefined
-    if (this.after.length > 0) {
-      const after = this.after
-      this.after = []
-      this.deliver(after)
-    }
   }
 
   /** Handles a message of worker `worker`. */
@@ -137,6 +121,8 @@ export class Hub {
         if (state.follows.delete(message.stream))
           this.broadcast({ ds: "followed", stream: message.stream, on: false }, worker)
         return
+      case "baseline":
+        return this.baseline(message.seq)
       case "changes":
         return message.seq === undefined
           ? this.unsequenced(message.changes)
@@ -207,19 +193,27 @@ export class Hub {
   }
 
   /**
+   * Where the sequence starts: a worker's first subscriber of a stream read the file's last sequence number `seq`
+   * once every worker collected that stream's changes, and reads the stream from the file next, so everything
+   * numbered up to `seq` is in that read. The first baseline starts the sequence at `seq + 1` (changes held until then
+   * at or below `seq` are dropped); later ones change nothing (the sequence runs).
+   */
+  baseline(seq: number): void {
+    if (this.nextSeq !== undefined) return
+    this.nextSeq = seq + 1
+    for (const held of [...this.held.keys()]) if (held <= seq) this.held.delete(held)
+    this.release()
+  }
+
+  /**
    * The changes of the transaction with commit sequence number `seq` (empty for a `skip`). Delivered at once when it
-   * is the next number, after which the held ones that follow it are; held when earlier numbers are missing, for at
-   * most `sequenceWaitMs` (then a `gap`, and delivery goes on from the lowest held number). The first number the hub
-   * sees starts the count. A number below the next one (it arrived after the hub gave up waiting for it) is not
-   * delivered: a `gap` for its streams makes their subscribers read them from the storage instead.
+   * is the next number, after which the held ones that follow it are; held when earlier numbers are missing (or
+   * before the first {@link baseline}), for at most `sequenceWaitMs`: then a `gap` (every subscriber reads the file
+   * again) and delivery goes on from the lowest number held. A number below the next one arrives after the hub gave
+   * up waiting for it, so after that gap, which read its data (it committed before the numbers held then): dropped.
    */
   changes(seq: number, changes: ReadonlyArray<PendingChange>): void {
-    if (this.nextSeq === undefined && seq > this.lastSeq) this.nextSeq = seq
-    if (this.nextSeq === undefined || seq < this.nextSeq) {
-      const streams = [...new Set(changes.map((c) => c.stream))]
-      if (streams.length > 0) this.deliver(streams.map((stream) => ({ stream, changes: [{ _tag: "Gap" }] })))
-      return
-    }
+    if (this.nextSeq !== undefined && seq < this.nextSeq) return
     this.held.set(seq, changes)
     this.release()
   }
@@ -231,13 +225,20 @@ export class Hub {
 
   // Delivers the held changes from `nextSeq` on while there is no hole; (re)arms the wait for a hole.
   private release(): void {
+    let progressed = false
     for (;;) {
-      const next = this.held.get(this.nextSeq!)
+      if (this.nextSeq === undefined) break
+      const next = this.held.get(this.nextSeq)
       if (next === undefined) break
-      this.held.delete(this.nextSeq!)
-      this.lastSeq = this.nextSeq!
-      this.nextSeq!++
+      this.held.delete(this.nextSeq)
+      this.nextSeq++
+      progressed = true
       if (next.length > 0) this.deliver(next)
+    }
+    if (progressed && this.holdTimer !== undefined) {
+      // The wait is for the hole now at the head.
+      clearTimeout(this.holdTimer)
+      this.holdTimer = undefined
     }
     if (this.held.size === 0) {
       clearTimeout(this.holdTimer)
@@ -253,8 +254,8 @@ export class Hub {
     }
   }
 
-  // Some sequence number never came (its worker died between commit and send, or is very slow): every subscriber
-  // catches up from the storage, and delivery goes on from the lowest number held.
+  // Some sequence number never came (its worker died between commit and send, or is very slow), or no baseline did:
+  // every subscriber catches up from the storage, and delivery goes on from the lowest number held.
   private giveUpWaiting(): void {
     this.holdTimer = undefined
     if (this.held.size === 0) return

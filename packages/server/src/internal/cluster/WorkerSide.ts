@@ -63,7 +63,8 @@ export class WorkerLink {
  * publishes to its subscribers through a core `Fanout`. The writer's own subscribers get its changes the same way,
  * so every subscriber sees one stream's changes in commit order, whichever worker wrote them (core's `Follow`
  * relies on that order). A `gap` from the primary (changes it gave up waiting for) makes them catch up from the
- * file.
+ * file. After its first subscriber of a stream joined, it tells the primary the file's last sequence number (the
+ * primary's starting point when it has none yet).
  */
 export class ClusterRelay implements ChangeSink {
   readonly sequenced = true
@@ -71,6 +72,7 @@ export class ClusterRelay implements ChangeSink {
   // Streams other workers follow: how many of them.
   private readonly remote = new Map<number, number>()
   private readonly joining = new Map<number, Promise<void>>()
+  private readSequence: (() => number) | undefined = undefined
 
   constructor(
     private readonly link: WorkerLink,
@@ -95,6 +97,10 @@ export class ClusterRelay implements ChangeSink {
     this.link.send({ ds: "skip", seq })
   }
 
+  sequenceReader(read: () => number): void {
+    this.readSequence = read
+  }
+
   /**
    * Subscribes locally at once (changes arriving meanwhile are kept by the subscriber), then, for this worker's first
    * subscriber of the stream, waits until every other worker knows it is followed: a write committed after that
@@ -108,7 +114,14 @@ export class ClusterRelay implements ChangeSink {
           const unsubscribe = this.local.subscribe(stream, listener)
           let joined = this.joining.get(stream)
           if (first) {
-            const asked = this.link.request<void>((id) => ({ ds: "follow", id, stream }))
+            const asked = this.link
+              .request<void>((id) => ({ ds: "follow", id, stream }))
+              .then(() => {
+                // Read once every worker collects the stream's changes, before the subscriber reads the file: what
+                // committed up to this number is in that read (see `Hub.baseline`).
+                const seq = this.readSequence?.()
+                if (seq !== undefined) this.link.send({ ds: "baseline", seq })
+              })
             joined = asked
             this.joining.set(stream, asked)
             void asked.then(() => {

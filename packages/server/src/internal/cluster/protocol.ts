@@ -25,6 +25,11 @@ export type FromWorker =
   | { readonly ds: "hint"; readonly text: string }
   /** The worker's first subscriber of `stream`: answered once every other worker knows (see `Hub`). */
   | { readonly ds: "follow"; readonly id: number; readonly stream: number }
+  /**
+   * After its first `follow` was answered, the last commit sequence number the file had taken: everything at or
+   * below it is in what its subscriber reads from the file next (see `Hub.baseline`).
+   */
+  | { readonly ds: "baseline"; readonly seq: number }
   /** The worker's last subscriber of `stream` left. */
   | { readonly ds: "unfollow"; readonly stream: number }
   /** The changes of a durable transaction; `seq` its commit sequence number, absent for a widget deletion. */
