@@ -290,3 +290,38 @@ describe("serve --workers: the flag", { timeout: 60_000 }, () => {
     expect(fromEnv.stderr).toMatch(/^dashstream: DASHSTREAM_WORKERS must be a whole number/)
   })
 })
+
+describe("serve --workers 2 on PostgreSQL", { timeout }, () => {
+  it("subscribers on both workers get every delta pushed through both (LISTEN/NOTIFY), once, in order", async () => {
+    const { openTestDatabase } = await import("@dashstream/storage-postgres/testing")
+    const database = await openTestDatabase()
+    if (database === undefined) throw new Error("no PostgreSQL server found or startable (see DASHSTREAM_TEST_PG_URL)")
+    const server = await startServer(["--db", database.url, "--workers", "2", "--log-requests"], env, 120_000)
+    const opened: Array<SseStream> = []
+    try {
+      const key = await createAccount(server.url, { total: "number" })
+      for (let i = 0; i < 4; i++) {
+        const stream = await openOk(server.url, eventsPath(key, "total", "?since=0"))
+        opened.push(stream)
+        await stream.until("the retry line", () => stream.retries.length > 0)
+      }
+      const replies = await pool(
+        10,
+        range(60).map(() => () => push(server.url, key, "total", { delta: 1 }))
+      )
+      expect(replies.filter((r) => r.status !== 200)).toEqual([])
+      for (const stream of opened) {
+        await stream.until("60 entries", () => entriesOf(stream.events).length >= 60, 20_000)
+        expect(entriesOf(stream.events).map((e) => (e.point as { number: number }).number)).toEqual(
+          range(60).map((i) => i + 1)
+        )
+      }
+      expect(workersLogging(server, /POST \/customSend 200/)).toEqual(new Set(["1", "2"]))
+      expect((await stop(server, "SIGTERM", 20_000)).code).toBe(0)
+    } finally {
+      for (const stream of opened) stream.close()
+      if (server.child.exitCode === null) server.child.kill("SIGKILL")
+      await database.close()
+    }
+  })
+})
