@@ -64,7 +64,8 @@ export const startDashstream = async (
       ? [process.execPath, args]
       : ["bash", ["-c", raiseNofile(options.nofile), process.execPath, ...args]]
   const child = await startProcess(command, commandArgs, async () => (await fetch(`${url}/healthz`)).ok, {
-    env: { ...process.env, ...options.env, DASHSTREAM_ADMIN_TOKEN: adminToken },
+    // One process unless the benchmark says otherwise (--workers in extraArgs, or DASHSTREAM_WORKERS in env).
+    env: { ...process.env, DASHSTREAM_WORKERS: "1", ...options.env, DASHSTREAM_ADMIN_TOKEN: adminToken },
     timeoutMs: 60_000
   })
   if (options.setup === false) return { url, pid: child.pid!, accessKey: "", stop: () => stopProcess(child) }

@@ -6,11 +6,14 @@
  * InfluxDB measured in the same run.
  *
  * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,sqlite,postgres] [--scenarios single,spark]
+ *   [--workers 1,2]
  *
  * `--scenarios` runs only some of Dashstream's scenarios (default: all): single, delta, multi, spark, latest.
+ * `--workers` runs each Dashstream target once per worker count given (`serve --workers N`; default 1); the peak RSS
+ * of a server with workers is the sum of its processes'. The load average is printed before and after.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { ensureDebianPackages, freePort, peakRssMiB, startProcess, stopProcess } from "../lib/proc.js"
@@ -23,9 +26,12 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
     only: { type: "string", default: "ceiling,influx,sqlite,postgres" },
-    scenarios: { type: "string", default: "single,delta,multi,spark,latest" }
+    scenarios: { type: "string", default: "single,delta,multi,spark,latest" },
+    workers: { type: "string", default: "1" }
   }
 })
+const workerCounts = values.workers.split(",").map(Number)
+const loadBefore = loadavg()[0]!
 const seconds = Number(values.seconds)
 const warmup = Number(values.warmup)
 const only = new Set(values.only.split(","))
@@ -51,11 +57,22 @@ const measure = async (
 ): Promise<void> => {
   if (warmup > 0) await wrk({ url, lua, seconds: warmup })
   const result = await wrk({ url, lua, seconds })
-  const row = { target, scenario, pointsPerRequest, result, rssMiB: peakRssMiB(pid) }
+  const row = { target, scenario, pointsPerRequest, result, rssMiB: treePeakRssMiB(pid) }
   rows.push(row)
   console.error(
     `${target.padEnd(20)} ${scenario.padEnd(26)} ${result.reqPerSec.toFixed(0).padStart(8)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`
   )
+}
+
+/** The peak RSS of `pid` and of its child processes (a `serve --workers` primary and its workers), in MiB. */
+function treePeakRssMiB(pid: number): number {
+  let children: Array<number> = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    // no children file: just the process
+  }
+  return children.reduce((sum, child) => sum + peakRssMiB(child), peakRssMiB(pid))
 }
 
 ensureDebianPackages([
@@ -174,21 +191,27 @@ end`
   }
 }
 
-if (only.has("sqlite")) {
-  const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
-  const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`)
-  await dashstreamScenarios("Dashstream SQLite", ds)
-  await ds.stop()
-  rmSync(dir, { recursive: true, force: true })
-}
+const named = (name: string, workers: number) => (workers === 1 ? name : `${name}, ${workers} workers`)
 
-if (only.has("postgres")) {
-  const { withTestDatabase } = await import("../lib/postgres.js")
-  await withTestDatabase(async (url) => {
-    const ds = await startDashstream(root, url)
-    await dashstreamScenarios("Dashstream PostgreSQL", ds)
+for (const workers of workerCounts) {
+  if (only.has("sqlite")) {
+    const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
+    const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`, {
+      extraArgs: ["--workers", String(workers)]
+    })
+    await dashstreamScenarios(named("Dashstream SQLite", workers), ds)
     await ds.stop()
-  })
+    rmSync(dir, { recursive: true, force: true })
+  }
+
+  if (only.has("postgres")) {
+    const { withTestDatabase } = await import("../lib/postgres.js")
+    await withTestDatabase(async (url) => {
+      const ds = await startDashstream(root, url, { extraArgs: ["--workers", String(workers)] })
+      await dashstreamScenarios(named("Dashstream PostgreSQL", workers), ds)
+      await ds.stop()
+    })
+  }
 }
 
 // ---- report ----
@@ -199,7 +222,8 @@ const influxBatch = find("InfluxDB 1.6", "1,000-point batches")
 const ratio = (a: number, b: number | undefined) => (b === undefined ? "-" : (a / b).toFixed(2))
 
 console.log(
-  `\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; wrk -t2 -c50 -d${seconds}s after a ${warmup}s warm-up\n`
+  `\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; wrk -t2 -c50 -d${seconds}s after a ${warmup}s warm-up; ` +
+    `1-minute load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after\n`
 )
 console.log(
   "| target | scenario | req/s | points/s | p50 ms | p99 ms | errors | peak RSS MiB | req/s ÷ ceiling | points/s ÷ InfluxDB |"

@@ -4,7 +4,8 @@
  * - `help`: until the process has exited (target <= 0.5 s);
  * - `accounts create` on a migrated SQLite database: until the process has exited (target <= 1 s);
  * - `serve` on a migrated SQLite database: until it prints `Dashstream listening on` (target <= 2 s); it is then
- *   stopped with SIGTERM.
+ *   stopped with SIGTERM. Once with `--workers 1` (one process) and once with `--workers 2` (a primary and two
+ *   workers, listening once both do).
  * With `--tsx` it runs the TypeScript source through tsx instead (`node --import tsx packages/server/src/bin.ts`),
  * for comparison with how the CLI used to start; `--root DIR` measures the checkout at DIR instead of this one (an
  * older commit, say).
@@ -59,11 +60,15 @@ const timeToExit = (args: ReadonlyArray<string>): Promise<number> =>
     })
   })
 
-/** Starts `dashstream serve`; resolves with the wall time in seconds until it prints its listening line. */
-const timeToListen = (): Promise<number> =>
+/**
+ * Starts `dashstream serve --workers <workers>`; resolves with the wall time in seconds until it prints its listening
+ * line (with several workers: once every worker listens).
+ */
+const timeToListen = (workers: number) => (): Promise<number> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, [...command, "serve", "--port", "0", "--decimate-at", "off", "--db", db], {
+    const args = ["serve", "--port", "0", "--decimate-at", "off", "--workers", String(workers), "--db", db]
+    const child = spawn(process.execPath, [...command, ...args], {
       cwd: values.root,
       env,
       stdio: ["ignore", "pipe", "pipe"]
@@ -118,7 +123,8 @@ try {
     await measure("accounts create (migrated SQLite)", 1, () =>
       timeToExit(["accounts", "create", "--name", "bench", "--db", db])
     ),
-    await measure("serve until listening (migrated SQLite)", 2, timeToListen)
+    await measure("serve until listening (migrated SQLite)", 2, timeToListen(1)),
+    await measure("serve --workers 2 until listening", 2, timeToListen(2))
   ]
   console.log(`load average after: ${loadavg()[0]!.toFixed(2)}`)
   if (results.includes(false)) process.exitCode = 1

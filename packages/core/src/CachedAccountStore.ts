@@ -64,10 +64,30 @@ const widgetKey = (id: AccountId, name: string) => `${id}\u0000${name}`
 export const cachedAccountStore = (
   store: AccountStore["Type"],
   options: AccountCacheOptions = defaultAccountCacheOptions
-): AccountStore["Type"] => {
+): AccountStore["Type"] => makeAccountCache(store, options).store
+
+/**
+ * A {@link cachedAccountStore} and the means to forget what it holds when another process changed the accounts:
+ * `serve --workers N` tells every worker of a revocation or deletion made through one of them, so that it takes
+ * effect in all of them at once rather than within `ttlMillis`.
+ */
+export interface AccountCache {
+  /** The cached store (see {@link cachedAccountStore}). */
+  readonly store: AccountStore["Type"]
+  /** Forgets every cached access key (keys were revoked elsewhere). */
+  readonly forgetKeys: () => void
+  /** Forgets the cached widget `streamName` of account `id` (deleted elsewhere). */
+  readonly forgetWidget: (id: AccountId, streamName: string) => void
+}
+
+/** {@link cachedAccountStore} with its {@link AccountCache} handles. */
+export const makeAccountCache = (
+  store: AccountStore["Type"],
+  options: AccountCacheOptions = defaultAccountCacheOptions
+): AccountCache => {
   const keys = new Map<string, Cached<AccountId>>()
   const widgets = new Map<string, Cached<Widget>>()
-  return {
+  const cached: AccountStore["Type"] = {
     ...store,
     // Effect.suspend: the cache is consulted each time the effect runs, not once when it is built.
     findAccountByKey: (digest: KeyDigest) =>
@@ -105,6 +125,11 @@ export const cachedAccountStore = (
         store.deleteWidget(id, streamName),
         Effect.sync(() => widgets.delete(widgetKey(id, streamName)))
       )
+  }
+  return {
+    store: cached,
+    forgetKeys: () => keys.clear(),
+    forgetWidget: (id, streamName) => void widgets.delete(widgetKey(id, streamName))
   }
 }
 

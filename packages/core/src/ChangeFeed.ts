@@ -3,6 +3,7 @@ import type { Mutation } from "./Apply.js"
 import type { StoredEntry } from "./StreamStore.js"
 import type { Micros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
+import type { PendingChange } from "./WritePlan.js"
 
 /**
  * Stored-change notifications (contract section 10): what the write path stored, cleared or deleted, per stream,
@@ -82,16 +83,64 @@ export const mutationChanges = (mutation: Mutation, before: Micros | null): Arra
 }
 
 /**
+ * Where a storage adapter's write path hands the changes it stored, and where its `ChangeFeed` comes from. A
+ * {@link Fanout} is one: it delivers in process, at once. A relay between processes that share one SQLite file
+ * (`serve --workers N`) is another: it delivers the changes of every process to the subscribers of every process,
+ * in the order the transactions committed, which the adapter gives it as a commit sequence number.
+ *
+ * The adapter calls it only for durable transactions (after the group commit's sync on SQLite), in commit order
+ * within the process.
+ */
+export interface ChangeSink {
+  /** True while some stream has a subscriber (in any process): otherwise the write path collects no changes. */
+  readonly active: boolean
+  /** True when `stream` has a subscriber (in any process): the write path collects its changes. */
+  has(stream: StreamId): boolean
+  /**
+   * True when every transaction that collected changes must take the next number of the storage's commit sequence
+   * inside the transaction, and pass it to {@link committed} (or {@link skipped}): the sink orders the changes of
+   * several processes by it.
+   */
+  readonly sequenced: boolean
+  /**
+   * The changes of one durable transaction, in the order they were applied. `seq` is its commit sequence number when
+   * {@link sequenced} (consecutive over the committed transactions that took one), `undefined` otherwise or for a
+   * change made outside the sequence (a widget deletion).
+   */
+  committed(changes: ReadonlyArray<PendingChange>, seq: number | undefined): void
+  /**
+   * A transaction that took sequence number `seq` committed but is not known to be durable (its sync failed): its
+   * changes are not published, and the sink does not wait for them.
+   */
+  skipped(seq: number): void
+  /**
+   * Given, when {@link sequenced}, a function that reads the last commit sequence number taken (by any process):
+   * every transaction with a number at or below it has committed.
+   */
+  sequenceReader?(read: () => number): void
+  /** The `ChangeFeed` port of the subscribers of this process. */
+  feed(): Context.Tag.Service<ChangeFeed>
+}
+
+/**
  * In-process fan-out of stream changes to subscribers: the `ChangeFeed` of a single-process store (memory, SQLite)
  * and the local half of a multi-process one (PostgreSQL's listener publishes into it). Publishing costs one map
  * lookup for a stream nobody follows. A listener that throws is logged to stderr and does not stop the others.
  */
-export class Fanout {
+export class Fanout implements ChangeSink {
   private readonly listeners = new Map<StreamId, Set<ChangeListener>>()
+
+  /** In process: no commit sequence needed. */
+  readonly sequenced = false
 
   /** The number of streams with at least one subscriber. */
   get streams(): number {
     return this.listeners.size
+  }
+
+  /** True when some stream has a subscriber. */
+  get active(): boolean {
+    return this.listeners.size > 0
   }
 
   /** True when `stream` has a subscriber. */
@@ -137,6 +186,14 @@ export class Fanout {
     if (!this.listeners.has(stream)) return
     for (let i = 0; i < changes.length; i++) this.publish(stream, changes[i]!)
   }
+
+  /** Publishes the changes of a durable transaction at once, in order (see {@link ChangeSink.committed}). */
+  committed(changes: ReadonlyArray<PendingChange>): void {
+    for (let i = 0; i < changes.length; i++) this.publishAll(changes[i]!.stream, changes[i]!.changes)
+  }
+
+  /** Nothing to do in process: nothing waits for a sequence number. */
+  skipped(): void {}
 
   /** Delivers `change` to every listener of every stream (a `Gap`). */
   broadcast(change: StreamChange): void {

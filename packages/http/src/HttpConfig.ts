@@ -1,4 +1,6 @@
 import type { Limits } from "@dashstream/core"
+import type { RateLimiter } from "./internal/rateLimiter.js"
+import type { StreamSlots } from "./internal/liveLane.js"
 import type { Metrics } from "./Metrics.js"
 
 /** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */
@@ -7,6 +9,11 @@ export interface HttpConfig extends HandlerConfig {
   readonly host: string
   /** TCP port; 0 picks a free one (the real port is printed once bound). */
   readonly port: number
+  /**
+   * Told the server's URL (`http://HOST:PORT`, the real port) once it is bound, instead of the listening line being
+   * printed (`serve --workers N`: each worker tells the primary, which prints one line for the server).
+   */
+  readonly onListening?: ((url: string) => void) | undefined
 }
 
 /**
@@ -20,6 +27,16 @@ export interface HandlerConfig {
   readonly limits: Limits
   /** Requests per second allowed per access key, with bursts of the same size; `undefined` turns limiting off. */
   readonly rateLimit: number | undefined
+  /**
+   * The limiter that enforces `rateLimit`, when it is not this process's alone (`serve --workers N`: the server's
+   * buckets, held by its primary process); the default holds the buckets in memory. Ignored without `rateLimit`.
+   */
+  readonly rateLimiter?: RateLimiter | undefined
+  /**
+   * Where open event streams are counted against `live.maxStreamsPerKey`, when not in this process alone
+   * (`serve --workers N`: the server's counts, held by its primary process).
+   */
+  readonly eventStreamSlots?: StreamSlots | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
   /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { WriteObserver } from "@dashstream/core"
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 
 /**
  * Dashstream's Prometheus metrics (contract section 12), served as text at `GET /metrics`.
@@ -51,7 +51,11 @@ class RequestSeries {
   sum = 0
   readonly buckets = new Float64Array(durationBuckets.length + 1)
   readonly labels: string
-  constructor(route: string, method: string, status: number) {
+  constructor(
+    readonly route: string,
+    readonly method: string,
+    readonly status: number
+  ) {
     this.labels = `route="${escapeLabel(route)}",method="${escapeLabel(method)}",status="${status}"`
   }
   observe(seconds: number): void {
@@ -94,6 +98,67 @@ const requestText = (series: Iterable<RequestSeries>): string => {
   }
   return `${counts.join("\n")}\n\n${durations.join("\n")}\n`
 }
+
+/** The request families as prom-client JSON metrics (see {@link MetricsSnapshot}), so that processes can be summed. */
+const requestJson = (series: Iterable<RequestSeries>): MetricsSnapshot => {
+  const counts: Array<MetricJsonValue> = []
+  const durations: Array<MetricJsonValue> = []
+  const name = "dashstream_http_request_duration_seconds"
+  for (const s of series) {
+    const labels = { route: s.route, method: s.method, status: s.status }
+    counts.push({ labels, value: s.count })
+    let cumulative = 0
+    for (let i = 0; i < durationBuckets.length; i++) {
+      cumulative += s.buckets[i]!
+      durations.push({
+        metricName: `${name}_bucket`,
+        labels: { ...labels, le: durationBuckets[i]! },
+        value: cumulative
+      })
+    }
+    durations.push({ metricName: `${name}_bucket`, labels: { ...labels, le: "+Inf" }, value: s.count })
+    durations.push({ metricName: `${name}_sum`, labels, value: s.sum })
+    durations.push({ metricName: `${name}_count`, labels, value: s.count })
+  }
+  return [
+    {
+      name: "dashstream_http_requests_total",
+      help: requestsHelp,
+      type: "counter",
+      aggregator: "sum",
+      values: counts
+    },
+    { name, help: durationHelp, type: "histogram", aggregator: "sum", values: durations }
+  ]
+}
+
+/**
+ * One process's metrics as prom-client's JSON (`Registry.getMetricsAsJSON()`), the request families included: what
+ * a `serve --workers N` worker sends for the server's `/metrics`, where the snapshots of every worker are summed
+ * (see {@link Metrics.render}).
+ */
+export type MetricsSnapshot = ReadonlyArray<MetricJson>
+
+/** One metric of a {@link MetricsSnapshot}: prom-client's JSON form (plain data, safe to send between processes). */
+export interface MetricJson {
+  readonly name: string
+  readonly help: string
+  /** `counter`, `gauge`, `histogram` or `summary`. */
+  readonly type: string
+  /** How prom-client sums it over processes (`sum`, `first`, `omit`, ...). */
+  readonly aggregator: string
+  readonly values: ReadonlyArray<MetricJsonValue>
+}
+
+/** One sample of a {@link MetricJson}: a histogram's samples name their series (`_bucket`, `_sum`, `_count`). */
+export interface MetricJsonValue {
+  readonly value: number
+  readonly labels: Readonly<Record<string, string | number>>
+  readonly metricName?: string
+}
+
+/** Where `/metrics` gets the snapshots of the server's other processes (`serve --workers N`). */
+export type OtherProcesses = () => Promise<ReadonlyArray<MetricsSnapshot>>
 
 /** The registry of one server's metrics and the functions that record them. */
 export class Metrics {
@@ -176,12 +241,29 @@ export class Metrics {
     }
   }
 
+  private readonly others: OtherProcesses | undefined
+
   /**
    * @param options.defaultMetrics - `false` leaves out `prom-client`'s process and Node.js metrics (default: included,
    *   with their standard names, e.g. `process_cpu_seconds_total`, `process_resident_memory_bytes`).
+   * @param options.others - the server's other processes (`serve --workers N`): {@link exposition} then serves the
+   *   sum of this process's metrics and theirs (counters and histograms summed, the gauges of open event streams
+   *   summed; prom-client's own aggregation of its process metrics).
    */
-  constructor(options: { readonly defaultMetrics?: boolean } = {}) {
+  constructor(options: { readonly defaultMetrics?: boolean; readonly others?: OtherProcesses } = {}) {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry })
+    this.others = options.others
+  }
+
+  /** This process's metrics as JSON (see {@link MetricsSnapshot}). */
+  async snapshot(): Promise<MetricsSnapshot> {
+    const rest = await this.registry.getMetricsAsJSON()
+    return [...requestJson(this.requestSeries.values()), ...(rest as unknown as MetricsSnapshot)]
+  }
+
+  /** The Prometheus text of the sum of several processes' snapshots (prom-client's `AggregatorRegistry`). */
+  static async render(snapshots: ReadonlyArray<MetricsSnapshot>): Promise<string> {
+    return AggregatorRegistry.aggregate(snapshots as never).metrics()
   }
 
   /** The `Content-Type` of {@link exposition}: Prometheus text format 0.0.4. */
@@ -189,8 +271,15 @@ export class Metrics {
     return this.registry.contentType
   }
 
-  /** Every metric in the Prometheus text exposition format (what `GET /metrics` answers). */
+  /**
+   * Every metric in the Prometheus text exposition format (what `GET /metrics` answers): this process's, or the
+   * whole server's when it has other processes (see the constructor).
+   */
   async exposition(): Promise<string> {
+    if (this.others !== undefined) {
+      const [own, others] = await Promise.all([this.snapshot(), this.others()])
+      return Metrics.render([own, ...others])
+    }
     const rest = await this.registry.metrics()
     return `${requestText(this.requestSeries.values())}\n${rest}`
   }

@@ -84,7 +84,8 @@ export interface Handler {
  */
 export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, Stores | Scope.Scope> =>
   Effect.gen(function* () {
-    const limiter = config.rateLimit === undefined ? undefined : makeRateLimiter(config.rateLimit)
+    const limiter =
+      config.rateLimit === undefined ? undefined : (config.rateLimiter ?? makeRateLimiter(config.rateLimit))
     const maxBodyBytes = config.limits.maxBodyBytes
     const metrics = config.metrics ?? new Metrics()
     const apiLane = yield* makeApiLane(config, limiter, metrics)
@@ -98,6 +99,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     })
     const liveLane = makeLiveLane(runtime, {
       limiter,
+      slots: config.eventStreamSlots,
       logRequests: config.logRequests,
       options: { ...defaultLiveOptions, ...config.live },
       observer: config.eventStreams ?? {
@@ -133,7 +135,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
 /**
  * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open: the
  * {@link handler} in a Node server of its own. Once bound it writes one line to stdout:
- * `Dashstream listening on http://HOST:PORT` (the real port). Closing the scope ends the live event streams, stops
+ * `Dashstream listening on http://HOST:PORT` (the real port), or tells `config.onListening` instead. Closing the scope ends the live event streams, stops
  * accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are released after
  * it. A failure to listen (port taken, bad host) is a defect.
  */
@@ -151,7 +153,9 @@ export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
       // Errors after binding (e.g. EMFILE on accept) are logged; unhandled they would end the process.
       server.on("error", (error) => runFork(Effect.logError(`HTTP server error: ${error.message}`)))
       server.on("clientError", clientError)
-      yield* Console.log(`Dashstream listening on http://${formatHost(config.host)}:${port}`)
+      const url = `http://${formatHost(config.host)}:${port}`
+      if (config.onListening !== undefined) config.onListening(url)
+      else yield* Console.log(`Dashstream listening on ${url}`)
     })
   )
 

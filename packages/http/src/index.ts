@@ -12,6 +12,14 @@ export { api } from "./Api.js"
 export type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 
 /**
+ * What a server whose processes share the limits passes in `HandlerConfig.rateLimiter` and `eventStreamSlots`
+ * (`serve --workers N`): the per-key rate limit (contract section 5) and the bound on open event streams per key
+ * (section 10), enforced per server rather than per process.
+ */
+export type { RateLimiter } from "./internal/rateLimiter.js"
+export type { StreamSlots } from "./internal/liveLane.js"
+
+/**
  * `layer(config)` serves the HTTP interface on Node until its scope closes; prints
  * `Dashstream listening on http://HOST:PORT` once bound and shuts down gracefully. `handler(config)` is the same
  * interface as Node request listeners, to mount in a server of your own (see the README, "Embedding").
@@ -23,4 +31,11 @@ export { type Handler, handler, layer, type Stores } from "./Server.js"
  * functions that record them (`writeObserver` for the storage adapters, `decimationPass`, and `eventStreamOpened`,
  * `eventStreamClosed`, `eventsSent` for live event streams).
  */
-export { type DecimationPassFigures, Metrics } from "./Metrics.js"
+export {
+  type DecimationPassFigures,
+  Metrics,
+  type MetricJson,
+  type MetricJsonValue,
+  type MetricsSnapshot,
+  type OtherProcesses
+} from "./Metrics.js"

@@ -139,6 +139,39 @@ describe("GET /metrics (contract section 12)", () => {
   })
 })
 
+describe("Metrics of several processes (serve --workers N)", () => {
+  it("the exposition of a process with others is the sum of every process's figures, in the same families", async () => {
+    const worker = (pushes: number, points: number) => {
+      const m = new Metrics({ defaultMetrics: false })
+      for (let i = 0; i < pushes; i++) m.push(200, 0.002, undefined)
+      m.push(400, 0.02, "invalid_json")
+      m.writeObserver.groupCommitted(pushes, points)
+      m.eventStreamOpened()
+      return m
+    }
+    const b = worker(3, 3)
+    const a = new Metrics({ defaultMetrics: false, others: async () => [await b.snapshot()] })
+    for (let i = 0; i < 2; i++) a.push(200, 0.2, undefined)
+    a.writeObserver.groupCommitted(2, 5)
+    const exposition = parseExposition(await a.exposition())
+    const push = { route: "/customSend", method: "POST" }
+    assert.strictEqual(valueOf(exposition, "dashstream_http_requests_total", { ...push, status: "200" }), 5)
+    assert.strictEqual(valueOf(exposition, "dashstream_http_requests_total", { ...push, status: "400" }), 1)
+    assert.strictEqual(
+      valueOf(exposition, "dashstream_http_request_duration_seconds_bucket", { ...push, status: "200", le: "0.005" }),
+      3
+    )
+    assert.strictEqual(
+      valueOf(exposition, "dashstream_http_request_duration_seconds_bucket", { ...push, status: "200", le: "+Inf" }),
+      5
+    )
+    assert.strictEqual(valueOf(exposition, "dashstream_push_errors_total", { code: "invalid_json" }), 1)
+    assert.strictEqual(valueOf(exposition, "dashstream_points_stored_total"), 8)
+    assert.strictEqual(valueOf(exposition, "dashstream_group_commit_calls_count"), 2)
+    assert.strictEqual(valueOf(exposition, "dashstream_event_streams_open"), 1)
+  })
+})
+
 describe("parseExposition", () => {
   it("reads labels with escapes and refuses malformed lines", () => {
     const parsed = parseExposition(

@@ -40,17 +40,18 @@ export const commandSpecs = {
     words: ["serve"],
     synopsis:
       "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--decimate-at HH:MM|off] " +
-      "[--decimation-tiers 5m:48h,1h:14d,1d:90d]",
+      "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N]",
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
-      "stops cleanly on SIGINT or SIGTERM",
+      "--workers N serves with N processes (default: one per CPU); stops cleanly on SIGINT or SIGTERM",
     options: {
       host: { type: "string" },
       port: { type: "string" },
       "rate-limit": { type: "string" },
       "log-requests": { type: "boolean" },
       "decimate-at": { type: "string" },
-      "decimation-tiers": { type: "string" }
+      "decimation-tiers": { type: "string" },
+      workers: { type: "string" }
     }
   },
   decimate: {
@@ -152,6 +153,7 @@ export const usage = (): string => {
     "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
     "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
     "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
+    "  DASHSTREAM_WORKERS       processes serving HTTP, as --workers (default: the number of CPUs; 1: one process)",
     "",
     "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
     "",

@@ -1,4 +1,5 @@
 import { isIP } from "node:net"
+import { availableParallelism } from "node:os"
 import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
 import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
 import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
@@ -31,7 +32,8 @@ export const EnvVar = {
   logLevel: "DASHSTREAM_LOG_LEVEL",
   debug: "DASHSTREAM_DEBUG",
   decimateAt: "DASHSTREAM_DECIMATE_AT",
-  decimationTiers: "DASHSTREAM_DECIMATION_TIERS"
+  decimationTiers: "DASHSTREAM_DECIMATION_TIERS",
+  workers: "DASHSTREAM_WORKERS"
 } as const
 
 /**
@@ -177,6 +179,7 @@ export type ServeFlags = {
   readonly "log-requests"?: boolean | undefined
   readonly "decimate-at"?: string | undefined
   readonly "decimation-tiers"?: string | undefined
+  readonly workers?: string | undefined
 }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
@@ -203,6 +206,12 @@ export interface ServeConfig {
   readonly decimateAt: DailyTime | null
   /** The decimation tiers; default the contract's (section 9), `5m:48h,1h:14d,1d:90d`. */
   readonly decimationPolicy: TierPolicy
+  /**
+   * Processes serving HTTP on the port (`--workers`, `DASHSTREAM_WORKERS`); default the machine's available
+   * parallelism. 1 is one process, as before; more is a `node:cluster` primary and that many workers (see
+   * `Workers.ts`).
+   */
+  readonly workers: number
 }
 
 /** Defaults of {@link ServeConfig}. */
@@ -229,17 +238,37 @@ const serve: Config.Config<ServeConfig> = Config.all({
     ),
     serveDefaults.decimateAt
   ),
-  decimationPolicy: tiers
+  decimationPolicy: tiers,
+  workers: Config.withDefault(
+    flagOrEnv("workers", EnvVar.workers, (text, name) => Either.mapLeft(parseWorkers(text, name), (e) => e.message)),
+    availableParallelism()
+  )
 })
 
 /**
  * The configuration of `serve` from its flags and the environment. Fails with a {@link UsageError} for a bad
  * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `--log-requests` /
- * `DASHSTREAM_LOG_REQUESTS`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}) or
- * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}).
+ * `DASHSTREAM_LOG_REQUESTS`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}),
+ * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}) or `--workers` /
+ * `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
   load(serve, flags, env)
+
+/** The most `--workers` accepted. */
+export const maxWorkers = 1024
+
+/** Parses `--workers` (or `DASHSTREAM_WORKERS`, named by `name`): a whole number from 1 to {@link maxWorkers}. */
+export const parseWorkers = (value: string, name: string): Either.Either<number, UsageError> => {
+  const n = /^\d{1,4}$/.test(value.trim()) ? Number(value.trim()) : 0
+  return n >= 1 && n <= maxWorkers
+    ? Either.right(n)
+    : Either.left(
+        new UsageError({
+          message: `${name} must be a whole number of processes from 1 to ${maxWorkers}, got ${JSON.stringify(value)}`
+        })
+      )
+}
 
 /**
  * Parses a daily UTC time `HH:MM` (`H:MM` too; 00:00 to 23:59), or `off` (any case) for none. `name` is the flag

@@ -1,15 +1,22 @@
-import { AccountStore, defaultLimits, withAccountCache } from "@dashstream/core"
-import * as Http from "@dashstream/http"
+import { AccountStore, defaultLimits, makeAccountCache, withAccountCache } from "@dashstream/core"
+import type * as HttpModule from "@dashstream/http"
 import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
 import type { DatabaseConfig, ServeConfig } from "./Config.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, type UsageError } from "./Errors.js"
+import type { WorkerRole } from "./internal/cluster/WorkerRole.js"
 import * as Storage from "./Storage.js"
+
+// Loaded by `serve` itself: the primary process of `serve --workers N` loads this module but serves no HTTP.
+const loadHttp: Effect.Effect<typeof HttpModule> = Effect.promise(() => import("@dashstream/http"))
 
 /**
  * `dashstream serve` (contract section 8): migrates the schema, opens the storage, starts the HTTP server and the
  * daily decimation pass (contract section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless off)
  * and runs until interrupted. On an empty database it prints how to create the first account and widget.
+ *
+ * With `config.workers` above 1 this process is the primary of a `node:cluster` server, or one of its workers (see
+ * `Workers.ts`); with 1 it is the whole server, as below.
  *
  * Shutdown: `runMain` turns SIGINT/SIGTERM into an interruption of this effect. The scope then closes in reverse
  * order of acquisition: first the decimation schedule (a running pass stops between two batches), then the HTTP
@@ -17,21 +24,44 @@ import * as Storage from "./Storage.js"
  * be answered), then the storage (the SQLite file or PostgreSQL pool is closed). The process then exits 0.
  */
 export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
-  Effect.gen(function* () {
-    const applied = yield* Storage.migrate(db.database)
-    yield* Effect.logInfo("schema up to date").pipe(
+  config.workers > 1
+    ? Effect.flatMap(
+        Effect.promise(() => import("./Workers.js")),
+        (Workers) => Workers.run(db, config)
+      )
+    : Effect.zipRight(migrate(db), serve(db, config, undefined))
+
+/** Brings the schema up to date and logs it (`schema up to date`, with the migrations applied). */
+export const migrate = (db: DatabaseConfig): Effect.Effect<void, CommandFailed | UsageError> =>
+  Effect.flatMap(Storage.migrate(db.database), (applied) =>
+    Effect.logInfo("schema up to date").pipe(
       Effect.annotateLogs({
         db: Storage.describe(db.database),
         applied: applied.length === 0 ? "none" : applied.join(",")
       })
     )
+  )
+
+/**
+ * The server on a migrated database, until interrupted (see {@link run}). `role` is a `serve --workers N` worker's
+ * part in the server (see `Workers.ts`), `undefined` for the one process of `--workers 1`.
+ */
+export const serve = (
+  db: DatabaseConfig,
+  config: ServeConfig,
+  role: WorkerRole | undefined
+): Effect.Effect<void, CommandFailed | UsageError> =>
+  Effect.gen(function* () {
+    const Http = yield* loadHttp
     yield* Effect.scoped(
       Effect.gen(function* () {
         // Finalizers run in reverse: this one, added first, runs last, once the storage is closed.
         yield* Effect.addFinalizer(() => Effect.logInfo("stopped"))
-        // One registry for the whole process: the storage counts group commits into it, the pass its results.
-        const metrics = new Http.Metrics()
-        const storage = yield* Layer.build(Storage.layer(db.database, metrics.writeObserver))
+        // One registry for the whole process: the storage counts group commits into it, the pass its results. A
+        // worker's `/metrics` adds the other workers' figures.
+        const metrics = new Http.Metrics(role === undefined ? {} : { others: role.otherMetrics })
+        role?.serveSnapshots(() => metrics.snapshot())
+        const storage = yield* Layer.build(Storage.layer(db.database, metrics.writeObserver, role?.shared))
         const accounts = yield* Effect.provide(
           Effect.flatMap(AccountStore, (store) => store.countAccounts),
           storage
@@ -40,6 +70,8 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
             (cause) => new CommandFailed({ message: `could not read the ${Storage.describe(db.database)}`, cause })
           )
         )
+        // A worker gives the hint to the primary before it listens: the primary prints it after the listening line.
+        if (accounts === 0 && role?.decimate === true) role.hint(firstStartHint(db, config))
         yield* Layer.build(
           Http.layer({
             host: config.host,
@@ -48,14 +80,30 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
-            metrics
+            metrics,
+            rateLimiter: role?.rateLimiter,
+            eventStreamSlots: role?.eventStreamSlots,
+            onListening: role?.listening
           }).pipe(
             // Pushes and reads look up the access key and the widget on every request: serve those from memory for
-            // a second (a revocation or deletion made by another server process takes effect within that second).
-            Layer.provide(withAccountCache(Layer.succeedContext(storage)))
+            // a second (a revocation or deletion made by another server process takes effect within that second; by
+            // another worker of this server, at once: it tells the others before answering).
+            Layer.provide(
+              role === undefined
+                ? withAccountCache(Layer.succeedContext(storage))
+                : Layer.merge(
+                    Layer.succeedContext(storage),
+                    Layer.effect(
+                      AccountStore,
+                      Effect.map(AccountStore, (store) => role.accountStore(makeAccountCache(store)))
+                    ).pipe(Layer.provide(Layer.succeedContext(storage)))
+                  )
+            )
           )
         ).pipe(Effect.catchAllCause((cause) => bindFailure(cause, config)))
-        if (config.decimateAt !== null) {
+        if (role !== undefined && !role.decimate) {
+          // One worker of the server runs the daily pass (the primary picks it).
+        } else if (config.decimateAt !== null) {
           // Forked after the storage was built, so interrupted (between two batches) before it is closed.
           yield* Effect.forkScoped(
             Decimation.daily(config.decimateAt, config.decimationPolicy, (result) =>
@@ -65,7 +113,7 @@ export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void
         } else {
           yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")
         }
-        if (accounts === 0) yield* Console.log(firstStartHint(db, config))
+        if (accounts === 0 && role === undefined) yield* Console.log(firstStartHint(db, config))
         return yield* Effect.never.pipe(
           Effect.onInterrupt(() =>
             Effect.logInfo("shutting down: answering the requests in flight, then closing the database")
@@ -95,7 +143,7 @@ const errorCode = (error: unknown): string | undefined => {
  * Turns a failure to bind the listening socket (whether the HTTP layer reports it as an error or a defect) into a
  * one-sentence {@link CommandFailed}; any other cause is passed on unchanged.
  */
-const bindFailure = <E>(cause: Cause.Cause<E>, config: ServeConfig): Effect.Effect<never, E | CommandFailed> => {
+export const bindFailure = <E>(cause: Cause.Cause<E>, config: ServeConfig): Effect.Effect<never, E | CommandFailed> => {
   const found = [...Cause.failures(cause), ...Cause.defects(cause)]
     .map((error) => ({ error, code: errorCode(error) }))
     .find((entry) => entry.code !== undefined)

@@ -1,6 +1,7 @@
 import {
   type AccountStore,
   type ChangeFeed,
+  type ChangeSink,
   type DashboardStore,
   type DecimationStore,
   StorageError,
@@ -25,14 +26,27 @@ const loadSqlite: Effect.Effect<typeof SqliteAdapter> = Effect.promise(() => imp
 const loadPostgres: Effect.Effect<typeof PostgresAdapter> = Effect.promise(() => import("@dashstream/storage-postgres"))
 
 /**
+ * How one of several processes writing the same SQLite file opens it (`serve --workers N`): `relay` carries the live
+ * updates between them (see `ChangeSink`), `lockWait` says how a group commit waits for the write lock another holds
+ * (on the event loop, see the adapter's `LockWait`). PostgreSQL needs neither: its pool and `LISTEN`/`NOTIFY` serve
+ * several processes as they are.
+ */
+export interface SharedFile {
+  readonly relay: ChangeSink
+  readonly lockWait: SqliteAdapter.LockWait
+}
+
+/**
  * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
- * is not one the adapter accepts. `observer`, if given, is told of every group commit (`serve`'s metrics).
+ * is not one the adapter accepts. `observer`, if given, is told of every group commit (`serve`'s metrics); `shared`,
+ * if given, is how a SQLite file shared by several processes is opened (see {@link SharedFile}).
  */
 export const layer = (
   database: Database,
-  observer?: WriteObserver
+  observer?: WriteObserver,
+  shared?: SharedFile
 ): Layer.Layer<
   AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore,
   CommandFailed | UsageError
@@ -40,9 +54,13 @@ export const layer = (
   database._tag === "Sqlite"
     ? Layer.unwrapEffect(
         Effect.map(loadSqlite, (Sqlite) =>
-          Sqlite.layer({ filename: database.filename }, observer).pipe(
-            Layer.mapError((cause) => failure(database, cause))
-          )
+          Sqlite.layer(
+            shared === undefined
+              ? { filename: database.filename }
+              : { filename: database.filename, lockWait: shared.lockWait },
+            observer,
+            shared?.relay
+          ).pipe(Layer.mapError((cause) => failure(database, cause)))
         )
       )
     : Layer.unwrapEffect(

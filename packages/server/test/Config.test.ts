@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { assert, describe, it } from "@effect/vitest"
 import { Config as EffectConfig, Either, LogLevel, Redacted } from "effect"
 import { defaultPolicy, formatPolicy } from "@dashstream/decimation"
@@ -62,7 +63,7 @@ describe("Config.databaseConfig", () => {
 })
 
 describe("Config.serveConfig", () => {
-  it("defaults: 127.0.0.1:8080, no rate limit, no admin token, no request log, decimation daily at 03:00", () => {
+  it("defaults: 127.0.0.1:8080, no rate limit, no admin token, no request log, decimation daily at 03:00, a worker per CPU", () => {
     assert.deepStrictEqual(right(Config.serveConfig({}, {})), {
       host: "127.0.0.1",
       port: 8080,
@@ -70,8 +71,22 @@ describe("Config.serveConfig", () => {
       adminToken: null,
       logRequests: false,
       decimateAt: { hour: 3, minute: 0 },
-      decimationPolicy: defaultPolicy
+      decimationPolicy: defaultPolicy,
+      workers: availableParallelism()
     })
+  })
+
+  it("workers: --workers beats DASHSTREAM_WORKERS; anything but a whole number from 1 to 1024 is a usage error", () => {
+    assert.strictEqual(right(Config.serveConfig({ workers: "3" }, { DASHSTREAM_WORKERS: "5" })).workers, 3)
+    assert.strictEqual(right(Config.serveConfig({}, { DASHSTREAM_WORKERS: " 5 " })).workers, 5)
+    assert.strictEqual(right(Config.serveConfig({ workers: "1" }, {})).workers, 1)
+    for (const bad of ["0", "-1", "1.5", "two", "", "1025", "2e1"]) {
+      assert.match(
+        leftMessage(Config.serveConfig({ workers: bad }, {})),
+        /^--workers must be a whole number of processes from 1 to 1024/
+      )
+    }
+    assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_WORKERS: "0" })), /^DASHSTREAM_WORKERS must be/)
   })
 
   it("decimation: --decimate-at beats DASHSTREAM_DECIMATE_AT; off disables; tiers from flag or environment", () => {

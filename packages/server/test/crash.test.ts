@@ -11,7 +11,8 @@ import { type Server, startServer, stop, tempDir } from "./support.js"
  * stored, but nothing stored may be something that was never sent, and nothing may be stored twice.
  *
  * Run on SQLite (a temporary file) and PostgreSQL (a fresh database; a missing PostgreSQL fails the suite:
- * openTestDatabase throws).
+ * openTestDatabase throws), and on SQLite with `serve --workers 2`, where one worker is killed mid-load first (the
+ * server goes on) and then the whole server, primary and workers.
  */
 
 /** Real processes on a busy two-core machine: generous limits. */
@@ -39,7 +40,20 @@ interface TestDatabase {
   readonly cleanup: () => Promise<void>
 }
 
-const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefined>) =>
+/** The pid of each `serve --workers` worker, from the primary's `worker N started` lines (the latest for each N). */
+const workerPids = (server: Server): Map<string, number> => {
+  const pids = new Map<string, number>()
+  for (const match of server.stderr().matchAll(/message="worker (\d+) started" pid=(\d+)/g)) {
+    pids.set(match[1]!, Number(match[2]))
+  }
+  return pids
+}
+
+/**
+ * `workers` above 1 runs `serve --workers N`: mid-load one worker is killed (the server goes on with a replacement,
+ * under the same load), and then the whole server, primary and workers, at once.
+ */
+const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefined>, workers = 1) =>
   describe(name, { timeout }, () => {
     let database: TestDatabase | undefined
     const servers: Array<Server> = []
@@ -60,7 +74,8 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
     it("every push answered 200 before a SIGKILL under load is stored after a restart", async (context) => {
       if (database === undefined) return context.skip("no database of this kind is available (outside CI)")
       const db = database.url
-      const first = await startServer(["--db", db], serverEnv, 120_000)
+      const env = workers > 1 ? { ...serverEnv, DASHSTREAM_LOG_LEVEL: "info" } : serverEnv
+      const first = await startServer(["--db", db, "--workers", String(workers)], env, 120_000)
       servers.push(first)
       const key = await createAccount(
         first.url,
@@ -95,7 +110,33 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       while (ackedSoFar() < minimumAcked && Date.now() - loadStarted < maxLoadMs) {
         await new Promise((wait) => setTimeout(wait, 100))
       }
+      let killedWorker = ""
+      const pids = workerPids(first)
+      if (workers > 1) {
+        // One worker first: its pushes in flight get no answer; the others and its replacement go on.
+        const [id, pid] = [...pids.entries()][0]!
+        process.kill(pid, "SIGKILL")
+        killedWorker = `worker ${id} killed at ${ackedSoFar()} acknowledged; `
+        const ackedAtKill = ackedSoFar()
+        const until = Date.now() + maxLoadMs
+        while (
+          (!first.stderr().includes(`worker ${id} exited unexpectedly`) || ackedSoFar() < ackedAtKill + minimumAcked) &&
+          Date.now() < until
+        ) {
+          await new Promise((wait) => setTimeout(wait, 100))
+        }
+        expect(first.stderr()).toContain(`worker ${id} exited unexpectedly (signal SIGKILL)`)
+        expect(ackedSoFar(), "pushes acknowledged after a worker was killed").toBeGreaterThan(ackedAtKill)
+      }
+      // The whole server at once: the primary and every worker.
       first.child.kill("SIGKILL")
+      for (const pid of workerPids(first).values()) {
+        try {
+          process.kill(pid, "SIGKILL")
+        } catch {
+          // already gone (the killed worker)
+        }
+      }
       running = false
       const killedAfter = Date.now() - loadStarted
       await Promise.all(loops)
@@ -108,7 +149,7 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       // The load must have been real for the check to mean anything.
       expect(acked).toBeGreaterThanOrEqual(minimumAcked)
 
-      const second = await startServer(["--db", db], serverEnv, 120_000)
+      const second = await startServer(["--db", db, "--workers", String(workers)], serverEnv, 120_000)
       servers.push(second)
       let stored = 0
       const missing: Array<string> = []
@@ -142,7 +183,7 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       expect((await stop(second)).code).toBe(0)
 
       console.info(
-        `${name}: killed after ${killedAfter} ms; ${counter} pushes sent, ${acked} answered 200, ` +
+        `${name}: ${killedWorker}killed after ${killedAfter} ms; ${counter} pushes sent, ${acked} answered 200, ` +
           `${unknown} without answer, ${stored} stored (${stored - acked} unacknowledged but stored)`
       )
     })
@@ -152,6 +193,15 @@ suite("crash safety, SQLite", async () => {
   const dir = tempDir()
   return { url: `sqlite:${join(dir.path, "crash.db")}`, cleanup: async () => dir.remove() }
 })
+
+suite(
+  "crash safety, SQLite, serve --workers 2",
+  async () => {
+    const dir = tempDir()
+    return { url: `sqlite:${join(dir.path, "crash.db")}`, cleanup: async () => dir.remove() }
+  },
+  2
+)
 
 suite("crash safety, PostgreSQL", async () => {
   const { openTestDatabase } = await import("@dashstream/storage-postgres/testing")

@@ -7,10 +7,19 @@ import { binArgs } from "./support/bin.js"
 /** The repository root: the CLI runs from there, as `pnpm dashstream` does. */
 export const root = resolve(import.meta.dirname, "../../..")
 
-/** The environment of a spawned CLI: the test's own, without any `DASHSTREAM_*` variable, plus `env`. */
+/**
+ * How many processes a spawned `serve` runs (`DASHSTREAM_WORKERS`): `DASHSTREAM_TEST_WORKERS`, else 1 (the
+ * one-process server; without it `serve` would run one worker per CPU). A test's own `env` or `--workers` wins.
+ */
+export const testWorkers = process.env["DASHSTREAM_TEST_WORKERS"] ?? "1"
+
+/**
+ * The environment of a spawned CLI: the test's own, without any `DASHSTREAM_*` variable, plus `DASHSTREAM_WORKERS`
+ * ({@link testWorkers}) and `env`.
+ */
 const childEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("DASHSTREAM_")))
-  return { ...base, ...env }
+  return { ...base, DASHSTREAM_WORKERS: testWorkers, ...env }
 }
 
 /** How a finished CLI run ended. */

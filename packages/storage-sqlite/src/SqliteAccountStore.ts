@@ -6,7 +6,7 @@ import {
   type AccountStore,
   Conflict,
   deletedChange,
-  type Fanout,
+  type ChangeSink,
   isWidgetType,
   quoted,
   StreamNotFound,
@@ -55,7 +55,7 @@ const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no ac
 export const make = (
   db: Database.Database,
   kysely: Kysely<Tables>,
-  fanout?: Fanout
+  sink?: ChangeSink
 ): Context.Tag.Service<AccountStore> => {
   const accountByKey = db.prepare<[string], { readonly account_id: string }>(Sql.accountByKey)
   const widgetByName = db.prepare<[string, string], WidgetRow>(Sql.widgetByName)
@@ -212,7 +212,10 @@ export const make = (
           rows.length > 0
             ? // Committed (autocommit, synchronous=FULL): subscribers of the stream learn that it is gone.
               Effect.sync(() => {
-                for (const row of rows) fanout?.publish(row.id as StreamId, deletedChange)
+                sink?.committed(
+                  rows.map((row) => ({ stream: row.id as StreamId, changes: [deletedChange] })),
+                  undefined
+                )
               })
             : Effect.flatMap(accountExists(id), (found) =>
                 Effect.fail(

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
 import {
-  type Fanout,
+  type ChangeSink,
   type InvalidPoint,
   type LivePage,
   type Micros,
@@ -18,7 +18,7 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect, Option, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
-import { defaultGroupLimits, GroupCommit, type WriteError } from "./internal/groupCommit.js"
+import { busyHandler, defaultGroupLimits, GroupCommit, type LockWait, type WriteError } from "./internal/groupCommit.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
 import {
@@ -34,7 +34,9 @@ export interface SqliteStreamStoreOptions {
   /** Group commit (see `SqliteConfig.groupCommit`); `false` commits each call in its own transaction. */
   readonly groupCommit: boolean
   /** Where the changes of acknowledged writes are published (the store's `ChangeFeed`); none when undefined. */
-  readonly fanout?: Fanout | undefined
+  readonly sink?: ChangeSink | undefined
+  /** How a group waits for a write lock another process holds (group commit only); SQLite's busy handler by default. */
+  readonly lockWait?: LockWait | undefined
   /** Told of every group commit (or, without group commit, of every committed call); none when undefined. */
   readonly observer?: WriteObserver | undefined
 }
@@ -58,10 +60,11 @@ const toWriteError = (cause: unknown): WriteError => (cause instanceof Rollback 
 const commitEachCall = (
   db: Database.Database,
   statements: WriteStatements,
-  fanout: Fanout | undefined,
+  sink: ChangeSink | undefined,
   observer: WriteObserver | undefined
 ) => {
-  const followed = fanout === undefined ? undefined : (stream: number) => fanout.has(stream as never)
+  const followed = sink === undefined ? undefined : (stream: number) => sink.has(stream as never)
+  const nextSeq = sink?.sequenced === true ? db.prepare<[], number>(Sql.nextSeq).pluck() : undefined
   const path = makeWritePath(statements)
   const plan = writePlan(path)
   const transaction = db.transaction(
@@ -70,21 +73,23 @@ const commitEachCall = (
       const error = applyWrites(path, plan, writes, now, followed, changes)
       if (error !== undefined) throw new Rollback(error)
       path.lastTs.flush()
+      return nextSeq !== undefined && changes !== undefined && changes.length > 0 ? nextSeq.get() : undefined
     }
   )
   return (writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> =>
     Effect.try({
       try: () => {
-        const changes = fanout !== undefined && fanout.streams > 0 ? new Array<PendingChange>() : undefined
+        const changes = sink !== undefined && sink.active ? new Array<PendingChange>() : undefined
+        let seq: number | undefined
         try {
-          transaction.immediate(writes, now, changes)
+          seq = transaction.immediate(writes, now, changes)
         } catch (cause) {
           path.entries.discard()
           path.lastTs.reset()
           throw cause
         }
         path.lastTs.committed()
-        if (changes !== undefined) for (const c of changes) fanout!.publishAll(c.stream, c.changes)
+        if (changes !== undefined && changes.length > 0) sink!.committed(changes, seq)
         observer?.groupCommitted(1, pointsOf(writes))
       },
       catch: (cause) => {
@@ -122,7 +127,15 @@ export const make = (
           const statements = prepareWriteStatements(db)
           return {
             group: options.groupCommit
-              ? new GroupCommit(db, statements, defaultGroupLimits, walSyncOf(db), options.fanout, options.observer)
+              ? new GroupCommit(
+                  db,
+                  statements,
+                  defaultGroupLimits,
+                  walSyncOf(db),
+                  options.sink,
+                  options.observer,
+                  options.lockWait ?? busyHandler
+                )
               : undefined,
             statements,
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
@@ -148,7 +161,7 @@ export const make = (
       return {
         write:
           group === undefined
-            ? commitEachCall(db, statements, options.fanout, options.observer)
+            ? commitEachCall(db, statements, options.sink, options.observer)
             : (writes, now) => group.write(writes, now),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
         readPage: (stream, after, limit) =>

@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url"
 import Database from "better-sqlite3"
 import {
   type Account,
+  type ChangeSink,
   digestAccessKey,
+  Fanout,
   type InvalidPoint,
   micros,
   newAccessKey,
@@ -492,6 +494,42 @@ describe("group commit with the WAL synced off the event loop", () => {
         sync.release(undefined)
         const exits = yield* Effect.all([Fiber.await(fibers[0]!), Fiber.await(fibers[1]!)])
         assert.isTrue(exits.every(Exit.isSuccess))
+      })
+    )
+  )
+
+  it.effect("a group's transaction runs with synchronous=NORMAL; the connection is back to FULL after it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sync = new HeldSync()
+        const { db, kysely } = yield* acquire({ filename: freshFile() })
+        yield* runMigrations(kysely)
+        const accounts = SqliteAccountStore.make(db, kysely)
+        const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
+        yield* accounts.createAccount(account, digestAccessKey(newAccessKey()))
+        const a = yield* accounts.createWidget(account.id, StreamName.make("a"), "number", T0)
+        // The sink is asked whether the stream is followed while the call is applied, inside the transaction.
+        const seen: Array<unknown> = []
+        const fanout = new Fanout()
+        const sink: ChangeSink = {
+          active: true,
+          has: () => {
+            seen.push(db.pragma("synchronous", { simple: true }))
+            return false
+          },
+          sequenced: false,
+          committed: () => {},
+          skipped: () => {},
+          feed: () => fanout.feed()
+        }
+        const group = new GroupCommit(db, prepareWriteStatements(db), undefined, sync, sink)
+        const fiber = yield* start(group.write(one(a, putNumber(1)), micros(T0)))
+        yield* settle
+        assert.deepStrictEqual(seen, [1])
+        assert.strictEqual(db.pragma("synchronous", { simple: true }), 2)
+        sync.release(undefined)
+        assert.isTrue(Exit.isSuccess(yield* Fiber.await(fiber)))
+        group.close()
       })
     )
   )

@@ -60,7 +60,12 @@ describe("SQLite adapter", () => {
   it.effect("migrate applies every migration once and is idempotent; the layer then opens the file as is", () =>
     Effect.gen(function* () {
       const filename = freshFile()
-      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0001_initial", "0002_live", "0003_dashboards"])
+      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [
+        "0001_initial",
+        "0002_live",
+        "0003_dashboards",
+        "0004_live_sequence"
+      ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(
         Effect.flatMap(SqliteStore.make({ filename }), (stores) => stores.accountStore.countAccounts)

@@ -41,7 +41,13 @@ export const serve = async (file: string, args: ReadonlyArray<string> = [], port
       })
   }
   const argv = ["serve", "--db", `sqlite:${file}`, "--host", "127.0.0.1", "--port", String(port)]
-  const env = { DASHSTREAM_ADMIN_TOKEN: adminToken, DASHSTREAM_LOG_LEVEL: "error", DASHSTREAM_DECIMATE_AT: "off" }
+  // One process: this runs the CLI inside the test's own process, which cannot fork `serve --workers` workers.
+  const env = {
+    DASHSTREAM_ADMIN_TOKEN: adminToken,
+    DASHSTREAM_LOG_LEVEL: "error",
+    DASHSTREAM_DECIMATE_AT: "off",
+    DASHSTREAM_WORKERS: "1"
+  }
   const fiber = Effect.runFork(Cli.run([...argv, ...args], env).pipe(Effect.withConsole(console)))
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {

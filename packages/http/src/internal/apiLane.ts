@@ -39,8 +39,13 @@ const rateLimitCheck =
   (limiter: RateLimiter | undefined) =>
   (accessKey: string): Effect.Effect<void, RateLimited> => {
     if (limiter === undefined) return Effect.void
-    const wait = limiter.take(accessKey)
-    return wait === 0 ? Effect.void : Effect.fail(rateLimited(wait))
+    const answer = limiter.take(accessKey)
+    const decide = (wait: number) => (wait === 0 ? Effect.void : Effect.fail(rateLimited(wait)))
+    if (typeof answer === "number") return decide(answer)
+    return Effect.flatMap(
+      Effect.promise(() => Promise.resolve(answer).catch(() => 0)),
+      decide
+    )
   }
 
 const issuePath = (path: ReadonlyArray<PropertyKey>): string => {

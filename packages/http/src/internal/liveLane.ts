@@ -7,6 +7,7 @@ import {
   Dashboards,
   follow,
   followDashboard,
+  type FollowParams,
   type Following,
   formatTs,
   type LiveSink,
@@ -18,7 +19,7 @@ import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { errorReply, internalReply, RateLimited, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
 import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
-import type { RateLimiter } from "./rateLimiter.js"
+import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
 import { writeErrorReply } from "./replies.js"
 
@@ -73,9 +74,47 @@ interface Connection {
 /** What the live lane needs from the server. */
 export interface LiveLaneOptions {
   readonly limiter: RateLimiter | undefined
+  /** Where open event streams are counted per access key or view token; in this process when undefined. */
+  readonly slots?: StreamSlots | undefined
   readonly logRequests: boolean
   readonly options: LiveOptions
   readonly observer: EventStreamObserver | undefined
+}
+
+/**
+ * Counts open event streams per access key (or a dashboard's view token) against the bound of contract section 10.
+ * The default counts in this process; `serve --workers N` passes one whose counts are the server's (its primary
+ * process holds them), so the bound is per server, not per worker.
+ */
+export interface StreamSlots {
+  /** Takes a slot of `key` when fewer than `max` are taken: true when taken; or a promise of that. */
+  readonly take: (key: string, max: number) => boolean | PromiseLike<boolean>
+  /** Gives back a slot `take` gave for `key`. */
+  readonly release: (key: string) => void
+}
+
+/** {@link StreamSlots} counted in this process. */
+export const localStreamSlots = (): StreamSlots => {
+  const perKey = new Map<string, number>()
+  return {
+    take: (key, max) => {
+      const open = perKey.get(key) ?? 0
+      if (open >= max) return false
+      perKey.set(key, open + 1)
+      return true
+    },
+    release: (key) => {
+      const n = (perKey.get(key) ?? 1) - 1
+      if (n <= 0) perKey.delete(key)
+      else perKey.set(key, n)
+    }
+  }
+}
+
+// Runs `then` with a slot answer, at once when it is not a promise; a promise that rejects counts as no slot.
+const whenSlot = (answer: boolean | PromiseLike<boolean>, then: (taken: boolean) => void): void => {
+  if (typeof answer === "boolean") return then(answer)
+  answer.then(then, () => then(false))
 }
 
 /** A view token's dashboard is checked this often (milliseconds) while its event streams are open. */
@@ -134,15 +173,11 @@ export const makeLiveLane = (
   const runFork = Runtime.runFork(runtime)
   const connections = new Set<Connection>()
   // Open (and opening) event streams per access key.
-  const perKey = new Map<string, number>()
+  const slots = lane.slots ?? localStreamSlots()
   let closing = false
   const retryLine = `retry: ${retryMs}\n\n`
 
-  const release = (key: string) => {
-    const n = (perKey.get(key) ?? 1) - 1
-    if (n <= 0) perKey.delete(key)
-    else perKey.set(key, n)
-  }
+  const release = (key: string) => slots.release(key)
 
   const log = (req: IncomingMessage, status: number, start: number) => {
     if (logRequests) {
@@ -343,13 +378,17 @@ export const makeLiveLane = (
   })
 
   // `GET /d/<viewToken>/events` (contract section 11): the dashboard's snapshot, then its tiles' events.
-  const handleDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) => {
-    const count = perKey.get(token) ?? 0
-    if (count >= maxStreamsPerKey) {
-      writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
-      return log(req, 429, t0)
-    }
-    perKey.set(token, count + 1)
+  const handleDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) =>
+    whenSlot(slots.take(token, maxStreamsPerKey), (taken) => {
+      if (!taken) {
+        writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+        return log(req, 429, t0)
+      }
+      if (req.destroyed) return release(token)
+      resolveDashboard(req, res, token, t0)
+    })
+
+  const resolveDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) => {
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
@@ -402,17 +441,30 @@ export const makeLiveLane = (
     }
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
     const header = req.headers["last-event-id"]
-    if (limiter !== undefined) {
-      const wait = limiter.take(key)
-      if (wait > 0) return refuse(replyOf(rateLimited(wait)) ?? internalReply)
-    }
-    const open = perKey.get(key) ?? 0
-    if (open >= maxStreamsPerKey) return refuse(replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
-    perKey.set(key, open + 1)
     const params = {
       since: query.get("since") ?? undefined,
       lastEventId: typeof header === "string" ? header : undefined
     }
+    const slot = () =>
+      whenSlot(slots.take(key, maxStreamsPerKey), (taken) => {
+        if (!taken) return refuse(replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+        if (req.destroyed) return release(key)
+        resolve(req, res, key, streamName, params, t0, refuse)
+      })
+    if (limiter === undefined) return slot()
+    whenTaken(limiter.take(key), (wait) => (wait > 0 ? refuse(replyOf(rateLimited(wait)) ?? internalReply) : slot()))
+  }
+
+  const resolve = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: string,
+    streamName: string,
+    params: FollowParams,
+    t0: number,
+    refuse: (reply: ReturnType<typeof errorReply>) => void
+  ) => {
+    const url = req.url ?? "/"
     runCallback(follow(key, streamName, params), {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return start(req, res, key, exit.value, t0)

@@ -3,7 +3,7 @@ import { type AccountStore, type Limits, type StreamStore, UseCases } from "@das
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
-import type { RateLimiter } from "./rateLimiter.js"
+import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { causeText } from "./causeText.js"
 import { requestLine } from "./redact.js"
 import { bodyTooLarge, drainLimit, refuseDeclaredLength, writeErrorReply, writePushSuccess } from "./replies.js"
@@ -113,10 +113,21 @@ export const makePushLane = (
       )
     }
     const accessKey = accessKeyOf(body)
-    if (limiter !== undefined && accessKey !== undefined) {
-      const wait = limiter.take(accessKey)
-      if (wait > 0) return finish(req, res, start, replyOf(rateLimited(wait)) ?? internalReply)
-    }
+    if (limiter === undefined || accessKey === undefined) return store(req, res, start, body, accessKey)
+    whenTaken(limiter.take(accessKey), (wait) =>
+      wait > 0
+        ? finish(req, res, start, replyOf(rateLimited(wait)) ?? internalReply)
+        : store(req, res, start, body, accessKey)
+    )
+  }
+
+  const store = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    start: number,
+    body: unknown,
+    accessKey: string | undefined
+  ) => {
     runCallback(UseCases.push(body, limits), {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return finish(req, res, start, undefined)

@@ -4,7 +4,7 @@ import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
 import { causeText } from "./causeText.js"
-import type { RateLimiter } from "./rateLimiter.js"
+import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { readBodyText } from "./readHandlers.js"
 import { redactPath, requestLine } from "./redact.js"
 import { writeErrorReply } from "./replies.js"
@@ -98,12 +98,7 @@ export const makeReadLane = (
     finish(req, start, reply.status)
   }
 
-  return (req, res, read) => {
-    const start = performance.now()
-    if (limiter !== undefined) {
-      const wait = limiter.take(read.accessKey)
-      if (wait > 0) return fail(req, res, start, replyOf(rateLimited(wait)) ?? internalReply)
-    }
+  const serve = (req: IncomingMessage, res: ServerResponse, read: LatestRead, start: number) =>
     runCallback(UseCases.readPages(read.accessKey, read.streamName, noParams), {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) {
@@ -128,5 +123,12 @@ export const makeReadLane = (
         fail(req, res, start, reply)
       }
     })
+
+  return (req, res, read) => {
+    const start = performance.now()
+    if (limiter === undefined) return serve(req, res, read, start)
+    whenTaken(limiter.take(read.accessKey), (wait) =>
+      wait > 0 ? fail(req, res, start, replyOf(rateLimited(wait)) ?? internalReply) : serve(req, res, read, start)
+    )
   }
 }

@@ -113,8 +113,9 @@ export const backends: ReadonlyArray<Backend> = [
   ...(selected.includes("postgres") ? [postgresBackend] : [])
 ]
 
-/** Suite title with the backend. */
-export const suiteName = (title: string, backend: Backend): string => `${title} [${backend.name}]`
+/** Suite title with the backend (and the worker count, when above 1). */
+export const suiteName = (title: string, backend: Backend): string =>
+  `${title} [${backend.name}${testWorkers > 1 ? `, ${testWorkers} workers` : ""}]`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Processes
@@ -153,8 +154,14 @@ export const defaultAdminToken = "e2e-admin-token-0123456789abcdef"
 
 const listeningLine = /^Dashstream listening on (http:\/\/127\.0\.0\.1:(\d+))\s*$/
 
+/**
+ * How many processes every server of the suite runs (`serve --workers`): `DASHSTREAM_TEST_WORKERS`, default 1 (the
+ * one-process server). The `e2e-workers` vitest project runs the suite with 2 (see packages/server/vitest.config.ts).
+ */
+export const testWorkers = Number(process.env["DASHSTREAM_TEST_WORKERS"] ?? "1")
+
 const childEnv = (extra: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env }
+  const env: NodeJS.ProcessEnv = { ...process.env, DASHSTREAM_WORKERS: String(testWorkers) }
   delete env["DASHSTREAM_ADMIN_TOKEN"]
   delete env["DASHSTREAM_DB"]
   for (const [k, v] of Object.entries(extra)) {

@@ -5,6 +5,7 @@ import type { StorageFailure } from "@dashstream/core"
 import { Effect, type Scope } from "effect"
 import { Kysely, SqliteDialect } from "kysely"
 import { storageFailure } from "./errors.js"
+import type { LockWait } from "./groupCommit.js"
 import type { Tables } from "./tables.js"
 
 /** Where and how to open the database. */
@@ -36,6 +37,12 @@ export interface SqliteConfig {
    * comparison in benchmarks).
    */
   readonly groupCommit?: boolean
+  /**
+   * How a group commit waits for the write lock while another process holds it (`serve --workers N`: every worker
+   * writes the file); default SQLite's busy handler, which sleeps on the event loop up to `busyTimeoutMillis`. See
+   * `LockWait`.
+   */
+  readonly lockWait?: LockWait
 }
 
 /** An open database: the better-sqlite3 connection and a Kysely instance over the same connection. */

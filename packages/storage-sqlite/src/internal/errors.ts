@@ -11,6 +11,9 @@ export const sqliteCode = (cause: unknown): string | undefined => {
 const unavailableMessage =
   /database is locked|database table is locked|connection is not open|driver has already been destroyed/i
 
+/** True when `cause` is SQLite's `SQLITE_BUSY` (another connection holds the lock asked for). */
+export const isBusy = (cause: unknown): boolean => sqliteCode(cause)?.startsWith("SQLITE_BUSY") === true
+
 /** True when `cause` means the database is unreachable for now rather than broken. */
 export const isUnavailable = (cause: unknown): boolean => {
   const code = sqliteCode(cause)

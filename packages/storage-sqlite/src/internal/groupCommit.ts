@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
 import {
-  type Fanout,
+  type ChangeSink,
   type GroupSize,
   type Micros,
   type PendingChange,
@@ -16,8 +16,9 @@ import {
   type WritePlan
 } from "@dashstream/core"
 import { Effect } from "effect"
-import { storageFailure } from "./errors.js"
+import { isBusy, storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
+import { Sql } from "./statements.js"
 import { applyWrites, makeWritePath, type WritePath, type WriteStatements, writePlan } from "./writePath.js"
 
 export type { WriteError } from "@dashstream/core"
@@ -30,6 +31,26 @@ export const defaultGroupLimits: GroupLimits = { maxCalls: 1000, maxEntries: 20_
 
 // Returned by a group's first attempt to ask for a second one with a savepoint for every call.
 const replay: unique symbol = Symbol("replay")
+
+// Returned by an attempt whose `BEGIN IMMEDIATE` found the write lock taken by another process (event-loop waits only).
+const busy: unique symbol = Symbol("busy")
+
+/**
+ * How a group waits for the write lock while another process (another `serve` worker on the same file) holds it:
+ * `"busyHandler"` lets SQLite's busy handler sleep in `BEGIN IMMEDIATE`, blocking the event loop, up to the
+ * connection's `busy_timeout`; `"eventLoop"` tries `BEGIN IMMEDIATE` with no busy handler and, when the lock is
+ * taken, puts the group back at the head of the queue and tries again from the event loop (at once, then after 1 ms
+ * timers), so requests go on being read and grouped meanwhile. After `maxWaitMs` of failed tries the group fails
+ * with `StorageUnavailable`, as a busy timeout would.
+ */
+export type LockWait = { readonly _tag: "busyHandler" } | { readonly _tag: "eventLoop"; readonly maxWaitMs: number }
+
+/** SQLite's busy handler: the default. */
+export const busyHandler: LockWait = { _tag: "busyHandler" }
+
+// Event-loop retries: the first ones at once (setImmediate: the other process's group usually commits within a
+// millisecond or two), then 1 ms timers, which cost no CPU while waiting.
+const immediateRetries = 2
 
 const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
   new StorageUnavailable({ cause: new Error("the SQLite stream store is closed") })
@@ -63,6 +84,11 @@ const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
 export class GroupCommit {
   private queue: Array<Pending> = []
   private scheduled: NodeJS.Immediate | undefined = undefined
+  // A retry of the head group after `BEGIN IMMEDIATE` found the lock taken (event-loop waits only).
+  private retry: NodeJS.Immediate | NodeJS.Timeout | undefined = undefined
+  private busyTries = 0
+  private busySince = 0
+  private busyCount = 0
   private isClosed = false
   private groupCount = 0
   private callCount = 0
@@ -72,12 +98,23 @@ export class GroupCommit {
   private readonly savepoint: Database.Statement
   private readonly rollbackToSavepoint: Database.Statement
   private readonly releaseSavepoint: Database.Statement
-  private readonly relaxSync: Database.Statement | undefined
-  private readonly restoreSync: Database.Statement | undefined
+  // Pragma texts, run with `db.pragma` each time: SQLite applies a pragma that sets a value when it is prepared, not
+  // when it runs, so a prepared `PRAGMA synchronous = NORMAL` run later would change nothing.
+  private readonly relaxSync: string | undefined
+  private readonly restoreSync: string | undefined
+  private readonly noBusyWait: string | undefined
+  private readonly restoreBusyWait: string | undefined
+  private readonly nextSeq: Database.Statement<[], number> | undefined
   private readonly flushNow = (): void => this.flush()
+  private readonly retryNow = (): void => {
+    this.retry = undefined
+    this.flush()
+  }
   // The changes of each call of the group being attempted (undefined: nobody follows, or the call failed).
   private changes: Array<Array<PendingChange> | undefined> = []
-  private readonly followed = (stream: number): boolean => this.fanout!.has(stream as never)
+  // The commit sequence number the group being attempted took (sequenced sinks only).
+  private seq: number | undefined = undefined
+  private readonly followed = (stream: number): boolean => this.sink!.has(stream as never)
   // The writer's memory across groups (each stream's last ts, validated in every transaction) and its entry batch.
   private readonly path: WritePath
   private readonly plan: WritePlan
@@ -85,17 +122,19 @@ export class GroupCommit {
   /**
    * Prepares the transaction-control statements. With `durability`, groups commit with `synchronous=NORMAL` (the
    * connection's own level is restored after each) and are acknowledged when `durability` says the WAL is synced.
-   * With `fanout`, the changes of a group's stored calls are published to it once they are acknowledged (durable), in
-   * commit order. With `observer`, it is told of every group once its calls are answered. Throws when the connection
-   * is closed.
+   * With `sink`, the changes of a group's stored calls are published to it once they are acknowledged (durable), in
+   * commit order (with their commit sequence number when the sink is sequenced). With `observer`, it is told of every
+   * group once its calls are answered. `lockWait` says how a group waits for a write lock another process holds.
+   * Throws when the connection is closed.
    */
   constructor(
     private readonly db: Database.Database,
     statements: WriteStatements,
     private readonly limits: GroupLimits = defaultGroupLimits,
     private readonly durability: Durability | undefined = undefined,
-    private readonly fanout: Fanout | undefined = undefined,
-    private readonly observer: WriteObserver | undefined = undefined
+    private readonly sink: ChangeSink | undefined = undefined,
+    private readonly observer: WriteObserver | undefined = undefined,
+    private readonly lockWait: LockWait = busyHandler
   ) {
     this.path = makeWritePath(statements)
     this.plan = writePlan(this.path)
@@ -107,9 +146,15 @@ export class GroupCommit {
     this.releaseSavepoint = db.prepare("RELEASE write_call")
     if (durability !== undefined) {
       const level = db.pragma("synchronous", { simple: true }) as number
-      this.relaxSync = db.prepare("PRAGMA synchronous = NORMAL")
-      this.restoreSync = db.prepare(`PRAGMA synchronous = ${level}`)
+      this.relaxSync = "synchronous = NORMAL"
+      this.restoreSync = `synchronous = ${level}`
     }
+    if (lockWait._tag === "eventLoop") {
+      const timeout = db.pragma("busy_timeout", { simple: true }) as number
+      this.noBusyWait = "busy_timeout = 0"
+      this.restoreBusyWait = `busy_timeout = ${timeout}`
+    }
+    if (sink?.sequenced === true) this.nextSeq = db.prepare<[], number>(Sql.nextSeq).pluck()
   }
 
   /** Groups run so far, committed or failed (for tests and benchmarks: calls / groups is the mean group size). */
@@ -120,6 +165,11 @@ export class GroupCommit {
   /** Calls run in those groups (withdrawn calls excluded). */
   get calls(): number {
     return this.callCount
+  }
+
+  /** Times `BEGIN IMMEDIATE` found the write lock taken and the group was retried from the event loop. */
+  get busyRetries(): number {
+    return this.busyCount
   }
 
   /** Calls queued and not yet run (withdrawn ones included until a flush drops them). */
@@ -140,7 +190,7 @@ export class GroupCommit {
       () => (this.isClosed ? closed : undefined),
       (pending) => {
         this.queue.push(pending)
-        if (this.scheduled === undefined) this.scheduled = setImmediate(this.flushNow)
+        if (this.scheduled === undefined && this.retry === undefined) this.scheduled = setImmediate(this.flushNow)
       }
     )
   }
@@ -157,16 +207,35 @@ export class GroupCommit {
       clearImmediate(this.scheduled)
       this.scheduled = undefined
     }
-    while (this.queue.length > 0) this.runGroup(this.take())
+    if (this.retry !== undefined) {
+      clearImmediate(this.retry as NodeJS.Immediate)
+      clearTimeout(this.retry as NodeJS.Timeout)
+      this.retry = undefined
+    }
+    // The last groups wait for the lock in SQLite's busy handler: there is no event loop left to wait on.
+    while (this.queue.length > 0) this.runGroup(this.take(), true)
     this.durability?.flushSync()
   }
 
   private flush(): void {
     this.scheduled = undefined
-    this.runGroup(this.take())
+    if (this.retry !== undefined) return
+    const group = this.take()
+    if (!this.runGroup(group, false)) {
+      // The lock is taken: the group goes back to the head of the queue (later calls may join it) and is tried again.
+      this.queue = group.concat(this.queue)
+      return this.retryLater()
+    }
+    this.busyTries = 0
     if (this.queue.length > 0 && this.scheduled === undefined && !this.isClosed) {
       this.scheduled = setImmediate(this.flushNow)
     }
+  }
+
+  private retryLater(): void {
+    this.busyCount++
+    if (this.busyTries++ === 0) this.busySince = performance.now()
+    this.retry = this.busyTries <= immediateRetries ? setImmediate(this.retryNow) : setTimeout(this.retryNow, 1)
   }
 
   // Takes the next group off the queue: calls in arrival order up to the limits, at least one; drops cancelled ones.
@@ -176,22 +245,37 @@ export class GroupCommit {
     return group
   }
 
-  private runGroup(group: ReadonlyArray<Pending>): void {
-    if (group.length === 0) return
+  // Runs a group; false when it did not run because the lock is taken and the group is to be retried (`eventLoop`
+  // lock waits only, not `blocking`).
+  private runGroup(group: ReadonlyArray<Pending>, blocking: boolean): boolean {
+    if (group.length === 0) return true
     const durability = this.durability
-    const outcome =
+    const waitOnLoop = !blocking && this.lockWait._tag === "eventLoop"
+    let outcome =
       durability === undefined
-        ? this.attemptTwice(group)
+        ? this.attemptTwice(group, waitOnLoop)
         : durability.failure !== undefined
           ? storageFailure(durability.failure)
-          : this.withRelaxedSync(group)
+          : this.withRelaxedSync(group, waitOnLoop)
+    if (outcome === busy) {
+      const waited = performance.now() - this.busySince
+      if (this.lockWait._tag === "eventLoop" && (this.busyTries === 0 || waited < this.lockWait.maxWaitMs)) {
+        return false
+      }
+      this.busyTries = 0
+      outcome = new StorageUnavailable({
+        cause: new Error(`the database is locked by another process (waited ${Math.round(waited)} ms)`)
+      })
+    }
+    const seq = this.seq
+    this.seq = undefined
     this.groupCount++
     this.callCount += group.length
     if (!Array.isArray(outcome)) {
       const failed = Effect.fail(outcome as StorageFailure)
       for (let i = 0; i < group.length; i++) group[i]!.resume(failed)
       this.observer?.groupCommitted(group.length, 0)
-      return
+      return true
     }
     const stored: Array<Pending> = []
     let changes: Array<PendingChange> | undefined
@@ -206,16 +290,18 @@ export class GroupCommit {
     this.changes = []
     if (durability === undefined || stored.length === 0) {
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(Effect.void)
-      this.publish(changes)
+      this.publish(changes, seq)
       this.observe(group.length, stored)
-      return
+      return true
     }
     durability.afterCommit((error) => {
       const answer = error === undefined ? Effect.void : Effect.fail(storageFailure(error))
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(answer)
-      if (error === undefined) this.publish(changes)
+      if (error === undefined) this.publish(changes, seq)
+      else if (seq !== undefined) this.sink!.skipped(seq)
       this.observe(group.length, error === undefined ? stored : [])
     })
+    return true
   }
 
   // Tells the observer of a group of `calls` calls whose `stored` calls were acknowledged.
@@ -228,31 +314,37 @@ export class GroupCommit {
   }
 
   // Publishes the changes of acknowledged calls, in the order they were applied.
-  private publish(changes: ReadonlyArray<PendingChange> | undefined): void {
-    if (changes === undefined) return
-    for (let i = 0; i < changes.length; i++) this.fanout!.publishAll(changes[i]!.stream, changes[i]!.changes)
+  private publish(changes: ReadonlyArray<PendingChange> | undefined, seq: number | undefined): void {
+    if (changes !== undefined) this.sink!.committed(changes, seq)
+    else if (seq !== undefined) this.sink!.skipped(seq)
   }
 
-  private attemptTwice(group: ReadonlyArray<Pending>): ReadonlyArray<WriteError | undefined> | StorageFailure {
-    const outcome = this.attempt(group, false)
+  private attemptTwice(
+    group: ReadonlyArray<Pending>,
+    waitOnLoop: boolean
+  ): ReadonlyArray<WriteError | undefined> | StorageFailure | typeof busy {
+    const outcome = this.attempt(group, false, waitOnLoop)
     return outcome === replay
-      ? (this.attempt(group, true) as ReadonlyArray<WriteError | undefined> | StorageFailure)
+      ? (this.attempt(group, true, waitOnLoop) as ReadonlyArray<WriteError | undefined> | StorageFailure | typeof busy)
       : outcome
   }
 
   // Runs the group with `synchronous=NORMAL`, restoring the connection's level after it, so that writes made outside
   // groups (accounts, widgets, decimation) keep syncing on commit.
-  private withRelaxedSync(group: ReadonlyArray<Pending>): ReadonlyArray<WriteError | undefined> | StorageFailure {
+  private withRelaxedSync(
+    group: ReadonlyArray<Pending>,
+    waitOnLoop: boolean
+  ): ReadonlyArray<WriteError | undefined> | StorageFailure | typeof busy {
     try {
-      this.relaxSync!.run()
+      this.db.pragma(this.relaxSync!)
     } catch (cause) {
       return storageFailure(cause)
     }
     try {
-      return this.attemptTwice(group)
+      return this.attemptTwice(group, waitOnLoop)
     } finally {
       try {
-        this.restoreSync!.run()
+        this.db.pragma(this.restoreSync!)
       } catch {
         // Only fails on a closed connection, which the next BEGIN reports.
       }
@@ -266,18 +358,29 @@ export class GroupCommit {
   // A savepoint costs about as much as a small write, so calls of one write skip it: their domain error is found
   // before their first statement (see `applyWrites`), which leaves nothing to roll back. Calls of several writes
   // always get one, as later writes may fail after earlier ones were stored.
+  //
+  // With `waitOnLoop`, `BEGIN IMMEDIATE` runs without a busy handler and a lock held by another process returns `busy`.
   private attempt(
     group: ReadonlyArray<Pending>,
-    savepointEach: boolean
-  ): ReadonlyArray<WriteError | undefined> | StorageFailure | typeof replay {
+    savepointEach: boolean,
+    waitOnLoop: boolean
+  ): ReadonlyArray<WriteError | undefined> | StorageFailure | typeof replay | typeof busy {
     const errors: Array<WriteError | undefined> = new Array(group.length)
-    const collect = this.fanout !== undefined && this.fanout.streams > 0
+    const collect = this.sink !== undefined && this.sink.active
     this.changes = collect ? new Array(group.length) : []
+    this.seq = undefined
     try {
-      this.begin.run()
+      if (waitOnLoop) {
+        this.db.pragma(this.noBusyWait!)
+        try {
+          this.begin.run()
+        } finally {
+          this.db.pragma(this.restoreBusyWait!)
+        }
+      } else this.begin.run()
     } catch (cause) {
       this.path.lastTs.reset()
-      return storageFailure(cause)
+      return waitOnLoop && isBusy(cause) ? busy : storageFailure(cause)
     }
     try {
       this.path.lastTs.validate()
@@ -300,6 +403,7 @@ export class GroupCommit {
         }
       }
       this.path.lastTs.flush()
+      if (this.nextSeq !== undefined && collect && this.collected(errors)) this.seq = this.nextSeq.get()!
       this.commit.run()
       this.path.lastTs.committed()
       return errors
@@ -307,6 +411,15 @@ export class GroupCommit {
       this.abort()
       return storageFailure(cause)
     }
+  }
+
+  // True when a call that succeeded collected a change (the group then takes a commit sequence number).
+  private collected(errors: ReadonlyArray<WriteError | undefined>): boolean {
+    for (let i = 0; i < errors.length; i++) {
+      const own = this.changes[i]
+      if (errors[i] === undefined && own !== undefined && own.length > 0) return true
+    }
+    return false
   }
 
   // Runs one call in its own savepoint. Its domain error, or a failed statement that left the transaction open,
@@ -334,6 +447,7 @@ export class GroupCommit {
   // Rolls back whatever is left of the group's transaction. A failure here means the connection is unusable; the
   // next BEGIN reports that to its own group.
   private abort(): void {
+    this.seq = undefined
     this.path.entries.discard()
     this.path.lastTs.reset()
     if (!this.db.open || !this.db.inTransaction) return

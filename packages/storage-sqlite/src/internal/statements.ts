@@ -22,6 +22,10 @@ export const Sql = {
    * counts the rows this connection changed since it opened (read as a raw row).
    */
   changeCounts: "SELECT data_version, total_changes() FROM pragma_data_version()",
+  /** Takes the next number of the commit sequence (see migration 0004), inside a write transaction. */
+  nextSeq: "UPDATE live_sequence SET seq = seq + 1 WHERE id = 1 RETURNING seq",
+  /** The last number of the commit sequence taken. */
+  lastSeq: "SELECT seq FROM live_sequence WHERE id = 1",
   /** The entry with the highest ts, as `{ ts, json }`. */
   latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
   /** The `count` most recent entries, as `{ ts, json }`, ascending. */

@@ -1,0 +1,120 @@
+import type { AccountCache, AccountStore } from "@dashstream/core"
+import type { MetricsSnapshot, OtherProcesses, RateLimiter, StreamSlots } from "@dashstream/http"
+import { Effect } from "effect"
+import type { Database } from "../../Config.js"
+import type { SharedFile } from "../../Storage.js"
+import type { FromPrimary } from "./protocol.js"
+import {
+  ClusterRelay,
+  clusterStreamSlots,
+  forget,
+  LeasedRateLimiter,
+  otherWorkersMetrics,
+  WorkerLink
+} from "./WorkerSide.js"
+
+/**
+ * What `serve` does differently in a worker of `serve --workers N` (see `Serve.serve`): every piece of state the
+ * contract makes per server goes through the primary.
+ */
+export interface WorkerRole {
+  /** This worker runs the daily decimation pass (one per server) and prints the first-start hint. */
+  readonly decimate: boolean
+  /** How the SQLite file is opened (shared with the other workers); `undefined` on PostgreSQL. */
+  readonly shared: SharedFile | undefined
+  /** The server's per-key rate limit (`--rate-limit`), `undefined` when off. */
+  readonly rateLimiter: RateLimiter | undefined
+  /** The server's count of open event streams per key. */
+  readonly eventStreamSlots: StreamSlots
+  /** Tells the primary the HTTP server is bound; the primary prints one listening line for the server. */
+  readonly listening: (url: string) => void
+  /** Gives the primary the first-start hint, printed after the listening line. */
+  readonly hint: (text: string) => void
+  /** The other workers' metrics, for `GET /metrics`. */
+  readonly otherMetrics: OtherProcesses
+  /** Tells the primary the schema is up to date (the worker welcomed with `migrate`). */
+  readonly migrated: () => void
+  /** Where this worker's metrics come from when another worker serves a scrape. */
+  readonly serveSnapshots: (source: () => Promise<MetricsSnapshot>) => void
+  /**
+   * The account store the HTTP interface uses: `cache`'s, telling the other workers to forget a revoked key or a
+   * deleted widget before the admin call is answered; and this worker forgets what the others tell it to.
+   */
+  readonly accountStore: (cache: AccountCache) => AccountStore["Type"]
+}
+
+/** The longest a group commit waits for the write lock another worker holds before answering 503 (milliseconds). */
+export const lockWaitMs = 5_000
+
+/** What {@link join} gives: the role, and whether the worker is to bring the schema up to date first. */
+export interface Joined {
+  readonly role: WorkerRole
+  readonly migrate: boolean
+}
+
+/**
+ * Joins the server as a worker: says `hello` to the primary and waits for its `welcome`, then returns this worker's
+ * {@link WorkerRole}, and `migrate` when it is to bring the schema up to date before opening the database (then
+ * calling `role.migrated`). `workers` and `rateLimit` are the server's settings.
+ */
+export const join = (database: Database, workers: number, rateLimit: number | null): Effect.Effect<Joined> =>
+  Effect.promise(
+    () =>
+      new Promise<Joined>((resolve) => {
+        const link = new WorkerLink()
+        let relay: ClusterRelay | undefined
+        let cache: AccountCache | undefined
+        let snapshots: (() => Promise<MetricsSnapshot>) | undefined
+        const onMessage = (message: FromPrimary) => {
+          if (relay?.receive(message) === true) return
+          switch (message.ds) {
+            case "welcome": {
+              relay = new ClusterRelay(link, message.followed)
+              return resolve({ role: role(message.decimate, relay), migrate: message.migrate })
+            }
+            case "forget":
+              if (cache !== undefined) forget(cache, message.what)
+              return link.send({ ds: "reply", id: message.id })
+            case "metricsGet":
+              if (snapshots === undefined) return link.send({ ds: "reply", id: message.id })
+              return void snapshots().then(
+                (value) => link.send({ ds: "reply", id: message.id, value }),
+                () => link.send({ ds: "reply", id: message.id })
+              )
+            default:
+              return
+          }
+        }
+        const role = (decimate: boolean, relay: ClusterRelay): WorkerRole => ({
+          decimate,
+          shared:
+            database._tag === "Sqlite" ? { relay, lockWait: { _tag: "eventLoop", maxWaitMs: lockWaitMs } } : undefined,
+          rateLimiter: rateLimit === null ? undefined : new LeasedRateLimiter(link, rateLimit, workers),
+          eventStreamSlots: clusterStreamSlots(link),
+          listening: (url) => link.send({ ds: "listening", url }),
+          hint: (text) => link.send({ ds: "hint", text }),
+          migrated: () => link.send({ ds: "migrated" }),
+          otherMetrics: otherWorkersMetrics(link),
+          serveSnapshots: (source) => {
+            snapshots = source
+          },
+          accountStore: (accountCache) => {
+            cache = accountCache
+            const invalidate = (what: Parameters<typeof forget>[1]) =>
+              Effect.promise(() => link.request<void>((id) => ({ ds: "invalidate", id, what })))
+            const store = accountCache.store
+            return {
+              ...store,
+              addAccessKey: (id, key, createdAt, revokeOthers) =>
+                Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () =>
+                  revokeOthers ? invalidate({ keys: true }) : Effect.void
+                ),
+              deleteWidget: (id, streamName) =>
+                Effect.tap(store.deleteWidget(id, streamName), () => invalidate({ widget: [id, streamName] }))
+            }
+          }
+        })
+        link.onMessage(onMessage)
+        link.send({ ds: "hello" })
+      })
+  )

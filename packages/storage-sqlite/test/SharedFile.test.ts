@@ -1,0 +1,188 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import {
+  type Account,
+  type ChangeSink,
+  digestAccessKey,
+  Fanout,
+  micros,
+  newAccessKey,
+  newAccountId,
+  type PendingChange,
+  StreamName,
+  type StreamWrite,
+  type Widget
+} from "@dashstream/core"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import { acquire } from "../src/internal/database.js"
+import { busyHandler, GroupCommit, type LockWait } from "../src/internal/groupCommit.js"
+import { prepareWriteStatements } from "../src/internal/writePath.js"
+import { runMigrations } from "../src/Migrations.js"
+import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+
+/**
+ * Several connections writing one file, as the workers of `serve --workers N` do (each opens the file itself, with
+ * its own group commit): a group waits for a write lock another connection holds on the event loop, not in SQLite's
+ * busy handler, and gives up after its bound with `StorageUnavailable`; transactions whose changes someone follows
+ * take consecutive commit sequence numbers, in commit order, whichever connection ran them. Connections of one
+ * process lock each other out of the file exactly as processes do (SQLite's unix VFS shares its locks in a process).
+ */
+
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-shared-file-"))
+afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
+let files = 0
+const freshFile = () => Path.join(dir, `shared-${++files}.db`)
+
+const T0 = 1_700_000_000_000_000
+
+const eventLoop = (maxWaitMs: number): LockWait => ({ _tag: "eventLoop", maxWaitMs })
+
+/** A sink that records what it is given, as the `serve --workers` relay would send it on. */
+const recordingSink = (follows: boolean) => {
+  const committed: Array<{ readonly seq: number | undefined; readonly changes: ReadonlyArray<PendingChange> }> = []
+  const skipped: Array<number> = []
+  const fanout = new Fanout()
+  const sink: ChangeSink = {
+    active: follows,
+    has: () => follows,
+    sequenced: true,
+    committed: (changes, seq) => void committed.push({ seq, changes }),
+    skipped: (seq) => void skipped.push(seq),
+    feed: () => fanout.feed()
+  }
+  return { sink, committed, skipped }
+}
+
+/** A connection to `filename` with its own group commit. */
+const connect = (filename: string, lockWait: LockWait, sink?: ChangeSink) =>
+  Effect.gen(function* () {
+    const { db, kysely } = yield* acquire({ filename })
+    yield* runMigrations(kysely)
+    const group = yield* Effect.acquireRelease(
+      Effect.sync(
+        () => new GroupCommit(db, prepareWriteStatements(db), undefined, undefined, sink, undefined, lockWait)
+      ),
+      (g) => Effect.sync(() => g.close())
+    )
+    return { db, kysely, group }
+  })
+
+const setup = (filename: string) =>
+  Effect.gen(function* () {
+    const { db, kysely } = yield* acquire({ filename })
+    yield* runMigrations(kysely)
+    const accounts = SqliteAccountStore.make(db, kysely)
+    const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
+    yield* accounts.createAccount(account, digestAccessKey(newAccessKey()))
+    return yield* accounts.createWidget(account.id, StreamName.make("hot"), "number", T0)
+  })
+
+const deltaOne = (widget: Widget): ReadonlyArray<StreamWrite> => [
+  { widget, op: { _tag: "Delta", delta: 1 }, path: "point" }
+]
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+describe("several connections writing one file", () => {
+  it.effect("a group waits for another connection's lock on the event loop and commits once it is released", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const hot = yield* setup(filename)
+        const a = yield* connect(filename, eventLoop(5_000))
+        const other = yield* connect(filename, busyHandler)
+        other.db.prepare("BEGIN IMMEDIATE").run()
+        const write = Effect.runFork(Effect.either(a.group.write(deltaOne(hot), micros(T0))))
+        // The event loop keeps running while the group waits: timers fire on time.
+        const before = performance.now()
+        yield* sleep(60)
+        const slept = performance.now() - before
+        assert.isBelow(slept, 1_000, `a 60 ms timer took ${slept} ms`)
+        assert.isAbove(a.group.busyRetries, 2)
+        assert.strictEqual(a.group.calls, 0, "nothing ran while the lock was held")
+        other.db.prepare("COMMIT").run()
+        const outcome = yield* Effect.promise(() => Effect.runPromise(write.await))
+        assert.isTrue(outcome._tag === "Success" && Either.isRight(outcome.value))
+        const stored = other.db.prepare("SELECT point FROM entries WHERE stream_id = ?").pluck().all(hot.id)
+        assert.deepStrictEqual(stored, ['{"number":1}'])
+      })
+    )
+  )
+
+  it.effect("a group that cannot get the lock within maxWaitMs fails with StorageUnavailable; later ones go on", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const hot = yield* setup(filename)
+        const a = yield* connect(filename, eventLoop(150))
+        const other = yield* connect(filename, busyHandler)
+        other.db.prepare("BEGIN IMMEDIATE").run()
+        const started = performance.now()
+        const first = yield* Effect.either(a.group.write(deltaOne(hot), micros(T0)))
+        const waited = performance.now() - started
+        assert.isTrue(Either.isLeft(first) && first.left._tag === "StorageUnavailable")
+        assert.isAtLeast(waited, 140)
+        other.db.prepare("COMMIT").run()
+        const second = yield* Effect.either(a.group.write(deltaOne(hot), micros(T0 + 1)))
+        assert.isTrue(Either.isRight(second))
+      })
+    )
+  )
+
+  it.effect("deltas from two connections are exact, and followed transactions take consecutive sequence numbers", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const hot = yield* setup(filename)
+        const sinkA = recordingSink(true)
+        const sinkB = recordingSink(true)
+        const a = yield* connect(filename, eventLoop(5_000), sinkA.sink)
+        const b = yield* connect(filename, eventLoop(5_000), sinkB.sink)
+        const writes: Array<Effect.Effect<unknown, unknown>> = []
+        for (let i = 0; i < 200; i++) writes.push((i % 2 === 0 ? a : b).group.write(deltaOne(hot), micros(T0 + i)))
+        yield* Effect.all(writes, { concurrency: "unbounded" })
+        const numbers = a.db
+          .prepare("SELECT point FROM entries WHERE stream_id = ? ORDER BY ts")
+          .pluck()
+          .all(hot.id)
+          .map((p) => (JSON.parse(p as string) as { number: number }).number)
+        assert.deepStrictEqual(
+          numbers,
+          Array.from({ length: 200 }, (_, i) => i + 1)
+        )
+        // Every group took the next number; the numbers say the commit order, across both connections.
+        const all = [...sinkA.committed, ...sinkB.committed].sort((x, y) => x.seq! - y.seq!)
+        assert.deepStrictEqual(
+          all.map((c) => c.seq),
+          Array.from({ length: all.length }, (_, i) => i + 1)
+        )
+        const published = all.flatMap((c) =>
+          c.changes.flatMap((p) =>
+            p.changes.flatMap((change) => (change._tag === "Stored" ? change.entries.map((e) => e.json) : []))
+          )
+        )
+        assert.deepStrictEqual(
+          published,
+          numbers.map((n) => `{"number":${n}}`)
+        )
+        assert.deepStrictEqual([...sinkA.skipped, ...sinkB.skipped], [])
+      })
+    )
+  )
+
+  it.effect("a transaction whose changes nobody follows takes no sequence number", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const hot = yield* setup(filename)
+        const idle = recordingSink(false)
+        const a = yield* connect(filename, eventLoop(5_000), idle.sink)
+        yield* a.group.write(deltaOne(hot), micros(T0))
+        assert.deepStrictEqual(idle.committed, [])
+        assert.strictEqual(a.db.prepare("SELECT seq FROM live_sequence").pluck().get(), 0)
+      })
+    )
+  )
+})
