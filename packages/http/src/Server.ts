@@ -12,6 +12,7 @@ import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
 import { refuseDeclaredLength, writeErrorReply } from "./internal/replies.js"
 import { Metrics } from "./Metrics.js"
+import type { WritePressure } from "./internal/readHandlers.js"
 
 /** How long a shutdown waits for in-flight requests before it closes their connections. */
 const gracefulMs = 10_000
@@ -88,14 +89,17 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       config.rateLimit === undefined ? undefined : (config.rateLimiter ?? makeRateLimiter(config.rateLimit))
     const maxBodyBytes = config.limits.maxBodyBytes
     const metrics = config.metrics ?? new Metrics()
-    const apiLane = yield* makeApiLane(config, limiter, metrics)
+    // Pushes in flight, counted by the push lane; streamed reads yield the event loop to them.
+    const pressure: WritePressure = { inFlight: 0 }
+    const apiLane = yield* makeApiLane(config, limiter, metrics, pressure)
     const routes = apiRouteTable(config)
     const runtime = yield* Effect.runtime<Stores>()
     const pushLane = makePushLane(runtime, {
       limits: config.limits,
       limiter,
       logRequests: config.logRequests,
-      metrics
+      metrics,
+      pressure
     })
     const liveLane = makeLiveLane(runtime, {
       limiter,

@@ -21,7 +21,7 @@ import { healthLive } from "./healthHandlers.js"
 import type { Metrics } from "../Metrics.js"
 import { metricsLive } from "./metricsHandlers.js"
 import type { RateLimiter } from "./rateLimiter.js"
-import { readLive } from "./readHandlers.js"
+import { readLive, type WritePressure } from "./readHandlers.js"
 import { causeText } from "./causeText.js"
 import { accessKeyOfPath, redactPath, requestLine } from "./redact.js"
 import { bodyTooLarge, errorResponse } from "./replies.js"
@@ -162,7 +162,8 @@ export const apiRouteTable = (config: HandlerConfig): RouteTable => makeRouteTab
 export const makeApiLane = (
   config: HandlerConfig,
   limiter: RateLimiter | undefined,
-  metrics: Metrics
+  metrics: Metrics,
+  pressure: WritePressure
 ): Effect.Effect<
   (req: IncomingMessage, res: ServerResponse) => void,
   never,
@@ -171,7 +172,7 @@ export const makeApiLane = (
   Effect.gen(function* () {
     const served = servedApi(config)
     const groups = Layer.mergeAll(
-      readLive(rateLimitCheck(limiter)),
+      readLive(rateLimitCheck(limiter), pressure),
       healthLive,
       metricsLive(metrics),
       docsLive(served),

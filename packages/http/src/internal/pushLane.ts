@@ -7,6 +7,7 @@ import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { causeText } from "./causeText.js"
 import { requestLine } from "./redact.js"
 import { bodyTooLarge, drainLimit, refuseDeclaredLength, writeErrorReply, writePushSuccess } from "./replies.js"
+import type { WritePressure } from "./readHandlers.js"
 
 /**
  * The push path (`POST /customSend` and `/customSend/`), served straight from Node's request listener. It is the
@@ -68,6 +69,8 @@ export interface PushLaneOptions {
   readonly logRequests: boolean
   /** Where each answered push is counted (status, duration, error code). */
   readonly metrics: Metrics
+  /** Counts the pushes between a received body and a written answer (streamed reads yield to them). */
+  readonly pressure?: WritePressure
 }
 
 /** The push lane's request listener, running pushes on `runtime`. */
@@ -76,11 +79,14 @@ export const makePushLane = (
   options: PushLaneOptions
 ): ((req: IncomingMessage, res: ServerResponse) => void) => {
   const { limiter, limits, logRequests, metrics } = options
+  const pressure = options.pressure ?? { inFlight: 0 }
   const maxBodyBytes = limits.maxBodyBytes
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
   const drainBytes = drainLimit(maxBodyBytes)
   const logUnavailable = makeUnavailableLog()
+  // The answers of the pushes counted in `pressure`, so each is counted down once whatever path answers it.
+  const counted = new WeakSet<ServerResponse>()
 
   const logLine = (req: IncomingMessage, status: number, start: number) => {
     runFork(
@@ -89,6 +95,7 @@ export const makePushLane = (
   }
 
   const finish = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply | undefined) => {
+    if (counted.delete(res)) pressure.inFlight--
     if (reply === undefined) {
       if (!res.headersSent && !res.destroyed) writePushSuccess(res)
     } else {
@@ -100,6 +107,8 @@ export const makePushLane = (
   }
 
   const push = (req: IncomingMessage, res: ServerResponse, start: number, text: string) => {
+    counted.add(res)
+    pressure.inFlight++
     let body: unknown
     try {
       // A UTF-8 byte order mark is not JSON, but some clients send one.

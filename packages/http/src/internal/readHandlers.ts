@@ -20,21 +20,23 @@ const bodyEnd = "]}"
 export const readBodyText = (dataText: string): string => bodyStart + dataText + bodyEnd
 
 /**
- * Runs one page fetch of a streamed read on its turn (issue 13, defect 1). One lane for the whole server: at most one
- * later page is being fetched at any moment, whatever the number of readers, and each turn starts in a later check
- * phase of the event loop (`setImmediate`), after the I/O pending by then (pushes) has been served. So 8 readers of a
- * large stream take turns with each other, not with everyone else: on SQLite a turn is one synchronous page query
- * (~1 ms for 1,000 entries) between two rounds of pushes; on PostgreSQL at most one page query is running and
- * holding a pool connection, instead of one per reader, and its rows are decoded while pushes go on.
+ * Runs one page fetch of a streamed read on its turn (issue 13, defect 1). One queue for the whole server: at most
+ * one later page is being fetched at any moment, whatever the number of readers, and each turn starts in a later
+ * check phase of the event loop (`setImmediate`), after the I/O pending by then (pushes) has been served. So 8 readers
+ * of a large stream take turns with each other, not with everyone else: on SQLite a turn is one synchronous page
+ * query (~0.5-1 ms for 1,000 entries); on PostgreSQL at most one page query is running and holding a pool
+ * connection, instead of one per reader. While pushes are in flight ({@link WritePressure}), the next turn also
+ * waits as long as the last fetch took, and at least 1 ms (a timer), so reads get at most about half of the event
+ * loop and pushes the rest; with no push in flight, reads take turns back to back.
  * A fiber that only `yieldNow`s would resume in a microtask, before any I/O: a read whose socket writes all succeed
  * at once (a fast reader on loopback) would fetch and send every page without letting another request in.
  * Interrupting a fetch that waits for its turn (the client went away) takes it out of the queue; the turn is given
  * back whatever way the fetch ends.
  */
-export type PageLane = <A, E>(fetch: Effect.Effect<A, E>) => Effect.Effect<A, E>
+export type ReadTurns = <A, E>(fetch: Effect.Effect<A, E>) => Effect.Effect<A, E>
 
-/** A new {@link PageLane}: one per server. */
-export const makePageLane = (): PageLane => {
+/** A new {@link ReadTurns} queue (one per server), paced by `pressure` (default: never under pressure). */
+export const makeReadTurns = (pressure: WritePressure = { inFlight: 0 }): ReadTurns => {
   interface Waiter {
     readonly go: () => void
     granted: boolean
@@ -42,6 +44,7 @@ export const makePageLane = (): PageLane => {
   const waiting: Array<Waiter> = []
   let held = false
   let scheduled = false
+  let fetchStart = 0
   const grant = () => {
     scheduled = false
     if (held) return
@@ -49,21 +52,24 @@ export const makePageLane = (): PageLane => {
     if (waiter === undefined) return
     held = true
     waiter.granted = true
+    fetchStart = performance.now()
     waiter.go()
   }
-  const schedule = () => {
+  const schedule = (pauseMs: number) => {
     if (scheduled) return
     scheduled = true
-    setImmediate(grant)
+    if (pauseMs >= 1) setTimeout(grant, pauseMs)
+    else setImmediate(grant)
   }
   const release = () => {
     held = false
-    if (waiting.length > 0) schedule()
+    // Under pressure, at least a timer's millisecond: a page also costs its write after the fetch is measured.
+    if (waiting.length > 0) schedule(pressure.inFlight > 0 ? Math.max(1, performance.now() - fetchStart) : 0)
   }
   const turn = Effect.async<void>((resume) => {
     const waiter: Waiter = { go: () => resume(Effect.void), granted: false }
     waiting.push(waiter)
-    if (!held) schedule()
+    if (!held) schedule(0)
     return Effect.sync(() => {
       if (waiter.granted) return release()
       const at = waiting.indexOf(waiter)
@@ -77,21 +83,29 @@ export const makePageLane = (): PageLane => {
 }
 
 /**
+ * How many pushes the server is handling (body received, answer not yet written): the push lane counts them, the
+ * read turns yield to them. A plain mutable counter, shared by the lanes of one server.
+ */
+export interface WritePressure {
+  inFlight: number
+}
+
+/**
  * A read of several pages as a streamed 200 (chunked, one chunk per page, so the server holds one page at a time).
  * Two things keep a large read from holding the server (issue 13, defect 1): each later page is fetched only on its
- * turn of the server's page lane (see {@link makePageLane}), so other requests are served between pages; and the platform
+ * turn of the server's read queue (see {@link makeReadTurns}), so other requests are served between pages; and the platform
  * writes each page and, when the socket's buffer is full, waits for its `drain` before pulling the next one, so a
  * slow reader costs a suspended fiber and one page of memory, not the loop. The status and headers are sent with the
  * first page, so a storage failure on a later page cannot become an error answer any more: the connection is then destroyed, so that the
  * client sees a broken response (not a well-formed but shorter one), and the failure is logged with the access key
  * scrubbed out.
  */
-const streamedRead = (pages: UseCases.ReadPages, accessKey: string, lane: PageLane) =>
+const streamedRead = (pages: UseCases.ReadPages, accessKey: string, turns: ReadTurns) =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     let sent = pages.first.count
-    // Each later page is pulled (fetched from the storage) on its turn of the server's page lane.
+    // Each later page is pulled (fetched from the storage) on its turn of the server's read turns.
     const rest = Stream.unwrapScoped(
-      Effect.map(Stream.toPull(pages.rest!), (pull) => Stream.repeatEffectChunkOption(lane(pull)))
+      Effect.map(Stream.toPull(pages.rest!), (pull) => Stream.repeatEffectChunkOption(turns(pull)))
     ).pipe(
       Stream.map((page) => {
         sent += page.count
@@ -123,16 +137,16 @@ const streamedRead = (pages: UseCases.ReadPages, accessKey: string, lane: PageLa
  * the first byte. A read that fits in one page is answered with a `Content-Length`; a larger one is streamed a
  * page at a time (see {@link streamedRead}). Answers with `Cache-Control: no-store`.
  */
-export const readLive = (rateLimit: (accessKey: string) => Effect.Effect<void, RateLimited>) =>
+export const readLive = (rateLimit: (accessKey: string) => Effect.Effect<void, RateLimited>, pressure: WritePressure) =>
   HttpApiBuilder.group(api, "read", (handlers) => {
-    const lane = makePageLane()
+    const turns = makeReadTurns(pressure)
     return handlers.handle("read", ({ path, urlParams }) =>
       rateLimit(path.accessKey).pipe(
         Effect.zipRight(UseCases.readPages(path.accessKey, path.streamName, urlParams)),
         Effect.flatMap((pages) =>
           pages.rest === undefined
             ? Effect.succeed(jsonTextResponse(readBodyText(pages.first.text), noStore))
-            : streamedRead(pages, path.accessKey, lane)
+            : streamedRead(pages, path.accessKey, turns)
         )
       )
     )
