@@ -85,8 +85,6 @@ export const makePushLane = (
   const runFork = Runtime.runFork(runtime)
   const drainBytes = drainLimit(maxBodyBytes)
   const logUnavailable = makeUnavailableLog()
-  // The answers of the pushes counted in `pressure`, so each is counted down once whatever path answers it.
-  const counted = new WeakSet<ServerResponse>()
 
   const logLine = (req: IncomingMessage, status: number, start: number) => {
     runFork(
@@ -95,7 +93,6 @@ export const makePushLane = (
   }
 
   const finish = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply | undefined) => {
-    if (counted.delete(res)) pressure.inFlight--
     if (reply === undefined) {
       if (!res.headersSent && !res.destroyed) writePushSuccess(res)
     } else {
@@ -106,15 +103,20 @@ export const makePushLane = (
     if (logRequests) logLine(req, status, start)
   }
 
+  /** Answers a push counted in `pressure` (from its body on: see `push`), counting it down. */
+  const answer = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply | undefined) => {
+    pressure.inFlight--
+    finish(req, res, start, reply)
+  }
+
   const push = (req: IncomingMessage, res: ServerResponse, start: number, text: string) => {
-    counted.add(res)
     pressure.inFlight++
     let body: unknown
     try {
       // A UTF-8 byte order mark is not JSON, but some clients send one.
       body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
     } catch {
-      return finish(
+      return answer(
         req,
         res,
         start,
@@ -125,7 +127,7 @@ export const makePushLane = (
     if (limiter === undefined || accessKey === undefined) return store(req, res, start, body, accessKey)
     whenTaken(limiter.take(accessKey), (wait) =>
       wait > 0
-        ? finish(req, res, start, replyOf(rateLimited(wait)) ?? internalReply)
+        ? answer(req, res, start, replyOf(rateLimited(wait)) ?? internalReply)
         : store(req, res, start, body, accessKey)
     )
   }
@@ -139,7 +141,7 @@ export const makePushLane = (
   ) => {
     runCallback(UseCases.push(body, limits), {
       onExit: (exit) => {
-        if (Exit.isSuccess(exit)) return finish(req, res, start, undefined)
+        if (Exit.isSuccess(exit)) return answer(req, res, start, undefined)
         const reply = replyOfCause(exit.cause)
         if (reply.status === 500) {
           // The push body carries the access key: keep it out of the log even if an error message quotes it.
@@ -148,7 +150,7 @@ export const makePushLane = (
           const log = logUnavailable(exit.cause, accessKey)
           if (log !== undefined) runFork(log)
         }
-        finish(req, res, start, reply)
+        answer(req, res, start, reply)
       }
     })
   }
