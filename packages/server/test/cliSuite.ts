@@ -59,6 +59,22 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
       return JSON.parse(result.stdout) as { id: string; name: string; accessKey: string }
     }
 
+    const createWidget = async (accessKey: string, stream: string, type: string) => {
+      const created = await cli([
+        "widgets",
+        "create",
+        "--access-key",
+        accessKey,
+        "--stream",
+        stream,
+        "--type",
+        type,
+        "--db",
+        db
+      ])
+      assert.strictEqual(created.code, 0, created.stderr)
+    }
+
     it("migrate twice succeeds", async () => {
       for (let i = 0; i < 2; i++) {
         const result = await cli(["migrate", "--db", db])
@@ -113,19 +129,7 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
         ["revenue", "number"],
         ["signups per day", "line-graph"]
       ] as const) {
-        const created = await cli([
-          "widgets",
-          "create",
-          "--access-key",
-          accessKey,
-          "--stream",
-          stream,
-          "--type",
-          type,
-          "--db",
-          db
-        ])
-        assert.strictEqual(created.code, 0, created.stderr)
+        await createWidget(accessKey, stream, type)
       }
       const list = await cli(["widgets", "list", "--access-key", accessKey, "--json", "--db", db])
       assert.strictEqual(list.code, 0, list.stderr)
@@ -167,19 +171,7 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
         ["revenue", "number"],
         ["visitors", "world-map"]
       ] as const) {
-        const created = await cli([
-          "widgets",
-          "create",
-          "--access-key",
-          accessKey,
-          "--stream",
-          stream,
-          "--type",
-          type,
-          "--db",
-          db
-        ])
-        assert.strictEqual(created.code, 0, created.stderr)
+        await createWidget(accessKey, stream, type)
       }
       const plain = await dashboards("create", "--name", "Wall")
       assert.strictEqual(plain.code, 0, plain.stderr)
@@ -260,19 +252,7 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
 
     it("data pushed before SIGTERM reads back after a restart; no first-start hint once accounts exist", async () => {
       const { accessKey } = await createAccount()
-      const created = await cli([
-        "widgets",
-        "create",
-        "--access-key",
-        accessKey,
-        "--stream",
-        "kept",
-        "--type",
-        "number",
-        "--db",
-        db
-      ])
-      assert.strictEqual(created.code, 0, created.stderr)
+      await createWidget(accessKey, "kept", "number")
 
       const first = await startServer(["--db", db])
       try {
