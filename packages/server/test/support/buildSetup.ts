@@ -5,9 +5,15 @@ import { repositoryRoot } from "./bin.js"
 /**
  * Vitest global setup of the server's tests: `tsc -b tsconfig.build.json` (incremental: about half a second when
  * nothing changed), so the `dist/` that spawned CLI and server processes run (see `bin.ts`) matches the source.
- * A compile error fails the run here, before any test.
+ * A compile error fails the run here, before any test. The four projects that spawn the CLI (server and the three
+ * e2e projects) all list this setup; their setups run in the one vitest process, so the build runs once per run.
  */
 export default function setup(): void {
+  if (process.env[builtMark] === "1") return
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
   execFileSync(process.execPath, [tsc, "-b", "tsconfig.build.json"], { cwd: repositoryRoot, stdio: "inherit" })
+  process.env[builtMark] = "1"
 }
+
+/** Set in vitest's own process once the build of this run is done. */
+const builtMark = "DASHSTREAM_TEST_DIST_BUILT"
