@@ -100,6 +100,9 @@ const probePort = (config: ServeConfig): Effect.Effect<void, Error> =>
     )
   })
 
+/** The callback of a send to a worker: a failure means the worker is exiting (see `Supervisor`'s `send`). */
+const ignoreSendError = (): void => {}
+
 /** How a worker ended. */
 const exitText = (code: number | null, signal: string | null) =>
   signal !== null ? `signal ${signal}` : `code ${code ?? "?"}`
@@ -137,7 +140,10 @@ class Supervisor {
     this.hub = new Hub({
       send: (id, message) => {
         const w = this.live.get(id)
-        if (w !== undefined && w.isConnected()) w.send(message)
+        // A worker can close its channel between the check and the write (it is exiting: shutdown, or it died):
+        // the write then fails with EPIPE, which without a callback is an 'error' event that would crash the
+        // primary. Its exit is what handles a worker that is gone (see `exited`), so the failed send is dropped.
+        if (w !== undefined && w.isConnected()) w.send(message, ignoreSendError)
       },
       rateLimit: config.rateLimit,
       now: () => performance.now()
