@@ -18,7 +18,8 @@ const newest = (dir: string, skip: (path: string) => boolean): { path: string; m
 /**
  * Throws unless every package's `dist/` (and the dashboard page's `bundle/`) was built from its source as it is now:
  * no file under a package's `src/` is newer than what `pnpm build` last wrote for it (`dist/.tsbuildinfo`, which
- * `tsc -b` rewrites or touches on every build, and `bundle/manifest.json`). For the tests that run the build rather
+ * `tsc -b` rewrites or touches on every build, `bundle/manifest.json`, and the `dashstream` command's
+ * `packages/server/bundle/bin.js`, which holds every package). For the tests that run the build rather
  * than the source (the README's commands, the packed tarballs): they fail loudly, never test a stale build.
  * `pnpm test` runs `pnpm build` first, so they pass there.
  */
@@ -31,10 +32,14 @@ export const assertBuilt = (): void => {
     else if (input !== undefined && input.mtimeMs > built) stale.push(`${input.path} is newer than ${output}`)
   }
   const packages = join(repoRoot, "packages")
+  const command = join(packages, "server/bundle/bin.js")
   for (const name of readdirSync(packages)) {
     const dir = join(packages, name)
     if (!existsSync(join(dir, "tsconfig.build.json"))) continue
-    check(join(dir, "dist/.tsbuildinfo"), join(dir, "src"), (path) => path.includes("/src/browser/"))
+    const skip = (path: string) => path.includes("/src/browser/")
+    check(join(dir, "dist/.tsbuildinfo"), join(dir, "src"), skip)
+    // The `dashstream` command's bundle holds every package's compiled source.
+    check(command, join(dir, "src"), skip)
   }
   const web = join(packages, "dashboard-web")
   check(join(web, "bundle/manifest.json"), join(web, "src/browser"))

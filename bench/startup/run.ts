@@ -1,19 +1,20 @@
 /**
- * Startup benchmark (issue 11): how long `dashstream` takes, run as installed (`node packages/server/dist/bin.js`,
- * plain node, no tsx), over `--runs` runs each (default 7), printing the median, minimum and maximum wall time:
+ * Startup benchmark (issue 11): how long `dashstream` takes, run as installed (`node packages/server/bundle/bin.js`,
+ * the package's `bin`, plain node, no tsx), over `--runs` runs each (default 7), printing the median, minimum and maximum wall time:
  * - `help`: until the process has exited (target <= 0.5 s);
  * - `accounts create` on a migrated SQLite database: until the process has exited (target <= 1 s);
  * - `serve` on a migrated SQLite database: until it prints `Dashstream listening on` (target <= 2 s); it is then
  *   stopped with SIGTERM. Once with `--workers 1` (one process) and once with `--workers 2` (a primary and two
  *   workers, listening once both do).
  * With `--tsx` it runs the TypeScript source through tsx instead (`node --import tsx packages/server/src/bin.ts`),
- * for comparison with how the CLI used to start; `--root DIR` measures the checkout at DIR instead of this one (an
+ * for comparison with how the CLI used to start; `--unbundled` runs the compiled `dist/bin.js` without the bundle (how
+ * it started before the bundle); `--root DIR` measures the checkout at DIR instead of this one (an
  * older commit, say).
  *
  * Wall time includes whatever else the machine is doing: the load average is printed beside the figures. Run it on
  * an otherwise idle machine for figures worth comparing. The build must be current (`pnpm build`); it checks.
  *
- * Usage: pnpm bench:startup [--runs 7] [--tsx] [--root DIR]
+ * Usage: pnpm bench:startup [--runs 7] [--tsx | --unbundled] [--root DIR]
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -26,6 +27,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "7" },
     tsx: { type: "boolean", default: false },
+    unbundled: { type: "boolean", default: false },
     root: { type: "string", default: repoRoot }
   }
 })
@@ -34,7 +36,7 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a posit
 
 const command: ReadonlyArray<string> = values.tsx
   ? ["--conditions=@dashstream/source", "--import", "tsx", join(values.root, "packages/server/src/bin.ts")]
-  : [join(values.root, "packages/server/dist/bin.js")]
+  : [join(values.root, values.unbundled ? "packages/server/dist/bin.js" : "packages/server/bundle/bin.js")]
 if (!values.tsx && values.root === repoRoot) assertBuilt()
 
 const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-startup-"))
@@ -113,7 +115,7 @@ const measure = async (name: string, target: number, once: () => Promise<number>
 
 try {
   console.log(
-    `dashstream startup (${values.root}), ${values.tsx ? "source through tsx" : "built dist/ with plain node"}, ` +
+    `dashstream startup (${values.root}), ${values.tsx ? "source through tsx" : values.unbundled ? "built dist/ with plain node" : "the bundled command with plain node"}, ` +
       `${runs} runs each; ` +
       `node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(2)}`
   )

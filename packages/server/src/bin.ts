@@ -2,8 +2,8 @@
 import { quickAnswer } from "./Commands.js"
 
 /**
- * Entry point of `dashstream <command>` (the package's `bin`, `dist/bin.js`; `pnpm dashstream` runs it from the
- * repository).
+ * Entry point of `dashstream <command>`. The package's `bin` is this module bundled with everything it imports
+ * (`bundle/bin.js`, by `scripts/bundle.mjs`); `pnpm dashstream` runs that from the repository.
  *
  * `help` and `version` are answered from `Commands.ts` alone; every other command loads effect, the CLI and, on
  * demand, what the command uses (see `Cli.ts`), so startup stays short (bench/startup).

@@ -10,7 +10,7 @@ import { root, type Server, startServer } from "./support.js"
  * Runs the README's quick start block exactly as written (bash, curl, `pnpm -s dashstream ...` from the repository
  * root) against a real server. Only the `BASE=` line is replaced by the test server's address, and the database is
  * chosen with `DASHSTREAM_DB`, which the README's commands honour. `pnpm dashstream` runs the build
- * (`packages/server/dist/bin.js`, as installed), so the test first checks that the build is current.
+ * (`packages/server/bundle/bin.js`, as installed), so the test first checks that the build is current.
  */
 const quickstart = (): string => {
   const readme = readFileSync(join(root, "README.md"), "utf8")

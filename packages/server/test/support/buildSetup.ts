@@ -4,7 +4,8 @@ import { repositoryRoot } from "./bin.js"
 
 /**
  * Vitest global setup of the server's tests: `tsc -b tsconfig.build.json` (incremental: about half a second when
- * nothing changed), so the `dist/` that spawned CLI and server processes run (see `bin.ts`) matches the source.
+ * nothing changed), then the command's bundle (`packages/server/scripts/bundle.mjs`, about a second), so what
+ * spawned CLI and server processes run (see `bin.ts`) matches the source.
  * A compile error fails the run here, before any test. The four projects that spawn the CLI (server and the three
  * e2e projects) all list this setup; their setups run in the one vitest process, so the build runs once per run.
  */
@@ -12,6 +13,7 @@ export default function setup(): void {
   if (process.env[builtMark] === "1") return
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
   execFileSync(process.execPath, [tsc, "-b", "tsconfig.build.json"], { cwd: repositoryRoot, stdio: "inherit" })
+  execFileSync(process.execPath, ["packages/server/scripts/bundle.mjs"], { cwd: repositoryRoot, stdio: "inherit" })
   process.env[builtMark] = "1"
 }
 

@@ -1,0 +1,38 @@
+// Bundles the `dashstream` command (dist/bin.js, compiled by `tsc -b`) into bundle/ with esbuild: the package's `bin`.
+// Runs in the root `build` script, after tsc, at install time and in the tests' global setup.
+//
+// Why: node resolves and loads about a thousand ES module files of effect and @effect/* when the command starts from
+// dist/; one bundle (split only where bin.ts and Cli.ts import lazily, so `help` stays tiny) starts in about half
+// the time and CPU (bench/startup), and `serve --workers N` pays that start once per process.
+//
+// Left outside the bundle, resolved from the package's own dependencies at run time:
+// - better-sqlite3: a native addon that finds its .node file relative to its own package;
+// - @dashstream/dashboard-web: reads its prebuilt browser bundle relative to its own files;
+// - pg-native: pg's optional native binding, never installed by us (pg falls back to JavaScript).
+// Version.ts reads ../package.json relative to its module, which from bundle/ is still the package's package.json.
+import { build } from "esbuild"
+import { rmSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const outdir = join(root, "bundle")
+const started = performance.now()
+
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  entryPoints: [join(root, "dist/bin.js")],
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outdir,
+  external: ["better-sqlite3", "@dashstream/dashboard-web", "pg-native"],
+  // Some bundled CommonJS modules call require() for node built-ins; an ES module has no require of its own.
+  banner: {
+    js: 'import { createRequire as __dashstreamRequire } from "node:module"; const require = __dashstreamRequire(import.meta.url);'
+  },
+  logLevel: "warning"
+})
+console.log(`dashstream command bundled into ${outdir} in ${Math.round(performance.now() - started)} ms`)
