@@ -21,3 +21,12 @@ export const resolveSource: Pick<ViteUserConfig, "resolve" | "ssr" | "environmen
   ssr: { resolve: { conditions: serverConditions } },
   environments: { __vitest__: { resolve: { conditions: serverConditions } } }
 }
+
+/**
+ * Test options every project shares. `isolate: false`: the files a vitest worker runs share one module graph instead
+ * of a fresh process each, so effect and the packages are imported once per worker rather than once per file (the
+ * whole suite: about 30 s less on our 2-core machines, measured 343 s against 373 s). No test file may leave global
+ * state behind: fake timers are restored in `afterEach`, environment variables put back, servers and databases
+ * closed in `afterAll`.
+ */
+export const sharedTest = { isolate: false } as const

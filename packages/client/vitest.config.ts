@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { resolveSource } from "../../vitest.shared.js"
+import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
 export default defineProject({
   ...resolveSource,
-  test: { name: "client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 }
+  test: { ...sharedTest, name: "client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 }
 })

@@ -1,9 +1,10 @@
 import { defineProject } from "vitest/config"
-import { resolveSource } from "../../vitest.shared.js"
+import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
 export default defineProject({
   ...resolveSource,
   test: {
+    ...sharedTest,
     name: "dashboard-web",
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/globalSetup.ts"],

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { configDefaults, defineProject, type TestProjectInlineConfiguration } from "vitest/config"
-import { resolveSource } from "../../vitest.shared.js"
+import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
 /** The end-to-end files (one suite per backend of the harness) and the browser test among them (one server). */
 const e2eFiles = "test/e2e/*.test.ts"
@@ -11,6 +11,7 @@ const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts
 export default defineProject({
   ...resolveSource,
   test: {
+    ...sharedTest,
     name: "server",
     include: ["test/*.test.ts", browserFiles],
     globalSetup
@@ -34,6 +35,7 @@ export const e2eProjects: Array<TestProjectInlineConfiguration> = [
   ...resolveSource,
   root: fileURLToPath(new URL(".", import.meta.url)),
   test: {
+    ...sharedTest,
     name,
     include: [e2eFiles],
     // The outage suite stops a PostgreSQL server of its own: it belongs to the PostgreSQL project only.

@@ -1,7 +1,13 @@
 import { defineProject } from "vitest/config"
-import { resolveSource } from "../../vitest.shared.js"
+import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
 export default defineProject({
   ...resolveSource,
-  test: { name: "storage-postgres", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 120_000 }
+  test: {
+    ...sharedTest,
+    name: "storage-postgres",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000
+  }
 })

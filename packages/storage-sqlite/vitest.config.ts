@@ -1,7 +1,7 @@
 import { defineProject } from "vitest/config"
-import { resolveSource } from "../../vitest.shared.js"
+import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
 export default defineProject({
   ...resolveSource,
-  test: { name: "storage-sqlite", include: ["test/**/*.test.ts"] }
+  test: { ...sharedTest, name: "storage-sqlite", include: ["test/**/*.test.ts"] }
 })
