@@ -19,6 +19,7 @@ import {
 import { type Context, Effect, Option, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
 import { busyHandler, defaultGroupLimits, GroupCommit, type LockWait, type WriteError } from "./internal/groupCommit.js"
+import { PageReader } from "./internal/pageReader.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
 import {
@@ -109,11 +110,13 @@ const commitEachCall = (
  * default) the calls of one event-loop turn share a transaction, each in its own savepoint, and are acknowledged
  * after its commit (see `internal/groupCommit.ts`); without it each call is its own transaction. Either way a
  * write succeeds only once committed, with `synchronous=FULL` on disk. Reads return the stored JSON text as is and
- * see every acknowledged write. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
- * `StorageError`.
+ * see every acknowledged write. The pages of streamed reads (`readPage`) of a database file are read on a thread
+ * with its own read-only connection (`internal/pageReader.ts`), so a large read does not hold the event loop; the
+ * other reads are single statements on the event loop. SQLite errors map to `StorageUnavailable` (busy, locked,
+ * closed) or `StorageError`.
  *
- * When the scope closes, queued writes are committed (or failed) before the finalizer returns; release it before
- * the connection. Later writes fail with `StorageUnavailable`. Fails with `StorageError` when the statements cannot
+ * When the scope closes, queued writes are committed (or failed) and the page reader's thread ended before the
+ * finalizer returns; release it before the connection. Later writes fail with `StorageUnavailable`. Fails with `StorageError` when the statements cannot
  * be prepared (schema missing).
  */
 export const make = (
@@ -125,6 +128,7 @@ export const make = (
       Effect.try({
         try: () => {
           const statements = prepareWriteStatements(db)
+          const page = db.prepare<[number, number, number], string>(Sql.page).pluck(true)
           return {
             group: options.groupCommit
               ? new GroupCommit(
@@ -141,16 +145,27 @@ export const make = (
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
             recent: db.prepare<[number, number], StoredEntry>(Sql.recent),
-            page: db.prepare<[number, number, number], string>(Sql.page).pluck(true),
+            page,
+            // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
+            // database is private to this connection, so its pages are read here.
+            reader: db.memory
+              ? undefined
+              : new PageReader(db.name, db.pragma("busy_timeout", { simple: true }) as number, (stream, after, limit) =>
+                  pageOfRendered(page.all(stream, after, limit))
+                ),
             clearedTs: db.prepare<[number], number | null>(Sql.clearedTs).pluck(true),
             ping: db.prepare(Sql.ping)
           }
         },
         catch: storageFailure
       }),
-      ({ group }) => Effect.sync(() => group?.close())
+      ({ group, reader }) =>
+        Effect.zipRight(
+          Effect.sync(() => group?.close()),
+          Effect.promise(() => reader?.close() ?? Promise.resolve())
+        )
     ),
-    ({ group, statements, latest, since, recent, page, clearedTs, ping }): Context.Tag.Service<StreamStore> => {
+    ({ group, statements, latest, since, recent, page, reader, clearedTs, ping }): Context.Tag.Service<StreamStore> => {
       const readSync = (stream: number, query: ReadQuery): ReadonlyArray<StoredEntry> => {
         if (query.since === null) {
           const row = latest.get(stream)
@@ -165,10 +180,12 @@ export const make = (
             : (writes, now) => group.write(writes, now),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
         readPage: (stream, after, limit) =>
-          Effect.try({
-            try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
-            catch: storageFailure
-          }),
+          reader !== undefined
+            ? reader.readPage(stream, after, limit)
+            : Effect.try({
+                try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
+                catch: storageFailure
+              }),
         // Both statements run in one synchronous call on the one connection: no write can come between them.
         readLive: (stream, query) =>
           Effect.try({

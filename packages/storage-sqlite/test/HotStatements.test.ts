@@ -6,6 +6,7 @@ import { hotPathSetup, hotPathWorkload } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as SqliteStore from "../src/index.js"
+import { PageReader } from "../src/internal/pageReader.js"
 import { DecimationSql, Sql } from "../src/internal/statements.js"
 
 /**
@@ -33,7 +34,9 @@ interface Executed {
 
 /**
  * Runs `effect` with every better-sqlite3 statement execution (`run`, `get`, `all`, `iterate`) recorded, by SQL text.
- * The methods are wrapped on the prototype every statement shares, and put back afterwards.
+ * The methods are wrapped on the prototype every statement shares, and put back afterwards. The pages of streamed
+ * reads run `Sql.page` on the page reader's thread, out of this isolate's sight: `PageReader.readPage` is wrapped the
+ * same way and records that statement with the parameters it sends.
  */
 const recording = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<[A, Map<string, Executed>], E, R> => {
   const proto = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Record<string, unknown>
@@ -49,12 +52,18 @@ const recording = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<[A, M
           return original.apply(this, args)
         }
       })
-      return originals
+      const readPage = PageReader.prototype.readPage
+      PageReader.prototype.readPage = function (this: PageReader, ...args: Parameters<PageReader["readPage"]>) {
+        if (!executed.has(Sql.page)) executed.set(Sql.page, { sql: Sql.page, params: args })
+        return readPage.apply(this, args)
+      }
+      return { originals, readPage }
     }),
     () => Effect.map(effect, (a): [A, Map<string, Executed>] => [a, executed]),
-    (originals) =>
+    ({ originals, readPage }) =>
       Effect.sync(() => {
         methods.forEach((m, i) => (proto[m] = originals[i]))
+        PageReader.prototype.readPage = readPage
       })
   )
 }

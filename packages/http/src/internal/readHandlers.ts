@@ -23,8 +23,8 @@ export const readBodyText = (dataText: string): string => bodyStart + dataText +
  * Runs one page fetch of a streamed read on its turn (issue 13, defect 1). One queue for the whole server: at most
  * one later page is being fetched at any moment, whatever the number of readers, and each turn starts in a later
  * check phase of the event loop (`setImmediate`), after the I/O pending by then (pushes) has been served. So 8 readers
- * of a large stream take turns with each other, not with everyone else: on SQLite a turn is one synchronous page
- * query (~0.5-1 ms for 1,000 entries); on PostgreSQL at most one page query is running and holding a pool
+ * of a large stream take turns with each other, not with everyone else: on SQLite a turn is one page query on the
+ * store's page reader thread (the event loop only sends the page); on PostgreSQL at most one page query is running and holding a pool
  * connection, instead of one per reader. While pushes are in flight ({@link WritePressure}), the next turn also
  * waits as long as the last fetch took, and at least 1 ms (a timer), so reads get at most about half of the event
  * loop and pushes the rest; with no push in flight, reads take turns back to back.
