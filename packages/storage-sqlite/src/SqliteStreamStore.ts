@@ -116,8 +116,8 @@ const commitEachCall = (
  * closed) or `StorageError`.
  *
  * When the scope closes, queued writes are committed (or failed) and the page reader's thread ended before the
- * finalizer returns; release it before the connection. Later writes fail with `StorageUnavailable`. Fails with `StorageError` when the statements cannot
- * be prepared (schema missing).
+ * finalizer returns; release it before the connection. Later writes fail with `StorageUnavailable`. Fails with
+ * `StorageError` when the statements cannot be prepared (schema missing).
  */
 export const make = (
   db: Database.Database,
@@ -129,6 +129,11 @@ export const make = (
         try: () => {
           const statements = prepareWriteStatements(db)
           const page = db.prepare<[number, number, number], string>(Sql.page).pluck(true)
+          const pageOnLoop = (stream: number, after: Micros, limit: number) =>
+            Effect.try({
+              try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
+              catch: storageFailure
+            })
           return {
             group: options.groupCommit
               ? new GroupCommit(
@@ -145,14 +150,12 @@ export const make = (
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
             recent: db.prepare<[number, number], StoredEntry>(Sql.recent),
-            page,
             // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
             // database is private to this connection, so its pages are read here.
+            pageOnLoop,
             reader: db.memory
               ? undefined
-              : new PageReader(db.name, db.pragma("busy_timeout", { simple: true }) as number, (stream, after, limit) =>
-                  pageOfRendered(page.all(stream, after, limit))
-                ),
+              : new PageReader(db.name, db.pragma("busy_timeout", { simple: true }) as number, pageOnLoop),
             clearedTs: db.prepare<[number], number | null>(Sql.clearedTs).pluck(true),
             ping: db.prepare(Sql.ping)
           }
@@ -165,7 +168,17 @@ export const make = (
           Effect.promise(() => reader?.close() ?? Promise.resolve())
         )
     ),
-    ({ group, statements, latest, since, recent, page, reader, clearedTs, ping }): Context.Tag.Service<StreamStore> => {
+    ({
+      group,
+      statements,
+      latest,
+      since,
+      recent,
+      pageOnLoop,
+      reader,
+      clearedTs,
+      ping
+    }): Context.Tag.Service<StreamStore> => {
       const readSync = (stream: number, query: ReadQuery): ReadonlyArray<StoredEntry> => {
         if (query.since === null) {
           const row = latest.get(stream)
@@ -179,13 +192,7 @@ export const make = (
             ? commitEachCall(db, statements, options.sink, options.observer)
             : (writes, now) => group.write(writes, now),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
-        readPage: (stream, after, limit) =>
-          reader !== undefined
-            ? reader.readPage(stream, after, limit)
-            : Effect.try({
-                try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
-                catch: storageFailure
-              }),
+        readPage: reader === undefined ? pageOnLoop : (stream, after, limit) => reader.readPage(stream, after, limit),
         // Both statements run in one synchronous call on the one connection: no write can come between them.
         readLive: (stream, query) =>
           Effect.try({

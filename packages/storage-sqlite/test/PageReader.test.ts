@@ -46,7 +46,7 @@ const withReader = <A, E>(
   use: (reader: PageReader) => Effect.Effect<A, E>
 ) =>
   Effect.acquireUseRelease(
-    Effect.sync(() => new PageReader(filename, 1000, fallback)),
+    Effect.sync(() => new PageReader(filename, 1000, (...page) => Effect.sync(() => fallback(...page)))),
     use,
     (reader) => Effect.promise(() => reader.close())
   )
@@ -127,7 +127,7 @@ describe("PageReader", () => {
   it.effect("a closed reader refuses pages with StorageUnavailable", () => {
     const file = fileWith(5)
     return Effect.gen(function* () {
-      const reader = new PageReader(file.filename, 1000, file.onLoop)
+      const reader = new PageReader(file.filename, 1000, (...page) => Effect.sync(() => file.onLoop(...page)))
       assert.strictEqual((yield* reader.readPage(1, 0 as Micros, 100)).count, 5)
       yield* Effect.promise(() => reader.close())
       const refused = yield* Effect.either(reader.readPage(1, 0 as Micros, 100))

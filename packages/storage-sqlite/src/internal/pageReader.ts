@@ -55,13 +55,17 @@ export class PageReader {
 
   /**
    * `filename`: the database file (not `:memory:`); `busyTimeoutMillis`: the connection's busy timeout;
-   * `fallback`: the event-loop read, used once the thread has failed. The thread starts with the first page asked
+   * `fallback`: the page read on the event loop's connection, used once the thread has failed. The thread starts with the first page asked
    * (a command that reads no page, `accounts create` say, starts none).
    */
   constructor(
     private readonly filename: string,
     private readonly busyTimeoutMillis: number,
-    private readonly fallback: (stream: number, after: Micros, limit: number) => RenderedPage
+    private readonly fallback: (
+      stream: number,
+      after: Micros,
+      limit: number
+    ) => Effect.Effect<RenderedPage, StorageFailure>
   ) {}
 
   private start(): Worker {
@@ -113,7 +117,7 @@ export class PageReader {
 
   // The page read with `fallback` on the event loop, once the thread has failed; the first such read logs why.
   private onEventLoop(failure: Error, stream: number, after: Micros, limit: number) {
-    const read = Effect.try({ try: () => this.fallback(stream, after, limit), catch: storageFailure })
+    const read = this.fallback(stream, after, limit)
     if (this.logged) return read
     this.logged = true
     return Effect.zipRight(
