@@ -25,24 +25,25 @@ const newest = (dir: string, skip: (path: string) => boolean): { path: string; m
  */
 export const assertBuilt = (): void => {
   const stale: Array<string> = []
-  const check = (output: string, sources: string, skip: (path: string) => boolean = () => false) => {
-    const built = existsSync(output) ? statSync(output).mtimeMs : -1
+  // Each output against the newest file under `sources` (walked once for all of them).
+  const check = (outputs: ReadonlyArray<string>, sources: string, skip: (path: string) => boolean = () => false) => {
     const input = newest(sources, skip)
-    if (built < 0) stale.push(`${output} is missing`)
-    else if (input !== undefined && input.mtimeMs > built) stale.push(`${input.path} is newer than ${output}`)
+    for (const output of outputs) {
+      const built = existsSync(output) ? statSync(output).mtimeMs : -1
+      if (built < 0) stale.push(`${output} is missing`)
+      else if (input !== undefined && input.mtimeMs > built) stale.push(`${input.path} is newer than ${output}`)
+    }
   }
   const packages = join(repoRoot, "packages")
   const command = join(packages, "server/bundle/bin.js")
   for (const name of readdirSync(packages)) {
     const dir = join(packages, name)
     if (!existsSync(join(dir, "tsconfig.build.json"))) continue
-    const skip = (path: string) => path.includes("/src/browser/")
-    check(join(dir, "dist/.tsbuildinfo"), join(dir, "src"), skip)
     // The `dashstream` command's bundle holds every package's compiled source.
-    check(command, join(dir, "src"), skip)
+    check([join(dir, "dist/.tsbuildinfo"), command], join(dir, "src"), (path) => path.includes("/src/browser/"))
   }
   const web = join(packages, "dashboard-web")
-  check(join(web, "bundle/manifest.json"), join(web, "src/browser"))
+  check([join(web, "bundle/manifest.json")], join(web, "src/browser"))
   if (stale.length > 0) {
     throw new Error(`The build is out of date; run \`pnpm build\` (pnpm test does it first):\n  ${stale.join("\n  ")}`)
   }
