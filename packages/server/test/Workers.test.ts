@@ -14,7 +14,7 @@ import {
   serverEnv,
   stderrTail
 } from "./load.js"
-import { cli, root, type Server, startServer, stop, tempDir } from "./support.js"
+import { childEnv, cli, root, type Server, startServer, stop, tempDir, workerPids } from "./support.js"
 import { binArgs } from "./support/bin.js"
 
 /**
@@ -41,15 +41,6 @@ const workersLogging = (server: Server, pattern: RegExp): Set<string> => {
   return found
 }
 
-/** The pid of each worker, from the primary's `worker N started` lines (the latest for each N). */
-const workerPids = (server: Server): Map<string, number> => {
-  const pids = new Map<string, number>()
-  for (const match of server.stderr().matchAll(/message="worker (\d+) started" pid=(\d+)/g)) {
-    pids.set(match[1]!, Number(match[2]))
-  }
-  return pids
-}
-
 /** `GET url` on a connection of its own (a new connection may go to another worker); resolves with the status. */
 const freshGet = (url: string): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -58,6 +49,30 @@ const freshGet = (url: string): Promise<number> =>
       res.on("end", () => resolve(res.statusCode ?? 0))
     }).on("error", reject)
   })
+
+/**
+ * Pushes `{"delta":1}` to the number stream `streamName` `count` times, 10 at a time (so through both workers), and
+ * checks that every push was answered 200 and that each of `streams` received the totals 1 to `count`, once, in order.
+ */
+const deltasReachEvery = async (
+  server: Server,
+  key: string,
+  streamName: string,
+  count: number,
+  streams: Iterable<SseStream>
+) => {
+  const replies = await pool(
+    10,
+    range(count).map(() => () => push(server.url, key, streamName, { delta: 1 }))
+  )
+  expect(replies.filter((r) => r.status !== 200)).toEqual([])
+  for (const stream of streams) {
+    await stream.until(`${count} entries`, () => entriesOf(stream.events).length >= count, 20_000)
+    expect(entriesOf(stream.events).map((e) => (e.point as { number: number }).number)).toEqual(
+      range(count).map((i) => i + 1)
+    )
+  }
+}
 
 const waitFor = async (what: string, predicate: () => boolean, ms = 30_000) => {
   const until = Date.now() + ms
@@ -95,7 +110,7 @@ describe("serve --workers 2 on SQLite", { timeout }, () => {
 
   test("one listening line; two workers; the daily decimation pass is scheduled by one of them", async () => {
     expect(server.stdout().match(/Dashstream listening on/g)).toHaveLength(1)
-    expect([...workerPids(server).keys()].sort()).toEqual(["1", "2"])
+    expect([...workerPids(server.stderr()).keys()].sort()).toEqual(["1", "2"])
     await waitFor("the pass to be scheduled", () => server.stderr().includes("next decimation pass scheduled"))
     await sleep(500)
     const scheduled = server.stderr().match(/message="next decimation pass scheduled".*/g) ?? []
@@ -171,9 +186,9 @@ describe("serve --workers 2 on SQLite", { timeout }, () => {
 
   test("a worker killed with SIGKILL is logged and replaced; pushes and live updates go on", async () => {
     const key = await createAccount(server.url, { after: "number" })
-    const pid = workerPids(server).get("2")!
+    const pid = workerPids(server.stderr()).get("2")!
     process.kill(pid, "SIGKILL")
-    await waitFor("the replacement", () => workerPids(server).has("3"))
+    await waitFor("the replacement", () => workerPids(server.stderr()).has("3"))
     expect(server.stderr()).toMatch(/worker 2 exited unexpectedly \(signal SIGKILL\); starting a replacement/)
     const listening = new Set<SseStream>()
     for (let i = 0; i < 4; i++) {
@@ -186,17 +201,7 @@ describe("serve --workers 2 on SQLite", { timeout }, () => {
       void freshGet(`${server.url}/healthz`)
       return workersLogging(server, /GET \/healthz/).has("3")
     })
-    const replies = await pool(
-      10,
-      range(50).map(() => () => push(server.url, key, "after", { delta: 1 }))
-    )
-    expect(replies.filter((r) => r.status !== 200)).toEqual([])
-    for (const stream of listening) {
-      await stream.until("50 entries", () => entriesOf(stream.events).length >= 50, 20_000)
-      expect(entriesOf(stream.events).map((e) => (e.point as { number: number }).number)).toEqual(
-        range(50).map((i) => i + 1)
-      )
-    }
+    await deltasReachEvery(server, key, "after", 50, listening)
   })
 })
 
@@ -258,7 +263,7 @@ describe("serve --workers 2: shutdown", { timeout }, () => {
       }
       const loops = range(20).map(loop)
       await waitFor("some acknowledged pushes", () => acknowledged.length >= 50)
-      const pids = [...workerPids(server).values()]
+      const pids = [...workerPids(server.stderr()).values()]
       const exit = await stop(server, "SIGTERM", 20_000)
       running = false
       await Promise.all(loops)
@@ -307,7 +312,7 @@ describe("serve --workers 2: SIGTERM during startup", { timeout }, () => {
               "--db",
               `sqlite:${join(dir.path, `startup-${run}.db`)}`
             ],
-            { cwd: root, env: { ...process.env, ...env, DASHSTREAM_WORKERS: "2" } }
+            { cwd: root, env: childEnv(env) }
           )
           let output = ""
           const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
@@ -323,7 +328,7 @@ describe("serve --workers 2: SIGTERM during startup", { timeout }, () => {
           child.kill("SIGTERM")
           const code = await exited
           expect(code, output.slice(-3000)).toBe(0)
-          const pids = [...output.matchAll(/message="worker \d+ started" pid=(\d+)/g)].map((m) => Number(m[1]))
+          const pids = [...workerPids(output).values()]
           await waitFor("the workers to exit", () => pids.every((pid) => !isRunning(pid)), 10_000)
         }
       } finally {
@@ -369,17 +374,7 @@ describe("serve --workers 2 on PostgreSQL", { timeout }, () => {
         opened.push(stream)
         await stream.until("the retry line", () => stream.retries.length > 0)
       }
-      const replies = await pool(
-        10,
-        range(60).map(() => () => push(server.url, key, "total", { delta: 1 }))
-      )
-      expect(replies.filter((r) => r.status !== 200)).toEqual([])
-      for (const stream of opened) {
-        await stream.until("60 entries", () => entriesOf(stream.events).length >= 60, 20_000)
-        expect(entriesOf(stream.events).map((e) => (e.point as { number: number }).number)).toEqual(
-          range(60).map((i) => i + 1)
-        )
-      }
+      await deltasReachEvery(server, key, "total", 60, opened)
       expect(workersLogging(server, /POST \/customSend 200/)).toEqual(new Set(["1", "2"]))
       expect((await stop(server, "SIGTERM", 20_000)).code).toBe(0)
     } finally {

@@ -1,7 +1,7 @@
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAccount, notStrictlyIncreasing, push, read, requestTimeoutMs, serverEnv, stderrTail } from "./load.js"
-import { type Server, startServer, stop, tempDir } from "./support.js"
+import { type Server, startServer, stop, tempDir, workerPids } from "./support.js"
 
 /**
  * Crash safety (issue "Ingest and read performance"; contract section 5: "A 200 means the data is durably stored").
@@ -38,15 +38,6 @@ const valueOf = (type: string, point: { number?: number; x?: number }) => (type 
 interface TestDatabase {
   readonly url: string
   readonly cleanup: () => Promise<void>
-}
-
-/** The pid of each `serve --workers` worker, from the primary's `worker N started` lines (the latest for each N). */
-const workerPids = (server: Server): Map<string, number> => {
-  const pids = new Map<string, number>()
-  for (const match of server.stderr().matchAll(/message="worker (\d+) started" pid=(\d+)/g)) {
-    pids.set(match[1]!, Number(match[2]))
-  }
-  return pids
 }
 
 /**
@@ -111,7 +102,7 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
         await new Promise((wait) => setTimeout(wait, 100))
       }
       let killedWorker = ""
-      const pids = workerPids(first)
+      const pids = workerPids(first.stderr())
       if (workers > 1) {
         // One worker first: its pushes in flight get no answer; the others and its replacement go on.
         const [id, pid] = [...pids.entries()][0]!
@@ -130,7 +121,7 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       }
       // The whole server at once: the primary and every worker.
       first.child.kill("SIGKILL")
-      for (const pid of workerPids(first).values()) {
+      for (const pid of workerPids(first.stderr()).values()) {
         try {
           process.kill(pid, "SIGKILL")
         } catch {

@@ -17,7 +17,7 @@ export const testWorkers = process.env["DASHSTREAM_TEST_WORKERS"] ?? "1"
  * The environment of a spawned CLI: the test's own, without any `DASHSTREAM_*` variable, plus `DASHSTREAM_WORKERS`
  * ({@link testWorkers}) and `env`.
  */
-const childEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => {
+export const childEnv = (env: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("DASHSTREAM_")))
   return { ...base, DASHSTREAM_WORKERS: testWorkers, ...env }
 }
@@ -142,4 +142,15 @@ export const tempDir = (): { readonly path: string; readonly remove: () => void 
 export const postJson = async (url: string, body: unknown) => {
   const response = await fetch(url, { method: "POST", body: JSON.stringify(body) })
   return { status: response.status, body: (await response.json()) as unknown }
+}
+
+/**
+ * The pid of each `serve --workers` worker, from the primary's `worker N started` log lines in `stderr` (the latest
+ * for each N).
+ */
+export const workerPids = (stderr: string): Map<string, number> => {
+  const pids = new Map<string, number>()
+  for (const match of stderr.matchAll(/message="worker (\d+) started" pid=(\d+)/g))
+    pids.set(match[1]!, Number(match[2]))
+  return pids
 }
