@@ -3,5 +3,5 @@ import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
 export default defineProject({
   ...resolveSource,
-  test: { ...sharedTest, name: "client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 }
+  test: { ...sharedTest, name: "client", include: ["test/**/*.test.ts"] }
 })
