@@ -30,6 +30,17 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
     ) => Effect.Effect<void, AccountNotFound | StorageFailure>
     /** The account an access key digest belongs to, unless unknown or revoked. */
     readonly findAccountByKey: (key: KeyDigest) => Effect.Effect<Option.Option<AccountId>, StorageFailure>
+    /**
+     * Optional, for the push hot path: the account of a key digest if it is known without I/O (a cache hit, see
+     * `cachedAccountStore`), else `undefined`, in which case the caller asks {@link findAccountByKey}. Never answers
+     * for a key that `findAccountByKey` would refuse, except within the cache's time to live.
+     */
+    readonly peekAccountByKey?: (key: KeyDigest) => AccountId | undefined
+    /**
+     * Optional, for the push hot path: the widget of a stream name if it is known without I/O (a cache hit), else
+     * `undefined`, in which case the caller asks {@link findWidgets}.
+     */
+    readonly peekWidget?: (id: AccountId, name: string) => Widget | undefined
     /** Declares a widget; `Conflict` if the account already has that stream name. */
     readonly createWidget: (
       id: AccountId,

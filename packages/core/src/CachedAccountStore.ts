@@ -116,6 +116,8 @@ export const makeAccountCache = (
           return found
         })
       }),
+    peekAccountByKey: (digest) => recall(keys, digest),
+    peekWidget: (id, name) => recall(widgets, widgetKey(id, name)),
     addAccessKey: (id, key, createdAt, revokeOthers) =>
       Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () => {
         if (revokeOthers) keys.clear()

@@ -85,6 +85,17 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
       writes: ReadonlyArray<StreamWrite>,
       now: Micros
     ) => Effect.Effect<void, InvalidPoint | StreamNotFound | StorageFailure>
+    /**
+     * Optional: {@link write} without an effect, for the push hot path (no fiber per push, issue 12). Same writes,
+     * same transaction and durability; `done` is called exactly once, with `undefined` when every write is stored
+     * (durably, as `write` succeeds) or with the error `write` would fail with. The call cannot be withdrawn once
+     * made. Adapters with a group commit provide it; a caller falls back to `write` when it is absent.
+     */
+    readonly writeDirect?: (
+      writes: ReadonlyArray<StreamWrite>,
+      now: Micros,
+      done: (error: InvalidPoint | StreamNotFound | StorageFailure | undefined) => void
+    ) => void
     /** Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. */
     readonly read: (stream: StreamId, query: ReadQuery) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
     /**

@@ -17,7 +17,7 @@ import {
 import type { Limits } from "./Limits.js"
 import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
-import { decodePushRequest } from "./PushRequest.js"
+import { decodePushRequest, type PushRequest } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
 import {
   type ReadQuery,
@@ -81,6 +81,43 @@ export const decodeCommand = (
   return Either.right({ _tag: "Clear" })
 }
 
+/** The distinct stream names a push request names, in order of first appearance. */
+const namesOf = (request: PushRequest): ReadonlyArray<string> =>
+  request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
+
+/**
+ * The writes of a push request once its account's widgets are known (spec sections 4.2-4.4): for each part in body
+ * order, its widget (`StreamNotFound` when `widgets` has none of that name) and its point or command decoded against
+ * the widget type (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`). The first error wins; nothing is stored
+ * here. Shared by {@link push} and {@link pushDirect}, so both refuse the same body with the same error.
+ */
+const writesOf = (
+  request: PushRequest,
+  widgets: ReadonlyMap<string, Widget>,
+  limits: Limits
+): Either.Either<Array<StreamWrite>, PushRejection> => {
+  const writes: Array<StreamWrite> = []
+  for (const part of request.parts) {
+    const widget = widgets.get(part.streamName)
+    if (widget === undefined) {
+      return Either.left(
+        new StreamNotFound({
+          message: `no widget with stream name ${quoted(part.streamName)} in this account`,
+          path: part.path === "" ? "streamName" : `${part.path}.streamName`
+        })
+      )
+    }
+    const pointPath = part.path === "" ? "point" : `${part.path}.point`
+    const op: Either.Either<PointOp, InvalidPoint | PayloadTooLarge | UnsupportedCommand> =
+      part.body._tag === "Point"
+        ? decodePoint(widget.type, part.body.point, pointPath, limits)
+        : decodeCommand(widget.type, part.body.command, part.path)
+    if (Either.isLeft(op)) return Either.left(op.left)
+    writes.push({ widget, op: op.right, path: pointPath })
+  }
+  return Either.right(writes)
+}
+
 /**
  * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push.
  * The whole body is validated before anything is stored, then every stream's write is stored in one transaction
@@ -96,31 +133,71 @@ export const push = (
   Effect.gen(function* () {
     const request = yield* decodePushRequest(body, limits)
     const accountId = yield* authenticate(request.accessKey)
-    const names =
-      request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
     // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
     const widgets = yield* Effect.flatMap(AccountStore, (store) =>
-      store.findWidgets(accountId, names.filter(isStreamName))
+      store.findWidgets(accountId, namesOf(request).filter(isStreamName))
     )
-    const writes: Array<StreamWrite> = []
-    for (const part of request.parts) {
-      const widget = widgets.get(part.streamName)
-      if (widget === undefined) {
-        return yield* new StreamNotFound({
-          message: `no widget with stream name ${quoted(part.streamName)} in this account`,
-          path: part.path === "" ? "streamName" : `${part.path}.streamName`
-        })
-      }
-      const pointPath = part.path === "" ? "point" : `${part.path}.point`
-      const op: Either.Either<PointOp, InvalidPoint | PayloadTooLarge | UnsupportedCommand> =
-        part.body._tag === "Point"
-          ? decodePoint(widget.type, part.body.point, pointPath, limits)
-          : decodeCommand(widget.type, part.body.command, part.path)
-      writes.push({ widget, op: yield* op, path: pointPath })
-    }
+    const writes = yield* writesOf(request, widgets, limits)
     if (writes.length === 0) return
     yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
   })
+
+/** How {@link pushDirect} answers a push: `undefined` once stored (durably), else the error {@link push} fails with. */
+export type PushDone = (error: PushRejection | StorageFailure | undefined) => void
+
+/**
+ * {@link push} without an effect, for the push hot path (issue 12: no fiber per push): the same body gets the same
+ * answer, through the same steps (`decodePushRequest`, then the account, the widgets, `writesOf`, one
+ * `StreamStore.write`), but only when everything it needs is at hand without I/O: the key's account and every
+ * widget in the account cache (`AccountStore.peekAccountByKey`/`peekWidget`) and a store that takes direct writes
+ * (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused body, after the commit for a stored
+ * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs
+ * {@link push}, which looks up what is missing (and then fills the cache). A body that fails to decode is refused
+ * here either way, as `push` would refuse it first. `now` is the receive time in microseconds.
+ */
+export const pushDirect = (
+  body: unknown,
+  limits: Limits,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: PushDone,
+  now: Micros = nowMicros()
+): boolean => {
+  const writeDirect = streams.writeDirect
+  const peekAccount = accounts.peekAccountByKey
+  const peekWidget = accounts.peekWidget
+  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
+  const request = decodePushRequest(body, limits)
+  if (Either.isLeft(request)) {
+    done(request.left)
+    return true
+  }
+  const accessKey = request.right.accessKey
+  // An empty or unknown key is never cached: `push` refuses it.
+  if (accessKey === "") return false
+  const accountId = peekAccount(digestAccessKey(accessKey))
+  if (accountId === undefined) return false
+  const names = namesOf(request.right)
+  const widgets = new Map<string, Widget>()
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!
+    if (!isStreamName(name)) continue
+    const widget = peekWidget(accountId, name)
+    if (widget === undefined) return false
+    widgets.set(name, widget)
+  }
+  const writes = writesOf(request.right, widgets, limits)
+  if (Either.isLeft(writes)) {
+    done(writes.left)
+    return true
+  }
+  if (writes.right.length === 0) {
+    done(undefined)
+    return true
+  }
+  writeDirect(writes.right, now, done)
+  return true
+}
 
 /** The query of an export read as it arrives in the URL (contract section 6): both optional, both strings. */
 export interface ReadParams {

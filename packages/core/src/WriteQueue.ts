@@ -59,6 +59,12 @@ export interface WriteObserver {
 }
 
 /**
+ * How a queued `write` call is answered, once: `undefined` when its writes are stored (durably, as the adapter's
+ * `write` promises), else the error it fails with.
+ */
+export type WriteDone = (error: WriteError | undefined) => void
+
+/**
  * One queued `write` call: its writes, its receive time `now` (microseconds) and `resume`, which answers it (once).
  * `cancelled` is set when the caller's fiber is interrupted before its group ran: {@link takeGroup} drops it, so an
  * interrupted call stores nothing. `queuedAt` is `performance.now()` (milliseconds) when it was queued.
@@ -70,7 +76,7 @@ export class PendingWrite {
   constructor(
     readonly writes: ReadonlyArray<StreamWrite>,
     readonly now: Micros,
-    readonly resume: (effect: Effect.Effect<void, WriteError>) => void
+    readonly resume: WriteDone
   ) {
     this.size = writeSize(writes)
   }
@@ -78,24 +84,42 @@ export class PendingWrite {
 
 /**
  * A `write` call as an effect that queues it with `enqueue` (a {@link PendingWrite} the adapter answers later) and
- * waits for its answer; interrupting the fiber before that marks the call cancelled. When `refusal` is defined
+ * waits for its answer; interrupting the fiber before that marks the call cancelled. When `refusal` gives an error
  * (the store is closed), the call fails with it at once and nothing is queued.
  */
 export const queuedWrite = (
   writes: ReadonlyArray<StreamWrite>,
   now: Micros,
-  refusal: () => Effect.Effect<never, WriteError> | undefined,
+  refusal: () => WriteError | undefined,
   enqueue: (pending: PendingWrite) => void
 ): Effect.Effect<void, WriteError> =>
   Effect.async<void, WriteError>((resume) => {
     const refused = refusal()
-    if (refused !== undefined) return resume(refused)
-    const pending = new PendingWrite(writes, now, resume)
+    if (refused !== undefined) return resume(Effect.fail(refused))
+    const pending = new PendingWrite(writes, now, (error) =>
+      resume(error === undefined ? Effect.void : Effect.fail(error))
+    )
     enqueue(pending)
     return Effect.sync(() => {
       pending.cancelled = true
     })
   })
+
+/**
+ * A `write` call without an effect, for `StreamStore.writeDirect`: queues it with `enqueue` and answers `done` once
+ * its group ran, or at once (nothing queued) with the error `refusal` gives. It cannot be withdrawn.
+ */
+export const queuedWriteDirect = (
+  writes: ReadonlyArray<StreamWrite>,
+  now: Micros,
+  refusal: () => WriteError | undefined,
+  enqueue: (pending: PendingWrite) => void,
+  done: WriteDone
+): void => {
+  const refused = refusal()
+  if (refused !== undefined) return done(refused)
+  enqueue(new PendingWrite(writes, now, done))
+}
 
 /**
  * The next group of `queue`: calls in arrival order up to `size`, at least one unless every call is cancelled;

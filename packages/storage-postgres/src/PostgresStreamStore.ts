@@ -119,6 +119,8 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
  */
 export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => ({
   write: write(groupCommit),
+  writeDirect: (writes, now, done) =>
+    writes.length === 0 ? done(undefined) : groupCommit.writeDirect(writes, now, done),
   read: read(pool),
   readPage: readPage(pool),
   readLive: readLive(pool),

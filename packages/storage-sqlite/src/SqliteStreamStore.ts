@@ -191,6 +191,12 @@ export const make = (
           group === undefined
             ? commitEachCall(db, statements, options.sink, options.observer)
             : (writes, now) => group.write(writes, now),
+        ...(group === undefined
+          ? {}
+          : {
+              writeDirect: (writes, now, done) =>
+                writes.length === 0 ? done(undefined) : group.writeDirect(writes, now, done)
+            }),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
         readPage: reader === undefined ? pageOnLoop : (stream, after, limit) => reader.readPage(stream, after, limit),
         // Both statements run in one synchronous call on the one connection: no write can come between them.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { type AccountStore, type Limits, type StreamStore, UseCases } from "@dashstream/core"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { AccountStore, type Limits, StreamStore, UseCases } from "@dashstream/core"
+import { Cause, Context, Effect, Exit, Runtime } from "effect"
 import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
@@ -132,6 +132,28 @@ export const makePushLane = (
     )
   }
 
+  const accounts = Context.get(runtime.context, AccountStore)
+  const streams = Context.get(runtime.context, StreamStore)
+
+  // How a stored or refused push is answered, whichever path ran it. 500s and 503s carry a cause for the log.
+  const answerCause = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    start: number,
+    cause: Cause.Cause<unknown>,
+    accessKey: string | undefined
+  ) => {
+    const reply = replyOfCause(cause)
+    if (reply.status === 500) {
+      // The push body carries the access key: keep it out of the log even if an error message quotes it.
+      runFork(Effect.logError(`internal error answering POST /customSend\n${causeText(cause, accessKey)}`))
+    } else if (reply.status === 503) {
+      const log = logUnavailable(cause, accessKey)
+      if (log !== undefined) runFork(log)
+    }
+    answer(req, res, start, reply)
+  }
+
   const store = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -139,19 +161,21 @@ export const makePushLane = (
     body: unknown,
     accessKey: string | undefined
   ) => {
+    // The direct path first: no fiber when the account, the widgets and a direct write are at hand (the common
+    // case); otherwise the effect, which looks up what is missing.
+    let direct: boolean
+    try {
+      direct = UseCases.pushDirect(body, limits, accounts, streams, (error) => {
+        if (error === undefined) answer(req, res, start, undefined)
+        else answerCause(req, res, start, Cause.fail(error), accessKey)
+      })
+    } catch (defect) {
+      return answerCause(req, res, start, Cause.die(defect), accessKey)
+    }
+    if (direct) return
     runCallback(UseCases.push(body, limits), {
-      onExit: (exit) => {
-        if (Exit.isSuccess(exit)) return answer(req, res, start, undefined)
-        const reply = replyOfCause(exit.cause)
-        if (reply.status === 500) {
-          // The push body carries the access key: keep it out of the log even if an error message quotes it.
-          runFork(Effect.logError(`internal error answering POST /customSend\n${causeText(exit.cause, accessKey)}`))
-        } else if (reply.status === 503) {
-          const log = logUnavailable(exit.cause, accessKey)
-          if (log !== undefined) runFork(log)
-        }
-        answer(req, res, start, reply)
-      }
+      onExit: (exit) =>
+        Exit.isSuccess(exit) ? answer(req, res, start, undefined) : answerCause(req, res, start, exit.cause, accessKey)
     })
   }
 

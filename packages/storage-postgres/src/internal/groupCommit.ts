@@ -8,12 +8,14 @@ import {
   PendingWrite as Pending,
   pointsOf,
   queuedWrite,
+  queuedWriteDirect,
   type StorageFailure,
   StorageUnavailable,
   type StoredPoint,
   type StreamNotFound,
   type StreamWrite,
   takeGroup,
+  type WriteDone,
   type WriteError,
   type WriteObserver,
   WritePlan
@@ -41,9 +43,7 @@ export interface GroupLimits extends GroupSize {
 /** The default {@link GroupLimits}: 1,000 calls or 20,000 entries a group, 2 groups at once, 5 s of waiting. */
 export const defaultGroupLimits: GroupLimits = { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 2, maxWaitMs: 5_000 }
 
-const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
-  new StorageUnavailable({ cause: new Error("the PostgreSQL stream store is closed") })
-)
+const closed = new StorageUnavailable({ cause: new Error("the PostgreSQL stream store is closed") })
 
 /** The net change the group's transaction makes to a stream (see {@link netChanges}). */
 interface StreamChange {
@@ -294,19 +294,26 @@ export class GroupCommit {
    * Interrupting the fiber before its group starts withdraws the call (nothing stored).
    */
   write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
-    return queuedWrite(
-      writes,
-      now,
-      () => (this.isClosed ? closed : undefined),
-      (pending) => {
-        this.queue.push(pending)
-        this.schedule()
-        if (this.sweeper === undefined) {
-          this.sweeper = setInterval(this.sweepNow, Math.max(10, this.limits.maxWaitMs / 4))
-          this.sweeper.unref()
-        }
-      }
-    )
+    return queuedWrite(writes, now, this.refusal, this.enqueue)
+  }
+
+  /**
+   * {@link write} without an effect (see `StreamStore.writeDirect`): `done` is called once, with `undefined` once the
+   * group the call joined is committed, else with the error {@link write} would fail with. Cannot be withdrawn.
+   */
+  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): void {
+    queuedWriteDirect(writes, now, this.refusal, this.enqueue, done)
+  }
+
+  private readonly refusal = (): WriteError | undefined => (this.isClosed ? closed : undefined)
+
+  private readonly enqueue = (pending: Pending): void => {
+    this.queue.push(pending)
+    this.schedule()
+    if (this.sweeper === undefined) {
+      this.sweeper = setInterval(this.sweepNow, Math.max(10, this.limits.maxWaitMs / 4))
+      this.sweeper.unref()
+    }
   }
 
   /**
@@ -341,7 +348,7 @@ export class GroupCommit {
     const kept: Array<Pending> = []
     for (const pending of this.queue) {
       if (pending.cancelled) continue
-      if (pending.queuedAt <= deadline) pending.resume(Effect.fail(waited))
+      if (pending.queuedAt <= deadline) pending.resume(waited)
       else kept.push(pending)
     }
     this.queue = kept
@@ -389,7 +396,7 @@ export class GroupCommit {
     let points = 0
     for (let i = 0; i < group.length; i++) {
       const error = Array.isArray(outcome) ? (outcome[i] as WriteError | undefined) : (outcome as StorageFailure)
-      group[i]!.resume(error === undefined ? Effect.void : Effect.fail(error))
+      group[i]!.resume(error)
       if (error === undefined && this.observer !== undefined) points += pointsOf(group[i]!.writes)
     }
     this.observer?.groupCommitted(group.length, points)

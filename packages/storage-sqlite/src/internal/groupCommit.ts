@@ -7,11 +7,13 @@ import {
   PendingWrite as Pending,
   pointsOf,
   queuedWrite,
+  queuedWriteDirect,
   type StorageFailure,
   StorageUnavailable,
   type StreamWrite,
   takeGroup,
   type WriteError,
+  type WriteDone,
   type WriteObserver,
   type WritePlan
 } from "@dashstream/core"
@@ -52,9 +54,7 @@ export const busyHandler: LockWait = { _tag: "busyHandler" }
 // millisecond or two), then 1 ms timers, which cost no CPU while waiting.
 const immediateRetries = 2
 
-const closed: Effect.Effect<never, StorageUnavailable> = Effect.fail(
-  new StorageUnavailable({ cause: new Error("the SQLite stream store is closed") })
-)
+const closed = new StorageUnavailable({ cause: new Error("the SQLite stream store is closed") })
 
 /**
  * Group commit of `StreamStore.write` calls over one better-sqlite3 connection.
@@ -184,15 +184,23 @@ export class GroupCommit {
    * Interrupting the fiber before the group runs withdraws the call (nothing stored).
    */
   write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
-    return queuedWrite(
-      writes,
-      now,
-      () => (this.isClosed ? closed : undefined),
-      (pending) => {
-        this.queue.push(pending)
-        if (this.scheduled === undefined && this.retry === undefined) this.scheduled = setImmediate(this.flushNow)
-      }
-    )
+    return queuedWrite(writes, now, this.refusal, this.enqueue)
+  }
+
+  /**
+   * {@link write} without an effect (see `StreamStore.writeDirect`): `done` is called once, with `undefined` once the
+   * group the call joined is committed (durable), else with the error {@link write} would fail with. Cannot be
+   * withdrawn.
+   */
+  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): void {
+    queuedWriteDirect(writes, now, this.refusal, this.enqueue, done)
+  }
+
+  private readonly refusal = (): WriteError | undefined => (this.isClosed ? closed : undefined)
+
+  private readonly enqueue = (pending: Pending): void => {
+    this.queue.push(pending)
+    if (this.scheduled === undefined && this.retry === undefined) this.scheduled = setImmediate(this.flushNow)
   }
 
   /**
@@ -272,7 +280,7 @@ export class GroupCommit {
     this.groupCount++
     this.callCount += group.length
     if (!Array.isArray(outcome)) {
-      const failed = Effect.fail(outcome as StorageFailure)
+      const failed = outcome as StorageFailure
       for (let i = 0; i < group.length; i++) group[i]!.resume(failed)
       this.observer?.groupCommitted(group.length, 0)
       return true
@@ -285,17 +293,17 @@ export class GroupCommit {
         stored.push(group[i]!)
         const own = this.changes[i]
         if (own !== undefined && own.length > 0) changes = changes === undefined ? own : changes.concat(own)
-      } else group[i]!.resume(Effect.fail(error))
+      } else group[i]!.resume(error)
     }
     this.changes = []
     if (durability === undefined || stored.length === 0) {
-      for (let i = 0; i < stored.length; i++) stored[i]!.resume(Effect.void)
+      for (let i = 0; i < stored.length; i++) stored[i]!.resume(undefined)
       this.publish(changes, seq)
       this.observe(group.length, stored)
       return true
     }
     durability.afterCommit((error) => {
-      const answer = error === undefined ? Effect.void : Effect.fail(storageFailure(error))
+      const answer = error === undefined ? undefined : storageFailure(error)
       for (let i = 0; i < stored.length; i++) stored[i]!.resume(answer)
       if (error === undefined) this.publish(changes, seq)
       else if (seq !== undefined) this.sink!.skipped(seq)
