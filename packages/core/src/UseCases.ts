@@ -1,5 +1,5 @@
 import { Effect, Either, Option, Schema, Stream } from "effect"
-import { type AccountId, digestAccessKey, newAccessKey, newAccountId } from "./Account.js"
+import { type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
   type AccountNotFound,
@@ -142,6 +142,26 @@ export const push = (
     yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
   })
 
+/** At most this many access keys have their digest remembered by {@link digestOfKey}; past it, it starts again. */
+const maxRememberedDigests = 10_000
+const rememberedDigests = new Map<string, KeyDigest>()
+
+/**
+ * {@link digestAccessKey} remembered for the keys pushed lately: a SHA-256 per push was ~4% of the push path's CPU
+ * (issue 12). Only keys that the account cache knew are remembered (the caller's choice), so unknown keys sent
+ * over and over cannot fill it, and the memory holds nothing a request does not carry anyway.
+ */
+const digestOfKey = (accessKey: string): KeyDigest => {
+  const known = rememberedDigests.get(accessKey)
+  if (known !== undefined) return known
+  return digestAccessKey(accessKey)
+}
+
+const rememberDigest = (accessKey: string, digest: KeyDigest): void => {
+  if (rememberedDigests.size >= maxRememberedDigests) rememberedDigests.clear()
+  rememberedDigests.set(accessKey, digest)
+}
+
 /** How {@link pushDirect} answers a push: `undefined` once stored (durably), else the error {@link push} fails with. */
 export type PushDone = (error: PushRejection | StorageFailure | undefined) => void
 
@@ -175,8 +195,10 @@ export const pushDirect = (
   const accessKey = request.right.accessKey
   // An empty or unknown key is never cached: `push` refuses it.
   if (accessKey === "") return false
-  const accountId = peekAccount(digestAccessKey(accessKey))
+  const digest = digestOfKey(accessKey)
+  const accountId = peekAccount(digest)
   if (accountId === undefined) return false
+  rememberDigest(accessKey, digest)
   const names = namesOf(request.right)
   const widgets = new Map<string, Widget>()
   for (let i = 0; i < names.length; i++) {

@@ -61,6 +61,11 @@ const open = (config: SqliteConfig): Database.Database => {
     // FULL syncs the WAL on every commit: a 200 means the data survives a power cut (contract section 5).
     db.pragma(config.synchronous === "normal" ? "synchronous = NORMAL" : "synchronous = FULL")
     db.pragma("foreign_keys = ON")
+    // Statement journals in memory: a multi-row upsert that changes more than 64 KiB of existing pages (a 32-row
+    // statement over 32 streams) would otherwise spill its journal to a temporary file, created and written for
+    // every such statement (100-stream pushes 1.3-1.7x faster without, measured). At most the pages one statement
+    // touches, about 1 MiB for the largest push the contract allows.
+    db.pragma("temp_store = MEMORY")
     return db
   } catch (cause) {
     db.close()
