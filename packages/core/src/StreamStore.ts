@@ -99,6 +99,16 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
     /** Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. */
     readonly read: (stream: StreamId, query: ReadQuery) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
     /**
+     * Optional: {@link read} without an effect, for the latest-entry read's hot path (no fiber per read, issue 12),
+     * provided by adapters that read synchronously (SQLite). Answers `done` exactly once, before returning, with
+     * the entries `read` would give or the storage failure it would fail with.
+     */
+    readonly readDirect?: (
+      stream: StreamId,
+      query: ReadQuery,
+      done: (error: StorageFailure | undefined, entries: ReadonlyArray<StoredEntry>) => void
+    ) => void
+    /**
      * The oldest `limit` (>= 1) entries of one stream with `ts > since` (microseconds), rendered (see
      * {@link RenderedPage}); what `read(stream, { since, limit })` returns, as text. The export read's pages.
      */

@@ -357,6 +357,43 @@ export const readPages = (
     return { first, rest }
   })
 
+/** How {@link readLatestDirect} answers: the storage failure, or the rendered page of at most one entry. */
+export type ReadLatestDone = (error: StorageFailure | undefined, page: RenderedPage | undefined) => void
+
+const latestOnly: ReadQuery = { since: null, limit: null }
+
+/**
+ * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot
+ * path (issue 12: no fiber per read): the same answer, when everything it needs is at hand without waiting: the
+ * key's account and the widget in the account cache (`AccountStore.peekAccountByKey`/`peekWidget`) and a store that
+ * reads synchronously (`StreamStore.readDirect`). Then it answers `done` (with the first page `readPages` would give,
+ * or its storage failure) and returns `true`; otherwise it returns `false` having called nothing, and the caller runs
+ * {@link readPages}, which also gives every refusal (`Forbidden`, `StreamNotFound`).
+ */
+export const readLatestDirect = (
+  accessKey: string,
+  streamName: string,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: ReadLatestDone
+): boolean => {
+  const readDirect = streams.readDirect
+  const peekAccount = accounts.peekAccountByKey
+  const peekWidget = accounts.peekWidget
+  if (readDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
+  if (accessKey === "" || !isStreamName(streamName)) return false
+  const digest = digestOfKey(accessKey)
+  const accountId = peekAccount(digest)
+  if (accountId === undefined) return false
+  rememberDigest(accessKey, digest)
+  const widget = peekWidget(accountId, streamName)
+  if (widget === undefined) return false
+  readDirect(widget.id, latestOnly, (error, entries) =>
+    error === undefined ? done(undefined, renderPage(entries)) : done(error, undefined)
+  )
+  return true
+}
+
 const findWidget = (accountId: AccountId, streamName: string) =>
   Effect.flatMap(AccountStore, (store) =>
     Effect.flatMap(

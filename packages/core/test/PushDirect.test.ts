@@ -10,7 +10,7 @@ import {
 } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Either, Exit, Option } from "effect"
 import * as fc from "fast-check"
 
 /**
@@ -34,6 +34,7 @@ const fixture = Effect.gen(function* () {
   const { accountStore, streamStore } = yield* MemoryStore.make
   const accounts = cachedAccountStore(accountStore, { ttlMillis: 60_000, maxEntries: 1000 })
   let directWrites = 0
+  let directReads = 0
   const streams: StreamStore["Type"] = {
     ...streamStore,
     writeDirect: (writes, now, done) => {
@@ -41,6 +42,12 @@ const fixture = Effect.gen(function* () {
       Effect.runCallback(streamStore.write(writes, now), {
         onExit: (exit) => done(Exit.isSuccess(exit) ? undefined : Option.getOrThrow(Cause.failureOption(exit.cause)))
       })
+    },
+    readDirect: (stream, query, done) => {
+      directReads++
+      const read = Effect.runSync(Effect.either(streamStore.read(stream, query)))
+      if (Either.isLeft(read)) done(read.left, [])
+      else done(undefined, read.right)
     }
   }
   const id = "acc-1" as AccountId
@@ -75,7 +82,29 @@ const fixture = Effect.gen(function* () {
     }
     return out
   })
-  return { accounts, streams, viaPush, viaDirect, readAll, directWrites: () => directWrites }
+  /** The latest-entry read's body text through `readPages`, and through `readLatestDirect` when it answers. */
+  const latestBoth = (accessKey: string, name: string) =>
+    Effect.gen(function* () {
+      // Direct first: readPages fills the cache.
+      let viaDirect: string | undefined
+      const direct = UseCases.readLatestDirect(accessKey, name, accounts, streams, (error, page) => {
+        viaDirect = error === undefined ? `ok|${page!.text}` : outcomeOfError(error)
+      })
+      const viaPages = yield* run(UseCases.readPages(accessKey, name, {})).pipe(
+        Effect.match({ onSuccess: (pages) => `ok|${pages.first.text}`, onFailure: outcomeOfError })
+      )
+      return { viaPages, direct, viaDirect }
+    })
+  return {
+    accounts,
+    streams,
+    viaPush,
+    viaDirect,
+    readAll,
+    latestBoth,
+    directWrites: () => directWrites,
+    directReads: () => directReads
+  }
 })
 
 // Bodies: valid and invalid, single and multi-stream, known and unknown keys and streams.
@@ -127,6 +156,14 @@ describe("UseCases.pushDirect", () => {
           assert.strictEqual(got.outcome, expected, JSON.stringify(bodies[i]))
         }
         assert.deepStrictEqual(yield* b.readAll, yield* a.readAll)
+        // The latest-entry read: readLatestDirect answers what readPages does, whenever it answers.
+        for (const name of ["n", "spark", "board", "table", "list", "missing", "", "x\u0085y"]) {
+          for (const accessKey of [KEY, "ds_other", ""]) {
+            const { viaPages, direct, viaDirect } = yield* b.latestBoth(accessKey, name)
+            if (direct) assert.strictEqual(viaDirect, viaPages, `${accessKey} ${name}`)
+            else assert.isUndefined(viaDirect)
+          }
+        }
       }),
     { fastCheck: { numRuns: 150 } }
   )
@@ -154,6 +191,26 @@ describe("UseCases.pushDirect", () => {
       const unknown = yield* f.viaDirect({ ...push, accessKey: "ds_nobody" }, NOW + 4)
       assert.strictEqual(unknown.direct, false)
       assert.match(unknown.outcome, /^Forbidden\|/)
+    })
+  )
+
+  it.effect("reads the latest entry directly once the key and widget are cached", () =>
+    Effect.gen(function* () {
+      const f = yield* fixture
+      const before = yield* f.latestBoth(KEY, "n")
+      assert.isFalse(before.direct)
+      assert.strictEqual(before.viaPages, "ok|")
+      yield* f.viaPush({ accessKey: KEY, streamName: "n", point: 7 }, NOW)
+      const after = yield* f.latestBoth(KEY, "n")
+      assert.deepStrictEqual(after, {
+        viaPages: `ok|{"ts":1700000000,"point":{"number":7}}`,
+        direct: true,
+        viaDirect: after.viaPages
+      })
+      assert.strictEqual(f.directReads(), 1)
+      // Not cached: declined (readPages refuses them).
+      assert.isFalse((yield* f.latestBoth("ds_nobody", "n")).direct)
+      assert.isFalse((yield* f.latestBoth(KEY, "missing")).direct)
     })
   )
 

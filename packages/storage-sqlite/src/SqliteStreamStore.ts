@@ -198,6 +198,15 @@ export const make = (
                 writes.length === 0 ? done(undefined) : group.writeDirect(writes, now, done)
             }),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
+        readDirect: (stream, query, done) => {
+          let entries: ReadonlyArray<StoredEntry>
+          try {
+            entries = readSync(stream, query)
+          } catch (cause) {
+            return done(storageFailure(cause), [])
+          }
+          done(undefined, entries)
+        },
         readPage: reader === undefined ? pageOnLoop : (stream, after, limit) => reader.readPage(stream, after, limit),
         // Both statements run in one synchronous call on the one connection: no write can come between them.
         readLive: (stream, query) =>

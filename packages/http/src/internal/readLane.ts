@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { type AccountStore, type StreamStore, UseCases } from "@dashstream/core"
-import { Cause, Effect, Exit, Option, Runtime } from "effect"
+import { AccountStore, type RenderedPage, StreamStore, UseCases } from "@dashstream/core"
+import { Cause, Context, Effect, Exit, Option, Runtime } from "effect"
 import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
 import { causeText } from "./causeText.js"
@@ -98,31 +98,52 @@ export const makeReadLane = (
     finish(req, start, reply.status)
   }
 
-  const serve = (req: IncomingMessage, res: ServerResponse, read: LatestRead, start: number) =>
+  const accounts = Context.get(runtime.context, AccountStore)
+  const streams = Context.get(runtime.context, StreamStore)
+
+  const succeed = (req: IncomingMessage, res: ServerResponse, start: number, page: RenderedPage) => {
+    // Without `since` the read is one entry at most: never more than the first page.
+    const body = readBodyText(page.text)
+    if (!res.headersSent && !res.destroyed) {
+      res.writeHead(200, { ...noStoreJson, "content-length": String(Buffer.byteLength(body)) })
+      res.end(body)
+    }
+    finish(req, start, 200)
+  }
+
+  const failCause = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    read: LatestRead,
+    start: number,
+    cause: Cause.Cause<unknown>
+  ) => {
+    const failure = Cause.failureOption(cause)
+    const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
+    const reply = error === undefined ? interrupted : (replyOf(error) ?? internalReply)
+    if (reply.status === 500) {
+      const url = req.url ?? "/"
+      runFork(Effect.logError(`internal error answering GET ${redactPath(url)}\n${causeText(cause, read.accessKey)}`))
+    }
+    fail(req, res, start, reply)
+  }
+
+  const serve = (req: IncomingMessage, res: ServerResponse, read: LatestRead, start: number) => {
+    // The direct path first: no fiber when the account and the widget are cached and the store reads synchronously.
+    let direct: boolean
+    try {
+      direct = UseCases.readLatestDirect(read.accessKey, read.streamName, accounts, streams, (error, page) =>
+        error === undefined ? succeed(req, res, start, page!) : failCause(req, res, read, start, Cause.fail(error))
+      )
+    } catch (defect) {
+      return failCause(req, res, read, start, Cause.die(defect))
+    }
+    if (direct) return
     runCallback(UseCases.readPages(read.accessKey, read.streamName, noParams), {
-      onExit: (exit) => {
-        if (Exit.isSuccess(exit)) {
-          // Without `since` the read is one entry at most: never more than the first page.
-          const body = readBodyText(exit.value.first.text)
-          if (!res.headersSent && !res.destroyed) {
-            res.writeHead(200, { ...noStoreJson, "content-length": String(Buffer.byteLength(body)) })
-            res.end(body)
-          }
-          return finish(req, start, 200)
-        }
-        const cause = exit.cause
-        const failure = Cause.failureOption(cause)
-        const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
-        const reply = error === undefined ? interrupted : (replyOf(error) ?? internalReply)
-        if (reply.status === 500) {
-          const url = req.url ?? "/"
-          runFork(
-            Effect.logError(`internal error answering GET ${redactPath(url)}\n${causeText(cause, read.accessKey)}`)
-          )
-        }
-        fail(req, res, start, reply)
-      }
+      onExit: (exit) =>
+        Exit.isSuccess(exit) ? succeed(req, res, start, exit.value.first) : failCause(req, res, read, start, exit.cause)
     })
+  }
 
   return (req, res, read) => {
     const start = performance.now()
