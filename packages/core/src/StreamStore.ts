@@ -99,9 +99,9 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
     /** Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. */
     readonly read: (stream: StreamId, query: ReadQuery) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
     /**
-     * Optional: {@link read} without an effect, for the latest-entry read's hot path (no fiber per read, issue 12),
-     * provided by adapters that read synchronously (SQLite). Answers `done` exactly once, before returning, with
-     * the entries `read` would give or the storage failure it would fail with.
+     * Optional: {@link read} without an effect, for the latest-entry read's hot path (no fiber per read, issue 12).
+     * Answers `done` exactly once with the entries `read` would give or the storage failure it would fail with:
+     * before returning where the adapter reads synchronously (SQLite), once the query returns otherwise (PostgreSQL).
      */
     readonly readDirect?: (
       stream: StreamId,

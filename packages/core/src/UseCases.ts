@@ -366,8 +366,8 @@ const latestOnly: ReadQuery = { since: null, limit: null }
  * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot
  * path (issue 12: no fiber per read): the same answer, when everything it needs is at hand without waiting: the
  * key's account and the widget in the account cache (`AccountStore.peekAccountByKey`/`peekWidget`) and a store that
- * reads synchronously (`StreamStore.readDirect`). Then it answers `done` (with the first page `readPages` would give,
- * or its storage failure) and returns `true`; otherwise it returns `false` having called nothing, and the caller runs
+ * reads without an effect (`StreamStore.readDirect`). Then it returns `true` and answers `done` once (with the first
+ * page `readPages` would give, or its storage failure; at once on SQLite, when the query returns on PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs
  * {@link readPages}, which also gives every refusal (`Forbidden`, `StreamNotFound`).
  */
 export const readLatestDirect = (

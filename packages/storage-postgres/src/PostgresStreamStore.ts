@@ -1,4 +1,11 @@
-import { type Micros, pageOfRendered, type StoredEntry, StorageUnavailable, type StreamStore } from "@dashstream/core"
+import {
+  type Micros,
+  pageOfRendered,
+  type ReadQuery,
+  type StoredEntry,
+  StorageUnavailable,
+  type StreamStore
+} from "@dashstream/core"
 import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
@@ -13,26 +20,41 @@ const write =
   (writes, now) =>
     writes.length === 0 ? Effect.void : groupCommit.write(writes, now)
 
+/** The stream's entry with the highest ts, named so each connection prepares it once (the latest-entry read). */
+const latestQuery = {
+  name: "dashstream_read_latest",
+  text: "SELECT ts, point FROM entries WHERE stream_id = $1 ORDER BY ts DESC LIMIT 1",
+  rowMode: "array"
+} as const
+
+/** The entries of `query` (see `StreamStore.read`); rejects with the `pg` error. */
+const readEntries = async (pool: pg.Pool, stream: number, query: ReadQuery): Promise<ReadonlyArray<StoredEntry>> => {
+  if (query.since === null) {
+    const result = await pool.query<[number, string]>({ ...latestQuery, values: [stream] })
+    return result.rows.map((row) => ({ ts: row[0] as Micros, json: row[1] }))
+  }
+  const base = db.selectFrom("entries").select(["ts", "point"]).where("stream_id", "=", stream)
+  const rows = await run(
+    pool,
+    (query.limit === null ? base : base.limit(query.limit)).where("ts", ">", query.since).orderBy("ts", "asc").compile()
+  )
+  return rows.map((row) => ({ ts: row.ts as Micros, json: row.point }))
+}
+
 const read =
   (pool: pg.Pool): StreamStore["Type"]["read"] =>
   (stream, query) =>
-    Effect.tryPromise({
-      try: async (): Promise<ReadonlyArray<StoredEntry>> => {
-        const base = db.selectFrom("entries").select(["ts", "point"]).where("stream_id", "=", stream)
-        const rows =
-          query.since === null
-            ? await run(pool, base.orderBy("ts", "desc").limit(1).compile())
-            : await run(
-                pool,
-                (query.limit === null ? base : base.limit(query.limit))
-                  .where("ts", ">", query.since)
-                  .orderBy("ts", "asc")
-                  .compile()
-              )
-        return rows.map((row) => ({ ts: row.ts as Micros, json: row.point }))
-      },
-      catch: toStorageFailure
-    })
+    Effect.tryPromise({ try: () => readEntries(pool, stream, query), catch: toStorageFailure })
+
+const noEntries: ReadonlyArray<StoredEntry> = []
+
+const readDirect =
+  (pool: pg.Pool): NonNullable<StreamStore["Type"]["readDirect"]> =>
+  (stream, query, done) =>
+    void readEntries(pool, stream, query).then(
+      (entries) => done(undefined, entries),
+      (cause: unknown) => done(toStorageFailure(cause), noEntries)
+    )
 
 /**
  * The oldest `$3` entries of stream `$1` with `ts > $2`, ascending, each rendered as a read body's `data` element
@@ -122,6 +144,7 @@ export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): Stream
   writeDirect: (writes, now, done) =>
     writes.length === 0 ? done(undefined) : groupCommit.writeDirect(writes, now, done),
   read: read(pool),
+  readDirect: readDirect(pool),
   readPage: readPage(pool),
   readLive: readLive(pool),
   ping: ping(pool)
