@@ -498,6 +498,53 @@ describe("group commit with the WAL synced off the event loop", () => {
     )
   )
 
+  it.effect("while a sync runs, the calls arriving wait for it to end and then commit as one group", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // A held sync that also tells the group commit it is running (as WalSync does).
+        const deferred: Array<() => void> = []
+        const sync = new (class extends HeldSync {
+          deferWhileSyncing(run: () => void) {
+            if (this.held.length === 0) return false
+            deferred.push(run)
+            return true
+          }
+        })()
+        const { db, group, widget } = yield* openInternals(freshFile(), undefined, sync)
+        const a = yield* widget("a", "sparkline")
+        const first = yield* start(group.write(one(a, putNumber(1)), micros(T0)))
+        yield* settle
+        assert.strictEqual(group.groups, 1)
+        assert.strictEqual(sync.held.length, 1)
+        // Three calls in three separate turns while the first group's sync is held: none is committed yet.
+        const later: Array<Fiber.RuntimeFiber<void, WriteError>> = []
+        for (let i = 2; i <= 4; i++) {
+          later.push(yield* start(group.write(one(a, putNumber(i)), micros(T0 + i))))
+          yield* settle
+        }
+        assert.strictEqual(group.groups, 1)
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.point.number),
+          [1]
+        )
+        assert.strictEqual(deferred.length, 1)
+        // The sync ends: the first call is acknowledged, the deferred flush commits the three in one group.
+        sync.release(undefined)
+        for (const run of deferred.splice(0)) run()
+        assert.isTrue(Exit.isSuccess(yield* Fiber.await(first)))
+        assert.strictEqual(group.groups, 2)
+        assert.strictEqual(group.calls, 4)
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => r.point.number),
+          [1, 2, 3, 4]
+        )
+        sync.release(undefined)
+        const exits = yield* Effect.all(later.map((f) => Fiber.await(f)))
+        assert.isTrue(exits.every(Exit.isSuccess))
+      })
+    )
+  )
+
   it.effect("a group's transaction runs with synchronous=NORMAL; the connection is back to FULL after it", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -599,5 +646,35 @@ describe("group commit with the WAL synced off the event loop", () => {
       // Answered at once, with the first failure.
       assert.strictEqual(second, first)
     })
+  )
+
+  it.effect(
+    "WalSync defers a flush while a sync runs: called after its callers are answered, before the next sync",
+    () =>
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const db = new Database(filename)
+        db.pragma("journal_mode = WAL")
+        db.exec("CREATE TABLE t (x INTEGER)")
+        const sync = new WalSync(`${filename}-wal`)
+        assert.isFalse(sync.deferWhileSyncing(() => assert.fail("not deferred: no sync runs")))
+        const order: Array<string> = []
+        const done = yield* Effect.async<void>((resume) => {
+          sync.afterCommit(() => order.push("first answered"))
+          assert.isTrue(
+            sync.deferWhileSyncing(() => {
+              order.push("deferred run")
+              // What the deferred flush commits joins the next sync.
+              sync.afterCommit(() => {
+                order.push("second answered")
+                resume(Effect.void)
+              })
+            })
+          )
+        })
+        yield* Effect.succeed(done)
+        assert.deepStrictEqual(order, ["first answered", "deferred run", "second answered"])
+        db.close()
+      })
   )
 })

@@ -73,7 +73,10 @@ const closed = new StorageUnavailable({ cause: new Error("the SQLite stream stor
  * With a {@link Durability} (the default store's: `WalSync`), the group's transaction runs with
  * `synchronous=NORMAL`, so its `COMMIT` does not sync while the event loop is blocked, and its calls are resumed
  * only once the durability reports the WAL synced (off the event loop): still acknowledged only when on disk, while
- * the next group forms and commits. Calls that failed alone are answered at once. A failed sync fails the calls
+ * the next group forms. When the durability can defer (`deferWhileSyncing`, as `WalSync` does), the next group
+ * commits once the running sync ended rather than during it: its calls would wait for the next sync either way, and
+ * everything that arrived during the sync joins it (fewer, larger transactions: 100-stream pushes 1.2-1.5x, single
+ * points 1.1-1.35x in A/B runs). Calls that failed alone are answered at once. A failed sync fails the calls
  * it covered (`StorageError`), and every later call without running it.
  *
  * Since better-sqlite3 blocks the event loop for the whole flush, calls arriving meanwhile queue up and form the
@@ -106,6 +109,12 @@ export class GroupCommit {
   private readonly restoreBusyWait: string | undefined
   private readonly nextSeq: Database.Statement<[], number> | undefined
   private readonly flushNow = (): void => this.flush()
+  // A flush waiting for the WAL sync in flight to end (see `flush`).
+  private deferred = false
+  private readonly flushAfterSync = (): void => {
+    this.deferred = false
+    if (this.queue.length > 0 && this.scheduled === undefined) this.flush()
+  }
   private readonly retryNow = (): void => {
     this.retry = undefined
     this.flush()
@@ -227,7 +236,13 @@ export class GroupCommit {
 
   private flush(): void {
     this.scheduled = undefined
-    if (this.retry !== undefined) return
+    if (this.retry !== undefined || this.deferred) return
+    // While the WAL sync runs, the group waits for it to end: its calls could not be acknowledged before the next
+    // sync anyway, and the calls arriving meanwhile join it (fewer, larger transactions for the same latency).
+    if (this.durability?.deferWhileSyncing?.(this.flushAfterSync) === true) {
+      this.deferred = true
+      return
+    }
     const group = this.take()
     if (!this.runGroup(group, false)) {
       // The lock is taken: the group goes back to the head of the queue (later calls may join it) and is tried again.

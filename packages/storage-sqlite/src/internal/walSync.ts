@@ -17,6 +17,13 @@ export interface Durability {
   readonly failure: Error | undefined
   /** Syncs now, blocking, and answers every waiting caller (used when the store closes). */
   readonly flushSync: () => void
+  /**
+   * Optional: while a sync is running, takes `run` to call once it has ended (after its callers are answered, before
+   * the next sync starts) and returns `true`; returns `false` (and never calls `run`) when no sync is running. A
+   * group commit uses it to let the calls arriving during a sync join one group instead of committing groups that
+   * would wait for the next sync anyway.
+   */
+  readonly deferWhileSyncing?: (run: () => void) => boolean
 }
 
 const toError = (u: unknown): Error => (u instanceof Error ? u : new Error(String(u)))
@@ -60,6 +67,7 @@ export class WalSync implements Durability {
   private waiting: Array<Synced> = []
   private inFlight: Array<Synced> | undefined = undefined
   private failed: Error | undefined = undefined
+  private idle: Array<() => void> = []
 
   /** `walPath` is the database file's name with `-wal` appended. */
   constructor(private readonly walPath: string) {}
@@ -78,8 +86,21 @@ export class WalSync implements Durability {
     const batch = [...(this.inFlight ?? []), ...this.waiting]
     this.inFlight = undefined
     this.waiting = []
-    if (batch.length === 0) return
-    this.finish(batch, this.failed ?? fsyncFileSync(this.walPath))
+    if (batch.length > 0) this.finish(batch, this.failed ?? fsyncFileSync(this.walPath))
+    this.runIdle()
+  }
+
+  deferWhileSyncing(run: () => void): boolean {
+    if (this.inFlight === undefined) return false
+    this.idle.push(run)
+    return true
+  }
+
+  private runIdle(): void {
+    if (this.idle.length === 0) return
+    const idle = this.idle
+    this.idle = []
+    for (let i = 0; i < idle.length; i++) idle[i]!()
   }
 
   private start(): void {
@@ -91,6 +112,8 @@ export class WalSync implements Durability {
       if (this.inFlight !== batch) return
       this.inFlight = undefined
       this.finish(batch, error)
+      // Deferred group commits run now: what they commit joins the next sync, started below.
+      this.runIdle()
       if (this.waiting.length > 0) {
         if (this.failed !== undefined) this.finish(this.waiting.splice(0), this.failed)
         else this.start()
