@@ -1,10 +1,12 @@
 /**
- * CPU profile of one push scenario: starts `dashstream serve --workers 1` on SQLite under `node --cpu-prof`, loads it
+ * CPU profile of one push scenario: starts `dashstream serve --workers 1` on SQLite (or, with `--backend postgres`, on a
+ * fresh database of the local PostgreSQL server) under `node --cpu-prof`, loads it
  * with wrk (2 threads, 50 connections) for `--seconds`, stops it (the profile is written on exit) and prints where
  * the server's busy time went (self time, idle excluded), by category and by function. The profile includes the
  * server's start (module loading through tsx: `esm/*`, `cjs/*` frames), a few percent of a 10-second run.
  *
- * Usage: pnpm bench:profile [--scenario single|delta|multi|spark|latest] [--seconds 10] [--top 25] [--out DIR]
+ * Usage: pnpm bench:profile [--scenario single|delta|multi|spark|latest] [--backend sqlite|postgres] [--seconds 10]
+ *   [--top 25] [--out DIR]
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -16,6 +18,7 @@ import { getLua, postLua, wrk } from "../lib/wrk.js"
 const { values } = parseArgs({
   options: {
     scenario: { type: "string", default: "single" },
+    backend: { type: "string", default: "sqlite" },
     seconds: { type: "string", default: "10" },
     top: { type: "string", default: "25" },
     out: { type: "string" }
@@ -23,34 +26,48 @@ const { values } = parseArgs({
 })
 const root = join(import.meta.dirname, "..", "..")
 const out = values.out ?? mkdtempSync(join(tmpdir(), "dashstream-prof-"))
-const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
-const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`, {
-  nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`]
-})
-const key = ds.accessKey
-const multi = `local function multi(i)
+if (values.backend !== "sqlite" && values.backend !== "postgres") throw new Error(`unknown backend ${values.backend}`)
+const profiled = async (db: string) => {
+  const ds = await startDashstream(root, db, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`] })
+  try {
+    return await load(ds.url, ds.accessKey)
+  } finally {
+    await ds.stop()
+  }
+}
+const load = async (url: string, key: string) => {
+  const multi = `local function multi(i)
   local parts = {}
   for k = 0, 99 do parts[#parts + 1] = '{"streamName":"s' .. k .. '","point":' .. i .. '}' end
   return '{"accessKey":"${key}","streams":[' .. table.concat(parts, ",") .. ']}'
 end`
-const spark = `local function spark(i)
+  const spark = `local function spark(i)
   local parts = {}
   for k = 0, 999 do parts[#parts + 1] = '{"number":' .. k .. ',"timestamp":' .. (1000000 + i * 1000 + k) .. '}' end
   return '{"accessKey":"${key}","streamName":"spark","point":[' .. table.concat(parts, ",") .. ']}'
 end`
-const lua: Record<string, string> = {
-  single: postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`),
-  delta: postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`),
-  multi: postLua("/customSend", "multi(i)", "application/json", multi),
-  spark: postLua("/customSend", "spark(i)", "application/json", spark),
-  latest: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`)
+  const lua: Record<string, string> = {
+    single: postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`),
+    delta: postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`),
+    multi: postLua("/customSend", "multi(i)", "application/json", multi),
+    spark: postLua("/customSend", "spark(i)", "application/json", spark),
+    latest: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`)
+  }
+  const script = lua[values.scenario]
+  if (script === undefined) throw new Error(`unknown scenario ${values.scenario}`)
+  return wrk({ url, lua: script, seconds: Number(values.seconds) })
 }
-const script = lua[values.scenario]
-if (script === undefined) throw new Error(`unknown scenario ${values.scenario}`)
-const result = await wrk({ url: ds.url, lua: script, seconds: Number(values.seconds) })
-await ds.stop()
+let result: Awaited<ReturnType<typeof wrk>> | undefined
+if (values.backend === "sqlite") {
+  result = await profiled(`sqlite:${join(mkdtempSync(join(tmpdir(), "dashstream-bench-")), "bench.db")}`)
+} else {
+  const { withTestDatabase } = await import("../lib/postgres.js")
+  await withTestDatabase(async (db) => {
+    result = await profiled(db)
+  })
+}
 console.log(
-  `${values.scenario}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(1)} ms, errors ${result.errors}`
+  `${values.scenario} on ${values.backend}: ${result!.reqPerSec.toFixed(0)} req/s, p99 ${result!.p99.toFixed(1)} ms, errors ${result!.errors}`
 )
 // The main thread's profile is the largest (the page reader thread, if started, writes one of its own).
 const file = readdirSync(out)
