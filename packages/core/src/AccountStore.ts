@@ -31,14 +31,17 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
     /** The account an access key digest belongs to, unless unknown or revoked. */
     readonly findAccountByKey: (key: KeyDigest) => Effect.Effect<Option.Option<AccountId>, StorageFailure>
     /**
-     * Optional, for the push hot path: the account of a key digest if it is known without I/O (a cache hit, see
-     * `cachedAccountStore`), else `undefined`, in which case the caller asks {@link findAccountByKey}. Never answers
-     * for a key that `findAccountByKey` would refuse, except within the cache's time to live.
+     * Optional, for the push and read hot paths (no effect per request): the account of a key digest when the store
+     * can tell it synchronously (a cache hit, see `cachedAccountStore`, or a synchronous read: SQLite), else
+     * `undefined`, in which case the caller asks {@link findAccountByKey}, which also gives every refusal and error
+     * (an unknown key, a failed read: `undefined` here). Never answers for a key that `findAccountByKey` would
+     * refuse, except within the cache's time to live.
      */
     readonly peekAccountByKey?: (key: KeyDigest) => AccountId | undefined
     /**
-     * Optional, for the push hot path: the widget of a stream name if it is known without I/O (a cache hit), else
-     * `undefined`, in which case the caller asks {@link findWidgets}.
+     * Optional, for the hot paths: the widget of a stream name when the store can tell it synchronously (a cache
+     * hit, or a synchronous read), else `undefined` (not found, or a failed read), in which case the caller asks
+     * {@link findWidgets}.
      */
     readonly peekWidget?: (id: AccountId, name: string) => Widget | undefined
     /** Declares a widget; `Conflict` if the account already has that stream name. */

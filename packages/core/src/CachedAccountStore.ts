@@ -116,8 +116,22 @@ export const makeAccountCache = (
           return found
         })
       }),
-    peekAccountByKey: (digest) => recall(keys, digest),
-    peekWidget: (id, name) => recall(widgets, widgetKey(id, name)),
+    // A miss asks the store's own synchronous lookup, when it has one (SQLite), and remembers what it found.
+    peekAccountByKey: (digest) => {
+      const hit = recall(keys, digest)
+      if (hit !== undefined || store.peekAccountByKey === undefined) return hit
+      const found = store.peekAccountByKey(digest)
+      if (found !== undefined) remember(keys, digest, found, options)
+      return found
+    },
+    peekWidget: (id, name) => {
+      const key = widgetKey(id, name)
+      const hit = recall(widgets, key)
+      if (hit !== undefined || store.peekWidget === undefined) return hit
+      const found = store.peekWidget(id, name)
+      if (found !== undefined) remember(widgets, key, found, options)
+      return found
+    },
     addAccessKey: (id, key, createdAt, revokeOthers) =>
       Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () => {
         if (revokeOthers) keys.clear()

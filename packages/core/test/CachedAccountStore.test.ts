@@ -41,6 +41,40 @@ describe("cachedAccountStore", () => {
     })
   )
 
+  it.effect(
+    "peeks answer from memory, ask the store's own synchronous lookup on a miss and remember what it found",
+    () =>
+      Effect.gen(function* () {
+        const { accountStore, counted, id } = yield* setup
+        let peeks = 0
+        const digest = digestAccessKey("key-1")
+        const synchronous: AccountStore["Type"] = {
+          ...counted,
+          peekAccountByKey: (d) => (peeks++, d === digest ? id : undefined),
+          peekWidget: (account, name) => {
+            peeks++
+            return Effect.runSync(accountStore.findWidgets(account, [name])).get(name)
+          }
+        }
+        const cached = cachedAccountStore(synchronous, { ttlMillis: 60_000, maxEntries: 10 })
+        for (let i = 0; i < 3; i++) {
+          assert.strictEqual(cached.peekAccountByKey!(digest), id)
+          assert.strictEqual(cached.peekWidget!(id, "s")?.type, "number")
+        }
+        assert.strictEqual(peeks, 2)
+        // Misses are never remembered: asked again every time.
+        assert.isUndefined(cached.peekAccountByKey!(digestAccessKey("key-2")))
+        assert.isUndefined(cached.peekWidget!(id, "t"))
+        assert.isUndefined(cached.peekWidget!(id, "t"))
+        assert.strictEqual(peeks, 5)
+        // A store without synchronous lookups: a miss is a miss.
+        const plain = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+        assert.isUndefined(plain.peekAccountByKey!(digest))
+        yield* plain.findAccountByKey(digest)
+        assert.strictEqual(plain.peekAccountByKey!(digest), id)
+      })
+  )
+
   it.effect("never caches a miss: a key or widget created later is found at once", () =>
     Effect.gen(function* () {
       const { accountStore, counted, id } = yield* setup

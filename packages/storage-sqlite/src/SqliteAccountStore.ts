@@ -45,7 +45,8 @@ const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no ac
 /**
  * The `AccountStore` port over an open, migrated connection (contract section 7).
  *
- * The push path's lookups (`findAccountByKey`, `findWidgets`) are better-sqlite3 statements prepared once. Admin
+ * The push path's lookups (`findAccountByKey`, `findWidgets`, and their synchronous `peekAccountByKey`/`peekWidget`
+ * for the hot paths) are better-sqlite3 statements prepared once. Admin
  * queries are built with Kysely: single statements run through Kysely; the two that need several statements to be
  * atomic (`createAccount`, `addAccessKey`) are compiled by Kysely and run in a synchronous better-sqlite3
  * transaction. A Kysely transaction would span several event-loop turns on the one shared connection, and a push's
@@ -180,6 +181,24 @@ export const make = (
               )
         )
       ),
+
+    // Synchronous lookups for the hot paths (see the port): a failed read is `undefined`, and the caller's effect
+    // path then reports it.
+    peekAccountByKey: (key) => {
+      try {
+        return accountByKey.get(key)?.account_id as AccountId | undefined
+      } catch {
+        return undefined
+      }
+    },
+    peekWidget: (id, name) => {
+      try {
+        const row = widgetByName.get(id, name)
+        return row === undefined ? undefined : toWidget(row)
+      } catch {
+        return undefined
+      }
+    },
 
     findWidgets: (id, names) =>
       Effect.try({
