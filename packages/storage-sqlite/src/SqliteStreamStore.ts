@@ -16,9 +16,10 @@ import {
   pointsOf,
   type WriteObserver
 } from "@dashstream/core"
-import { type Context, Effect, Option, type Scope } from "effect"
+import { type Context, Effect, Option, Runtime, type Scope } from "effect"
 import { storageFailure } from "./internal/errors.js"
 import { busyHandler, defaultGroupLimits, GroupCommit, type LockWait, type WriteError } from "./internal/groupCommit.js"
+import { Checkpointer } from "./internal/checkpointer.js"
 import { PageReader } from "./internal/pageReader.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
@@ -112,16 +113,24 @@ const commitEachCall = (
  * write succeeds only once committed, with `synchronous=FULL` on disk. Reads return the stored JSON text as is and
  * see every acknowledged write. The pages of streamed reads (`readPage`) of a database file are read on a thread
  * with its own read-only connection (`internal/pageReader.ts`), so a large read does not hold the event loop; the
- * other reads are single statements on the event loop. SQLite errors map to `StorageUnavailable` (busy, locked,
- * closed) or `StorageError`.
+ * other reads are single statements on the event loop. With group commit on a file, the WAL checkpoints also run on
+ * a thread of their own (`internal/checkpointer.ts`, started by the first write), not inside a group's COMMIT.
+ * SQLite errors map to `StorageUnavailable` (busy, locked, closed) or `StorageError`.
  *
- * When the scope closes, queued writes are committed (or failed) and the page reader's thread ended before the
+ * When the scope closes, queued writes are committed (or failed) and the page reader's and checkpointer's threads ended before the
  * finalizer returns; release it before the connection. Later writes fail with `StorageUnavailable`. Fails with
  * `StorageError` when the statements cannot be prepared (schema missing).
  */
 export const make = (
   db: Database.Database,
   options: SqliteStreamStoreOptions
+): Effect.Effect<Context.Tag.Service<StreamStore>, StorageFailure, Scope.Scope> =>
+  Effect.flatMap(Effect.runtime<never>(), (runtime) => built(db, options, Runtime.runFork(runtime)))
+
+const built = (
+  db: Database.Database,
+  options: SqliteStreamStoreOptions,
+  runFork: (effect: Effect.Effect<void>) => unknown
 ): Effect.Effect<Context.Tag.Service<StreamStore>, StorageFailure, Scope.Scope> =>
   Effect.map(
     Effect.acquireRelease(
@@ -157,15 +166,26 @@ export const make = (
               ? undefined
               : new PageReader(db.name, db.pragma("busy_timeout", { simple: true }) as number, pageOnLoop),
             clearedTs: db.prepare<[number], number | null>(Sql.clearedTs).pluck(true),
-            ping: db.prepare(Sql.ping)
+            ping: db.prepare(Sql.ping),
+            // A file written through group commit is checkpointed on a thread of its own (started by the first write).
+            checkpointer:
+              options.groupCommit && !db.memory
+                ? new Checkpointer(db, (error) =>
+                    runFork(
+                      Effect.logWarning(
+                        `WAL checkpoints run in the commits again: the SQLite checkpointer thread failed: ${error.message}`
+                      )
+                    )
+                  )
+                : undefined
           }
         },
         catch: storageFailure
       }),
-      ({ group, reader }) =>
+      ({ group, reader, checkpointer }) =>
         Effect.zipRight(
           Effect.sync(() => group?.close()),
-          Effect.promise(() => reader?.close() ?? Promise.resolve())
+          Effect.promise(() => Promise.all([reader?.close(), checkpointer?.close()]).then(() => undefined))
         )
     ),
     ({
@@ -177,7 +197,8 @@ export const make = (
       pageOnLoop,
       reader,
       clearedTs,
-      ping
+      ping,
+      checkpointer
     }): Context.Tag.Service<StreamStore> => {
       const readSync = (stream: number, query: ReadQuery): ReadonlyArray<StoredEntry> => {
         if (query.since === null) {
@@ -190,12 +211,17 @@ export const make = (
         write:
           group === undefined
             ? commitEachCall(db, statements, options.sink, options.observer)
-            : (writes, now) => group.write(writes, now),
+            : (writes, now) => {
+                checkpointer?.start()
+                return group.write(writes, now)
+              },
         ...(group === undefined
           ? {}
           : {
-              writeDirect: (writes, now, done) =>
-                writes.length === 0 ? done(undefined) : group.writeDirect(writes, now, done)
+              writeDirect: (writes, now, done) => {
+                checkpointer?.start()
+                return writes.length === 0 ? done(undefined) : group.writeDirect(writes, now, done)
+              }
             }),
         read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
         readDirect: (stream, query, done) => {
