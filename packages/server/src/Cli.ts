@@ -348,9 +348,10 @@ export const run = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect
       CommandFailed: (error) => report(error.message, error.cause, ExitCode.failure)
     }),
     Effect.catchAllCause((cause) =>
+      // Interrupted (SIGINT/SIGTERM): interrupted again, not reported, so `runMain` exits 0.
       Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause)
+        ? Effect.interrupt
         : report(`unexpected error: ${errorMessage(Cause.squash(cause))}`, Cause.pretty(cause), ExitCode.failure)
     )
-  ) as Effect.Effect<number>
+  )
 }
