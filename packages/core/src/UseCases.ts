@@ -142,24 +142,28 @@ export const push = (
     yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
   })
 
-/** At most this many access keys have their digest remembered by {@link digestOfKey}; past it, it starts again. */
+/** At most this many access keys have their digest remembered by {@link peekAccountOfKey}; past it, it starts again. */
 const maxRememberedDigests = 10_000
 const rememberedDigests = new Map<string, KeyDigest>()
 
 /**
- * {@link digestAccessKey} remembered for the keys pushed lately: a SHA-256 per push was ~4% of the push path's CPU
- * (issue 12). Only keys that the account cache knew are remembered (the caller's choice), so unknown keys sent
- * over and over cannot fill it, and the memory holds nothing a request does not carry anyway.
+ * The account of an access key when `peekAccount` knows it without an effect (see
+ * `AccountStore.peekAccountByKey`), else `undefined`: an empty or unknown key is left to {@link authenticate}, which
+ * refuses it. The digest of a known key is remembered ({@link digestAccessKey}, a SHA-256 per push, was ~4% of the
+ * push path's CPU, issue 12); only known keys are, so unknown keys sent over and over cannot fill the memory, which
+ * holds nothing a request does not carry anyway.
  */
-const digestOfKey = (accessKey: string): KeyDigest => {
-  const known = rememberedDigests.get(accessKey)
-  if (known !== undefined) return known
-  return digestAccessKey(accessKey)
-}
-
-const rememberDigest = (accessKey: string, digest: KeyDigest): void => {
+const peekAccountOfKey = (
+  accessKey: string,
+  peekAccount: (key: KeyDigest) => AccountId | undefined
+): AccountId | undefined => {
+  if (accessKey === "") return undefined
+  const digest = rememberedDigests.get(accessKey) ?? digestAccessKey(accessKey)
+  const accountId = peekAccount(digest)
+  if (accountId === undefined) return undefined
   if (rememberedDigests.size >= maxRememberedDigests) rememberedDigests.clear()
   rememberedDigests.set(accessKey, digest)
+  return accountId
 }
 
 /** How {@link pushDirect} answers a push: `undefined` once stored (durably), else the error {@link push} fails with. */
@@ -192,13 +196,8 @@ export const pushDirect = (
     done(request.left)
     return true
   }
-  const accessKey = request.right.accessKey
-  // An empty or unknown key is never cached: `push` refuses it.
-  if (accessKey === "") return false
-  const digest = digestOfKey(accessKey)
-  const accountId = peekAccount(digest)
+  const accountId = peekAccountOfKey(request.right.accessKey, peekAccount)
   if (accountId === undefined) return false
-  rememberDigest(accessKey, digest)
   const names = namesOf(request.right)
   const widgets = new Map<string, Widget>()
   for (let i = 0; i < names.length; i++) {
@@ -381,11 +380,9 @@ export const readLatestDirect = (
   const peekAccount = accounts.peekAccountByKey
   const peekWidget = accounts.peekWidget
   if (readDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
-  if (accessKey === "" || !isStreamName(streamName)) return false
-  const digest = digestOfKey(accessKey)
-  const accountId = peekAccount(digest)
+  if (!isStreamName(streamName)) return false
+  const accountId = peekAccountOfKey(accessKey, peekAccount)
   if (accountId === undefined) return false
-  rememberDigest(accessKey, digest)
   const widget = peekWidget(accountId, streamName)
   if (widget === undefined) return false
   readDirect(widget.id, latestOnly, (error, entries) =>

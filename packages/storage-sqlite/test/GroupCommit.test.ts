@@ -617,13 +617,18 @@ describe("group commit with the WAL synced off the event loop", () => {
     })
   )
 
+  // A fresh WAL-mode file with a table, and the WalSync of its -wal file.
+  const walFile = () => {
+    const filename = freshFile()
+    const db = new Database(filename)
+    db.pragma("journal_mode = WAL")
+    db.exec("CREATE TABLE t (x INTEGER)")
+    return { db, sync: new WalSync(`${filename}-wal`) }
+  }
+
   it.effect("WalSync fsyncs the -wal file; callers asking during a sync share the next one; failure sticks", () =>
     Effect.gen(function* () {
-      const filename = freshFile()
-      const db = new Database(filename)
-      db.pragma("journal_mode = WAL")
-      db.exec("CREATE TABLE t (x INTEGER)")
-      const sync = new WalSync(`${filename}-wal`)
+      const { db, sync } = walFile()
       const answers = yield* Effect.all(
         Array.from({ length: 5 }, () =>
           Effect.async<Error | undefined>((resume) => sync.afterCommit((error) => resume(Effect.succeed(error))))
@@ -652,14 +657,10 @@ describe("group commit with the WAL synced off the event loop", () => {
     "WalSync defers a flush while a sync runs: called after its callers are answered, before the next sync",
     () =>
       Effect.gen(function* () {
-        const filename = freshFile()
-        const db = new Database(filename)
-        db.pragma("journal_mode = WAL")
-        db.exec("CREATE TABLE t (x INTEGER)")
-        const sync = new WalSync(`${filename}-wal`)
+        const { db, sync } = walFile()
         assert.isFalse(sync.deferWhileSyncing(() => assert.fail("not deferred: no sync runs")))
         const order: Array<string> = []
-        const done = yield* Effect.async<void>((resume) => {
+        yield* Effect.async<void>((resume) => {
           sync.afterCommit(() => order.push("first answered"))
           assert.isTrue(
             sync.deferWhileSyncing(() => {
@@ -672,7 +673,6 @@ describe("group commit with the WAL synced off the event loop", () => {
             })
           )
         })
-        yield* Effect.succeed(done)
         assert.deepStrictEqual(order, ["first answered", "deferred run", "second answered"])
         db.close()
       })
