@@ -198,24 +198,22 @@ describe.skipIf(db === undefined)("group commit", () => {
     })
   )
 
-  it.scopedLive("a group is two round trips; texts of every kind are stored exactly (inlined as literals)", () =>
+  // A group commit (one group at a time) on a pool of its own over `schema` that counts the queries it sends.
+  const counted = (schema: string) =>
     Effect.gen(function* () {
-      const schema = freshSchema("rt")
-      const { stores } = yield* setup(schema)
       const config = yield* parseUrl(withSchema(url, schema))
-      // A second group commit whose pool counts the queries sent on its connections.
-      let queries = 0
+      const sent = { queries: 0 }
       const pool = yield* Effect.acquireRelease(
         Effect.sync(() => {
-          const counted = makePool(config)
-          counted.on("connect", (client) => {
+          const pool = makePool(config)
+          pool.on("connect", (client) => {
             const query = client.query.bind(client) as (...args: ReadonlyArray<unknown>) => unknown
             ;(client as unknown as { query: typeof query }).query = (...args) => {
-              queries++
+              sent.queries++
               return query(...args)
             }
           })
-          return counted
+          return pool
         }),
         (pool) => Effect.promise(() => pool.end())
       )
@@ -225,40 +223,129 @@ describe.skipIf(db === undefined)("group commit", () => {
         ),
         (g) => Effect.promise(() => g.close())
       )
-      const [feed, n] = yield* widgets(stores, [
-        ["text-feed", "feed"],
-        ["number", "n"]
-      ])
-      const hostile = [
-        "back\\slash \\\\ two",
-        'double "quotes" and \\"',
-        "single 'quotes' and ''",
-        "{braces}, commas, NULL",
-        "NULL",
-        "",
-        "$$ dollar $tag$ quoting",
-        "unicode é 漢字 🎉 \u2028 \u0001 tab\tnewline\n",
-        "E'not an escape'"
-      ]
-      // One call of many entries and a delta: the delta needs the latest point, read in the first round trip.
-      yield* group.write([{ widget: n!, op: put(5), path: "point" }], micros(T0))
-      queries = 0
-      const outcomes = yield* together(group, [
-        [[feed!, { _tag: "Put", entries: hostile.map((msg, i) => ({ point: { title: `t${i}`, msg } })) }]],
-        [[n!, delta(2)]]
-      ])
-      assert.deepStrictEqual(outcomes, ["Success", "Success"])
-      // connect + BEGIN/locks/latest + changes/COMMIT: the pool's own connect check sends nothing.
-      assert.strictEqual(queries, 2)
-      const stored = yield* readAll(stores, feed!)
-      assert.deepStrictEqual(
-        stored.map((e) => (e.point as unknown as { msg: string }).msg),
-        hostile
-      )
-      assert.deepStrictEqual(
-        (yield* readAll(stores, n!)).map((e) => e.point.number),
-        [5, 7]
-      )
+      return { group, sent }
     })
+
+  const hostile = [
+    "back\\slash \\\\ two",
+    'double "quotes" and \\"',
+    "single 'quotes' and ''",
+    "{braces}, commas, NULL",
+    "NULL",
+    "",
+    "$$ dollar $tag$ quoting",
+    "unicode é 漢字 🎉 \u2028 \u0001 tab\tnewline\n",
+    "E'not an escape'"
+  ]
+
+  it.scopedLive(
+    "a group planned on guessed last_ts is one statement; a guess another process or a deletion made wrong is caught under the locks",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("gu")
+        const { stores } = yield* setup(schema)
+        const { group, sent } = yield* counted(schema)
+        const [n, m, feed, gone] = yield* widgets(stores, [
+          ["number", "n"],
+          ["number", "m"],
+          ["text-feed", "feed"],
+          ["number", "gone"]
+        ])
+        // The first group reads the rows (two round trips) and learns every last_ts.
+        assert.deepStrictEqual(
+          yield* together(group, [[[n!, put(1)]], [[m!, put(1)]], [[feed!, put(0)]], [[gone!, put(1)]]]),
+          ["Success", "Success", "Success", "Success"]
+        )
+        assert.strictEqual(sent.queries, 2)
+        assert.strictEqual(group.guessedGroups, 0)
+        // The next one is planned on the guesses: one statement, texts of every kind stored exactly (as parameters).
+        sent.queries = 0
+        const feedPoints = hostile.map((msg, i) => ({ point: { title: `t${i}`, msg } }))
+        assert.deepStrictEqual(
+          yield* together(group, [[[n!, put(2)]], [[m!, put(2)]], [[feed!, { _tag: "Put", entries: feedPoints }]]]),
+          ["Success", "Success", "Success"]
+        )
+        assert.strictEqual(sent.queries, 1)
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [1, 0])
+        assert.deepStrictEqual(
+          (yield* readAll(stores, feed!)).slice(1).map((e) => (e.point as unknown as { msg: string }).msg),
+          hostile
+        )
+        // A widget deleted after its last_ts was guessed: the guard finds its row missing, nothing of the statement
+        // is stored, the group is planned again on the rows and the call fails with StreamNotFound alone.
+        yield* Context.get(stores, AccountStore).deleteWidget(gone!.accountId, gone!.streamName)
+        assert.deepStrictEqual(yield* together(group, [[[gone!, put(2)]], [[m!, put(3)]]]), [
+          "StreamNotFound",
+          "Success"
+        ])
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [1, 1])
+        // After a wrong guess the next two groups read the rows.
+        for (const value of [3, 4]) {
+          sent.queries = 0
+          assert.deepStrictEqual(yield* together(group, [[[n!, put(value)]]]), ["Success"])
+          assert.strictEqual(sent.queries, 2)
+        }
+        // Another process stores a point in n with a clock far ahead: n's last_ts moves behind this group's back.
+        const config = yield* parseUrl(withSchema(url, schema))
+        const otherPool = yield* Effect.acquireRelease(
+          Effect.sync(() => makePool(config)),
+          (pool) => Effect.promise(() => pool.end())
+        )
+        const other = new GroupCommit(otherPool)
+        yield* other.write([{ widget: n!, op: put(10), path: "point" }], micros(T0 + 1_000_000_000))
+        yield* Effect.promise(() => other.close())
+        // The guess for n is wrong: caught under the locks, the group planned again; n's ts still increase.
+        assert.deepStrictEqual(yield* together(group, [[[n!, put(5)]], [[m!, put(4)]]]), ["Success", "Success"])
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [1, 2])
+        const ns = yield* readAll(stores, n!)
+        assert.deepStrictEqual(
+          ns.map((e) => e.point.number),
+          [1, 2, 3, 4, 10, 5]
+        )
+        for (let i = 1; i < ns.length; i++) assert.isAbove(ns[i]!.ts, ns[i - 1]!.ts)
+        // Two wrong guesses in a row: four groups read the rows, then guesses are used again.
+        for (const value of [5, 6, 7, 8, 9]) {
+          sent.queries = 0
+          assert.deepStrictEqual(yield* together(group, [[[m!, put(value)]]]), ["Success"])
+        }
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups, sent.queries], [2, 2, 1])
+        assert.deepStrictEqual(
+          (yield* readAll(stores, m!)).map((e) => e.point.number),
+          [1, 2, 3, 4, 5, 6, 7, 8, 9]
+        )
+      })
+  )
+
+  it.scopedLive(
+    "a group that reads rows is two round trips; texts of every kind are stored exactly (inlined as literals)",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("rt")
+        const { stores } = yield* setup(schema)
+        const { group, sent } = yield* counted(schema)
+        const [feed, n] = yield* widgets(stores, [
+          ["text-feed", "feed"],
+          ["number", "n"]
+        ])
+        // One call of many entries and a delta: the delta needs the latest point, read in the first round trip.
+        yield* group.write([{ widget: n!, op: put(5), path: "point" }], micros(T0))
+        sent.queries = 0
+        const outcomes = yield* together(group, [
+          [[feed!, { _tag: "Put", entries: hostile.map((msg, i) => ({ point: { title: `t${i}`, msg } })) }]],
+          [[n!, delta(2)]]
+        ])
+        assert.deepStrictEqual(outcomes, ["Success", "Success"])
+        // connect + BEGIN/locks/latest + changes/COMMIT: the pool's own connect check sends nothing.
+        assert.strictEqual(sent.queries, 2)
+        const stored = yield* readAll(stores, feed!)
+        assert.deepStrictEqual(
+          stored.map((e) => (e.point as unknown as { msg: string }).msg),
+          hostile
+        )
+        assert.deepStrictEqual(
+          (yield* readAll(stores, n!)).map((e) => e.point.number),
+          [5, 7]
+        )
+      })
   )
 })
