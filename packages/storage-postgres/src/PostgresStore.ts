@@ -79,7 +79,8 @@ export const make = (
     )
     return {
       streamStore: makeStreamStore(pool, groupCommit),
-      accountStore: makeAccountStore(pool, channel),
+      // The widget lookup of a push on a cache miss gives its streams' last_ts to the group commit as guesses.
+      accountStore: makeAccountStore(pool, channel, groupCommit.lastTsSeen),
       decimationStore: makeDecimationStore(pool, config),
       dashboardStore: makeDashboardStore(pool),
       changeFeed: listener.feed()
