@@ -5,7 +5,6 @@ import {
   Conflict,
   quoted,
   isWidgetType,
-  type Micros,
   StorageError,
   type StreamId,
   StreamNotFound,
@@ -50,12 +49,6 @@ const accountExists = (on: pg.Pool | pg.PoolClient, id: string) =>
 const streamColumns = ["id", "account_id", "name", "type", "created_at"] as const
 
 /**
- * Told a stream's `last_ts` (microseconds, `null`: none assigned yet) as a read outside any write transaction found
- * it: a guess for the group commit (see `LastTsGuesses.offer`), checked by the group that uses it.
- */
-export type LastTsSeen = (stream: number, lastTs: Micros | null) => void
-
-/**
  * Deletes the stream `$2` of account `$1` and notifies channel `$3` of it (`{"s":<id>,"d":1}`, see
  * `internal/notify.ts`) in the same statement, so the notification is delivered on its commit only.
  */
@@ -67,14 +60,8 @@ const deleteStreamStatement = `with deleted as (delete from streams where accoun
  * seen as SHA-256 digests. Errors: the port's domain errors, `StorageUnavailable` when the server is unreachable,
  * `StorageError` otherwise. Widgets are listed in code point order of their stream names (`COLLATE "C"`).
  * `deleteWidget` notifies `channel` of the deletion (live updates, contract section 10; see `internal/notify.ts`).
- * `findWidgets` (the push path's lookup on an account-cache miss) also reads each stream's `last_ts` and tells
- * `lastTsSeen`, so that the stream store's group commit can plan the push's group without reading the row again.
  */
-export const makeAccountStore = (
-  pool: pg.Pool,
-  channel: string = channelName("public"),
-  lastTsSeen?: LastTsSeen
-): AccountStore["Type"] => {
+export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("public")): AccountStore["Type"] => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: toStorageFailure })
   return {
     createAccount: (account, key) =>
@@ -233,7 +220,7 @@ export const makeAccountStore = (
               pool,
               db
                 .selectFrom("streams")
-                .select([...streamColumns, "last_ts"])
+                .select(streamColumns)
                 .where("account_id", "=", id)
                 .where("name", "=", sql<string>`any(${[...names]}::text[])`)
                 .compile()
@@ -245,7 +232,6 @@ export const makeAccountStore = (
                 const widget = toWidget(row)
                 if (Either.isLeft(widget)) return Effect.fail(widget.left)
                 found.set(row.name, widget.right)
-                lastTsSeen?.(row.id, row.last_ts as Micros | null)
               }
               return Effect.succeed(found)
             })

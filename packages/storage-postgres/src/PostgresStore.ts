@@ -79,8 +79,7 @@ export const make = (
     )
     return {
       streamStore: makeStreamStore(pool, groupCommit),
-      // The widget lookup of a push on a cache miss gives its streams' last_ts to the group commit as guesses.
-      accountStore: makeAccountStore(pool, channel, groupCommit.lastTsSeen),
+      accountStore: makeAccountStore(pool, channel),
       decimationStore: makeDecimationStore(pool, config),
       dashboardStore: makeDashboardStore(pool),
       changeFeed: listener.feed()

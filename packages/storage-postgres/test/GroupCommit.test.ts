@@ -2,12 +2,11 @@ import { AccountStore, micros, type PointOp, type Widget } from "@dashstream/cor
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Fiber } from "effect"
 import pg from "pg"
-import { GroupCommit, LastTsGuesses } from "../src/internal/groupCommit.js"
+import { GroupCommit } from "../src/internal/groupCommit.js"
 import { makePool } from "../src/internal/pool.js"
 import { parseUrl } from "../src/index.js"
-import { makeAccountStore } from "../src/PostgresAccountStore.js"
 import { openTestDatabase, withSchema } from "../src/testing/index.js"
-import { delta, freshSchema, processes, put, readAll, T0, widgets, write } from "./fixtures.js"
+import { delta, freshSchema, processes, put, readAll, T0, widgets } from "./fixtures.js"
 
 const db = await openTestDatabase()
 afterAll(() => db?.close())
@@ -316,46 +315,6 @@ describe.skipIf(db === undefined)("group commit", () => {
         )
       })
   )
-
-  it.scopedLive(
-    "the last_ts a push's widget lookup read is a guess: the first group of a stream is one statement",
-    () =>
-      Effect.gen(function* () {
-        const schema = freshSchema("ws")
-        const { stores } = yield* setup(schema)
-        const { group, sent } = yield* counted(schema)
-        const [n] = yield* widgets(stores, [["number", "n"]])
-        yield* write(stores, [[n!, put(1)]])
-        // The push path's lookup on a cache miss, on a pool of its own, telling this group commit what it read.
-        const config = yield* parseUrl(withSchema(url, schema))
-        const pool = yield* Effect.acquireRelease(
-          Effect.sync(() => makePool(config)),
-          (pool) => Effect.promise(() => pool.end())
-        )
-        const found = yield* makeAccountStore(pool, undefined, group.lastTsSeen).findWidgets(n!.accountId, ["n"])
-        assert.strictEqual(found.get("n")?.id, n!.id)
-        sent.queries = 0
-        assert.deepStrictEqual(yield* together(group, [[[n!, put(2)]]]), ["Success"])
-        assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 1, 0])
-        const ns = yield* readAll(stores, n!)
-        assert.deepStrictEqual(
-          ns.map((e) => e.point.number),
-          [1, 2]
-        )
-        assert.isAbove(ns[1]!.ts, ns[0]!.ts)
-      })
-  )
-
-  it("a guess offered from outside never replaces one a planned group set", () => {
-    const guesses = new LastTsGuesses()
-    guesses.offer(1, micros(5))
-    assert.deepStrictEqual(guesses.all([1]), [micros(5)])
-    guesses.set(1, micros(9))
-    guesses.offer(1, micros(5))
-    guesses.offer(2, null)
-    assert.deepStrictEqual(guesses.all([1, 2]), [micros(9), null])
-    assert.strictEqual(guesses.all([1, 3]), undefined)
-  })
 
   it.scopedLive(
     "a group that reads rows is two round trips; texts of every kind are stored exactly (inlined as literals)",

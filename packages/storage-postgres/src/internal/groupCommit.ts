@@ -276,14 +276,6 @@ export class LastTsGuesses {
     this.known.set(id, ts)
   }
 
-  /**
-   * Takes a `last_ts` read outside the group commit (the widget lookup of a push, see `LastTsSeen`) unless the stream
-   * has a guess already: a guess set by a planned group is newer than what that read can have seen.
-   */
-  offer(id: number, ts: Micros | null): void {
-    if (!this.known.has(id)) this.set(id, ts)
-  }
-
   /** Remembers what a plan left each of its streams at. */
   learn(plan: WritePlan): void {
     for (const s of plan.streams()) this.set(s.stream, s.lastTs)
@@ -461,9 +453,6 @@ export class GroupCommit {
   get calls(): number {
     return this.callCount
   }
-
-  /** Offers a stream's `last_ts` read elsewhere as a guess (see `LastTsGuesses.offer`; a `LastTsSeen`). */
-  readonly lastTsSeen = (stream: number, lastTs: Micros | null): void => this.guesses.offer(stream, lastTs)
 
   /** Groups planned on the guessed `last_ts` and committed in one round trip (see `runTransaction`). */
   get guessedGroups(): number {
