@@ -6,7 +6,10 @@
  * server's start (module loading through tsx: `esm/*`, `cjs/*` frames), a few percent of a 10-second run.
  *
  * Usage: pnpm bench:profile [--scenario single|delta|multi|spark|latest] [--backend sqlite|postgres] [--seconds 10]
- *   [--top 25] [--out DIR]
+ *   [--top 25] [--out DIR] [--bundle]
+ *
+ * `--bundle` profiles the command's bundle (`packages/server/bundle/bin.js`, as `pnpm start` runs it; build it first)
+ * instead of the sources through tsx: the profile's line numbers are then the bundle's, one statement per line.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -21,14 +24,18 @@ const { values } = parseArgs({
     backend: { type: "string", default: "sqlite" },
     seconds: { type: "string", default: "10" },
     top: { type: "string", default: "25" },
-    out: { type: "string" }
+    out: { type: "string" },
+    bundle: { type: "boolean", default: false }
   }
 })
 const root = join(import.meta.dirname, "..", "..")
 const out = values.out ?? mkdtempSync(join(tmpdir(), "dashstream-prof-"))
 if (values.backend !== "sqlite" && values.backend !== "postgres") throw new Error(`unknown backend ${values.backend}`)
 const profiled = async (db: string) => {
-  const ds = await startDashstream(root, db, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`] })
+  const ds = await startDashstream(root, db, {
+    nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`],
+    ...(values.bundle ? { entry: join(root, "packages/server/bundle/bin.js") } : {})
+  })
   try {
     return await load(ds.url, ds.accessKey)
   } finally {
