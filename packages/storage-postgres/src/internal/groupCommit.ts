@@ -594,8 +594,8 @@ export class GroupCommit {
         this.guessedCount++
         this.staleRun = 0
       } else if (outcome.planned === "stale") {
-        // Wrong guesses cost a round trip and a rollback: after a run of them (streams that other processes write
-        // too), guesses are left alone for 2, 4, ... up to 64 groups.
+        // A wrong guess costs a failed statement (a round trip) before the rows are read: after a run of them
+        // (streams that other processes write too), guesses are left alone for 2, 4, ... up to 64 groups.
         this.staleCount++
         this.staleRun = Math.min(this.staleRun + 1, 6)
         this.guessAfter = this.groupCount + 1 + 2 ** this.staleRun
