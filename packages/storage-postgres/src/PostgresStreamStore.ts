@@ -1,7 +1,7 @@
 import {
   type Micros,
   pageOfRendered,
-  type ReadQuery,
+  type StorageFailure,
   type StoredEntry,
   StorageUnavailable,
   type StreamStore
@@ -10,6 +10,7 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
+import { LatestReads } from "./internal/latestReads.js"
 import { db, run } from "./internal/sql.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
@@ -20,40 +21,36 @@ const write =
   (writes, now) =>
     writes.length === 0 ? Effect.void : groupCommit.write(writes, now)
 
-/** The stream's entry with the highest ts, named so each connection prepares it once (the latest-entry read). */
-const latestQuery = {
-  name: "dashstream_read_latest",
-  text: "SELECT ts, point FROM entries WHERE stream_id = $1 ORDER BY ts DESC LIMIT 1",
-  rowMode: "array"
-} as const
-
-/** The entries of `query` (see `StreamStore.read`); rejects with the `pg` error. */
-const readEntries = async (pool: pg.Pool, stream: number, query: ReadQuery): Promise<ReadonlyArray<StoredEntry>> => {
-  if (query.since === null) {
-    const result = await pool.query<[number, string]>({ ...latestQuery, values: [stream] })
-    return result.rows.map((row) => ({ ts: row[0] as Micros, json: row[1] }))
-  }
+/** The entries of a read with `since` (see `StreamStore.read`); rejects with the `pg` error. */
+const readSince = async (pool: pg.Pool, stream: number, since: Micros, limit: number | null) => {
   const base = db.selectFrom("entries").select(["ts", "point"]).where("stream_id", "=", stream)
   const rows = await run(
     pool,
-    (query.limit === null ? base : base.limit(query.limit)).where("ts", ">", query.since).orderBy("ts", "asc").compile()
+    (limit === null ? base : base.limit(limit)).where("ts", ">", since).orderBy("ts", "asc").compile()
   )
-  return rows.map((row) => ({ ts: row.ts as Micros, json: row.point }))
+  return rows.map((row): StoredEntry => ({ ts: row.ts as Micros, json: row.point }))
 }
-
-const read =
-  (pool: pg.Pool): StreamStore["Type"]["read"] =>
-  (stream, query) =>
-    Effect.tryPromise({ try: () => readEntries(pool, stream, query), catch: toStorageFailure })
 
 const noEntries: ReadonlyArray<StoredEntry> = []
 
+/** `StreamStore.readDirect`: a latest-entry read joins a batch of `latest` (see `LatestReads`). */
 const readDirect =
-  (pool: pg.Pool): NonNullable<StreamStore["Type"]["readDirect"]> =>
-  (stream, query, done) =>
-    void readEntries(pool, stream, query).then(
+  (pool: pg.Pool, latest: LatestReads): NonNullable<StreamStore["Type"]["readDirect"]> =>
+  (stream, query, done) => {
+    if (query.since === null) return latest.read(stream, done)
+    void readSince(pool, stream, query.since, query.limit).then(
       (entries) => done(undefined, entries),
       (cause: unknown) => done(toStorageFailure(cause), noEntries)
+    )
+  }
+
+const read =
+  (pool: pg.Pool, latest: LatestReads): StreamStore["Type"]["read"] =>
+  (stream, query) =>
+    Effect.async<ReadonlyArray<StoredEntry>, StorageFailure>((resume) =>
+      readDirect(pool, latest)(stream, query, (error, entries) =>
+        resume(error === undefined ? Effect.succeed(entries) : Effect.fail(error))
+      )
     )
 
 /**
@@ -139,13 +136,16 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
  * clear, integer microseconds; contract section 10) in one statement, `None` when the widget no longer exists. `ping` fails with
  * `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
  */
-export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => ({
-  write: write(groupCommit),
-  writeDirect: (writes, now, done) =>
-    writes.length === 0 ? done(undefined) : groupCommit.writeDirect(writes, now, done),
-  read: read(pool),
-  readDirect: readDirect(pool),
-  readPage: readPage(pool),
-  readLive: readLive(pool),
-  ping: ping(pool)
-})
+export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => {
+  const latest = new LatestReads(pool)
+  return {
+    write: write(groupCommit),
+    writeDirect: (writes, now, done) =>
+      writes.length === 0 ? done(undefined) : groupCommit.writeDirect(writes, now, done),
+    read: read(pool, latest),
+    readDirect: readDirect(pool, latest),
+    readPage: readPage(pool),
+    readLive: readLive(pool),
+    ping: ping(pool)
+  }
+}

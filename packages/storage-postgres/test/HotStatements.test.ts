@@ -193,7 +193,10 @@ describe("PostgreSQL hot statements", () => {
           ],
           ["entry upsert and stream update", /INSERT INTO entries .* UPDATE streams SET last_ts/],
           ["clear", /DELETE FROM entries WHERE stream_id = ANY/],
-          ["latest read", /^SELECT ts, point FROM entries WHERE stream_id = \$1 ORDER BY ts DESC LIMIT \?$/m],
+          [
+            "latest reads, batched",
+            /FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY AS s\(id, n\) CROSS JOIN LATERAL \(SELECT ts, point FROM entries WHERE stream_id = s\.id ORDER BY ts DESC LIMIT \?\)/
+          ],
           ["since read", /FROM entries WHERE stream_id = \$1 AND ts > \$2 ORDER BY ts LIMIT \$3/],
           ["live read", /FROM streams s LEFT JOIN LATERAL/],
           ["listener read", /FROM entries WHERE stream_id = \$1/],
@@ -227,7 +230,7 @@ describe("PostgreSQL hot statements", () => {
           findings.some(
             (f) =>
               f.split("\n")[0]!.includes(" on entries") &&
-              /in: SELECT ts, point FROM entries WHERE stream_id = \$1 ORDER BY ts DESC/.test(f)
+              /in: SELECT s\.n, e\.ts, e\.point FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY/.test(f)
           ),
           `expected the latest-entry read to scan entries, got:\n${findings.join("\n")}`
         )
