@@ -31,8 +31,8 @@ const none: ReadonlyArray<StoredEntry> = []
  * asked for while the loop handles one batch of I/O (the requests parsed together) are answered by ONE query, sent
  * at the end of that turn (`setImmediate`), instead of one query each. Under load most of the cost of a read on
  * PostgreSQL is sending its query (a write on the socket that wakes the server's backend): 27 us of the event loop
- * per query, against 12 us to answer the HTTP request. At most `maxBatch` reads go in one query; the rest form the
- * next one, sent at once.
+ * per query, against 8 us to answer the HTTP request (profile of the latest-read load). At most `maxBatch` reads go
+ * in one query; the rest form the next one, sent at once.
  *
  * A read sees everything committed before its batch's query starts, so everything acknowledged before the read was
  * asked for (a batch is sent after its reads were asked). A failed query answers every read of its batch with the
