@@ -173,11 +173,11 @@ export type PushDone = (error: PushRejection | StorageFailure | undefined) => vo
  * {@link push} without an effect, for the push hot path (issue 12: no fiber per push): the same body gets the same
  * answer, through the same steps (`decodePushRequest`, then the account, the widgets, `writesOf`, one
  * `StreamStore.write`), but only when everything it needs is at hand without an effect: the key's account and every
- * widget from `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and
- * a store that takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused body, after the commit for a stored
- * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs
- * {@link push}, which looks up what is missing (and then fills the cache). A body that fails to decode is refused
- * here either way, as `push` would refuse it first. `now` is the receive time in microseconds.
+ * widget from `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a
+ * store that takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused body, after
+ * the commit for a stored one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing,
+ * and the caller runs {@link push}, which looks up what is missing (and then fills the cache). A body that fails to
+ * decode is refused here either way, as `push` would refuse it first. `now` is the receive time in microseconds.
  */
 export const pushDirect = (
   body: unknown,
@@ -362,12 +362,13 @@ export type ReadLatestDone = (error: StorageFailure | undefined, page: RenderedP
 const latestOnly: ReadQuery = { since: null, limit: null }
 
 /**
- * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot
- * path (issue 12: no fiber per read): the same answer, when everything it needs is at hand without waiting: the
- * key's account and the widget from `AccountStore.peekAccountByKey`/`peekWidget` (the cache, or synchronous lookups) and a store that
- * reads without an effect (`StreamStore.readDirect`). Then it returns `true` and answers `done` once (with the first
- * page `readPages` would give, or its storage failure; at once on SQLite, when the query returns on PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs
- * {@link readPages}, which also gives every refusal (`Forbidden`, `StreamNotFound`).
+ * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot path
+ * (issue 12: no fiber per read): the same answer, when everything it needs is at hand without waiting: the key's
+ * account and the widget from `AccountStore.peekAccountByKey`/`peekWidget` (the cache, or synchronous lookups) and a
+ * store that reads without an effect (`StreamStore.readDirect`). Then it returns `true` and answers `done` once (with
+ * the first page `readPages` would give, or its storage failure; at once on SQLite, when the query returns on
+ * PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs {@link readPages}, which also
+ * gives every refusal (`Forbidden`, `StreamNotFound`).
  */
 export const readLatestDirect = (
   accessKey: string,

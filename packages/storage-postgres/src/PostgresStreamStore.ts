@@ -44,11 +44,12 @@ const readDirect =
     )
   }
 
+/** `StreamStore.read` as an effect over `direct` (the store's `readDirect`). */
 const read =
-  (pool: pg.Pool, latest: LatestReads): StreamStore["Type"]["read"] =>
+  (direct: NonNullable<StreamStore["Type"]["readDirect"]>): StreamStore["Type"]["read"] =>
   (stream, query) =>
     Effect.async<ReadonlyArray<StoredEntry>, StorageFailure>((resume) =>
-      readDirect(pool, latest)(stream, query, (error, entries) =>
+      direct(stream, query, (error, entries) =>
         resume(error === undefined ? Effect.succeed(entries) : Effect.fail(error))
       )
     )
@@ -137,13 +138,13 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
  * `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
  */
 export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => {
-  const latest = new LatestReads(pool)
+  const direct = readDirect(pool, new LatestReads(pool))
   return {
     write: write(groupCommit),
     writeDirect: (writes, now, done) =>
       writes.length === 0 ? done(undefined) : groupCommit.writeDirect(writes, now, done),
-    read: read(pool, latest),
-    readDirect: readDirect(pool, latest),
+    read: read(direct),
+    readDirect: direct,
     readPage: readPage(pool),
     readLive: readLive(pool),
     ping: ping(pool)

@@ -104,22 +104,22 @@ const commitEachCall = (
 /**
  * The `StreamStore` port over an open, migrated better-sqlite3 connection (contract sections 3, 4, 5, 6).
  *
- * Writes run synchronously on the one connection in `BEGIN IMMEDIATE` transactions: better-sqlite3 runs a
- * transaction start to commit without yielding to the event loop, so concurrent calls in this process are
- * serialised and read-modify-write (delta, add item, ts assignment) is atomic; IMMEDIATE takes the write lock up
- * front, so another process waits (busy_timeout) instead of failing mid-transaction. With group commit (the
- * default) the calls of one event-loop turn share a transaction, each in its own savepoint, and are acknowledged
- * after its commit (see `internal/groupCommit.ts`); without it each call is its own transaction. Either way a
- * write succeeds only once committed, with `synchronous=FULL` on disk. Reads return the stored JSON text as is and
- * see every acknowledged write. The pages of streamed reads (`readPage`) of a database file are read on a thread
- * with its own read-only connection (`internal/pageReader.ts`), so a large read does not hold the event loop; the
- * other reads are single statements on the event loop. With group commit on a file, the WAL checkpoints also run on
- * a thread of their own (`internal/checkpointer.ts`, started by the first write), not inside a group's COMMIT.
- * SQLite errors map to `StorageUnavailable` (busy, locked, closed) or `StorageError`.
+ * Writes run synchronously on the one connection in `BEGIN IMMEDIATE` transactions: better-sqlite3 runs a transaction
+ * start to commit without yielding to the event loop, so concurrent calls in this process are serialised and
+ * read-modify-write (delta, add item, ts assignment) is atomic; IMMEDIATE takes the write lock up front, so another
+ * process waits (busy_timeout) instead of failing mid-transaction. With group commit (the default) the calls of one
+ * event-loop turn share a transaction, each in its own savepoint, and are acknowledged after its commit (see
+ * `internal/groupCommit.ts`); without it each call is its own transaction. Either way a write succeeds only once
+ * committed, with `synchronous=FULL` on disk. Reads return the stored JSON text as is and see every acknowledged write.
+ * The pages of streamed reads (`readPage`) of a database file are read on a thread with its own read-only connection
+ * (`internal/pageReader.ts`), so a large read does not hold the event loop; the other reads are single statements on
+ * the event loop. With group commit on a file, the WAL checkpoints also run on a thread of their own
+ * (`internal/checkpointer.ts`, started by the first write), not inside a group's COMMIT. SQLite errors map to
+ * `StorageUnavailable` (busy, locked, closed) or `StorageError`.
  *
- * When the scope closes, queued writes are committed (or failed) and the page reader's and checkpointer's threads ended before the
- * finalizer returns; release it before the connection. Later writes fail with `StorageUnavailable`. Fails with
- * `StorageError` when the statements cannot be prepared (schema missing).
+ * When the scope closes, queued writes are committed (or failed) and the page reader's and checkpointer's threads ended
+ * before the finalizer returns; release it before the connection. Later writes fail with `StorageUnavailable`. Fails
+ * with `StorageError` when the statements cannot be prepared (schema missing).
  */
 export const make = (
   db: Database.Database,

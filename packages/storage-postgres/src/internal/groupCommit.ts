@@ -259,6 +259,11 @@ export class LastTsGuesses {
   /** At most this many streams are remembered; past it the guesses start again. */
   static readonly maxStreams = 100_000
 
+  /** The guess for the stream `id`, `undefined` when there is none. */
+  get(id: number): Micros | null | undefined {
+    return this.known.get(id)
+  }
+
   /** The guess for every id of `ids` (same order), or `undefined` when one has none. */
   all(ids: ReadonlyArray<number>): Array<Micros | null> | undefined {
     const out: Array<Micros | null> = []
@@ -287,7 +292,10 @@ export class LastTsGuesses {
   }
 }
 
-/** Whether `error` is the guard's of {@link guessedSql}: a guessed `last_ts` was wrong. (Nothing else of a group divides.) */
+/**
+ * Whether `error` is the guard's of {@link guessedSql}: a guessed `last_ts` was wrong. (Nothing else of a group
+ * divides.)
+ */
 const isStaleGuess = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { code?: unknown }).code === "22012"
 
@@ -296,12 +304,6 @@ interface GroupOutcome {
   readonly errors: Array<InvalidPoint | StreamNotFound | undefined>
   /** `guessed`: planned on the guesses, one round trip; `stale`: a guess was wrong, planned again on the rows. */
   readonly planned: "guessed" | "stale" | "read"
-}
-
-// Throws when the COMMIT answered anything else (COMMIT of a transaction the server aborted answers ROLLBACK).
-const checkCommitted = (stored: pg.QueryResult | Array<pg.QueryResult>): void => {
-  const end = Array.isArray(stored) ? stored[stored.length - 1]! : stored
-  if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
 }
 
 /**
@@ -339,9 +341,8 @@ const runTransaction = async (
   let planned: GroupOutcome["planned"] = "read"
   const expected = useGuesses && latestSet.size === 0 ? guesses.all(ids) : undefined
   if (expected !== undefined) {
-    const known = new Map<number, Micros | null>()
-    for (let i = 0; i < ids.length; i++) known.set(ids[i]!, expected[i]!)
-    const plan = new WritePlan({ lastTs: (id) => known.get(id), latest: () => null })
+    // Every stream of the group has a guess (`expected`); planning reads them before `learn` changes any.
+    const plan = new WritePlan({ lastTs: (id) => guesses.get(id), latest: () => null })
     const errors = group.map((pending) => plan.add(pending.writes, pending.now))
     const arrays = storeArrays(netChanges(plan))
     // A group whose every call fails is planned on the rows: its errors may come from a wrong guess.
@@ -390,10 +391,11 @@ const runTransaction = async (
   guesses.learn(plan)
   try {
     // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
-    checkCommitted(
-      (await client.query(`${storeSql(storeArrays(netChanges(plan)), channel)}COMMIT`)) as unknown as
-        pg.QueryResult | Array<pg.QueryResult>
-    )
+    const stored = (await client.query(`${storeSql(storeArrays(netChanges(plan)), channel)}COMMIT`)) as unknown as
+      pg.QueryResult | Array<pg.QueryResult>
+    const end = Array.isArray(stored) ? stored[stored.length - 1]! : stored
+    // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
+    if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
   } catch (error) {
     guesses.forget(ids)
     throw error
