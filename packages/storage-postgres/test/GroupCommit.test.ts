@@ -6,7 +6,7 @@ import { GroupCommit } from "../src/internal/groupCommit.js"
 import { makePool } from "../src/internal/pool.js"
 import { parseUrl } from "../src/index.js"
 import { openTestDatabase, withSchema } from "../src/testing/index.js"
-import { delta, freshSchema, processes, put, readAll, T0, widgets } from "./fixtures.js"
+import { countingPool, delta, freshSchema, processes, put, readAll, T0, widgets } from "./fixtures.js"
 
 const db = await openTestDatabase()
 afterAll(() => db?.close())
@@ -201,22 +201,7 @@ describe.skipIf(db === undefined)("group commit", () => {
   // A group commit (one group at a time) on a pool of its own over `schema` that counts the queries it sends.
   const counted = (schema: string) =>
     Effect.gen(function* () {
-      const config = yield* parseUrl(withSchema(url, schema))
-      const sent = { queries: 0 }
-      const pool = yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          const pool = makePool(config)
-          pool.on("connect", (client) => {
-            const query = client.query.bind(client) as (...args: ReadonlyArray<unknown>) => unknown
-            ;(client as unknown as { query: typeof query }).query = (...args) => {
-              sent.queries++
-              return query(...args)
-            }
-          })
-          return pool
-        }),
-        (pool) => Effect.promise(() => pool.end())
-      )
+      const { pool, sent } = yield* countingPool(url, schema)
       const group = yield* Effect.acquireRelease(
         Effect.sync(
           () => new GroupCommit(pool, { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 1, maxWaitMs: 5000 })

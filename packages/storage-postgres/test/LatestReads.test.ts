@@ -1,12 +1,9 @@
 import type { StorageFailure, StoredEntry } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type pg from "pg"
-import { parseUrl } from "../src/index.js"
 import { LatestReads } from "../src/internal/latestReads.js"
-import { makePool } from "../src/internal/pool.js"
-import { openTestDatabase, withSchema } from "../src/testing/index.js"
-import { freshSchema, processes, put, widgets, write } from "./fixtures.js"
+import { openTestDatabase } from "../src/testing/index.js"
+import { countingPool, freshSchema, processes, put, widgets, write } from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
 const db = (await openTestDatabase({ ci: true }))!
@@ -48,22 +45,7 @@ describe("latest-entry reads, batched", () => {
         [a!, put(2)],
         [c!, put(5)]
       ])
-      const config = yield* parseUrl(withSchema(db.url, schema))
-      const sent = { queries: 0 }
-      const pool = yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          const pool = makePool(config)
-          pool.on("connect", (client: pg.PoolClient) => {
-            const query = client.query.bind(client) as (...args: ReadonlyArray<unknown>) => unknown
-            ;(client as unknown as { query: typeof query }).query = (...args) => {
-              sent.queries++
-              return query(...args)
-            }
-          })
-          return pool
-        }),
-        (pool) => Effect.promise(() => pool.end().catch(() => undefined))
-      )
+      const { pool, sent } = yield* countingPool(db.url, schema)
       return { stores: stores!, a: a!, b: b!, c: c!, pool, sent, reads: new LatestReads(pool, maxBatch) }
     })
 

@@ -14,6 +14,7 @@ import {
 } from "@dashstream/core"
 import { Context, Effect, Layer, type Scope } from "effect"
 import { type InvalidPostgresUrl, layer, migrate, parseUrl } from "../src/index.js"
+import { makePool } from "../src/internal/pool.js"
 import { withSchema } from "../src/testing/index.js"
 
 /** A receive time in microseconds (2023-11-14T22:13:20Z). */
@@ -77,3 +78,28 @@ export const readAll = (on: Stores, widget: Widget) =>
 
 export const delta = (d: number): PointOp => ({ _tag: "Delta", delta: d })
 export const put = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n } }] })
+
+/**
+ * A pool of its own on `schema` of the database at `url` whose clients count the queries they send (`sent.queries`),
+ * ended when the scope closes.
+ */
+export const countingPool = (url: string, schema: string) =>
+  Effect.gen(function* () {
+    const config = yield* parseUrl(withSchema(url, schema))
+    const sent = { queries: 0 }
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = makePool(config)
+        pool.on("connect", (client) => {
+          const query = client.query.bind(client) as (...args: ReadonlyArray<unknown>) => unknown
+          ;(client as unknown as { query: typeof query }).query = (...args) => {
+            sent.queries++
+            return query(...args)
+          }
+        })
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end().catch(() => undefined))
+    )
+    return { pool, sent }
+  })
