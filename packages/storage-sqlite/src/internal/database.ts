@@ -84,6 +84,28 @@ const close = (db: Database.Database): void => {
 }
 
 /**
+ * Opens an existing database file read-only, for `dashstream copy`'s source (contract section 12): no pragma that
+ * writes (the file keeps its WAL mode), no directory or file created (`fileMustExist`), and it is closed without a
+ * checkpoint when the scope closes, so the database file is never written. Fails with `StorageError` (e.g. the file
+ * is missing or is not a database) or `StorageUnavailable` (locked).
+ */
+export const acquireReadOnly = (
+  config: Pick<SqliteConfig, "filename" | "busyTimeoutMillis">
+): Effect.Effect<Database.Database, StorageFailure, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () =>
+        new Database(config.filename, {
+          readonly: true,
+          fileMustExist: true,
+          timeout: config.busyTimeoutMillis ?? 5000
+        }),
+      catch: storageFailure
+    }),
+    (db) => Effect.sync(() => db.close())
+  )
+
+/**
  * Opens the database with the adapter's pragmas (WAL, `synchronous` FULL unless configured otherwise, `busy_timeout`,
  * foreign keys) and closes it, after a WAL checkpoint, when the scope closes. Fails with `StorageError` (e.g. the
  * file is not a database or the directory cannot be created) or `StorageUnavailable` (locked).
