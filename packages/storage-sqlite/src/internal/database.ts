@@ -53,8 +53,29 @@ export interface Connection {
 
 const isMemory = (filename: string) => filename === ":memory:" || filename === ""
 
+/**
+ * Creates `dir` and its missing parents, one level at a time. Not `mkdirSync(dir, { recursive: true })`: where
+ * `mkdir` answers ENOENT although the parent exists (under `/proc`), Node's recursive form retries forever on the
+ * event loop (100% CPU, no output, SIGTERM never handled). Here that ENOENT is thrown: the command fails with it.
+ */
+const makeDirectory = (dir: string): void => {
+  const missing: Array<string> = []
+  for (let current = dir; !Fs.existsSync(current); current = Path.dirname(current)) {
+    missing.push(current)
+    if (Path.dirname(current) === current) break
+  }
+  for (const directory of missing.reverse()) {
+    try {
+      Fs.mkdirSync(directory)
+    } catch (error) {
+      // Made meanwhile by another process opening the same file (`serve --workers N`): fine.
+      if ((error as { code?: unknown }).code !== "EEXIST") throw error
+    }
+  }
+}
+
 const open = (config: SqliteConfig): Database.Database => {
-  if (!isMemory(config.filename)) Fs.mkdirSync(Path.dirname(Path.resolve(config.filename)), { recursive: true })
+  if (!isMemory(config.filename)) makeDirectory(Path.dirname(Path.resolve(config.filename)))
   const db = new Database(config.filename, { timeout: config.busyTimeoutMillis ?? 5000 })
   try {
     db.pragma("journal_mode = WAL")
