@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Either, ParseResult, Schema } from "effect"
 import type { AccountId } from "./Account.js"
+import { withBoundedIssues } from "./BoundedIssues.js"
 import { InvalidRequest } from "./Errors.js"
 import { StreamName } from "./StreamName.js"
 import { type WidgetType, widgetKind } from "./WidgetType.js"
@@ -132,7 +133,7 @@ const pathOf = (path: ReadonlyArray<PropertyKey>): string => {
   return out
 }
 
-const decodeTiles = Schema.decodeUnknownEither(Tiles)
+const decodeTiles = Schema.decodeUnknownEither(withBoundedIssues(Tiles))
 const LayoutFile = Schema.Struct({ tiles: Schema.Unknown })
 
 /**

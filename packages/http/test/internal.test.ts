@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Cause } from "effect"
 import { api, publicApi } from "../src/Api.js"
+import { causeText } from "../src/internal/causeText.js"
 import { docsRoutes } from "../src/internal/docs.js"
 import { isPush } from "../src/internal/pushLane.js"
 import { makeRateLimiter } from "../src/internal/rateLimiter.js"
@@ -37,6 +39,30 @@ describe("redaction", () => {
     assert.strictEqual(scrub("key a+b or a%2Bb", "a+b"), "key <redacted> or <redacted>")
     assert.strictEqual(scrub("nothing", undefined), "nothing")
     assert.strictEqual(scrub("nothing", ""), "nothing")
+  })
+})
+
+describe("causeText (the log text of a 500)", () => {
+  it("formats causes that carry values nested too deeply for effect's formatter, without throwing (issue 22 item 5)", () => {
+    let arrays: unknown = 1
+    let objects: unknown = "deep"
+    for (let i = 0; i < 100_000; i++) {
+      arrays = [arrays]
+      objects = { a: objects }
+    }
+    const causes = [
+      Cause.fail(arrays),
+      Cause.die(objects),
+      Cause.fail({ _tag: "Failed", message: "with a deep cause", cause: objects }),
+      Cause.die(new Error("boom ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG", { cause: arrays }))
+    ]
+    for (const cause of causes) {
+      const text = causeText(cause, "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG")
+      assert.isString(text)
+      assert.notInclude(text, "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG")
+    }
+    assert.include(causeText(causes[3]!, undefined), "boom")
+    assert.include(causeText(causes[2]!, undefined), "with a deep cause")
   })
 })
 
