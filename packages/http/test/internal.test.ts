@@ -26,6 +26,24 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/d/TOKEN/events"), "/d/<redacted>/events")
     assert.strictEqual(redactPath("/other/ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"), "/other/<redacted>")
     assert.strictEqual(redactPath("http://h"), "/")
+    // Anything shaped like a view token or an access key, in any segment and inside one (issue 22 item 8).
+    const view = "dv_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+    const key = "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+    assert.strictEqual(redactPath(`/assets/${view}`), "/assets/<redacted>")
+    assert.strictEqual(redactPath(`/${view}`), "/<redacted>")
+    assert.strictEqual(redactPath(`/dashboard/${view}`), "/dashboard/<redacted>")
+    assert.strictEqual(redactPath(`/dashboard/${view}/events`), "/dashboard/<redacted>/events")
+    assert.strictEqual(redactPath(`/x/${view}.js`), "/x/<redacted>")
+    assert.strictEqual(redactPath(`/x/token=${key}`), "/x/<redacted>")
+    assert.strictEqual(redactPath(`/x/${encodeURIComponent(`a ${view}`)}`), "/x/<redacted>")
+    assert.strictEqual(redactPath(`/x/${view.replace("_", "%5F")}`), "/x/<redacted>")
+    // Words that merely start like one are kept.
+    assert.strictEqual(redactPath("/assets/dv_short.js"), "/assets/dv_short.js")
+    assert.strictEqual(
+      redactPath("/api/v2/K/datastream/leads_per_region_this_week"),
+      "/api/v2/<redacted>/datastream/leads_per_region_this_week"
+    )
+    assert.strictEqual(redactPath("/docs"), "/docs")
     assert.strictEqual(
       requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
       "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
