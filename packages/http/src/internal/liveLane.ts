@@ -45,7 +45,9 @@ export const defaultLiveOptions: LiveOptions = {
 export const isEvents = (method: string | undefined, url: string | undefined): boolean => {
   if (method !== "GET" || url === undefined) return false
   const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
+  const query = q === -1 ? url : url.slice(0, q)
+  // One trailing slash is ignored, as on every route of the API.
+  const path = query.endsWith("/events/") ? query.slice(0, -1) : query
   if (!path.endsWith("/events")) return false
   const segments = path.split("/")
   // ["", "d", TOKEN, "events"]

@@ -15,15 +15,18 @@ import { writeErrorReply } from "./replies.js"
  * page's event stream (`/d/<viewToken>/events`) is the live lane's.
  */
 
-/** True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or `/assets/<name>`. */
+/**
+ * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` (also with one trailing slash, as every
+ * route of the API) or `/assets/<name>`.
+ */
 export const isPage = (method: string | undefined, url: string | undefined): boolean => {
   if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
   if (url.startsWith("/assets/")) return true
   if (!url.startsWith("/d/")) return false
   const q = url.indexOf("?")
   const segments = (q === -1 ? url : url.slice(0, q)).split("/")
-  // ["", "d", TOKEN]
-  return segments.length === 3 && segments[2] !== ""
+  // ["", "d", TOKEN] or ["", "d", TOKEN, ""]
+  return (segments.length === 3 || (segments.length === 4 && segments[3] === "")) && segments[2] !== ""
 }
 
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
@@ -145,7 +148,7 @@ export const makePageLane = (
     if (path.startsWith("/assets/")) return asset(req, res, t0, path)
     let token: string
     try {
-      token = decodeURIComponent(path.slice(3))
+      token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
     } catch {
       writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
       return log(req, 404, t0)
