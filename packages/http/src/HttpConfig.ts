@@ -39,6 +39,11 @@ export interface HandlerConfig {
   readonly eventStreamSlots?: StreamSlots | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
+  /**
+   * The dashboard page's CSP `frame-ancestors` (contract section 11): a source list such as
+   * `'self' https://wiki.example.com`, checked by the caller (it goes into a header as it is); `'self'` when absent.
+   */
+  readonly frameAncestors?: string | undefined
   /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */
   readonly live?: Partial<LiveOptions> | undefined
   /** Told when event streams open and close and when events are sent (for metrics); none when absent. */

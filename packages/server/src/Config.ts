@@ -33,7 +33,8 @@ export const EnvVar = {
   debug: "DASHSTREAM_DEBUG",
   decimateAt: "DASHSTREAM_DECIMATE_AT",
   decimationTiers: "DASHSTREAM_DECIMATION_TIERS",
-  workers: "DASHSTREAM_WORKERS"
+  workers: "DASHSTREAM_WORKERS",
+  frameAncestors: "DASHSTREAM_FRAME_ANCESTORS"
 } as const
 
 /**
@@ -180,6 +181,7 @@ export type ServeFlags = {
   readonly "decimate-at"?: string | undefined
   readonly "decimation-tiers"?: string | undefined
   readonly workers?: string | undefined
+  readonly "frame-ancestors"?: string | undefined
 }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
@@ -212,10 +214,20 @@ export interface ServeConfig {
    * `Workers.ts`).
    */
   readonly workers: number
+  /**
+   * Which sites may show the dashboard page in a frame: the CSP `frame-ancestors` source list
+   * (`--frame-ancestors`, `DASHSTREAM_FRAME_ANCESTORS`, see {@link parseFrameAncestors}); default `'self'`.
+   */
+  readonly frameAncestors: string
 }
 
 /** Defaults of {@link ServeConfig}. */
-export const serveDefaults = { host: "127.0.0.1", port: 8080, decimateAt: { hour: 3, minute: 0 } } as const
+export const serveDefaults = {
+  host: "127.0.0.1",
+  port: 8080,
+  decimateAt: { hour: 3, minute: 0 },
+  frameAncestors: "'self'"
+} as const
 
 /** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the contract's default (section 9). */
 const tiers: Config.Config<TierPolicy> = Config.withDefault(
@@ -242,6 +254,10 @@ const serve: Config.Config<ServeConfig> = Config.all({
   workers: Config.withDefault(
     flagOrEnv("workers", EnvVar.workers, (text, name) => Either.mapLeft(parseWorkers(text, name), (e) => e.message)),
     availableParallelism()
+  ),
+  frameAncestors: Config.withDefault(
+    flagOrEnv("frame-ancestors", EnvVar.frameAncestors, parseFrameAncestors),
+    serveDefaults.frameAncestors
   )
 })
 
@@ -249,8 +265,9 @@ const serve: Config.Config<ServeConfig> = Config.all({
  * The configuration of `serve` from its flags and the environment. Fails with a {@link UsageError} for a bad
  * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `--log-requests` /
  * `DASHSTREAM_LOG_REQUESTS`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}),
- * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}) or `--workers` /
- * `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism).
+ * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}), `--workers` /
+ * `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism) or
+ * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
   load(serve, flags, env)
@@ -323,6 +340,29 @@ export const parseNow = (value: string): Either.Either<Micros, UsageError> => {
   const total = millis * 1000 + fractionMicros
   if (!Number.isSafeInteger(total) || total < 0 || total > MAX_SECONDS * 1_000_000) return bad()
   return Either.right(micros(total))
+}
+
+/** One source of a CSP source list: a keyword, `*`, a scheme (`https:`) or a host with optional scheme, port, path. */
+const cspSource =
+  /^(?:'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*|(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(?:\d{1,5}|\*))?(?:\/[a-z0-9\-._~!$&()*+=:@%/]*)?)$/i
+
+/**
+ * Parses `--frame-ancestors` (or `DASHSTREAM_FRAME_ANCESTORS`, named by `name`): the CSP `frame-ancestors` source
+ * list of the dashboard page, such as `'self'`, `'none'`, `*` or `'self' https://wiki.example.com`; its sources are
+ * joined by single spaces. Refused: an empty list, `'none'` beside other sources, `self` or `none` without their
+ * quotes, and anything that is not a source (a `;` or `,` would add another directive or policy to the header).
+ */
+export function parseFrameAncestors(value: string, name: string): Either.Either<string, string> {
+  const sources = value.trim().split(/[ \t]+/)
+  const bad =
+    sources.some((source) => !cspSource.test(source) || /^(?:self|none)$/i.test(source)) ||
+    (sources.includes("'none'") && sources.length > 1)
+  return value.trim() === "" || bad
+    ? Either.left(
+        `${name} must be a CSP source list such as 'self' (the default), 'none', * or 'self' https://wiki.example.com ` +
+          `(sources separated by spaces; 'none' alone), got ${JSON.stringify(value)}`
+      )
+    : Either.right(sources.join(" "))
 }
 
 function parseHost(value: string, name: string): Either.Either<string, string> {

@@ -80,6 +80,7 @@ export const serve = (
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
+            frameAncestors: config.frameAncestors,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,

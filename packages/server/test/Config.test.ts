@@ -72,8 +72,37 @@ describe("Config.serveConfig", () => {
       logRequests: false,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
-      workers: availableParallelism()
+      workers: availableParallelism(),
+      frameAncestors: "'self'"
     })
+  })
+
+  it("frame-ancestors: --frame-ancestors beats DASHSTREAM_FRAME_ANCESTORS; a source list, else a usage error", () => {
+    const frameAncestors = (flag: string | undefined, env: string | undefined) =>
+      Config.serveConfig({ "frame-ancestors": flag }, env === undefined ? {} : { DASHSTREAM_FRAME_ANCESTORS: env })
+    assert.strictEqual(right(frameAncestors("'none'", "*")).frameAncestors, "'none'")
+    assert.strictEqual(right(frameAncestors(undefined, "*")).frameAncestors, "*")
+    assert.strictEqual(
+      right(frameAncestors("  'self'   https://wiki.example.com *.example.org:8443 https: ", undefined)).frameAncestors,
+      "'self' https://wiki.example.com *.example.org:8443 https:"
+    )
+    assert.strictEqual(
+      right(frameAncestors("https://intranet.example.com/wiki/", undefined)).frameAncestors,
+      "https://intranet.example.com/wiki/"
+    )
+    for (const bad of [
+      "",
+      "'self'; script-src *",
+      "https://a.example.com, https://b.example.com",
+      "'none' https://a.example.com",
+      "self",
+      "'unsafe-inline'",
+      "https://a.example.com\r\nX-Evil: 1",
+      "https://exa<mple.com"
+    ]) {
+      assert.match(leftMessage(frameAncestors(bad, undefined)), /^--frame-ancestors must be/, JSON.stringify(bad))
+    }
+    assert.match(leftMessage(frameAncestors(undefined, "a;b")), /^DASHSTREAM_FRAME_ANCESTORS must be/)
   })
 
   it("workers: --workers beats DASHSTREAM_WORKERS; anything but a whole number from 1 to 1024 is a usage error", () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
-import { assets, pageHeaders, pageHtml, type TileModel } from "@dashstream/dashboard-web"
+import { assets, defaultFrameAncestors, pageHeadersFor, pageHtml, type TileModel } from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
@@ -34,6 +34,8 @@ const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "
 /** What the page lane needs from the server. */
 export interface PageLaneOptions {
   readonly logRequests: boolean
+  /** The page's CSP `frame-ancestors` source list (see `HandlerConfig.frameAncestors`). */
+  readonly frameAncestors?: string | undefined
 }
 
 /** The page lane's request listener, resolving view tokens on `runtime`. */
@@ -43,6 +45,10 @@ export const makePageLane = (
 ): ((req: IncomingMessage, res: ServerResponse) => void) => {
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
+  const headers = {
+    ...pageHeadersFor(options.frameAncestors ?? defaultFrameAncestors),
+    "content-type": "text/html; charset=utf-8"
+  }
 
   const log = (req: IncomingMessage, status: number, t0: number) => {
     if (options.logRequests) {
@@ -135,7 +141,7 @@ export const makePageLane = (
         } catch (error) {
           return fail(req, res, t0, error, token)
         }
-        send(req, res, t0, html, { ...pageHeaders, "content-type": "text/html; charset=utf-8" })
+        send(req, res, t0, html, headers)
       }
     })
 
