@@ -3,7 +3,7 @@ import { AccountStore } from "./AccountStore.js"
 import { ChangeFeed, type StreamChange } from "./ChangeFeed.js"
 import { type Forbidden, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import { renderEntries, type StoredEntry, StreamStore } from "./StreamStore.js"
-import { type Micros, micros, sinceFromText } from "./Time.js"
+import { MAX_SECONDS, type Micros, MICROS_PER_SECOND, micros, sinceFromText } from "./Time.js"
 import { authenticate } from "./UseCases.js"
 import type { StreamId } from "./Widget.js"
 
@@ -122,19 +122,32 @@ const nextPageSize = (entries: ReadonlyArray<StoredEntry>, pageSize: number): nu
 /** The bound below every `ts` (entries with `ts > -1` are all of them, `ts` 0 included). */
 const beforeAll = micros(-1)
 
+// The largest cursor that can still deliver something: no entry has a `ts` above MAX_SECONDS.
+const maxCursor = MAX_SECONDS * MICROS_PER_SECOND
+
 const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidSince> => {
-  // The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused).
+  // The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused), and no larger than
+  // the largest `ts`: a stream following from beyond it would stay silent for ever (issue 22, item 11).
   const bound = sinceFromText(text)
-  return bound === undefined
-    ? Either.left(
-        new InvalidSince({ message: `${what} must be a non-negative decimal number of seconds, got ${quoted(text)}` })
-      )
-    : Either.right(bound)
+  if (bound === undefined) {
+    return Either.left(
+      new InvalidSince({ message: `${what} must be a non-negative decimal number of seconds, got ${quoted(text)}` })
+    )
+  }
+  if (bound > maxCursor) {
+    return Either.left(
+      new InvalidSince({
+        message: `${what} must be at most ${MAX_SECONDS} seconds (the largest ts there can be), got ${quoted(text)}`
+      })
+    )
+  }
+  return Either.right(bound)
 }
 
 /**
  * Where a subscription starts from what the client sent (contract section 10): `Last-Event-ID` wins over `since`.
- * Fails with `InvalidSince` when the one used is not a non-negative number of seconds.
+ * Fails with `InvalidSince` when the one used is not a non-negative number of seconds, or is above `MAX_SECONDS`
+ * (nothing could ever follow it).
  */
 export const followStart = (params: FollowParams): Either.Either<FollowStart, InvalidSince> => {
   if (params.lastEventId !== undefined) {
