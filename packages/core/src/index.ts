@@ -1,6 +1,7 @@
 export * from "./Account.js"
 export * from "./AccountStore.js"
 export * from "./Apply.js"
+export * from "./BoundedIssues.js"
 export * from "./Dashboard.js"
 export * as Dashboards from "./Dashboards.js"
 export * from "./DashboardStore.js"
