@@ -42,7 +42,16 @@ export type {
   XyPoint
 } from "./Point.js"
 export { decodePoint } from "./PointDecoder.js"
-export { decodePushRequest, type PushRequest, type StreamPart } from "./PushRequest.js"
+// Pushes from any protocol (IngestRequest), and the original JSON body as one parser into it.
+export {
+  type IngestPart,
+  type IngestRequest,
+  type IngestResult,
+  type PartDecoder,
+  type PartRejection,
+  type UndeclaredStreams
+} from "./Ingest.js"
+export { decodeCommand, decodeJsonPart, decodePushRequest, type JsonPart, type PushRequest } from "./PushRequest.js"
 export { type EntryWrite, type Mutation, needsLatest } from "./Apply.js"
 export { type Limits, defaultLimits } from "./Limits.js"
 
