@@ -3,7 +3,8 @@ import { Cause } from "effect"
 import { api, publicApi } from "../src/Api.js"
 import { causeText } from "../src/internal/causeText.js"
 import { docsRoutes } from "../src/internal/docs.js"
-import { isPush } from "../src/internal/pushLane.js"
+import { matchIngestRoute } from "../src/internal/ingestLane.js"
+import { ingestRoutes } from "../src/internal/ingestRoutes.js"
 import { makeRateLimiter } from "../src/internal/rateLimiter.js"
 import { accessKeyOfPath, redactPath, requestLine, scrub } from "../src/internal/redact.js"
 import { readBodyText } from "../src/internal/readHandlers.js"
@@ -60,6 +61,8 @@ describe("redaction", () => {
   })
 })
 
+const isPush = (method: string, url: string) => matchIngestRoute(ingestRoutes, method, url)?.template === "/customSend"
+
 describe("causeText (the log text of a 500)", () => {
   it("formats causes that carry values nested too deeply for effect's formatter, without throwing (issue 22 item 5)", () => {
     let arrays: unknown = 1
@@ -84,7 +87,7 @@ describe("causeText (the log text of a 500)", () => {
   })
 })
 
-describe("push lane routing", () => {
+describe("ingest lane routing", () => {
   it("takes POST /customSend and /customSend/ with or without a query, nothing else", () => {
     for (const url of ["/customSend", "/customSend/", "/customSend?a=1", "/customSend/?a=1"])
       assert.isTrue(isPush("POST", url), url)
