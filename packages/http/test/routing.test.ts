@@ -94,6 +94,8 @@ describe("routing, health and documentation", () => {
       `/api/v2/${accessKey}/datastream/s/`,
       `/api/v2/${accessKey}/datastream/s/events`,
       `/api/v2/${accessKey}/datastream/s/events/`,
+      // Longer than any stream name: the router matches no route for it.
+      `/api/v2/${accessKey}/datastream/${"r".repeat(6_000)}`,
       "/assets/x.js",
       "/assets/x.js/",
       "/customSend",
@@ -123,6 +125,9 @@ describe("routing, health and documentation", () => {
       }
     }
     assert.deepStrictEqual(contradictions, [])
+    const long = await json(await fetch(`${server.url}/api/v2/${accessKey}/datastream/${"r".repeat(6_000)}`))
+    assert.deepStrictEqual([long.status, long.body.error.code], [404, "not_found"])
+    assert.isBelow(long.body.error.message.length, 200)
   })
 
   it("answers HEAD where GET is served", async () => {

@@ -21,7 +21,7 @@ import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
-import { writeErrorReply } from "./replies.js"
+import { routeNotFound, writeErrorReply } from "./replies.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
@@ -407,7 +407,7 @@ export const makeLiveLane = (
       try {
         token = decodeURIComponent(segments[2]!)
       } catch {
-        return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+        return refuse(routeNotFound(url))
       }
       return handleDashboard(req, res, token, t0)
     }
@@ -417,7 +417,7 @@ export const makeLiveLane = (
       key = decodeURIComponent(segments[3]!)
       streamName = decodeURIComponent(segments[5]!)
     } catch {
-      return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      return refuse(routeNotFound(url))
     }
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
     const header = req.headers["last-event-id"]

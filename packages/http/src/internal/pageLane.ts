@@ -3,10 +3,10 @@ import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
 import { assets, defaultFrameAncestors, pageHeadersFor, pageHtml, type TileModel } from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
-import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
+import { internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { redactPath, requestLine } from "./redact.js"
-import { writeErrorReply } from "./replies.js"
+import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
  * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
@@ -90,7 +90,7 @@ export const makePageLane = (
       return fail(req, res, t0, error)
     }
     if (found === undefined) {
-      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(path)}`))
+      writeErrorReply(res, routeNotFound(path))
       return log(req, 404, t0)
     }
     const headers = { ...assetHeaders, "content-type": found.contentType, vary: "accept-encoding" }
@@ -156,7 +156,7 @@ export const makePageLane = (
     try {
       token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
     } catch {
-      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
     page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
