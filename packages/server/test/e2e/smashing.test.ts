@@ -271,6 +271,15 @@ for (const backend of backends) {
       }
     })
 
+    it("other methods are 405 (Allow: POST); a malformed path is 404 not_found", async () => {
+      const { api } = ctx
+      const get = await api.fetch("/widgets/n")
+      expectError(get, 405, "method_not_allowed")
+      expect(get.headers.get("allow")).toBe("POST")
+      expectError(await api.pushRaw("{}", { path: "/widgets/%ZZ" }), 404, "not_found")
+      expectError(await api.pushRaw("{}", { path: "/widgets/a/b" }), 404, "not_found")
+    })
+
     it("is described in the OpenAPI document", async () => {
       const { api } = ctx
       const r = await api.fetch("/openapi.json")
