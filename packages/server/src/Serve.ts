@@ -74,6 +74,7 @@ export const serve = (
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
+            corsOrigins: config.corsOrigins,
             frameAncestors: config.frameAncestors,
             metrics,
             rateLimiter: role?.rateLimiter,
