@@ -31,8 +31,10 @@ export interface DashboardFeed {
 export interface DashboardSink {
   /**
    * A piece of a snapshot event's data; the pieces of one snapshot, joined in order, are
-   * `{"tiles":{"<streamName>":[{"ts","point"}...],...}}` with each tile's entries ascending. `last` is true on its last
-   * piece. Nothing else is written between the first piece of a snapshot and its last.
+   * `{"tiles":{"<streamName>":[{"ts","point"}...],...},"deleted":["<streamName>",...]}`: each tile's entries
+   * ascending, and in `deleted` the tiles whose widget does not exist (any more), which show "stream deleted" (issue
+   * 22, item 6). `last` is true on its last piece. Nothing else is written between the first piece of a snapshot and
+   * its last.
    */
   readonly snapshot: (part: string, last: boolean) => void
   /** `{"streamName","ts","point"}`: an entry stored (or replaced, same `ts`) after the snapshot. */
@@ -89,7 +91,7 @@ class TileFeed {
   /** Entries of its snapshot member written so far, and the `ts` (microseconds) of the last. */
   written = 0
   lastTs = -Infinity
-  /** Its widget was found deleted while its member was written. */
+  /** Its widget was found deleted while its member was written: it goes in the snapshot's `deleted`. */
   deleted = false
   /** One of its events went to the held ones while its member was written: the rest follow it there, in order. */
   diverted = false
@@ -193,8 +195,13 @@ class DashboardFollow implements DashboardFollower {
       this.members = 0
       this.sink.live(false)
       this.sink.snapshot('{"tiles":{', false)
+      const deleted: Array<string> = []
       for (const tile of tiles) {
-        if (tile.closed || tile.stream === null) continue
+        if (tile.closed) continue
+        if (tile.stream === null) {
+          deleted.push(tile.streamName)
+          continue
+        }
         this.current = tile
         const follower = yield* followStream(
           tile.stream,
@@ -205,13 +212,13 @@ class DashboardFollow implements DashboardFollower {
         this.current = undefined
         if (tile.closed) follower.close()
         else tile.follower = follower
-        // A tile whose widget was deleted is left out; `deleted` follows the snapshot.
+        if (tile.deleted) deleted.push(tile.streamName)
         if (tile.written > 0) this.sink.snapshot("]", false)
         else if (!tile.deleted)
           this.sink.snapshot(`${this.members++ > 0 ? "," : ""}${JSON.stringify(tile.streamName)}:[]`, false)
         yield* this.sink.writable
       }
-      this.sink.snapshot("}}", true)
+      this.sink.snapshot(`},"deleted":${JSON.stringify(deleted)}}`, true)
       yield* this.release()
     })
   }
@@ -271,8 +278,9 @@ class DashboardFollow implements DashboardFollower {
       },
       deleted: () => {
         if (tile.closed) return
-        if (this.current === tile) tile.deleted = true
-        this.send(tile, "deleted", streamNameData(name))
+        // While its member is written (and none of its events wait behind the snapshot): in the snapshot's `deleted`.
+        if (this.current === tile && !tile.diverted) tile.deleted = true
+        else this.send(tile, "deleted", streamNameData(name))
       },
       failed: (error) => {
         if (this.closed) return
@@ -288,8 +296,9 @@ class DashboardFollow implements DashboardFollower {
  * Follows the streams of a dashboard's tiles (see the module comment) on `runtime`: subscribes to each distinct
  * stream in turn with its most recent `recent` entries as its backlog (the largest `recent` of the tiles that show
  * it), writes them into the snapshot as they are read, then forwards each stream's changes. A tile whose widget does
- * not exist is left out of the snapshot; one deleted while the snapshot is written is announced by `deleted` after
- * it. Returns at once; a storage failure while reading ends every subscription and is told to `sink.failed`.
+ * not exist, or is found deleted when its turn comes, is named in the snapshot's `deleted` (not in its `tiles`); one
+ * deleted later is announced by `event: deleted`. Returns at once; a storage failure while reading ends every
+ * subscription and is told to `sink.failed`.
  */
 export const followDashboard = (
   feeds: ReadonlyArray<DashboardFeed>,

@@ -190,6 +190,27 @@ describe("the 20-tile dashboard", () => {
     await until(page, `${q(tileSel("visitors"))}.dataset.state === "data"`, 2000)
     assert.strictEqual(server.openStreams(), 1)
   })
+
+  it("a widget deleted while the page was away: the fresh snapshot names it deleted and the tile says so (issue 22, item 6)", async () => {
+    const { page } = watch
+    assert.strictEqual(await page.evaluate(`${q(tileSel("deploys"))}.dataset.state`), "data")
+    const { deploys: _, ...rest } = entries(server.origin)
+    server.snapshot = rest
+    server.deleted = ["deploys"]
+    await server.restart(300)
+    await until(page, `${q(tileSel("deploys"))}.dataset.state === "deleted"`, 10_000)
+    assert.strictEqual(await text(page, `${tileSel("deploys")} .ds-placeholder`), "stream deleted")
+    // A widget made again with that name: the next snapshot has its entries, and the tile shows them.
+    server.snapshot = entries(server.origin)
+    server.deleted = []
+    await server.restart(300)
+    await until(page, `${q(tileSel("deploys"))}.dataset.state === "data"`, 10_000)
+    // The restarts' dropped connections are logged by the browser; nothing else is.
+    assert.deepStrictEqual(
+      watch.errors.filter((e) => !e.startsWith("console: Failed to load resource: net::")),
+      []
+    )
+  })
 })
 
 describe("themes and small screens", () => {

@@ -43,6 +43,19 @@ describe("held entries (contract section 11)", () => {
       })
     )
   })
+  it("a snapshot's deleted member names the tiles whose widget is gone; absent, none is", () => {
+    const snapshot = decodeEvent("snapshot", '{"tiles":{"a":[{"ts":1,"point":2}]},"deleted":["b",3]}')
+    assert.deepStrictEqual(snapshot, {
+      kind: "snapshot",
+      tiles: new Map([["a", [{ ts: 1, point: 2 }]]]),
+      deleted: new Set(["b"])
+    })
+    assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{}}'), {
+      kind: "snapshot",
+      tiles: new Map<string, ReadonlyArray<{ ts: number; point: unknown }>>(),
+      deleted: new Set<string>()
+    })
+  })
   it("ignores malformed data", () => {
     assert.strictEqual(decodeEvent("entry", "not json"), undefined)
     assert.strictEqual(decodeEvent("entry", '{"streamName":"a","point":3}'), undefined)

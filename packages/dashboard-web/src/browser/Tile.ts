@@ -42,9 +42,10 @@ export class Tile {
     this.renderer = renderers[model.type].create(this.body, ctx)
   }
 
-  /** Replaces the held entries (a snapshot). */
+  /** Replaces the held entries (a snapshot, which also says that the stream exists). */
   setEntries(entries: ReadonlyArray<Entry>): void {
     this.entries = snapshotEntries(entries, this.keep)
+    this.deleted = false
   }
 
   /** Adds one entry (same `ts` replaces); an entry also means the stream exists again. */

@@ -27,7 +27,12 @@ export const toEntry = (raw: unknown): Entry | undefined => {
 
 /** A decoded section-11 event of the page's event stream. */
 export type DashboardEvent =
-  | { readonly kind: "snapshot"; readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>> }
+  | {
+      readonly kind: "snapshot"
+      readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>>
+      /** The streams whose widget no longer exists (the snapshot's `deleted` member; absent from older servers). */
+      readonly deleted: ReadonlySet<string>
+    }
   | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
   | { readonly kind: "clear"; readonly streamName: string }
   | { readonly kind: "deleted"; readonly streamName: string }
@@ -57,7 +62,11 @@ export const decodeEvent = (type: string, data: string): DashboardEvent | undefi
           list.map(toEntry).filter((e): e is Entry => e !== undefined)
         )
       }
-      return { kind: "snapshot", tiles }
+      const rawDeleted = obj["deleted"]
+      const deleted = new Set(
+        Array.isArray(rawDeleted) ? rawDeleted.filter((d): d is string => typeof d === "string") : []
+      )
+      return { kind: "snapshot", tiles, deleted }
     }
     case "entry": {
       const entry = toEntry(obj)

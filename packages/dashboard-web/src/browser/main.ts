@@ -77,9 +77,11 @@ const start = (): void => {
     (event) => {
       if (event.kind === "snapshot") {
         performance.mark("ds-snapshot")
+        // A tile named in `deleted` shows "stream deleted"; one in `tiles` shows its entries.
         for (const [name, list] of tiles) {
           for (const tile of list) {
-            tile.setEntries(event.tiles.get(name) ?? [])
+            if (event.deleted.has(name)) tile.markDeleted()
+            else tile.setEntries(event.tiles.get(name) ?? [])
             touch(tile)
           }
         }

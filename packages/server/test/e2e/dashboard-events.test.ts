@@ -63,6 +63,23 @@ for (const backend of backends) {
   describe(suiteName("dashboard event streams", backend), () => {
     const ctx = useServer(backend)
 
+    it("a fresh snapshot names the tiles whose widget was deleted in its deleted member (issue 22, item 6)", async () => {
+      const { api, server } = ctx
+      const account = await api.setup({ kept: "number", gone: "label" })
+      expectSuccess(await api.pushPoint(account.accessKey, "kept", 5))
+      expectSuccess(await api.pushPoint(account.accessKey, "gone", { label: "bye" }))
+      const view = await dashboardOf(api, account.id, ["kept", "gone"])
+      const deleted = await api.admin("DELETE", `/admin/accounts/${account.id}/widgets/gone`)
+      expect(deleted.status, deleted.text).toBe(204)
+      const stream = await openOk(server.baseUrl, `${view}/events`)
+      await stream.until("the snapshot", () => stream.events.length > 0)
+      expect(stream.events[0]!.event).toBe("snapshot")
+      const snapshot = JSON.parse(stream.events[0]!.data) as { tiles: Record<string, unknown>; deleted: unknown }
+      expect(Object.keys(snapshot.tiles)).toEqual(["kept"])
+      expect(snapshot.deleted).toEqual(["gone"])
+      stream.close()
+    })
+
     it("a client that never reads holds a bounded amount of server memory, whatever the snapshot's size (issue 22, item 1)", async () => {
       const { api, server } = ctx
       const account = await api.setup({ f1: "text-feed", f2: "text-feed" })
