@@ -305,7 +305,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
         const snapshots: Array<string> = []
         let pieces = ""
         const follower = followDashboard(
-          Dashboards.dashboardFeeds(resolved),
+          Dashboards.dashboardLayout(resolved),
           yield* Effect.runtime<StreamStore | ChangeFeed>(),
           {
             snapshot: (part, last) => {
@@ -317,6 +317,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
             entry: () => {},
             clear: () => {},
             deleted: () => {},
+            layout: () => {},
             failed: () => {},
             overflowed: () => {},
             writable: Effect.void,
