@@ -32,7 +32,7 @@ export interface PageServer {
   /** The stream names the snapshot names as deleted (its `deleted` member). */
   deleted: ReadonlyArray<string>
   /** Sends one event to every open event stream. */
-  readonly send: (type: "entry" | "clear" | "deleted", data: unknown) => void
+  readonly send: (type: "entry" | "clear" | "deleted" | "layout" | "snapshot", data: unknown) => void
   /** Number of open event streams. */
   readonly openStreams: () => number
   /** Stops listening and drops every connection (a server restart), then listens again on the same port after `downMs`. */

@@ -244,8 +244,9 @@ export const makeLiveLane = (
     }
   }
 
-  // View tokens being looked up: one lookup at a time per token, however slow the storage.
-  const revalidating = new Set<string>()
+  // View tokens being looked up (one lookup at a time per token, however slow the storage), each with whether it must
+  // be looked up again when that lookup ends (asked for while it ran: it may have read the dashboard before a change).
+  const revalidating = new Map<string, boolean>()
 
   // Looks up the dashboard of each open view token, as changed by this process or any other on the same database:
   // its layout goes to its event streams (core re-scopes them when it changed); a token that no longer names a
@@ -254,23 +255,34 @@ export const makeLiveLane = (
     const tokens = new Set<string>()
     for (const conn of connections) if (conn.viewToken !== undefined) tokens.add(conn.viewToken)
     for (const token of tokens) {
-      if (revalidating.has(token)) continue
-      revalidating.add(token)
-      runCallback(Dashboards.resolveView(token), {
-        onExit: (exit) => {
-          revalidating.delete(token)
-          if (Exit.isSuccess(exit)) {
-            const layout = Dashboards.dashboardLayout(exit.value)
-            for (const conn of connections) if (conn.viewToken === token) conn.dashboard?.relayout(layout)
-            return
-          }
-          const failure = Cause.failureOption(exit.cause)
-          if (Option.isNone(failure) || failure.value._tag !== "DashboardNotFound") return
-          for (const conn of [...connections]) if (conn.viewToken === token) conn.res.end()
-        }
-      })
+      if (revalidating.has(token)) {
+        revalidating.set(token, true)
+        continue
+      }
+      lookUp(token)
     }
   }
+
+  const lookUp = (token: string): void => {
+    revalidating.set(token, false)
+    runCallback(Dashboards.resolveView(token), {
+      onExit: (exit) => {
+        const again = revalidating.get(token) === true
+        revalidating.delete(token)
+        // Asked for again while it ran: the next lookup's answer supersedes this one.
+        if (again) return lookUp(token)
+        if (Exit.isSuccess(exit)) {
+          const layout = Dashboards.dashboardLayout(exit.value)
+          for (const conn of connections) if (conn.viewToken === token) conn.dashboard?.relayout(layout)
+          return
+        }
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isNone(failure) || failure.value._tag !== "DashboardNotFound") return
+        for (const conn of [...connections]) if (conn.viewToken === token) conn.res.end()
+      }
+    })
+  }
+
   const startHeartbeat = () => {
     if (heartbeat !== undefined) return
     heartbeat = setInterval(beat, Math.max(20, Math.min(1000, heartbeatMs / 4, revalidateMs / 4)))
