@@ -156,7 +156,11 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       if (isPage(req.method, req.url)) return pageLane(req, res)
       const refusal = refuseDeclaredLength(req, maxBodyBytes)
       if (refusal === undefined) {
-        if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)
+        if (req.url?.startsWith("/admin/") && req.method !== "GET") {
+          treatBodyAsJson(req)
+          // A dashboard or widget changed here reaches this process's open dashboard streams at once.
+          res.once("finish", liveLane.dashboardsChanged)
+        }
         return apiLane(req, res)
       }
       writeErrorReply(res, refusal)
