@@ -2,7 +2,7 @@
  * Pure helpers of the widgets list (contract section 14): an editable example point for each widget type (the
  * "push a test point" form starts from it), a one-line summary of a stored point, and the age of an entry.
  */
-import { formatValue, numericPoint } from "@dashstream/dashboard-web/browser"
+import { formatValue, numericPoint } from "@dashstream/dashboard-web/browser/format"
 
 /**
  * An example `point` for each widget type of contract section 2, in the shape section 3 accepts: what the test

@@ -7,9 +7,12 @@ import { render } from "preact"
 import type { ConsoleConfig } from "../Config.js"
 import { App } from "./App.js"
 import { hasDrafts } from "./memory.js"
-import { takeFragmentToken } from "./session.js"
+import { fragmentToken } from "./session.js"
 
-const firstRunToken = takeFragmentToken()
+// The first-run link's token leaves the address bar (same path and query, no fragment, no new history entry) before
+// anything else runs; the app posts it to the session endpoint and keeps it nowhere.
+const firstRunToken = fragmentToken(location.hash)
+if (firstRunToken !== undefined) history.replaceState(history.state, "", `${location.pathname}${location.search}`)
 
 const start = (): void => {
   const config = JSON.parse(document.getElementById("ds-console")?.textContent ?? "{}") as ConsoleConfig

@@ -10,7 +10,6 @@
 export type { Entry, TileModel } from "../Model.js"
 export { heldEntries, widgetTypes, type WidgetType } from "../WidgetType.js"
 export { el } from "./dom.js"
-export { formatNumber, formatValue, numericPoint } from "./format.js"
 export type { RenderContext } from "./renderers/Renderer.js"
 export { Tile, type TileState } from "./Tile.js"
 export { addEntry, snapshotEntries } from "./TileData.js"
