@@ -38,10 +38,10 @@ const files = {}
 const sizes = []
 const emit = (ext, body, contentType) => {
   const hash = createHash("sha256").update(body).digest("hex").slice(0, 10)
-  // The `console.` prefix keeps these names apart from the dashboard page's files under the same /assets/ path.
-  const file = `assets/console.${hash}.${ext}`
+  const file = `assets/app.${hash}.${ext}`
   writeFileSync(join(dist, file), body)
-  const url = `/${file}`
+  // Served under the page's own path, apart from the dashboard page's /assets/.
+  const url = `/console/${file}`
   files[url] = { file, contentType }
   sizes.push({ url, raw: body.length, gzip: gzipSync(body, { level: 9 }).length })
   return url
@@ -56,7 +56,7 @@ const style = emit("css", out("css"), "text/css; charset=utf-8")
 writeFileSync(join(dist, "manifest.json"), JSON.stringify({ script, style, files }, null, 2) + "\n")
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`
-for (const s of sizes) console.log(`  ${s.url.padEnd(44)} ${kib(s.raw).padStart(10)}  gzip ${kib(s.gzip).padStart(9)}`)
+for (const s of sizes) console.log(`  ${s.url.padEnd(48)} ${kib(s.raw).padStart(10)}  gzip ${kib(s.gzip).padStart(9)}`)
 const total = sizes.reduce((n, s) => n + s.gzip, 0)
 console.log(
   `console-web: built in ${Math.round(performance.now() - started)} ms; gzip total ${kib(total)} (script + style; ` +

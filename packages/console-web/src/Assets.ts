@@ -9,7 +9,7 @@ export interface Asset {
 }
 
 /**
- * `bundle/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/assets/console.<hash>.js`);
+ * `bundle/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/console/assets/app.<hash>.js`);
  * `files` maps each URL path to its file under `bundle/` and its content type.
  */
 export interface Manifest {
@@ -53,9 +53,9 @@ export const manifest = (): Manifest => {
 
 /**
  * Every static file of the console page (its script and stylesheet), keyed by URL path
- * (`/assets/console.3f2a9c1b0d.js`). Names carry a content hash and the `console.` prefix, so they never collide with
- * the dashboard page's files under `/assets/` and may be answered with `Cache-Control: public, max-age=31536000,
- * immutable`. Read from `bundle/` on the first call, then cached. Throws {@link BundleNotBuilt} when not built.
+ * (`/console/assets/app.3f2a9c1b0d.js`): under the page's own path, apart from the dashboard page's `/assets/`.
+ * Names carry a content hash, so they may be answered with `Cache-Control: public, max-age=31536000, immutable`.
+ * Read from `bundle/` on the first call, then cached. Throws {@link BundleNotBuilt} when not built.
  */
 export const assets = (): ReadonlyMap<string, Asset> => {
   if (assetsCache === undefined) {

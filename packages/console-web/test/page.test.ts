@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { gzipSync } from "node:zlib"
 import { manifest as dashboardManifest } from "@dashstream/dashboard-web"
-import { assets, contentSecurityPolicy, manifest, pageHeaders, pageHtml } from "../src/index.js"
+import { assets, consolePage, contentSecurityPolicy, manifest, pageHeaders, pageHtml } from "../src/index.js"
 
 describe("pageHtml", () => {
   const html = pageHtml()
@@ -12,8 +12,8 @@ describe("pageHtml", () => {
       '<script type="application/json" id="ds-console">',
       `<script src="${manifest().script}" defer>`
     ])
-    assert.match(manifest().script, /^\/assets\/console\.[0-9a-f]{10}\.js$/)
-    assert.match(manifest().style, /^\/assets\/console\.[0-9a-f]{10}\.css$/)
+    assert.match(manifest().script, /^\/console\/assets\/app\.[0-9a-f]{10}\.js$/)
+    assert.match(manifest().style, /^\/console\/assets\/app\.[0-9a-f]{10}\.css$/)
     assert.strictEqual([...html.matchAll(/<link rel="stylesheet"/g)].length, 1)
   })
   it("carries the dashboard page's map outline URLs and nothing secret", () => {
@@ -50,19 +50,22 @@ describe("contentSecurityPolicy", () => {
 
 describe("assets", () => {
   const files = assets()
-  it("are the script and the stylesheet, under names the dashboard page's files do not use", () => {
+  it("are the script and the stylesheet, under the console's path, apart from the dashboard page's files", () => {
     const m = manifest()
     assert.strictEqual(files.get(m.script)?.contentType, "text/javascript; charset=utf-8")
     assert.strictEqual(files.get(m.style)?.contentType, "text/css; charset=utf-8")
     assert.strictEqual(files.size, 2)
-    for (const url of Object.keys(dashboardManifest().files)) assert.isFalse(files.has(url), url)
+    for (const url of files.keys()) assert.isTrue(url.startsWith("/console/assets/"), url)
+    assert.strictEqual(consolePage.assets(), files)
+    assert.strictEqual(consolePage.html(), pageHtml())
+    assert.strictEqual(consolePage.headers, pageHeaders)
   })
   it("the console's script and style are at most 300 KiB gzipped (the budget the build prints)", () => {
     const total = [...files.values()].reduce((n, a) => n + gzipSync(a.body, { level: 9 }).length, 0)
     assert.isAtMost(total, 300 * 1024)
   })
   it("the bundle carries no eval", () => {
-    const js = readFileSync(new URL(`../bundle${manifest().script}`, import.meta.url), "utf8")
+    const js = readFileSync(new URL(`../bundle/${manifest().files[manifest().script]!.file}`, import.meta.url), "utf8")
     assert.notMatch(js, /\beval\(/)
   })
 })

@@ -113,10 +113,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       }
     })
     const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
-    const pageLane = makePageLane(runtime, {
-      logRequests: config.logRequests,
-      console: config.adminToken !== undefined
-    })
+    const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
     const runFork = Runtime.runFork(runtime)
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
       if (isPush(req.method, req.url)) return pushLane(req, res)

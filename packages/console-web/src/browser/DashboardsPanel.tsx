@@ -85,49 +85,51 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
                   </td>
                   <td>{d.tiles.length}</td>
                   <td>{new Date(d.createdAt).toLocaleString()}</td>
-                  <td class="cw-actions">
-                    <a
-                      class="cw-button"
-                      href={routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })}
-                    >
-                      Edit layout
-                    </a>
-                    {link === undefined ? (
-                      <button
-                        type="button"
-                        disabled
-                        title="The view link is shown only when it is made: rotate it to get a new one"
+                  <td>
+                    <div class="cw-actions">
+                      <a
+                        class="cw-button"
+                        href={routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })}
                       >
-                        Open view page
-                      </button>
-                    ) : (
-                      <a class="cw-button" href={link} target="_blank" rel="noreferrer noopener">
-                        Open view page
+                        Edit layout
                       </a>
-                    )}
-                    <ConfirmButton
-                      label="Rotate view link"
-                      question="The current view link stops working. Make a new one?"
-                      confirmLabel="Rotate"
-                      action={() =>
-                        void act(d.id, async () =>
-                          showLink(`The new view link of ${d.name}.`, await api.rotateViewLink(props.accountId, d.id))
-                        )
-                      }
-                    />
-                    <ConfirmButton
-                      label="Delete"
-                      question={`Delete the dashboard ${d.name}?`}
-                      confirmLabel="Delete dashboard"
-                      danger
-                      action={() =>
-                        void act(d.id, async () => {
-                          await api.deleteDashboard(props.accountId, d.id)
-                          forgetViewLink(d.id)
-                        })
-                      }
-                    />
-                    {rowError?.id === d.id ? <ErrorText error={rowError.error} /> : null}
+                      {link === undefined ? (
+                        <button
+                          type="button"
+                          disabled
+                          title="The view link is shown only when it is made: rotate it to get a new one"
+                        >
+                          Open view page
+                        </button>
+                      ) : (
+                        <a class="cw-button" href={link} target="_blank" rel="noreferrer noopener">
+                          Open view page
+                        </a>
+                      )}
+                      <ConfirmButton
+                        label="Rotate view link"
+                        question="The current view link stops working. Make a new one?"
+                        confirmLabel="Rotate"
+                        action={() =>
+                          void act(d.id, async () =>
+                            showLink(`The new view link of ${d.name}.`, await api.rotateViewLink(props.accountId, d.id))
+                          )
+                        }
+                      />
+                      <ConfirmButton
+                        label="Delete"
+                        question={`Delete the dashboard ${d.name}?`}
+                        confirmLabel="Delete dashboard"
+                        danger
+                        action={() =>
+                          void act(d.id, async () => {
+                            await api.deleteDashboard(props.accountId, d.id)
+                            forgetViewLink(d.id)
+                          })
+                        }
+                      />
+                      {rowError?.id === d.id ? <ErrorText error={rowError.error} /> : null}
+                    </div>
                   </td>
                 </tr>
               )

@@ -130,6 +130,8 @@ export class GridEditor {
             this.grid.update(item.element, { x: tile.x, y: tile.y, w: tile.w, h: tile.h })
           }
         }
+        // The layout's cell, as the owner holds it (what Save sends): for people reading the DOM and for tests.
+        item.content.dataset["cell"] = `${tile.x},${tile.y},${tile.w},${tile.h}`
         if (item.title !== tile.title) {
           item.title = tile.title
           const title = item.tile.element.querySelector(".ds-tile-title")

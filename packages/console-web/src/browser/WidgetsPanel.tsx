@@ -91,22 +91,24 @@ export const WidgetsPanel = (props: { readonly accountId: string }) => {
                   )}
                 </td>
                 <td class="cw-age">{w.latest === undefined || w.latest === null ? "" : formatAge(w.latest.ts, now)}</td>
-                <td class="cw-actions">
-                  <button
-                    type="button"
-                    aria-expanded={testing === w.streamName}
-                    onClick={() => setTesting(testing === w.streamName ? undefined : w.streamName)}
-                  >
-                    Test point
-                  </button>
-                  <ConfirmButton
-                    label="Delete"
-                    question={`Delete ${w.streamName} and all its data?`}
-                    confirmLabel="Delete widget"
-                    danger
-                    action={() => void remove(w.streamName)}
-                  />
-                  {rowError?.stream === w.streamName ? <ErrorText error={rowError.error} /> : null}
+                <td>
+                  <div class="cw-actions">
+                    <button
+                      type="button"
+                      aria-expanded={testing === w.streamName}
+                      onClick={() => setTesting(testing === w.streamName ? undefined : w.streamName)}
+                    >
+                      Test point
+                    </button>
+                    <ConfirmButton
+                      label="Delete"
+                      question={`Delete ${w.streamName} and all its data?`}
+                      confirmLabel="Delete widget"
+                      danger
+                      action={() => void remove(w.streamName)}
+                    />
+                    {rowError?.stream === w.streamName ? <ErrorText error={rowError.error} /> : null}
+                  </div>
                 </td>
               </tr>,
               testing === w.streamName ? (

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
-import * as ConsolePage from "@dashstream/console-web"
 import { assets, pageHeaders, pageHtml, type TileModel } from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
@@ -13,19 +12,13 @@ import { writeErrorReply } from "./replies.js"
  * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
  * and `GET /assets/<name>` the page's own files (script, stylesheet, map outlines), with content-hashed names and
  * year-long cache headers. Everything the page needs comes from here: it makes no request to any other origin. The
- * page's event stream (`/d/<viewToken>/events`) is the live lane's. The console page (contract section 14),
- * `GET /console`, and its files are served here too, by the same rules; `/console` answers 404 while the admin API is
- * off.
+ * page's event stream (`/d/<viewToken>/events`) is the live lane's.
  */
 
-/** The console page's path (contract section 14). */
-const consolePath = "/console"
-
-/** True for the requests this lane serves: GET or HEAD of `/d/<viewToken>`, `/console` or `/assets/<name>`. */
+/** True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or `/assets/<name>`. */
 export const isPage = (method: string | undefined, url: string | undefined): boolean => {
   if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
   if (url.startsWith("/assets/")) return true
-  if (url === consolePath || url.startsWith(`${consolePath}?`)) return true
   if (!url.startsWith("/d/")) return false
   const q = url.indexOf("?")
   const segments = (q === -1 ? url : url.slice(0, q)).split("/")
@@ -38,8 +31,6 @@ const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "
 /** What the page lane needs from the server. */
 export interface PageLaneOptions {
   readonly logRequests: boolean
-  /** Whether the admin API is on: the console page is served only then (404 otherwise, contract section 14). */
-  readonly console: boolean
 }
 
 /** The page lane's request listener, resolving view tokens on `runtime`. */
@@ -80,22 +71,19 @@ export const makePageLane = (
     log(req, 500, t0)
   }
 
-  const notFound = (req: IncomingMessage, res: ServerResponse, t0: number, url: string) => {
-    writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
-    log(req, 404, t0)
-  }
-
   // Each asset compressed once, on its first request: the page's bundle travels gzipped (about a third of its size).
   const gzipped = new Map<string, Buffer>()
   const asset = (req: IncomingMessage, res: ServerResponse, t0: number, path: string) => {
     let found
     try {
-      // The console's files carry a `console.` prefix, so the two pages' names never collide.
-      found = assets().get(path) ?? ConsolePage.assets().get(path)
+      found = assets().get(path)
     } catch (error) {
       return fail(req, res, t0, error)
     }
-    if (found === undefined) return notFound(req, res, t0, path)
+    if (found === undefined) {
+      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(path)}`))
+      return log(req, 404, t0)
+    }
     const headers = { ...assetHeaders, "content-type": found.contentType, vary: "accept-encoding" }
     if (!/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) return send(req, res, t0, found.body, headers)
     let body = gzipped.get(path)
@@ -104,17 +92,6 @@ export const makePageLane = (
       gzipped.set(path, body)
     }
     send(req, res, t0, body, { ...headers, "content-encoding": "gzip" })
-  }
-
-  // The page holds no secret (it signs in by itself), so it is the same for every request.
-  const consolePage = (req: IncomingMessage, res: ServerResponse, t0: number) => {
-    let html: string
-    try {
-      html = ConsolePage.pageHtml()
-    } catch (error) {
-      return fail(req, res, t0, error)
-    }
-    send(req, res, t0, html, { ...ConsolePage.pageHeaders, "content-type": "text/html; charset=utf-8" })
   }
 
   const page = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
@@ -166,12 +143,12 @@ export const makePageLane = (
     const q = url.indexOf("?")
     const path = q === -1 ? url : url.slice(0, q)
     if (path.startsWith("/assets/")) return asset(req, res, t0, path)
-    if (path === consolePath) return options.console ? consolePage(req, res, t0) : notFound(req, res, t0, url)
     let token: string
     try {
       token = decodeURIComponent(path.slice(3))
     } catch {
-      return notFound(req, res, t0, url)
+      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      return log(req, 404, t0)
     }
     page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
   }
