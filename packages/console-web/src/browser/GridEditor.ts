@@ -84,10 +84,17 @@ export class GridEditor {
       const key = this.keyOf(event.target)
       if (key !== undefined) callbacks.onSelect(key)
     })
-    this.host.addEventListener("pointerdown", (event) => {
+    // gridstack blurs the focused element on mousedown (and prevents the default focus), so a tile takes the focus
+    // (and with it the selection) on click, and after it was dragged or resized.
+    this.host.addEventListener("click", (event) => {
       const key = this.keyOf(event.target)
       if (key !== undefined) this.items.get(key)?.content.focus({ preventScroll: true })
     })
+    const focusMoved = (_: Event, element: GridItemHTMLElement) => {
+      element.querySelector<HTMLElement>(".cw-item")?.focus({ preventScroll: true })
+    }
+    this.grid.on("dragstop", focusMoved)
+    this.grid.on("resizestop", focusMoved)
   }
 
   /**
