@@ -1,5 +1,5 @@
 import type { RenderContext } from "@dashstream/dashboard-web/browser"
-import { useEffect, useMemo, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { api, ApiError, type Dashboard, type TileJson, type Widget } from "./api.js"
 import { GridEditor, type StreamInfo } from "./GridEditor.js"
 import { type Cell, errorTarget, firstFreeCell, sameLayout } from "./layout.js"
@@ -114,6 +114,8 @@ export const EditorPage = (props: {
 
   useEffect(() => {
     if (draft !== undefined) keepDraft(dashboardId, dirty ? draft : undefined)
+    // "Saved." speaks of the last save only: the next change replaces it.
+    if (dirty) setNotice(undefined)
   }, [draft, dirty])
 
   const remove = (key: string) => {
@@ -122,8 +124,10 @@ export const EditorPage = (props: {
     setTileErrors((e) => dropKey(e, key))
   }
 
-  // The grid exists once the layout is loaded, for as long as the editor is open.
-  useEffect(() => {
+  // The grid exists once the layout is loaded, for as long as the editor is open. It is brought in line with the
+  // layout in layout effects, run in the same task as the render: a deferred effect would hand it a layout that a
+  // key press in between has already changed, and move the tile back.
+  useLayoutEffect(() => {
     if (draft === undefined || gridHost.current === null || editor.current !== undefined) return
     editor.current = new GridEditor(gridHost.current, props.ctx, {
       onCells: (cells) => setDraft((d) => d && withCells(d, cells)),
@@ -138,7 +142,7 @@ export const EditorPage = (props: {
     },
     []
   )
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (draft === undefined || editor.current === undefined) return
     editor.current.sync(draft.tiles, streams, selected, tileErrors)
     if (focusNext.current !== undefined) {
@@ -212,6 +216,7 @@ export const EditorPage = (props: {
   const revert = () => {
     if (saved === undefined) return
     setDraft(draftOfDashboard(saved))
+    setNotice(undefined)
     setTileErrors(new Map())
     setNameError(undefined)
     setSaveError(undefined)

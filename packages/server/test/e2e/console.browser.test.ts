@@ -48,6 +48,10 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
   let accessKey: string
   let dashboardId: string
   let viewUrl: string
+  /** The tiles the layout tests resized and dragged, and where the drag put it. */
+  let resized: string
+  let dragged: string
+  let target: { x: number; y: number }
 
   const tilesOf = async () => {
     const r = await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${dashboardId}`)
@@ -218,39 +222,46 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await text(page, ".cw-save-state")).toBe("No changes")
   })
 
-  it("drags a tile to a new cell and resizes another; saved, they are there after a reload", async () => {
+  it("resizes a tile and drags another to a new cell; saved, they are there after a reload", async () => {
     const grid = (await page.locator(".cw-grid").boundingBox())!
     const cellW = grid.width / 12
     const cellH = 96
-    const before = await cellOf(page, "revenue")
-    const rows = Math.max(...(await tilesOf()).map((t) => t.y + t.h))
-    // Drag revenue to column 6 of the first free row below the layout.
-    const target = { x: 6, y: rows }
-    const box = (await page.locator(itemSel("revenue")).boundingBox())!
-    const grabX = box.x + 30
-    const grabY = box.y + 20
-    await page.mouse.move(grabX, grabY)
-    await page.mouse.down()
-    await page.mouse.move(grabX + (target.x - before.x) * cellW, grabY + (target.y - before.y) * cellH, {
-      steps: 20
-    })
-    await page.mouse.up()
-    await until(page, `${q(itemSel("revenue"))}?.dataset.cell.startsWith("${target.x},${target.y},") === true`, 5_000)
-    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+    const stored = await tilesOf()
 
-    // Resize cpu one column wider and one row taller by its corner handle.
-    const cpu = await cellOf(page, "cpu")
-    const cpuBox = (await page.locator(itemSel("cpu")).boundingBox())!
-    await page.mouse.move(cpuBox.x + cpuBox.width / 2, cpuBox.y + cpuBox.height / 2)
-    const handle = (await page.locator(`.grid-stack-item:has(${itemSel("cpu")}) .ui-resizable-se`).boundingBox())!
+    // Resize a tile that can grow one column wider and one row taller, by its corner handle.
+    resized = stored.find((t) => t.x + t.w < 12)!.streamName
+    const before = await cellOf(page, resized)
+    const box = (await page.locator(itemSel(resized)).boundingBox())!
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+    const handle = (await page.locator(`.grid-stack-item:has(${itemSel(resized)}) .ui-resizable-se`).boundingBox())!
     const hx = handle.x + handle.width / 2
     const hy = handle.y + handle.height / 2
     await page.mouse.move(hx, hy)
     await page.mouse.down()
     await page.mouse.move(hx + cellW, hy + cellH, { steps: 20 })
     await page.mouse.up()
-    const grown = `${cpu.x},${cpu.y},${cpu.w + 1},${cpu.h + 1}`
-    await until(page, `${q(itemSel("cpu"))}?.dataset.cell === "${grown}"`, 5_000)
+    const grown = { ...before, w: before.w + 1, h: before.h + 1 }
+    await until(page, `${q(itemSel(resized))}?.dataset.cell === "${grown.x},${grown.y},${grown.w},${grown.h}"`, 5_000)
+    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+
+    // Drag the lowest tile (the resize may have pushed others down) into the free rows below the layout: straight
+    // down first, then to the left edge, so that it crosses no other tile on its way.
+    const cells = await Promise.all(
+      stored.map(async (t) => ({ stream: t.streamName, ...(await cellOf(page, t.streamName)) }))
+    )
+    const rows = Math.max(...cells.map((c) => c.y + c.h))
+    const lowest = cells.filter((c) => c.stream !== resized).sort((a, b) => b.y + b.h - (a.y + a.h))[0]!
+    dragged = lowest.stream
+    target = { x: 0, y: rows }
+    const from = (await page.locator(itemSel(dragged)).boundingBox())!
+    const grabX = from.x + 30
+    const grabY = from.y + 20
+    await page.mouse.move(grabX, grabY)
+    await page.mouse.down()
+    await page.mouse.move(grabX, grabY + (target.y - lowest.y) * cellH, { steps: 15 })
+    await page.mouse.move(grabX + (target.x - lowest.x) * cellW, grabY + (target.y - lowest.y) * cellH, { steps: 15 })
+    await page.mouse.up()
+    await until(page, `${q(itemSel(dragged))}?.dataset.cell.startsWith("${target.x},${target.y},") === true`, 5_000)
 
     const expected = await page
       .locator(".cw-item")
@@ -259,8 +270,8 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
       )
     await page.click("button.cw-save")
     await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
-    expect(await tileOf("revenue")).toMatchObject({ x: target.x, y: target.y, w: before.w, h: before.h })
-    expect(await tileOf("cpu")).toMatchObject({ x: cpu.x, y: cpu.y, w: cpu.w + 1, h: cpu.h + 1 })
+    expect(await tileOf(dragged)).toMatchObject({ x: target.x, y: target.y, w: lowest.w, h: lowest.h })
+    expect(await tileOf(resized)).toMatchObject(grown)
 
     await page.reload()
     await until(page, `document.querySelectorAll(".cw-item").length === 5`, 10_000)
@@ -270,30 +281,32 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
         Object.fromEntries(items.map((i) => [i.getAttribute("data-stream"), i.getAttribute("data-cell")]))
       )
     expect(after).toEqual(expected)
-    // Where gridstack drew them, too: revenue's left edge is at column 6.
-    const moved = (await page.locator(itemSel("revenue")).boundingBox())!
+    // Where gridstack drew it, too: the dragged tile's left edge is on the grid's, below every other tile.
+    const moved = (await page.locator(itemSel(dragged)).boundingBox())!
     const gridNow = (await page.locator(".cw-grid").boundingBox())!
     expect(Math.round((moved.x - gridNow.x) / (gridNow.width / 12))).toBe(target.x)
+    expect(Math.round((moved.y - gridNow.y) / cellH)).toBe(target.y)
     expect(await text(page, ".cw-save-state")).toBe("No changes")
   })
 
   it("moves the selected tile with arrow keys and resizes it with Shift+arrows", async () => {
-    const start = await cellOf(page, "revenue")
-    await page.click(itemSel("revenue"))
-    await until(page, `${q(itemSel("revenue"))}?.classList.contains("cw-selected") === true`, 2_000)
-    await page.keyboard.press("ArrowLeft")
-    await page.keyboard.press("ArrowLeft")
+    const start = await cellOf(page, dragged)
+    await page.click(itemSel(dragged))
+    await until(page, `${q(itemSel(dragged))}?.classList.contains("cw-selected") === true`, 2_000)
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowRight")
     await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("ArrowLeft")
     await page.keyboard.press("Shift+ArrowRight")
     await page.keyboard.press("Shift+ArrowDown")
-    const moved = { x: start.x - 2, y: start.y + 1, w: start.w + 1, h: start.h + 1 }
-    await until(page, `${q(itemSel("revenue"))}?.dataset.cell === "${moved.x},${moved.y},${moved.w},${moved.h}"`, 2_000)
+    const moved = { x: start.x + 1, y: start.y + 1, w: start.w + 1, h: start.h + 1 }
+    await until(page, `${q(itemSel(dragged))}?.dataset.cell === "${moved.x},${moved.y},${moved.w},${moved.h}"`, 2_000)
     expect(await text(page, ".cw-place")).toBe(
       `Column ${moved.x + 1}, row ${moved.y + 1}; ${moved.w} × ${moved.h} cells`
     )
     await page.keyboard.press("Control+s")
     await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
-    expect(await tileOf("revenue")).toMatchObject(moved)
+    expect(await tileOf(dragged)).toMatchObject(moved)
   })
 
   it("a layout the server refuses shows the error on the tile its path names and keeps the edit", async () => {
@@ -315,7 +328,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await tilesOf()).toEqual(stored)
 
     // Leaving the editor and coming back keeps the unsaved edit.
-    await page.click('.cw-crumbs a:has-text("Account")')
+    await page.click('.cw-crumbs a:text-is("Account")')
     await until(page, `${q(".cw-dashboards")} !== null`, 5_000)
     await page.click(`.cw-dashboards tr[data-dashboard="${dashboardId}"] a:has-text("Edit layout")`)
     await until(page, `${q(`${itemSel("status")} .ds-tile-title`)}?.textContent === "${title}"`, 10_000)
@@ -350,17 +363,51 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect((await tilesOf()).map((t) => t.streamName).sort()).toEqual(["cpu", "revenue", "signups", "status"])
   })
 
-  it("looks right (the README's screenshot), with no console error and no request elsewhere", async () => {
+  it("discards unsaved changes after a confirmation", async () => {
     await page.selectOption('select[name="addTile"]', "top-sellers")
     await page.click('button:has-text("Add tile")')
     await until(page, `${q(`${itemSel("top-sellers")} .ds-tile`)}?.dataset.state === "data"`, 5_000)
+    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+    await page.click('button:has-text("Discard changes")')
+    await page.click('.cw-confirm button:has-text("Discard")')
+    await until(page, `${q(".cw-save-state")}?.textContent === "No changes"`, 5_000)
+    expect(await page.locator(itemSel("top-sellers")).count()).toBe(0)
+  })
+
+  it("looks right (the README's screenshot), with no console error and no request elsewhere", async () => {
+    for (const [stream, type] of [
+      ["queue", "horizontal-bar"],
+      ["traffic", "pie-chart"]
+    ] as const)
+      await api.createWidget(accountId, stream, type)
+    await push("queue", { number: 340 })
+    await push("traffic", {
+      leaderboard: [
+        { name: "Web", value: 55 },
+        { name: "Mobile", value: 30 },
+        { name: "API", value: 15 }
+      ]
+    })
+    const wall = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
+      name: "Operations wall",
+      tiles: [
+        { streamName: "revenue", title: "Revenue today", x: 0, y: 0, w: 4, h: 2 },
+        { streamName: "cpu", title: "CPU", x: 4, y: 0, w: 4, h: 2 },
+        { streamName: "status", x: 8, y: 0, w: 4, h: 2 },
+        { streamName: "top-sellers", title: "Top sellers", x: 0, y: 2, w: 5, h: 3 },
+        { streamName: "traffic", title: "Traffic by client", x: 5, y: 2, w: 4, h: 3 },
+        { streamName: "queue", title: "Queue", x: 9, y: 2, w: 3, h: 3 }
+      ]
+    })
+    expect(wall.status, wall.text).toBe(201)
+    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/dashboards/${wall.json.id as string}`)
+    await until(page, `document.querySelectorAll('.cw-item .ds-tile[data-state="data"]').length === 6`, 10_000)
+    await push("revenue", { number: 2184.5, prefix: "$" })
+    await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.textContent === "$2,184.5"`, 5_000)
     await page.click(itemSel("cpu"))
     await page.waitForTimeout(300)
     mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
     await page.screenshot({ path: screenshot })
-    await page.click('button:has-text("Discard changes")')
-    await page.click('.cw-confirm button:has-text("Discard")')
-    await until(page, `${q(".cw-save-state")}?.textContent === "No changes"`, 5_000)
     expect(unexpected(watch)).toEqual([])
     expect(watch.foreignRequests).toEqual([])
   })
