@@ -114,8 +114,6 @@ export const EditorPage = (props: {
 
   useEffect(() => {
     if (draft !== undefined) keepDraft(dashboardId, dirty ? draft : undefined)
-    // "Saved." speaks of the last save only: the next change replaces it.
-    if (dirty) setNotice(undefined)
   }, [draft, dirty])
 
   const remove = (key: string) => {
@@ -189,16 +187,20 @@ export const EditorPage = (props: {
     }
   }
 
+  // Ctrl+S (or Cmd+S) saves. The listener is added once and calls the save of the latest render: a listener of an
+  // earlier render would save the layout as it was before the last key press.
+  const latestSave = useRef(save)
+  latestSave.current = save
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key === "s") {
         event.preventDefault()
-        void save()
+        void latestSave.current()
       }
     }
     addEventListener("keydown", onKey)
     return () => removeEventListener("keydown", onKey)
-  })
+  }, [])
 
   const add = () => {
     if (draft === undefined || adding === "") return

@@ -412,6 +412,34 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(watch.foreignRequests).toEqual([])
   })
 
+  it("opens the view page of a dashboard whose link it made, and deletes a dashboard after a confirmation", async () => {
+    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 2`, 10_000)
+    // The page was reloaded, so it no longer knows the first dashboard's link (shown once): rotate to get one.
+    const row = `.cw-dashboards tr[data-dashboard="${dashboardId}"]`
+    expect(await page.locator(`${row} button:has-text("Open view page")`).isDisabled()).toBe(true)
+    await page.click(`${row} button:has-text("Rotate view link")`)
+    await page.click(`${row} button:has-text("Rotate"):not(:has-text("view"))`)
+    await page.locator(`${row} a:has-text("Open view page")`).waitFor({ timeout: 5_000 })
+    const [view] = await Promise.all([
+      watch.context.waitForEvent("page"),
+      page.click(`${row} a:has-text("Open view page")`)
+    ])
+    await until(view, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 4`, 10_000)
+    expect(await view.title()).toBe("Acme operations · Dashstream")
+    expect(await text(view, `.ds-tile[data-stream="status"] .ds-tile-title`)).toBe("Status")
+    await view.close()
+    await page.click('.cw-secret button:has-text("Done")')
+
+    const wall = `.cw-dashboards tr:has(a:text-is("Operations wall"))`
+    const wallId = (await page.locator(wall).getAttribute("data-dashboard"))!
+    await page.click(`${wall} button:has-text("Delete")`)
+    await page.click(`${wall} button:has-text("Delete dashboard")`)
+    await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 1`, 5_000)
+    expect((await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${wallId}`)).status).toBe(404)
+    expect(unexpected(watch)).toEqual([])
+  })
+
   it("signs out: the page shows the sign-in form, and the old cookie no longer works", async () => {
     const cookies = await watch.context.cookies()
     await page.click('button:has-text("Sign out")')
