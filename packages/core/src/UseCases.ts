@@ -1,8 +1,8 @@
 import { Effect, Either, Option, Schema, Stream } from "effect"
-import { type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
+import { type Account, type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
-  type AccountNotFound,
+  AccountNotFound,
   Forbidden,
   type InvalidPoint,
   InvalidRequest,
@@ -17,7 +17,7 @@ import {
 import type { Limits } from "./Limits.js"
 import type { PointOp } from "./Point.js"
 import { decodePoint } from "./PointDecoder.js"
-import { decodePushRequest, type PushRequest } from "./PushRequest.js"
+import { decodePushRequest, type StreamPart } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
 import {
   type ReadQuery,
@@ -81,9 +81,9 @@ export const decodeCommand = (
   return Either.right({ _tag: "Clear" })
 }
 
-/** The distinct stream names a push request names, in order of first appearance. */
-const namesOf = (request: PushRequest): ReadonlyArray<string> =>
-  request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
+/** The distinct stream names of a push request's parts, in order of first appearance. */
+const namesOf = (parts: ReadonlyArray<StreamPart>): ReadonlyArray<string> =>
+  parts.length === 1 ? [parts[0]!.streamName] : [...new Set(parts.map((p) => p.streamName))]
 
 /**
  * The writes of a push request once its account's widgets are known (spec sections 4.2-4.4): for each part in body
@@ -92,12 +92,12 @@ const namesOf = (request: PushRequest): ReadonlyArray<string> =>
  * here. Shared by {@link push} and {@link pushDirect}, so both refuse the same body with the same error.
  */
 const writesOf = (
-  request: PushRequest,
+  parts: ReadonlyArray<StreamPart>,
   widgets: ReadonlyMap<string, Widget>,
   limits: Limits
 ): Either.Either<Array<StreamWrite>, PushRejection> => {
   const writes: Array<StreamWrite> = []
-  for (const part of request.parts) {
+  for (const part of parts) {
     const widget = widgets.get(part.streamName)
     if (widget === undefined) {
       return Either.left(
@@ -133,13 +133,47 @@ export const push = (
   Effect.gen(function* () {
     const request = yield* decodePushRequest(body, limits)
     const accountId = yield* authenticate(request.accessKey)
+    yield* pushParts(accountId, request.parts, limits, now)
+  })
+
+/** The steps of {@link push} once the account is known: its widgets, the writes, one `StreamStore.write`. */
+const pushParts = (
+  accountId: AccountId,
+  parts: ReadonlyArray<StreamPart>,
+  limits: Limits,
+  now: Micros
+): Effect.Effect<void, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
     // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
     const widgets = yield* Effect.flatMap(AccountStore, (store) =>
-      store.findWidgets(accountId, namesOf(request).filter(isStreamName))
+      store.findWidgets(accountId, namesOf(parts).filter(isStreamName))
     )
-    const writes = yield* writesOf(request, widgets, limits)
+    const writes = yield* writesOf(parts, widgets, limits)
     if (writes.length === 0) return
     yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+  })
+
+/**
+ * Pushes `point` to stream `streamName` of account `accountId` on the admin API's behalf (contract section 14,
+ * `POST /admin/accounts/<id>/widgets/<stream>/points`): the point is stored exactly as the push
+ * `{"accessKey": <a key of that account>, "streamName", "point"}` would store it, through the same steps as
+ * {@link push} (section 3's rules, live updates, durability), and refused with the same errors (paths start at
+ * `point`, as in that push's body). `now` is the receive time in microseconds. Fails with `AccountNotFound` for an
+ * unknown account, otherwise as {@link push} does (except `Forbidden`: no key is involved).
+ */
+export const pushPoint = (
+  accountId: string,
+  streamName: string,
+  point: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, AccountNotFound | PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    if (Option.isNone(yield* store.getAccount(accountId as AccountId))) {
+      return yield* new AccountNotFound({ message: `no account with id ${quoted(accountId)}` })
+    }
+    yield* pushParts(accountId as AccountId, [{ streamName, path: "", body: { _tag: "Point", point } }], limits, now)
   })
 
 /** At most this many access keys have their digest remembered by {@link peekAccountOfKey}; past it, it starts again. */
@@ -198,7 +232,7 @@ export const pushDirect = (
   }
   const accountId = peekAccountOfKey(request.right.accessKey, peekAccount)
   if (accountId === undefined) return false
-  const names = namesOf(request.right)
+  const names = namesOf(request.right.parts)
   const widgets = new Map<string, Widget>()
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!
@@ -207,7 +241,7 @@ export const pushDirect = (
     if (widget === undefined) return false
     widgets.set(name, widget)
   }
-  const writes = writesOf(request.right, widgets, limits)
+  const writes = writesOf(request.right.parts, widgets, limits)
   if (Either.isLeft(writes)) {
     done(writes.left)
     return true
@@ -490,6 +524,41 @@ export const listWidgets = (
   accountId: string
 ): Effect.Effect<ReadonlyArray<Widget>, AccountNotFound | StorageFailure, AccountStore> =>
   Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
+
+/**
+ * Every account, oldest first (contract section 14, `GET /admin/accounts`): id, name and creation time (integer
+ * microseconds). Access keys exist only as digests and are never part of it.
+ */
+export const listAccounts: Effect.Effect<ReadonlyArray<Account>, StorageFailure, AccountStore> = Effect.flatMap(
+  AccountStore,
+  (store) => store.listAccounts
+)
+
+/** A widget and the latest entry of its stream (`null` when the stream is empty). */
+export interface WidgetWithLatest {
+  readonly widget: Widget
+  readonly latest: StoredEntry | null
+}
+
+/**
+ * The account's widgets, ordered by stream name, each with the latest entry of its stream (contract section 14:
+ * the console shows each widget's latest value and its age), as an export read without `since` would give it. The
+ * latest entries are read together (PostgreSQL answers latest-entry reads asked at once with one query). Fails with
+ * `AccountNotFound`.
+ */
+export const listWidgetsWithLatest = (
+  accountId: string
+): Effect.Effect<ReadonlyArray<WidgetWithLatest>, AccountNotFound | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const widgets = yield* listWidgets(accountId)
+    const streams = yield* StreamStore
+    return yield* Effect.forEach(
+      widgets,
+      (widget) =>
+        Effect.map(streams.read(widget.id, latestOnly), (entries) => ({ widget, latest: entries[0] ?? null })),
+      { concurrency: 256 }
+    )
+  })
 
 /** Deletes a widget and its stream's data (contract section 7). Fails with `AccountNotFound` or `StreamNotFound`. */
 export const deleteWidget = (
