@@ -21,6 +21,9 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0005_console_sessions": M0005
 }
 
+/** The names of every migration this version knows, in the order they run. */
+export const migrationNames: ReadonlyArray<string> = Object.keys(migrations).sort()
+
 /**
  * Brings the schema of an open database up to date with Kysely's `Migrator` and returns the names of the migrations
  * it applied (empty when already up to date). Fails with `StorageError`, e.g. when the database holds a migration

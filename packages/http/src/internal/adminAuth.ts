@@ -2,7 +2,8 @@ import { HttpServerRequest } from "@effect/platform"
 import {
   ConsoleSession,
   Forbidden,
-  nowMicros,
+  type Micros,
+  micros,
   SessionStore,
   type StorageError,
   type StorageUnavailable
@@ -16,6 +17,9 @@ import { Unauthorized } from "../HttpErrors.js"
  * session cookie is a signed console session (see core's `ConsoleSession`), checked here without the storage except
  * for the sign-out record (`SessionStore`, cached by the composition root).
  */
+
+/** The current time in integer microseconds, as sessions count it. */
+export const nowMicros = (): Micros => micros(Date.now() * 1000)
 
 /** `Max-Age` of the session cookie: the session's lifetime (12 hours), in seconds. */
 const cookieMaxAge = ConsoleSession.SESSION_LIFETIME_SECONDS

@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ConsoleSession, Forbidden, nowMicros, SessionStore } from "@dashstream/core"
+import { ConsoleSession, Forbidden, SessionStore } from "@dashstream/core"
 import { Effect } from "effect"
 import { api, sessionCookieName } from "../Api.js"
 import { RateLimited, Unauthorized } from "../HttpErrors.js"
-import { checkSession, clearedSessionCookie, hasConsoleHeader, sessionCookie } from "./adminAuth.js"
+import { checkSession, clearedSessionCookie, hasConsoleHeader, nowMicros, sessionCookie } from "./adminAuth.js"
 import { clientInfo } from "./clientInfo.js"
 import { makeSignInThrottle } from "./signInThrottle.js"
 

@@ -22,6 +22,7 @@ import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
 import { writeErrorReply } from "./replies.js"
+import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
  * The live lane: `GET /api/v2/<KEY>/datastream/<STREAM>/events` (contract section 10), served straight from Node's
@@ -65,8 +66,8 @@ interface Connection {
   lastWrite: number
   /** Sending live changes (nothing paces the sends): the slow-client bound applies. */
   live: boolean
-  /** Bytes allowed to wait unsent while live: the bound, plus a dashboard's snapshot while it drains. */
-  allowance: number
+  /** A dashboard's snapshot event is being written (a piece at a time): no `: ping` may come between its pieces. */
+  inSnapshot: boolean
   closed: boolean
   follower: { readonly close: () => void } | undefined
 }
@@ -79,42 +80,6 @@ export interface LiveLaneOptions {
   readonly logRequests: boolean
   readonly options: LiveOptions
   readonly observer: EventStreamObserver | undefined
-}
-
-/**
- * Counts open event streams per access key (or a dashboard's view token) against the bound of contract section 10.
- * The default counts in this process; `serve --workers N` passes one whose counts are the server's (its primary
- * process holds them), so the bound is per server, not per worker.
- */
-export interface StreamSlots {
-  /** Takes a slot of `key` when fewer than `max` are taken: true when taken; or a promise of that. */
-  readonly take: (key: string, max: number) => boolean | PromiseLike<boolean>
-  /** Gives back a slot `take` gave for `key`. */
-  readonly release: (key: string) => void
-}
-
-/** {@link StreamSlots} counted in this process. */
-export const localStreamSlots = (): StreamSlots => {
-  const perKey = new Map<string, number>()
-  return {
-    take: (key, max) => {
-      const open = perKey.get(key) ?? 0
-      if (open >= max) return false
-      perKey.set(key, open + 1)
-      return true
-    },
-    release: (key) => {
-      const n = (perKey.get(key) ?? 1) - 1
-      if (n <= 0) perKey.delete(key)
-      else perKey.set(key, n)
-    }
-  }
-}
-
-// Runs `then` with a slot answer, at once when it is not a promise; a promise that rejects counts as no slot.
-const whenSlot = (answer: boolean | PromiseLike<boolean>, then: (taken: boolean) => void): void => {
-  if (typeof answer === "boolean") return then(answer)
-  answer.then(then, () => then(false))
 }
 
 /** A view token's dashboard is checked this often (milliseconds) while its event streams are open. */
@@ -201,17 +166,19 @@ export const makeLiveLane = (
     conn.res.write(text)
     conn.lastWrite = performance.now()
     observer?.sent(1)
-    if (conn.live && conn.res.writableLength > conn.allowance) {
-      if (conn.allowance > maxUnsentBytes && conn.res.writableLength <= maxUnsentBytes) conn.allowance = maxUnsentBytes
-      // A slow reader: cut it off rather than hold more for it; it resumes with Last-Event-ID and loses nothing.
-      runFork(
-        Effect.logDebug(
-          `event stream of ${redactPath(conn.res.req.url ?? "/")} closed: more than ${maxUnsentBytes} bytes unsent`
-        )
+    if (conn.live && conn.res.writableLength > maxUnsentBytes) cutOff(conn)
+  }
+
+  // A slow reader: cut it off rather than hold more for it; it resumes with Last-Event-ID and loses nothing (a
+  // dashboard's page reconnects and gets a fresh snapshot).
+  const cutOff = (conn: Connection): void => {
+    runFork(
+      Effect.logDebug(
+        `event stream of ${redactPath(conn.res.req.url ?? "/")} closed: more than ${maxUnsentBytes} bytes unsent`
       )
-      conn.follower?.close()
-      conn.res.destroy()
-    }
+    )
+    conn.follower?.close()
+    conn.res.destroy()
   }
 
   let heartbeat: NodeJS.Timeout | undefined
@@ -219,9 +186,7 @@ export const makeLiveLane = (
   const beat = () => {
     const now = performance.now()
     for (const conn of connections) {
-      // A snapshot that has drained no longer needs its allowance.
-      if (conn.allowance > maxUnsentBytes && conn.res.writableLength <= maxUnsentBytes) conn.allowance = maxUnsentBytes
-      if (now - conn.lastWrite >= heartbeatMs && conn.res.writableLength === 0) {
+      if (now - conn.lastWrite >= heartbeatMs && conn.res.writableLength === 0 && !conn.inSnapshot) {
         conn.res.write(ping)
         conn.lastWrite = now
       }
@@ -258,6 +223,20 @@ export const makeLiveLane = (
     heartbeat = undefined
   }
 
+  // Completes once the connection's buffer has drained (or the connection is gone): what paces a backlog or snapshot.
+  const writableOf = (conn: Connection): Effect.Effect<void> =>
+    Effect.async<void>((resume) => {
+      const res = conn.res
+      if (conn.closed || res.destroyed || !res.writableNeedDrain) return resume(Effect.void)
+      const done = () => {
+        res.off("drain", done)
+        res.off("close", done)
+        resume(Effect.void)
+      }
+      res.on("drain", done)
+      res.on("close", done)
+    })
+
   const sinkOf = (conn: Connection): LiveSink => ({
     entry: (ts, data) => write(conn, entryEvent(ts, data)),
     clear: (id) => write(conn, clearEvent(id)),
@@ -274,17 +253,7 @@ export const makeLiveLane = (
       )
       conn.res.destroy()
     },
-    writable: Effect.async<void>((resume) => {
-      const res = conn.res
-      if (conn.closed || res.destroyed || !res.writableNeedDrain) return resume(Effect.void)
-      const done = () => {
-        res.off("drain", done)
-        res.off("close", done)
-        resume(Effect.void)
-      }
-      res.on("drain", done)
-      res.on("close", done)
-    }),
+    writable: writableOf(conn),
     live: (isLive) => {
       conn.live = isLive
     }
@@ -314,7 +283,7 @@ export const makeLiveLane = (
       viewToken,
       lastWrite: performance.now(),
       live: false,
-      allowance: maxUnsentBytes,
+      inSnapshot: false,
       closed: false,
       follower: undefined
     }
@@ -356,12 +325,14 @@ export const makeLiveLane = (
   }
 
   const dashboardSinkOf = (conn: Connection): DashboardSink => ({
-    snapshot: (data) => {
-      const text = plainEvent("snapshot", data)
-      // The snapshot may be large: it gets an allowance of its own on top of the bound while it drains.
-      conn.allowance = maxUnsentBytes + Buffer.byteLength(text)
-      conn.live = true
-      write(conn, text)
+    // One event written a piece at a time, as core reads it (paced by `writable`): counted once, when it ends.
+    snapshot: (part, last) => {
+      if (conn.closed) return
+      const head = conn.inSnapshot ? "" : "event: snapshot\ndata: "
+      conn.inSnapshot = !last
+      conn.res.write(last ? `${head}${dataLines(part)}\n\n` : head + dataLines(part))
+      conn.lastWrite = performance.now()
+      if (last) observer?.sent(1)
     },
     entry: (data) => write(conn, plainEvent("entry", data)),
     clear: (data) => write(conn, plainEvent("clear", data)),
@@ -374,6 +345,11 @@ export const makeLiveLane = (
         )
       )
       conn.res.destroy()
+    },
+    overflowed: () => cutOff(conn),
+    writable: writableOf(conn),
+    live: (isLive) => {
+      conn.live = isLive
     }
   })
 
@@ -406,7 +382,9 @@ export const makeLiveLane = (
         }
         const conn = open(req, res, token, token, t0)
         if (conn === undefined) return
-        feed(conn, token, followDashboard(Dashboards.dashboardFeeds(exit.value), runtime, dashboardSinkOf(conn)))
+        conn.follower = followDashboard(Dashboards.dashboardFeeds(exit.value), runtime, dashboardSinkOf(conn), {
+          maxHeldBytes: maxUnsentBytes
+        })
       }
     })
   }
