@@ -213,12 +213,13 @@ describe("admin API additions (contract section 14)", () => {
           body: `{"accessKey":${JSON.stringify(accessKey)},"streamName":${JSON.stringify(decodeURIComponent(stream))},"point":${body}}`
         })
       )
-      if (code !== "invalid_json") assert.deepStrictEqual(pushed.body, res.body, body)
+      // (A body that is not JSON is not a point; an unknown stream came from the URL: its error has no path.)
+      if (code !== "invalid_json" && code !== "stream_not_found") assert.deepStrictEqual(pushed.body, res.body, body)
     }
     await expectError("n", '"abc"', 400, "invalid_point", "point")
     await expectError("n", '{"number": 1, "delta": 2}', 400, "invalid_point", "point.delta")
     await expectError("table", '{"table": [["a", "b"], ["only one"]]}', 400, "invalid_point", "point.table[1]")
-    await expectError("nope", "1", 404, "stream_not_found", "streamName")
+    await expectError("nope", "1", 404, "stream_not_found")
     await expectError("n", "{nope", 400, "invalid_json")
     const tooMany = JSON.stringify(
       Array.from({ length: 10_001 }, (_, i) => ({ number: i, timestamp: 1_700_000_000 + i }))
