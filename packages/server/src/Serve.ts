@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import { consolePage } from "@dashstream/console-web"
 import {
   AccountStore,
   defaultLimits,
@@ -83,6 +84,7 @@ export const serve = (
             host: config.host,
             port: config.port,
             adminToken,
+            console: consolePage,
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
