@@ -81,8 +81,10 @@ export const readSession = (key: SessionKey, token: string, now: Micros): Sessio
   const match = tokenShape.exec(token)
   if (match === null) return undefined
   const [, id, expires, signed] = match
-  const expected = signature(key, `${id}.${expires}`)
-  const given = Buffer.from(signed!, "base64url")
+  // Compared as text: base64url decoding ignores the spare low bits of the last character, so comparing decoded
+  // bytes would accept several spellings of one signature.
+  const expected = Buffer.from(signature(key, `${id}.${expires}`).toString("base64url"))
+  const given = Buffer.from(signed!)
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
   const expiresAt = Number(expires) * MICROS_PER_SECOND
   if (expiresAt <= now) return undefined

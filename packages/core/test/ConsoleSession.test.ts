@@ -50,6 +50,15 @@ describe("console sessions", () => {
     for (const token of tampered) assert.isUndefined(ConsoleSession.readSession(key, token, T0), token)
   })
 
+  it("a signature is accepted in its one spelling only (not with other spare bits in its last character)", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    for (let i = 0; i < 20; i++) {
+      const issued = ConsoleSession.issueSession(key, T0)
+      const accepted = [...alphabet].filter((c) => ConsoleSession.readSession(key, issued.token.slice(0, -1) + c, T0))
+      assert.deepStrictEqual(accepted, [issued.token.slice(-1)])
+    }
+  })
+
   it("isAdminToken compares the whole token", () => {
     assert.isTrue(ConsoleSession.isAdminToken(key, "the admin token"))
     for (const wrong of ["", "the admin toke", "the admin tokenx", "THE ADMIN TOKEN"]) {
