@@ -45,6 +45,12 @@ export interface HandlerConfig {
    * (`serve --workers N`: the server's counts, held by its primary process).
    */
   readonly eventStreamSlots?: StreamSlots | undefined
+  /**
+   * Origins whose web pages may call the push, export read and event stream routes (`serve --cors-origin`): exact
+   * origins (`https://example.com`) or `*` for any. Empty or absent: no CORS (the default). Never applies to the admin
+   * API, the console or the dashboard pages.
+   */
+  readonly corsOrigins?: ReadonlyArray<string> | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
   /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */

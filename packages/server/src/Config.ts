@@ -20,9 +20,10 @@ export type Env = Readonly<Record<string, string | undefined>>
 
 /**
  * A command's flag values, by flag name without the dashes (`"rate-limit"`), as `util.parseArgs` returns them: the
- * text of a string flag, `true` for a boolean flag that was given, `undefined` (or absent) for a flag not given.
+ * text of a string flag (every text, in order, for a repeatable one), `true` for a boolean flag that was given,
+ * `undefined` (or absent) for a flag not given.
  */
-export type Flags = Readonly<Record<string, string | boolean | undefined>>
+export type Flags = Readonly<Record<string, string | ReadonlyArray<string> | boolean | undefined>>
 
 /** Environment variable names (contract section 8 and the README's configuration table). */
 export const EnvVar = {
@@ -34,12 +35,14 @@ export const EnvVar = {
   debug: "DASHSTREAM_DEBUG",
   decimateAt: "DASHSTREAM_DECIMATE_AT",
   decimationTiers: "DASHSTREAM_DECIMATION_TIERS",
-  workers: "DASHSTREAM_WORKERS"
+  workers: "DASHSTREAM_WORKERS",
+  corsOrigin: "DASHSTREAM_CORS_ORIGIN"
 } as const
 
 /**
- * The `ConfigProvider` of one command: each flag given under the key `--<name>` (a boolean flag as `"true"`), and
- * each environment variable under its name, trimmed; a variable that is empty or blank counts as not set.
+ * The `ConfigProvider` of one command: each flag given under the key `--<name>` (a boolean flag as `"true"`, a
+ * repeated flag as its values joined by commas), and each environment variable under its name, trimmed; a variable
+ * that is empty or blank counts as not set.
  */
 export const provider = (flags: Flags, env: Env): ConfigProvider.ConfigProvider => {
   const map = new Map<string, string>()
@@ -50,6 +53,7 @@ export const provider = (flags: Flags, env: Env): ConfigProvider.ConfigProvider 
   for (const [name, value] of Object.entries(flags)) {
     if (typeof value === "string") map.set(`--${name}`, value)
     else if (value === true) map.set(`--${name}`, "true")
+    else if (Array.isArray(value) && value.length > 0) map.set(`--${name}`, value.join(","))
   }
   return ConfigProvider.fromMap(map)
 }
@@ -182,6 +186,7 @@ export type ServeFlags = {
   readonly "decimation-tiers"?: string | undefined
   readonly workers?: string | undefined
   readonly "no-admin"?: boolean | undefined
+  readonly "cors-origin"?: ReadonlyArray<string> | undefined
 }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
@@ -222,6 +227,12 @@ export interface ServeConfig {
    * `Workers.ts`).
    */
   readonly workers: number
+  /**
+   * Origins whose web pages may push, read exports and follow event streams (`--cors-origin`, repeatable, or
+   * `DASHSTREAM_CORS_ORIGIN`, comma-separated): exact origins such as `https://example.com`, or `*` for any. Empty
+   * (the default): no CORS.
+   */
+  readonly corsOrigins: ReadonlyArray<string>
 }
 
 /** Defaults of {@link ServeConfig}. */
@@ -259,7 +270,8 @@ const serve: Config.Config<ServeConfig> = Config.all({
   workers: Config.withDefault(
     flagOrEnv("workers", EnvVar.workers, (text, name) => Either.mapLeft(parseWorkers(text, name), (e) => e.message)),
     availableParallelism()
-  )
+  ),
+  corsOrigins: Config.withDefault(flagOrEnv("cors-origin", EnvVar.corsOrigin, parseCorsOrigins), [])
 })
 
 /**
@@ -393,6 +405,26 @@ function parsePort(value: string, name: string): Either.Either<number, string> {
   return port <= 65535
     ? Either.right(port)
     : Either.left(`${name} must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(value)}`)
+}
+
+/**
+ * Parses `--cors-origin` values (or `DASHSTREAM_CORS_ORIGIN`), comma-separated: each `*` or an origin as browsers
+ * send it in `Origin` (`http` or `https`, a host, an optional port, nothing after: `https://example.com:8443`).
+ */
+function parseCorsOrigins(value: string, name: string): Either.Either<ReadonlyArray<string>, string> {
+  const origins = value.split(",").map((origin) => origin.trim())
+  for (const origin of origins) {
+    if (origin === "*") continue
+    const url = URL.canParse(origin) ? new URL(origin) : undefined
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== origin) {
+      const hint = url?.origin !== undefined && url.origin !== "null" ? ` (did you mean ${url.origin}?)` : ""
+      return Either.left(
+        `${name} must be * or an origin such as https://example.com (scheme, host and optional port, no path or ` +
+          `trailing slash), got ${JSON.stringify(origin)}${hint}`
+      )
+    }
+  }
+  return Either.right([...new Set(origins)])
 }
 
 function parseRateLimit(value: string, name: string): Either.Either<number, string> {

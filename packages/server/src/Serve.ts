@@ -86,6 +86,7 @@ export const serve = (
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
+            corsOrigins: config.corsOrigins,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,

@@ -73,7 +73,8 @@ describe("Config.serveConfig", () => {
       logRequests: false,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
-      workers: availableParallelism()
+      workers: availableParallelism(),
+      corsOrigins: []
     })
   })
 
@@ -104,6 +105,35 @@ describe("Config.serveConfig", () => {
     assert.strictEqual(of({ "no-admin": true }, token), "Off")
     assert.strictEqual(of({}, { ...token, DASHSTREAM_ADMIN: "off" }), "Off")
     assert.strictEqual(of({ "no-admin": true }, {}), "Off")
+  })
+
+  it("cors: --cors-origin (repeatable) beats DASHSTREAM_CORS_ORIGIN (comma-separated); only * or bare origins", () => {
+    const origins = (flags: Config.ServeFlags, env: Config.Env = {}) =>
+      right(Config.serveConfig(flags, env)).corsOrigins
+    assert.deepStrictEqual(origins({ "cors-origin": ["https://a.example", "http://b.example:8080"] }), [
+      "https://a.example",
+      "http://b.example:8080"
+    ])
+    assert.deepStrictEqual(origins({ "cors-origin": ["*"] }, { DASHSTREAM_CORS_ORIGIN: "https://x.example" }), ["*"])
+    assert.deepStrictEqual(origins({}, { DASHSTREAM_CORS_ORIGIN: " https://x.example, https://y.example " }), [
+      "https://x.example",
+      "https://y.example"
+    ])
+    for (const bad of ["https://a.example/", "https://a.example/path", "ftp://a.example", "a.example", ""]) {
+      assert.match(
+        leftMessage(Config.serveConfig({ "cors-origin": [bad] }, {})),
+        /^--cors-origin must be \* or an origin such as https:\/\/example.com/,
+        bad
+      )
+    }
+    assert.match(
+      leftMessage(Config.serveConfig({ "cors-origin": ["https://a.example/"] }, {})),
+      /did you mean https:\/\/a.example\?/
+    )
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_CORS_ORIGIN: "x" })),
+      /^DASHSTREAM_CORS_ORIGIN must be/
+    )
   })
 
   it("workers: --workers beats DASHSTREAM_WORKERS; anything but a whole number from 1 to 1024 is a usage error", () => {
