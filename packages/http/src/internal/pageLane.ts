@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
-import { type Asset, assets, defaultFrameAncestors, pageHeadersFor, pageHtml, type TileModel } from "@dashstream/dashboard-web"
+import {
+  type Asset,
+  assets,
+  defaultFrameAncestors,
+  pageHeadersFor,
+  pageHtml,
+  type TileModel
+} from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import type { ConsolePage } from "../HttpConfig.js"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
