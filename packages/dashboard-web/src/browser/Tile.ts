@@ -102,10 +102,4 @@ export class Tile {
     this.element.dataset["state"] = state
     this.placeholder.textContent = state === "deleted" ? "stream deleted" : state === "empty" ? "No data yet" : ""
   }
-
-  /** Releases the renderer (a chart and its resize observer) and removes the tile's element. */
-  dispose(): void {
-    this.renderer.dispose()
-    this.element.remove()
-  }
 }
