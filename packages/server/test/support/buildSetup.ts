@@ -19,7 +19,10 @@ export default function setup(): void {
   // `pnpm install`, so without this a change to the page's source would not reach the browser tests), and the console
   // page's (the console end-to-end test drives it), built from its source and the dashboard page's renderers as
   // they are now.
-  execFileSync(process.execPath, ["packages/dashboard-web/scripts/build.mjs"], { cwd: repositoryRoot, stdio: "inherit" })
+  execFileSync(process.execPath, ["packages/dashboard-web/scripts/build.mjs"], {
+    cwd: repositoryRoot,
+    stdio: "inherit"
+  })
   execFileSync(process.execPath, ["packages/console-web/scripts/build.mjs"], { cwd: repositoryRoot, stdio: "inherit" })
   process.env[builtMark] = "1"
 }
