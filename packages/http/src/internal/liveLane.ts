@@ -425,18 +425,31 @@ export const makeLiveLane = (
     }
   })
 
-  // `GET /d/<viewToken>/events` (contract section 11): the dashboard's snapshot, then its tiles' events.
-  const handleDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) =>
+  // `GET /d/<viewToken>/events[?layout=<version>]` (contract section 11): the dashboard's snapshot, then its tiles'
+  // events; `layout` names the layout the page shows (section 14: `event: layout` first when it changed since).
+  const handleDashboard = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    shown: string | undefined,
+    t0: number
+  ) =>
     whenSlot(slots.take(token, maxStreamsPerKey), (taken) => {
       if (!taken) {
         writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
         return log(req, 429, t0)
       }
       if (req.destroyed) return release(token)
-      resolveDashboard(req, res, token, t0)
+      resolveDashboard(req, res, token, shown, t0)
     })
 
-  const resolveDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) => {
+  const resolveDashboard = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    shown: string | undefined,
+    t0: number
+  ) => {
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
@@ -455,7 +468,8 @@ export const makeLiveLane = (
         const conn = open(req, res, token, token, t0)
         if (conn === undefined) return
         const follower = followDashboard(Dashboards.dashboardLayout(exit.value), runtime, dashboardSinkOf(conn), {
-          maxHeldBytes: maxUnsentBytes
+          maxHeldBytes: maxUnsentBytes,
+          shown
         })
         conn.follower = follower
         conn.dashboard = follower
@@ -481,7 +495,8 @@ export const makeLiveLane = (
       } catch {
         return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
       }
-      return handleDashboard(req, res, token, t0)
+      const shown = q === -1 ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
+      return handleDashboard(req, res, token, shown, t0)
     }
     let key: string
     let streamName: string
