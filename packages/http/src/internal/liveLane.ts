@@ -10,9 +10,7 @@ import {
   followDashboard,
   type FollowParams,
   type Following,
-  formatTs,
   type LiveSink,
-  type Micros,
   type StorageFailure,
   type StreamStore
 } from "@dashstream/core"
@@ -23,6 +21,8 @@ import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
 import { writeErrorReply } from "./replies.js"
+import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
+import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
  * The live lane: `GET /api/v2/<KEY>/datastream/<STREAM>/events` (contract section 10), served straight from Node's
@@ -85,42 +85,6 @@ export interface LiveLaneOptions {
 }
 
 /**
- * Counts open event streams per access key (or a dashboard's view token) against the bound of contract section 10.
- * The default counts in this process; `serve --workers N` passes one whose counts are the server's (its primary
- * process holds them), so the bound is per server, not per worker.
- */
-export interface StreamSlots {
-  /** Takes a slot of `key` when fewer than `max` are taken: true when taken; or a promise of that. */
-  readonly take: (key: string, max: number) => boolean | PromiseLike<boolean>
-  /** Gives back a slot `take` gave for `key`. */
-  readonly release: (key: string) => void
-}
-
-/** {@link StreamSlots} counted in this process. */
-export const localStreamSlots = (): StreamSlots => {
-  const perKey = new Map<string, number>()
-  return {
-    take: (key, max) => {
-      const open = perKey.get(key) ?? 0
-      if (open >= max) return false
-      perKey.set(key, open + 1)
-      return true
-    },
-    release: (key) => {
-      const n = (perKey.get(key) ?? 1) - 1
-      if (n <= 0) perKey.delete(key)
-      else perKey.set(key, n)
-    }
-  }
-}
-
-// Runs `then` with a slot answer, at once when it is not a promise; a promise that rejects counts as no slot.
-const whenSlot = (answer: boolean | PromiseLike<boolean>, then: (taken: boolean) => void): void => {
-  if (typeof answer === "boolean") return then(answer)
-  answer.then(then, () => then(false))
-}
-
-/**
  * A view token's dashboard is looked up this often (milliseconds) while its event streams are open, in whatever
  * process or server changed it: a rotated token or deleted dashboard ends them, a changed layout reaches them (within 2
  * seconds, contract section 14).
@@ -140,31 +104,6 @@ export interface LiveLane {
    */
   readonly dashboardsChanged: () => void
 }
-
-const eventStreamHeaders = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-store",
-  "x-accel-buffering": "no",
-  connection: "keep-alive"
-} as const
-
-// A `data:` field ends at a line break, so a payload holding one is sent as several `data:` lines (SSE joins them
-// with "\n" again). Stored JSON never holds a raw line break; this keeps the framing right whatever it holds.
-const dataLines = (data: string): string =>
-  data.includes("\n") || data.includes("\r") ? data.split(/\r\n|\r|\n/).join("\ndata: ") : data
-
-/** `event: entry` (contract section 10): `id` is the entry's `ts` printed as a read body prints it. */
-export const entryEvent = (ts: Micros, data: string): string =>
-  `event: entry\nid: ${formatTs(ts)}\ndata: ${dataLines(data)}\n\n`
-
-/** `event: clear` with the clear's own id. */
-export const clearEvent = (id: Micros): string => `event: clear\nid: ${formatTs(id)}\ndata: {}\n\n`
-
-const deletedEvent = "event: deleted\ndata: {}\n\n"
-
-/** An event without an id (a dashboard's events, contract section 11: a reconnect takes a fresh snapshot). */
-const plainEvent = (event: string, data: string): string => `event: ${event}\ndata: ${dataLines(data)}\n\n`
-const ping = ": ping\n\n"
 
 const tooManyStreams = (max: number) =>
   new RateLimited({ message: `at most ${max} open event streams per access key; close one and retry`, retryAfter: 1 })
