@@ -1,24 +1,21 @@
 import { Effect, Either, Option, Schema, Stream } from "effect"
-import { type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
+import { type Account, type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
-  type AccountNotFound,
+  AccountNotFound,
   Forbidden,
-  type InvalidPoint,
   InvalidRequest,
   InvalidSince,
   quoted,
-  type PayloadTooLarge,
   type PushRejection,
   type StorageFailure,
-  StreamNotFound,
-  UnsupportedCommand
+  StreamNotFound
 } from "./Errors.js"
 import type { Limits } from "./Limits.js"
-import type { PointOp } from "./Point.js"
-import { decodePoint } from "./PointDecoder.js"
-import { decodePushRequest, type PushRequest } from "./PushRequest.js"
+import type { IngestPart, IngestRequest, IngestResult } from "./Ingest.js"
+import { decodeJsonPart, decodePushRequest, type JsonPart } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
+import { longerThan } from "./TextLength.js"
 import {
   type ReadQuery,
   type RenderedPage,
@@ -29,7 +26,7 @@ import {
 } from "./StreamStore.js"
 import { type Micros, nowMicros, sinceFromText } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
-import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
+import { isWidgetType, widgetTypes } from "./WidgetType.js"
 
 /**
  * The use cases of Dashstream: what the HTTP adapter and the CLI call. Each asks for the storage ports it needs;
@@ -51,96 +48,130 @@ export const authenticate = (accessKey: string): Effect.Effect<AccountId, Forbid
         )
       )
 
-/**
- * Decodes a `command` against a widget type (spec section 4.3, contract section 4): `"clear"` on sparkline,
- * line-graph, maps, text feed and xy-graph. Fails with `UnsupportedCommand` for any other command, or for `clear`
- * on a type that is cleared by an empty point instead (the message says so).
- */
-export const decodeCommand = (
-  type: WidgetType,
-  command: unknown,
-  path: string
-): Either.Either<PointOp, UnsupportedCommand> => {
-  const at = path === "" ? "command" : `${path}.command`
-  if (command !== "clear") {
-    return Either.left(
-      new UnsupportedCommand({
-        message: `unknown command ${typeof command === "string" ? quoted(command) : JSON.stringify(command)}: the only command is "clear"`,
-        path: at
-      })
-    )
-  }
-  if (!supportsClearCommand(type)) {
-    return Either.left(
-      new UnsupportedCommand({
-        message: `the clear command is not supported for ${type} widgets: push an empty point (for example {}) to clear it`,
-        path: at
-      })
-    )
-  }
-  return Either.right({ _tag: "Clear" })
-}
+export { decodeCommand } from "./PushRequest.js"
 
-/** The distinct stream names a push request names, in order of first appearance. */
-const namesOf = (request: PushRequest): ReadonlyArray<string> =>
+/** The distinct stream names a request names, in order of first appearance. */
+const namesOf = (request: IngestRequest): ReadonlyArray<string> =>
   request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
 
 /**
- * The writes of a push request once its account's widgets are known (spec sections 4.2-4.4): for each part in body
- * order, its widget (`StreamNotFound` when `widgets` has none of that name) and its point or command decoded against
- * the widget type (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`). The first error wins; nothing is stored
- * here. Shared by {@link push} and {@link pushDirect}, so both refuse the same body with the same error.
+ * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
+ * in request order, its widget and its content decoded against the widget type by the request's decoder
+ * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
+ * `widgets` is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
+ * `parts.length - writes.length`, every other part giving exactly one write). The first error wins; nothing is stored
+ * here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the same error.
  */
 const writesOf = (
-  request: PushRequest,
+  request: IngestRequest,
   widgets: ReadonlyMap<string, Widget>,
   limits: Limits
 ): Either.Either<Array<StreamWrite>, PushRejection> => {
   const writes: Array<StreamWrite> = []
-  for (const part of request.parts) {
+  const parts = request.parts
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
     const widget = widgets.get(part.streamName)
     if (widget === undefined) {
-      return Either.left(
-        new StreamNotFound({
-          message: `no widget with stream name ${quoted(part.streamName)} in this account`,
-          path: part.path === "" ? "streamName" : `${part.path}.streamName`
-        })
-      )
+      if (request.undeclared === "skip") continue
+      return Either.left(streamNotFound(request, part))
     }
-    const pointPath = part.path === "" ? "point" : `${part.path}.point`
-    const op: Either.Either<PointOp, InvalidPoint | PayloadTooLarge | UnsupportedCommand> =
-      part.body._tag === "Point"
-        ? decodePoint(widget.type, part.body.point, pointPath, limits)
-        : decodeCommand(widget.type, part.body.command, part.path)
+    const op = request.decode(widget.type, part.value, part.path, limits)
     if (Either.isLeft(op)) return Either.left(op.left)
-    writes.push({ widget, op: op.right, path: pointPath })
+    writes.push({ widget, op: op.right, path: part.path })
   }
   return Either.right(writes)
 }
 
+const streamNotFound = (request: IngestRequest, part: IngestPart): StreamNotFound =>
+  new StreamNotFound({
+    message: `no widget with stream name ${quoted(part.streamName)} in this account`,
+    path: request.streamNamePath?.(part.path)
+  })
+
+const noneSkipped: IngestResult = Object.freeze({ skipped: 0 })
+
+const resultOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>): IngestResult => {
+  const skipped = request.parts.length - writes.length
+  return skipped === 0 ? noneSkipped : { skipped }
+}
+
 /**
- * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push.
- * The whole body is validated before anything is stored, then every stream's write is stored in one transaction
- * (contract section 5). `now` is the receive time in microseconds. Fails with the contract's validation errors
- * (`InvalidRequest`, `InvalidPoint`, `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an
- * unknown key, `StreamNotFound` for a stream the account does not have, or a storage failure.
+ * Stores a decoded request of any protocol (issue 23; see {@link IngestRequest}): the key's account, its widgets of
+ * the request's stream names, each part decoded against its widget type, then every write in one transaction
+ * (contract section 5: all or nothing, and durable once this succeeds). `now` is the receive time in microseconds.
+ * Succeeds with how many parts were skipped (undeclared streams, `undeclared: "skip"`). Fails with `Forbidden` for
+ * an empty or unknown key, `StreamNotFound` for an undeclared stream (`undeclared: "reject"`), the decoder's
+ * refusals (each with `path`), or a storage failure.
+ */
+export const ingest = (
+  request: IngestRequest,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.flatMap(authenticate(request.accessKey), (accountId) => ingestFor(accountId, request, limits, now))
+
+/** The steps of {@link ingest} once the account is known: its widgets, the writes, one `StreamStore.write`. */
+const ingestFor = (
+  accountId: AccountId,
+  request: IngestRequest,
+  limits: Limits,
+  now: Micros
+): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
+    const widgets = yield* Effect.flatMap(AccountStore, (store) =>
+      store.findWidgets(accountId, namesOf(request).filter(isStreamName))
+    )
+    const writes = yield* writesOf(request, widgets, limits)
+    if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+    return resultOf(request, writes)
+  })
+
+/**
+ * Pushes `point` to stream `streamName` of account `accountId` on the admin API's behalf (contract section 14,
+ * `POST /admin/accounts/<id>/widgets/<stream>/points`): the request a push `{"accessKey": <a key of that account>,
+ * "streamName", "point"}` decodes to, stored by the same steps as {@link ingest} (section 3's rules, live updates,
+ * durability) and refused with the same errors, their paths starting at `point` as in that push's body; a stream
+ * that is not a widget of the account is `StreamNotFound` without a path (its name came from the URL). `now` is the
+ * receive time in microseconds. Fails with `AccountNotFound` for an unknown account, otherwise as {@link ingest}
+ * does (except `Forbidden`: no key is involved).
+ */
+export const pushPoint = (
+  accountId: string,
+  streamName: string,
+  point: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, AccountNotFound | PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    if (Option.isNone(yield* store.getAccount(accountId as AccountId))) {
+      return yield* new AccountNotFound({ message: `no account with id ${quoted(accountId)}` })
+    }
+    const request: IngestRequest<JsonPart> = {
+      accessKey: "",
+      parts: [{ streamName, path: "point", value: { point } }],
+      undeclared: "reject",
+      decode: decodeJsonPart
+    }
+    yield* ingestFor(accountId as AccountId, request, limits, now)
+  })
+
+/**
+ * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push; the
+ * original protocol's parser ({@link decodePushRequest}) then {@link ingest}. The whole body is validated before
+ * anything is stored, then every stream's write is stored in one transaction (contract section 5). `now` is the
+ * receive time in microseconds. Fails with the contract's validation errors (`InvalidRequest`, `InvalidPoint`,
+ * `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an unknown key, `StreamNotFound` for a
+ * stream the account does not have, or a storage failure.
  */
 export const push = (
   body: unknown,
   limits: Limits,
   now: Micros = nowMicros()
 ): Effect.Effect<void, PushRejection | StorageFailure, AccountStore | StreamStore> =>
-  Effect.gen(function* () {
-    const request = yield* decodePushRequest(body, limits)
-    const accountId = yield* authenticate(request.accessKey)
-    // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
-    const widgets = yield* Effect.flatMap(AccountStore, (store) =>
-      store.findWidgets(accountId, namesOf(request).filter(isStreamName))
-    )
-    const writes = yield* writesOf(request, widgets, limits)
-    if (writes.length === 0) return
-    yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
-  })
+  Effect.flatMap(decodePushRequest(body, limits), (request) => Effect.asVoid(ingest(request, limits, now)))
 
 /** At most this many access keys have their digest remembered by {@link peekAccountOfKey}; past it, it starts again. */
 const maxRememberedDigests = 10_000
@@ -166,18 +197,69 @@ const peekAccountOfKey = (
   return accountId
 }
 
+/**
+ * How {@link ingestDirect} answers: `undefined` once stored (durably), with the number of skipped parts when some
+ * were skipped (see {@link IngestResult}; absent means none); else the error {@link ingest} fails with.
+ */
+export type IngestDone = (error: PushRejection | StorageFailure | undefined, skipped?: number) => void
+
+/**
+ * {@link ingest} without an effect, for the push hot path (issue 12: no fiber per push): the same request gets the
+ * same answer, through the same steps (the account, the widgets, `writesOf`, one `StreamStore.write`), but only when
+ * everything it needs is at hand without an effect: the key's account and every widget from
+ * `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a store that
+ * takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused request, after the
+ * commit for a stored one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing,
+ * and the caller runs {@link ingest}, which looks up what is missing (and then fills the cache). A stream that is
+ * not a widget is never at hand, so a request naming one (skipped or refused) always goes to `ingest`. `now` is the
+ * receive time in microseconds.
+ */
+export const ingestDirect = (
+  request: IngestRequest,
+  limits: Limits,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: IngestDone,
+  now: Micros = nowMicros()
+): boolean => {
+  const writeDirect = streams.writeDirect
+  const peekAccount = accounts.peekAccountByKey
+  const peekWidget = accounts.peekWidget
+  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
+  const accountId = peekAccountOfKey(request.accessKey, peekAccount)
+  if (accountId === undefined) return false
+  const widgets = new Map<string, Widget>()
+  const parts = request.parts
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts[i]!.streamName
+    if (widgets.has(name) || !isStreamName(name)) continue
+    const widget = peekWidget(accountId, name)
+    if (widget === undefined) return false
+    widgets.set(name, widget)
+  }
+  const writes = writesOf(request, widgets, limits)
+  if (Either.isLeft(writes)) {
+    done(writes.left)
+    return true
+  }
+  const skipped = parts.length - writes.right.length
+  if (writes.right.length === 0) {
+    done(undefined, skipped)
+    return true
+  }
+  // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
+  if (skipped === 0) writeDirect(writes.right, now, done)
+  else writeDirect(writes.right, now, (error) => (error === undefined ? done(undefined, skipped) : done(error)))
+  return true
+}
+
 /** How {@link pushDirect} answers a push: `undefined` once stored (durably), else the error {@link push} fails with. */
 export type PushDone = (error: PushRejection | StorageFailure | undefined) => void
 
 /**
- * {@link push} without an effect, for the push hot path (issue 12: no fiber per push): the same body gets the same
- * answer, through the same steps (`decodePushRequest`, then the account, the widgets, `writesOf`, one
- * `StreamStore.write`), but only when everything it needs is at hand without an effect: the key's account and every
- * widget from `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a
- * store that takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused body, after
- * the commit for a stored one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing,
- * and the caller runs {@link push}, which looks up what is missing (and then fills the cache). A body that fails to
- * decode is refused here either way, as `push` would refuse it first. `now` is the receive time in microseconds.
+ * {@link push} without an effect: {@link decodePushRequest} then {@link ingestDirect} (see there for when it returns
+ * `false`, having called nothing, so that the caller runs {@link push}). A body that fails to decode is refused here
+ * either way, as `push` would refuse it first. `now` is the receive time in microseconds.
  */
 export const pushDirect = (
   body: unknown,
@@ -187,37 +269,12 @@ export const pushDirect = (
   done: PushDone,
   now: Micros = nowMicros()
 ): boolean => {
-  const writeDirect = streams.writeDirect
-  const peekAccount = accounts.peekAccountByKey
-  const peekWidget = accounts.peekWidget
-  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
   const request = decodePushRequest(body, limits)
   if (Either.isLeft(request)) {
     done(request.left)
     return true
   }
-  const accountId = peekAccountOfKey(request.right.accessKey, peekAccount)
-  if (accountId === undefined) return false
-  const names = namesOf(request.right)
-  const widgets = new Map<string, Widget>()
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!
-    if (!isStreamName(name)) continue
-    const widget = peekWidget(accountId, name)
-    if (widget === undefined) return false
-    widgets.set(name, widget)
-  }
-  const writes = writesOf(request.right, widgets, limits)
-  if (Either.isLeft(writes)) {
-    done(writes.left)
-    return true
-  }
-  if (writes.right.length === 0) {
-    done(undefined)
-    return true
-  }
-  writeDirect(writes.right, now, done)
-  return true
+  return ingestDirect(request.right, limits, accounts, streams, done, now)
 }
 
 /** The query of an export read as it arrives in the URL (contract section 6): both optional, both strings. */
@@ -427,11 +484,7 @@ export const createAccount = (
   name: string = ""
 ): Effect.Effect<CreatedAccount, InvalidRequest | StorageFailure, AccountStore> =>
   Effect.gen(function* () {
-    // Over twice the limit in UTF-16 units is over the limit in code points: a huge name is not counted.
-    if (
-      name.length > 2 * MAX_ACCOUNT_NAME_LENGTH ||
-      (name.length > MAX_ACCOUNT_NAME_LENGTH && [...name].length > MAX_ACCOUNT_NAME_LENGTH)
-    ) {
+    if (longerThan(name, MAX_ACCOUNT_NAME_LENGTH)) {
       return yield* new InvalidRequest({
         message: `account name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`,
         path: "name"
@@ -490,6 +543,41 @@ export const listWidgets = (
   accountId: string
 ): Effect.Effect<ReadonlyArray<Widget>, AccountNotFound | StorageFailure, AccountStore> =>
   Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
+
+/**
+ * Every account, oldest first (contract section 14, `GET /admin/accounts`): id, name and creation time (integer
+ * microseconds). Access keys exist only as digests and are never part of it.
+ */
+export const listAccounts: Effect.Effect<ReadonlyArray<Account>, StorageFailure, AccountStore> = Effect.flatMap(
+  AccountStore,
+  (store) => store.listAccounts
+)
+
+/** A widget and the latest entry of its stream (`null` when the stream is empty). */
+export interface WidgetWithLatest {
+  readonly widget: Widget
+  readonly latest: StoredEntry | null
+}
+
+/**
+ * The account's widgets, ordered by stream name, each with the latest entry of its stream (contract section 14:
+ * the console shows each widget's latest value and its age), as an export read without `since` would give it. The
+ * latest entries are read together (PostgreSQL answers latest-entry reads asked at once with one query). Fails with
+ * `AccountNotFound`.
+ */
+export const listWidgetsWithLatest = (
+  accountId: string
+): Effect.Effect<ReadonlyArray<WidgetWithLatest>, AccountNotFound | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const widgets = yield* listWidgets(accountId)
+    const streams = yield* StreamStore
+    return yield* Effect.forEach(
+      widgets,
+      (widget) =>
+        Effect.map(streams.read(widget.id, latestOnly), (entries) => ({ widget, latest: entries[0] ?? null })),
+      { concurrency: 256 }
+    )
+  })
 
 /** Deletes a widget and its stream's data (contract section 7). Fails with `AccountNotFound` or `StreamNotFound`. */
 export const deleteWidget = (

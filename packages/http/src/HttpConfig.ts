@@ -21,8 +21,16 @@ export interface HttpConfig extends HandlerConfig {
  * rate limit, logging, live streams, metrics.
  */
 export interface HandlerConfig {
-  /** The admin API's bearer token; `undefined` disables the admin API (its paths answer 404 `not_found`). */
+  /**
+   * The admin API's bearer token, also the key of console sessions (contract sections 7 and 14); `undefined` disables
+   * the admin API and the console (their paths answer 404 `not_found`).
+   */
   readonly adminToken: string | undefined
+  /**
+   * The console page (contract section 14), served at `GET /console` and `/console/assets/<name>` while the admin
+   * API is on; without it those paths answer 404 (the admin API and sign-in still work).
+   */
+  readonly console?: ConsolePage | undefined
   /** Body size, streams per push and array elements per point (exceeding one is 413). */
   readonly limits: Limits
   /** Requests per second allowed per access key, with bursts of the same size; `undefined` turns limiting off. */
@@ -37,8 +45,19 @@ export interface HandlerConfig {
    * (`serve --workers N`: the server's counts, held by its primary process).
    */
   readonly eventStreamSlots?: StreamSlots | undefined
+  /**
+   * Origins whose web pages may call the push, export read and event stream routes (`serve --cors-origin`): exact
+   * origins (`https://example.com`) or `*` for any. Empty or absent: no CORS (the default). Never applies to the admin
+   * API, the console or the dashboard pages.
+   */
+  readonly corsOrigins?: ReadonlyArray<string> | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
+  /**
+   * The dashboard page's CSP `frame-ancestors` (contract section 11): a source list such as
+   * `'self' https://wiki.example.com`, checked by the caller (it goes into a header as it is); `'self'` when absent.
+   */
+  readonly frameAncestors?: string | undefined
   /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */
   readonly live?: Partial<LiveOptions> | undefined
   /** Told when event streams open and close and when events are sent (for metrics); none when absent. */
@@ -71,4 +90,23 @@ export interface EventStreamObserver {
   readonly closed: () => void
   /** `events` events (entry, clear or deleted; not pings) were written. */
   readonly sent: (events: number) => void
+}
+
+/**
+ * The console page (contract section 14) as the server serves it, the way it serves the dashboard page: one HTML
+ * document and its content-hashed files. Provided by the console's web package; the server adds
+ * `Referrer-Policy: no-referrer`, `X-Content-Type-Options: nosniff` and `Cache-Control: no-store` to the page unless
+ * `headers` says otherwise.
+ */
+export interface ConsolePage {
+  /** The HTML of `GET /console`. A throw (a bundle not built) is answered 500 and logged. */
+  readonly html: () => string
+  /** Headers of the page besides `Content-Type`: its Content-Security-Policy above all. */
+  readonly headers: Readonly<Record<string, string>>
+  /**
+   * Every file the page loads, by URL path (`/console/assets/app.3f2a9c1b.js`), answered with
+   * `Cache-Control: public, max-age=31536000, immutable` (names carry a content hash) and gzipped when the client
+   * accepts it. A throw is answered 500 and logged.
+   */
+  readonly assets: () => ReadonlyMap<string, { readonly body: Buffer; readonly contentType: string }>
 }

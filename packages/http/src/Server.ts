@@ -1,12 +1,14 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, ChangeFeed, DashboardStore, StreamStore } from "@dashstream/core"
+import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
+import { type CorsRoute, makeCors } from "./internal/cors.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
-import { isPage, makePageLane } from "./internal/pageLane.js"
-import { isPush, makePushLane } from "./internal/pushLane.js"
+import { isConsolePage, isPage, makePageLane } from "./internal/pageLane.js"
+import { makeIngestLane, matchIngestRoute } from "./internal/ingestLane.js"
+import { ingestRoutes } from "./internal/ingestRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
@@ -49,8 +51,20 @@ const close = (server: NodeServer) =>
     server.closeIdleConnections()
   })
 
+/**
+ * The routes a web page on another origin may call when `corsOrigins` allows it (see `internal/cors.ts`): every
+ * ingest route that declares `cors`, the export read and the event streams. Never the admin API, the console or the
+ * dashboard pages.
+ */
+const corsRoutes: ReadonlyArray<CorsRoute> = [
+  ...ingestRoutes.filter((route) => route.cors).map((route) => ({ template: route.template, methods: [route.method] })),
+  { template: "/api/v2/:accessKey/datastream/:streamName", methods: ["GET"] },
+  { template: "/api/v2/:accessKey/datastream/:streamName/events", methods: ["GET"] },
+  { template: "/d/:viewToken/events", methods: ["GET"] }
+]
+
 /** The storage ports Dashstream's HTTP interface reads and writes. */
-export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore
+export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore
 
 /** Dashstream's HTTP interface as Node request listeners, for a server of your own (see {@link handler}). */
 export interface Handler {
@@ -77,11 +91,13 @@ export interface Handler {
  * layers (for example `@dashstream/storage-sqlite`'s `layer`). {@link layer} is this handler in a Node server of its
  * own.
  *
- * Several lanes share the handler: `POST /customSend[/]` is answered by a direct push lane (see
- * `internal/pushLane.ts`), the latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read
- * lane (see `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live
- * lane of Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files
- * by the page lane (`internal/pageLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
+ * Several lanes share the handler: the pushes (`POST /customSend[/]` and the other push protocols of
+ * `internal/ingestRoutes.ts`) are answered by a direct ingest lane (see `internal/ingestLane.ts`), the latest-entry
+ * read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see `internal/readLane.ts`),
+ * `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live lane of Server-Sent Events (see
+ * `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files and the console page (when the
+ * admin API is on) by the page lane (`internal/pageLane.ts`), every other request by the `HttpApi` (see
+ * `internal/apiLane.ts`).
  */
 export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, Stores | Scope.Scope> =>
   Effect.gen(function* () {
@@ -89,12 +105,12 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       config.rateLimit === undefined ? undefined : (config.rateLimiter ?? makeRateLimiter(config.rateLimit))
     const maxBodyBytes = config.limits.maxBodyBytes
     const metrics = config.metrics ?? new Metrics()
-    // Pushes in flight, counted by the push lane; streamed reads yield the event loop to them.
+    // Pushes in flight, counted by the ingest lane; streamed reads yield the event loop to them.
     const pressure: WritePressure = { inFlight: 0 }
     const apiLane = yield* makeApiLane(config, limiter, metrics, pressure)
     const routes = apiRouteTable(config)
     const runtime = yield* Effect.runtime<Stores>()
-    const pushLane = makePushLane(runtime, {
+    const ingestLane = makeIngestLane(runtime, {
       limits: config.limits,
       limiter,
       logRequests: config.logRequests,
@@ -113,23 +129,44 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       }
     })
     const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
-    const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
+    const pageLane = makePageLane(runtime, {
+      logRequests: config.logRequests,
+      frameAncestors: config.frameAncestors,
+      console: config.console
+    })
+    const consoleOn = config.adminToken !== undefined
     const runFork = Runtime.runFork(runtime)
+    const cors = makeCors(config.corsOrigins ?? [], corsRoutes)
+    /** The route template of `url` for CORS: an ingest route's (whatever the method), else the `HttpApi`'s. */
+    const corsTemplate = (url: string): string | undefined => {
+      for (const route of ingestRoutes) if (route.matches(url)) return route.template
+      return routes.template(url)
+    }
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-      if (isPush(req.method, req.url)) return pushLane(req, res)
+      if (cors !== undefined && req.headers.origin !== undefined) {
+        // A preflight is answered here; any other request from an allowed origin goes on with the CORS headers set.
+        const url = req.url ?? "/"
+        const template = corsTemplate(url)
+        if (cors.handle(req, res, template)) {
+          if (config.logRequests) runFork(Effect.logInfo(requestLine("OPTIONS", url, 204, 0)))
+          return metrics.request(template!, "OPTIONS", 204, 0)
+        }
+      }
+      const ingest = matchIngestRoute(ingestRoutes, req.method, req.url)
+      if (ingest !== undefined) return ingestLane(req, res, ingest)
       const read = latestRead(req.method, req.url)
       if (read !== undefined) return readLane(req, res, read)
-      // The push and read lanes count their own requests, more cheaply; every other request is counted when its
+      // The ingest and read lanes count their own requests, more cheaply; every other request is counted when its
       // answer ends.
       metrics.track(req, res, routes.template)
       if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
-      if (isPage(req.method, req.url)) return pageLane(req, res)
+      if (isPage(req.method, req.url) || (consoleOn && isConsolePage(req.method, req.url))) return pageLane(req, res)
       const refusal = refuseDeclaredLength(req, maxBodyBytes)
       if (refusal === undefined) {
-        if (req.url?.startsWith("/admin/") && req.method !== "GET") {
+        if (req.method !== "GET" && (req.url?.startsWith("/admin/") || req.url?.startsWith("/console/"))) {
           treatBodyAsJson(req)
           // A dashboard or widget changed here reaches this process's open dashboard streams at once.
-          res.once("finish", liveLane.dashboardsChanged)
+          if (req.url.startsWith("/admin/")) res.once("finish", liveLane.dashboardsChanged)
         }
         return apiLane(req, res)
       }
@@ -189,9 +226,9 @@ const answerFramingError = (error: Error & { readonly code?: string }, socket: D
 }
 
 /**
- * Admin bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1): `curl -d '{...}'`
- * labels JSON `application/x-www-form-urlencoded`, and HttpApi would otherwise decode it as a form and drop the
- * fields.
+ * Admin and console bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1):
+ * `curl -d '{...}'` labels JSON `application/x-www-form-urlencoded`, and HttpApi would otherwise decode it as a form
+ * and drop the fields (or, for a sign-in, take an HTML form's fields).
  */
 const treatBodyAsJson = (req: IncomingMessage): void => {
   const type = req.headers["content-type"]

@@ -4,7 +4,11 @@ import {
   type ChangeSink,
   type DashboardStore,
   type DecimationStore,
+  type SessionStore,
+  type SourceRefused,
   StorageError,
+  type StorageFailure,
+  StorageUnavailable,
   type StoreCopy,
   type StreamStore,
   type WriteObserver
@@ -37,7 +41,8 @@ export interface SharedFile {
 }
 
 /**
- * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
+ * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards, console
+ * sign-outs). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
  * is not one the adapter accepts. `observer`, if given, is told of every group commit (`serve`'s metrics); `shared`,
@@ -48,7 +53,7 @@ export const layer = (
   observer?: WriteObserver,
   shared?: SharedFile
 ): Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore,
+  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore,
   CommandFailed | UsageError
 > =>
   database._tag === "Sqlite"
@@ -107,6 +112,31 @@ export const storeCopy = (
           Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
         )
       )
+
+/**
+ * The `StoreCopy` port of a database as the source of a copy, open until the scope closes: read-only, never created
+ * or migrated. Fails with `SourceRefused` when it is not a Dashstream database at this version's schema (see the
+ * adapters' `openStoreCopySource`), otherwise like {@link layer}.
+ */
+export const storeCopySource = (
+  database: Database
+): Effect.Effect<StoreCopy["Type"], SourceRefused | CommandFailed | UsageError, Scope.Scope> =>
+  database._tag === "Sqlite"
+    ? Effect.flatMap(loadSqlite, (Sqlite) =>
+        Sqlite.openStoreCopySource({ filename: database.filename }).pipe(
+          Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause)))
+        )
+      )
+    : Effect.flatMap(loadPostgres, (Postgres) =>
+        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
+          Postgres.openStoreCopySource(config).pipe(
+            Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause)))
+          )
+        )
+      )
+
+const isStorageFailure = (error: unknown): error is StorageFailure =>
+  error instanceof StorageError || error instanceof StorageUnavailable
 
 /**
  * A description of the database safe to print and log: the SQLite file path, or the PostgreSQL host, port and

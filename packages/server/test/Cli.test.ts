@@ -5,7 +5,7 @@ import { afterAll, assert, describe, it as base } from "@effect/vitest"
 import { type Console, Effect } from "effect"
 import * as Cli from "../src/Cli.js"
 import { assertOneLineError, assertUsageError, timeout } from "./cliSuite.js"
-import { cli, type Result, tempDir } from "./support.js"
+import { cli, type Result, startServer, stop, tempDir } from "./support.js"
 
 /**
  * The `dashstream` command line (contract section 8): usage errors, help, version and database failures, run as real
@@ -254,6 +254,32 @@ describe.concurrent("database failures (exit 1, one line on stderr)", { timeout 
     assertOneLineError(result, /SQLite file \/dev\/null\/dashstream\.db/)
   })
 
+  it("a SQLite path whose directory cannot be created (under /proc): serve, copy and migrate fail at once (issue 22 item 12)", async () => {
+    // Node's recursive mkdir loops forever on /proc: the process spun at 100% CPU, printed nothing, ignored SIGTERM.
+    const db = "sqlite:/proc/nope/x.db"
+    const dir = tempDir()
+    try {
+      const good = `sqlite:${join(dir.path, "good.db")}`
+      assert.strictEqual((await cli(["migrate", "--db", good], {}, 30_000)).code, 0)
+      const sentence = /^dashstream: the SQLite file \/proc\/nope\/x\.db failed: ENOENT: no such file or directory/m
+      const runs = await Promise.all([
+        cli(["serve", "--port", "0", "--workers", "1", "--db", db], {}, 30_000),
+        cli(["migrate", "--db", db], {}, 30_000),
+        cli(["copy", "--from", good, "--to", db], {}, 30_000),
+        cli(["serve", "--port", "0", "--workers", "2", "--db", db], {}, 30_000)
+      ])
+      for (const result of runs) {
+        assert.strictEqual(result.signal, null, `killed after 30 s; stderr: ${result.stderr}`)
+        assert.strictEqual(result.code, 1, result.stderr)
+        assert.match(result.stderr, sentence)
+      }
+      // Several processes also log their workers starting and the primary names the worker that failed.
+      for (const result of runs.slice(0, 3)) assertOneLineError(result, sentence)
+    } finally {
+      dir.remove()
+    }
+  })
+
   it("an unreachable PostgreSQL server, for a command and for serve; the password is never printed", async () => {
     const db = "postgres://dashstream:hunter2@127.0.0.1:1/dashstream"
     const create = await cli(["accounts", "create", "--db", db])
@@ -267,6 +293,66 @@ describe.concurrent("database failures (exit 1, one line on stderr)", { timeout 
 
   it("a bad PostgreSQL URL parameter is a usage error", async () => {
     assertUsageError(await cli(["migrate", "--db", "postgres://127.0.0.1/x?pool_max=0"]), /pool_max/)
+  })
+})
+
+describe("serve --frame-ancestors (who may frame a dashboard page)", { timeout }, () => {
+  it("defaults to 'self'; the flag beats DASHSTREAM_FRAME_ANCESTORS; a bad value is a usage error", async () => {
+    const dir = tempDir()
+    try {
+      const db = `sqlite:${join(dir.path, "frames.db")}`
+      const account = await cli(["accounts", "create", "--json", "--db", db])
+      const { accessKey } = JSON.parse(account.stdout) as { accessKey: string }
+      const widget = await cli([
+        "widgets",
+        "create",
+        "--access-key",
+        accessKey,
+        "--stream",
+        "s",
+        "--type",
+        "number",
+        "--db",
+        db
+      ])
+      assert.strictEqual(widget.code, 0, widget.stderr)
+      const dashboard = await cli([
+        "dashboards",
+        "create",
+        "--access-key",
+        accessKey,
+        "--name",
+        "d",
+        "--json",
+        "--db",
+        db
+      ])
+      const { url } = JSON.parse(dashboard.stdout) as { url: string }
+      const frameAncestors = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+        const server = await startServer(["--db", db, ...args], env)
+        try {
+          const page = await fetch(`${server.url}${url}`)
+          assert.strictEqual(page.status, 200)
+          return /frame-ancestors ([^;]*)/.exec(page.headers.get("content-security-policy") ?? "")?.[1]
+        } finally {
+          await stop(server)
+        }
+      }
+      assert.strictEqual(await frameAncestors([]), "'self'")
+      assert.strictEqual(await frameAncestors([], { DASHSTREAM_FRAME_ANCESTORS: "*" }), "*")
+      assert.strictEqual(
+        await frameAncestors(["--frame-ancestors", "'self' https://wiki.example.com"], {
+          DASHSTREAM_FRAME_ANCESTORS: "*"
+        }),
+        "'self' https://wiki.example.com"
+      )
+      assertUsageError(
+        await cli(["serve", "--port", "0", "--frame-ancestors", "'self'; script-src *", "--db", db]),
+        /--frame-ancestors must be a CSP source list/
+      )
+    } finally {
+      dir.remove()
+    }
   })
 })
 

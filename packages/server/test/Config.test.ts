@@ -69,11 +69,100 @@ describe("Config.serveConfig", () => {
       port: 8080,
       rateLimit: null,
       adminToken: null,
+      admin: true,
       logRequests: false,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
-      workers: availableParallelism()
+      workers: availableParallelism(),
+      corsOrigins: [],
+      frameAncestors: "'self'"
     })
+  })
+
+  it("frame-ancestors: --frame-ancestors beats DASHSTREAM_FRAME_ANCESTORS; a source list, else a usage error", () => {
+    const frameAncestors = (flag: string | undefined, env: string | undefined) =>
+      Config.serveConfig({ "frame-ancestors": flag }, env === undefined ? {} : { DASHSTREAM_FRAME_ANCESTORS: env })
+    assert.strictEqual(right(frameAncestors("'none'", "*")).frameAncestors, "'none'")
+    assert.strictEqual(right(frameAncestors(undefined, "*")).frameAncestors, "*")
+    assert.strictEqual(
+      right(frameAncestors("  'self'   https://wiki.example.com *.example.org:8443 https: ", undefined)).frameAncestors,
+      "'self' https://wiki.example.com *.example.org:8443 https:"
+    )
+    assert.strictEqual(
+      right(frameAncestors("https://intranet.example.com/wiki/", undefined)).frameAncestors,
+      "https://intranet.example.com/wiki/"
+    )
+    for (const bad of [
+      "",
+      "'self'; script-src *",
+      "https://a.example.com, https://b.example.com",
+      "'none' https://a.example.com",
+      "self",
+      "'unsafe-inline'",
+      "https://a.example.com\r\nX-Evil: 1",
+      "https://exa<mple.com"
+    ]) {
+      assert.match(leftMessage(frameAncestors(bad, undefined)), /^--frame-ancestors must be/, JSON.stringify(bad))
+    }
+    assert.match(leftMessage(frameAncestors(undefined, "a;b")), /^DASHSTREAM_FRAME_ANCESTORS must be/)
+  })
+
+  it("admin: --no-admin or DASHSTREAM_ADMIN=off turn it off; a bad DASHSTREAM_ADMIN is a usage error", () => {
+    assert.isFalse(right(Config.serveConfig({ "no-admin": true }, {})).admin)
+    assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_ADMIN: "off" })).admin)
+    assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_ADMIN: "0" })).admin)
+    assert.isTrue(right(Config.serveConfig({}, { DASHSTREAM_ADMIN: "on" })).admin)
+    assert.isFalse(right(Config.serveConfig({ "no-admin": true }, { DASHSTREAM_ADMIN: "on" })).admin)
+    assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_ADMIN: "maybe" })), /^DASHSTREAM_ADMIN must be 1 or 0/)
+  })
+
+  it("adminSetting: a configured token; else a first-run token on a loopback address only; off when told so", () => {
+    const of = (flags: Config.ServeFlags, env: Record<string, string>) =>
+      Config.adminSetting(right(Config.serveConfig(flags, env)))._tag
+    const token = { DASHSTREAM_ADMIN_TOKEN: "secret" }
+    assert.strictEqual(of({}, {}), "FirstRun")
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "localhost", "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1"]) {
+      assert.strictEqual(of({ host }, {}), "FirstRun", host)
+    }
+    for (const host of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.2", "example.com", "::ffff:10.0.0.1"]) {
+      assert.strictEqual(of({ host }, {}), "Off", host)
+      assert.strictEqual(of({ host }, token), "Token", host)
+    }
+    assert.strictEqual(of({}, token), "Token")
+    const setting = Config.adminSetting(right(Config.serveConfig({}, token)))
+    assert.strictEqual(setting._tag === "Token" ? Redacted.value(setting.token) : undefined, "secret")
+    assert.strictEqual(of({ "no-admin": true }, token), "Off")
+    assert.strictEqual(of({}, { ...token, DASHSTREAM_ADMIN: "off" }), "Off")
+    assert.strictEqual(of({ "no-admin": true }, {}), "Off")
+  })
+
+  it("cors: --cors-origin (repeatable) beats DASHSTREAM_CORS_ORIGIN (comma-separated); only * or bare origins", () => {
+    const origins = (flags: Config.ServeFlags, env: Config.Env = {}) =>
+      right(Config.serveConfig(flags, env)).corsOrigins
+    assert.deepStrictEqual(origins({ "cors-origin": ["https://a.example", "http://b.example:8080"] }), [
+      "https://a.example",
+      "http://b.example:8080"
+    ])
+    assert.deepStrictEqual(origins({ "cors-origin": ["*"] }, { DASHSTREAM_CORS_ORIGIN: "https://x.example" }), ["*"])
+    assert.deepStrictEqual(origins({}, { DASHSTREAM_CORS_ORIGIN: " https://x.example, https://y.example " }), [
+      "https://x.example",
+      "https://y.example"
+    ])
+    for (const bad of ["https://a.example/", "https://a.example/path", "ftp://a.example", "a.example", ""]) {
+      assert.match(
+        leftMessage(Config.serveConfig({ "cors-origin": [bad] }, {})),
+        /^--cors-origin must be \* or an origin such as https:\/\/example.com/,
+        bad
+      )
+    }
+    assert.match(
+      leftMessage(Config.serveConfig({ "cors-origin": ["https://a.example/"] }, {})),
+      /did you mean https:\/\/a.example\?/
+    )
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_CORS_ORIGIN: "x" })),
+      /^DASHSTREAM_CORS_ORIGIN must be/
+    )
   })
 
   it("workers: --workers beats DASHSTREAM_WORKERS; anything but a whole number from 1 to 1024 is a usage error", () => {

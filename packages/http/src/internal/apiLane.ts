@@ -10,12 +10,19 @@ import {
   type HttpServerResponse
 } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { AccountStore, DashboardStore, StreamStore } from "@dashstream/core"
+import {
+  type AccountStore,
+  ConsoleSession,
+  type DashboardStore,
+  type SessionStore,
+  type StreamStore
+} from "@dashstream/core"
 import { Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { api, publicApi } from "../Api.js"
 import type { HandlerConfig } from "../HttpConfig.js"
 import { type ErrorReply, errorReply, internalReply, type RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
 import { adminLive } from "./adminHandlers.js"
+import { consoleLive } from "./consoleHandlers.js"
 import { docsLive, docsRoutes } from "./docs.js"
 import { healthLive } from "./healthHandlers.js"
 import type { Metrics } from "../Metrics.js"
@@ -24,7 +31,7 @@ import type { RateLimiter } from "./rateLimiter.js"
 import { readLive, type WritePressure } from "./readHandlers.js"
 import { causeText } from "./causeText.js"
 import { accessKeyOfPath, redactPath, requestLine } from "./redact.js"
-import { bodyTooLarge, errorResponse } from "./replies.js"
+import { bodyTooLarge, errorResponse, routeNotFound } from "./replies.js"
 import { makeRouteTable, type RouteTable } from "./routeTable.js"
 
 /**
@@ -79,7 +86,11 @@ const requestErrorReply = (error: HttpServerError.RequestError, maxBodyBytes: nu
 
 const routeNotFoundReply = (method: string, url: string, routes: RouteTable): ErrorReply => {
   const allowed = routes.allowed(url)
-  if (allowed === undefined) return errorReply(404, "not_found", `no route matches ${redactPath(url)}`)
+  // A 405 whose Allow names the refused method would contradict itself (issue 22 item 9): a path a lane serves in
+  // another shape than the one asked is answered 404.
+  if (allowed === undefined || allowed.includes(method)) {
+    return routeNotFound(url)
+  }
   const allow = allowed.join(", ")
   return errorReply(405, "method_not_allowed", `${method} is not allowed here; allowed: ${allow}`, undefined, { allow })
 }
@@ -146,7 +157,7 @@ const routerConfig = {
   maxParamLength: 4096
 } as const
 
-/** The API served with this configuration: admin included only with an admin token. */
+/** The API served with this configuration: admin and console included only with an admin token. */
 const servedApi = (config: HandlerConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
 
 /**
@@ -167,16 +178,19 @@ export const makeApiLane = (
 ): Effect.Effect<
   (req: IncomingMessage, res: ServerResponse) => void,
   never,
-  AccountStore | StreamStore | DashboardStore | Scope.Scope
+  AccountStore | StreamStore | DashboardStore | SessionStore | Scope.Scope
 > =>
   Effect.gen(function* () {
     const served = servedApi(config)
+    const adminToken = config.adminToken
+    // Derived once: the bearer token and every console session are checked against it.
+    const key = adminToken === undefined ? undefined : ConsoleSession.sessionKey(adminToken)
     const groups = Layer.mergeAll(
       readLive(rateLimitCheck(limiter), pressure),
       healthLive,
       metricsLive(metrics),
       docsLive(served),
-      config.adminToken === undefined ? Layer.empty : adminLive(config.adminToken)
+      key === undefined ? Layer.empty : Layer.merge(adminLive(key, config.limits), consoleLive(key))
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router

@@ -20,7 +20,7 @@ import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
-import { writeErrorReply } from "./replies.js"
+import { routeNotFound, writeErrorReply } from "./replies.js"
 import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
@@ -46,7 +46,9 @@ export const defaultLiveOptions: LiveOptions = {
 export const isEvents = (method: string | undefined, url: string | undefined): boolean => {
   if (method !== "GET" || url === undefined) return false
   const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
+  const query = q === -1 ? url : url.slice(0, q)
+  // One trailing slash is ignored, as on every route of the API.
+  const path = query.endsWith("/events/") ? query.slice(0, -1) : query
   if (!path.endsWith("/events")) return false
   const segments = path.split("/")
   // ["", "d", TOKEN, "events"]
@@ -432,7 +434,7 @@ export const makeLiveLane = (
       try {
         token = decodeURIComponent(segments[2]!)
       } catch {
-        return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+        return refuse(routeNotFound(url))
       }
       const shown = q === -1 ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
       return handleDashboard(req, res, token, shown, t0)
@@ -443,7 +445,7 @@ export const makeLiveLane = (
       key = decodeURIComponent(segments[3]!)
       streamName = decodeURIComponent(segments[5]!)
     } catch {
-      return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      return refuse(routeNotFound(url))
     }
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
     const header = req.headers["last-event-id"]

@@ -1,9 +1,4 @@
 /**
- * The bound on open event streams per access key or view token (contract section 10: at most 100, 429 beyond), and
- * where they are counted.
- */
-
-/**
  * Counts open event streams per access key (or a dashboard's view token) against the bound of contract section 10.
  * The default counts in this process; `serve --workers N` passes one whose counts are the server's (its primary
  * process holds them), so the bound is per server, not per worker.
