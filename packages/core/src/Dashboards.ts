@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { Effect, Either, Option } from "effect"
 import type { AccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
@@ -270,8 +271,12 @@ const layoutTile = ({ tile, widget }: ResolvedTile) => ({ ...tile, type: widget 
  * `type`, `null` when its widget no longer exists, so that a page can draw a tile it did not show before), and the
  * key that tells a changed name or tiles.
  */
-export const dashboardLayout = (resolved: ResolvedDashboard): DashboardLayout => ({
-  data: JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.tiles.map(layoutTile) }),
-  key: JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.dashboard.tiles }),
-  feeds: dashboardFeeds(resolved)
-})
+export const dashboardLayout = (resolved: ResolvedDashboard): DashboardLayout => {
+  const key = JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.dashboard.tiles })
+  return {
+    data: JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.tiles.map(layoutTile) }),
+    key,
+    version: createHash("sha256").update(key).digest("base64url").slice(0, 16),
+    feeds: dashboardFeeds(resolved)
+  }
+}

@@ -42,6 +42,11 @@ export interface DashboardLayout {
   readonly data: string
   /** The dashboard's name and tiles as stored: a different key is a layout change. */
   readonly key: string
+  /**
+   * A short digest of `key` (URL-safe): a page names the layout it shows by it (`/d/<viewToken>/events?layout=`), and
+   * a stream opened with another one starts with `event: layout`.
+   */
+  readonly version: string
   readonly feeds: ReadonlyArray<DashboardFeed>
 }
 
@@ -85,6 +90,11 @@ export interface DashboardFollowOptions {
   readonly maxHeldBytes: number
   /** The most entries of one storage read (default {@link followPageSize}). */
   readonly pageSize?: number
+  /**
+   * The {@link DashboardLayout.version} of the layout the client shows, when it says: when it is not the layout's,
+   * `event: layout` comes first, before the snapshot (a page reconnecting after a layout change it missed).
+   */
+  readonly shown?: string | undefined
 }
 
 /** A running dashboard subscription. */
@@ -187,6 +197,7 @@ class DashboardFollow implements DashboardFollower {
     this.pageSize = options.pageSize ?? followPageSize
     this.layoutKey = layout.key
     this.tiles = tilesOf(layout.feeds)
+    if (options.shown !== undefined && options.shown !== layout.version) sink.layout(layout.data)
     this.run(this.snapshot([...this.tiles.values()]))
   }
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Either, Option, Runtime } from "effect"
+import { Context, Effect, Either, Fiber, Option, Runtime } from "effect"
 import * as fc from "fast-check"
 import { digestAccessKey, newAccessKey, newAccountId } from "../src/Account.js"
 import { ChangeFeed, type ChangeListener, gapChange } from "../src/ChangeFeed.js"
@@ -288,6 +288,52 @@ describe("follow: backlog then live (contract section 10)", () => {
       assert.deepStrictEqual(events, [`entry ${T0 + 20}`])
       since.close()
     })
+  )
+
+  it.effect(
+    "a backlog read while its client takes nothing: one page at a time, pages sized by bytes; more than maxPendingBytes of writes meanwhile lose nothing and send nothing twice",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const big = "x".repeat(20_000)
+        let now = T0
+        const put = (n: number) =>
+          write(s, s.widget, { _tag: "Put", entries: [{ point: { number: n, suffix: big } as never }] }, (now += 10))
+        for (let n = 0; n < 100; n++) put(n)
+        const reads: Array<number> = []
+        s.setHook(() => void reads.push(0))
+        const got: Array<number> = []
+        let open = false
+        const waiting: Array<() => void> = []
+        const sink: LiveSink = {
+          entry: (ts) => void got.push(ts),
+          clear: () => {},
+          deleted: () => {},
+          failed: () => {},
+          writable: Effect.async<void>((resume) => {
+            if (open) return resume(Effect.void)
+            waiting.push(() => resume(Effect.void))
+          })
+        }
+        const started = Effect.runFork(
+          followStream(s.widget.id, { _tag: "Since", since: micros(-1) }, s.runtime).start(sink)
+        )
+        yield* settle()
+        // The first page is at most 32 entries; then the sink takes nothing and nothing more is read.
+        assert.deepStrictEqual([reads.length, got.length], [1, 32])
+        // 60 entries of ~20 KB (1.2 MB) stored meanwhile: more than the subscriber buffers.
+        for (let n = 100; n < 160; n++) put(n)
+        open = true
+        for (const w of waiting.splice(0)) w()
+        const follower = yield* Fiber.join(started)
+        // Pages after the first hold about 256 KiB: 12 entries of ~20 KB.
+        assert.isAbove(reads.length, 10)
+        put(160)
+        const stored = (yield* readAll(s)).map(([ts]) => ts)
+        assert.strictEqual(stored.length, 161)
+        assert.deepStrictEqual(got, stored)
+        follower.close()
+      })
   )
 
   it.effect("deleting the widget sends deleted and ends the subscription", () =>

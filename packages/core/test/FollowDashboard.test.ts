@@ -110,7 +110,7 @@ const follow = (
 /** A layout of these feeds; its key and `layout` data name the streams (and `name`). */
 const layoutOf = (feeds: ReadonlyArray<DashboardFeed>, name = "d"): DashboardLayout => {
   const data = JSON.stringify({ name, tiles: feeds.map((f) => f.streamName) })
-  return { data, key: data, feeds }
+  return { data, key: data, version: data, feeds }
 }
 
 /** Lets forked fibers run until they wait for something. */
@@ -448,6 +448,19 @@ describe("followDashboard: layout changes (contract section 14; issue 22, item 2
         [{ label: "re-added" }]
       )
       follower.close()
+    })
+  )
+
+  it.effect("a client that shows another layout version gets event: layout before its snapshot; the same, none", () =>
+    Effect.gen(function* () {
+      const s = yield* setup
+      const layout = layoutOf([boardFeed(s)])
+      const stale = recorder()
+      yield* followDashboard(layout, s.runtime, stale.sink, { ...options, shown: "an older one" }).idle
+      assert.deepStrictEqual(stale.sent(), [`layout ${layout.data}`, `snapshot {"tiles":{"board":[]},"deleted":[]}`])
+      const current = recorder()
+      yield* followDashboard(layout, s.runtime, current.sink, { ...options, shown: layout.version }).idle
+      assert.deepStrictEqual(current.sent(), [`snapshot {"tiles":{"board":[]},"deleted":[]}`])
     })
   )
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { entriesOf, eventsPath, openEvents, openOk } from "../../server/test/e2e/sse.js"
-import { json, push, read, setupAccount, startServer } from "./support/server.js"
+import { admin, json, push, read, setupAccount, startServer } from "./support/server.js"
 
 /**
  * The live lane's bounds (contract section 10), on the in-process server with small settings: the heartbeat, the
@@ -47,6 +47,43 @@ describe("live event streams: bounds of the live lane", () => {
         Array.from({ length: 400 }, (_, i) => `t${i}`)
       )
       again.close()
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
+
+  it("a dashboard stream whose client stops reading during the snapshot is cut off once the events held behind it pass the bound", async () => {
+    const server = await startServer({ live: { maxUnsentBytes: 64 * 1024 } })
+    try {
+      const { id, accessKey } = await setupAccount(server, [
+        ["a", "text-feed"],
+        ["b", "text-feed"]
+      ])
+      // b: 1,000 entries of ~12 KB, a snapshot member larger than the loopback buffers hold.
+      const msg = "x".repeat(12_000)
+      for (let batch = 0; batch < 13; batch++) {
+        const points = Array.from({ length: 80 }, (_, i) => ({ title: `b${batch * 80 + i}`, msg }))
+        assert.strictEqual((await push(server, { accessKey, streamName: "b", point: points })).status, 200)
+      }
+      const created = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, {
+        name: "d",
+        tiles: [
+          { streamName: "a", x: 0, y: 0, w: 12, h: 1 },
+          { streamName: "b", x: 0, y: 1, w: 12, h: 1 }
+        ]
+      })
+      assert.strictEqual(created.status, 201)
+      const stream = await openOk(server.url, `${created.json.url}/events`)
+      stream.pause()
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      // a's member is out; b's waits for the client. What a sends now waits behind the snapshot, up to the bound.
+      for (let i = 0; i < 10; i++) {
+        const r = await push(server, { accessKey, streamName: "a", point: { title: `a${i}`, msg } })
+        assert.strictEqual(r.status, 200)
+      }
+      stream.resume()
+      await stream.until("the cut-off", () => stream.state() !== "open", 20_000)
+      assert.strictEqual(stream.state(), "aborted")
     } finally {
       await server.close()
     }

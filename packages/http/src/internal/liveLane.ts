@@ -10,9 +10,7 @@ import {
   followDashboard,
   type FollowParams,
   type Following,
-  formatTs,
   type LiveSink,
-  type Micros,
   type StorageFailure,
   type StreamStore
 } from "@dashstream/core"
@@ -23,6 +21,7 @@ import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
+import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
@@ -107,31 +106,6 @@ export interface LiveLane {
    */
   readonly dashboardsChanged: () => void
 }
-
-const eventStreamHeaders = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-store",
-  "x-accel-buffering": "no",
-  connection: "keep-alive"
-} as const
-
-// A `data:` field ends at a line break, so a payload holding one is sent as several `data:` lines (SSE joins them
-// with "\n" again). Stored JSON never holds a raw line break; this keeps the framing right whatever it holds.
-const dataLines = (data: string): string =>
-  data.includes("\n") || data.includes("\r") ? data.split(/\r\n|\r|\n/).join("\ndata: ") : data
-
-/** `event: entry` (contract section 10): `id` is the entry's `ts` printed as a read body prints it. */
-export const entryEvent = (ts: Micros, data: string): string =>
-  `event: entry\nid: ${formatTs(ts)}\ndata: ${dataLines(data)}\n\n`
-
-/** `event: clear` with the clear's own id. */
-export const clearEvent = (id: Micros): string => `event: clear\nid: ${formatTs(id)}\ndata: {}\n\n`
-
-const deletedEvent = "event: deleted\ndata: {}\n\n"
-
-/** An event without an id (a dashboard's events, contract section 11: a reconnect takes a fresh snapshot). */
-const plainEvent = (event: string, data: string): string => `event: ${event}\ndata: ${dataLines(data)}\n\n`
-const ping = ": ping\n\n"
 
 const tooManyStreams = (max: number) =>
   new RateLimited({ message: `at most ${max} open event streams per access key; close one and retry`, retryAfter: 1 })
@@ -392,18 +366,31 @@ export const makeLiveLane = (
     }
   })
 
-  // `GET /d/<viewToken>/events` (contract section 11): the dashboard's snapshot, then its tiles' events.
-  const handleDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) =>
+  // `GET /d/<viewToken>/events[?layout=<version>]` (contract section 11): the dashboard's snapshot, then its tiles'
+  // events; `layout` names the layout the page shows (section 14: `event: layout` first when it changed since).
+  const handleDashboard = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    shown: string | undefined,
+    t0: number
+  ) =>
     whenSlot(slots.take(token, maxStreamsPerKey), (taken) => {
       if (!taken) {
         writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
         return log(req, 429, t0)
       }
       if (req.destroyed) return release(token)
-      resolveDashboard(req, res, token, t0)
+      resolveDashboard(req, res, token, shown, t0)
     })
 
-  const resolveDashboard = (req: IncomingMessage, res: ServerResponse, token: string, t0: number) => {
+  const resolveDashboard = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    shown: string | undefined,
+    t0: number
+  ) => {
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
@@ -422,7 +409,8 @@ export const makeLiveLane = (
         const conn = open(req, res, token, token, t0)
         if (conn === undefined) return
         const follower = followDashboard(Dashboards.dashboardLayout(exit.value), runtime, dashboardSinkOf(conn), {
-          maxHeldBytes: maxUnsentBytes
+          maxHeldBytes: maxUnsentBytes,
+          shown
         })
         conn.follower = follower
         conn.dashboard = follower
@@ -448,7 +436,8 @@ export const makeLiveLane = (
       } catch {
         return refuse(routeNotFound(url))
       }
-      return handleDashboard(req, res, token, t0)
+      const shown = q === -1 ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
+      return handleDashboard(req, res, token, shown, t0)
     }
     let key: string
     let streamName: string

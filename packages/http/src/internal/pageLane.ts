@@ -179,7 +179,8 @@ export const makePageLane = (
             h: tile.h,
             deleted: widget === null
           })),
-          eventsPath: `/d/${encodeURIComponent(token)}/events`,
+          // The layout the page shows: its event stream starts with the current one if it changed meanwhile.
+          eventsPath: `/d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
           theme: query.get("theme") === "light" ? ("light" as const) : ("dark" as const)
         }
         let html: string

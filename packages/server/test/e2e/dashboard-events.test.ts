@@ -135,6 +135,37 @@ for (const backend of backends) {
       stream.close()
     })
 
+    it("a page that reconnects after a layout change it missed gets event: layout before its snapshot", async () => {
+      const { api, server } = ctx
+      const account = await api.setup({ a: "number", b: "number" })
+      const created = await api.admin("POST", `/admin/accounts/${account.id}/dashboards`, {
+        name: "one",
+        tiles: [{ streamName: "a", x: 0, y: 0, w: 12, h: 1 }]
+      })
+      expect(created.status, created.text).toBe(201)
+      // The page names the layout it shows in its event stream's path.
+      const page = await api.fetch(created.json.url as string)
+      const eventsPath = JSON.parse(`"${/"eventsPath":"([^"]+)"/.exec(page.text)![1]!}"`) as string
+      expect(eventsPath).toMatch(/^\/d\/[^/]+\/events\?layout=[\w-]+$/)
+      const first = await openOk(server.baseUrl, eventsPath)
+      await first.until("the snapshot", () => first.events.length > 0)
+      expect(first.events.map((e) => e.event)).toEqual(["snapshot"])
+      first.close()
+
+      const tiles = [{ streamName: "b", x: 0, y: 0, w: 12, h: 1 }]
+      const put = await api.admin("PUT", `/admin/accounts/${account.id}/dashboards/${created.json.id as string}`, {
+        name: "two",
+        tiles
+      })
+      expect(put.status, put.text).toBe(200)
+      const again = await openOk(server.baseUrl, eventsPath)
+      await again.until("the layout and the snapshot", () => again.events.length >= 2)
+      expect(again.events.map((e) => e.event)).toEqual(["layout", "snapshot"])
+      expect(JSON.parse(again.events[0]!.data)).toEqual({ name: "two", tiles: [{ ...tiles[0], type: "number" }] })
+      expect(JSON.parse(again.events[1]!.data)).toEqual({ tiles: { b: [] }, deleted: [] })
+      again.close()
+    })
+
     it("a client that never reads holds a bounded amount of server memory, whatever the snapshot's size (issue 22, item 1)", async () => {
       const { api, server } = ctx
       const account = await api.setup({ f1: "text-feed", f2: "text-feed" })

@@ -1,0 +1,33 @@
+import { formatTs, type Micros } from "@dashstream/core"
+
+/** The Server-Sent Events of the live lane (contract sections 10 and 11), as text. */
+
+/** The headers of an event stream's 200 (contract section 10). */
+export const eventStreamHeaders = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  "x-accel-buffering": "no",
+  connection: "keep-alive"
+} as const
+
+/**
+ * A `data:` field ends at a line break, so a payload holding one is sent as several `data:` lines (SSE joins them
+ * with "\n" again). Stored JSON never holds a raw line break; this keeps the framing right whatever it holds.
+ */
+export const dataLines = (data: string): string =>
+  data.includes("\n") || data.includes("\r") ? data.split(/\r\n|\r|\n/).join("\ndata: ") : data
+
+/** `event: entry` (contract section 10): `id` is the entry's `ts` printed as a read body prints it. */
+export const entryEvent = (ts: Micros, data: string): string =>
+  `event: entry\nid: ${formatTs(ts)}\ndata: ${dataLines(data)}\n\n`
+
+/** `event: clear` with the clear's own id. */
+export const clearEvent = (id: Micros): string => `event: clear\nid: ${formatTs(id)}\ndata: {}\n\n`
+
+/** `event: deleted` of a stream's event stream (its widget was deleted; the stream ends). */
+export const deletedEvent = "event: deleted\ndata: {}\n\n"
+
+/** An event without an id (a dashboard's events, contract section 11: a reconnect takes a fresh snapshot). */
+export const plainEvent = (event: string, data: string): string => `event: ${event}\ndata: ${dataLines(data)}\n\n`
+/** The comment that keeps an idle event stream open through proxies. */
+export const ping = ": ping\n\n"
