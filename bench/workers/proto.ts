@@ -2,7 +2,7 @@
  * Prototype servers for issue 12's `serve --workers N` study (run by `bench/workers/run.ts`, not part of the
  * product). One node:cluster primary forks N workers that all serve HTTP on one port (the primary hands out the
  * connections round-robin). Every worker serves `POST /customSend` the way the product's push lane does
- * (`packages/http/src/internal/pushLane.ts`): raw body, `JSON.parse`, then the real `UseCases.push` (shape check,
+ * (`packages/http/src/internal/ingestLane.ts`): raw body, `JSON.parse`, then the real `UseCases.push` (shape check,
  * authentication through the real SQLite account store behind the real 1-second account cache, point decoding),
  * run with `Runtime.runCallback`. Designs:
  *
@@ -176,7 +176,7 @@ const rebuild = (e: CallError) =>
       ? new StreamNotFound({ message: e.message, path: e.path ?? "streamName" })
       : new StorageUnavailable({ cause: new Error(`${e.tag}: ${e.message}`) })
 
-// ---- the push lane of a worker (what the product's pushLane does, without rate limit, metrics and logging) ----
+// ---- the push lane of a worker (what the product's ingest lane does for /customSend, without rate limit, metrics and logging) ----
 const successText = '{"message":"Success!"}'
 const successHeaders = { "content-type": "application/json", "content-length": String(successText.length) }
 

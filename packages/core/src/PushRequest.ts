@@ -1,32 +1,96 @@
 import { Either } from "effect"
-import { InvalidRequest, PayloadTooLarge } from "./Errors.js"
+import { InvalidRequest, PayloadTooLarge, quoted, UnsupportedCommand } from "./Errors.js"
+import type { IngestPart, IngestRequest, PartRejection } from "./Ingest.js"
 import type { Limits } from "./Limits.js"
+import type { PointOp } from "./Point.js"
+import { decodePoint } from "./PointDecoder.js"
+import { supportsClearCommand, type WidgetType } from "./WidgetType.js"
 
 /**
- * One stream's part of a push body: a `point` to decode against the widget type, or a `command`.
- * `path` is where it stands in the body (`""` for a single-stream push, `streams[3]` in a multi-stream push).
+ * The original service's push body (spec sections 4.2-4.4) as one parser into the protocol-neutral
+ * {@link IngestRequest}: a single-stream push and a multi-stream push both become a list of parts.
  */
-export interface StreamPart {
-  readonly streamName: string
-  readonly path: string
-  readonly body:
-    { readonly _tag: "Point"; readonly point: unknown } | { readonly _tag: "Command"; readonly command: unknown }
-}
+
+/**
+ * One stream's part of a push body: the JSON object naming the stream (the body itself for a single-stream push, an
+ * element of `streams` otherwise), whose `point` or `command` (exactly one, checked by {@link decodePushRequest}) is
+ * decoded against the widget type by {@link decodeJsonPart}.
+ */
+export type JsonPart = Readonly<Record<string, unknown>>
 
 /**
  * A push body with its shape checked (spec sections 4.2 to 4.4) but its points not yet decoded: they need the
- * widget types, which need the account. A single-stream push and a multi-stream push both become a list of parts.
+ * widget types, which need the account. Each part's `path` is where its point stands: `point`, `streams[3].point`.
  */
-export interface PushRequest {
-  readonly accessKey: string
-  readonly parts: ReadonlyArray<StreamPart>
+export type PushRequest = IngestRequest<JsonPart>
+
+/**
+ * Decodes a `command` against a widget type (spec section 4.3, contract section 4): `"clear"` on sparkline,
+ * line-graph, maps, text feed and xy-graph. `path` is where the command stands (`command`, `streams[3].command`).
+ * Fails with `UnsupportedCommand` for any other command, or for `clear` on a type that is cleared by an empty point
+ * instead (the message says so).
+ */
+export const decodeCommand = (
+  type: WidgetType,
+  command: unknown,
+  path: string
+): Either.Either<PointOp, UnsupportedCommand> => {
+  if (command !== "clear") {
+    return Either.left(
+      new UnsupportedCommand({
+        message: `unknown command ${typeof command === "string" ? quoted(command) : JSON.stringify(command)}: the only command is "clear"`,
+        path
+      })
+    )
+  }
+  if (!supportsClearCommand(type)) {
+    return Either.left(
+      new UnsupportedCommand({
+        message: `the clear command is not supported for ${type} widgets: push an empty point (for example {}) to clear it`,
+        path
+      })
+    )
+  }
+  return Either.right(CLEAR)
 }
+
+const CLEAR: PointOp = Object.freeze({ _tag: "Clear" })
+
+/** `streams[3].point` to `streams[3].<key>` (and `point` to `<key>`): a sibling of a part's point. */
+const besidePoint = (pointPath: string, key: string): string => pointPath.slice(0, -5) + key
+
+/**
+ * The {@link IngestRequest.decode} of a push body's parts: the part's `command` through {@link decodeCommand}, else
+ * its `point` through `decodePoint` (contract sections 3 and 4). `path` is the point's path.
+ */
+export const decodeJsonPart = (
+  type: WidgetType,
+  part: JsonPart,
+  path: string,
+  limits: Limits
+): Either.Either<PointOp, PartRejection> => {
+  const command = part["command"]
+  return command !== undefined
+    ? decodeCommand(type, command, besidePoint(path, "command"))
+    : decodePoint(type, part["point"], path, limits)
+}
+
+const streamNamePath = (pointPath: string): string => besidePoint(pointPath, "streamName")
+
+const single = (accessKey: string, part: IngestPart<JsonPart>): PushRequest => ({
+  accessKey,
+  parts: [part],
+  undeclared: "reject",
+  decode: decodeJsonPart,
+  streamNamePath
+})
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const at = (prefix: string, key: string) => (prefix === "" ? key : `${prefix}.${key}`)
 
-const part = (o: Record<string, unknown>, path: string): Either.Either<StreamPart, InvalidRequest> => {
+/** The part of `o`, a stream object at `path` (`""` or `streams[3]`), with its shape checked. */
+const part = (o: Record<string, unknown>, path: string): Either.Either<IngestPart<JsonPart>, InvalidRequest> => {
   const streamName = o["streamName"]
   if (typeof streamName !== "string") {
     return Either.left(
@@ -51,17 +115,17 @@ const part = (o: Record<string, unknown>, path: string): Either.Either<StreamPar
       new InvalidRequest({ message: "give either point or command, not both", path: at(path, "command") })
     )
   }
-  if (hasCommand) return Either.right({ streamName, path, body: { _tag: "Command", command: o["command"] } })
-  if (!hasPoint) {
+  if (!hasPoint && !hasCommand) {
     return Either.left(new InvalidRequest({ message: "point (or command) is required", path: at(path, "point") }))
   }
-  return Either.right({ streamName, path, body: { _tag: "Point", point: o["point"] } })
+  return Either.right({ streamName, path: path === "" ? "point" : `${path}.point`, value: o })
 }
 
 /**
  * Checks the shape of a parsed push body (spec sections 4.2-4.4, contract section 5): an object with a string
  * `accessKey` and either `streamName` with `point` or `command`, or `streams` = array of `{streamName, point}`
- * (or `{streamName, command}`). Fails with `InvalidRequest` (with `path`) for a wrong shape, an `epoint`, or both
+ * (or `{streamName, command}`). The result is an {@link IngestRequest} whose parts are decoded by
+ * {@link decodeJsonPart}, refusing undeclared streams with `StreamNotFound` at `streamName` (`streams[3].streamName`). Fails with `InvalidRequest` (with `path`) for a wrong shape, an `epoint`, or both
  * `point` and `command`; with `PayloadTooLarge` for more streams than `limits.maxStreams`.
  */
 export const decodePushRequest = (
@@ -80,7 +144,7 @@ export const decodePushRequest = (
   }
   const streams = body["streams"]
   if (streams === undefined) {
-    return Either.map(part(body, ""), (p) => ({ accessKey, parts: [p] }))
+    return Either.map(part(body, ""), (p) => single(accessKey, p))
   }
   if ("streamName" in body || "point" in body || "command" in body) {
     return Either.left(new InvalidRequest({ message: "give either streams or streamName, not both", path: "streams" }))
@@ -96,7 +160,7 @@ export const decodePushRequest = (
       })
     )
   }
-  const parts: Array<StreamPart> = []
+  const parts: Array<IngestPart<JsonPart>> = []
   for (let i = 0; i < streams.length; i++) {
     const s: unknown = streams[i]
     const path = `streams[${i}]`
@@ -105,5 +169,5 @@ export const decodePushRequest = (
     if (Either.isLeft(p)) return Either.left(p.left)
     parts.push(p.right)
   }
-  return Either.right({ accessKey, parts })
+  return Either.right({ accessKey, parts, undeclared: "reject", decode: decodeJsonPart, streamNamePath })
 }

@@ -4,20 +4,16 @@ import { AccountStore } from "./AccountStore.js"
 import {
   type AccountNotFound,
   Forbidden,
-  type InvalidPoint,
   InvalidRequest,
   InvalidSince,
   quoted,
-  type PayloadTooLarge,
   type PushRejection,
   type StorageFailure,
-  StreamNotFound,
-  UnsupportedCommand
+  StreamNotFound
 } from "./Errors.js"
 import type { Limits } from "./Limits.js"
-import type { PointOp } from "./Point.js"
-import { decodePoint } from "./PointDecoder.js"
-import { decodePushRequest, type PushRequest } from "./PushRequest.js"
+import type { IngestPart, IngestRequest, IngestResult } from "./Ingest.js"
+import { decodePushRequest } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
 import {
   type ReadQuery,
@@ -29,7 +25,7 @@ import {
 } from "./StreamStore.js"
 import { type Micros, nowMicros, sinceFromText } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
-import { isWidgetType, supportsClearCommand, type WidgetType, widgetTypes } from "./WidgetType.js"
+import { isWidgetType, widgetTypes } from "./WidgetType.js"
 
 /**
  * The use cases of Dashstream: what the HTTP adapter and the CLI call. Each asks for the storage ports it needs;
@@ -51,96 +47,92 @@ export const authenticate = (accessKey: string): Effect.Effect<AccountId, Forbid
         )
       )
 
-/**
- * Decodes a `command` against a widget type (spec section 4.3, contract section 4): `"clear"` on sparkline,
- * line-graph, maps, text feed and xy-graph. Fails with `UnsupportedCommand` for any other command, or for `clear`
- * on a type that is cleared by an empty point instead (the message says so).
- */
-export const decodeCommand = (
-  type: WidgetType,
-  command: unknown,
-  path: string
-): Either.Either<PointOp, UnsupportedCommand> => {
-  const at = path === "" ? "command" : `${path}.command`
-  if (command !== "clear") {
-    return Either.left(
-      new UnsupportedCommand({
-        message: `unknown command ${typeof command === "string" ? quoted(command) : JSON.stringify(command)}: the only command is "clear"`,
-        path: at
-      })
-    )
-  }
-  if (!supportsClearCommand(type)) {
-    return Either.left(
-      new UnsupportedCommand({
-        message: `the clear command is not supported for ${type} widgets: push an empty point (for example {}) to clear it`,
-        path: at
-      })
-    )
-  }
-  return Either.right({ _tag: "Clear" })
-}
+export { decodeCommand } from "./PushRequest.js"
 
-/** The distinct stream names a push request names, in order of first appearance. */
-const namesOf = (request: PushRequest): ReadonlyArray<string> =>
+/** The distinct stream names a request names, in order of first appearance. */
+const namesOf = (request: IngestRequest): ReadonlyArray<string> =>
   request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
 
 /**
- * The writes of a push request once its account's widgets are known (spec sections 4.2-4.4): for each part in body
- * order, its widget (`StreamNotFound` when `widgets` has none of that name) and its point or command decoded against
- * the widget type (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`). The first error wins; nothing is stored
- * here. Shared by {@link push} and {@link pushDirect}, so both refuse the same body with the same error.
+ * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
+ * in request order, its widget and its content decoded against the widget type by the request's decoder
+ * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
+ * `widgets` is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
+ * `parts.length - writes.length`, every other part giving exactly one write). The first error wins; nothing is stored
+ * here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the same error.
  */
 const writesOf = (
-  request: PushRequest,
+  request: IngestRequest,
   widgets: ReadonlyMap<string, Widget>,
   limits: Limits
 ): Either.Either<Array<StreamWrite>, PushRejection> => {
   const writes: Array<StreamWrite> = []
-  for (const part of request.parts) {
+  const parts = request.parts
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
     const widget = widgets.get(part.streamName)
     if (widget === undefined) {
-      return Either.left(
-        new StreamNotFound({
-          message: `no widget with stream name ${quoted(part.streamName)} in this account`,
-          path: part.path === "" ? "streamName" : `${part.path}.streamName`
-        })
-      )
+      if (request.undeclared === "skip") continue
+      return Either.left(streamNotFound(request, part))
     }
-    const pointPath = part.path === "" ? "point" : `${part.path}.point`
-    const op: Either.Either<PointOp, InvalidPoint | PayloadTooLarge | UnsupportedCommand> =
-      part.body._tag === "Point"
-        ? decodePoint(widget.type, part.body.point, pointPath, limits)
-        : decodeCommand(widget.type, part.body.command, part.path)
+    const op = request.decode(widget.type, part.value, part.path, limits)
     if (Either.isLeft(op)) return Either.left(op.left)
-    writes.push({ widget, op: op.right, path: pointPath })
+    writes.push({ widget, op: op.right, path: part.path })
   }
   return Either.right(writes)
 }
 
+const streamNotFound = (request: IngestRequest, part: IngestPart): StreamNotFound =>
+  new StreamNotFound({
+    message: `no widget with stream name ${quoted(part.streamName)} in this account`,
+    path: request.streamNamePath?.(part.path)
+  })
+
+const noneSkipped: IngestResult = Object.freeze({ skipped: 0 })
+
+const resultOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>): IngestResult => {
+  const skipped = request.parts.length - writes.length
+  return skipped === 0 ? noneSkipped : { skipped }
+}
+
 /**
- * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push.
- * The whole body is validated before anything is stored, then every stream's write is stored in one transaction
- * (contract section 5). `now` is the receive time in microseconds. Fails with the contract's validation errors
- * (`InvalidRequest`, `InvalidPoint`, `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an
- * unknown key, `StreamNotFound` for a stream the account does not have, or a storage failure.
+ * Stores a decoded request of any protocol (issue 23; see {@link IngestRequest}): the key's account, its widgets of
+ * the request's stream names, each part decoded against its widget type, then every write in one transaction
+ * (contract section 5: all or nothing, and durable once this succeeds). `now` is the receive time in microseconds.
+ * Succeeds with how many parts were skipped (undeclared streams, `undeclared: "skip"`). Fails with `Forbidden` for
+ * an empty or unknown key, `StreamNotFound` for an undeclared stream (`undeclared: "reject"`), the decoder's
+ * refusals (each with `path`), or a storage failure.
  */
-export const push = (
-  body: unknown,
+export const ingest = (
+  request: IngestRequest,
   limits: Limits,
   now: Micros = nowMicros()
-): Effect.Effect<void, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
   Effect.gen(function* () {
-    const request = yield* decodePushRequest(body, limits)
     const accountId = yield* authenticate(request.accessKey)
     // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
     const widgets = yield* Effect.flatMap(AccountStore, (store) =>
       store.findWidgets(accountId, namesOf(request).filter(isStreamName))
     )
     const writes = yield* writesOf(request, widgets, limits)
-    if (writes.length === 0) return
-    yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+    if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+    return resultOf(request, writes)
   })
+
+/**
+ * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push; the
+ * original protocol's parser ({@link decodePushRequest}) then {@link ingest}. The whole body is validated before
+ * anything is stored, then every stream's write is stored in one transaction (contract section 5). `now` is the
+ * receive time in microseconds. Fails with the contract's validation errors (`InvalidRequest`, `InvalidPoint`,
+ * `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an unknown key, `StreamNotFound` for a
+ * stream the account does not have, or a storage failure.
+ */
+export const push = (
+  body: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.flatMap(decodePushRequest(body, limits), (request) => Effect.asVoid(ingest(request, limits, now)))
 
 /** At most this many access keys have their digest remembered by {@link peekAccountOfKey}; past it, it starts again. */
 const maxRememberedDigests = 10_000
@@ -166,18 +158,69 @@ const peekAccountOfKey = (
   return accountId
 }
 
+/**
+ * How {@link ingestDirect} answers: `undefined` once stored (durably), with the number of skipped parts when some
+ * were skipped (see {@link IngestResult}; absent means none); else the error {@link ingest} fails with.
+ */
+export type IngestDone = (error: PushRejection | StorageFailure | undefined, skipped?: number) => void
+
+/**
+ * {@link ingest} without an effect, for the push hot path (issue 12: no fiber per push): the same request gets the
+ * same answer, through the same steps (the account, the widgets, `writesOf`, one `StreamStore.write`), but only when
+ * everything it needs is at hand without an effect: the key's account and every widget from
+ * `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a store that
+ * takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused request, after the
+ * commit for a stored one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing,
+ * and the caller runs {@link ingest}, which looks up what is missing (and then fills the cache). A stream that is
+ * not a widget is never at hand, so a request naming one (skipped or refused) always goes to `ingest`. `now` is the
+ * receive time in microseconds.
+ */
+export const ingestDirect = (
+  request: IngestRequest,
+  limits: Limits,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: IngestDone,
+  now: Micros = nowMicros()
+): boolean => {
+  const writeDirect = streams.writeDirect
+  const peekAccount = accounts.peekAccountByKey
+  const peekWidget = accounts.peekWidget
+  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
+  const accountId = peekAccountOfKey(request.accessKey, peekAccount)
+  if (accountId === undefined) return false
+  const widgets = new Map<string, Widget>()
+  const parts = request.parts
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts[i]!.streamName
+    if (widgets.has(name) || !isStreamName(name)) continue
+    const widget = peekWidget(accountId, name)
+    if (widget === undefined) return false
+    widgets.set(name, widget)
+  }
+  const writes = writesOf(request, widgets, limits)
+  if (Either.isLeft(writes)) {
+    done(writes.left)
+    return true
+  }
+  const skipped = parts.length - writes.right.length
+  if (writes.right.length === 0) {
+    done(undefined, skipped)
+    return true
+  }
+  // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
+  if (skipped === 0) writeDirect(writes.right, now, done)
+  else writeDirect(writes.right, now, (error) => (error === undefined ? done(undefined, skipped) : done(error)))
+  return true
+}
+
 /** How {@link pushDirect} answers a push: `undefined` once stored (durably), else the error {@link push} fails with. */
 export type PushDone = (error: PushRejection | StorageFailure | undefined) => void
 
 /**
- * {@link push} without an effect, for the push hot path (issue 12: no fiber per push): the same body gets the same
- * answer, through the same steps (`decodePushRequest`, then the account, the widgets, `writesOf`, one
- * `StreamStore.write`), but only when everything it needs is at hand without an effect: the key's account and every
- * widget from `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a
- * store that takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused body, after
- * the commit for a stored one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing,
- * and the caller runs {@link push}, which looks up what is missing (and then fills the cache). A body that fails to
- * decode is refused here either way, as `push` would refuse it first. `now` is the receive time in microseconds.
+ * {@link push} without an effect: {@link decodePushRequest} then {@link ingestDirect} (see there for when it returns
+ * `false`, having called nothing, so that the caller runs {@link push}). A body that fails to decode is refused here
+ * either way, as `push` would refuse it first. `now` is the receive time in microseconds.
  */
 export const pushDirect = (
   body: unknown,
@@ -187,37 +230,12 @@ export const pushDirect = (
   done: PushDone,
   now: Micros = nowMicros()
 ): boolean => {
-  const writeDirect = streams.writeDirect
-  const peekAccount = accounts.peekAccountByKey
-  const peekWidget = accounts.peekWidget
-  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
   const request = decodePushRequest(body, limits)
   if (Either.isLeft(request)) {
     done(request.left)
     return true
   }
-  const accountId = peekAccountOfKey(request.right.accessKey, peekAccount)
-  if (accountId === undefined) return false
-  const names = namesOf(request.right)
-  const widgets = new Map<string, Widget>()
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!
-    if (!isStreamName(name)) continue
-    const widget = peekWidget(accountId, name)
-    if (widget === undefined) return false
-    widgets.set(name, widget)
-  }
-  const writes = writesOf(request.right, widgets, limits)
-  if (Either.isLeft(writes)) {
-    done(writes.left)
-    return true
-  }
-  if (writes.right.length === 0) {
-    done(undefined)
-    return true
-  }
-  writeDirect(writes.right, now, done)
-  return true
+  return ingestDirect(request.right, limits, accounts, streams, done, now)
 }
 
 /** The query of an export read as it arrives in the URL (contract section 6): both optional, both strings. */

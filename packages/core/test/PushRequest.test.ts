@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, UnsupportedCommand } from "../src/Errors.js"
 import { defaultLimits, type Limits } from "../src/Limits.js"
-import { decodePushRequest, type PushRequest } from "../src/PushRequest.js"
-import { decodeCommand } from "../src/UseCases.js"
+import type { WidgetType } from "../src/WidgetType.js"
+import { decodeJsonPart, decodePushRequest, type PushRequest } from "../src/PushRequest.js"
 
 const ok = (body: unknown, limits: Limits = defaultLimits): PushRequest => {
   const r = decodePushRequest(body, limits)
@@ -20,25 +20,33 @@ const invalidAt = (body: unknown, path: string | undefined): string => {
 }
 
 describe("decodePushRequest: single stream (spec 4.2, 4.3)", () => {
-  it("takes accessKey, streamName and point", () => {
-    assert.deepStrictEqual(ok({ accessKey: "k", streamName: "s", point: 42 }), {
-      accessKey: "k",
-      parts: [{ streamName: "s", path: "", body: { _tag: "Point", point: 42 } }]
-    })
+  it("takes accessKey, streamName and point: one part, the body, whose point is at `point`", () => {
+    const body = { accessKey: "k", streamName: "s", point: 42 }
+    const r = ok(body)
+    assert.strictEqual(r.accessKey, "k")
+    assert.strictEqual(r.undeclared, "reject")
+    assert.deepStrictEqual(r.parts, [{ streamName: "s", path: "point", value: body }])
+    assert.strictEqual(r.streamNamePath?.("point"), "streamName")
+    assert.deepStrictEqual(
+      r.decode("number", body, "point", defaultLimits),
+      decodeJsonPart("number", body, "point", defaultLimits)
+    )
   })
 
   it("keeps a null or empty point as a point (it may be a clear)", () => {
-    assert.deepStrictEqual(ok({ accessKey: "k", streamName: "s", point: null }).parts[0]!.body, {
-      _tag: "Point",
-      point: null
-    })
+    const r = ok({ accessKey: "k", streamName: "s", point: null })
+    assert.deepStrictEqual(
+      r.decode("label", r.parts[0]!.value, "point", defaultLimits),
+      Either.right({ _tag: "Clear" })
+    )
   })
 
   it("takes a command", () => {
-    assert.deepStrictEqual(ok({ accessKey: "k", streamName: "s", command: "clear" }).parts[0]!.body, {
-      _tag: "Command",
-      command: "clear"
-    })
+    const r = ok({ accessKey: "k", streamName: "s", command: "clear" })
+    assert.deepStrictEqual(
+      r.decode("sparkline", r.parts[0]!.value, "point", defaultLimits),
+      Either.right({ _tag: "Clear" })
+    )
   })
 
   it("rejects a body that is not an object", () => {
@@ -72,9 +80,10 @@ describe("decodePushRequest: multi-stream (spec 4.4)", () => {
       ]
     })
     assert.deepStrictEqual(r.parts, [
-      { streamName: "a", path: "streams[0]", body: { _tag: "Point", point: 1 } },
-      { streamName: "b", path: "streams[1]", body: { _tag: "Command", command: "clear" } }
+      { streamName: "a", path: "streams[0].point", value: { streamName: "a", point: 1 } },
+      { streamName: "b", path: "streams[1].point", value: { streamName: "b", command: "clear" } }
     ])
+    assert.strictEqual(r.streamNamePath?.("streams[1].point"), "streams[1].streamName")
   })
 
   it("accepts an empty streams array", () => {
@@ -108,15 +117,18 @@ describe("decodePushRequest: multi-stream (spec 4.4)", () => {
   })
 })
 
-describe("decodeCommand (contract section 4)", () => {
+const command = (type: WidgetType, command: unknown, pointPath: string) =>
+  decodeJsonPart(type, { streamName: "s", command }, pointPath, defaultLimits)
+
+describe("decodeJsonPart: commands (contract section 4)", () => {
   it("clears the six clear-command types", () => {
     for (const type of ["sparkline", "line-graph", "usa-map", "world-map", "text-feed", "xy-graph"] as const) {
-      assert.deepStrictEqual(decodeCommand(type, "clear", ""), Either.right({ _tag: "Clear" }))
+      assert.deepStrictEqual(command(type, "clear", "point"), Either.right({ _tag: "Clear" }))
     }
   })
 
   it("rejects clear on other types, saying to push an empty point", () => {
-    const r = decodeCommand("leaderboard", "clear", "streams[1]")
+    const r = command("leaderboard", "clear", "streams[1].point")
     assert.isTrue(Either.isLeft(r))
     if (Either.isLeft(r)) {
       assert.instanceOf(r.left, UnsupportedCommand)
@@ -126,8 +138,8 @@ describe("decodeCommand (contract section 4)", () => {
   })
 
   it("rejects unknown commands", () => {
-    for (const command of ["reset", "CLEAR", null, 1]) {
-      const r = decodeCommand("sparkline", command, "")
+    for (const c of ["reset", "CLEAR", null, 1]) {
+      const r = command("sparkline", c, "point")
       assert.isTrue(Either.isLeft(r))
       if (Either.isLeft(r)) assert.strictEqual(r.left.path, "command")
     }

@@ -164,9 +164,9 @@ export type OtherProcesses = () => Promise<ReadonlyArray<MetricsSnapshot>>
 export class Metrics {
   // Every metric but the request families (see `requestText`), default process metrics included.
   private readonly registry = new Registry()
-  // The request series by `route method status`; the push lane's also by status alone.
+  // The request series by `route method status`; the ingest lane's also by route, then status.
   private readonly requestSeries = new Map<string, RequestSeries>()
-  private readonly pushSeries = new Map<number, RequestSeries>()
+  private readonly ingestSeries = new Map<string, Map<number, RequestSeries>>()
 
   private readonly pointsStored = new Counter({
     name: "dashstream_points_stored_total",
@@ -178,6 +178,12 @@ export class Metrics {
     name: "dashstream_push_errors_total",
     help: "Pushes answered with an error, by the error code of the answer (contract section 5)",
     labelNames: ["code"] as const,
+    registers: [this.registry]
+  })
+
+  private readonly ingestSkipped = new Counter({
+    name: "dashstream_ingest_skipped_total",
+    help: "Values of stored pushes left out because their stream is not a declared widget (line protocol, contract 13.1)",
     registers: [this.registry]
   })
 
@@ -307,13 +313,28 @@ export class Metrics {
    * `errorCode` when it was answered with an error.
    */
   push(status: number, seconds: number, errorCode: string | undefined): void {
-    let series = this.pushSeries.get(status)
+    this.ingest(pushRoute, status, seconds, errorCode, 0)
+  }
+
+  /**
+   * Records one answered push of any protocol (the ingest lane, `POST` to `route`, a route template): as
+   * {@link request}, plus `dashstream_push_errors_total` by `errorCode` when it was answered with an error, and
+   * `dashstream_ingest_skipped_total` by the values it left out (undeclared streams).
+   */
+  ingest(route: string, status: number, seconds: number, errorCode: string | undefined, skipped: number): void {
+    let byStatus = this.ingestSeries.get(route)
+    if (byStatus === undefined) {
+      byStatus = new Map()
+      this.ingestSeries.set(route, byStatus)
+    }
+    let series = byStatus.get(status)
     if (series === undefined) {
-      series = this.series(pushRoute, "POST", status)
-      this.pushSeries.set(status, series)
+      series = this.series(route, "POST", status)
+      byStatus.set(status, series)
     }
     series.observe(seconds)
     if (errorCode !== undefined) this.pushErrors.inc({ code: errorCode })
+    if (skipped > 0) this.ingestSkipped.inc(skipped)
   }
 
   /**

@@ -6,7 +6,8 @@ import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isPage, makePageLane } from "./internal/pageLane.js"
-import { isPush, makePushLane } from "./internal/pushLane.js"
+import { makeIngestLane, matchIngestRoute } from "./internal/ingestLane.js"
+import { ingestRoutes } from "./internal/ingestRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { requestLine } from "./internal/redact.js"
@@ -77,8 +78,8 @@ export interface Handler {
  * layers (for example `@dashstream/storage-sqlite`'s `layer`). {@link layer} is this handler in a Node server of its
  * own.
  *
- * Several lanes share the handler: `POST /customSend[/]` is answered by a direct push lane (see
- * `internal/pushLane.ts`), the latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read
+ * Several lanes share the handler: the pushes (`POST /customSend[/]` and the other push protocols of
+ * `internal/ingestRoutes.ts`) are answered by a direct ingest lane (see `internal/ingestLane.ts`), the latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read
  * lane (see `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live
  * lane of Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files
  * by the page lane (`internal/pageLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
@@ -89,12 +90,12 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       config.rateLimit === undefined ? undefined : (config.rateLimiter ?? makeRateLimiter(config.rateLimit))
     const maxBodyBytes = config.limits.maxBodyBytes
     const metrics = config.metrics ?? new Metrics()
-    // Pushes in flight, counted by the push lane; streamed reads yield the event loop to them.
+    // Pushes in flight, counted by the ingest lane; streamed reads yield the event loop to them.
     const pressure: WritePressure = { inFlight: 0 }
     const apiLane = yield* makeApiLane(config, limiter, metrics, pressure)
     const routes = apiRouteTable(config)
     const runtime = yield* Effect.runtime<Stores>()
-    const pushLane = makePushLane(runtime, {
+    const ingestLane = makeIngestLane(runtime, {
       limits: config.limits,
       limiter,
       logRequests: config.logRequests,
@@ -116,10 +117,11 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
     const runFork = Runtime.runFork(runtime)
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-      if (isPush(req.method, req.url)) return pushLane(req, res)
+      const ingest = matchIngestRoute(ingestRoutes, req.method, req.url)
+      if (ingest !== undefined) return ingestLane(req, res, ingest)
       const read = latestRead(req.method, req.url)
       if (read !== undefined) return readLane(req, res, read)
-      // The push and read lanes count their own requests, more cheaply; every other request is counted when its
+      // The ingest and read lanes count their own requests, more cheaply; every other request is counted when its
       // answer ends.
       metrics.track(req, res, routes.template)
       if (isEvents(req.method, req.url)) return liveLane.handle(req, res)

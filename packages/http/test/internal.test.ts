@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { api, publicApi } from "../src/Api.js"
 import { docsRoutes } from "../src/internal/docs.js"
-import { isPush } from "../src/internal/pushLane.js"
+import { matchIngestRoute } from "../src/internal/ingestLane.js"
+import { ingestRoutes } from "../src/internal/ingestRoutes.js"
 import { makeRateLimiter } from "../src/internal/rateLimiter.js"
 import { accessKeyOfPath, redactPath, requestLine, scrub } from "../src/internal/redact.js"
 import { readBodyText } from "../src/internal/readHandlers.js"
@@ -40,7 +41,9 @@ describe("redaction", () => {
   })
 })
 
-describe("push lane routing", () => {
+const isPush = (method: string, url: string) => matchIngestRoute(ingestRoutes, method, url)?.template === "/customSend"
+
+describe("ingest lane routing", () => {
   it("takes POST /customSend and /customSend/ with or without a query, nothing else", () => {
     for (const url of ["/customSend", "/customSend/", "/customSend?a=1", "/customSend/?a=1"])
       assert.isTrue(isPush("POST", url), url)

@@ -1,0 +1,312 @@
+import type { IncomingMessage, ServerResponse } from "node:http"
+import {
+  AccountStore,
+  type IngestRequest,
+  type Limits,
+  type PushRejection,
+  StreamStore,
+  UseCases
+} from "@dashstream/core"
+import { Cause, Context, Effect, Either, Exit, Runtime } from "effect"
+import { type ErrorReply, internalReply, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
+import type { Metrics } from "../Metrics.js"
+import { causeText } from "./causeText.js"
+import { type RateLimiter, whenTaken } from "./rateLimiter.js"
+import type { WritePressure } from "./readHandlers.js"
+import { requestLine } from "./redact.js"
+import { bodyTooLarge, drainLimit, refuseDeclaredLength } from "./replies.js"
+
+/**
+ * The ingest lane: every push protocol (`POST /customSend`, Smashing's `POST /widgets/<stream>`, the line protocol
+ * later), served straight from Node's request listener (issue 23). It is the hot path: the generic `HttpApi`
+ * pipeline (request wrapper, router, scope, payload decoding by Content-Type, response conversion) costs several
+ * times what a push needs, and decodes bodies by Content-Type while the original clients label raw JSON as form
+ * data or not at all. So this lane reads the raw bytes itself (counting them against the route's limit) and runs
+ * the route's steps, then core's `ingestDirect` (no fiber) or, when that declines, the `ingest` effect. The
+ * `HttpApi` definition still describes the endpoints for the OpenAPI document.
+ *
+ * A protocol is a parser in core (its body into an `IngestRequest`) plus an {@link IngestRoute} entry here; the
+ * lane does the rest the same way for every route: body limit, credentials for the rate limiter (once per
+ * request), the write-pressure count, metrics per route, the redacted request log line, logging of 500s and 503s.
+ */
+
+/**
+ * One push protocol's route: how it matches, how its body is read, where its credentials are, how it is parsed
+ * into an {@link IngestRequest}, and how its answers look. `B` is the body as {@link IngestRoute.body} reads it (the
+ * JSON value, the text).
+ */
+export interface IngestRoute<B> {
+  /**
+   * The route template, as the `HttpApi` describes it (`/customSend`, `/widgets/:streamName`): the metrics label and
+   * the name in log lines; never the URL (it may carry a key).
+   */
+  readonly template: string
+  /** The one method served (`POST`). */
+  readonly method: string
+  /**
+   * True when this route serves `url` (the request target, query included); called for every request of
+   * {@link method}, so it must be cheap, and it must not match what another lane serves.
+   */
+  readonly matches: (url: string) => boolean
+  /**
+   * Whether `serve --cors-origin` applies (preflights answered, CORS headers set): yes for push protocols a browser
+   * may call, never for admin or console paths.
+   */
+  readonly cors: boolean
+  /** The most bytes of body read (413 beyond, in the route's error shape). */
+  readonly maxBodyBytes: (limits: Limits) => number
+  /**
+   * The raw body (every byte, as received) as the protocol reads it, or its refusal (`InvalidJson` for a JSON
+   * protocol). The place for content decoding (`Content-Encoding: gzip`, with a bounded inflater).
+   */
+  readonly body: (bytes: Buffer, req: IncomingMessage) => Either.Either<B, PushRejection>
+  /**
+   * The access key the request counts against for `--rate-limit` (contract section 5), from the body, the query or
+   * a header; `undefined` when it carries none (then it is not limited, and {@link parse} refuses it). Also
+   * scrubbed from the causes logged for the request.
+   */
+  readonly accessKey: (body: B, req: IncomingMessage) => string | undefined
+  /** The body as a protocol-neutral request (the protocol's parser in core), or its refusal. */
+  readonly parse: (body: B, req: IncomingMessage, limits: Limits) => Either.Either<IngestRequest, PushRejection>
+  /** The status {@link writeSuccess} writes (for metrics and the log). */
+  readonly successStatus: number
+  /** Writes the answer to a stored request; `skipped` as `IngestResult.skipped`. */
+  readonly writeSuccess: (res: ServerResponse, skipped: number) => void
+  /**
+   * Writes an error answer in the protocol's shape and returns the status it wrote. `reply` is the contract's
+   * answer (section 5: status, code, message, path, headers such as `Retry-After`).
+   */
+  readonly writeError: (res: ServerResponse, reply: ErrorReply) => number
+}
+
+/** An ingest route of any body type (the route table holds several). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyIngestRoute = IngestRoute<any>
+
+/** The route of `routes` serving this request, or `undefined` (then another lane serves it). */
+export const matchIngestRoute = (
+  routes: ReadonlyArray<AnyIngestRoute>,
+  method: string | undefined,
+  url: string | undefined
+): AnyIngestRoute | undefined => {
+  if (url === undefined) return undefined
+  for (let i = 0; i < routes.length; i++) {
+    const route = routes[i]!
+    if (route.method === method && route.matches(url)) return route
+  }
+  return undefined
+}
+
+const ignore = () => {}
+
+/** The shortest time between two log lines about pushes answered 503 (storage unreachable). */
+const unavailableLogIntervalMs = 1000
+
+/**
+ * Logs a push answered 503 `unavailable` (storage unreachable) with its cause, at most once per
+ * {@link unavailableLogIntervalMs}: during an outage every push fails, and one line per push would flood the log.
+ * Each line says how many 503s went unlogged since the previous one. Returns the effect to run, or `undefined` when
+ * this one is not logged.
+ */
+const makeUnavailableLog = () => {
+  let lastAt = Number.NEGATIVE_INFINITY
+  let unlogged = 0
+  return (
+    route: AnyIngestRoute,
+    cause: Cause.Cause<unknown>,
+    accessKey: string | undefined
+  ): Effect.Effect<void> | undefined => {
+    const now = performance.now()
+    if (now - lastAt < unavailableLogIntervalMs) {
+      unlogged++
+      return undefined
+    }
+    const more = unlogged === 0 ? "" : ` (${unlogged} more 503 answers since the previous line)`
+    lastAt = now
+    unlogged = 0
+    return Effect.logWarning(
+      `${route.method} ${route.template} answered 503 unavailable: storage unreachable, nothing stored${more}\n` +
+        causeText(cause, accessKey)
+    )
+  }
+}
+
+/** What the ingest lane needs from the server. */
+export interface IngestLaneOptions {
+  readonly limits: Limits
+  readonly limiter: RateLimiter | undefined
+  readonly logRequests: boolean
+  /** Where each answered push is counted (route, status, duration, error code, skipped parts). */
+  readonly metrics: Metrics
+  /** Counts the pushes between a received body and a written answer (streamed reads yield to them). */
+  readonly pressure?: WritePressure
+}
+
+/** The ingest lane's request listener for a request {@link matchIngestRoute} matched, running pushes on `runtime`. */
+export const makeIngestLane = (
+  runtime: Runtime.Runtime<AccountStore | StreamStore>,
+  options: IngestLaneOptions
+): ((req: IncomingMessage, res: ServerResponse, route: AnyIngestRoute) => void) => {
+  const { limiter, limits, logRequests, metrics } = options
+  const pressure = options.pressure ?? { inFlight: 0 }
+  const runCallback = Runtime.runCallback(runtime)
+  const runFork = Runtime.runFork(runtime)
+  const logUnavailable = makeUnavailableLog()
+  const accounts = Context.get(runtime.context, AccountStore)
+  const streams = Context.get(runtime.context, StreamStore)
+
+  const logLine = (req: IncomingMessage, route: AnyIngestRoute, status: number, start: number) => {
+    runFork(
+      Effect.logInfo(
+        requestLine(req.method ?? route.method, req.url ?? route.template, status, performance.now() - start)
+      )
+    )
+  }
+
+  /** Writes the answer (success when `reply` is undefined), then counts and logs it. */
+  const finish = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: AnyIngestRoute,
+    start: number,
+    reply: ErrorReply | undefined,
+    skipped: number
+  ) => {
+    let status: number
+    if (reply === undefined) {
+      if (!res.headersSent && !res.destroyed) route.writeSuccess(res, skipped)
+      status = route.successStatus
+    } else {
+      status = route.writeError(res, reply)
+    }
+    metrics.ingest(route.template, status, (performance.now() - start) / 1000, reply?.code, skipped)
+    if (logRequests) logLine(req, route, status, start)
+  }
+
+  /** Answers a push counted in `pressure` (from its body on: see `received`), counting it down. */
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: AnyIngestRoute,
+    start: number,
+    reply: ErrorReply | undefined,
+    skipped = 0
+  ) => {
+    pressure.inFlight--
+    finish(req, res, route, start, reply, skipped)
+  }
+
+  // How a stored or refused push is answered, whichever path ran it. 500s and 503s carry a cause for the log.
+  const answerCause = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: AnyIngestRoute,
+    start: number,
+    cause: Cause.Cause<unknown>,
+    accessKey: string | undefined
+  ) => {
+    const reply = replyOfCause(cause)
+    if (reply.status === 500) {
+      // The request carries the access key: keep it out of the log even if an error message quotes it.
+      runFork(
+        Effect.logError(`internal error answering ${route.method} ${route.template}\n${causeText(cause, accessKey)}`)
+      )
+    } else if (reply.status === 503) {
+      const log = logUnavailable(route, cause, accessKey)
+      if (log !== undefined) runFork(log)
+    }
+    answer(req, res, route, start, reply)
+  }
+
+  const refuse = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: AnyIngestRoute,
+    start: number,
+    error: PushRejection
+  ) => answer(req, res, route, start, replyOf(error) ?? internalReply)
+
+  const store = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: AnyIngestRoute,
+    start: number,
+    body: unknown,
+    accessKey: string | undefined
+  ) => {
+    let request: IngestRequest
+    // The direct path first: no fiber when the account, the widgets and a direct write are at hand (the common
+    // case); otherwise the effect, which looks up what is missing.
+    let direct: boolean
+    try {
+      const parsed = route.parse(body, req, limits)
+      if (Either.isLeft(parsed)) return refuse(req, res, route, start, parsed.left)
+      request = parsed.right
+      direct = UseCases.ingestDirect(request, limits, accounts, streams, (error, skipped) => {
+        if (error === undefined) answer(req, res, route, start, undefined, skipped)
+        else answerCause(req, res, route, start, Cause.fail(error), accessKey)
+      })
+    } catch (defect) {
+      return answerCause(req, res, route, start, Cause.die(defect), accessKey)
+    }
+    if (direct) return
+    runCallback(UseCases.ingest(request, limits), {
+      onExit: (exit) =>
+        Exit.isSuccess(exit)
+          ? answer(req, res, route, start, undefined, exit.value.skipped)
+          : answerCause(req, res, route, start, exit.cause, accessKey)
+    })
+  }
+
+  /** A body read whole: the route's steps, the rate limit, then the store. */
+  const received = (req: IncomingMessage, res: ServerResponse, route: AnyIngestRoute, start: number, bytes: Buffer) => {
+    pressure.inFlight++
+    let body: unknown
+    let accessKey: string | undefined
+    try {
+      const read = route.body(bytes, req)
+      if (Either.isLeft(read)) return refuse(req, res, route, start, read.left)
+      body = read.right
+      accessKey = route.accessKey(body, req)
+    } catch (defect) {
+      return answerCause(req, res, route, start, Cause.die(defect), undefined)
+    }
+    if (limiter === undefined || accessKey === undefined) return store(req, res, route, start, body, accessKey)
+    whenTaken(limiter.take(accessKey), (wait) =>
+      wait > 0
+        ? answer(req, res, route, start, replyOf(rateLimited(wait)) ?? internalReply)
+        : store(req, res, route, start, body, accessKey)
+    )
+  }
+
+  return (req, res, route) => {
+    const start = performance.now()
+    // A request error (client gone mid-body) only ends the request; without a listener it would crash the process.
+    req.on("error", ignore)
+    const maxBodyBytes = route.maxBodyBytes(limits)
+    const refusal = refuseDeclaredLength(req, maxBodyBytes)
+    // Refused before reading; Node drains the rest of the body so the connection stays usable.
+    if (refusal !== undefined) return finish(req, res, route, start, refusal, 0)
+    const drainBytes = drainLimit(maxBodyBytes)
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let refused = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (refused) {
+        if (size > drainBytes) req.destroy()
+        return
+      }
+      if (size > maxBodyBytes) {
+        refused = true
+        chunks.length = 0
+        return finish(req, res, route, start, bodyTooLarge(maxBodyBytes), 0)
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => {
+      if (refused) return
+      received(req, res, route, start, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+    })
+  }
+}
