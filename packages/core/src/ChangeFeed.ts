@@ -3,7 +3,6 @@ import type { Mutation } from "./Apply.js"
 import type { StoredEntry } from "./StreamStore.js"
 import type { Micros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
-import type { PendingChange } from "./WritePlan.js"
 
 /**
  * Stored-change notifications (contract section 10): what the write path stored, cleared or deleted, per stream,
@@ -33,6 +32,12 @@ export type StreamChange =
   | { readonly _tag: "Cleared"; readonly at: Micros }
   | { readonly _tag: "Deleted" }
   | { readonly _tag: "Gap" }
+
+/** The changes of one planned write to `stream` (see `WritePlan`), to publish once its transaction is durable. */
+export interface PendingChange {
+  readonly stream: StreamId
+  readonly changes: ReadonlyArray<StreamChange>
+}
 
 /** Receives the changes of one stream, synchronously, in commit order. Must not throw. */
 export type ChangeListener = (change: StreamChange) => void

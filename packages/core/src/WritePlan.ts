@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { applyOp, type Mutation, needsLatest, type StreamState } from "./Apply.js"
-import { mutationChanges, type StreamChange } from "./ChangeFeed.js"
+import { mutationChanges, type PendingChange } from "./ChangeFeed.js"
 import type { InvalidPoint, StreamNotFound } from "./Errors.js"
 import type { StoredPoint } from "./Point.js"
 import { streamDeleted, type StreamWrite } from "./StreamStore.js"
@@ -47,12 +47,6 @@ export interface PlannedStream {
   readonly lastTs: Micros | null
   /** The `ts` of the plan's last clear of the stream (microseconds), `null` when the plan did not clear it. */
   readonly clearedAt: Micros | null
-}
-
-/** The changes (see `ChangeFeed`) of one planned write to `stream`, to publish once its transaction is durable. */
-export interface PendingChange {
-  readonly stream: StreamId
-  readonly changes: ReadonlyArray<StreamChange>
 }
 
 /** The domain errors a call fails with when it does not fit the stored state. */

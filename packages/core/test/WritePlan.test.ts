@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { AccountId } from "../src/Account.js"
-import { mutationChanges } from "../src/ChangeFeed.js"
+import { mutationChanges, type PendingChange } from "../src/ChangeFeed.js"
 import type { PointOp, StoredPoint } from "../src/Point.js"
 import { StreamName } from "../src/StreamName.js"
 import type { StreamWrite } from "../src/StreamStore.js"
 import { type Micros, micros } from "../src/Time.js"
 import type { StreamId, Widget } from "../src/Widget.js"
-import { type PendingChange, type StateSource, WritePlan } from "../src/WritePlan.js"
+import { type StateSource, WritePlan } from "../src/WritePlan.js"
 
 const NOW = 1_700_000_000_000_000
 

@@ -1,6 +1,6 @@
 import type { Limits } from "@dashstream/core"
 import type { RateLimiter } from "./internal/rateLimiter.js"
-import type { StreamSlots } from "./internal/liveLane.js"
+import type { StreamSlots } from "./internal/streamSlots.js"
 import type { Metrics } from "./Metrics.js"
 
 /** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */

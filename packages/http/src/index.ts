@@ -17,7 +17,7 @@ export type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
  * (section 10), enforced per server rather than per process.
  */
 export type { RateLimiter } from "./internal/rateLimiter.js"
-export type { StreamSlots } from "./internal/liveLane.js"
+export type { StreamSlots } from "./internal/streamSlots.js"
 
 /**
  * `layer(config)` serves the HTTP interface on Node until its scope closes; prints

@@ -95,11 +95,17 @@ const widgetJson = (widget: Widget) => ({
 const runs: { readonly [N in CommandName]: Run } = {
   serve: (values, { db, env }) =>
     Effect.flatMap(Config.serveConfig(values as Config.ServeFlags, env), (config) =>
-      // Loaded on demand: the other commands start faster without the HTTP stack.
-      Effect.flatMap(
-        Effect.promise(() => import("./Serve.js")),
-        (Serve) => Serve.run(db, config)
-      )
+      // Loaded on demand: the other commands start faster without the HTTP stack. Above one worker this process is
+      // the primary of a `node:cluster` server, or one of its workers, each of which runs `Serve.serve`.
+      config.workers > 1
+        ? Effect.flatMap(
+            Effect.promise(() => import("./Workers.js")),
+            (Workers) => Workers.run(db, config)
+          )
+        : Effect.flatMap(
+            Effect.promise(() => import("./Serve.js")),
+            (Serve) => Serve.run(db, config)
+          )
     ),
   decimate: (values, { db, env }) =>
     Effect.gen(function* () {

@@ -11,12 +11,11 @@ import * as Storage from "./Storage.js"
 const loadHttp: Effect.Effect<typeof HttpModule> = Effect.promise(() => import("@dashstream/http"))
 
 /**
- * `dashstream serve` (contract section 8): migrates the schema, opens the storage, starts the HTTP server and the
- * daily decimation pass (contract section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless off)
- * and runs until interrupted. On an empty database it prints how to create the first account and widget.
- *
- * With `config.workers` above 1 this process is the primary of a `node:cluster` server, or one of its workers (see
- * `Workers.ts`); with 1 it is the whole server, as below.
+ * `dashstream serve --workers 1` (contract section 8): migrates the schema, opens the storage, starts the HTTP server
+ * and the daily decimation pass (contract section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless
+ * off) and runs until interrupted. On an empty database it prints how to create the first account and widget.
+ * `config.workers` is not looked at: `serve --workers N` above 1 is `Workers.run`, whose workers each run
+ * {@link serve} (the command line picks one or the other).
  *
  * Shutdown: `runMain` turns SIGINT/SIGTERM into an interruption of this effect. The scope then closes in reverse
  * order of acquisition: first the decimation schedule (a running pass stops between two batches), then the HTTP
@@ -24,12 +23,7 @@ const loadHttp: Effect.Effect<typeof HttpModule> = Effect.promise(() => import("
  * be answered), then the storage (the SQLite file or PostgreSQL pool is closed). The process then exits 0.
  */
 export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
-  config.workers > 1
-    ? Effect.flatMap(
-        Effect.promise(() => import("./Workers.js")),
-        (Workers) => Workers.run(db, config)
-      )
-    : Effect.zipRight(migrate(db), serve(db, config, undefined))
+  Effect.zipRight(migrate(db), serve(db, config, undefined))
 
 /** Brings the schema up to date and logs it (`schema up to date`, with the migrations applied). */
 export const migrate = (db: DatabaseConfig): Effect.Effect<void, CommandFailed | UsageError> =>

@@ -3,7 +3,7 @@ import type { Account, AccountId, KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import type { Dashboard, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
-import { ChangeFeed, deletedChange, Fanout } from "../ChangeFeed.js"
+import { ChangeFeed, deletedChange, Fanout, type PendingChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, quoted, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
@@ -11,7 +11,7 @@ import { type ReadQuery, renderPage, type StoredEntry, StreamStore, type StreamW
 import type { Micros } from "../Time.js"
 import type { ViewTokenDigest } from "../ViewToken.js"
 import type { StreamId, Widget } from "../Widget.js"
-import { type PendingChange, WritePlan } from "../WritePlan.js"
+import { WritePlan } from "../WritePlan.js"
 
 /**
  * An in-memory adapter of the storage ports, for unit tests of code that asks for them. It has the semantics the
