@@ -5,21 +5,14 @@
  * - `1-field`: 1,000 lines of one float field, no tags, a nanosecond timestamp (`sensor value=21.5 1700000000...`);
  * - `telegraf`: 1,000 lines shaped like Telegraf's `cpu` input: two tags, ten float fields, a nanosecond timestamp;
  *
- * each also as UTF-8 bytes decoded to a string first (what the HTTP lane does with a body), and through
- * `lineProtocolWrites` with every stream declared (the whole pure part of a write) and with none declared (every
- * field skipped). Each case runs for `--seconds` (default 2) after a warm-up; the figure is the median of 5 rounds.
+ * each also as UTF-8 bytes decoded to a string first (what the HTTP lane does with a body), and as a whole
+ * `decodeLineProtocol` request with every part decoded for a line-graph stream (the whole pure part of a write, every
+ * stream declared). Each case runs for `--seconds` (default 2) after a warm-up; the figure is the median of 5 rounds.
  *
  * Usage: pnpm bench:lineprotocol [--seconds 2] [--lines 1000]
  */
 import { parseArgs } from "node:util"
-import {
-  type LineBatch,
-  lineProtocolStreamNames,
-  lineProtocolWrites,
-  parseLineProtocol,
-  type StreamId,
-  type Widget
-} from "@dashstream/core"
+import { decodeLineProtocol, defaultLimits, type LineBatch, parseLineProtocol } from "@dashstream/core"
 import { Either } from "effect"
 
 const { values } = parseArgs({
@@ -58,13 +51,15 @@ const parse = (body: string): LineBatch => {
   return result.right
 }
 
-const widgetsOf = (body: string): Map<string, Widget> =>
-  new Map(
-    lineProtocolStreamNames(parse(body)).map((name, i) => [
-      name,
-      { id: i as StreamId, accountId: "a", streamName: name, type: "line-graph", createdAt: 0 } as unknown as Widget
-    ])
-  )
+/** The pure part of a write: the body as an `IngestRequest`, then every part decoded as a line-graph's entry. */
+const decodeAll = (body: string): number => {
+  const request = Either.getOrThrow(decodeLineProtocol(body, "key", "ns"))
+  let decoded = 0
+  for (const part of request.parts) {
+    if (Either.isRight(request.decode("line-graph", part.value, part.path, defaultLimits))) decoded++
+  }
+  return decoded
+}
 
 /** Runs `f` for `seconds` after a warm-up, 5 rounds; returns the median number of calls per second. */
 const callsPerSecond = (f: () => unknown): number => {
@@ -96,13 +91,10 @@ for (const [name, body] of [
 ] as const) {
   const bytes = Buffer.from(body, "utf8")
   const fieldsPerBody = parse(body).size
-  const declared = widgetsOf(body)
-  const none = new Map<string, Widget>()
   const cases: Array<[string, () => unknown]> = [
     ["parse (string)", () => parse(body)],
     ["decode UTF-8 + parse", () => parse(bytes.toString("utf8"))],
-    ["parse + writes (all declared)", () => lineProtocolWrites(parse(body), (n) => declared.get(n))],
-    ["parse + writes (none declared)", () => lineProtocolWrites(parse(body), (n) => none.get(n))]
+    ["request + decode every part", () => decodeAll(body)]
   ]
   for (const [label, f] of cases) {
     const perSecond = callsPerSecond(f)

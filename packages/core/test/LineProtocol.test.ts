@@ -325,9 +325,8 @@ describe("parseLineProtocol: malformed lines are refused with their line number,
       // Line 5 of a body: a comment, a blank line, a good line and a line with a two-line string come before it.
       const body = `# header\n\ngood v=1\ngood s="two\nlines"\n${line}\ngood v=2\n`
       const error = parseError(body)
-      assert.strictEqual(error._tag, "InvalidLineProtocol")
-      if (error._tag !== "InvalidLineProtocol") return
-      assert.strictEqual(error.line, 6)
+      assert.strictEqual(error._tag, "InvalidRequest")
+      assert.strictEqual(error.path, "line 6")
       assert.match(error.message, /^line 6: /)
       assert.include(error.message, problem)
     })

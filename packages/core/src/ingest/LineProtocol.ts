@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
 import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
 
@@ -19,11 +19,11 @@ import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
  * without a substring where that is exact (see `scanNumber`).
  */
 
-/** A line protocol body that does not parse (400; the message starts with `line N:`, counting every line from 1). */
-export class InvalidLineProtocol extends Schema.TaggedError<InvalidLineProtocol>()("InvalidLineProtocol", {
-  message: Schema.String,
-  line: Schema.Number
-}) {}
+/**
+ * The most a line protocol request may carry (contract section 13.1): 10 MiB of body after decompression and 100,000
+ * field values (skipped ones included); more is 413.
+ */
+export const lineProtocolLimits = { maxBytes: 10 * 1024 * 1024, maxFieldValues: 100_000 } as const
 
 /** The unit of a body's timestamps, normalised (`n` is `ns`, `u` is `us`). */
 export type Precision = "ns" | "us" | "ms" | "s" | "m" | "h"
@@ -146,14 +146,15 @@ export interface LineProtocolOptions {
 
 /**
  * Parses a line protocol body (contract section 13.1) into its field writes, in body order. Fails with
- * `InvalidLineProtocol` (400) at the first line that does not parse, or whose timestamp is before 1970 or after
- * {@link MAX_SECONDS} (section 3), the message naming the line (`line 3: ...`); with `PayloadTooLarge` (413) when the
- * body holds more than `maxFieldValues` field values. A body of only comments and blank lines is an empty batch.
+ * `InvalidRequest` (400) at the first line that does not parse, or whose timestamp is before 1970 or after
+ * {@link MAX_SECONDS} (section 3): its message starts with the line (`line 3: ...`, counting every line of the body
+ * from 1) and quotes it, its `path` is `line 3`. Fails with `PayloadTooLarge` (413) when the body holds more than
+ * `maxFieldValues` field values. A body of only comments and blank lines is an empty batch.
  */
 export const parseLineProtocol = (
   body: string,
   options: LineProtocolOptions
-): Either.Either<LineBatch, InvalidLineProtocol | PayloadTooLarge> => {
+): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => {
   const parser = new Parser(body, options)
   try {
     parser.run()
@@ -163,9 +164,9 @@ export const parseLineProtocol = (
       return Either.left(
         e.tooLarge
           ? new PayloadTooLarge({ message: e.problem })
-          : new InvalidLineProtocol({
+          : new InvalidRequest({
               message: `line ${e.line}: ${e.problem} in ${quoted(lineText(body, e.lineStart))}`,
-              line: e.line
+              path: `line ${e.line}`
             })
       )
     }
