@@ -153,11 +153,16 @@ describe("line protocol through UseCases.ingest (contract 13.1)", () => {
     })
   )
 
-  it.effect("counts every field value of an undeclared stream as skipped", () =>
+  it.effect("counts every field value of an undeclared stream as skipped, and names those streams", () =>
     Effect.gen(function* () {
       const f = yield* fixture([])
       assert.strictEqual(yield* f.write("a x=1,y=2\na x=3\nb z=4\n"), "ok|skipped 4")
       assert.strictEqual(yield* f.write("# nothing\n"), "ok|skipped 0")
+      // The names of the skipped streams, each once, for serve --log-skipped.
+      const g = yield* fixture([["a.y", "number"]])
+      const result = yield* g.run(UseCases.ingest(requestOf("a x=1,y=2\na x=3\nb z=4\n"), defaultLimits))
+      assert.strictEqual(result.skipped, 3)
+      assert.deepStrictEqual(result.skippedStreams?.(), ["a.x", "b.z"])
     })
   )
 

@@ -39,6 +39,11 @@ export interface HandlerConfig {
   readonly eventStreamSlots?: StreamSlots | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
+  /**
+   * Log the stream names line protocol writes skipped (not widgets of the key's account), each distinct name at most
+   * once a minute (`serve --log-skipped`, contract 13.1). Off when absent.
+   */
+  readonly logSkipped?: boolean | undefined
   /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */
   readonly live?: Partial<LiveOptions> | undefined
   /** Told when event streams open and close and when events are sent (for metrics); none when absent. */

@@ -74,6 +74,7 @@ export const serve = (
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
+            logSkipped: config.logSkipped,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,

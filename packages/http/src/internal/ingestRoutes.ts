@@ -1,10 +1,12 @@
 import { decodePushRequest, InvalidJson } from "@dashstream/core"
 import { Either } from "effect"
 import type { AnyIngestRoute, IngestRoute } from "./ingestLane.js"
+import { v1WriteRoute, v2WriteRoute } from "./lineProtocolRoutes.js"
 import { writeErrorReply, writePushSuccess } from "./replies.js"
 
 /**
- * The push protocols the ingest lane serves, one entry each (issue 23): the original `POST /customSend`. A new
+ * The push protocols the ingest lane serves, one entry each (issue 23): the original `POST /customSend`, InfluxDB's
+ * `POST /write` and `POST /api/v2/write` (line protocol, contract 13.1). A new
  * protocol is its parser in core plus an entry here (and its description in `Api.ts` for the OpenAPI document).
  */
 
@@ -61,4 +63,4 @@ export const customSendRoute: IngestRoute<unknown> = {
 }
 
 /** Every ingest route, in the order they are tried. */
-export const ingestRoutes: ReadonlyArray<AnyIngestRoute> = [customSendRoute]
+export const ingestRoutes: ReadonlyArray<AnyIngestRoute> = [customSendRoute, v1WriteRoute, v2WriteRoute]
