@@ -19,7 +19,10 @@ export type FollowEvent<P> =
 export interface FollowOptions {
   /**
    * Start after this time (UNIX seconds): first every stored entry with a greater `ts`, ascending, then the new ones.
-   * `0` replays the whole stream. Without `since` or `lastEventId`: the latest entry (if any), then the new ones.
+   * `0` replays the whole stream. Without `since` or `lastEventId`: the latest entry (if any), then the new ones; a
+   * connection that drops before its first event reconnects the same way, from the latest entry (never from the
+   * start of the stream), so of the entries stored while it reconnected only the latest arrives. Once an event has
+   * arrived, every reconnection resumes after it (`Last-Event-ID`) and misses nothing.
    */
   readonly since?: number
   /** Resume after this event id (the `id` of an event received earlier); wins over `since`. */
@@ -59,7 +62,7 @@ export interface FollowTarget {
  *
  * When the connection drops (or the server ends it, e.g. on shutdown), it reconnects with backoff and resumes with
  * `Last-Event-ID` = the last id received, so no entry is missed or repeated (a resume from before a clear gets the
- * `clear` event first). The iteration ends when the widget is deleted (`event: deleted`), or when `return()` /
+ * `clear` event first); before any event it starts again where it first started (see `FollowOptions.since`). The iteration ends when the widget is deleted (`event: deleted`), or when `return()` /
  * `close()` is called, which closes the connection at once, also while a `next()` is pending. It throws a
  * `DashstreamError` for 403 `forbidden`, 404 `stream_not_found` and 400 `invalid_since` (decided before the stream
  * starts), and a `NetworkError` after `maxAttempts` failed connection attempts in a row.
@@ -108,7 +111,7 @@ export class Follow<P> implements AsyncIterableIterator<FollowEvent<P>> {
     const maxAttempts = this.options.maxAttempts ?? 10
     const maxDelay = this.options.maxReconnectDelayMs ?? 30_000
     const idleMs = this.options.idleTimeoutMs ?? 45_000
-    let since = this.options.since
+    const since = this.options.since
     let serverRetry: number | undefined
     let failures = 0
     const onUserAbort = () => this.stop.abort()
@@ -168,9 +171,6 @@ export class Follow<P> implements AsyncIterableIterator<FollowEvent<P>> {
             continue
           }
           if (response.body === null) throw new Error("the event stream answered without a body")
-          // Reconnecting "from the latest" would skip entries stored during the gap: once connected, resume from
-          // the start (the stream had nothing when no event came; else `last` is set).
-          if (this.last === undefined && since === undefined) since = 0
           const reader = response.body.getReader()
           const decoder = new TextDecoder()
           const parser = new SseParser()

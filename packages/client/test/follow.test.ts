@@ -9,7 +9,15 @@ let accountId: string
 let key: string
 let proxy: Proxy
 
-const widgets = { a: "sparkline", b: "sparkline", c: "sparkline", d: "number", e: "sparkline", f: "sparkline" } as const
+const widgets = {
+  a: "sparkline",
+  b: "sparkline",
+  c: "sparkline",
+  d: "number",
+  e: "sparkline",
+  f: "sparkline",
+  g: "sparkline"
+} as const
 
 beforeAll(async () => {
   db = tempDatabase()
@@ -115,6 +123,30 @@ describe("follow", () => {
     expect(gets[0]!.toLowerCase()).not.toContain("last-event-id")
     expect(gets[1]!.toLowerCase()).toContain(`last-event-id: ${lastBeforeDrop}`)
     await follow.return()
+  })
+
+  it("without since, a connection dropped before its first event reconnects from the latest entry, not the start (issue 22 item 4)", async () => {
+    const ds = client()
+    for (let i = 0; i < 5; i++) await ds.push("g", i)
+    proxy.heads.length = 0
+    proxy.fail("cut-after-retry")
+    const follow = client(proxy.url).follow("g", { reconnectDelayMs: 50 })
+    try {
+      const c = collect(follow)
+      await c.until("the latest entry", () => c.events.length >= 1)
+      await ds.push("g", 5)
+      await c.until("the new entry", () => c.events.length >= 2)
+      await new Promise((r) => setTimeout(r, 200))
+      expect(numbers(c.events)).toEqual([4, 5])
+      const gets = proxy.heads.filter((h) => h.startsWith("GET"))
+      expect(gets.length).toBe(2)
+      for (const get of gets) {
+        expect(get.split("\r\n")[0]).not.toContain("since=")
+        expect(get.toLowerCase()).not.toContain("last-event-id")
+      }
+    } finally {
+      await follow.return()
+    }
   })
 
   it("resumes after the server restarts on the same database", async () => {

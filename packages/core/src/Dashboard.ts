@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Either, ParseResult, Schema } from "effect"
 import type { AccountId } from "./Account.js"
+import { withBoundedIssues } from "./BoundedIssues.js"
 import { InvalidRequest } from "./Errors.js"
 import { StreamName } from "./StreamName.js"
 import { type WidgetType, widgetKind } from "./WidgetType.js"
@@ -132,26 +133,34 @@ const pathOf = (path: ReadonlyArray<PropertyKey>): string => {
   return out
 }
 
-const decodeTiles = Schema.decodeUnknownEither(Tiles)
+const decodeTiles = Schema.decodeUnknownEither(withBoundedIssues(Tiles))
 const LayoutFile = Schema.Struct({ tiles: Schema.Unknown })
 
 /**
- * Decodes a layout as the CLI's `--layout FILE` holds it: the JSON of the API body's `tiles` array, or an object
- * `{"tiles": [...]}` (a saved API body). Fails with `InvalidRequest` whose `path` points into the tiles
- * (`tiles[2].w`), as the admin API reports it.
+ * Checks tiles against the rules of {@link Tiles} (count, grid, overlap): the one check for tiles a client gives
+ * (the CLI's `--layout`, through {@link decodeLayout}) and for tiles the server makes ({@link defaultLayout}, see
+ * `Dashboards.createDashboard`), so every dashboard created is one a `PUT` of its own tiles accepts. Fails with
+ * `InvalidRequest` whose `path` points into the tiles (`tiles[2].w`), as the admin API reports it.
  */
-export const decodeLayout = (json: unknown): Either.Either<ReadonlyArray<Tile>, InvalidRequest> => {
-  const tiles = Schema.is(LayoutFile)(json) ? json.tiles : json
-  if (!Array.isArray(tiles)) {
-    return Either.left(new InvalidRequest({ message: 'a layout is an array of tiles or {"tiles": [...]}' }))
-  }
-  return Either.mapLeft(decodeTiles(tiles), (error) => {
+export const checkTiles = (tiles: unknown): Either.Either<ReadonlyArray<Tile>, InvalidRequest> =>
+  Either.mapLeft(decodeTiles(tiles), (error) => {
     const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
     return new InvalidRequest({
       message: issue?.message ?? "invalid tiles",
       path: pathOf(["tiles", ...(issue?.path ?? [])])
     })
   })
+
+/**
+ * Decodes a layout as the CLI's `--layout FILE` holds it: the JSON of the API body's `tiles` array, or an object
+ * `{"tiles": [...]}` (a saved API body). Fails with `InvalidRequest` as {@link checkTiles} does.
+ */
+export const decodeLayout = (json: unknown): Either.Either<ReadonlyArray<Tile>, InvalidRequest> => {
+  const tiles = Schema.is(LayoutFile)(json) ? json.tiles : json
+  if (!Array.isArray(tiles)) {
+    return Either.left(new InvalidRequest({ message: 'a layout is an array of tiles or {"tiles": [...]}' }))
+  }
+  return checkTiles(tiles)
 }
 
 /**
@@ -242,7 +251,8 @@ const bandCount = (n: number): number => {
  * bands is the one whose tiles come closest to a 3:2 shape on a 16:9 screen (at most 6 tiles per band; earlier
  * bands take the extra tile when the count does not divide), and within a band the columns are shared out by
  * widget kind (numbers and gauges narrow, charts and lists wider, maps and feeds widest). A typical account of 20
- * widgets gets 4 bands of 5: 8 rows. No gaps, no overlaps; an account without widgets gets no tiles.
+ * widgets gets 4 bands of 5: 8 rows. No gaps, no overlaps; an account without widgets gets no tiles. The result may
+ * break a rule of {@link Tiles} (over {@link MAX_TILES} widgets): its caller checks it with {@link checkTiles}.
  */
 export const defaultLayout = (
   widgets: ReadonlyArray<{ readonly streamName: StreamName; readonly type: WidgetType }>

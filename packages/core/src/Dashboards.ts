@@ -1,8 +1,9 @@
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { AccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
   checkStreams,
+  checkTiles,
   type CreateDashboardBody,
   type Dashboard,
   type DashboardId,
@@ -12,7 +13,7 @@ import {
   type UpdateDashboardBody
 } from "./Dashboard.js"
 import { DashboardStore } from "./DashboardStore.js"
-import { AccountNotFound, DashboardNotFound, type InvalidRequest, type StorageFailure } from "./Errors.js"
+import { AccountNotFound, DashboardNotFound, InvalidRequest, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed } from "./FollowDashboard.js"
 import { nowMicros } from "./Time.js"
 import { digestViewToken, newViewToken } from "./ViewToken.js"
@@ -55,9 +56,27 @@ const widgetsInCreationOrder = (accountId: string) =>
   )
 
 /**
+ * The default layout of `widgets`, checked by the rules every dashboard's tiles obey (`checkTiles`): an account with
+ * more widgets than a dashboard holds tiles gets `InvalidRequest` (path `tiles`) rather than a dashboard that a `PUT`
+ * of its own tiles would refuse.
+ */
+const defaultTiles = (widgets: ReadonlyArray<Widget>): Either.Either<ReadonlyArray<Tile>, InvalidRequest> =>
+  Either.mapLeft(
+    checkTiles(defaultLayout(widgets)),
+    (error) =>
+      new InvalidRequest({
+        message:
+          `without tiles a dashboard gets one tile per widget, and this account has ${widgets.length} widgets: ` +
+          `${error.message}; give the tiles to show`,
+        path: "tiles"
+      })
+  )
+
+/**
  * Creates a dashboard with a new view token (contract section 11). Without `tiles`, one tile per widget of the
  * account in creation order (`defaultLayout`). Fails with `AccountNotFound`, or `InvalidRequest` (path
- * `tiles[i].streamName`) when a tile's stream is not a widget of the account.
+ * `tiles[i].streamName`) when a tile's stream is not a widget of the account, or (path `tiles`) when the account has
+ * more widgets than a dashboard may have tiles and no `tiles` were given.
  */
 export const createDashboard = (
   accountId: string,
@@ -69,7 +88,7 @@ export const createDashboard = (
 > =>
   Effect.gen(function* () {
     const widgets = yield* widgetsInCreationOrder(accountId)
-    const tiles = body.tiles ?? defaultLayout(widgets)
+    const tiles = body.tiles ?? (yield* defaultTiles(widgets))
     yield* checkStreams(tiles, new Set(widgets.map((w) => w.streamName)))
     const dashboard: Dashboard = {
       id: newDashboardId(),

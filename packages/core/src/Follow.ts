@@ -3,7 +3,7 @@ import { AccountStore } from "./AccountStore.js"
 import { ChangeFeed, type StreamChange } from "./ChangeFeed.js"
 import { type Forbidden, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import { renderEntries, type StoredEntry, StreamStore } from "./StreamStore.js"
-import { type Micros, micros, sinceFromText } from "./Time.js"
+import { MAX_SECONDS, type Micros, MICROS_PER_SECOND, micros, sinceFromText } from "./Time.js"
 import { authenticate } from "./UseCases.js"
 import type { StreamId } from "./Widget.js"
 
@@ -76,31 +76,78 @@ export interface FollowParams {
   readonly lastEventId?: string | undefined
 }
 
-/** Entries read per backlog page. */
+/** The most entries read per backlog page. */
 export const followPageSize = 1000
 
 /**
- * Changes a subscriber buffers while it reads the backlog. Beyond this many, it drops them and reads the storage
- * once more after the backlog (as after a `Gap`), so memory stays bounded however fast the stream is written.
+ * The bytes of stored points a backlog page aims at: after each page, the next one asks for as many entries as
+ * would fill this many bytes at the page's average entry size (at most the page size, at least 1). With the
+ * pacing of `LiveSink.writable`, a client that does not read holds about one page in memory, whatever its entries
+ * weigh (contract section 10's bound applies to every event stream, issue 22).
+ */
+export const followPageBytes = 256 * 1024
+
+/** The entries of a catch-up's first page, before the size of the stream's entries is known. */
+const firstPageSize = 32
+
+/**
+ * Changes a subscriber buffers while it reads the backlog. Beyond this many, or beyond {@link maxPendingBytes} of
+ * stored points, it drops them and reads the storage once more after the backlog (as after a `Gap`), so memory stays
+ * bounded however fast the stream is written and however slowly the client reads.
  */
 export const maxPendingChanges = 10_000
+
+/** The bytes of stored points a subscriber buffers while it reads the backlog (see {@link maxPendingChanges}). */
+export const maxPendingBytes = 1024 * 1024
+
+/** About what an entry weighs in memory and on the wire beyond its point's JSON text. */
+const entryOverhead = 32
+
+// What a buffered change weighs (see `maxPendingBytes`).
+const changeBytes = (change: StreamChange): number => {
+  if (change._tag !== "Stored") return entryOverhead
+  let bytes = 0
+  for (let i = 0; i < change.entries.length; i++) bytes += change.entries[i]!.json.length + entryOverhead
+  return bytes
+}
+
+// The entries of the next backlog page: about `followPageBytes` at the average size of the page just read.
+const nextPageSize = (entries: ReadonlyArray<StoredEntry>, pageSize: number): number => {
+  let bytes = 0
+  for (let i = 0; i < entries.length; i++) bytes += entries[i]!.json.length + entryOverhead
+  const average = bytes / Math.max(1, entries.length)
+  return Math.max(1, Math.min(pageSize, Math.floor(followPageBytes / average)))
+}
 
 /** The bound below every `ts` (entries with `ts > -1` are all of them, `ts` 0 included). */
 const beforeAll = micros(-1)
 
+// The largest cursor that can still deliver something: no entry has a `ts` above MAX_SECONDS.
+const maxCursor = MAX_SECONDS * MICROS_PER_SECOND
+
 const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidSince> => {
-  // The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused).
+  // The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused), and no larger than
+  // the largest `ts`: a stream following from beyond it would stay silent for ever (issue 22, item 11).
   const bound = sinceFromText(text)
-  return bound === undefined
-    ? Either.left(
-        new InvalidSince({ message: `${what} must be a non-negative decimal number of seconds, got ${quoted(text)}` })
-      )
-    : Either.right(bound)
+  if (bound === undefined) {
+    return Either.left(
+      new InvalidSince({ message: `${what} must be a non-negative decimal number of seconds, got ${quoted(text)}` })
+    )
+  }
+  if (bound > maxCursor) {
+    return Either.left(
+      new InvalidSince({
+        message: `${what} must be at most ${MAX_SECONDS} seconds (the largest ts there can be), got ${quoted(text)}`
+      })
+    )
+  }
+  return Either.right(bound)
 }
 
 /**
  * Where a subscription starts from what the client sent (contract section 10): `Last-Event-ID` wins over `since`.
- * Fails with `InvalidSince` when the one used is not a non-negative number of seconds.
+ * Fails with `InvalidSince` when the one used is not a non-negative number of seconds, or is above `MAX_SECONDS`
+ * (nothing could ever follow it).
  */
 export const followStart = (params: FollowParams): Either.Either<FollowStart, InvalidSince> => {
   if (params.lastEventId !== undefined) {
@@ -173,6 +220,7 @@ export const followStream = (
 class Subscriber {
   private mode: "catchingUp" | "live" | "closed" = "catchingUp"
   private pending: Array<StreamChange> = []
+  private pendingBytes = 0
   private overflowed = false
   private sentMax: Micros | null = null
   private knownClear: Micros | null = null
@@ -204,9 +252,13 @@ class Subscriber {
   private readonly onChange = (change: StreamChange): void => {
     if (this.mode === "live") return this.apply(change)
     if (this.mode === "closed") return
-    if (this.pending.length >= maxPendingChanges) {
+    this.pendingBytes += changeBytes(change)
+    if (this.pending.length >= maxPendingChanges || this.pendingBytes > maxPendingBytes) {
+      // What is dropped (this change too) is read again from the storage after the backlog.
       this.pending = []
+      this.pendingBytes = 0
       this.overflowed = true
+      return
     }
     this.pending.push(change)
   }
@@ -220,6 +272,7 @@ class Subscriber {
     if (this.mode === "closed") return
     this.mode = "closed"
     this.pending = []
+    this.pendingBytes = 0
     this.unsubscribe()
     if (this.fiber !== undefined) {
       const fiber = this.fiber
@@ -300,12 +353,16 @@ class Subscriber {
         let cursor: Micros | null =
           round._tag === "Latest" || round._tag === "Recent" ? null : round._tag === "Since" ? round.since : round.after
         if (cursor !== null && (this.sentMax === null || cursor > this.sentMax)) this.sentMax = cursor
+        const recent = round._tag === "Recent" ? round.count : 1
+        let limit = Math.min(this.pageSize, firstPageSize)
         for (;;) {
+          // The most recent entries are read a page at a time too: the oldest `limit` of them, then the pages after.
+          const asked = cursor === null ? Math.min(recent, limit) : limit
           const read = yield* this.store.readLive(
             this.stream,
             cursor === null
-              ? { _tag: "Recent", count: round._tag === "Recent" ? round.count : 1 }
-              : { _tag: "After", since: cursor, limit: this.pageSize }
+              ? { _tag: "Recent", count: recent, limit: asked }
+              : { _tag: "After", since: cursor, limit: asked }
           )
           if (this.closed) return
           if (Option.isNone(read)) return this.end()
@@ -326,8 +383,10 @@ class Subscriber {
             continue
           }
           for (const e of entries) this.send(e)
-          if (cursor === null || entries.length < this.pageSize) break
+          // A short page is the last; so is a read of the most recent entries that asked for all of them.
+          if (entries.length < asked || (cursor === null && asked === recent)) break
           cursor = entries[entries.length - 1]!.ts
+          limit = nextPageSize(entries, this.pageSize)
           yield* this.sink.writable
         }
         if (this.drain()) return
@@ -348,6 +407,7 @@ class Subscriber {
       if (this.overflowed) return false
       const batch = this.pending
       this.pending = []
+      this.pendingBytes = 0
       let from = 0
       for (let i = 0; i < batch.length; i++) {
         const change = batch[i]!
@@ -357,6 +417,7 @@ class Subscriber {
         const change = batch[i]!
         if (change._tag === "Gap") {
           this.pending = batch.slice(i + 1).concat(this.pending)
+          this.pendingBytes = this.pending.reduce((sum, c) => sum + changeBytes(c), 0)
           return false
         }
         this.apply(change)

@@ -151,6 +151,36 @@ export class StoreCopy extends Context.Tag("@dashstream/core/StoreCopy")<
   }
 >() {}
 
+/**
+ * Why a database cannot be the source of a copy (contract section 12: a backup job with a typo must fail loudly,
+ * and copy reads its source without ever writing it, not even to bring its schema up to date):
+ * - `missing`: no such SQLite file (it is not created);
+ * - `not-dashstream`: no Dashstream schema (an empty file, another application's database, not a database at all);
+ * - `older`: a Dashstream schema older than this version's (`dashstream migrate` brings it up to date);
+ * - `newer`: a schema written by a newer version of Dashstream.
+ */
+export type SourceProblem = "missing" | "not-dashstream" | "older" | "newer"
+
+/** The copy's source was refused before anything was read or written (see {@link SourceProblem}). */
+export class SourceRefused extends Data.TaggedError("SourceRefused")<{ readonly problem: SourceProblem }> {}
+
+/**
+ * How a database's recorded migrations (`applied`, by name) compare with the ones this version knows (`known`):
+ * `undefined` when they are the same, else the {@link SourceProblem}. No migration recorded is `not-dashstream`;
+ * one this version does not know is `newer`; one of its own missing is `older`. Each adapter reads its own
+ * migration table and asks this, so both backends refuse a source by the same rule.
+ */
+export const schemaProblem = (
+  applied: ReadonlyArray<string>,
+  known: ReadonlyArray<string>
+): SourceProblem | undefined => {
+  if (applied.length === 0) return "not-dashstream"
+  const knownSet = new Set(known)
+  if (applied.some((name) => !knownSet.has(name))) return "newer"
+  const appliedSet = new Set(applied)
+  return known.every((name) => appliedSet.has(name)) ? undefined : "older"
+}
+
 /** The copy's target already holds accounts: nothing was written. */
 export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly accounts: number }> {}
 

@@ -48,11 +48,12 @@ export interface ReadQuery {
 }
 
 /**
- * What `StreamStore.readLive` reads: the `count` (>= 1) most recent entries (the highest `ts`), or the oldest `limit`
- * (>= 1) entries with `ts > since` (microseconds). Either way returned in ascending `ts`.
+ * What `StreamStore.readLive` reads: the `count` (>= 1) most recent entries (the highest `ts`), or with `limit`
+ * (>= 1) only the oldest `limit` of those (the first page of them; the next pages are `After` its last `ts`); or the
+ * oldest `limit` (>= 1) entries with `ts > since` (microseconds). Either way returned in ascending `ts`.
  */
 export type LiveQuery =
-  | { readonly _tag: "Recent"; readonly count: number }
+  | { readonly _tag: "Recent"; readonly count: number; readonly limit?: number | undefined }
   | { readonly _tag: "After"; readonly since: Micros; readonly limit: number }
 
 /**

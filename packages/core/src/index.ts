@@ -1,30 +1,190 @@
-export * from "./Account.js"
-export * from "./AccountStore.js"
-export * from "./Apply.js"
-export * from "./Dashboard.js"
-export * as Dashboards from "./Dashboards.js"
-export * from "./DashboardStore.js"
-export * from "./DecimationStore.js"
-export * from "./Errors.js"
-export * from "./Limits.js"
-export * from "./Point.js"
-export * from "./PointDecoder.js"
-export * from "./Ingest.js"
-export * from "./PushRequest.js"
-export * from "./StreamName.js"
-export * from "./StreamStore.js"
-export * from "./Time.js"
-export * from "./ViewToken.js"
+/**
+ * `@dashstream/core`: Dashstream's stream semantics, point shapes, use cases and storage ports, with no I/O. Every
+ * name is listed: what the adapters (storage, HTTP, server), the client-facing packages and embedders use, and the
+ * types their signatures name. Anything else in `src/` is core's own; `./testing` holds the in-memory store and the
+ * storage contract suites.
+ */
+
+// Accounts, access keys and the account port (contract section 7).
+export { type Account, AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
+export { AccountStore } from "./AccountStore.js"
+export {
+  type AccountCache,
+  type AccountCacheOptions,
+  cachedAccountStore,
+  defaultAccountCacheOptions,
+  makeAccountCache,
+  withAccountCache
+} from "./CachedAccountStore.js"
+
+// Widgets, streams and points (contract sections 2 and 3).
+export type { StreamId, Widget } from "./Widget.js"
+export { decimationMode, isWidgetType, WidgetType, widgetTypes } from "./WidgetType.js"
+export { isStreamName, MAX_STREAM_NAME_LENGTH, StreamName } from "./StreamName.js"
+export type {
+  ChartItem,
+  ChartPoint,
+  GalleryPoint,
+  HtmlPoint,
+  ImagePoint,
+  LabelPoint,
+  LeaderboardItem,
+  LeaderboardPoint,
+  ListPoint,
+  MapColor,
+  MapPoint,
+  MatrixPoint,
+  NumberPoint,
+  PointOp,
+  StoredPoint,
+  TablePoint,
+  TextFeedPoint,
+  XyPoint
+} from "./Point.js"
+export { decodePoint } from "./PointDecoder.js"
+// Request bodies decoded by Schema with errors that never echo deeply nested input (issue 22 item 5).
+export { withBoundedIssues } from "./BoundedIssues.js"
+// Pushes from any protocol (IngestRequest), and the original JSON body as one parser into it.
+export {
+  type IngestPart,
+  type IngestRequest,
+  type IngestResult,
+  type PartDecoder,
+  type PartRejection,
+  type UndeclaredStreams
+} from "./Ingest.js"
+export { decodeCommand, decodeJsonPart, decodePushRequest, type JsonPart, type PushRequest } from "./PushRequest.js"
+// InfluxDB line protocol (contract section 13.1): a parser into an IngestRequest.
+export {
+  FieldKind,
+  LineBatch,
+  type LineProtocolApi,
+  lineProtocolLimits,
+  type LineProtocolOptions,
+  NO_TIMESTAMP,
+  parseLineProtocol,
+  parsePrecision,
+  type Precision
+} from "./ingest/LineProtocol.js"
+export { decodeLineProtocol, lineProtocolWidgetTypes } from "./ingest/LineProtocolRequest.js"
+export { type EntryWrite, type Mutation, needsLatest } from "./Apply.js"
+export { type Limits, defaultLimits } from "./Limits.js"
+
+// Time and the `since` cursor (contract section 6).
+export { formatTs, MAX_SECONDS, type Micros, micros } from "./Time.js"
+
+// Errors (contract section 5).
+export {
+  AccountNotFound,
+  Conflict,
+  DashboardNotFound,
+  Forbidden,
+  InvalidJson,
+  InvalidPoint,
+  InvalidRequest,
+  InvalidSince,
+  PayloadTooLarge,
+  type PushRejection,
+  quoted,
+  StorageError,
+  type StorageFailure,
+  StorageUnavailable,
+  StreamNotFound,
+  UnsupportedCommand
+} from "./Errors.js"
+
+// The use cases, and writing: planning a group of pushes, queueing them for a group commit.
 export * as UseCases from "./UseCases.js"
-export * from "./Widget.js"
-export * from "./WidgetType.js"
-export * from "./WriteQueue.js"
-export * from "./WritePlan.js"
-export * from "./CachedAccountStore.js"
-export * from "./ChangeFeed.js"
-export * from "./Follow.js"
-export * from "./FollowDashboard.js"
-export * from "./StoreCopy.js"
-export * from "./RateLimit.js"
-export * from "./ingest/LineProtocol.js"
-export * from "./ingest/LineProtocolRequest.js"
+export { type LatestEntry, type PlanError, type PlannedStream, type StateSource, WritePlan } from "./WritePlan.js"
+export {
+  type GroupSize,
+  PendingWrite,
+  pointsOf,
+  queuedWrite,
+  queuedWriteDirect,
+  takeGroup,
+  type WriteDone,
+  type WriteError,
+  type WriteObserver,
+  writeSize
+} from "./WriteQueue.js"
+
+// The stream port: reads, writes, pages rendered by the database.
+export {
+  type LivePage,
+  type LiveQuery,
+  pageOfRendered,
+  type ReadQuery,
+  type RenderedPage,
+  renderedTs,
+  renderEntries,
+  type StoredEntry,
+  StreamStore,
+  type StreamWrite
+} from "./StreamStore.js"
+
+// Live updates (contract section 10): what storage publishes, and the backlog-then-live hand-over.
+export {
+  ChangeFeed,
+  type ChangedEntry,
+  type ChangeListener,
+  type ChangeSink,
+  deletedChange,
+  Fanout,
+  gapChange,
+  type PendingChange,
+  type StreamChange
+} from "./ChangeFeed.js"
+export { follow, type Follower, type FollowParams, type FollowStart, type Following, type LiveSink } from "./Follow.js"
+export { type DashboardFeed, type DashboardFollower, type DashboardSink, followDashboard } from "./FollowDashboard.js"
+
+// Dashboards (contract section 11).
+export {
+  CreateDashboardBody,
+  type Dashboard,
+  DashboardId,
+  DashboardName,
+  decodeLayout,
+  MAX_NAME_LENGTH,
+  Tile,
+  UpdateDashboardBody
+} from "./Dashboard.js"
+export * as Dashboards from "./Dashboards.js"
+export { DashboardStore } from "./DashboardStore.js"
+export { viewPath, type ViewTokenDigest } from "./ViewToken.js"
+
+// Decimation (contract section 9): the port the pass runs over.
+export {
+  type DecimationEntry,
+  DecimationStore,
+  type DecimationStream,
+  type EntryChunk,
+  type EntryId,
+  type StreamPage
+} from "./DecimationStore.js"
+
+// Copying a deployment between stores (contract section 12).
+export {
+  type AccessKeyRecord,
+  type AccountRecord,
+  CopyMismatch,
+  type CopyOptions,
+  type CopyProgress,
+  type CopyResult,
+  type CopySource,
+  CopyStorageFailed,
+  type CopyTarget,
+  copyStore,
+  type DashboardRecord,
+  type EntryRecord,
+  schemaProblem,
+  type SourceProblem,
+  SourceRefused,
+  StoreCopy,
+  type StoreCounts,
+  type StreamRecord,
+  TargetNotEmpty
+} from "./StoreCopy.js"
+
+// Rate limiting (contract section 5).
+export { type Grant, retryAfterSeconds, TokenBuckets } from "./RateLimit.js"

@@ -95,6 +95,23 @@ describe("Tile and Tiles: the grid rules of contract section 11", () => {
     for (const bad of [{}, null, "tiles", { tiles: {} }, 3]) assert.isTrue(Either.isLeft(decodeLayout(bad)))
   })
 
+  it("a layout nested too deeply or too wide is refused with a short message, not a stack overflow (issue 22 item 5)", () => {
+    let deep: unknown = 1
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    const wide = Array.from({ length: 100_000 }, () => 1)
+    for (const [layout, path] of [
+      [[deep], "tiles[0]"],
+      [[{ ...tile(0, 0, 1, 1), title: deep }], "tiles[0].title"],
+      [[{ ...tile(0, 0, 1, 1), w: wide }], "tiles[0].w"]
+    ] as const) {
+      const issue = firstIssue(layout)
+      assert.notStrictEqual(issue, "ok")
+      const [at, message] = issue as [string, string]
+      assert.strictEqual(at, path)
+      assert.isBelow(message.length, 300, message)
+    }
+  })
+
   it("the API body: name 1..200 characters, tiles optional", () => {
     const decode = Schema.decodeUnknownEither(CreateDashboardBody)
     assert.isTrue(Either.isRight(decode({ name: "Wall" })))

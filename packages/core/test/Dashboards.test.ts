@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type Tile } from "../src/Dashboard.js"
+import { MAX_TILES, type Tile } from "../src/Dashboard.js"
 import * as Dashboards from "../src/Dashboards.js"
+import type { InvalidRequest } from "../src/Errors.js"
 import { dashboardEntryData, streamNameData } from "../src/FollowDashboard.js"
 import { StreamName } from "../src/StreamName.js"
 import { MemoryStore } from "../src/testing/index.js"
@@ -47,6 +48,30 @@ describe("dashboard use cases", () => {
           view.tiles.map((t) => t.widget?.type),
           ["number", "world-map", "table"]
         )
+      })
+    )
+  )
+
+  it.effect("the default layout obeys the tile limit a PUT of its tiles obeys (issue 22 item 7)", () =>
+    run(
+      Effect.gen(function* () {
+        const names = Array.from({ length: MAX_TILES + 1 }, (_, i) => `w${String(i).padStart(3, "0")}`)
+        const full = yield* withAccount(names.slice(0, MAX_TILES).map((name) => [name, "number"] as const))
+        const { dashboard } = yield* Dashboards.createDashboard(full.id, { name: "All" })
+        assert.strictEqual(dashboard.tiles.length, MAX_TILES)
+        const updated = yield* Dashboards.updateDashboard(full.id, dashboard.id, {
+          name: "All",
+          tiles: dashboard.tiles
+        })
+        assert.deepStrictEqual(updated.tiles, dashboard.tiles)
+
+        const over = yield* withAccount(names.map((name) => [name, "number"] as const))
+        const refused = yield* Effect.flip(Dashboards.createDashboard(over.id, { name: "All" }))
+        assert.strictEqual(refused._tag, "InvalidRequest")
+        assert.strictEqual((refused as InvalidRequest).path, "tiles")
+        assert.include(refused.message, `at most ${MAX_TILES} tiles`)
+        assert.include(refused.message, `${MAX_TILES + 1} widgets`)
+        assert.deepStrictEqual(yield* Dashboards.listDashboards(over.id), [])
       })
     )
   )

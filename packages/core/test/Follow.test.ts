@@ -317,6 +317,15 @@ describe("follow: backlog then live (contract section 10)", () => {
     // A decimal number, as the export read's since: no hexadecimal, binary, sign or spaces.
     for (const since of ["0x10", "0b1", "+5", " 5", "Infinity"]) assert.isTrue(Either.isLeft(followStart({ since })))
     assert.isTrue(Either.isLeft(followStart({ lastEventId: "0x10" })))
+    // Beyond the largest ts (MAX_SECONDS) a cursor would never deliver: refused (issue 22, item 11).
+    for (const cursor of ["1e20", "4294967296", "4294967295.5", "9".repeat(400)]) {
+      assert.isTrue(Either.isLeft(followStart({ lastEventId: cursor })), cursor)
+      assert.isTrue(Either.isLeft(followStart({ since: cursor })), cursor)
+    }
+    assert.deepStrictEqual(
+      followStart({ lastEventId: "4294967295" }),
+      Either.right({ _tag: "Resume", after: micros(4_294_967_295_000_000) })
+    )
   })
 })
 

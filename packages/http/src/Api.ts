@@ -7,7 +7,7 @@ import {
   HttpApiSecurity,
   OpenApi
 } from "@effect/platform"
-import { CreateDashboardBody, Tile, UpdateDashboardBody, widgetTypes } from "@dashstream/core"
+import { CreateDashboardBody, Tile, UpdateDashboardBody, widgetTypes, withBoundedIssues } from "@dashstream/core"
 import { Schema } from "effect"
 import { errors } from "./HttpErrors.js"
 import { cleanDecodeErrors } from "./internal/openApiCleanup.js"
@@ -468,7 +468,7 @@ const DashboardIdParam = Schema.Struct({
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
-      .setPayload(Schema.Struct({ name: Schema.optional(Schema.String) }))
+      .setPayload(withBoundedIssues(Schema.Struct({ name: Schema.optional(Schema.String) })))
       .addSuccess(
         Schema.Struct({
           id: Schema.String,
@@ -508,10 +508,12 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("createWidget", "/admin/accounts/:id/widgets")
       .setPath(AccountIdParam)
       .setPayload(
-        Schema.Struct({
-          streamName: Schema.String.annotations({ description: "1 to 255 characters, no control characters, no /" }),
-          type: WidgetTypeName
-        })
+        withBoundedIssues(
+          Schema.Struct({
+            streamName: Schema.String.annotations({ description: "1 to 255 characters, no control characters, no /" }),
+            type: WidgetTypeName
+          })
+        )
       )
       .addSuccess(WidgetView, { status: 201 })
       .addError(errors("InvalidJson", "InvalidRequest"))
@@ -529,7 +531,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createDashboard", "/admin/accounts/:id/dashboards")
       .setPath(AccountIdParam)
-      .setPayload(CreateDashboardBody)
+      .setPayload(withBoundedIssues(CreateDashboardBody))
       .addSuccess(DashboardView, { status: 201 })
       .addError(errors("InvalidJson", "InvalidRequest"))
       .addError(errors("AccountNotFound"))
@@ -562,7 +564,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.put("updateDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
       .setPath(DashboardIdParam)
-      .setPayload(UpdateDashboardBody)
+      .setPayload(withBoundedIssues(UpdateDashboardBody))
       .addSuccess(DashboardView)
       .addError(errors("InvalidJson", "InvalidRequest"))
       .addError(errors("AccountNotFound", "DashboardNotFound"))

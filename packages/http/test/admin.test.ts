@@ -164,6 +164,59 @@ describe("admin API", () => {
       [400, "invalid_request", "revokeOthers"]
     )
   })
+
+  it("answers 400 invalid_request, never 500, for deeply nested bodies, and keeps the message short (issue 22 item 5)", async () => {
+    const { json: account } = await admin(server, "POST", "/admin/accounts", { name: "deep" })
+    await admin(server, "POST", `/admin/accounts/${account.id}/widgets`, { streamName: "s", type: "number" })
+    const { json: dashboard } = await admin(server, "POST", `/admin/accounts/${account.id}/dashboards`, { name: "d" })
+    const nested = (depth: number, open: string, close: string) => `${open.repeat(depth)}1${close.repeat(depth)}`
+    const tile = (title: string) => `{"streamName":"s","title":${title},"x":0,"y":0,"w":1,"h":1}`
+    const send = (method: string, path: string, body: string) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${testAdminToken}`, "content-type": "application/json" },
+        body
+      }).then(json)
+    const accounts = "/admin/accounts"
+    const widgets = `/admin/accounts/${account.id}/widgets`
+    const dashboards = `/admin/accounts/${account.id}/dashboards`
+    const one = `${dashboards}/${dashboard.id}`
+    for (const depth of [5_000, 100_000]) {
+      const arrays = nested(depth, "[", "]")
+      const objects = nested(depth, '{"a":', "}")
+      const cases: ReadonlyArray<readonly [string, string, string]> = [
+        ["POST", accounts, arrays],
+        ["POST", accounts, `{"name":${arrays}}`],
+        ["POST", accounts, `{"name":${objects}}`],
+        ["POST", widgets, objects],
+        ["POST", widgets, `{"streamName":${objects},"type":"number"}`],
+        ["POST", widgets, `{"streamName":"t","type":${arrays}}`],
+        ["POST", dashboards, arrays],
+        ["POST", dashboards, `{"name":${arrays}}`],
+        ["POST", dashboards, `{"name":"d","tiles":${arrays}}`],
+        ["POST", dashboards, `{"name":"d","tiles":[${tile(objects)}]}`],
+        ["PUT", one, objects],
+        ["PUT", one, `{"name":"d","tiles":[${tile(arrays)}]}`]
+      ]
+      for (const [method, path, body] of cases) {
+        const res = await send(method, path, body)
+        const label = `${method} ${path} ${body.slice(0, 40)} (depth ${depth})`
+        assert.deepStrictEqual([label, res.status, res.body.error.code], [label, 400, "invalid_request"])
+        assert.isBelow(res.body.error.message.length, 300, label)
+      }
+    }
+    // A wide value is not echoed whole either.
+    const wide = await send("POST", accounts, JSON.stringify({ name: Array.from({ length: 100_000 }, () => 1) }))
+    assert.deepStrictEqual([wide.status, wide.body.error.code, wide.body.error.path], [400, "invalid_request", "name"])
+    assert.isBelow(wide.body.error.message.length, 300)
+    assert.isFalse(
+      server.logs.some((line) => line.includes("internal error")),
+      server.logs.join("\n").slice(0, 2000)
+    )
+    // Bodies that are nested but valid are not refused for it.
+    const fine = await send("POST", dashboards, `{"name":"fine","tiles":[${tile('"t"')}]}`)
+    assert.strictEqual(fine.status, 201)
+  })
 })
 
 describe("admin API without an admin token", () => {

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Cause } from "effect"
 import { api, publicApi } from "../src/Api.js"
+import { causeText } from "../src/internal/causeText.js"
 import { docsRoutes } from "../src/internal/docs.js"
 import { matchIngestRoute } from "../src/internal/ingestLane.js"
 import { ingestRoutes } from "../src/internal/ingestRoutes.js"
@@ -25,6 +27,24 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/d/TOKEN/events"), "/d/<redacted>/events")
     assert.strictEqual(redactPath("/other/ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"), "/other/<redacted>")
     assert.strictEqual(redactPath("http://h"), "/")
+    // Anything shaped like a view token or an access key, in any segment and inside one (issue 22 item 8).
+    const view = "dv_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+    const key = "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+    assert.strictEqual(redactPath(`/assets/${view}`), "/assets/<redacted>")
+    assert.strictEqual(redactPath(`/${view}`), "/<redacted>")
+    assert.strictEqual(redactPath(`/dashboard/${view}`), "/dashboard/<redacted>")
+    assert.strictEqual(redactPath(`/dashboard/${view}/events`), "/dashboard/<redacted>/events")
+    assert.strictEqual(redactPath(`/x/${view}.js`), "/x/<redacted>")
+    assert.strictEqual(redactPath(`/x/token=${key}`), "/x/<redacted>")
+    assert.strictEqual(redactPath(`/x/${encodeURIComponent(`a ${view}`)}`), "/x/<redacted>")
+    assert.strictEqual(redactPath(`/x/${view.replace("_", "%5F")}`), "/x/<redacted>")
+    // Words that merely start like one are kept.
+    assert.strictEqual(redactPath("/assets/dv_short.js"), "/assets/dv_short.js")
+    assert.strictEqual(
+      redactPath("/api/v2/K/datastream/leads_per_region_this_week"),
+      "/api/v2/<redacted>/datastream/leads_per_region_this_week"
+    )
+    assert.strictEqual(redactPath("/docs"), "/docs")
     assert.strictEqual(
       requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
       "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
@@ -42,6 +62,30 @@ describe("redaction", () => {
 })
 
 const isPush = (method: string, url: string) => matchIngestRoute(ingestRoutes, method, url)?.template === "/customSend"
+
+describe("causeText (the log text of a 500)", () => {
+  it("formats causes that carry values nested too deeply for effect's formatter, without throwing (issue 22 item 5)", () => {
+    let arrays: unknown = 1
+    let objects: unknown = "deep"
+    for (let i = 0; i < 100_000; i++) {
+      arrays = [arrays]
+      objects = { a: objects }
+    }
+    const causes = [
+      Cause.fail(arrays),
+      Cause.die(objects),
+      Cause.fail({ _tag: "Failed", message: "with a deep cause", cause: objects }),
+      Cause.die(new Error("boom ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG", { cause: arrays }))
+    ]
+    for (const cause of causes) {
+      const text = causeText(cause, "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG")
+      assert.isString(text)
+      assert.notInclude(text, "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG")
+    }
+    assert.include(causeText(causes[3]!, undefined), "boom")
+    assert.include(causeText(causes[2]!, undefined), "with a deep cause")
+  })
+})
 
 describe("ingest lane routing", () => {
   it("takes POST /customSend and /customSend/ with or without a query, nothing else", () => {

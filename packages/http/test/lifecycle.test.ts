@@ -85,6 +85,7 @@ describe("lifecycle and logging", () => {
     try {
       const { accessKey } = await setupAccount(server, [["n", "number"]])
       const token = "VIEWTOKEN0123456789abcdef"
+      const viewToken = "dv_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
       const { port } = new URL(server.url)
       const targets = [
         `http://127.0.0.1:${port}/api/v2/${accessKey}/datastream/n?since=0`,
@@ -100,7 +101,13 @@ describe("lifecycle and logging", () => {
         `/d/${token}/events`,
         `//d/${token}/x`,
         `/D/${token}`,
-        `http://127.0.0.1:${port}/d/${token}`
+        `http://127.0.0.1:${port}/d/${token}`,
+        // Token-shaped segments on paths that are not routes (issue 22 item 8).
+        `/assets/${viewToken}`,
+        `/${viewToken}`,
+        `/dashboard/${viewToken}`,
+        `/dashboard/${viewToken}/events`,
+        `/x/${accessKey}`
       ]
       const bodies: Array<string> = []
       for (const target of targets) {
@@ -117,6 +124,7 @@ describe("lifecycle and logging", () => {
       for (const text of [...bodies, ...server.logs]) {
         assert.notInclude(text, accessKey)
         assert.notInclude(text, token)
+        assert.notInclude(text, viewToken)
       }
       assert.isAtLeast(server.logs.length, targets.length * 2)
     } finally {

@@ -1,5 +1,5 @@
 import * as Path from "node:path"
-import { copyStore, type CopyProgress } from "@dashstream/core"
+import { copyStore, type CopyProgress, type SourceProblem } from "@dashstream/core"
 import { Console, Effect, Redacted } from "effect"
 import { type Database, parseDatabaseUrl } from "./Config.js"
 import { CommandFailed, UsageError } from "./Errors.js"
@@ -24,6 +24,24 @@ const count = (n: number) => n.toLocaleString("en-US")
 /** `1 account`, `2 accounts`, `1,000 entries`. */
 const counted = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`
 
+/** Why the source was refused, after "the <database>" (contract section 12: one sentence, exit 1). */
+const refusal = (problem: SourceProblem): string => {
+  const expected = "; --from must name an existing Dashstream database"
+  switch (problem) {
+    case "missing":
+      return `does not exist${expected}`
+    case "not-dashstream":
+      return `is not a Dashstream database (it holds no Dashstream schema)${expected}`
+    case "older":
+      return (
+        "has an older Dashstream schema; bring it up to date with dashstream migrate first " +
+        "(copy never changes its source)"
+      )
+    case "newer":
+      return "was written by a newer version of Dashstream; copy it with that version"
+  }
+}
+
 const progressLine = (p: CopyProgress): string => {
   const of = (done: number, total: number) =>
     `${count(done)} of ${count(total)}${total === 0 ? "" : ` (${Math.floor((done / total) * 100)}%)`}`
@@ -36,14 +54,15 @@ const progressLine = (p: CopyProgress): string => {
 
 /**
  * Copies every account, access key digest, widget, dashboard and entry of the database `fromUrl` into the database
- * `toUrl`,
- * which must hold no account (its schema is created or brought up to date first), writing progress to stderr at most
- * every {@link progressIntervalMs}, then checks that the counts match and prints one line to stdout. Everything is
- * written in one transaction of the target: interrupted (Ctrl-C, a crash, a lost connection), the copy leaves the
- * target as it was, so running it again is safe.
+ * `toUrl`. The source is opened read-only and never written (not even migrated): it must exist and be a Dashstream
+ * database at this version's schema. The target must hold no account (its schema is created or brought up to date
+ * first). Progress goes to stderr at most every {@link progressIntervalMs}; then the counts are checked and one line
+ * printed to stdout. Everything is written in one transaction of the target: interrupted (Ctrl-C, a crash, a lost
+ * connection), the copy leaves the target as it was, so running it again is safe.
  *
- * Fails with `UsageError` for a malformed URL or the same database twice, `CommandFailed` when the target already
- * holds accounts, a database fails or is unreachable, or the counts of the copy differ from the original's.
+ * Fails with `UsageError` for a malformed URL or the same database twice, `CommandFailed` when the source does not
+ * exist, is not a Dashstream database or has another schema version, the target already holds accounts, a database
+ * fails or is unreachable, or the counts of the copy differ from the original's.
  */
 export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageError | CommandFailed> =>
   Effect.gen(function* () {
@@ -64,7 +83,12 @@ export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageEr
       })
     const result = yield* Effect.scoped(
       Effect.gen(function* () {
-        const sourceCopy = yield* Storage.storeCopy(from)
+        // The source first: a refused one (a typo in --from) leaves the target untouched, not even created.
+        const sourceCopy = yield* Storage.storeCopySource(from).pipe(
+          Effect.catchTag("SourceRefused", (error) =>
+            Effect.fail(new CommandFailed({ message: `the ${source} ${refusal(error.problem)}` }))
+          )
+        )
         const targetCopy = yield* Storage.storeCopy(to)
         yield* Console.error(`copy: from the ${source} to the ${target}`)
         return yield* copyStore(sourceCopy, targetCopy, { onProgress }).pipe(

@@ -4,7 +4,10 @@ import {
   type ChangeSink,
   type DashboardStore,
   type DecimationStore,
+  type SourceRefused,
   StorageError,
+  type StorageFailure,
+  StorageUnavailable,
   type StoreCopy,
   type StreamStore,
   type WriteObserver
@@ -107,6 +110,31 @@ export const storeCopy = (
           Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
         )
       )
+
+/**
+ * The `StoreCopy` port of a database as the source of a copy, open until the scope closes: read-only, never created
+ * or migrated. Fails with `SourceRefused` when it is not a Dashstream database at this version's schema (see the
+ * adapters' `openStoreCopySource`), otherwise like {@link layer}.
+ */
+export const storeCopySource = (
+  database: Database
+): Effect.Effect<StoreCopy["Type"], SourceRefused | CommandFailed | UsageError, Scope.Scope> =>
+  database._tag === "Sqlite"
+    ? Effect.flatMap(loadSqlite, (Sqlite) =>
+        Sqlite.openStoreCopySource({ filename: database.filename }).pipe(
+          Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause)))
+        )
+      )
+    : Effect.flatMap(loadPostgres, (Postgres) =>
+        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
+          Postgres.openStoreCopySource(config).pipe(
+            Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause)))
+          )
+        )
+      )
+
+const isStorageFailure = (error: unknown): error is StorageFailure =>
+  error instanceof StorageError || error instanceof StorageUnavailable
 
 /**
  * A description of the database safe to print and log: the SQLite file path, or the PostgreSQL host, port and

@@ -254,6 +254,32 @@ describe.concurrent("database failures (exit 1, one line on stderr)", { timeout 
     assertOneLineError(result, /SQLite file \/dev\/null\/dashstream\.db/)
   })
 
+  it("a SQLite path whose directory cannot be created (under /proc): serve, copy and migrate fail at once (issue 22 item 12)", async () => {
+    // Node's recursive mkdir loops forever on /proc: the process spun at 100% CPU, printed nothing, ignored SIGTERM.
+    const db = "sqlite:/proc/nope/x.db"
+    const dir = tempDir()
+    try {
+      const good = `sqlite:${join(dir.path, "good.db")}`
+      assert.strictEqual((await cli(["migrate", "--db", good], {}, 30_000)).code, 0)
+      const sentence = /^dashstream: the SQLite file \/proc\/nope\/x\.db failed: ENOENT: no such file or directory/m
+      const runs = await Promise.all([
+        cli(["serve", "--port", "0", "--workers", "1", "--db", db], {}, 30_000),
+        cli(["migrate", "--db", db], {}, 30_000),
+        cli(["copy", "--from", good, "--to", db], {}, 30_000),
+        cli(["serve", "--port", "0", "--workers", "2", "--db", db], {}, 30_000)
+      ])
+      for (const result of runs) {
+        assert.strictEqual(result.signal, null, `killed after 30 s; stderr: ${result.stderr}`)
+        assert.strictEqual(result.code, 1, result.stderr)
+        assert.match(result.stderr, sentence)
+      }
+      // Several processes also log their workers starting and the primary names the worker that failed.
+      for (const result of runs.slice(0, 3)) assertOneLineError(result, sentence)
+    } finally {
+      dir.remove()
+    }
+  })
+
   it("an unreachable PostgreSQL server, for a command and for serve; the password is never printed", async () => {
     const db = "postgres://dashstream:hunter2@127.0.0.1:1/dashstream"
     const create = await cli(["accounts", "create", "--db", db])

@@ -30,16 +30,26 @@ export interface Result {
   readonly stderr: string
 }
 
-/** Runs `dashstream ...args` to completion (from the repository root, as {@link binArgs} says). */
-export const cli = (args: ReadonlyArray<string>, env?: Record<string, string>): Promise<Result> =>
+/**
+ * Runs `dashstream ...args` to completion (from the repository root, as {@link binArgs} says). With `deadlineMs`, a
+ * command still running after it is killed with SIGKILL, workers included (the result's `signal`), so a command that
+ * hangs fails its test instead of outliving it.
+ */
+export const cli = (args: ReadonlyArray<string>, env?: Record<string, string>, deadlineMs?: number): Promise<Result> =>
   new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...binArgs, ...args], { cwd: root, env: childEnv(env) })
+    // With a deadline, the command runs in a process group of its own: killing the group kills its workers too.
+    const detached = deadlineMs !== undefined
+    const child = spawn(process.execPath, [...binArgs, ...args], { cwd: root, env: childEnv(env), detached })
+    const deadline = detached ? setTimeout(() => process.kill(-child.pid!, "SIGKILL"), deadlineMs) : undefined
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
     child.on("error", reject)
-    child.on("close", (code, signal) => resolvePromise({ code, signal, stdout, stderr }))
+    child.on("close", (code, signal) => {
+      clearTimeout(deadline)
+      resolvePromise({ code, signal, stdout, stderr })
+    })
   })
 
 /** A running `dashstream serve`. */

@@ -1,21 +1,23 @@
-import type {
-  AccessKeyRecord,
-  AccountRecord,
-  CopySource,
-  CopyTarget,
-  DashboardRecord,
-  EntryRecord,
-  StorageFailure,
-  StoreCopy,
-  StoreCounts,
-  StreamId,
-  StreamRecord
+import {
+  type AccessKeyRecord,
+  type AccountRecord,
+  type CopySource,
+  type CopyTarget,
+  type DashboardRecord,
+  type EntryRecord,
+  schemaProblem,
+  SourceRefused,
+  type StorageFailure,
+  type StoreCopy,
+  type StoreCounts,
+  type StreamId,
+  type StreamRecord
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import { makePool } from "./internal/pool.js"
-import { migrate } from "./Migrate.js"
+import { migrate, migrations } from "./Migrate.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 // Below every valid key: stream ids start at 1, `ts` at 0 (or slightly below, for clients' own timestamps).
@@ -210,6 +212,14 @@ export const make = (pool: pg.Pool): Context.Tag.Service<StoreCopy> => ({
   write: (use) => inTransaction(pool, "BEGIN", true, (c) => use(target(c)))
 })
 
+/** A small pool of its own for a copy, ended when the scope closes. */
+const copyPool = (config: PostgresConfig): Effect.Effect<pg.Pool, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    // A copy runs long statements (a count over every entry): no statement timeout.
+    Effect.sync(() => makePool(config, { max: 2, statementTimeout: false })),
+    (pool) => Effect.promise(() => pool.end().catch(() => undefined))
+  )
+
 /**
  * Brings the schema of `config` up to date (creating it if missing) and provides the `StoreCopy` port on a small
  * pool of its own until the scope closes. Fails with `StorageUnavailable` when the server is unreachable,
@@ -220,10 +230,31 @@ export const open = (
 ): Effect.Effect<Context.Tag.Service<StoreCopy>, StorageFailure, Scope.Scope> =>
   Effect.gen(function* () {
     yield* migrate(config)
-    // A copy runs long statements (a count over every entry): no statement timeout.
-    const pool = yield* Effect.acquireRelease(
-      Effect.sync(() => makePool(config, { max: 2, statementTimeout: false })),
-      (pool) => Effect.promise(() => pool.end().catch(() => undefined))
-    )
+    return make(yield* copyPool(config))
+  })
+
+/**
+ * Provides the `StoreCopy` port of `config` as the source of a copy (contract section 12), on a small pool of its
+ * own until the scope closes: its schema is checked, never created or migrated, and only `read` (a `READ ONLY`
+ * transaction) is meant to be used. Fails with `SourceRefused` when the schema holds no Dashstream migration table
+ * (`not-dashstream`: an empty database, another application's) or other migrations than this version's (`older`,
+ * `newer`); with `StorageUnavailable` when the server is unreachable, `StorageError` when the check fails.
+ */
+export const openSource = (
+  config: PostgresConfig
+): Effect.Effect<Context.Tag.Service<StoreCopy>, StorageFailure | SourceRefused, Scope.Scope> =>
+  Effect.gen(function* () {
+    const pool = yield* copyPool(config)
+    const applied = yield* Effect.tryPromise({
+      try: async () => {
+        const table = `${config.schema}.kysely_migration`
+        const found = await pool.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [table])
+        if (found.rows[0]?.t == null) return []
+        return (await pool.query<{ name: string }>(`SELECT name FROM ${table}`)).rows.map((r) => r.name)
+      },
+      catch: toStorageFailure
+    })
+    const problem = schemaProblem(applied, Object.keys(migrations))
+    if (problem !== undefined) return yield* new SourceRefused({ problem })
     return make(pool)
   })

@@ -91,11 +91,15 @@ const liveSinceQuery = {
     WHERE s.id = $1 ORDER BY e.ts`
 } as const
 
-/** As {@link liveSinceQuery}, with the stream's `$2` most recent entries. */
+/**
+ * As {@link liveSinceQuery}, with the oldest `$3` of the stream's `$2` most recent entries (all of them when `$3` is
+ * `$2`): the first page of a snapshot, read a page at a time.
+ */
 const liveRecentQuery = {
-  name: "dashstream_read_live_recent",
+  name: "dashstream_read_live_recent_page",
   text: `SELECT s.cleared_ts, e.ts, e.point FROM streams s LEFT JOIN LATERAL (
-      SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT $2) e ON true
+      SELECT ts, point FROM (
+        SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT $2) r ORDER BY ts LIMIT $3) e ON true
     WHERE s.id = $1 ORDER BY e.ts`
 } as const
 
@@ -106,7 +110,7 @@ const readLive =
       try: async () => {
         const result = await pool.query<{ cleared_ts: number | null; ts: number | null; point: string | null }>(
           query._tag === "Recent"
-            ? { ...liveRecentQuery, values: [stream, query.count] }
+            ? { ...liveRecentQuery, values: [stream, query.count, Math.min(query.count, query.limit ?? query.count)] }
             : { ...liveSinceQuery, values: [stream, query.since, query.limit] }
         )
         const rows = result.rows

@@ -19,6 +19,9 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0004_live_sequence": M0004
 }
 
+/** The names of every migration this version knows, in the order they run. */
+export const migrationNames: ReadonlyArray<string> = Object.keys(migrations).sort()
+
 /**
  * Brings the schema of an open database up to date with Kysely's `Migrator` and returns the names of the migrations
  * it applied (empty when already up to date). Fails with `StorageError`, e.g. when the database holds a migration

@@ -1,21 +1,24 @@
+import * as Fs from "node:fs"
 import type Database from "better-sqlite3"
-import type {
-  AccessKeyRecord,
-  AccountRecord,
-  CopySource,
-  CopyTarget,
-  DashboardRecord,
-  EntryRecord,
-  StorageFailure,
-  StoreCopy,
-  StoreCounts,
-  StreamId,
-  StreamRecord
+import {
+  type AccessKeyRecord,
+  type AccountRecord,
+  type CopySource,
+  type CopyTarget,
+  type DashboardRecord,
+  type EntryRecord,
+  schemaProblem,
+  type StorageFailure,
+  type StoreCopy,
+  type StoreCounts,
+  type StreamId,
+  type StreamRecord,
+  SourceRefused
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
-import { acquire, type SqliteConfig } from "./internal/database.js"
-import { storageFailure } from "./internal/errors.js"
-import { runMigrations } from "./Migrations.js"
+import { acquire, acquireReadOnly, type SqliteConfig } from "./internal/database.js"
+import { sqliteCode, storageFailure } from "./internal/errors.js"
+import { migrationNames, runMigrations } from "./Migrations.js"
 
 // Below every valid key: stream ids start at 1, `ts` at 0 (or slightly below, for clients' own timestamps).
 const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
@@ -160,5 +163,40 @@ export const open = (
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire(config)
     yield* runMigrations(kysely)
+    return yield* attempt(() => make(db))
+  })
+
+/** The migrations recorded in the file; none when it has no migration table or is not a database at all. */
+const appliedMigrations = (db: Database.Database): Array<string> => {
+  try {
+    const table = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'")
+      .pluck(true)
+      .get()
+    return table === undefined ? [] : db.prepare<[], string>("SELECT name FROM kysely_migration").pluck(true).all()
+  } catch (cause) {
+    if (sqliteCode(cause) === "SQLITE_NOTADB") return []
+    throw cause
+  }
+}
+
+/**
+ * Opens an existing Dashstream database file as the source of a copy (contract section 12), read-only: nothing in
+ * the file is written (its schema is not migrated, no WAL checkpoint), and a missing file is not created. Provides
+ * the `StoreCopy` port over it until the scope closes; use only its `read` (a `write` fails: the connection is
+ * read-only).
+ *
+ * Fails with `SourceRefused` when the file does not exist (`missing`), holds no Dashstream schema (an empty file,
+ * another application's database, a file that is not a database: `not-dashstream`), or a Dashstream schema other
+ * than this version's (`older`, `newer`); with `StorageError` or `StorageUnavailable` when it cannot be read.
+ */
+export const openSource = (
+  config: Pick<SqliteConfig, "filename" | "busyTimeoutMillis">
+): Effect.Effect<Context.Tag.Service<StoreCopy>, StorageFailure | SourceRefused, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (!Fs.existsSync(config.filename)) return yield* new SourceRefused({ problem: "missing" })
+    const db = yield* acquireReadOnly(config)
+    const problem = schemaProblem(yield* attempt(() => appliedMigrations(db)), migrationNames)
+    if (problem !== undefined) return yield* new SourceRefused({ problem })
     return yield* attempt(() => make(db))
   })

@@ -159,6 +159,7 @@ const built = (
             latest: db.prepare<[number], StoredEntry>(Sql.latest),
             since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
             recent: db.prepare<[number, number], StoredEntry>(Sql.recent),
+            recentPage: db.prepare<[number, number, number], StoredEntry>(Sql.recentPage),
             // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
             // database is private to this connection, so its pages are read here.
             pageOnLoop,
@@ -194,6 +195,7 @@ const built = (
       latest,
       since,
       recent,
+      recentPage,
       pageOnLoop,
       reader,
       clearedTs,
@@ -245,7 +247,9 @@ const built = (
                   ? since.all(stream, query.since, query.limit)
                   : query.count === 1
                     ? readSync(stream, { since: null, limit: null })
-                    : recent.all(stream, query.count)
+                    : query.limit !== undefined && query.limit < query.count
+                      ? recentPage.all(stream, query.count, query.limit)
+                      : recent.all(stream, query.count)
               return Option.some({ lastClear: row as Micros | null, entries })
             },
             catch: storageFailure

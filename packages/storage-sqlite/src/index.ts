@@ -6,5 +6,5 @@
  */
 export { layer, make, type SqliteConfig, type SqliteStores } from "./SqliteStore.js"
 export { migrate } from "./Migrations.js"
-export { open as openStoreCopy } from "./SqliteStoreCopy.js"
+export { open as openStoreCopy, openSource as openStoreCopySource } from "./SqliteStoreCopy.js"
 export { busyHandler, type LockWait } from "./internal/groupCommit.js"

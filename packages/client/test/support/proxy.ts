@@ -7,6 +7,8 @@ import { createServer, connect, type Server, type Socket } from "node:net"
  * - `hold`: the request is forwarded and the answer is never passed on (a timeout);
  * - `unavailable`: answers 503 `unavailable` with `Retry-After: 1` itself, forwarding nothing (nothing is stored);
  * - `bad-gateway`: the request is forwarded (the server stores it), and the client gets a 502 instead of the answer;
+ * - `cut-after-retry`: an event stream's answer is passed on up to the end of its `retry:` line, then the connection
+ *   is cut (dropped after the stream started, before its first event);
  * - `dropAll()`: cuts every open connection (an event stream loses its connection mid-way).
  * Faults apply to the next `n` requests (a request starts with a chunk beginning with an HTTP method).
  */
@@ -26,7 +28,7 @@ export interface Proxy {
 }
 
 /** How a request is made to fail. */
-export type Fault = "reset" | "hold" | "unavailable" | "bad-gateway"
+export type Fault = "reset" | "hold" | "unavailable" | "bad-gateway" | "cut-after-retry"
 
 const unavailable =
   "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\n" +
@@ -61,7 +63,19 @@ export const startProxy = async (targetPort: number): Promise<Proxy> => {
       }
       if (current !== "unavailable") upstream.write(chunk)
     })
+    let answered = ""
     upstream.on("data", (chunk: Buffer) => {
+      if (current === "cut-after-retry") {
+        answered += chunk.toString("latin1")
+        const retry = answered.indexOf("retry:")
+        const end = retry === -1 ? -1 : answered.indexOf("\n\n", retry)
+        if (end === -1) return void client.write(chunk)
+        // The bytes of this chunk up to the blank line that ends the retry line, then nothing more.
+        const kept = chunk.length - (answered.length - (end + 2))
+        client.write(chunk.subarray(0, kept), () => destroyBoth())
+        current = "hold"
+        return
+      }
       if (current === "reset") {
         client.resetAndDestroy()
         upstream.destroy()

@@ -303,17 +303,28 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
         yield* accounts.deleteWidget(account.id, "gone")
         const resolved = yield* Dashboards.resolveView(viewToken)
         const snapshots: Array<string> = []
-        const follower = yield* followDashboard(
+        let pieces = ""
+        const follower = followDashboard(
           Dashboards.dashboardFeeds(resolved),
           yield* Effect.runtime<StreamStore | ChangeFeed>(),
           {
-            snapshot: (data) => snapshots.push(data),
+            snapshot: (part, last) => {
+              pieces += part
+              if (!last) return
+              snapshots.push(pieces)
+              pieces = ""
+            },
             entry: () => {},
             clear: () => {},
             deleted: () => {},
-            failed: () => {}
-          }
+            failed: () => {},
+            overflowed: () => {},
+            writable: Effect.void,
+            live: () => {}
+          },
+          { maxHeldBytes: 1024 * 1024 }
         )
+        yield* follower.idle
         follower.close()
         const text = snapshots[0]!
         const parsed = JSON.parse(text) as { tiles: Record<string, Array<{ ts: number; point: any }>> }

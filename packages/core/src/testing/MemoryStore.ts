@@ -225,7 +225,10 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
         const entries =
           query._tag === "After"
             ? readSync(id, { since: query.since, limit: query.limit })
-            : data.entries.slice(-query.count).map((e) => ({ ts: e.ts, json: e.json }))
+            : data.entries
+                .slice(-query.count)
+                .slice(0, query.limit ?? query.count)
+                .map((e) => ({ ts: e.ts, json: e.json }))
         return Option.some({ lastClear: data.lastClear, entries })
       }),
     ping: Effect.void

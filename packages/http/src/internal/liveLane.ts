@@ -66,8 +66,8 @@ interface Connection {
   lastWrite: number
   /** Sending live changes (nothing paces the sends): the slow-client bound applies. */
   live: boolean
-  /** Bytes allowed to wait unsent while live: the bound, plus a dashboard's snapshot while it drains. */
-  allowance: number
+  /** A dashboard's snapshot event is being written (a piece at a time): no `: ping` may come between its pieces. */
+  inSnapshot: boolean
   closed: boolean
   follower: { readonly close: () => void } | undefined
 }
@@ -166,17 +166,19 @@ export const makeLiveLane = (
     conn.res.write(text)
     conn.lastWrite = performance.now()
     observer?.sent(1)
-    if (conn.live && conn.res.writableLength > conn.allowance) {
-      if (conn.allowance > maxUnsentBytes && conn.res.writableLength <= maxUnsentBytes) conn.allowance = maxUnsentBytes
-      // A slow reader: cut it off rather than hold more for it; it resumes with Last-Event-ID and loses nothing.
-      runFork(
-        Effect.logDebug(
-          `event stream of ${redactPath(conn.res.req.url ?? "/")} closed: more than ${maxUnsentBytes} bytes unsent`
-        )
+    if (conn.live && conn.res.writableLength > maxUnsentBytes) cutOff(conn)
+  }
+
+  // A slow reader: cut it off rather than hold more for it; it resumes with Last-Event-ID and loses nothing (a
+  // dashboard's page reconnects and gets a fresh snapshot).
+  const cutOff = (conn: Connection): void => {
+    runFork(
+      Effect.logDebug(
+        `event stream of ${redactPath(conn.res.req.url ?? "/")} closed: more than ${maxUnsentBytes} bytes unsent`
       )
-      conn.follower?.close()
-      conn.res.destroy()
-    }
+    )
+    conn.follower?.close()
+    conn.res.destroy()
   }
 
   let heartbeat: NodeJS.Timeout | undefined
@@ -184,9 +186,7 @@ export const makeLiveLane = (
   const beat = () => {
     const now = performance.now()
     for (const conn of connections) {
-      // A snapshot that has drained no longer needs its allowance.
-      if (conn.allowance > maxUnsentBytes && conn.res.writableLength <= maxUnsentBytes) conn.allowance = maxUnsentBytes
-      if (now - conn.lastWrite >= heartbeatMs && conn.res.writableLength === 0) {
+      if (now - conn.lastWrite >= heartbeatMs && conn.res.writableLength === 0 && !conn.inSnapshot) {
         conn.res.write(ping)
         conn.lastWrite = now
       }
@@ -223,6 +223,20 @@ export const makeLiveLane = (
     heartbeat = undefined
   }
 
+  // Completes once the connection's buffer has drained (or the connection is gone): what paces a backlog or snapshot.
+  const writableOf = (conn: Connection): Effect.Effect<void> =>
+    Effect.async<void>((resume) => {
+      const res = conn.res
+      if (conn.closed || res.destroyed || !res.writableNeedDrain) return resume(Effect.void)
+      const done = () => {
+        res.off("drain", done)
+        res.off("close", done)
+        resume(Effect.void)
+      }
+      res.on("drain", done)
+      res.on("close", done)
+    })
+
   const sinkOf = (conn: Connection): LiveSink => ({
     entry: (ts, data) => write(conn, entryEvent(ts, data)),
     clear: (id) => write(conn, clearEvent(id)),
@@ -239,17 +253,7 @@ export const makeLiveLane = (
       )
       conn.res.destroy()
     },
-    writable: Effect.async<void>((resume) => {
-      const res = conn.res
-      if (conn.closed || res.destroyed || !res.writableNeedDrain) return resume(Effect.void)
-      const done = () => {
-        res.off("drain", done)
-        res.off("close", done)
-        resume(Effect.void)
-      }
-      res.on("drain", done)
-      res.on("close", done)
-    }),
+    writable: writableOf(conn),
     live: (isLive) => {
       conn.live = isLive
     }
@@ -279,7 +283,7 @@ export const makeLiveLane = (
       viewToken,
       lastWrite: performance.now(),
       live: false,
-      allowance: maxUnsentBytes,
+      inSnapshot: false,
       closed: false,
       follower: undefined
     }
@@ -321,12 +325,14 @@ export const makeLiveLane = (
   }
 
   const dashboardSinkOf = (conn: Connection): DashboardSink => ({
-    snapshot: (data) => {
-      const text = plainEvent("snapshot", data)
-      // The snapshot may be large: it gets an allowance of its own on top of the bound while it drains.
-      conn.allowance = maxUnsentBytes + Buffer.byteLength(text)
-      conn.live = true
-      write(conn, text)
+    // One event written a piece at a time, as core reads it (paced by `writable`): counted once, when it ends.
+    snapshot: (part, last) => {
+      if (conn.closed) return
+      const head = conn.inSnapshot ? "" : "event: snapshot\ndata: "
+      conn.inSnapshot = !last
+      conn.res.write(last ? `${head}${dataLines(part)}\n\n` : head + dataLines(part))
+      conn.lastWrite = performance.now()
+      if (last) observer?.sent(1)
     },
     entry: (data) => write(conn, plainEvent("entry", data)),
     clear: (data) => write(conn, plainEvent("clear", data)),
@@ -339,6 +345,11 @@ export const makeLiveLane = (
         )
       )
       conn.res.destroy()
+    },
+    overflowed: () => cutOff(conn),
+    writable: writableOf(conn),
+    live: (isLive) => {
+      conn.live = isLive
     }
   })
 
@@ -371,7 +382,9 @@ export const makeLiveLane = (
         }
         const conn = open(req, res, token, token, t0)
         if (conn === undefined) return
-        feed(conn, token, followDashboard(Dashboards.dashboardFeeds(exit.value), runtime, dashboardSinkOf(conn)))
+        conn.follower = followDashboard(Dashboards.dashboardFeeds(exit.value), runtime, dashboardSinkOf(conn), {
+          maxHeldBytes: maxUnsentBytes
+        })
       }
     })
   }

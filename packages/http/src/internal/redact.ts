@@ -1,6 +1,7 @@
 /**
- * Access keys must never reach a log (contract section 6). They travel in the read path
- * (`/api/v2/<KEY>/datastream/...`) and in push bodies; these helpers keep them out of log lines.
+ * Access keys and view tokens must never reach a log (contract sections 6 and 11). They travel in the read path
+ * (`/api/v2/<KEY>/datastream/...`), the dashboard path (`/d/<viewToken>`) and in push bodies, and a client may put
+ * them in any other path by mistake; these helpers keep them out of log lines.
  */
 
 /** What replaces a secret in a log line. */
@@ -17,8 +18,12 @@ const decodeSegment = (segment: string): string => {
 /** A segment compared as a router might see it: percent-decoded, case folded. */
 const normal = (segment: string): string => decodeSegment(segment).toLowerCase()
 
-/** Access keys as `newAccessKey` makes them (`ds_` and 43 base64url characters), recognised wherever they appear. */
-const accessKeyShape = /^ds_[A-Za-z0-9_-]{16,}$/
+/**
+ * Access keys and view tokens as `newAccessKey` and `newViewToken` make them (`ds_` or `dv_` and 43 base64url
+ * characters; 16 are enough to tell), recognised anywhere in a segment (`/assets/dv_...`, `/x/token=ds_...`) but not
+ * inside a word (a stream name such as `leads_per_region_this_week` is not a key).
+ */
+const secretShape = /(?:^|[^A-Za-z0-9])d[sv]_[A-Za-z0-9_-]{16,}/
 
 /** `scheme://authority` of an absolute-form request target (`GET http://host/path HTTP/1.1`). */
 const absolutePrefix = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i
@@ -46,13 +51,14 @@ const nextSegment = (segments: ReadonlyArray<string>, from: number): number => {
  * case-insensitively, percent-decoded, across duplicate slashes and anywhere in the path: the segment after
  * `api/v2` (an access key), the segment after `d` (a dashboard view token, contract section 11), every segment after
  * an `api` not followed by `v2` (an unknown export path may still carry a key: `-1` stands for "all the rest"), and
- * any segment shaped like an access key.
+ * any segment that holds something shaped like an access key or a view token (issue 22 item 8: `/assets/dv_...`,
+ * `/dv_...`, `/dashboard/dv_...` reached the request log).
  */
 const secretSegments = (segments: ReadonlyArray<string>): { readonly at: Set<number>; readonly restFrom: number } => {
   const at = new Set<number>()
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!
-    if (accessKeyShape.test(decodeSegment(segment))) at.add(i)
+    if (secretShape.test(decodeSegment(segment))) at.add(i)
     const name = normal(segment)
     if (name === "api") {
       const version = nextSegment(segments, i)

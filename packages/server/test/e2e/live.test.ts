@@ -177,6 +177,12 @@ for (const backend of backends) {
       expectError(await reply(eventsPath(accessKey, "s", "?since=-1")), 400, "invalid_since")
       expectError(await reply(eventsPath(accessKey, "s", "?since=abc")), 400, "invalid_since")
       expectError(await reply(eventsPath(accessKey, "s"), { "last-event-id": "x" }), 400, "invalid_since")
+      // Beyond the largest ts there is (2^32 - 1 seconds) a cursor would never deliver anything (issue 22, item 11).
+      expectError(await reply(eventsPath(accessKey, "s"), { "last-event-id": "1e20" }), 400, "invalid_since")
+      expectError(await reply(eventsPath(accessKey, "s"), { "last-event-id": "4294967296" }), 400, "invalid_since")
+      expectError(await reply(eventsPath(accessKey, "s", "?since=1e20")), 400, "invalid_since")
+      const last = await openOk(server.baseUrl, eventsPath(accessKey, "s"), { "last-event-id": "4294967295" })
+      last.close()
     })
 
     it("200 concurrent pushes arrive once each, in ascending ts, exactly as a since=0 read returns them", async () => {

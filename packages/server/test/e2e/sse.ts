@@ -67,7 +67,8 @@ export const openEvents = (
     const retries: Array<number> = []
     const waiters = new Set<() => void>()
     let state: "open" | "ended" | "aborted" = "open"
-    let buffer = ""
+    // The pieces of the line being received.
+    let partial: Array<string> = []
     let bytes = 0
     let lastId: string | undefined
     let event = ""
@@ -150,13 +151,18 @@ export const openEvents = (
         }
         r.on("data", (chunk: string) => {
           bytes += Buffer.byteLength(chunk)
-          buffer += chunk
-          let nl: number
-          while ((nl = buffer.search(/\r\n|\r|\n/)) !== -1) {
-            const text = buffer.slice(0, nl)
-            buffer = buffer.slice(nl + (buffer.startsWith("\r\n", nl) ? 2 : 1))
-            line(text)
+          // Only the new chunk is searched, and a line's pieces joined once it ends: a long line (a large snapshot)
+          // arrives in many chunks, and searching all of it again on each would take quadratic time.
+          const lineBreak = /\r\n|\r|\n/g
+          let found: RegExpExecArray | null
+          let from = 0
+          while ((found = lineBreak.exec(chunk)) !== null) {
+            partial.push(chunk.slice(from, found.index))
+            line(partial.join(""))
+            partial = []
+            from = found.index + found[0].length
           }
+          if (from < chunk.length) partial.push(chunk.slice(from))
           notify()
         })
         r.on("end", () => {

@@ -53,8 +53,29 @@ export interface Connection {
 
 const isMemory = (filename: string) => filename === ":memory:" || filename === ""
 
+/**
+ * Creates `dir` and its missing parents, one level at a time. Not `mkdirSync(dir, { recursive: true })`: where
+ * `mkdir` answers ENOENT although the parent exists (under `/proc`), Node's recursive form retries forever on the
+ * event loop (100% CPU, no output, SIGTERM never handled). Here that ENOENT is thrown: the command fails with it.
+ */
+const makeDirectory = (dir: string): void => {
+  const missing: Array<string> = []
+  for (let current = dir; !Fs.existsSync(current); current = Path.dirname(current)) {
+    missing.push(current)
+    if (Path.dirname(current) === current) break
+  }
+  for (const directory of missing.reverse()) {
+    try {
+      Fs.mkdirSync(directory)
+    } catch (error) {
+      // Made meanwhile by another process opening the same file (`serve --workers N`): fine.
+      if ((error as { code?: unknown }).code !== "EEXIST") throw error
+    }
+  }
+}
+
 const open = (config: SqliteConfig): Database.Database => {
-  if (!isMemory(config.filename)) Fs.mkdirSync(Path.dirname(Path.resolve(config.filename)), { recursive: true })
+  if (!isMemory(config.filename)) makeDirectory(Path.dirname(Path.resolve(config.filename)))
   const db = new Database(config.filename, { timeout: config.busyTimeoutMillis ?? 5000 })
   try {
     db.pragma("journal_mode = WAL")
@@ -82,6 +103,28 @@ const close = (db: Database.Database): void => {
     db.close()
   }
 }
+
+/**
+ * Opens an existing database file read-only, for `dashstream copy`'s source (contract section 12): no pragma that
+ * writes (the file keeps its WAL mode), no directory or file created (`fileMustExist`), and it is closed without a
+ * checkpoint when the scope closes, so the database file is never written. Fails with `StorageError` (e.g. the file
+ * is missing or is not a database) or `StorageUnavailable` (locked).
+ */
+export const acquireReadOnly = (
+  config: Pick<SqliteConfig, "filename" | "busyTimeoutMillis">
+): Effect.Effect<Database.Database, StorageFailure, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () =>
+        new Database(config.filename, {
+          readonly: true,
+          fileMustExist: true,
+          timeout: config.busyTimeoutMillis ?? 5000
+        }),
+      catch: storageFailure
+    }),
+    (db) => Effect.sync(() => db.close())
+  )
 
 /**
  * Opens the database with the adapter's pragmas (WAL, `synchronous` FULL unless configured otherwise, `busy_timeout`,

@@ -1,37 +1,12 @@
-import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
 import { type Micros, type RenderedPage, renderedTs, type StorageFailure, StorageUnavailable } from "@dashstream/core"
 import { Effect } from "effect"
 import { storageFailure } from "./errors.js"
+import type { PageReply, PageRequest, ThreadData } from "./pageReaderThread.js"
 import { Sql } from "./statements.js"
 
-/** A page as the reader thread sends it: the elements joined, their count and the last one (for its `ts`). */
-interface PageReply {
-  readonly id: number
-  readonly text?: string
-  readonly count?: number
-  readonly last?: string | null
-  readonly error?: { readonly message: string; readonly code: string | undefined }
-}
-
-// The reader thread's code, run with `eval` (CommonJS): a module file beside this one would not survive the
-// command's bundle (packages/server/scripts/bundle.mjs), and it needs nothing but better-sqlite3, whose resolved
-// path it gets in `workerData`. One read-only connection, one prepared statement (`Sql.page`, the same SQL the
-// event-loop path runs), one page per message, answered in order.
-const threadSource = `
-const { parentPort, workerData } = require("node:worker_threads")
-const Database = require(workerData.driver)
-const db = new Database(workerData.filename, { readonly: true, fileMustExist: true, timeout: workerData.busyTimeoutMillis })
-const page = db.prepare(workerData.sql).pluck(true)
-parentPort.on("message", ({ id, stream, after, limit }) => {
-  try {
-    const elements = page.all(stream, after, limit)
-    parentPort.postMessage({ id, text: elements.join(","), count: elements.length, last: elements.length === 0 ? null : elements[elements.length - 1] })
-  } catch (error) {
-    parentPort.postMessage({ id, error: { message: String(error && error.message), code: error && typeof error.code === "string" ? error.code : undefined } })
-  }
-})
-`
+// The thread's module, beside this one in the sources, in dist/ and in the command's bundle.
+const threadFile = new URL("./pageReaderThread.js", import.meta.url)
 
 /**
  * Reads the pages of streamed reads (`StreamStore.readPage`) on a worker thread with its own read-only connection
@@ -69,11 +44,8 @@ export class PageReader {
   ) {}
 
   private start(): Worker {
-    const driver = createRequire(import.meta.url).resolve("better-sqlite3")
-    const worker = new Worker(threadSource, {
-      eval: true,
-      workerData: { driver, filename: this.filename, busyTimeoutMillis: this.busyTimeoutMillis, sql: Sql.page }
-    })
+    const workerData: ThreadData = { filename: this.filename, busyTimeoutMillis: this.busyTimeoutMillis, sql: Sql.page }
+    const worker = new Worker(threadFile, { workerData })
     // A reader thread never keeps the process alive on its own: pages in flight belong to requests, which do.
     worker.unref()
     worker.on("message", (reply: PageReply) => {
@@ -108,7 +80,8 @@ export class PageReader {
       return Effect.async<RenderedPage, StorageFailure>((resume) => {
         const id = this.nextId++
         this.waiting.set(id, resume)
-        worker.postMessage({ id, stream, after, limit })
+        const request: PageRequest = { id, stream, after, limit }
+        worker.postMessage(request)
         // An interrupted read (the client went away) only stops waiting; the thread answers into the void.
         return Effect.sync(() => void this.waiting.set(id, () => {}))
       })

@@ -31,6 +31,9 @@ export const Sql = {
   /** The `count` most recent entries, as `{ ts, json }`, ascending. */
   recent:
     "SELECT ts, json FROM (SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT ?) ORDER BY ts",
+  /** The oldest `limit` of the `count` most recent entries (`stream_id, count, limit`), as `{ ts, json }`, ascending. */
+  recentPage:
+    "SELECT ts, json FROM (SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT ?) ORDER BY ts LIMIT ?",
   /** The oldest `limit` entries with `ts > since` (`limit` -1: all), as `{ ts, json }`, ascending. */
   since: "SELECT ts, point AS json FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
   /**

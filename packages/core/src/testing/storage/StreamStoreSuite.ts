@@ -394,6 +394,13 @@ export const streamStoreSuite = (test: SuiteTest): void => {
         const all = yield* read(micros(-1))
         assert.deepStrictEqual(yield* live(null, 2), Option.some({ lastClear: null, entries: all.slice(1) }))
         assert.deepStrictEqual(yield* live(null, 10), Option.some({ lastClear: null, entries: all }))
+        // With a limit: the oldest `limit` of the `count` most recent (a snapshot's first page).
+        const recentPage = (count: number, limit: number) =>
+          Effect.flatMap(StreamStore, (store) => store.readLive(w.id, { _tag: "Recent", count, limit }))
+        assert.deepStrictEqual(yield* recentPage(2, 1), Option.some({ lastClear: null, entries: all.slice(1, 2) }))
+        assert.deepStrictEqual(yield* recentPage(3, 2), Option.some({ lastClear: null, entries: all.slice(0, 2) }))
+        assert.deepStrictEqual(yield* recentPage(10, 2), Option.some({ lastClear: null, entries: all.slice(0, 2) }))
+        assert.deepStrictEqual(yield* recentPage(2, 5), Option.some({ lastClear: null, entries: all.slice(1) }))
         assert.deepStrictEqual(
           yield* live(micros(T0), 1),
           Option.some({ lastClear: null, entries: yield* read(micros(T0), 1) })

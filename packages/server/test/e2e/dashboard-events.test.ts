@@ -1,0 +1,111 @@
+/**
+ * A dashboard's event stream (`/d/<viewToken>/events`, contract sections 10, 11 and 14) end to end on every backend:
+ * the memory a client that never reads can hold on the server.
+ */
+import { readFileSync } from "node:fs"
+import { connect, type Socket } from "node:net"
+import { describe, expect, it } from "vitest"
+import { type Api, backends, expectSuccess, suiteName, useServer } from "./harness.js"
+import { openOk } from "./sse.js"
+
+/** Resident memory (bytes) of process `pid` and all its descendants (`serve --workers` has child processes). */
+const treeRss = (pid: number): number => {
+  let rss = 0
+  const visit = (p: number) => {
+    let status: string
+    try {
+      status = readFileSync(`/proc/${p}/status`, "utf8")
+    } catch {
+      return
+    }
+    rss += Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024
+    let children = ""
+    try {
+      children = readFileSync(`/proc/${p}/task/${p}/children`, "utf8")
+    } catch {
+      return
+    }
+    for (const c of children.trim().split(/\s+/)) if (c !== "") visit(Number(c))
+  }
+  visit(pid)
+  return rss
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A dashboard of the given stream names (one row each); returns its view path `/d/<token>`. */
+const dashboardOf = async (api: Api, accountId: string, streams: ReadonlyArray<string>): Promise<string> => {
+  const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
+    name: "d",
+    tiles: streams.map((streamName, i) => ({ streamName, x: 0, y: i, w: 12, h: 1 }))
+  })
+  expect(r.status, r.text).toBe(201)
+  return r.json.url as string
+}
+
+/**
+ * Opens `path` on a raw socket that sends the request and then never reads: what the server sends stays in the
+ * kernel's buffers until they are full, then in the server's.
+ */
+const neverReading = (port: number, path: string): Promise<Socket> =>
+  new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1" }, () => {
+      socket.pause()
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`)
+      resolve(socket)
+    })
+    socket.pause()
+    socket.on("error", () => {})
+    socket.once("error", reject)
+  })
+
+for (const backend of backends) {
+  describe(suiteName("dashboard event streams", backend), () => {
+    const ctx = useServer(backend)
+
+    it("a client that never reads holds a bounded amount of server memory, whatever the snapshot's size (issue 22, item 1)", async () => {
+      const { api, server } = ctx
+      const account = await api.setup({ f1: "text-feed", f2: "text-feed" })
+      // Two text feeds of 1,000 entries of ~6 KB: a snapshot of ~12 MB, more than the kernel buffers of a connection.
+      const msg = "m".repeat(6_000)
+      for (const stream of ["f1", "f2"]) {
+        for (let batch = 0; batch < 10; batch++) {
+          const points = Array.from({ length: 100 }, (_, i) => ({ title: `${stream}-${batch * 100 + i}`, msg }))
+          expectSuccess(await api.pushPoint(account.accessKey, stream, points))
+        }
+      }
+      const view = await dashboardOf(api, account.id, ["f1", "f2"])
+      const eventsPath = `${view}/events`
+
+      // A client that reads gets the whole snapshot.
+      const reader = await openOk(server.baseUrl, eventsPath)
+      await reader.until("the snapshot", () => reader.events.some((e) => e.event === "snapshot"), 30_000)
+      const snapshot = JSON.parse(reader.events.find((e) => e.event === "snapshot")!.data) as {
+        tiles: Record<string, Array<{ point: { title: string } }>>
+      }
+      expect(Object.keys(snapshot.tiles).sort()).toEqual(["f1", "f2"])
+      for (const stream of ["f1", "f2"]) {
+        expect(snapshot.tiles[stream]!.map((e) => e.point.title)).toEqual(
+          Array.from({ length: 1000 }, (_, i) => `${stream}-${i}`)
+        )
+      }
+      reader.close()
+
+      await sleep(1_000)
+      const before = treeRss(server.pid)
+      const sockets: Array<Socket> = []
+      try {
+        for (let i = 0; i < 30; i++) sockets.push(await neverReading(server.port, eventsPath))
+        // Let the server do what it does with them (before the fix: buffer each whole snapshot).
+        await sleep(4_000)
+        const grown = treeRss(server.pid) - before
+        // A few MiB per client at most (30 clients; ~12 MB snapshots each).
+        expect(grown, `server memory grew by ${Math.round(grown / 2 ** 20)} MiB`).toBeLessThan(90 * 2 ** 20)
+        // The server still answers.
+        expect((await api.fetch("/healthz")).status).toBe(200)
+      } finally {
+        for (const s of sockets) s.destroy()
+      }
+    }, 120_000)
+  })
+}
