@@ -85,6 +85,29 @@ describe("decodeLineProtocol", () => {
   })
 })
 
+describe("decodeLineProtocol on hostile bodies stays linear", () => {
+  // A 10 MiB body is accepted; no line of it may cost more than time in proportion to its size.
+  it("a line with 300,000 tags in reverse order", () => {
+    const tags = Array.from({ length: 300_000 }, (_, i) => `,t${(300_000 - i).toString(36)}=v`).join("")
+    const start = performance.now()
+    const request = Either.getOrThrow(decodeLineProtocol(`m${tags} f=1`, KEY, "ns"))
+    assert.strictEqual(request.parts.length, 1)
+    assert.isBelow(performance.now() - start, 5_000)
+  })
+
+  it("a line whose tags make every stream name megabytes long, with 20,000 fields", () => {
+    const tags = Array.from({ length: 200_000 }, (_, i) => `,t${i.toString(36).padStart(4, "0")}=v`).join("")
+    const fields = Array.from({ length: 20_000 }, (_, i) => `f${i}=1`).join(",")
+    const start = performance.now()
+    const request = Either.getOrThrow(decodeLineProtocol(`m${tags} ${fields}`, KEY, "ns"))
+    // What UseCases.ingest does with the names: a set of them (none can be a stream name: all are skipped).
+    const names = new Set(request.parts.map((p) => p.streamName))
+    assert.strictEqual(request.parts.length, 20_000)
+    assert.isAtLeast(names.size, 1)
+    assert.isBelow(performance.now() - start, 5_000)
+  })
+})
+
 describe("line protocol through UseCases.ingest (contract 13.1)", () => {
   it.effect("stores numbers with the line's timestamp on the number family; booleans as 1 and 0", () =>
     Effect.gen(function* () {

@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
+import { MAX_STREAM_NAME_LENGTH } from "../StreamName.js"
 import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
 
 /**
@@ -381,6 +382,10 @@ class Parser {
     while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
     if (this.atLineEnd(i)) this.fail("missing fields")
     const prefix = measurement + "."
+    // No stream name is longer than 255 characters (510 UTF-16 units). The fields of a line whose measurement and tags
+    // are already longer all share one name, which cannot be a stream name (so they are skipped): a name of its own
+    // per field would cost time in proportion to the line's length for every field (building and hashing it).
+    const shared = prefix.length + suffix.length > 2 * MAX_STREAM_NAME_LENGTH ? prefix + suffix : undefined
     const batch = this.batch
     const first = batch.size
     for (;;) {
@@ -414,7 +419,7 @@ class Parser {
         )
       }
       batch.push(
-        prefix + fieldKey + suffix,
+        shared ?? prefix + fieldKey + suffix,
         fieldKey,
         this.kind,
         this.value,
@@ -518,14 +523,20 @@ class Parser {
     }
     const order = this.order
     order.length = 0
-    for (let k = 0; k < count; k++) {
+    if (count <= 16) {
       // Insertion sort: a line has few tags, and Telegraf sends them sorted already.
-      let j = k
-      while (j > 0 && compareUtf8(keys[order[j - 1]!]!, keys[k]!) > 0) {
-        order[j] = order[j - 1]!
-        j--
+      for (let k = 0; k < count; k++) {
+        let j = k
+        while (j > 0 && compareUtf8(keys[order[j - 1]!]!, keys[k]!) > 0) {
+          order[j] = order[j - 1]!
+          j--
+        }
+        order[j] = k
       }
-      order[j] = k
+    } else {
+      // Many tags (a hostile body may hold a million on one line): n log n, not n^2.
+      for (let k = 0; k < count; k++) order.push(k)
+      order.sort((a, b) => compareUtf8(keys[a]!, keys[b]!))
     }
     for (let k = 1; k < count; k++) {
       if (keys[order[k - 1]!] === keys[order[k]!]) this.fail(`duplicate tag ${quoted(keys[order[k]!]!)}`)
