@@ -1,12 +1,14 @@
 import type { IncomingMessage } from "node:http"
 import { gzipSync } from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
+import { StorageUnavailable } from "@dashstream/core"
 import { Effect } from "effect"
 import { gunzipBounded } from "../src/internal/gunzip.js"
 import { matchIngestRoute } from "../src/internal/ingestLane.js"
 import { ingestRoutes } from "../src/internal/ingestRoutes.js"
 import { influxProbe, v1AccessKey, v2AccessKey } from "../src/internal/lineProtocolRoutes.js"
 import { makeSkippedLog } from "../src/internal/skippedLog.js"
+import { setupAccount, startServer, type TestServer } from "./support/server.js"
 
 /** The pieces of the InfluxDB routes (contract 13.1) that need no server: matching, credentials, gzip, skip log. */
 
@@ -97,4 +99,53 @@ describe("makeSkippedLog", () => {
       assert.isUndefined(log("/write", []))
     })
   )
+})
+
+describe("InfluxDB writes on a server: rate limit, storage down, a bug", () => {
+  const write = (server: TestServer, path: string, key: string, body: string) =>
+    fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Token ${key}` }, body })
+
+  it("answer 429 with Retry-After (a request counts once), 503 and 500 in each API's shape", async () => {
+    const server = await startServer({ rateLimit: 2 })
+    try {
+      const { accessKey } = await setupAccount(server, [["m.v", "number"]])
+      // One request of many lines and fields counts once against --rate-limit.
+      const many = Array.from({ length: 100 }, (_, i) => `m v=${i},w=${i}`).join("\n")
+      assert.strictEqual((await write(server, "/write", accessKey, many)).status, 204)
+      assert.strictEqual((await write(server, "/api/v2/write", accessKey, many)).status, 204)
+      for (const [path, body] of [
+        ["/write", { error: "too many requests for this access key; retry in 1 s" }],
+        ["/api/v2/write", { code: "too many requests", message: "too many requests for this access key; retry in 1 s" }]
+      ] as const) {
+        const res = await write(server, path, accessKey, "m v=1")
+        assert.deepStrictEqual([res.status, await res.json()], [429, body])
+        assert.strictEqual(res.headers.get("retry-after"), "1")
+      }
+    } finally {
+      await server.close()
+    }
+    const down = await startServer()
+    try {
+      const { accessKey } = await setupAccount(down, [["m.v", "number"]])
+      down.faults.write = new StorageUnavailable({ cause: new Error(`connect ECONNREFUSED ${accessKey}`) })
+      const unavailable = "storage is unavailable; nothing was stored, retry later"
+      const v1 = await write(down, "/write", accessKey, "m v=1")
+      assert.deepStrictEqual([v1.status, await v1.json()], [503, { error: unavailable }])
+      const v2 = await write(down, "/api/v2/write", accessKey, "m v=1")
+      assert.deepStrictEqual([v2.status, await v2.json()], [503, { code: "unavailable", message: unavailable }])
+      down.faults.write = undefined
+      down.faults.writeDefect = new Error(`boom ${accessKey}`)
+      const bug = await write(down, "/api/v2/write", accessKey, "m v=1")
+      assert.deepStrictEqual(
+        [bug.status, await bug.json()],
+        [500, { code: "internal error", message: "internal server error" }]
+      )
+      down.faults.writeDefect = undefined
+      assert.strictEqual((await write(down, "/write", accessKey, "m v=2")).status, 204)
+      // The access key never reaches the log, though the causes logged quote it.
+      assert.notInclude(down.logs.join("\n"), accessKey)
+    } finally {
+      await down.close()
+    }
+  })
 })
