@@ -14,7 +14,7 @@ import {
 } from "./Dashboard.js"
 import { DashboardStore } from "./DashboardStore.js"
 import { AccountNotFound, DashboardNotFound, InvalidRequest, type StorageFailure } from "./Errors.js"
-import type { DashboardFeed } from "./FollowDashboard.js"
+import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
 import { nowMicros } from "./Time.js"
 import { digestViewToken, newViewToken } from "./ViewToken.js"
 import type { Widget } from "./Widget.js"
@@ -257,5 +257,21 @@ export const dashboardFeeds = (resolved: ResolvedDashboard): Array<DashboardFeed
   resolved.tiles.map(({ tile, widget }) => ({
     streamName: tile.streamName,
     stream: widget === null ? null : widget.id,
-    recent: widget === null ? 1 : snapshotEntries(widgetKind(widget.type))
+    recent: widget === null ? 1 : snapshotEntries(widgetKind(widget.type)),
+    type: widget === null ? null : widget.type
   }))
+
+// A tile as the `layout` event shows it: as stored (every member of it), with its widget's type.
+const layoutTile = ({ tile, widget }: ResolvedTile) => ({ ...tile, type: widget === null ? null : widget.type })
+
+/**
+ * What a dashboard's event stream follows (see `followDashboard`): its feeds, the data of its `layout` event
+ * (contract section 14, "Layout changes reach open pages": `{"name","tiles"}`, each tile as stored plus its widget's
+ * `type`, `null` when its widget no longer exists, so that a page can draw a tile it did not show before), and the
+ * key that tells a changed name or tiles.
+ */
+export const dashboardLayout = (resolved: ResolvedDashboard): DashboardLayout => ({
+  data: JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.tiles.map(layoutTile) }),
+  key: JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.dashboard.tiles }),
+  feeds: dashboardFeeds(resolved)
+})

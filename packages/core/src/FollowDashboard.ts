@@ -16,6 +16,10 @@ import type { StreamId } from "./Widget.js"
  * the server's memory, whatever the dashboard holds. A snapshot is one event: what the tiles already written send
  * meanwhile waits until it ends, and when more than `maxHeldBytes` wait, the client is too slow and is let go
  * (`DashboardSink.overflowed`, contract section 10's bound).
+ *
+ * A layout change re-scopes the subscription at once (contract section 14, "Layout changes reach open pages"): the
+ * streams no longer on the dashboard stop (nothing more of them is sent, also of what waited behind a snapshot), then
+ * `event: layout` says the new name and tiles and a snapshot follows with the tiles it did not show before.
  */
 
 /** One stream a dashboard shows. */
@@ -25,14 +29,30 @@ export interface DashboardFeed {
   readonly stream: StreamId | null
   /** How many of the most recent entries the snapshot holds (the snapshot rule: 1 for state tiles, ...). */
   readonly recent: number
+  /** The widget's type (`null` without a widget): a widget made again with another type changes the layout. */
+  readonly type?: string | null | undefined
+}
+
+/**
+ * A dashboard's layout as its event stream follows it: the `data` of its `layout` event and the streams it shows.
+ * Made by `Dashboards.dashboardLayout` from the dashboard as its view token resolves it.
+ */
+export interface DashboardLayout {
+  /** `{"name","tiles":[{"streamName","title"?,"x","y","w","h","type"}]}` (`type` `null` for a tile with no widget). */
+  readonly data: string
+  /** The dashboard's name and tiles as stored: a different key is a layout change. */
+  readonly key: string
+  readonly feeds: ReadonlyArray<DashboardFeed>
 }
 
 /** Where a dashboard's events are written; each callback gets the event's `data` text. Synchronous. */
 export interface DashboardSink {
   /**
    * A piece of a snapshot event's data; the pieces of one snapshot, joined in order, are
-   * `{"tiles":{"<streamName>":[{"ts","point"}...],...}}` with each tile's entries ascending. `last` is true on its last
-   * piece. Nothing else is written between the first piece of a snapshot and its last.
+   * `{"tiles":{"<streamName>":[{"ts","point"}...],...},"deleted":["<streamName>",...]}`: each tile's entries
+   * ascending, and in `deleted` the tiles whose widget does not exist (any more), which show "stream deleted" (issue
+   * 22, item 6). `last` is true on its last piece. Nothing else is written between the first piece of a snapshot and
+   * its last.
    */
   readonly snapshot: (part: string, last: boolean) => void
   /** `{"streamName","ts","point"}`: an entry stored (or replaced, same `ts`) after the snapshot. */
@@ -41,6 +61,8 @@ export interface DashboardSink {
   readonly clear: (data: string) => void
   /** `{"streamName"}`: the tile's widget was deleted; nothing more comes for it. */
   readonly deleted: (data: string) => void
+  /** The dashboard's name or tiles changed: {@link DashboardLayout}'s `data`. A snapshot of the new tiles follows. */
+  readonly layout: (data: string) => void
   /** Catching up a stream from the storage failed; every subscription has ended (the page reconnects). */
   readonly failed: (error: StorageFailure) => void
   /**
@@ -67,6 +89,12 @@ export interface DashboardFollowOptions {
 
 /** A running dashboard subscription. */
 export interface DashboardFollower {
+  /**
+   * Follows `layout` from now on, when it differs from the one followed: the streams it no longer shows stop at once;
+   * `event: layout` (when its name or tiles changed) and a snapshot of the tiles it did not show before (a tile's
+   * widget made again counts as new) follow once any snapshot being written is out. Does nothing once closed.
+   */
+  readonly relayout: (layout: DashboardLayout) => void
   /** Ends every subscription (the client went away). Idempotent. */
   readonly close: () => void
   /** Completes once no snapshot is being written (at once when none is), or the subscription has ended. */
@@ -89,7 +117,7 @@ class TileFeed {
   /** Entries of its snapshot member written so far, and the `ts` (microseconds) of the last. */
   written = 0
   lastTs = -Infinity
-  /** Its widget was found deleted while its member was written. */
+  /** Its widget was found deleted while its member was written: it goes in the snapshot's `deleted`. */
   deleted = false
   /** One of its events went to the held ones while its member was written: the rest follow it there, in order. */
   diverted = false
@@ -98,11 +126,27 @@ class TileFeed {
     readonly streamName: string,
     readonly stream: StreamId | null,
     /** The largest snapshot size of the tiles showing this stream. */
-    public recent: number
+    public recent: number,
+    readonly type: string | null
   ) {}
 }
 
 type EventKind = "entry" | "clear" | "deleted"
+
+// The distinct streams of a layout's tiles, each with the largest snapshot size of the tiles showing it.
+const tilesOf = (feeds: ReadonlyArray<DashboardFeed>): Map<string, TileFeed> => {
+  const tiles = new Map<string, TileFeed>()
+  for (const feed of feeds) {
+    const known = tiles.get(feed.streamName)
+    if (known === undefined)
+      tiles.set(
+        feed.streamName,
+        new TileFeed(feed.streamName, feed.stream, Math.max(1, feed.recent), feed.type ?? null)
+      )
+    else known.recent = Math.max(known.recent, feed.recent)
+  }
+  return tiles
+}
 
 /** An event held while a snapshot is written. */
 interface Held {
@@ -115,7 +159,12 @@ interface Held {
 const heldOverhead = 48
 
 class DashboardFollow implements DashboardFollower {
-  private readonly tiles = new Map<string, TileFeed>()
+  /** The streams followed, by name. */
+  private tiles: Map<string, TileFeed>
+  private layoutKey: string
+  /** What a layout change left to send: the `layout` event's data, and the tiles it added. */
+  private pendingLayout: string | undefined = undefined
+  private pendingTiles: Array<TileFeed> = []
   private readonly pageSize: number
   /** The tile whose snapshot member is being written. */
   private current: TileFeed | undefined = undefined
@@ -130,19 +179,70 @@ class DashboardFollow implements DashboardFollower {
   private idlers: Array<() => void> = []
 
   constructor(
-    feeds: ReadonlyArray<DashboardFeed>,
+    layout: DashboardLayout,
     private readonly runtime: Runtime.Runtime<StreamStore | ChangeFeed>,
     private readonly sink: DashboardSink,
     private readonly options: DashboardFollowOptions
   ) {
     this.pageSize = options.pageSize ?? followPageSize
-    for (const feed of feeds) {
-      const known = this.tiles.get(feed.streamName)
-      if (known === undefined) {
-        this.tiles.set(feed.streamName, new TileFeed(feed.streamName, feed.stream, Math.max(1, feed.recent)))
-      } else known.recent = Math.max(known.recent, feed.recent)
-    }
+    this.layoutKey = layout.key
+    this.tiles = tilesOf(layout.feeds)
     this.run(this.snapshot([...this.tiles.values()]))
+  }
+
+  relayout(layout: DashboardLayout): void {
+    if (this.closed) return
+    const next = tilesOf(layout.feeds)
+    let changed = false
+    let retyped = false
+    for (const [name, tile] of this.tiles) {
+      const now = next.get(name)
+      // The same stream; or its widget was deleted, which its own `deleted` event tells.
+      if (now !== undefined && (now.stream === tile.stream || now.stream === null)) continue
+      if (now !== undefined && now.type !== tile.type) retyped = true
+      // Off the dashboard, or its widget made again: it stops now, and what it left waiting goes too.
+      tile.closed = true
+      tile.follower?.close()
+      this.tiles.delete(name)
+      changed = true
+    }
+    for (const [name, tile] of next) {
+      const known = this.tiles.get(name)
+      if (known !== undefined) {
+        known.recent = Math.max(known.recent, tile.recent)
+        continue
+      }
+      this.tiles.set(name, tile)
+      this.pendingTiles.push(tile)
+      changed = true
+    }
+    if (changed) this.dropClosed()
+    if (layout.key !== this.layoutKey || retyped) {
+      this.layoutKey = layout.key
+      this.pendingLayout = layout.data
+    } else if (!changed) return
+    if (this.fiber === undefined) this.run(this.relayouts())
+  }
+
+  // Forgets the held events of the tiles no longer followed.
+  private dropClosed(): void {
+    this.held = this.held.filter((h) => !h.tile.closed)
+    this.heldBytes = this.held.reduce((sum, h) => sum + h.data.length + heldOverhead, 0)
+    this.pendingTiles = this.pendingTiles.filter((t) => !t.closed)
+  }
+
+  // Sends what layout changes left to send: each time the `layout` event, then the snapshot of the tiles added.
+  private relayouts(): Effect.Effect<void, StorageFailure> {
+    return Effect.gen(this, function* () {
+      while (!this.closed && (this.pendingLayout !== undefined || this.pendingTiles.length > 0)) {
+        const data = this.pendingLayout
+        const added = this.pendingTiles.filter((t) => !t.closed)
+        this.pendingLayout = undefined
+        this.pendingTiles = []
+        if (data !== undefined) this.sink.layout(data)
+        yield* this.snapshot(added)
+      }
+    })
   }
 
   readonly idle: Effect.Effect<void> = Effect.async<void>((resume) => {
@@ -171,7 +271,8 @@ class DashboardFollow implements DashboardFollower {
     for (const idler of idlers) idler()
   }
 
-  // Runs a snapshot on a fiber of its own; a storage failure (or a defect) ends the whole subscription.
+  // Runs snapshots on a fiber of its own, one at a time; a storage failure (or a defect) ends the whole subscription.
+  // A layout change that came while it ran is sent after it.
   private run(job: Effect.Effect<void, StorageFailure>): void {
     const fiber = Runtime.runFork(this.runtime)(job)
     this.fiber = fiber
@@ -182,7 +283,13 @@ class DashboardFollow implements DashboardFollower {
         this.close()
         this.sink.failed(Option.isSome(failure) ? failure.value : new StorageError({ cause: Cause.squash(exit.cause) }))
       }
-      this.wakeIdlers()
+      if (
+        !this.closed &&
+        this.fiber === undefined &&
+        (this.pendingLayout !== undefined || this.pendingTiles.length > 0)
+      )
+        return this.run(this.relayouts())
+      if (this.fiber === undefined) this.wakeIdlers()
     })
   }
 
@@ -193,8 +300,13 @@ class DashboardFollow implements DashboardFollower {
       this.members = 0
       this.sink.live(false)
       this.sink.snapshot('{"tiles":{', false)
+      const deleted: Array<string> = []
       for (const tile of tiles) {
-        if (tile.closed || tile.stream === null) continue
+        if (tile.closed) continue
+        if (tile.stream === null) {
+          deleted.push(tile.streamName)
+          continue
+        }
         this.current = tile
         const follower = yield* followStream(
           tile.stream,
@@ -205,13 +317,13 @@ class DashboardFollow implements DashboardFollower {
         this.current = undefined
         if (tile.closed) follower.close()
         else tile.follower = follower
-        // A tile whose widget was deleted is left out; `deleted` follows the snapshot.
+        if (tile.deleted) deleted.push(tile.streamName)
         if (tile.written > 0) this.sink.snapshot("]", false)
-        else if (!tile.deleted)
+        else if (!tile.deleted && !tile.closed)
           this.sink.snapshot(`${this.members++ > 0 ? "," : ""}${JSON.stringify(tile.streamName)}:[]`, false)
         yield* this.sink.writable
       }
-      this.sink.snapshot("}}", true)
+      this.sink.snapshot(`},"deleted":${JSON.stringify(deleted)}}`, true)
       yield* this.release()
     })
   }
@@ -271,8 +383,9 @@ class DashboardFollow implements DashboardFollower {
       },
       deleted: () => {
         if (tile.closed) return
-        if (this.current === tile) tile.deleted = true
-        this.send(tile, "deleted", streamNameData(name))
+        // While its member is written (and none of its events wait behind the snapshot): in the snapshot's `deleted`.
+        if (this.current === tile && !tile.diverted) tile.deleted = true
+        else this.send(tile, "deleted", streamNameData(name))
       },
       failed: (error) => {
         if (this.closed) return
@@ -285,15 +398,16 @@ class DashboardFollow implements DashboardFollower {
 }
 
 /**
- * Follows the streams of a dashboard's tiles (see the module comment) on `runtime`: subscribes to each distinct
+ * Follows the streams of a dashboard's `layout` (see the module comment) on `runtime`: subscribes to each distinct
  * stream in turn with its most recent `recent` entries as its backlog (the largest `recent` of the tiles that show
  * it), writes them into the snapshot as they are read, then forwards each stream's changes. A tile whose widget does
- * not exist is left out of the snapshot; one deleted while the snapshot is written is announced by `deleted` after
- * it. Returns at once; a storage failure while reading ends every subscription and is told to `sink.failed`.
+ * not exist, or is found deleted when its turn comes, is named in the snapshot's `deleted` (not in its `tiles`); one
+ * deleted later is announced by `event: deleted`. Returns at once; a storage failure while reading ends every
+ * subscription and is told to `sink.failed`. Layout changes are given to `relayout`.
  */
 export const followDashboard = (
-  feeds: ReadonlyArray<DashboardFeed>,
+  layout: DashboardLayout,
   runtime: Runtime.Runtime<StreamStore | ChangeFeed>,
   sink: DashboardSink,
   options: DashboardFollowOptions
-): DashboardFollower => new DashboardFollow(feeds, runtime, sink, options)
+): DashboardFollower => new DashboardFollow(layout, runtime, sink, options)

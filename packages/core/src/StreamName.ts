@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { longerThan } from "./TextLength.js"
 
 /** The longest stream name, in characters (Unicode code points, not UTF-16 units). */
 export const MAX_STREAM_NAME_LENGTH = 255
@@ -9,20 +10,6 @@ const forbidden = /[\u0000-\u001f\u007f-\u009f/]/
 /** A UTF-16 surrogate without its pair: the string is not well-formed Unicode and has no UTF-8 form. */
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
-/** The number of Unicode code points of `s` (a surrogate pair counts once). */
-const codePoints = (s: string): number => {
-  let n = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) i++
-    }
-    n++
-  }
-  return n
-}
-
 /**
  * Why `s` is not a stream name (contract section 2), or `undefined` when it is one: it must be 1 to 255 characters
  * (code points), well-formed Unicode (no lone surrogate: such a name cannot be encoded as UTF-8, so backends would
@@ -30,13 +17,7 @@ const codePoints = (s: string): number => {
  */
 export const streamNameProblem = (s: string): string | undefined => {
   if (s.length === 0) return "stream name must not be empty"
-  // Over 2 * 255 UTF-16 units is over 255 code points whatever they are: no need to count a huge name.
-  if (
-    s.length > 2 * MAX_STREAM_NAME_LENGTH ||
-    (s.length > MAX_STREAM_NAME_LENGTH && codePoints(s) > MAX_STREAM_NAME_LENGTH)
-  ) {
-    return `stream name must be at most ${MAX_STREAM_NAME_LENGTH} characters`
-  }
+  if (longerThan(s, MAX_STREAM_NAME_LENGTH)) return `stream name must be at most ${MAX_STREAM_NAME_LENGTH} characters`
   if (loneSurrogate.test(s)) return "stream name must be well-formed Unicode (it has a lone surrogate)"
   if (forbidden.test(s)) return "stream name must not contain control characters or '/'"
   return undefined

@@ -15,6 +15,7 @@ import type { Limits } from "./Limits.js"
 import type { IngestPart, IngestRequest, IngestResult } from "./Ingest.js"
 import { decodePushRequest } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
+import { longerThan } from "./TextLength.js"
 import {
   type ReadQuery,
   type RenderedPage,
@@ -471,11 +472,7 @@ export const createAccount = (
   name: string = ""
 ): Effect.Effect<CreatedAccount, InvalidRequest | StorageFailure, AccountStore> =>
   Effect.gen(function* () {
-    // Over twice the limit in UTF-16 units is over the limit in code points: a huge name is not counted.
-    if (
-      name.length > 2 * MAX_ACCOUNT_NAME_LENGTH ||
-      (name.length > MAX_ACCOUNT_NAME_LENGTH && [...name].length > MAX_ACCOUNT_NAME_LENGTH)
-    ) {
+    if (longerThan(name, MAX_ACCOUNT_NAME_LENGTH)) {
       return yield* new InvalidRequest({
         message: `account name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`,
         path: "name"

@@ -54,6 +54,8 @@ export {
   type UndeclaredStreams
 } from "./Ingest.js"
 export { decodeCommand, decodeJsonPart, decodePushRequest, type JsonPart, type PushRequest } from "./PushRequest.js"
+// Other pushers (contract section 13): each protocol is a parser into an IngestRequest.
+export { decodeSmashing, type SmashingPart, smashingRequest } from "./ingest/Smashing.js"
 // InfluxDB line protocol (contract section 13.1): a parser into an IngestRequest.
 export {
   FieldKind,

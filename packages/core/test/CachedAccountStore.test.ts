@@ -164,22 +164,31 @@ describe("cachedAccountStore", () => {
   )
 
   // Issue 12: with a million streams, a full widget cache took ~100 µs per miss to make room (one eviction at a
-  // time walks every hole the earlier evictions left in the Map). 200,000 misses past a full 100,000-entry cache took
-  // over 10 s that way; making room in bulk takes well under 1 s.
-  it.effect("making room in a full cache costs little per miss", () =>
-    Effect.gen(function* () {
-      const { accountStore } = yield* MemoryStore.make
-      const widget = { id: 1, accountId: "a", streamName: "s", type: "number", createdAt: 0 } as never
-      const found = Effect.succeed(new Map([["s", widget]]))
-      const cached = cachedAccountStore(
-        { ...accountStore, findWidgets: () => found },
-        { ttlMillis: 60_000, maxEntries: 100_000 }
-      )
-      const started = performance.now()
-      for (let i = 0; i < 300_000; i++) yield* cached.findWidgets(`acc-${i}` as AccountId, ["s"])
-      const seconds = (performance.now() - started) / 1000
-      assert.isBelow(seconds, 5, `300,000 misses took ${seconds.toFixed(1)} s`)
-    })
+  // time walks every hole the earlier evictions left in the Map). 300,000 misses past a full 100,000-entry cache took
+  // about 10x what the same misses cost in a cache that never fills; making room in bulk costs about 2x. Compared with
+  // that baseline in the same run, not against a fixed time, so a loaded machine slows both alike.
+  it.effect(
+    "making room in a full cache costs little per miss",
+    () =>
+      Effect.gen(function* () {
+        const { accountStore } = yield* MemoryStore.make
+        const widget = { id: 1, accountId: "a", streamName: "s", type: "number", createdAt: 0 } as never
+        const found = Effect.succeed(new Map([["s", widget]]))
+        const misses = (maxEntries: number) =>
+          Effect.gen(function* () {
+            const cached = cachedAccountStore(
+              { ...accountStore, findWidgets: () => found },
+              { ttlMillis: 60_000, maxEntries }
+            )
+            const started = performance.now()
+            for (let i = 0; i < 300_000; i++) yield* cached.findWidgets(`acc-${i}` as AccountId, ["s"])
+            return performance.now() - started
+          })
+        const roomy = yield* misses(1_000_000)
+        const ratio = (yield* misses(100_000)) / roomy
+        assert.isBelow(ratio, 5, `300,000 misses past a full cache cost ${ratio.toFixed(1)}x those in a roomy one`)
+      }),
+    120_000
   )
 
   it.effect("withAccountCache(storage) provides the cached store, not the raw one", () =>

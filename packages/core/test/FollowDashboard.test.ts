@@ -2,7 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, type Runtime } from "effect"
 import { digestAccessKey, newAccessKey, newAccountId } from "../src/Account.js"
 import { ChangeFeed } from "../src/ChangeFeed.js"
-import { type DashboardFeed, type DashboardSink, followDashboard } from "../src/FollowDashboard.js"
+import {
+  type DashboardFeed,
+  type DashboardLayout,
+  type DashboardSink,
+  followDashboard
+} from "../src/FollowDashboard.js"
 import type { PointOp } from "../src/Point.js"
 import { StreamName } from "../src/StreamName.js"
 import { StreamStore } from "../src/StreamStore.js"
@@ -63,6 +68,7 @@ const recorder = () => {
     entry: (d) => events.push(`entry ${d}`),
     clear: (d) => events.push(`clear ${d}`),
     deleted: (d) => events.push(`deleted ${d}`),
+    layout: (d) => events.push(`layout ${d}`),
     failed: (e) => events.push(`failed ${e._tag}`),
     overflowed: () => events.push("overflowed"),
     writable: Effect.async<void>((resume) => {
@@ -93,7 +99,19 @@ const follow = (
   sink: DashboardSink,
   pageSize?: number,
   maxHeldBytes = options.maxHeldBytes
-) => followDashboard(feeds, s.runtime, sink, pageSize === undefined ? { maxHeldBytes } : { maxHeldBytes, pageSize })
+) =>
+  followDashboard(
+    layoutOf(feeds),
+    s.runtime,
+    sink,
+    pageSize === undefined ? { maxHeldBytes } : { maxHeldBytes, pageSize }
+  )
+
+/** A layout of these feeds; its key and `layout` data name the streams (and `name`). */
+const layoutOf = (feeds: ReadonlyArray<DashboardFeed>, name = "d"): DashboardLayout => {
+  const data = JSON.stringify({ name, tiles: feeds.map((f) => f.streamName) })
+  return { data, key: data, feeds }
+}
 
 /** Lets forked fibers run until they wait for something. */
 const settle = Effect.gen(function* () {
@@ -131,7 +149,9 @@ describe("followDashboard (contract section 11)", () => {
             { ts: (T0 + 40) / 1e6, point: { number: 4 } }
           ],
           board: [{ ts: (T0 + 60) / 1e6, point: { label: "b" } }]
-        }
+        },
+        // A tile whose widget does not exist is named as such (issue 22, item 6).
+        deleted: ["gone"]
       })
       s.write(s.spark, num(5))
       s.write(s.board, { _tag: "Clear" })
@@ -193,24 +213,26 @@ describe("followDashboard (contract section 11)", () => {
       })
   )
 
-  it.effect("a tile's widget deleted before the snapshot is left out of it and announced after it", () =>
-    Effect.gen(function* () {
-      const s = yield* setup
-      s.setHook(() => {
-        Effect.runSync(s.stores.accountStore.deleteWidget(s.board.accountId, "board"))
-        s.setHook(() => {})
+  it.effect(
+    "a tile's widget deleted before its turn in the snapshot is named in its deleted member (issue 22, item 6)",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        s.setHook(() => {
+          Effect.runSync(s.stores.accountStore.deleteWidget(s.board.accountId, "board"))
+          s.setHook(() => {})
+        })
+        const { sent, sink } = recorder()
+        yield* follow(
+          s,
+          [
+            { streamName: "board", stream: s.board.id, recent: 1 },
+            { streamName: "spark", stream: s.spark.id, recent: 5 }
+          ],
+          sink
+        ).idle
+        assert.deepStrictEqual(sent(), [`snapshot {"tiles":{"spark":[]},"deleted":["board"]}`])
       })
-      const { sent, sink } = recorder()
-      yield* follow(
-        s,
-        [
-          { streamName: "board", stream: s.board.id, recent: 1 },
-          { streamName: "spark", stream: s.spark.id, recent: 5 }
-        ],
-        sink
-      ).idle
-      assert.deepStrictEqual(sent(), [`snapshot {"tiles":{"spark":[]}}`, `deleted {"streamName":"board"}`])
-    })
   )
 
   it.effect(
@@ -308,6 +330,122 @@ describe("followDashboard (contract section 11)", () => {
           "live true",
           'entry {"streamName":"board","point":{"label":"c"}}'
         ]
+      )
+      follower.close()
+    })
+  )
+})
+
+describe("followDashboard: layout changes (contract section 14; issue 22, item 2)", () => {
+  const sparkFeed = (s: { spark: Widget }) => ({
+    streamName: "spark",
+    stream: s.spark.id,
+    recent: 5,
+    type: "sparkline"
+  })
+  const boardFeed = (s: { board: Widget }) => ({ streamName: "board", stream: s.board.id, recent: 1, type: "label" })
+  const points = (e: string) => JSON.parse(e.slice(e.indexOf(" ") + 1))
+
+  it.effect("a removed tile's entries stop at once; layout, then a snapshot of no tile; the kept tile goes on", () =>
+    Effect.gen(function* () {
+      const s = yield* setup
+      s.write(s.spark, num(1))
+      const { sent, sink } = recorder()
+      const follower = follow(s, [sparkFeed(s), boardFeed(s)], sink)
+      yield* follower.idle
+      follower.relayout(layoutOf([sparkFeed(s)], "renamed"))
+      // Nothing of the board after the layout change, even before its layout event is out.
+      s.write(s.board, label("after"))
+      yield* follower.idle
+      s.write(s.spark, num(2))
+      assert.deepStrictEqual(sent().slice(1), [
+        `layout {"name":"renamed","tiles":["spark"]}`,
+        `snapshot {"tiles":{},"deleted":[]}`,
+        `entry {"streamName":"spark","ts":${(T0 + 30) / 1e6},"point":{"number":2}}`
+      ])
+      follower.close()
+    })
+  )
+
+  it.effect("an added tile: layout, then a snapshot of that tile only; its entries follow", () =>
+    Effect.gen(function* () {
+      const s = yield* setup
+      s.write(s.spark, num(1))
+      s.write(s.board, label("b"))
+      const { sent, sink } = recorder()
+      const follower = follow(s, [sparkFeed(s)], sink)
+      yield* follower.idle
+      follower.relayout(layoutOf([sparkFeed(s), boardFeed(s)]))
+      yield* follower.idle
+      s.write(s.board, label("c"))
+      const events = sent()
+      assert.strictEqual(events.length, 4)
+      assert.strictEqual(events[1], `layout {"name":"d","tiles":["spark","board"]}`)
+      assert.deepStrictEqual(points(events[2]!), {
+        tiles: { board: [{ ts: (T0 + 20) / 1e6, point: { label: "b" } }] },
+        deleted: []
+      })
+      assert.deepStrictEqual(points(events[3]!).point, { label: "c" })
+      follower.close()
+    })
+  )
+
+  it.effect("the same layout again changes nothing; a widget made again is a tile not shown before", () =>
+    Effect.gen(function* () {
+      const s = yield* setup
+      const { sent, sink } = recorder()
+      const follower = follow(s, [sparkFeed(s), boardFeed(s)], sink)
+      yield* follower.idle
+      follower.relayout(layoutOf([sparkFeed(s), boardFeed(s)]))
+      yield* follower.idle
+      assert.strictEqual(sent().length, 1)
+      // The board's widget deleted: its own deleted event says so, and the layout that has no widget for it is no change.
+      Effect.runSync(s.stores.accountStore.deleteWidget(s.board.accountId, "board"))
+      follower.relayout(layoutOf([sparkFeed(s), { streamName: "board", stream: null, recent: 1, type: null }]))
+      yield* follower.idle
+      assert.deepStrictEqual(sent().slice(1), [`deleted {"streamName":"board"}`])
+      // Made again, with the same type: a snapshot of it, no layout event; made with another type: both.
+      const again = Effect.runSync(
+        s.stores.accountStore.createWidget(s.board.accountId, StreamName.make("board"), "label", T0)
+      )
+      s.write(again, label("new"))
+      follower.relayout(layoutOf([sparkFeed(s), { ...boardFeed(s), stream: again.id }]))
+      yield* follower.idle
+      assert.strictEqual(sent().length, 3)
+      assert.deepStrictEqual(points(sent()[2]!).tiles.board.length, 1)
+      s.write(again, label("live"))
+      assert.deepStrictEqual(points(sent()[3]!).point, { label: "live" })
+      follower.close()
+    })
+  )
+
+  it.effect("while a snapshot waits for the sink: a removed tile's held events go; layout and snapshot follow it", () =>
+    Effect.gen(function* () {
+      const s = yield* setup
+      for (let n = 0; n < 30; n++) s.write(s.spark, num(n))
+      const { sent, sink, gate } = recorder()
+      gate(false)
+      const follower = follow(s, [boardFeed(s), sparkFeed(s), { ...sparkFeed(s), recent: 30 }], sink, 10)
+      yield* settle
+      // The board's member is out; the spark's waits for the sink. A board entry waits behind the snapshot.
+      s.write(s.board, label("held"))
+      follower.relayout(layoutOf([{ ...sparkFeed(s), recent: 30 }], "spark only"))
+      follower.relayout(layoutOf([{ ...sparkFeed(s), recent: 30 }, boardFeed(s)], "both again"))
+      s.write(s.board, label("re-added"))
+      assert.deepStrictEqual(sent(), [])
+      gate(true)
+      yield* follower.idle
+      const events = sent()
+      assert.deepStrictEqual(
+        events.map((e) => e.slice(0, e.indexOf(" "))),
+        ["snapshot", "layout", "snapshot"]
+      )
+      assert.strictEqual(points(events[0]!).tiles.spark.length, 30)
+      // Only the last layout is sent; the board is new to it again, with what it holds now.
+      assert.strictEqual(events[1], `layout {"name":"both again","tiles":["spark","board"]}`)
+      assert.deepStrictEqual(
+        points(events[2]!).tiles.board.map((e: { point: unknown }) => e.point),
+        [{ label: "re-added" }]
       )
       follower.close()
     })

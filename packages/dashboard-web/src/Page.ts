@@ -2,7 +2,8 @@ import { manifest } from "./Assets.js"
 import type { DashboardModel, PageConfig } from "./Model.js"
 
 /**
- * The Content-Security-Policy header value of the dashboard page (contract section 11).
+ * The Content-Security-Policy header value of the dashboard page (contract section 11), framed by the sites
+ * `frameAncestors` names.
  * - Scripts only from the page's own origin, never inline (the layout travels as a JSON data block).
  * - `connect-src 'self'`: the event stream and the map outlines.
  * - `img-src` allows any http/https origin and `data:` because pushed points name image URLs of any origin.
@@ -10,34 +11,47 @@ import type { DashboardModel, PageConfig } from "./Model.js"
  *   carries `style` attributes; inline style cannot run script. (ECharts itself only sets styles through the CSSOM.)
  * - The html tile's frame is `srcdoc` (no URL), so `frame-src` stays `'none'`; `object-src`, `base-uri` and
  *   `form-action` are closed.
- * - `frame-ancestors *`: the page is read-only (no action to click-jack) and wall displays and wikis embed it.
+ * - `frame-ancestors`: which sites may show the page in a frame, a CSP source list (`serve --frame-ancestors`);
+ *   {@link defaultFrameAncestors} by default. The page is read-only, but a view URL opens a dashboard to whoever
+ *   holds it: a site of its own embeds it only when the operator says so (wall displays, a wiki).
  */
-export const contentSecurityPolicy: string = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' http: https: data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "frame-src 'none'",
-  "child-src 'none'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors *"
-].join("; ")
+export const contentSecurityPolicyFor = (frameAncestors: string): string =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' http: https: data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "frame-src 'none'",
+    "child-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameAncestors}`
+  ].join("; ")
+
+/** The page's `frame-ancestors` unless configured: only pages of Dashstream's own origin may frame it. */
+export const defaultFrameAncestors = "'self'"
+
+/** The Content-Security-Policy of the dashboard page with {@link defaultFrameAncestors}. */
+export const contentSecurityPolicy: string = contentSecurityPolicyFor(defaultFrameAncestors)
 
 /**
- * Headers the server should send with the page besides `Content-Type: text/html; charset=utf-8`: the CSP,
- * `Referrer-Policy: no-referrer` (the URL carries the view token; pushed image URLs of other origins must not
- * receive it), `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` (the page names the current assets).
+ * Headers the server should send with the page besides `Content-Type: text/html; charset=utf-8`: the CSP (with
+ * `frameAncestors`, a CSP source list the caller has checked), `Referrer-Policy: no-referrer` (the URL carries the
+ * view token; pushed image URLs of other origins must not receive it), `X-Content-Type-Options: nosniff`, and
+ * `Cache-Control: no-store` (the page names the current assets).
  */
-export const pageHeaders: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": contentSecurityPolicy,
+export const pageHeadersFor = (frameAncestors: string): Readonly<Record<string, string>> => ({
+  "Content-Security-Policy": contentSecurityPolicyFor(frameAncestors),
   "Referrer-Policy": "no-referrer",
   "X-Content-Type-Options": "nosniff",
   "Cache-Control": "no-store"
-}
+})
+
+/** {@link pageHeadersFor} with {@link defaultFrameAncestors}. */
+export const pageHeaders: Readonly<Record<string, string>> = pageHeadersFor(defaultFrameAncestors)
 
 /**
  * JSON for a `<script type="application/json">` block: `<`, `>` and `&` (and U+2028/U+2029) are written as

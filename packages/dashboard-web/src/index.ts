@@ -8,5 +8,14 @@
  */
 export { assets, BundleNotBuilt, bundleDir, manifest, type Asset, type Manifest } from "./Assets.js"
 export type { DashboardModel, Entry, PageConfig, TileModel } from "./Model.js"
-export { contentSecurityPolicy, escapeHtml, jsonForScript, pageHeaders, pageHtml } from "./Page.js"
+export {
+  contentSecurityPolicy,
+  contentSecurityPolicyFor,
+  defaultFrameAncestors,
+  escapeHtml,
+  jsonForScript,
+  pageHeaders,
+  pageHeadersFor,
+  pageHtml
+} from "./Page.js"
 export { heldEntries, maxHeldEntries, widgetTypes, type WidgetType } from "./WidgetType.js"

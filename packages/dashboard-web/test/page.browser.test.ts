@@ -190,6 +190,79 @@ describe("the 20-tile dashboard", () => {
     await until(page, `${q(tileSel("visitors"))}.dataset.state === "data"`, 2000)
     assert.strictEqual(server.openStreams(), 1)
   })
+
+  it("a widget deleted while the page was away: the fresh snapshot names it deleted and the tile says so (issue 22, item 6)", async () => {
+    const { page } = watch
+    assert.strictEqual(await page.evaluate(`${q(tileSel("deploys"))}.dataset.state`), "data")
+    const { deploys: _, ...rest } = entries(server.origin)
+    server.snapshot = rest
+    server.deleted = ["deploys"]
+    await server.restart(300)
+    await until(page, `${q(tileSel("deploys"))}.dataset.state === "deleted"`, 10_000)
+    assert.strictEqual(await text(page, `${tileSel("deploys")} .ds-placeholder`), "stream deleted")
+    // A widget made again with that name: the next snapshot has its entries, and the tile shows them.
+    server.snapshot = entries(server.origin)
+    server.deleted = []
+    await server.restart(300)
+    await until(page, `${q(tileSel("deploys"))}.dataset.state === "data"`, 10_000)
+    // The restarts' dropped connections are logged by the browser; nothing else is.
+    assert.deepStrictEqual(
+      watch.errors.filter((e) => !e.startsWith("console: Failed to load resource: net::")),
+      []
+    )
+  })
+})
+
+describe("layout changes (contract section 14; issue 22, item 2)", () => {
+  const small: ReadonlyArray<TileModel> = [
+    { streamName: "kept", type: "number", x: 0, y: 0, w: 6, h: 1, deleted: false },
+    { streamName: "gone", type: "label", x: 6, y: 0, w: 6, h: 1, deleted: false }
+  ]
+
+  it("event: layout re-lays the page out without a reload; the next snapshot fills only the new tiles", async () => {
+    const server = await startPageServer({ name: "Before", tiles: small, theme: "dark" })
+    server.snapshot = {
+      kept: [{ ts: 1, point: { number: 41 } }],
+      gone: [{ ts: 1, point: { label: "old" } }]
+    }
+    const watch = await open(server, allDrawn(2))
+    const { page } = watch
+    await page.evaluate("window.sameDocument = true")
+    const before = (await page.locator(tileSel("kept")).boundingBox())!
+    server.send("layout", {
+      name: "After",
+      tiles: [
+        { streamName: "kept", title: "Kept, wider", x: 0, y: 0, w: 12, h: 1, type: "number" },
+        { streamName: "fresh", x: 0, y: 1, w: 8, h: 2, type: "label" },
+        { streamName: "absent", x: 8, y: 1, w: 4, h: 2, type: null }
+      ]
+    })
+    server.send("snapshot", { tiles: { fresh: [{ ts: 2, point: { label: "new tile" } }] }, deleted: ["absent"] })
+    await until(page, `${q(`${tileSel("fresh")} .ds-label`)}?.textContent === "new tile"`, 2000)
+    assert.strictEqual(await page.evaluate("window.sameDocument"), true)
+    assert.strictEqual(await text(page, ".ds-name"), "After")
+    assert.strictEqual(await count(page, tileSel("gone")), 0)
+    assert.strictEqual(await count(page, ".ds-tile"), 3)
+    // The kept tile keeps its data, with its new title and size.
+    assert.strictEqual(await text(page, `${tileSel("kept")} .ds-big-number`), "41")
+    assert.strictEqual(await text(page, `${tileSel("kept")} .ds-tile-title`), "Kept, wider")
+    const after = (await page.locator(tileSel("kept")).boundingBox())!
+    assert.isAbove(after.width, before.width * 1.5)
+    // A tile with no widget shows "stream deleted".
+    assert.strictEqual(await page.getAttribute(tileSel("absent"), "data-state"), "deleted")
+    // Live entries reach the new tile; the removed one is gone for good.
+    server.send("entry", { streamName: "fresh", ts: 3, point: { label: "live" } })
+    await until(page, `${q(`${tileSel("fresh")} .ds-label`)}.textContent === "live"`, 1000)
+    server.send("entry", { streamName: "kept", ts: 4, point: { number: 42 } })
+    await until(page, `${q(`${tileSel("kept")} .ds-big-number`)}.textContent === "42"`, 1000)
+    // A layout with no tiles says so.
+    server.send("layout", { name: "Empty", tiles: [] })
+    await until(page, `document.querySelectorAll(".ds-tile").length === 0`, 1000)
+    assert.strictEqual(await text(page, ".ds-no-tiles"), "This dashboard has no tiles yet.")
+    assert.deepStrictEqual(watch.errors, [])
+    await watch.context.close()
+    await server.close()
+  })
 })
 
 describe("themes and small screens", () => {

@@ -43,6 +43,41 @@ describe("held entries (contract section 11)", () => {
       })
     )
   })
+  it("a snapshot's deleted member names the tiles whose widget is gone; absent, none is", () => {
+    const snapshot = decodeEvent("snapshot", '{"tiles":{"a":[{"ts":1,"point":2}]},"deleted":["b",3]}')
+    assert.deepStrictEqual(snapshot, {
+      kind: "snapshot",
+      tiles: new Map([["a", [{ ts: 1, point: 2 }]]]),
+      deleted: new Set(["b"])
+    })
+    assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{}}'), {
+      kind: "snapshot",
+      tiles: new Map<string, ReadonlyArray<{ ts: number; point: unknown }>>(),
+      deleted: new Set<string>()
+    })
+  })
+  it("a layout event's tiles: a tile with type null has no widget (shown as deleted); a malformed tile voids it", () => {
+    const data = {
+      name: "wall",
+      tiles: [
+        { streamName: "a", title: "A", x: 0, y: 0, w: 6, h: 1, type: "number" },
+        { streamName: "b", x: 6, y: 0, w: 6, h: 2, type: null }
+      ]
+    }
+    assert.deepStrictEqual(decodeEvent("layout", JSON.stringify(data)), {
+      kind: "layout",
+      name: "wall",
+      tiles: [
+        { streamName: "a", title: "A", type: "number", x: 0, y: 0, w: 6, h: 1, deleted: false },
+        { streamName: "b", type: "label", x: 6, y: 0, w: 6, h: 2, deleted: true }
+      ]
+    })
+    for (const bad of [{ type: "nope" }, { w: 0 }, { x: -1 }, { title: 3 }, { streamName: 1 }]) {
+      const tiles = [{ ...data.tiles[0], ...bad }]
+      assert.strictEqual(decodeEvent("layout", JSON.stringify({ name: "w", tiles })), undefined, JSON.stringify(bad))
+    }
+    assert.strictEqual(decodeEvent("layout", '{"tiles":[]}'), undefined)
+  })
   it("ignores malformed data", () => {
     assert.strictEqual(decodeEvent("entry", "not json"), undefined)
     assert.strictEqual(decodeEvent("entry", '{"streamName":"a","point":3}'), undefined)

@@ -37,6 +37,12 @@ export interface HandlerConfig {
    * (`serve --workers N`: the server's counts, held by its primary process).
    */
   readonly eventStreamSlots?: StreamSlots | undefined
+  /**
+   * Origins whose web pages may call the push, export read and event stream routes (`serve --cors-origin`): exact
+   * origins (`https://example.com`) or `*` for any. Empty or absent: no CORS (the default). Never applies to the admin
+   * API, the console or the dashboard pages.
+   */
+  readonly corsOrigins?: ReadonlyArray<string> | undefined
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
   /**
@@ -44,6 +50,11 @@ export interface HandlerConfig {
    * once a minute (`serve --log-skipped`, contract 13.1). Off when absent.
    */
   readonly logSkipped?: boolean | undefined
+  /**
+   * The dashboard page's CSP `frame-ancestors` (contract section 11): a source list such as
+   * `'self' https://wiki.example.com`, checked by the caller (it goes into a header as it is); `'self'` when absent.
+   */
+  readonly frameAncestors?: string | undefined
   /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */
   readonly live?: Partial<LiveOptions> | undefined
   /** Told when event streams open and close and when events are sent (for metrics); none when absent. */

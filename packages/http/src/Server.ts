@@ -4,6 +4,7 @@ import type { AccountStore, ChangeFeed, DashboardStore, StreamStore } from "@das
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
+import { type CorsRoute, makeCors } from "./internal/cors.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isPage, makePageLane } from "./internal/pageLane.js"
 import { makeIngestLane, matchIngestRoute } from "./internal/ingestLane.js"
@@ -50,6 +51,18 @@ const close = (server: NodeServer) =>
     })
     server.closeIdleConnections()
   })
+
+/**
+ * The routes a web page on another origin may call when `corsOrigins` allows it (see `internal/cors.ts`): every
+ * ingest route that declares `cors`, the export read and the event streams. Never the admin API, the console or the
+ * dashboard pages.
+ */
+const corsRoutes: ReadonlyArray<CorsRoute> = [
+  ...ingestRoutes.filter((route) => route.cors).map((route) => ({ template: route.template, methods: [route.method] })),
+  { template: "/api/v2/:accessKey/datastream/:streamName", methods: ["GET"] },
+  { template: "/api/v2/:accessKey/datastream/:streamName/events", methods: ["GET"] },
+  { template: "/d/:viewToken/events", methods: ["GET"] }
+]
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */
 export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore
@@ -117,9 +130,24 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       }
     })
     const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
-    const pageLane = makePageLane(runtime, { logRequests: config.logRequests })
+    const pageLane = makePageLane(runtime, { logRequests: config.logRequests, frameAncestors: config.frameAncestors })
     const runFork = Runtime.runFork(runtime)
+    const cors = makeCors(config.corsOrigins ?? [], corsRoutes)
+    /** The route template of `url` for CORS: an ingest route's (whatever the method), else the `HttpApi`'s. */
+    const corsTemplate = (url: string): string | undefined => {
+      for (const route of ingestRoutes) if (route.matches(url)) return route.template
+      return routes.template(url)
+    }
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      if (cors !== undefined && req.headers.origin !== undefined) {
+        // A preflight is answered here; any other request from an allowed origin goes on with the CORS headers set.
+        const url = req.url ?? "/"
+        const template = corsTemplate(url)
+        if (cors.handle(req, res, template)) {
+          if (config.logRequests) runFork(Effect.logInfo(requestLine("OPTIONS", url, 204, 0)))
+          return metrics.request(template!, "OPTIONS", 204, 0)
+        }
+      }
       const ingest = matchIngestRoute(ingestRoutes, req.method, req.url)
       if (ingest !== undefined) return ingestLane(req, res, ingest)
       const read = latestRead(req.method, req.url)
@@ -137,7 +165,11 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       if (isPage(req.method, req.url)) return pageLane(req, res)
       const refusal = refuseDeclaredLength(req, maxBodyBytes)
       if (refusal === undefined) {
-        if (req.url?.startsWith("/admin/") && req.method !== "GET") treatBodyAsJson(req)
+        if (req.url?.startsWith("/admin/") && req.method !== "GET") {
+          treatBodyAsJson(req)
+          // A dashboard or widget changed here reaches this process's open dashboard streams at once.
+          res.once("finish", liveLane.dashboardsChanged)
+        }
         return apiLane(req, res)
       }
       writeErrorReply(res, refusal)

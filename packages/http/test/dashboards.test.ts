@@ -41,6 +41,24 @@ describe("admin API: dashboards", () => {
     assert.deepStrictEqual([list.status, list.json], [200, { dashboards: [{ ...d, viewToken: null, url: null }] }])
   })
 
+  it("the page may be framed only by its own origin unless frameAncestors says otherwise", async () => {
+    const frameAncestors = async (target: TestServer) => {
+      const { id } = await setupAccount(target, [["n", "number"]])
+      const created = await admin(target, "POST", dashboards(id), { name: "Framed" })
+      const page = await fetch(`${target.url}${created.json.url}`)
+      assert.strictEqual(page.status, 200)
+      const csp = page.headers.get("content-security-policy") ?? ""
+      return /(?:^|;\s*)frame-ancestors ([^;]*)/.exec(csp)?.[1]
+    }
+    assert.strictEqual(await frameAncestors(server), "'self'")
+    const embedding = await startServer({ frameAncestors: "'self' https://wiki.example.com" })
+    try {
+      assert.strictEqual(await frameAncestors(embedding), "'self' https://wiki.example.com")
+    } finally {
+      await embedding.close()
+    }
+  })
+
   it("create with tiles keeps them as given (title included); PUT replaces name and tiles; DELETE answers 204", async () => {
     const { id } = await setupAccount(server, [
       ["a", "number"],

@@ -4,7 +4,7 @@ import { api, publicApi } from "../src/Api.js"
 import { causeText } from "../src/internal/causeText.js"
 import { docsRoutes } from "../src/internal/docs.js"
 import { matchIngestRoute } from "../src/internal/ingestLane.js"
-import { ingestRoutes } from "../src/internal/ingestRoutes.js"
+import { ingestRoutes, smashingStreamOf } from "../src/internal/ingestRoutes.js"
 import { makeRateLimiter } from "../src/internal/rateLimiter.js"
 import { accessKeyOfPath, redactPath, requestLine, scrub } from "../src/internal/redact.js"
 import { readBodyText } from "../src/internal/readHandlers.js"
@@ -94,6 +94,15 @@ describe("ingest lane routing", () => {
     for (const url of ["/customSendX", "/customSend//", "/customsend", "/customSend/x", "/"])
       assert.isFalse(isPush("POST", url), url)
     assert.isFalse(isPush("GET", "/customSend"))
+  })
+
+  it("takes POST /widgets/<stream> (Smashing), URL-decoded, one trailing slash and the query ignored", () => {
+    assert.strictEqual(smashingStreamOf("/widgets/visits"), "visits")
+    assert.strictEqual(smashingStreamOf("/widgets/a%20b/?x=1"), "a b")
+    for (const url of ["/widgets/", "/widgets//", "/widgets/a/b", "/widgets/%ZZ", "/widgetsx/a", "/widgets"])
+      assert.isUndefined(smashingStreamOf(url), url)
+    assert.strictEqual(matchIngestRoute(ingestRoutes, "POST", "/widgets/visits")?.template, "/widgets/:streamName")
+    assert.isUndefined(matchIngestRoute(ingestRoutes, "GET", "/widgets/visits"))
   })
 })
 

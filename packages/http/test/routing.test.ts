@@ -1,6 +1,6 @@
 import { StorageError, StorageUnavailable } from "@dashstream/core"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { json, startServer, type TestServer } from "./support/server.js"
+import { admin, json, setupAccount, startServer, testAdminToken, type TestServer } from "./support/server.js"
 
 describe("routing, health and documentation", () => {
   let server: TestServer
@@ -64,6 +64,70 @@ describe("routing, health and documentation", () => {
       assert.deepStrictEqual([method, path, res.status, res.body.error.code], [method, path, 405, "method_not_allowed"])
       assert.strictEqual(res.headers.get("allow"), allow)
     }
+  })
+
+  it("never answers 405 with an Allow that names the method it refused (issue 22 item 9)", async () => {
+    const { id, accessKey } = await setupAccount(server, [["s", "number"]])
+    const created = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, { name: "d" })
+    const token = created.json.viewToken as string
+    // The page and its event stream with one trailing slash are served, as every other route is.
+    const page = await fetch(`${server.url}/d/${token}/`)
+    assert.strictEqual(page.status, 200)
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/)
+    const events = new AbortController()
+    const stream = await fetch(`${server.url}/d/${token}/events/`, { signal: events.signal })
+    assert.deepStrictEqual(
+      [stream.status, stream.headers.get("content-type")],
+      [200, "text/event-stream; charset=utf-8"]
+    )
+    events.abort()
+    // An event stream does not answer HEAD, and says so.
+    const head = await fetch(`${server.url}/d/${token}/events`, { method: "HEAD" })
+    assert.deepStrictEqual([head.status, head.headers.get("allow")], [405, "GET"])
+    const paths = [
+      `/d/${token}`,
+      `/d/${token}/`,
+      `/d/${token}/events`,
+      `/d/${token}/events/`,
+      `/d/unknown/`,
+      `/api/v2/${accessKey}/datastream/s`,
+      `/api/v2/${accessKey}/datastream/s/`,
+      `/api/v2/${accessKey}/datastream/s/events`,
+      `/api/v2/${accessKey}/datastream/s/events/`,
+      // Longer than any stream name: the router matches no route for it.
+      `/api/v2/${accessKey}/datastream/${"r".repeat(6_000)}`,
+      "/assets/x.js",
+      "/assets/x.js/",
+      "/customSend",
+      "/customSend/",
+      "/healthz/",
+      "/openapi.json/",
+      "/docs/",
+      "/metrics/",
+      `/admin/accounts/${id}/widgets/`,
+      `/admin/accounts/${id}/dashboards/${created.json.id}/`
+    ]
+    // Every method on every path (the admin DELETE last removes the dashboard: checked above while it existed).
+    const contradictions: Array<string> = []
+    for (const path of paths) {
+      for (const method of ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+        const controller = new AbortController()
+        const res = await fetch(`${server.url}${path}`, {
+          method,
+          signal: controller.signal,
+          headers: { authorization: `Bearer ${testAdminToken}` }
+        })
+        const allow = (res.headers.get("allow") ?? "").split(/,\s*/)
+        if (res.status === 405 && allow.includes(method)) contradictions.push(`${method} ${path}: Allow ${allow}`)
+        if (res.status !== 405 && res.headers.has("allow"))
+          contradictions.push(`${method} ${path}: ${res.status} with Allow`)
+        controller.abort()
+      }
+    }
+    assert.deepStrictEqual(contradictions, [])
+    const long = await json(await fetch(`${server.url}/api/v2/${accessKey}/datastream/${"r".repeat(6_000)}`))
+    assert.deepStrictEqual([long.status, long.body.error.code], [404, "not_found"])
+    assert.isBelow(long.body.error.message.length, 200)
   })
 
   it("answers HEAD where GET is served", async () => {

@@ -40,10 +40,12 @@ export const commandSpecs = {
     words: ["serve"],
     synopsis:
       "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] [--decimate-at HH:MM|off] " +
-      "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N]",
+      "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... " +
+      "[--frame-ancestors SOURCES]",
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
-      "--workers N serves with N processes (default: one per CPU); stops cleanly on SIGINT or SIGTERM",
+      "--workers N serves with N processes (default: one per CPU); --cors-origin (repeatable) lets web pages of " +
+      "that origin push and read; stops cleanly on SIGINT or SIGTERM",
     options: {
       host: { type: "string" },
       port: { type: "string" },
@@ -52,7 +54,9 @@ export const commandSpecs = {
       "log-skipped": { type: "boolean" },
       "decimate-at": { type: "string" },
       "decimation-tiers": { type: "string" },
-      workers: { type: "string" }
+      workers: { type: "string" },
+      "cors-origin": { type: "string", multiple: true },
+      "frame-ancestors": { type: "string" }
     }
   },
   decimate: {
@@ -156,6 +160,7 @@ export const usage = (): string => {
     "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
     "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
     "  DASHSTREAM_WORKERS       processes serving HTTP, as --workers (default: the number of CPUs; 1: one process)",
+    "  DASHSTREAM_FRAME_ANCESTORS  sites that may frame a dashboard page, a CSP source list, as --frame-ancestors (default 'self')",
     "",
     "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
     "",

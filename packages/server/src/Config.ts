@@ -20,9 +20,10 @@ export type Env = Readonly<Record<string, string | undefined>>
 
 /**
  * A command's flag values, by flag name without the dashes (`"rate-limit"`), as `util.parseArgs` returns them: the
- * text of a string flag, `true` for a boolean flag that was given, `undefined` (or absent) for a flag not given.
+ * text of a string flag (every text, in order, for a repeatable one), `true` for a boolean flag that was given,
+ * `undefined` (or absent) for a flag not given.
  */
-export type Flags = Readonly<Record<string, string | boolean | undefined>>
+export type Flags = Readonly<Record<string, string | ReadonlyArray<string> | boolean | undefined>>
 
 /** Environment variable names (contract section 8 and the README's configuration table). */
 export const EnvVar = {
@@ -34,12 +35,15 @@ export const EnvVar = {
   debug: "DASHSTREAM_DEBUG",
   decimateAt: "DASHSTREAM_DECIMATE_AT",
   decimationTiers: "DASHSTREAM_DECIMATION_TIERS",
-  workers: "DASHSTREAM_WORKERS"
+  workers: "DASHSTREAM_WORKERS",
+  corsOrigin: "DASHSTREAM_CORS_ORIGIN",
+  frameAncestors: "DASHSTREAM_FRAME_ANCESTORS"
 } as const
 
 /**
- * The `ConfigProvider` of one command: each flag given under the key `--<name>` (a boolean flag as `"true"`), and
- * each environment variable under its name, trimmed; a variable that is empty or blank counts as not set.
+ * The `ConfigProvider` of one command: each flag given under the key `--<name>` (a boolean flag as `"true"`, a
+ * repeated flag as its values joined by commas), and each environment variable under its name, trimmed; a variable
+ * that is empty or blank counts as not set.
  */
 export const provider = (flags: Flags, env: Env): ConfigProvider.ConfigProvider => {
   const map = new Map<string, string>()
@@ -50,6 +54,7 @@ export const provider = (flags: Flags, env: Env): ConfigProvider.ConfigProvider 
   for (const [name, value] of Object.entries(flags)) {
     if (typeof value === "string") map.set(`--${name}`, value)
     else if (value === true) map.set(`--${name}`, "true")
+    else if (Array.isArray(value) && value.length > 0) map.set(`--${name}`, value.join(","))
   }
   return ConfigProvider.fromMap(map)
 }
@@ -182,6 +187,8 @@ export type ServeFlags = {
   readonly "decimate-at"?: string | undefined
   readonly "decimation-tiers"?: string | undefined
   readonly workers?: string | undefined
+  readonly "cors-origin"?: ReadonlyArray<string> | undefined
+  readonly "frame-ancestors"?: string | undefined
 }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
@@ -220,10 +227,26 @@ export interface ServeConfig {
    * `Workers.ts`).
    */
   readonly workers: number
+  /**
+   * Origins whose web pages may push, read exports and follow event streams (`--cors-origin`, repeatable, or
+   * `DASHSTREAM_CORS_ORIGIN`, comma-separated): exact origins such as `https://example.com`, or `*` for any. Empty
+   * (the default): no CORS.
+   */
+  readonly corsOrigins: ReadonlyArray<string>
+  /**
+   * Which sites may show the dashboard page in a frame: the CSP `frame-ancestors` source list
+   * (`--frame-ancestors`, `DASHSTREAM_FRAME_ANCESTORS`, see {@link parseFrameAncestors}); default `'self'`.
+   */
+  readonly frameAncestors: string
 }
 
 /** Defaults of {@link ServeConfig}. */
-export const serveDefaults = { host: "127.0.0.1", port: 8080, decimateAt: { hour: 3, minute: 0 } } as const
+export const serveDefaults = {
+  host: "127.0.0.1",
+  port: 8080,
+  decimateAt: { hour: 3, minute: 0 },
+  frameAncestors: "'self'"
+} as const
 
 /** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the contract's default (section 9). */
 const tiers: Config.Config<TierPolicy> = Config.withDefault(
@@ -251,15 +274,21 @@ const serve: Config.Config<ServeConfig> = Config.all({
   workers: Config.withDefault(
     flagOrEnv("workers", EnvVar.workers, (text, name) => Either.mapLeft(parseWorkers(text, name), (e) => e.message)),
     availableParallelism()
+  ),
+  corsOrigins: Config.withDefault(flagOrEnv("cors-origin", EnvVar.corsOrigin, parseCorsOrigins), []),
+  frameAncestors: Config.withDefault(
+    flagOrEnv("frame-ancestors", EnvVar.frameAncestors, parseFrameAncestors),
+    serveDefaults.frameAncestors
   )
 })
 
 /**
  * The configuration of `serve` from its flags and the environment. Fails with a {@link UsageError} for a bad
  * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `--log-requests` /
- * `DASHSTREAM_LOG_REQUESTS`, `--log-skipped` / `DASHSTREAM_LOG_SKIPPED`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}),
- * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}) or `--workers` /
- * `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism).
+ * `DASHSTREAM_LOG_REQUESTS`, `--log-skipped` / `DASHSTREAM_LOG_SKIPPED`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT`
+ * (see {@link parseDailyTime}), `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}),
+ * `--workers` / `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism) or
+ * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
   load(serve, flags, env)
@@ -334,6 +363,29 @@ export const parseNow = (value: string): Either.Either<Micros, UsageError> => {
   return Either.right(micros(total))
 }
 
+/** One source of a CSP source list: a keyword, `*`, a scheme (`https:`) or a host with optional scheme, port, path. */
+const cspSource =
+  /^(?:'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*|(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(?:\d{1,5}|\*))?(?:\/[a-z0-9\-._~!$&()*+=:@%/]*)?)$/i
+
+/**
+ * Parses `--frame-ancestors` (or `DASHSTREAM_FRAME_ANCESTORS`, named by `name`): the CSP `frame-ancestors` source
+ * list of the dashboard page, such as `'self'`, `'none'`, `*` or `'self' https://wiki.example.com`; its sources are
+ * joined by single spaces. Refused: an empty list, `'none'` beside other sources, `self` or `none` without their
+ * quotes, and anything that is not a source (a `;` or `,` would add another directive or policy to the header).
+ */
+export function parseFrameAncestors(value: string, name: string): Either.Either<string, string> {
+  const sources = value.trim().split(/[ \t]+/)
+  const bad =
+    sources.some((source) => !cspSource.test(source) || /^(?:self|none)$/i.test(source)) ||
+    (sources.includes("'none'") && sources.length > 1)
+  return value.trim() === "" || bad
+    ? Either.left(
+        `${name} must be a CSP source list such as 'self' (the default), 'none', * or 'self' https://wiki.example.com ` +
+          `(sources separated by spaces; 'none' alone), got ${JSON.stringify(value)}`
+      )
+    : Either.right(sources.join(" "))
+}
+
 function parseHost(value: string, name: string): Either.Either<string, string> {
   return isIP(value) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)
     ? Either.right(value)
@@ -347,6 +399,26 @@ function parsePort(value: string, name: string): Either.Either<number, string> {
   return port <= 65535
     ? Either.right(port)
     : Either.left(`${name} must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(value)}`)
+}
+
+/**
+ * Parses `--cors-origin` values (or `DASHSTREAM_CORS_ORIGIN`), comma-separated: each `*` or an origin as browsers
+ * send it in `Origin` (`http` or `https`, a host, an optional port, nothing after: `https://example.com:8443`).
+ */
+function parseCorsOrigins(value: string, name: string): Either.Either<ReadonlyArray<string>, string> {
+  const origins = value.split(",").map((origin) => origin.trim())
+  for (const origin of origins) {
+    if (origin === "*") continue
+    const url = URL.canParse(origin) ? new URL(origin) : undefined
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== origin) {
+      const hint = url?.origin !== undefined && url.origin !== "null" ? ` (did you mean ${url.origin}?)` : ""
+      return Either.left(
+        `${name} must be * or an origin such as https://example.com (scheme, host and optional port, no path or ` +
+          `trailing slash), got ${JSON.stringify(origin)}${hint}`
+      )
+    }
+  }
+  return Either.right([...new Set(origins)])
 }
 
 function parseRateLimit(value: string, name: string): Either.Either<number, string> {

@@ -75,6 +75,8 @@ export const serve = (
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
             logSkipped: config.logSkipped,
+            corsOrigins: config.corsOrigins,
+            frameAncestors: config.frameAncestors,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,

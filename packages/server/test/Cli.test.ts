@@ -5,7 +5,7 @@ import { afterAll, assert, describe, it as base } from "@effect/vitest"
 import { type Console, Effect } from "effect"
 import * as Cli from "../src/Cli.js"
 import { assertOneLineError, assertUsageError, timeout } from "./cliSuite.js"
-import { cli, type Result, tempDir } from "./support.js"
+import { cli, type Result, startServer, stop, tempDir } from "./support.js"
 
 /**
  * The `dashstream` command line (contract section 8): usage errors, help, version and database failures, run as real
@@ -293,6 +293,66 @@ describe.concurrent("database failures (exit 1, one line on stderr)", { timeout 
 
   it("a bad PostgreSQL URL parameter is a usage error", async () => {
     assertUsageError(await cli(["migrate", "--db", "postgres://127.0.0.1/x?pool_max=0"]), /pool_max/)
+  })
+})
+
+describe("serve --frame-ancestors (who may frame a dashboard page)", { timeout }, () => {
+  it("defaults to 'self'; the flag beats DASHSTREAM_FRAME_ANCESTORS; a bad value is a usage error", async () => {
+    const dir = tempDir()
+    try {
+      const db = `sqlite:${join(dir.path, "frames.db")}`
+      const account = await cli(["accounts", "create", "--json", "--db", db])
+      const { accessKey } = JSON.parse(account.stdout) as { accessKey: string }
+      const widget = await cli([
+        "widgets",
+        "create",
+        "--access-key",
+        accessKey,
+        "--stream",
+        "s",
+        "--type",
+        "number",
+        "--db",
+        db
+      ])
+      assert.strictEqual(widget.code, 0, widget.stderr)
+      const dashboard = await cli([
+        "dashboards",
+        "create",
+        "--access-key",
+        accessKey,
+        "--name",
+        "d",
+        "--json",
+        "--db",
+        db
+      ])
+      const { url } = JSON.parse(dashboard.stdout) as { url: string }
+      const frameAncestors = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+        const server = await startServer(["--db", db, ...args], env)
+        try {
+          const page = await fetch(`${server.url}${url}`)
+          assert.strictEqual(page.status, 200)
+          return /frame-ancestors ([^;]*)/.exec(page.headers.get("content-security-policy") ?? "")?.[1]
+        } finally {
+          await stop(server)
+        }
+      }
+      assert.strictEqual(await frameAncestors([]), "'self'")
+      assert.strictEqual(await frameAncestors([], { DASHSTREAM_FRAME_ANCESTORS: "*" }), "*")
+      assert.strictEqual(
+        await frameAncestors(["--frame-ancestors", "'self' https://wiki.example.com"], {
+          DASHSTREAM_FRAME_ANCESTORS: "*"
+        }),
+        "'self' https://wiki.example.com"
+      )
+      assertUsageError(
+        await cli(["serve", "--port", "0", "--frame-ancestors", "'self'; script-src *", "--db", db]),
+        /--frame-ancestors must be a CSP source list/
+      )
+    } finally {
+      dir.remove()
+    }
   })
 })
 

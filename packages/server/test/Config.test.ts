@@ -73,8 +73,67 @@ describe("Config.serveConfig", () => {
       logSkipped: false,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
-      workers: availableParallelism()
+      workers: availableParallelism(),
+      corsOrigins: [],
+      frameAncestors: "'self'"
     })
+  })
+
+  it("frame-ancestors: --frame-ancestors beats DASHSTREAM_FRAME_ANCESTORS; a source list, else a usage error", () => {
+    const frameAncestors = (flag: string | undefined, env: string | undefined) =>
+      Config.serveConfig({ "frame-ancestors": flag }, env === undefined ? {} : { DASHSTREAM_FRAME_ANCESTORS: env })
+    assert.strictEqual(right(frameAncestors("'none'", "*")).frameAncestors, "'none'")
+    assert.strictEqual(right(frameAncestors(undefined, "*")).frameAncestors, "*")
+    assert.strictEqual(
+      right(frameAncestors("  'self'   https://wiki.example.com *.example.org:8443 https: ", undefined)).frameAncestors,
+      "'self' https://wiki.example.com *.example.org:8443 https:"
+    )
+    assert.strictEqual(
+      right(frameAncestors("https://intranet.example.com/wiki/", undefined)).frameAncestors,
+      "https://intranet.example.com/wiki/"
+    )
+    for (const bad of [
+      "",
+      "'self'; script-src *",
+      "https://a.example.com, https://b.example.com",
+      "'none' https://a.example.com",
+      "self",
+      "'unsafe-inline'",
+      "https://a.example.com\r\nX-Evil: 1",
+      "https://exa<mple.com"
+    ]) {
+      assert.match(leftMessage(frameAncestors(bad, undefined)), /^--frame-ancestors must be/, JSON.stringify(bad))
+    }
+    assert.match(leftMessage(frameAncestors(undefined, "a;b")), /^DASHSTREAM_FRAME_ANCESTORS must be/)
+  })
+
+  it("cors: --cors-origin (repeatable) beats DASHSTREAM_CORS_ORIGIN (comma-separated); only * or bare origins", () => {
+    const origins = (flags: Config.ServeFlags, env: Config.Env = {}) =>
+      right(Config.serveConfig(flags, env)).corsOrigins
+    assert.deepStrictEqual(origins({ "cors-origin": ["https://a.example", "http://b.example:8080"] }), [
+      "https://a.example",
+      "http://b.example:8080"
+    ])
+    assert.deepStrictEqual(origins({ "cors-origin": ["*"] }, { DASHSTREAM_CORS_ORIGIN: "https://x.example" }), ["*"])
+    assert.deepStrictEqual(origins({}, { DASHSTREAM_CORS_ORIGIN: " https://x.example, https://y.example " }), [
+      "https://x.example",
+      "https://y.example"
+    ])
+    for (const bad of ["https://a.example/", "https://a.example/path", "ftp://a.example", "a.example", ""]) {
+      assert.match(
+        leftMessage(Config.serveConfig({ "cors-origin": [bad] }, {})),
+        /^--cors-origin must be \* or an origin such as https:\/\/example.com/,
+        bad
+      )
+    }
+    assert.match(
+      leftMessage(Config.serveConfig({ "cors-origin": ["https://a.example/"] }, {})),
+      /did you mean https:\/\/a.example\?/
+    )
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_CORS_ORIGIN: "x" })),
+      /^DASHSTREAM_CORS_ORIGIN must be/
+    )
   })
 
   it("workers: --workers beats DASHSTREAM_WORKERS; anything but a whole number from 1 to 1024 is a usage error", () => {

@@ -2,7 +2,17 @@ import { openTestDatabase, type TestDatabase } from "@dashstream/storage-postgre
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { entriesOf, eventsPath, openOk, type SseStream } from "./e2e/sse.js"
-import { createAccount, notStrictlyIncreasing, pool, push, read, serverEnv, stderrTail } from "./load.js"
+import {
+  adminToken,
+  createAccount,
+  notStrictlyIncreasing,
+  pool,
+  push,
+  read,
+  send,
+  serverEnv,
+  stderrTail
+} from "./load.js"
 import { type Server, startServer, stop } from "./support.js"
 
 /**
@@ -124,5 +134,50 @@ describe("live event streams across three serve processes on one PostgreSQL data
       expect(notStrictlyIncreasing(got)).toBeUndefined()
       expect(got).toEqual(stored)
     }
+  })
+
+  test("a dashboard's layout changed on B reaches its event stream open on A within 2 s and re-scopes it (issue 22, item 2)", async () => {
+    const headers = { authorization: `Bearer ${adminToken}` }
+    const account = await send("POST", `${urls[0]}/admin/accounts`, { name: "layout" }, { headers })
+    const { id, accessKey } = account.body as { id: string; accessKey: string }
+    for (const [streamName, type] of [
+      ["kept", "number"],
+      ["removed", "number"],
+      ["added", "label"]
+    ]) {
+      expect(
+        (await send("POST", `${urls[0]}/admin/accounts/${id}/widgets`, { streamName, type }, { headers })).status
+      ).toBe(201)
+    }
+    const tile = (streamName: string, y: number) => ({ streamName, x: 0, y, w: 12, h: 1 })
+    const created = await send(
+      "POST",
+      `${urls[0]}/admin/accounts/${id}/dashboards`,
+      { name: "wall", tiles: [tile("kept", 0), tile("removed", 1)] },
+      { headers }
+    )
+    expect(created.status).toBe(201)
+    const dashboard = created.body as { id: string; url: string }
+    const stream = await openOk(urls[0]!, `${dashboard.url}/events`)
+    streams.push(stream)
+    await stream.until("the snapshot", () => stream.events.length > 0)
+    const changedAt = performance.now()
+    const put = await fetch(`${urls[1]}/admin/accounts/${id}/dashboards/${dashboard.id}`, {
+      method: "PUT",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "wall 2", tiles: [tile("kept", 0), tile("added", 1)] })
+    })
+    expect(put.status).toBe(200)
+    await stream.until("the layout event", () => stream.events.some((e) => e.event === "layout"), 5_000)
+    expect(performance.now() - changedAt).toBeLessThan(2_000)
+    const at = stream.events.findIndex((e) => e.event === "layout")
+    expect(JSON.parse(stream.events[at]!.data).name).toBe("wall 2")
+    await stream.until("the snapshot of the added tile", () => stream.events.length > at + 1)
+    expect(JSON.parse(stream.events[at + 1]!.data)).toEqual({ tiles: { added: [] }, deleted: [] })
+    expect((await push(urls[2]!, accessKey, "removed", 1)).status).toBe(200)
+    expect((await push(urls[2]!, accessKey, "kept", 2)).status).toBe(200)
+    await stream.until("the kept stream's entry", () => stream.events.length > at + 2)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(stream.events.slice(at + 2).map((e) => JSON.parse(e.data).streamName)).toEqual(["kept"])
   })
 })

@@ -305,7 +305,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
         const snapshots: Array<string> = []
         let pieces = ""
         const follower = followDashboard(
-          Dashboards.dashboardFeeds(resolved),
+          Dashboards.dashboardLayout(resolved),
           yield* Effect.runtime<StreamStore | ChangeFeed>(),
           {
             snapshot: (part, last) => {
@@ -317,6 +317,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
             entry: () => {},
             clear: () => {},
             deleted: () => {},
+            layout: () => {},
             failed: () => {},
             overflowed: () => {},
             writable: Effect.void,
@@ -327,8 +328,12 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
         yield* follower.idle
         follower.close()
         const text = snapshots[0]!
-        const parsed = JSON.parse(text) as { tiles: Record<string, Array<{ ts: number; point: any }>> }
+        const parsed = JSON.parse(text) as {
+          tiles: Record<string, Array<{ ts: number; point: any }>>
+          deleted: Array<string>
+        }
         assert.deepStrictEqual(Object.keys(parsed.tiles).sort(), ["empty", "line", "list", "n"])
+        assert.deepStrictEqual(parsed.deleted, ["gone"])
         assert.deepStrictEqual(parsed.tiles["n"], [
           { ts: 1_700_000_002.5, point: { number: 2 } },
           { ts: 1_700_000_003.5, point: { number: 3 } }

@@ -7,7 +7,7 @@ import { decodeEvent, type DashboardEvent } from "./TileData.js"
  */
 export type ConnectionState = "connecting" | "live" | "reconnecting" | "gone"
 
-const eventTypes = ["snapshot", "entry", "clear", "deleted"] as const
+const eventTypes = ["snapshot", "entry", "clear", "deleted", "layout"] as const
 
 /**
  * Opens ONE `EventSource` on the dashboard's event stream (contract section 11) and keeps it open: the browser

@@ -16,35 +16,54 @@ export class Tile {
   readonly element: HTMLElement
   private readonly body: HTMLElement
   private readonly placeholder: HTMLElement
+  private readonly title: HTMLElement
   private readonly renderer: TileBody
   private readonly keep: number
   private entries: ReadonlyArray<Entry> = []
   private deleted: boolean
+  private placed: TileModel
 
-  constructor(
-    readonly model: TileModel,
-    ctx: RenderContext
-  ) {
+  constructor(model: TileModel, ctx: RenderContext) {
+    this.placed = model
     this.keep = heldEntries(model.type)
     this.deleted = model.deleted
     this.element = el("section", `ds-tile ds-type-${model.type}`)
     this.element.dataset["stream"] = model.streamName
     this.element.dataset["type"] = model.type
+    this.title = el("h2", "ds-tile-title")
+    this.body = el("div", "ds-tile-body")
+    this.placeholder = el("div", "ds-placeholder")
+    this.element.append(this.title, this.body, this.placeholder)
+    this.renderer = renderers[model.type].create(this.body, ctx)
+    this.place(model)
+  }
+
+  /** The tile as the layout places it now. */
+  get model(): TileModel {
+    return this.placed
+  }
+
+  /** Moves and resizes the tile, and sets its title (a layout change, contract section 14): same stream and type. */
+  place(model: TileModel): void {
+    this.placed = model
     const s = this.element.style
     s.setProperty("--x", String(model.x + 1))
     s.setProperty("--y", String(model.y + 1))
     s.setProperty("--w", String(model.w))
     s.setProperty("--h", String(model.h))
-    const title = el("h2", "ds-tile-title", model.title ?? model.streamName)
-    this.body = el("div", "ds-tile-body")
-    this.placeholder = el("div", "ds-placeholder")
-    this.element.append(title, this.body, this.placeholder)
-    this.renderer = renderers[model.type].create(this.body, ctx)
+    this.title.textContent = model.title ?? model.streamName
   }
 
-  /** Replaces the held entries (a snapshot). */
+  /** Removes the tile from the page and lets its renderer go. */
+  dispose(): void {
+    this.renderer.dispose()
+    this.element.remove()
+  }
+
+  /** Replaces the held entries (a snapshot, which also says that the stream exists). */
   setEntries(entries: ReadonlyArray<Entry>): void {
     this.entries = snapshotEntries(entries, this.keep)
+    this.deleted = false
   }
 
   /** Adds one entry (same `ts` replaces); an entry also means the stream exists again. */

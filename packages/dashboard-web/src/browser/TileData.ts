@@ -1,4 +1,5 @@
-import type { Entry } from "../Model.js"
+import type { Entry, TileModel } from "../Model.js"
+import { type WidgetType, widgetTypes } from "../WidgetType.js"
 
 /**
  * Pure rules for the entries a tile holds (contract section 11): entries stay ascending by `ts`; an entry with the
@@ -27,14 +28,47 @@ export const toEntry = (raw: unknown): Entry | undefined => {
 
 /** A decoded section-11 event of the page's event stream. */
 export type DashboardEvent =
-  | { readonly kind: "snapshot"; readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>> }
+  | {
+      readonly kind: "snapshot"
+      readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>>
+      /** The streams whose widget no longer exists (the snapshot's `deleted` member; absent from older servers). */
+      readonly deleted: ReadonlySet<string>
+    }
   | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
   | { readonly kind: "clear"; readonly streamName: string }
   | { readonly kind: "deleted"; readonly streamName: string }
+  | { readonly kind: "layout"; readonly name: string; readonly tiles: ReadonlyArray<TileModel> }
+
+const knownTypes: ReadonlySet<string> = new Set(widgetTypes)
+const cell = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
 
 /**
- * Decodes the `data` of a `snapshot`, `entry`, `clear` or `deleted` event (contract section 11); `undefined` for
- * malformed data, which the page ignores.
+ * A tile of a `layout` event (contract section 14): `{"streamName","title"?,"x","y","w","h","type"}`, `type` `null`
+ * when its widget no longer exists (then it shows "stream deleted", drawn as a label would be); `undefined` when
+ * malformed.
+ */
+export const toTileModel = (raw: unknown): TileModel | undefined => {
+  if (typeof raw !== "object" || raw === null) return undefined
+  const { streamName, title, x, y, w, h, type } = raw as Record<string, unknown>
+  if (typeof streamName !== "string" || !cell(x) || !cell(y) || !cell(w) || !cell(h) || w < 1 || h < 1) return undefined
+  if (title !== undefined && typeof title !== "string") return undefined
+  const known = typeof type === "string" && knownTypes.has(type)
+  if (!known && type !== null) return undefined
+  return {
+    streamName,
+    ...(title === undefined ? {} : { title }),
+    type: known ? (type as WidgetType) : "label",
+    x,
+    y,
+    w,
+    h,
+    deleted: !known
+  }
+}
+
+/**
+ * Decodes the `data` of a `snapshot`, `entry`, `clear` or `deleted` event (contract section 11), or of a `layout`
+ * event (section 14); `undefined` for malformed data, which the page ignores.
  */
 export const decodeEvent = (type: string, data: string): DashboardEvent | undefined => {
   let raw: unknown
@@ -57,12 +91,23 @@ export const decodeEvent = (type: string, data: string): DashboardEvent | undefi
           list.map(toEntry).filter((e): e is Entry => e !== undefined)
         )
       }
-      return { kind: "snapshot", tiles }
+      const rawDeleted = obj["deleted"]
+      const deleted = new Set(
+        Array.isArray(rawDeleted) ? rawDeleted.filter((d): d is string => typeof d === "string") : []
+      )
+      return { kind: "snapshot", tiles, deleted }
     }
     case "entry": {
       const entry = toEntry(obj)
       const streamName = obj["streamName"]
       return entry !== undefined && typeof streamName === "string" ? { kind: "entry", streamName, entry } : undefined
+    }
+    case "layout": {
+      const name = obj["name"]
+      const rawTiles = obj["tiles"]
+      if (typeof name !== "string" || !Array.isArray(rawTiles)) return undefined
+      const tiles = rawTiles.map(toTileModel)
+      return tiles.every((t): t is TileModel => t !== undefined) ? { kind: "layout", name, tiles } : undefined
     }
     case "clear":
     case "deleted": {

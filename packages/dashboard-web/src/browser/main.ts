@@ -1,9 +1,10 @@
 /**
  * The dashboard page (contract section 11): reads the layout from `#ds-dashboard`, draws the tile grid, and follows
- * the dashboard's event stream (`snapshot`, `entry`, `clear`, `deleted`). Performance marks: `ds-snapshot` when the
+ * the dashboard's event stream (`snapshot`, `entry`, `clear`, `deleted`, and `layout`, which re-lays the grid out
+ * without a reload, contract section 14). Performance marks: `ds-snapshot` when the
  * first snapshot arrives, `ds-first-render` when it is drawn (`<html data-rendered>` is set then too).
  */
-import type { PageConfig } from "../Model.js"
+import type { PageConfig, TileModel } from "../Model.js"
 import { connect, type ConnectionState } from "./Connection.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
@@ -28,21 +29,12 @@ const start = (): void => {
   const statusText = el("span", "ds-status-text")
   status.append(dot, statusText)
   status.setAttribute("role", "status")
-  header.append(el("h1", "ds-name", config.name), status)
+  const name = el("h1", "ds-name", config.name)
+  header.append(name, status)
 
   const grid = el("main", "ds-grid")
-  const rows = Math.max(1, ...config.tiles.map((t) => t.y + t.h))
-  grid.style.setProperty("--rows", String(rows))
   const ctx = { theme, maps: config.maps }
-  const tiles = new Map<string, Array<Tile>>()
-  for (const model of config.tiles) {
-    const tile = new Tile(model, ctx)
-    grid.append(tile.element)
-    const same = tiles.get(model.streamName)
-    if (same === undefined) tiles.set(model.streamName, [tile])
-    else same.push(tile)
-  }
-  if (config.tiles.length === 0) grid.append(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
+  let tiles = new Map<string, Array<Tile>>()
   document.body.replaceChildren(header, grid)
 
   // Draw at most once per frame whatever the event rate.
@@ -66,7 +58,41 @@ const start = (): void => {
       requestAnimationFrame(flush)
     }
   }
-  for (const list of tiles.values()) for (const tile of list) tile.draw()
+
+  // Lays the grid out from `models` (the page's own at first, then each `layout` event, contract section 14): a tile
+  // of a stream and type the page showed before is moved there with what it holds; the others are made anew, and the
+  // snapshot that follows a layout event fills them.
+  const layout = (models: ReadonlyArray<TileModel>) => {
+    const previous = tiles
+    tiles = new Map()
+    const elements: Array<HTMLElement> = []
+    for (const model of models) {
+      const same = previous.get(model.streamName)
+      const at = same?.findIndex((t) => t.model.type === model.type && !model.deleted) ?? -1
+      let tile: Tile
+      if (at === -1) {
+        tile = new Tile(model, ctx)
+        tile.draw()
+      } else {
+        tile = same!.splice(at, 1)[0]!
+        tile.place(model)
+      }
+      elements.push(tile.element)
+      const list = tiles.get(model.streamName)
+      if (list === undefined) tiles.set(model.streamName, [tile])
+      else list.push(tile)
+    }
+    for (const list of previous.values()) {
+      for (const tile of list) {
+        dirty.delete(tile)
+        tile.dispose()
+      }
+    }
+    grid.style.setProperty("--rows", String(Math.max(1, ...models.map((t) => t.y + t.h))))
+    if (models.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
+    grid.replaceChildren(...elements)
+  }
+  layout(config.tiles)
 
   const setState = (state: ConnectionState) => {
     root.dataset["connection"] = state
@@ -75,11 +101,22 @@ const start = (): void => {
   connect(
     config.eventsPath,
     (event) => {
+      if (event.kind === "layout") {
+        name.textContent = event.name
+        document.title = `${event.name} \u00b7 Dashstream`
+        layout(event.tiles)
+        return
+      }
       if (event.kind === "snapshot") {
         performance.mark("ds-snapshot")
-        for (const [name, list] of tiles) {
+        // A tile named in `deleted` shows "stream deleted"; one in `tiles` shows its entries; one it does not name
+        // keeps what it holds (the snapshot after a layout event names only the tiles new to the page).
+        for (const [streamName, list] of tiles) {
+          const entries = event.tiles.get(streamName)
           for (const tile of list) {
-            tile.setEntries(event.tiles.get(name) ?? [])
+            if (event.deleted.has(streamName)) tile.markDeleted()
+            else if (entries !== undefined) tile.setEntries(entries)
+            else continue
             touch(tile)
           }
         }

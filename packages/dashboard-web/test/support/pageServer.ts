@@ -29,8 +29,10 @@ export interface PageServer {
   readonly url: string
   /** The snapshot every new event-stream connection starts with. */
   snapshot: Record<string, ReadonlyArray<Entry>>
+  /** The stream names the snapshot names as deleted (its `deleted` member). */
+  deleted: ReadonlyArray<string>
   /** Sends one event to every open event stream. */
-  readonly send: (type: "entry" | "clear" | "deleted", data: unknown) => void
+  readonly send: (type: "entry" | "clear" | "deleted" | "layout" | "snapshot", data: unknown) => void
   /** Number of open event streams. */
   readonly openStreams: () => number
   /** Stops listening and drops every connection (a server restart), then listens again on the same port after `downMs`. */
@@ -42,7 +44,10 @@ export const startPageServer = async (model: Omit<DashboardModel, "eventsPath">)
   const streams = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
   const files = assets()
-  const state: { snapshot: Record<string, ReadonlyArray<Entry>> } = { snapshot: {} }
+  const state: { snapshot: Record<string, ReadonlyArray<Entry>>; deleted: ReadonlyArray<string> } = {
+    snapshot: {},
+    deleted: []
+  }
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname
     if (path === pagePath) {
@@ -52,7 +57,8 @@ export const startPageServer = async (model: Omit<DashboardModel, "eventsPath">)
     }
     if (path === eventsPath) {
       res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-store" })
-      res.write(`retry: 300\n\nevent: snapshot\ndata: ${JSON.stringify({ tiles: state.snapshot })}\n\n`)
+      const snapshot = { tiles: state.snapshot, deleted: state.deleted }
+      res.write(`retry: 300\n\nevent: snapshot\ndata: ${JSON.stringify(snapshot)}\n\n`)
       streams.add(res)
       res.on("close", () => streams.delete(res))
       return
@@ -92,6 +98,12 @@ export const startPageServer = async (model: Omit<DashboardModel, "eventsPath">)
     },
     set snapshot(s) {
       state.snapshot = s
+    },
+    get deleted() {
+      return state.deleted
+    },
+    set deleted(d) {
+      state.deleted = d
     },
     send: (type, data) => {
       for (const res of streams) res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`)

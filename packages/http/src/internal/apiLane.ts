@@ -24,7 +24,7 @@ import type { RateLimiter } from "./rateLimiter.js"
 import { readLive, type WritePressure } from "./readHandlers.js"
 import { causeText } from "./causeText.js"
 import { accessKeyOfPath, redactPath, requestLine } from "./redact.js"
-import { bodyTooLarge, errorResponse } from "./replies.js"
+import { bodyTooLarge, errorResponse, routeNotFound } from "./replies.js"
 import { makeRouteTable, type RouteTable } from "./routeTable.js"
 
 /**
@@ -79,7 +79,11 @@ const requestErrorReply = (error: HttpServerError.RequestError, maxBodyBytes: nu
 
 const routeNotFoundReply = (method: string, url: string, routes: RouteTable): ErrorReply => {
   const allowed = routes.allowed(url)
-  if (allowed === undefined) return errorReply(404, "not_found", `no route matches ${redactPath(url)}`)
+  // A 405 whose Allow names the refused method would contradict itself (issue 22 item 9): a path a lane serves in
+  // another shape than the one asked is answered 404.
+  if (allowed === undefined || allowed.includes(method)) {
+    return routeNotFound(url)
+  }
   const allow = allowed.join(", ")
   return errorReply(405, "method_not_allowed", `${method} is not allowed here; allowed: ${allow}`, undefined, { allow })
 }

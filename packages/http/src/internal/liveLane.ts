@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import {
   type AccountStore,
   type ChangeFeed,
+  type DashboardFollower,
   type DashboardSink,
   type DashboardStore,
   Dashboards,
@@ -21,7 +22,7 @@ import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
-import { writeErrorReply } from "./replies.js"
+import { routeNotFound, writeErrorReply } from "./replies.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
@@ -46,7 +47,9 @@ export const defaultLiveOptions: LiveOptions = {
 export const isEvents = (method: string | undefined, url: string | undefined): boolean => {
   if (method !== "GET" || url === undefined) return false
   const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
+  const query = q === -1 ? url : url.slice(0, q)
+  // One trailing slash is ignored, as on every route of the API.
+  const path = query.endsWith("/events/") ? query.slice(0, -1) : query
   if (!path.endsWith("/events")) return false
   const segments = path.split("/")
   // ["", "d", TOKEN, "events"]
@@ -70,6 +73,8 @@ interface Connection {
   inSnapshot: boolean
   closed: boolean
   follower: { readonly close: () => void } | undefined
+  /** A dashboard's subscription, which follows its layout changes. */
+  dashboard: DashboardFollower | undefined
 }
 
 /** What the live lane needs from the server. */
@@ -82,8 +87,12 @@ export interface LiveLaneOptions {
   readonly observer: EventStreamObserver | undefined
 }
 
-/** A view token's dashboard is checked this often (milliseconds) while its event streams are open. */
-const revalidateMs = 5_000
+/**
+ * A view token's dashboard is looked up this often (milliseconds) while its event streams are open, in whatever
+ * process or server changed it: a rotated token or deleted dashboard ends them, a changed layout reaches them (within 2
+ * seconds, contract section 14).
+ */
+const revalidateMs = 1_000
 
 /** The live lane: its request listener, and what the server's shutdown and metrics need. */
 export interface LiveLane {
@@ -92,6 +101,11 @@ export interface LiveLane {
   readonly closeAll: () => void
   /** The number of open event streams. */
   readonly open: () => number
+  /**
+   * Looks up the dashboards of the open event streams now rather than at the next round (a second at most): called
+   * after this process changed a dashboard or a widget, so that a layout change re-scopes its streams at once.
+   */
+  readonly dashboardsChanged: () => void
 }
 
 const eventStreamHeaders = {
@@ -197,22 +211,45 @@ export const makeLiveLane = (
     }
   }
 
-  // Ends the event streams of view tokens that no longer name a dashboard (rotated, or the dashboard deleted), in this
-  // process or any other on the same database; the page then reconnects, gets 404 and says so.
+  // View tokens being looked up (one lookup at a time per token, however slow the storage), each with whether it must
+  // be looked up again when that lookup ends (asked for while it ran: it may have read the dashboard before a change).
+  const revalidating = new Map<string, boolean>()
+
+  // Looks up the dashboard of each open view token, as changed by this process or any other on the same database:
+  // its layout goes to its event streams (core re-scopes them when it changed); a token that no longer names a
+  // dashboard (rotated, or the dashboard deleted) ends them, and the page then reconnects, gets 404 and says so.
   const revalidate = () => {
     const tokens = new Set<string>()
     for (const conn of connections) if (conn.viewToken !== undefined) tokens.add(conn.viewToken)
     for (const token of tokens) {
-      runCallback(Dashboards.resolveView(token), {
-        onExit: (exit) => {
-          if (Exit.isSuccess(exit)) return
-          const failure = Cause.failureOption(exit.cause)
-          if (Option.isNone(failure) || failure.value._tag !== "DashboardNotFound") return
-          for (const conn of [...connections]) if (conn.viewToken === token) conn.res.end()
-        }
-      })
+      if (revalidating.has(token)) {
+        revalidating.set(token, true)
+        continue
+      }
+      lookUp(token)
     }
   }
+
+  const lookUp = (token: string): void => {
+    revalidating.set(token, false)
+    runCallback(Dashboards.resolveView(token), {
+      onExit: (exit) => {
+        const again = revalidating.get(token) === true
+        revalidating.delete(token)
+        // Asked for again while it ran: the next lookup's answer supersedes this one.
+        if (again) return lookUp(token)
+        if (Exit.isSuccess(exit)) {
+          const layout = Dashboards.dashboardLayout(exit.value)
+          for (const conn of connections) if (conn.viewToken === token) conn.dashboard?.relayout(layout)
+          return
+        }
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isNone(failure) || failure.value._tag !== "DashboardNotFound") return
+        for (const conn of [...connections]) if (conn.viewToken === token) conn.res.end()
+      }
+    })
+  }
+
   const startHeartbeat = () => {
     if (heartbeat !== undefined) return
     heartbeat = setInterval(beat, Math.max(20, Math.min(1000, heartbeatMs / 4, revalidateMs / 4)))
@@ -285,7 +322,8 @@ export const makeLiveLane = (
       live: false,
       inSnapshot: false,
       closed: false,
-      follower: undefined
+      follower: undefined,
+      dashboard: undefined
     }
     connections.add(conn)
     observer?.opened()
@@ -337,6 +375,7 @@ export const makeLiveLane = (
     entry: (data) => write(conn, plainEvent("entry", data)),
     clear: (data) => write(conn, plainEvent("clear", data)),
     deleted: (data) => write(conn, plainEvent("deleted", data)),
+    layout: (data) => write(conn, plainEvent("layout", data)),
     failed: (error) => {
       runFork(
         Effect.logWarning(
@@ -382,9 +421,11 @@ export const makeLiveLane = (
         }
         const conn = open(req, res, token, token, t0)
         if (conn === undefined) return
-        conn.follower = followDashboard(Dashboards.dashboardFeeds(exit.value), runtime, dashboardSinkOf(conn), {
+        const follower = followDashboard(Dashboards.dashboardLayout(exit.value), runtime, dashboardSinkOf(conn), {
           maxHeldBytes: maxUnsentBytes
         })
+        conn.follower = follower
+        conn.dashboard = follower
       }
     })
   }
@@ -405,7 +446,7 @@ export const makeLiveLane = (
       try {
         token = decodeURIComponent(segments[2]!)
       } catch {
-        return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+        return refuse(routeNotFound(url))
       }
       return handleDashboard(req, res, token, t0)
     }
@@ -415,7 +456,7 @@ export const makeLiveLane = (
       key = decodeURIComponent(segments[3]!)
       streamName = decodeURIComponent(segments[5]!)
     } catch {
-      return refuse(errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      return refuse(routeNotFound(url))
     }
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
     const header = req.headers["last-event-id"]
@@ -467,6 +508,11 @@ export const makeLiveLane = (
         conn.res.end(() => socket?.end())
       }
     },
-    open: () => connections.size
+    open: () => connections.size,
+    dashboardsChanged: () => {
+      if (connections.size === 0) return
+      lastRevalidation = performance.now()
+      revalidate()
+    }
   }
 }

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
-import { assets, pageHeaders, pageHtml, type TileModel } from "@dashstream/dashboard-web"
+import { assets, defaultFrameAncestors, pageHeadersFor, pageHtml, type TileModel } from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
-import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
+import { internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { redactPath, requestLine } from "./redact.js"
-import { writeErrorReply } from "./replies.js"
+import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
  * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
@@ -15,15 +15,18 @@ import { writeErrorReply } from "./replies.js"
  * page's event stream (`/d/<viewToken>/events`) is the live lane's.
  */
 
-/** True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or `/assets/<name>`. */
+/**
+ * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` (also with one trailing slash, as every
+ * route of the API) or `/assets/<name>`.
+ */
 export const isPage = (method: string | undefined, url: string | undefined): boolean => {
   if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
   if (url.startsWith("/assets/")) return true
   if (!url.startsWith("/d/")) return false
   const q = url.indexOf("?")
   const segments = (q === -1 ? url : url.slice(0, q)).split("/")
-  // ["", "d", TOKEN]
-  return segments.length === 3 && segments[2] !== ""
+  // ["", "d", TOKEN] or ["", "d", TOKEN, ""]
+  return (segments.length === 3 || (segments.length === 4 && segments[3] === "")) && segments[2] !== ""
 }
 
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
@@ -31,6 +34,8 @@ const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "
 /** What the page lane needs from the server. */
 export interface PageLaneOptions {
   readonly logRequests: boolean
+  /** The page's CSP `frame-ancestors` source list (see `HandlerConfig.frameAncestors`). */
+  readonly frameAncestors?: string | undefined
 }
 
 /** The page lane's request listener, resolving view tokens on `runtime`. */
@@ -40,6 +45,10 @@ export const makePageLane = (
 ): ((req: IncomingMessage, res: ServerResponse) => void) => {
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
+  const headers = {
+    ...pageHeadersFor(options.frameAncestors ?? defaultFrameAncestors),
+    "content-type": "text/html; charset=utf-8"
+  }
 
   const log = (req: IncomingMessage, status: number, t0: number) => {
     if (options.logRequests) {
@@ -81,7 +90,7 @@ export const makePageLane = (
       return fail(req, res, t0, error)
     }
     if (found === undefined) {
-      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(path)}`))
+      writeErrorReply(res, routeNotFound(path))
       return log(req, 404, t0)
     }
     const headers = { ...assetHeaders, "content-type": found.contentType, vary: "accept-encoding" }
@@ -132,7 +141,7 @@ export const makePageLane = (
         } catch (error) {
           return fail(req, res, t0, error, token)
         }
-        send(req, res, t0, html, { ...pageHeaders, "content-type": "text/html; charset=utf-8" })
+        send(req, res, t0, html, headers)
       }
     })
 
@@ -145,9 +154,9 @@ export const makePageLane = (
     if (path.startsWith("/assets/")) return asset(req, res, t0, path)
     let token: string
     try {
-      token = decodeURIComponent(path.slice(3))
+      token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
     } catch {
-      writeErrorReply(res, errorReply(404, "not_found", `no route matches ${redactPath(url)}`))
+      writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
     page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))

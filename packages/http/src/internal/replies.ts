@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { HttpServerResponse } from "@effect/platform"
 import { type ErrorReply, errorBodyText, errorReply } from "../HttpErrors.js"
+import { redactPath } from "./redact.js"
 
 /** Writing answers: as platform responses (the `HttpApi` lane) and straight to Node (the push lane). */
 
@@ -18,6 +19,19 @@ const pushSuccessHeaders = {
 export const writePushSuccess = (res: ServerResponse): void => {
   res.writeHead(200, pushSuccessHeaders)
   res.end(pushSuccessText)
+}
+
+/** The longest path a 404 quotes, in UTF-16 units; a longer one is cut and marked with `…`. */
+const maxQuotedPath = 120
+
+/**
+ * 404 `not_found` for a path no route serves: the path redacted (see `redactPath`), and cut so that a huge one is
+ * not echoed whole (issue 13, defect 6).
+ */
+export const routeNotFound = (url: string): ErrorReply => {
+  const path = redactPath(url)
+  const shown = path.length > maxQuotedPath ? `${path.slice(0, maxQuotedPath)}…` : path
+  return errorReply(404, "not_found", `no route matches ${shown}`)
 }
 
 /** An error answer written to Node directly (no-op when the socket is already gone or answered). */

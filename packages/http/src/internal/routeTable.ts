@@ -7,8 +7,8 @@ import { HttpApi } from "@effect/platform"
  */
 export interface RouteTable {
   /**
-   * The methods allowed on `url`'s path (HEAD wherever GET is), or `undefined` when no route has that path (also
-   * when a parameter segment holds a malformed percent escape: 404, not 405).
+   * The methods allowed on `url`'s path (HEAD wherever GET is, but on event streams), or `undefined` when no route
+   * has that path (also when a parameter segment holds a malformed percent escape: 404, not 405).
    */
   readonly allowed: (url: string) => ReadonlyArray<string> | undefined
   /**
@@ -65,7 +65,8 @@ export const makeRouteTable = (
       patterns.set(path, pattern)
     }
     pattern.methods.add(method)
-    if (method === "GET") pattern.methods.add("HEAD")
+    // HEAD is answered wherever GET is, except by event streams (the live lane serves them to GET only).
+    if (method === "GET" && !path.endsWith("/events")) pattern.methods.add("HEAD")
   }
   HttpApi.reflect(api as HttpApi.HttpApi<string, any, any, any>, {
     onGroup: () => {},

@@ -63,6 +63,78 @@ for (const backend of backends) {
   describe(suiteName("dashboard event streams", backend), () => {
     const ctx = useServer(backend)
 
+    it("a fresh snapshot names the tiles whose widget was deleted in its deleted member (issue 22, item 6)", async () => {
+      const { api, server } = ctx
+      const account = await api.setup({ kept: "number", gone: "label" })
+      expectSuccess(await api.pushPoint(account.accessKey, "kept", 5))
+      expectSuccess(await api.pushPoint(account.accessKey, "gone", { label: "bye" }))
+      const view = await dashboardOf(api, account.id, ["kept", "gone"])
+      const deleted = await api.admin("DELETE", `/admin/accounts/${account.id}/widgets/gone`)
+      expect(deleted.status, deleted.text).toBe(204)
+      const stream = await openOk(server.baseUrl, `${view}/events`)
+      await stream.until("the snapshot", () => stream.events.length > 0)
+      expect(stream.events[0]!.event).toBe("snapshot")
+      const snapshot = JSON.parse(stream.events[0]!.data) as { tiles: Record<string, unknown>; deleted: unknown }
+      expect(Object.keys(snapshot.tiles)).toEqual(["kept"])
+      expect(snapshot.deleted).toEqual(["gone"])
+      stream.close()
+    })
+
+    it("a layout change reaches an open stream within 2 s: layout, a snapshot of only the new tiles, and no entry of a removed tile after it (issue 22, item 2)", async () => {
+      const { api, server } = ctx
+      const account = await api.setup({ a: "number", b: "label", c: "sparkline" })
+      expectSuccess(await api.pushPoint(account.accessKey, "a", 1))
+      expectSuccess(await api.pushPoint(account.accessKey, "b", { label: "x" }))
+      expectSuccess(await api.pushPoint(account.accessKey, "c", 5))
+      const created = await api.admin("POST", `/admin/accounts/${account.id}/dashboards`, {
+        name: "before",
+        tiles: [
+          { streamName: "a", x: 0, y: 0, w: 6, h: 1 },
+          { streamName: "b", x: 6, y: 0, w: 6, h: 1 }
+        ]
+      })
+      expect(created.status, created.text).toBe(201)
+      const stream = await openOk(server.baseUrl, `${created.json.url as string}/events`)
+      await stream.until("the snapshot", () => stream.events.length > 0)
+      expect(Object.keys(JSON.parse(stream.events[0]!.data).tiles)).toEqual(["a", "b"])
+
+      const tiles = [
+        { streamName: "a", title: "A", x: 0, y: 0, w: 12, h: 1 },
+        { streamName: "c", x: 0, y: 1, w: 12, h: 2 }
+      ]
+      const changedAt = performance.now()
+      const put = await api.admin("PUT", `/admin/accounts/${account.id}/dashboards/${created.json.id as string}`, {
+        name: "after",
+        tiles
+      })
+      expect(put.status, put.text).toBe(200)
+      await stream.until("the layout event", () => stream.events.some((e) => e.event === "layout"), 5_000)
+      expect(performance.now() - changedAt).toBeLessThan(2_000)
+      const at = stream.events.findIndex((e) => e.event === "layout")
+      expect(JSON.parse(stream.events[at]!.data)).toEqual({
+        name: "after",
+        tiles: [
+          { ...tiles[0], type: "number" },
+          { ...tiles[1], type: "sparkline" }
+        ]
+      })
+      await stream.until("the snapshot of the new tile", () => stream.events.length > at + 1)
+      expect(stream.events[at + 1]!.event).toBe("snapshot")
+      const snapshot = JSON.parse(stream.events[at + 1]!.data) as { tiles: Record<string, Array<{ point: unknown }>> }
+      expect(snapshot).toEqual({ tiles: { c: [expect.objectContaining({ point: { number: 5 } })] }, deleted: [] })
+
+      // The removed tile's stream is not sent any more; the kept and the added ones are.
+      expectSuccess(await api.pushPoint(account.accessKey, "b", { label: "secret" }))
+      expectSuccess(await api.pushPoint(account.accessKey, "a", 2))
+      expectSuccess(await api.pushPoint(account.accessKey, "c", 6))
+      const names = () => stream.events.slice(at + 2).map((e) => JSON.parse(e.data).streamName as string)
+      await stream.until("the entries of a and c", () => names().includes("a") && names().includes("c"))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(names().sort()).toEqual(["a", "c"])
+      expect(stream.events.slice(at + 2).every((e) => e.event === "entry")).toBe(true)
+      stream.close()
+    })
+
     it("a client that never reads holds a bounded amount of server memory, whatever the snapshot's size (issue 22, item 1)", async () => {
       const { api, server } = ctx
       const account = await api.setup({ f1: "text-feed", f2: "text-feed" })

@@ -235,6 +235,43 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$3,000"`, 2_000)
   })
 
+  it("a layout change reaches the open page within 2 s: re-laid out without a reload, the new tile filled (issue 22, item 2)", async () => {
+    const { page } = watch
+    const errorsBefore = watch.errors.length
+    await page.evaluate("window.sameDocument = true")
+    await api.createWidget(accountId, "extra", "number")
+    await push("extra", { number: 77 })
+    // The html tile gives its place to a new one; the gallery is renamed.
+    const layout = tiles
+      .filter((t) => t.streamName !== "notice")
+      .map(({ streamName, title, x, y, w, h }) => ({
+        streamName,
+        title: streamName === "team" ? "The team" : title,
+        x,
+        y,
+        w,
+        h
+      }))
+    layout.push({ streamName: "extra", title: "Extra", x: 10, y: 5, w: 2, h: 1 })
+    const changedAt = performance.now()
+    const r = await api.admin("PUT", `/admin/accounts/${accountId}/dashboards/${dashboardId}`, {
+      name: "Acme operations, new",
+      tiles: layout
+    })
+    expect(r.status, r.text).toBe(200)
+    await until(page, `document.querySelector('${tileSel("extra")} .ds-big-number')?.textContent === "77"`, 2_000)
+    console.info(`layout change to page: ${Math.round(performance.now() - changedAt)} ms`)
+    expect(await page.evaluate("window.sameDocument")).toBe(true)
+    expect(await page.locator(tileSel("notice")).count()).toBe(0)
+    expect(await text(page, ".ds-name")).toBe("Acme operations, new")
+    expect(await text(page, `${tileSel("team")} .ds-tile-title`)).toBe("The team")
+    // The tiles it showed before keep their data, and go on receiving pushes.
+    expect(await page.getAttribute(tileSel("revenue"), "data-state")).toBe("data")
+    await push("revenue", { number: 2500, prefix: "$" })
+    await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$2,500"`, 1_000)
+    expect(watch.errors.slice(errorsBefore)).toEqual([])
+  })
+
   it("a rotated view token: the old link answers 404 and the page's event stream is ended", async () => {
     const { page } = watch
     const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards/${dashboardId}/view-token`)
