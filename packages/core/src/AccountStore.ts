@@ -16,6 +16,11 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
     readonly createAccount: (account: Account, key: KeyDigest) => Effect.Effect<void, StorageFailure>
     /** The account, if it exists. */
     readonly getAccount: (id: AccountId) => Effect.Effect<Option.Option<Account>, StorageFailure>
+    /**
+     * Every account, oldest first (by `createdAt`, then by id), for the admin API's list (contract section 14). Access
+     * keys are not part of an account: nothing here can show one.
+     */
+    readonly listAccounts: Effect.Effect<ReadonlyArray<Account>, StorageFailure>
     /** Number of accounts (0 on a new database). */
     readonly countAccounts: Effect.Effect<number, StorageFailure>
     /**

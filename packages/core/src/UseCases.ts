@@ -1,8 +1,8 @@
 import { Effect, Either, Option, Schema, Stream } from "effect"
-import { type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
+import { type Account, type AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
-  type AccountNotFound,
+  AccountNotFound,
   Forbidden,
   InvalidRequest,
   InvalidSince,
@@ -13,7 +13,7 @@ import {
 } from "./Errors.js"
 import type { Limits } from "./Limits.js"
 import type { IngestPart, IngestRequest, IngestResult } from "./Ingest.js"
-import { decodePushRequest } from "./PushRequest.js"
+import { decodeJsonPart, decodePushRequest, type JsonPart } from "./PushRequest.js"
 import { isStreamName, StreamName } from "./StreamName.js"
 import { longerThan } from "./TextLength.js"
 import {
@@ -125,8 +125,16 @@ export const ingest = (
   limits: Limits,
   now: Micros = nowMicros()
 ): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.flatMap(authenticate(request.accessKey), (accountId) => ingestFor(accountId, request, limits, now))
+
+/** The steps of {@link ingest} once the account is known: its widgets, the writes, one `StreamStore.write`. */
+const ingestFor = (
+  accountId: AccountId,
+  request: IngestRequest,
+  limits: Limits,
+  now: Micros
+): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
   Effect.gen(function* () {
-    const accountId = yield* authenticate(request.accessKey)
     // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
     const widgets = yield* Effect.flatMap(AccountStore, (store) =>
       store.findWidgets(accountId, namesOf(request).filter(isStreamName))
@@ -134,6 +142,36 @@ export const ingest = (
     const writes = yield* writesOf(request, widgets, limits)
     if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
     return resultOf(request, writes)
+  })
+
+/**
+ * Pushes `point` to stream `streamName` of account `accountId` on the admin API's behalf (contract section 14,
+ * `POST /admin/accounts/<id>/widgets/<stream>/points`): the request a push `{"accessKey": <a key of that account>,
+ * "streamName", "point"}` decodes to, stored by the same steps as {@link ingest} (section 3's rules, live updates,
+ * durability) and refused with the same errors, their paths starting at `point` as in that push's body; a stream
+ * that is not a widget of the account is `StreamNotFound` without a path (its name came from the URL). `now` is the
+ * receive time in microseconds. Fails with `AccountNotFound` for an unknown account, otherwise as {@link ingest}
+ * does (except `Forbidden`: no key is involved).
+ */
+export const pushPoint = (
+  accountId: string,
+  streamName: string,
+  point: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, AccountNotFound | PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    if (Option.isNone(yield* store.getAccount(accountId as AccountId))) {
+      return yield* new AccountNotFound({ message: `no account with id ${quoted(accountId)}` })
+    }
+    const request: IngestRequest<JsonPart> = {
+      accessKey: "",
+      parts: [{ streamName, path: "point", value: { point } }],
+      undeclared: "reject",
+      decode: decodeJsonPart
+    }
+    yield* ingestFor(accountId as AccountId, request, limits, now)
   })
 
 /**
@@ -531,6 +569,41 @@ export const listWidgets = (
   accountId: string
 ): Effect.Effect<ReadonlyArray<Widget>, AccountNotFound | StorageFailure, AccountStore> =>
   Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
+
+/**
+ * Every account, oldest first (contract section 14, `GET /admin/accounts`): id, name and creation time (integer
+ * microseconds). Access keys exist only as digests and are never part of it.
+ */
+export const listAccounts: Effect.Effect<ReadonlyArray<Account>, StorageFailure, AccountStore> = Effect.flatMap(
+  AccountStore,
+  (store) => store.listAccounts
+)
+
+/** A widget and the latest entry of its stream (`null` when the stream is empty). */
+export interface WidgetWithLatest {
+  readonly widget: Widget
+  readonly latest: StoredEntry | null
+}
+
+/**
+ * The account's widgets, ordered by stream name, each with the latest entry of its stream (contract section 14:
+ * the console shows each widget's latest value and its age), as an export read without `since` would give it. The
+ * latest entries are read together (PostgreSQL answers latest-entry reads asked at once with one query). Fails with
+ * `AccountNotFound`.
+ */
+export const listWidgetsWithLatest = (
+  accountId: string
+): Effect.Effect<ReadonlyArray<WidgetWithLatest>, AccountNotFound | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const widgets = yield* listWidgets(accountId)
+    const streams = yield* StreamStore
+    return yield* Effect.forEach(
+      widgets,
+      (widget) =>
+        Effect.map(streams.read(widget.id, latestOnly), (entries) => ({ widget, latest: entries[0] ?? null })),
+      { concurrency: 256 }
+    )
+  })
 
 /** Deletes a widget and its stream's data (contract section 7). Fails with `AccountNotFound` or `StreamNotFound`. */
 export const deleteWidget = (

@@ -188,5 +188,16 @@ export {
   TargetNotEmpty
 } from "./StoreCopy.js"
 
+// Console sessions (contract section 14): signed sessions of the admin token, and the port of sign-outs.
+export * as ConsoleSession from "./ConsoleSession.js"
+export {
+  defaultSessionCacheOptions,
+  makeSessionCache,
+  type SessionCache,
+  type SessionCacheOptions,
+  SessionStore,
+  withSessionCache
+} from "./SessionStore.js"
+
 // Rate limiting (contract section 5).
 export { type Grant, retryAfterSeconds, TokenBuckets } from "./RateLimit.js"

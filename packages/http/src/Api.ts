@@ -13,7 +13,7 @@ import { errors } from "./HttpErrors.js"
 import { cleanDecodeErrors } from "./internal/openApiCleanup.js"
 
 /**
- * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7, 11) as an `HttpApi`: paths, parameters, bodies and
+ * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7, 11, 14) as an `HttpApi`: paths, parameters, bodies and
  * every error response. The OpenAPI document (`/openapi.json`, `/docs`) is generated from it; handlers live in
  * `internal/`.
  */
@@ -494,13 +494,42 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
 // Admin
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The admin API's `Authorization: Bearer <admin token>` check (contract section 7). */
+/** The name of the console's session cookie (contract section 14). */
+export const sessionCookieName = "dashstream_session"
+
+/** The header a cookie-authenticated change must carry (contract section 14), and its only accepted value. */
+export const consoleHeader = { name: "X-Dashstream-Console", value: "1" } as const
+
+/**
+ * The console session cookie as a security scheme (contract section 14). `apiKey` in a cookie is how OpenAPI
+ * describes it; the value is a signed session, not a key.
+ */
+const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: sessionCookieName }).pipe(
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "The console session set by POST /console/session (HttpOnly, SameSite=Strict, 12 hours). A request that changes " +
+      `anything (any method but GET and HEAD) must also carry \`${consoleHeader.name}: ${consoleHeader.value}\`, ` +
+      "otherwise 403 forbidden and nothing changes. An invalid, tampered, expired or signed-out session is 401"
+  )
+)
+
+/**
+ * The admin API's credentials (contract sections 7 and 14): `Authorization: Bearer <admin token>`, or the console's
+ * session cookie. A request with an `Authorization` header is judged by it alone.
+ */
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
-  failure: errors("Unauthorized"),
+  // The storage errors: the session's sign-out check reads the storage (500, 503).
+  failure: Schema.Union(
+    errors("Unauthorized"),
+    errors("Forbidden"),
+    errors("StorageError"),
+    errors("StorageUnavailable")
+  ),
   security: {
     adminToken: HttpApiSecurity.bearer.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "The admin token (DASHSTREAM_ADMIN_TOKEN)")
-    )
+    ),
+    consoleSession: sessionCookie
   }
 }) {}
 
@@ -511,8 +540,31 @@ const DashboardIdParam = Schema.Struct({
   dashboardId: Schema.String.annotations({ description: "The dashboard id" })
 })
 
-/** Accounts, widgets (contract section 7) and dashboards (section 11); mounted only when an admin token is configured. */
+/** An account as the admin API lists it (contract section 14): never a key. */
+export const AccountView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  createdAt: IsoTime
+}).annotations({ identifier: "Account" })
+
+/** A widget as `GET .../widgets` lists it: with the latest entry of its stream (contract section 14). */
+export const WidgetWithLatestView = Schema.Struct({
+  ...WidgetView.fields,
+  latest: Schema.NullOr(ReadEntry).annotations({
+    description: "The latest entry of the stream, as a read without since gives it; null when the stream is empty"
+  })
+}).annotations({ identifier: "WidgetWithLatest" })
+
+/**
+ * Accounts, widgets (contract sections 7 and 14) and dashboards (section 11); mounted only when the admin API is on
+ * (an admin token configured, or generated for the run).
+ */
 export class AdminGroup extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.get("listAccounts", "/admin/accounts")
+      .addSuccess(Schema.Struct({ accounts: Schema.Array(AccountView) }).annotations({ identifier: "AccountList" }))
+      .annotate(OpenApi.Summary, "List every account, oldest first (never an access key)")
+  )
   .add(
     HttpApiEndpoint.post("createAccount", "/admin/accounts")
       .setPayload(withBoundedIssues(Schema.Struct({ name: Schema.optional(Schema.String) })))
@@ -547,9 +599,11 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("listWidgets", "/admin/accounts/:id/widgets")
       .setPath(AccountIdParam)
-      .addSuccess(Schema.Struct({ widgets: Schema.Array(WidgetView) }).annotations({ identifier: "WidgetList" }))
+      .addSuccess(
+        Schema.Struct({ widgets: Schema.Array(WidgetWithLatestView) }).annotations({ identifier: "WidgetList" })
+      )
       .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "List the account's widgets, by stream name")
+      .annotate(OpenApi.Summary, "List the account's widgets, by stream name, each with its latest entry")
   )
   .add(
     HttpApiEndpoint.post("createWidget", "/admin/accounts/:id/widgets")
@@ -574,6 +628,32 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addSuccess(Schema.Void, { status: 204 })
       .addError(errors("AccountNotFound", "StreamNotFound"))
       .annotate(OpenApi.Summary, "Delete a widget and its stream's data")
+  )
+  .add(
+    HttpApiEndpoint.post("pushPoint", "/admin/accounts/:id/widgets/:stream/points")
+      .setPath(
+        Schema.Struct({
+          id: Schema.String.annotations({ description: "The account id" }),
+          stream: Schema.String.annotations({ description: "The stream name, URL-encoded" })
+        })
+      )
+      .setPayload(
+        Schema.Unknown.annotations({
+          identifier: "PointBody",
+          description: "A point, exactly as a push's `point` (contract section 3); an empty point clears the stream"
+        })
+      )
+      .addSuccess(PushSuccess)
+      .addError(errors("InvalidJson", "InvalidRequest", "InvalidPoint", "UnsupportedCommand"))
+      .addError(errors("AccountNotFound", "StreamNotFound"))
+      .addError(errors("PayloadTooLarge"))
+      .annotate(OpenApi.Summary, "Push a point to a widget's stream, as a push with the account's key would")
+      .annotate(
+        OpenApi.Description,
+        "Stored exactly as `POST /customSend` with `{accessKey: <a key of this account>, streamName, point: <body>}` " +
+          "stores it (contract section 3: the widget type's rules, live updates, durability), and answered as that " +
+          "push is: 200 `{message: Success!}`, or its error (paths start at `point`)"
+      )
   )
   .add(
     HttpApiEndpoint.post("createDashboard", "/admin/accounts/:id/dashboards")
@@ -636,6 +716,81 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .annotate(OpenApi.Title, "Admin") {}
 
 // ---------------------------------------------------------------------------------------------------------------
+// Console
+// ---------------------------------------------------------------------------------------------------------------
+
+/** `GET /console/session`: the session the cookie names. */
+export const SessionView = Schema.Struct({
+  expiresAt: IsoTime.annotations({ description: "When the session ends (12 hours after sign-in)" })
+}).annotations({ identifier: "ConsoleSession" })
+
+/**
+ * `GET /console` and `GET /console/assets/:file` (contract section 14); served by the page lane, only when the admin
+ * API is on (otherwise 404).
+ */
+export class ConsolePageGroup extends HttpApiGroup.make("consolePage", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("consolePage", "/console")
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .annotate(OpenApi.Summary, "The console page")
+      .annotate(
+        OpenApi.Description,
+        "The web page from which an operator runs the service, with a Content-Security-Policy and " +
+          "Referrer-Policy: no-referrer. Opening `/console#token=<admin token>` signs in (the page posts the " +
+          "fragment to POST /console/session; a fragment never reaches the server)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("consoleAsset", "/console/assets/:file")
+      .setPath(Schema.Struct({ file: Schema.String }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/octet-stream" }))
+      .annotate(OpenApi.Summary, "A file of the console page (content-hashed name, cached for a year)")
+  )
+  .annotate(OpenApi.Title, "Console") {}
+
+/**
+ * The console's sign-in and sign-out (contract section 14). Mounted only when the admin API is on; otherwise every
+ * path of it answers 404.
+ */
+export class ConsoleGroup extends HttpApiGroup.make("console", { topLevel: true })
+  .add(
+    HttpApiEndpoint.post("signIn", "/console/session")
+      .setPayload(Schema.Struct({ token: Schema.String.annotations({ description: "The admin token" }) }))
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .addError(errors("Unauthorized"))
+      .addError(errors("RateLimited"))
+      .annotate(OpenApi.Summary, "Sign in with the admin token: sets the session cookie")
+      .annotate(
+        OpenApi.Description,
+        `204 and \`Set-Cookie: ${sessionCookieName}=<signed session>; Path=/; Max-Age=43200; HttpOnly; ` +
+          "SameSite=Strict` (plus `Secure` over HTTPS); the cookie never holds the token. A wrong token is 401. The " +
+          "sixth failed sign-in from one address within a minute, and every sign-in from it for the rest of that " +
+          "minute, is 429 with Retry-After. The session lasts 12 hours, works on every process of the deployment, " +
+          "and ends when the admin token changes"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getSession", "/console/session")
+      .addSuccess(SessionView)
+      .addError(errors("Unauthorized"))
+      .annotate(OpenApi.Summary, "The session of the cookie: 200 while signed in, 401 otherwise")
+  )
+  .add(
+    HttpApiEndpoint.del("signOut", "/console/session")
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(errors("Forbidden"))
+      .annotate(OpenApi.Summary, "Sign out: clears the cookie; the session is refused from then on, also replayed")
+      .annotate(
+        OpenApi.Description,
+        `Needs \`${consoleHeader.name}: ${consoleHeader.value}\` (403 forbidden without it, and nothing changes). ` +
+          "The session of the cookie, if any, is recorded as signed out, so every process refuses it from then on " +
+          "(another server process on the same database within a second); the answer clears the cookie"
+      )
+  )
+  .annotate(OpenApi.Title, "Console") {}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The API
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -651,7 +806,7 @@ const base = HttpApi.make("dashstream")
   )
   .annotate(OpenApi.Transform, cleanDecodeErrors)
 
-/** The API without the admin group: what is served when no admin token is configured. */
+/** The API without the admin and console groups: what is served when the admin API is off. */
 export const publicApi = base
   .add(PushGroup)
   .add(InfluxGroup)
@@ -662,5 +817,5 @@ export const publicApi = base
   .add(HealthGroup)
   .add(MetricsGroup)
 
-/** The whole API, admin included (contract sections 1, 5, 6, 7, 11). */
-export const api = publicApi.add(AdminGroup)
+/** The whole API, admin and console included (contract sections 1, 5, 6, 7, 11, 14). */
+export const api = publicApi.add(AdminGroup).add(ConsolePageGroup).add(ConsoleGroup)

@@ -21,8 +21,16 @@ export interface HttpConfig extends HandlerConfig {
  * rate limit, logging, live streams, metrics.
  */
 export interface HandlerConfig {
-  /** The admin API's bearer token; `undefined` disables the admin API (its paths answer 404 `not_found`). */
+  /**
+   * The admin API's bearer token, also the key of console sessions (contract sections 7 and 14); `undefined` disables
+   * the admin API and the console (their paths answer 404 `not_found`).
+   */
   readonly adminToken: string | undefined
+  /**
+   * The console page (contract section 14), served at `GET /console` and `/console/assets/<name>` while the admin
+   * API is on; without it those paths answer 404 (the admin API and sign-in still work).
+   */
+  readonly console?: ConsolePage | undefined
   /** Body size, streams per push and array elements per point (exceeding one is 413). */
   readonly limits: Limits
   /** Requests per second allowed per access key, with bursts of the same size; `undefined` turns limiting off. */
@@ -87,4 +95,23 @@ export interface EventStreamObserver {
   readonly closed: () => void
   /** `events` events (entry, clear or deleted; not pings) were written. */
   readonly sent: (events: number) => void
+}
+
+/**
+ * The console page (contract section 14) as the server serves it, the way it serves the dashboard page: one HTML
+ * document and its content-hashed files. Provided by the console's web package; the server adds
+ * `Referrer-Policy: no-referrer`, `X-Content-Type-Options: nosniff` and `Cache-Control: no-store` to the page unless
+ * `headers` says otherwise.
+ */
+export interface ConsolePage {
+  /** The HTML of `GET /console`. A throw (a bundle not built) is answered 500 and logged. */
+  readonly html: () => string
+  /** Headers of the page besides `Content-Type`: its Content-Security-Policy above all. */
+  readonly headers: Readonly<Record<string, string>>
+  /**
+   * Every file the page loads, by URL path (`/console/assets/app.3f2a9c1b.js`), answered with
+   * `Cache-Control: public, max-age=31536000, immutable` (names carry a content hash) and gzipped when the client
+   * accepts it. A throw is answered 500 and logged.
+   */
+  readonly assets: () => ReadonlyMap<string, { readonly body: Buffer; readonly contentType: string }>
 }

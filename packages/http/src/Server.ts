@@ -1,12 +1,12 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, ChangeFeed, DashboardStore, StreamStore } from "@dashstream/core"
+import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
 import { type CorsRoute, makeCors } from "./internal/cors.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
-import { isPage, makePageLane } from "./internal/pageLane.js"
+import { isConsolePage, isPage, makePageLane } from "./internal/pageLane.js"
 import { makeIngestLane, matchIngestRoute } from "./internal/ingestLane.js"
 import { answerInfluxProbe, influxProbe } from "./internal/lineProtocolRoutes.js"
 import { ingestRoutes } from "./internal/ingestRoutes.js"
@@ -65,7 +65,7 @@ const corsRoutes: ReadonlyArray<CorsRoute> = [
 ]
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */
-export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore
+export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore
 
 /** Dashstream's HTTP interface as Node request listeners, for a server of your own (see {@link handler}). */
 export interface Handler {
@@ -94,10 +94,12 @@ export interface Handler {
  *
  * Several lanes share the handler: the pushes (`POST /customSend[/]` and the other push protocols of
  * `internal/ingestRoutes.ts`: the InfluxDB writes among them) are answered by a direct ingest lane (see
- * `internal/ingestLane.ts`), InfluxDB's `/ping` and `/query` by a fixed answer (`internal/lineProtocolRoutes.ts`), the latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read
- * lane (see `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live
- * lane of Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files
- * by the page lane (`internal/pageLane.ts`), every other request by the `HttpApi` (see `internal/apiLane.ts`).
+ * `internal/ingestLane.ts`), InfluxDB's `/ping` and `/query` by a fixed answer (`internal/lineProtocolRoutes.ts`), the
+ * latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see
+ * `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live lane of
+ * Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files and the
+ * console page (when the admin API is on) by the page lane (`internal/pageLane.ts`), every other request by the
+ * `HttpApi` (see `internal/apiLane.ts`).
  */
 export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, Stores | Scope.Scope> =>
   Effect.gen(function* () {
@@ -130,7 +132,12 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       }
     })
     const readLane = makeReadLane(runtime, { limiter, logRequests: config.logRequests, metrics })
-    const pageLane = makePageLane(runtime, { logRequests: config.logRequests, frameAncestors: config.frameAncestors })
+    const pageLane = makePageLane(runtime, {
+      logRequests: config.logRequests,
+      frameAncestors: config.frameAncestors,
+      console: config.console
+    })
+    const consoleOn = config.adminToken !== undefined
     const runFork = Runtime.runFork(runtime)
     const cors = makeCors(config.corsOrigins ?? [], corsRoutes)
     /** The route template of `url` for CORS: an ingest route's (whatever the method), else the `HttpApi`'s. */
@@ -162,13 +169,13 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
         return
       }
       if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
-      if (isPage(req.method, req.url)) return pageLane(req, res)
+      if (isPage(req.method, req.url) || (consoleOn && isConsolePage(req.method, req.url))) return pageLane(req, res)
       const refusal = refuseDeclaredLength(req, maxBodyBytes)
       if (refusal === undefined) {
-        if (req.url?.startsWith("/admin/") && req.method !== "GET") {
+        if (req.method !== "GET" && (req.url?.startsWith("/admin/") || req.url?.startsWith("/console/"))) {
           treatBodyAsJson(req)
           // A dashboard or widget changed here reaches this process's open dashboard streams at once.
-          res.once("finish", liveLane.dashboardsChanged)
+          if (req.url.startsWith("/admin/")) res.once("finish", liveLane.dashboardsChanged)
         }
         return apiLane(req, res)
       }
@@ -228,9 +235,9 @@ const answerFramingError = (error: Error & { readonly code?: string }, socket: D
 }
 
 /**
- * Admin bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1): `curl -d '{...}'`
- * labels JSON `application/x-www-form-urlencoded`, and HttpApi would otherwise decode it as a form and drop the
- * fields.
+ * Admin and console bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1):
+ * `curl -d '{...}'` labels JSON `application/x-www-form-urlencoded`, and HttpApi would otherwise decode it as a form
+ * and drop the fields (or, for a sign-in, take an HTML form's fields).
  */
 const treatBodyAsJson = (req: IncomingMessage): void => {
   const type = req.headers["content-type"]

@@ -9,7 +9,7 @@ export { api } from "./Api.js"
  * What the composition root passes to {@link layer} (bind address, admin token, limits, rate limit, logging), and to
  * {@link handler} (the same without the bind address).
  */
-export type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
+export type { ConsolePage, HandlerConfig, HttpConfig } from "./HttpConfig.js"
 
 /**
  * What a server whose processes share the limits passes in `HandlerConfig.rateLimiter` and `eventStreamSlots`

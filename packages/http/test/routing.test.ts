@@ -56,7 +56,8 @@ describe("routing, health and documentation", () => {
       ["DELETE", "/api/v2/k/datastream/s", "GET, HEAD"],
       ["POST", "/healthz", "GET, HEAD"],
       ["PATCH", "/admin/accounts/x/widgets", "GET, HEAD, POST"],
-      ["GET", "/admin/accounts", "POST"],
+      ["PUT", "/admin/accounts", "GET, HEAD, POST"],
+      ["PUT", "/console/session", "DELETE, GET, HEAD, POST"],
       ["POST", "/openapi.json", "GET, HEAD"]
     ]
     for (const [method, path, allow] of cases) {

@@ -7,7 +7,8 @@
 //
 // Left outside the bundle, resolved from the package's own dependencies at run time:
 // - better-sqlite3: a native addon that finds its .node file relative to its own package;
-// - @dashstream/dashboard-web: reads its prebuilt browser bundle relative to its own files;
+// - @dashstream/dashboard-web and @dashstream/console-web: read their prebuilt browser bundles relative to their own
+//   files;
 // - pg-native: pg's optional native binding, never installed by us (pg falls back to JavaScript).
 // Version.ts reads ../package.json relative to its module, which from bundle/ is still the package's package.json.
 // The SQLite page reader's thread (storage-sqlite's internal/pageReaderThread.js) is a module that `new Worker` loads
@@ -35,7 +36,7 @@ await build({
   platform: "node",
   target: "node20",
   outdir,
-  external: ["better-sqlite3", "@dashstream/dashboard-web", "pg-native"],
+  external: ["better-sqlite3", "@dashstream/dashboard-web", "@dashstream/console-web", "pg-native"],
   // Some bundled CommonJS modules call require() for node built-ins; an ES module has no require of its own.
   banner: {
     js: 'import { createRequire as __dashstreamRequire } from "node:module"; const require = __dashstreamRequire(import.meta.url);'

@@ -4,6 +4,7 @@ import {
   type ChangeFeed,
   type DashboardStore,
   type DecimationStore,
+  type SessionStore,
   StorageError,
   type StorageFailure,
   StorageUnavailable,
@@ -218,7 +219,7 @@ const withStorage =
   ): Effect.Effect<
     A,
     Exclude<E, StorageFailure> | CommandFailed | UsageError,
-    Exclude<R, AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore>
+    Exclude<R, AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore>
   > =>
     effect.pipe(
       Effect.mapError((error): Exclude<E, StorageFailure> | CommandFailed =>

@@ -40,12 +40,13 @@ export const commandSpecs = {
     words: ["serve"],
     synopsis:
       "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] [--decimate-at HH:MM|off] " +
-      "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... " +
+      "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... [--no-admin] " +
       "[--frame-ancestors SOURCES]",
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
       "--workers N serves with N processes (default: one per CPU); --cors-origin (repeatable) lets web pages of " +
-      "that origin push and read; stops cleanly on SIGINT or SIGTERM",
+      "that origin push and read; on a loopback address without DASHSTREAM_ADMIN_TOKEN it prints a console link " +
+      "with a token made for the run (--no-admin: no admin API, no console); stops cleanly on SIGINT or SIGTERM",
     options: {
       host: { type: "string" },
       port: { type: "string" },
@@ -55,6 +56,7 @@ export const commandSpecs = {
       "decimate-at": { type: "string" },
       "decimation-tiers": { type: "string" },
       workers: { type: "string" },
+      "no-admin": { type: "boolean" },
       "cors-origin": { type: "string", multiple: true },
       "frame-ancestors": { type: "string" }
     }

@@ -1,4 +1,4 @@
-import { isIP } from "node:net"
+import { BlockList, isIP } from "node:net"
 import { availableParallelism } from "node:os"
 import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
 import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
@@ -29,6 +29,7 @@ export type Flags = Readonly<Record<string, string | ReadonlyArray<string> | boo
 export const EnvVar = {
   db: "DASHSTREAM_DB",
   adminToken: "DASHSTREAM_ADMIN_TOKEN",
+  admin: "DASHSTREAM_ADMIN",
   logRequests: "DASHSTREAM_LOG_REQUESTS",
   logSkipped: "DASHSTREAM_LOG_SKIPPED",
   logLevel: "DASHSTREAM_LOG_LEVEL",
@@ -187,6 +188,7 @@ export type ServeFlags = {
   readonly "decimate-at"?: string | undefined
   readonly "decimation-tiers"?: string | undefined
   readonly workers?: string | undefined
+  readonly "no-admin"?: boolean | undefined
   readonly "cors-origin"?: ReadonlyArray<string> | undefined
   readonly "frame-ancestors"?: string | undefined
 }
@@ -207,8 +209,16 @@ export interface ServeConfig {
   readonly port: number
   /** Requests per second per access key, with bursts of the same size; `null` (the default) turns limiting off. */
   readonly rateLimit: number | null
-  /** Bearer token of the admin API; `null` (the default) disables `/admin`. */
+  /**
+   * Bearer token of the admin API and key of console sessions (`DASHSTREAM_ADMIN_TOKEN`); `null` (the default): none
+   * configured, see {@link adminSetting} for what `serve` does then.
+   */
   readonly adminToken: Redacted.Redacted<string> | null
+  /**
+   * `false` with `--no-admin` or `DASHSTREAM_ADMIN=off` (any false word): the admin API and the console stay off,
+   * whatever else is set (contract section 14). Default `true`.
+   */
+  readonly admin: boolean
   /** Log one line per request (method, path with the access key redacted, status, duration). Default off. */
   readonly logRequests: boolean
   /**
@@ -262,6 +272,13 @@ const serve: Config.Config<ServeConfig> = Config.all({
   port: Config.withDefault(setting("--port", parsePort), serveDefaults.port),
   rateLimit: Config.withDefault(setting("--rate-limit", parseRateLimit), null),
   adminToken: Config.map(Config.option(Config.redacted(EnvVar.adminToken)), Option.getOrNull),
+  admin: Config.withDefault(
+    Config.orElseIf(
+      Config.map(setting("--no-admin", parseBoolean), (no) => !no),
+      { if: ConfigError.isMissingDataOnly, orElse: () => setting(EnvVar.admin, parseBoolean) }
+    ),
+    true
+  ),
   logRequests: Config.withDefault(flagOrEnv("log-requests", EnvVar.logRequests, parseBoolean), false),
   logSkipped: Config.withDefault(flagOrEnv("log-skipped", EnvVar.logSkipped, parseBoolean), false),
   decimateAt: Config.withDefault(
@@ -292,6 +309,44 @@ const serve: Config.Config<ServeConfig> = Config.all({
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
   load(serve, flags, env)
+
+/**
+ * What `serve` does about the admin API and the console (contract sections 7 and 14):
+ * - `Off`: off (404), with `--no-admin` / `DASHSTREAM_ADMIN=off`, or with no token configured on an address that is
+ *   not loopback (nobody else on the network may find an admin API with a token printed on this machine's console);
+ * - `Token`: on, with the configured `DASHSTREAM_ADMIN_TOKEN`;
+ * - `FirstRun`: on, with a random token generated for this run and printed once (no token configured, loopback host).
+ */
+export type AdminSetting =
+  | { readonly _tag: "Off" }
+  | { readonly _tag: "Token"; readonly token: Redacted.Redacted<string> }
+  | { readonly _tag: "FirstRun" }
+
+/** The {@link AdminSetting} of a `serve` configuration. */
+export const adminSetting = (config: ServeConfig): AdminSetting =>
+  !config.admin
+    ? { _tag: "Off" }
+    : config.adminToken !== null
+      ? { _tag: "Token", token: config.adminToken }
+      : isLoopback(config.host)
+        ? { _tag: "FirstRun" }
+        : { _tag: "Off" }
+
+/**
+ * True when `host` names only this machine: `localhost`, an IPv4 address in 127.0.0.0/8, `::1`, or an IPv4-mapped
+ * IPv6 loopback (`::ffff:127.0.0.1`). `0.0.0.0` and `::` (every interface) are not.
+ */
+export const isLoopback = (host: string): boolean => {
+  const h = host.toLowerCase()
+  if (h === "localhost" || h.endsWith(".localhost")) return true
+  const family = isIP(h)
+  return family !== 0 && loopback.check(h, family === 4 ? "ipv4" : "ipv6")
+}
+
+// BlockList also matches IPv4-mapped IPv6 forms of the IPv4 subnet.
+const loopback = new BlockList()
+loopback.addSubnet("127.0.0.0", 8, "ipv4")
+loopback.addAddress("::1", "ipv6")
 
 /** The most `--workers` accepted. */
 export const maxWorkers = 1024

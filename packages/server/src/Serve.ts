@@ -1,7 +1,17 @@
-import { AccountStore, defaultLimits, makeAccountCache, withAccountCache } from "@dashstream/core"
+import { randomBytes } from "node:crypto"
+import { consolePage } from "@dashstream/console-web"
+import {
+  AccountStore,
+  defaultLimits,
+  makeAccountCache,
+  makeSessionCache,
+  SessionStore,
+  withAccountCache,
+  withSessionCache
+} from "@dashstream/core"
 import type * as HttpModule from "@dashstream/http"
 import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
-import type { DatabaseConfig, ServeConfig } from "./Config.js"
+import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig } from "./Config.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, type UsageError } from "./Errors.js"
 import type { WorkerRole } from "./internal/cluster/WorkerRole.js"
@@ -64,13 +74,17 @@ export const serve = (
             (cause) => new CommandFailed({ message: `could not read the ${Storage.describe(db.database)}`, cause })
           )
         )
+        const admin = adminSetting(config)
+        const adminToken = yield* adminTokenOf(admin, role)
         // A worker gives the hint to the primary before it listens: the primary prints it after the listening line.
-        if (accounts === 0 && role?.decimate === true) role.hint(firstStartHint(db, config))
+        if (accounts === 0 && role?.decimate === true) role.hint(firstStartHint(db, config, admin))
+        let url = ""
         yield* Layer.build(
           Http.layer({
             host: config.host,
             port: config.port,
-            adminToken: config.adminToken === null ? undefined : Redacted.value(config.adminToken),
+            adminToken,
+            console: consolePage,
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
@@ -80,24 +94,38 @@ export const serve = (
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,
-            onListening: role?.listening
+            onListening:
+              role?.listening ??
+              ((listening) => {
+                url = listening
+              })
           }).pipe(
             // Pushes and reads look up the access key and the widget on every request: serve those from memory for
             // a second (a revocation or deletion made by another server process takes effect within that second; by
-            // another worker of this server, at once: it tells the others before answering).
+            // another worker of this server, at once: it tells the others before answering). Console requests check
+            // that their session was not signed out, likewise from memory (see `makeSessionCache`).
             Layer.provide(
               role === undefined
-                ? withAccountCache(Layer.succeedContext(storage))
-                : Layer.merge(
+                ? withSessionCache(withAccountCache(Layer.succeedContext(storage)))
+                : Layer.mergeAll(
                     Layer.succeedContext(storage),
                     Layer.effect(
                       AccountStore,
                       Effect.map(AccountStore, (store) => role.accountStore(makeAccountCache(store)))
+                    ).pipe(Layer.provide(Layer.succeedContext(storage))),
+                    Layer.effect(
+                      SessionStore,
+                      Effect.map(SessionStore, (store) => role.sessionStore(makeSessionCache(store)))
                     ).pipe(Layer.provide(Layer.succeedContext(storage)))
                   )
             )
           )
         ).pipe(Effect.catchAllCause((cause) => bindFailure(cause, config)))
+        if (role === undefined) {
+          yield* Console.log(`Dashstream listening on ${url}`)
+          const line = consoleLine(url, admin, adminToken)
+          if (line !== undefined) yield* Console.log(line)
+        }
         if (role !== undefined && !role.decimate) {
           // One worker of the server runs the daily pass (the primary picks it).
         } else if (config.decimateAt !== null) {
@@ -110,7 +138,7 @@ export const serve = (
         } else {
           yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")
         }
-        if (accounts === 0 && role === undefined) yield* Console.log(firstStartHint(db, config))
+        if (accounts === 0 && role === undefined) yield* Console.log(firstStartHint(db, config, admin))
         return yield* Effect.never.pipe(
           Effect.onInterrupt(() =>
             Effect.logInfo("shutting down: answering the requests in flight, then closing the database")
@@ -119,6 +147,44 @@ export const serve = (
       })
     )
   })
+
+/**
+ * A random admin token for a first run (contract section 14): 256 bits as 43 characters of base64url (safe in a URL
+ * fragment). Lives as long as the run: a restart makes another, which ends every console session of the old one.
+ */
+export const newAdminToken = (): string => randomBytes(32).toString("base64url")
+
+/**
+ * The admin token this process serves with: the configured one, the first run's (made here for the one-process
+ * server; a worker's comes from its primary, so that every worker of the server has the same), or none.
+ */
+const adminTokenOf = (admin: AdminSetting, role: WorkerRole | undefined): Effect.Effect<string | undefined> => {
+  switch (admin._tag) {
+    case "Off":
+      return Effect.succeed(undefined)
+    case "Token":
+      return Effect.succeed(Redacted.value(admin.token))
+    case "FirstRun":
+      if (role === undefined) return Effect.sync(newAdminToken)
+      return role.adminToken === undefined
+        ? Effect.dieMessage("the primary sent no admin token for the first run")
+        : Effect.succeed(role.adminToken)
+  }
+}
+
+/**
+ * The line `serve` prints after the listening line when the console is on (contract section 14): on a first run
+ * `Console: http://127.0.0.1:<port>/console#token=<token>`, the link that signs in (the token is in the fragment,
+ * which a browser never sends); with a configured token, the console's address alone. `url` is the listening URL
+ * (`http://HOST:PORT`); a wildcard host is shown as 127.0.0.1. `undefined` when the console is off.
+ */
+export const consoleLine = (url: string, admin: AdminSetting, token: string | undefined): string | undefined => {
+  if (admin._tag === "Off" || token === undefined) return undefined
+  const base = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, "http://127.0.0.1")
+  return admin._tag === "FirstRun"
+    ? `Console: ${base}/console#token=${token}`
+    : `Console: ${base}/console (sign in with DASHSTREAM_ADMIN_TOKEN)`
+}
 
 const bindErrors: Record<string, (config: ServeConfig) => string> = {
   EADDRINUSE: (c) => `port ${c.port} on ${c.host} is already in use; stop the other server or pick another --port`,
@@ -155,7 +221,7 @@ export const bindFailure = <E>(cause: Cause.Cause<E>, config: ServeConfig): Effe
  * and the admin API alternative. The `--db` flag is repeated when it was given on the command line (unless the URL
  * holds a password, which is never printed).
  */
-export const firstStartHint = (db: DatabaseConfig, config: ServeConfig): string => {
+export const firstStartHint = (db: DatabaseConfig, config: ServeConfig, admin: AdminSetting): string => {
   const dbFlag =
     db.source !== "flag"
       ? ""
@@ -164,7 +230,7 @@ export const firstStartHint = (db: DatabaseConfig, config: ServeConfig): string 
         : ` --db ${shellQuote(Redacted.value(db.url))}`
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${config.port === 0 ? "<port>" : config.port}`
-  const auth = `-H "Authorization: Bearer $DASHSTREAM_ADMIN_TOKEN"`
+  const auth = `-H "Authorization: Bearer ${admin._tag === "FirstRun" ? "<TOKEN>" : "$DASHSTREAM_ADMIN_TOKEN"}"`
   return [
     "",
     "The database has no accounts yet. Create an account, then declare a widget with the access key it prints:",
@@ -176,9 +242,11 @@ export const firstStartHint = (db: DatabaseConfig, config: ServeConfig): string 
     "",
     `  curl -X POST ${base}/customSend -d '{"accessKey":"<ACCESS_KEY>","streamName":"revenue","point":42}'`,
     "",
-    config.adminToken === null
-      ? "Or use the admin API: restart serve with DASHSTREAM_ADMIN_TOKEN set to a secret, then:"
-      : "Or use the admin API (DASHSTREAM_ADMIN_TOKEN is set):",
+    admin._tag === "FirstRun"
+      ? "Or open the Console link above in a browser, or use the admin API with the <TOKEN> that link carries:"
+      : admin._tag === "Token"
+        ? "Or use the admin API (DASHSTREAM_ADMIN_TOKEN is set):"
+        : "Or use the admin API: restart serve with DASHSTREAM_ADMIN_TOKEN set to a secret, then:",
     "",
     `  curl -X POST ${auth} ${base}/admin/accounts -d '{"name":"My dashboard"}'`,
     `  curl -X POST ${auth} ${base}/admin/accounts/<ACCOUNT_ID>/widgets -d '{"streamName":"revenue","type":"number"}'`,

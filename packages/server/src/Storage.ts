@@ -4,6 +4,7 @@ import {
   type ChangeSink,
   type DashboardStore,
   type DecimationStore,
+  type SessionStore,
   type SourceRefused,
   StorageError,
   type StorageFailure,
@@ -40,7 +41,8 @@ export interface SharedFile {
 }
 
 /**
- * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
+ * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards, console
+ * sign-outs). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
  * {@link CommandFailed} when the database cannot be opened or reached, {@link UsageError} when the PostgreSQL URL
  * is not one the adapter accepts. `observer`, if given, is told of every group commit (`serve`'s metrics); `shared`,
@@ -51,7 +53,7 @@ export const layer = (
   observer?: WriteObserver,
   shared?: SharedFile
 ): Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore,
+  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore,
   CommandFailed | UsageError
 > =>
   database._tag === "Sqlite"

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster"
 import { createServer } from "node:net"
-import { Console, Effect, Runtime } from "effect"
-import type { DatabaseConfig, ServeConfig } from "./Config.js"
+import { Console, Effect, Redacted, Runtime } from "effect"
+import { adminSetting, type DatabaseConfig, type ServeConfig } from "./Config.js"
 import { CommandFailed, type UsageError } from "./Errors.js"
 import { Hub } from "./internal/cluster/Hub.js"
 import { isMessage, type FromWorker } from "./internal/cluster/protocol.js"
@@ -16,7 +16,8 @@ import * as Serve from "./Serve.js"
  * The primary serves no request and opens no database. It checks the port is free and forks the workers; the first
  * to load brings the schema up to date, the others open the database once it has. It prints one
  * `Dashstream listening on ...` line once
- * every worker listens (then the first-start hint, if the database is empty), and holds what the contract makes per
+ * every worker listens (then the console line and the first-start hint, if the database is empty; on a first run it
+ * makes the admin token and gives it to every worker), and holds what the contract makes per
  * server (see `internal/cluster/Hub.ts`): the rate limit's token buckets, the count of open event streams per key,
  * the live-update sequence of a shared SQLite file, the fan-out of admin changes to the workers' account caches,
  * the gathering of every worker's metrics for `GET /metrics`. One worker (the first, or its replacement) runs the
@@ -61,7 +62,15 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
     }
     const runtime = yield* Effect.runtime<never>()
     const log = (effect: Effect.Effect<void>) => Runtime.runFork(runtime)(effect)
-    const supervisor = new Supervisor(config, log)
+    const admin = adminSetting(config)
+    // Made once here and given to every worker (in `welcome`): the server has one token, whichever worker answers.
+    const adminToken =
+      admin._tag === "FirstRun"
+        ? Serve.newAdminToken()
+        : admin._tag === "Token"
+          ? Redacted.value(admin.token)
+          : undefined
+    const supervisor = new Supervisor(config, log, admin._tag === "FirstRun" ? adminToken : undefined)
     yield* Effect.addFinalizer(() => Effect.sync(() => supervisor.hub.close()))
     supervisor.start()
     const url = yield* Effect.promise(() => supervisor.listening).pipe(
@@ -73,6 +82,8 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
       Effect.onError(() => Effect.promise(() => supervisor.stop()))
     )
     yield* Console.log(`Dashstream listening on ${url}`)
+    const line = Serve.consoleLine(url, admin, adminToken)
+    if (line !== undefined) yield* Console.log(line)
     yield* Effect.logInfo(`serving with ${config.workers} worker processes`)
     if (supervisor.hint !== undefined) yield* Console.log(supervisor.hint)
     const failure = yield* Effect.promise(() => supervisor.failed).pipe(
@@ -135,9 +146,11 @@ class Supervisor {
 
   constructor(
     private readonly config: ServeConfig,
-    private readonly log: (effect: Effect.Effect<void>) => void
+    private readonly log: (effect: Effect.Effect<void>) => void,
+    adminToken: string | undefined
   ) {
     this.hub = new Hub({
+      adminToken,
       send: (id, message) => {
         const w = this.live.get(id)
         // A worker can close its channel between the check and the write (it is exiting: shutdown, or it died):

@@ -69,6 +69,7 @@ describe("Config.serveConfig", () => {
       port: 8080,
       rateLimit: null,
       adminToken: null,
+      admin: true,
       logRequests: false,
       logSkipped: false,
       decimateAt: { hour: 3, minute: 0 },
@@ -105,6 +106,35 @@ describe("Config.serveConfig", () => {
       assert.match(leftMessage(frameAncestors(bad, undefined)), /^--frame-ancestors must be/, JSON.stringify(bad))
     }
     assert.match(leftMessage(frameAncestors(undefined, "a;b")), /^DASHSTREAM_FRAME_ANCESTORS must be/)
+  })
+
+  it("admin: --no-admin or DASHSTREAM_ADMIN=off turn it off; a bad DASHSTREAM_ADMIN is a usage error", () => {
+    assert.isFalse(right(Config.serveConfig({ "no-admin": true }, {})).admin)
+    assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_ADMIN: "off" })).admin)
+    assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_ADMIN: "0" })).admin)
+    assert.isTrue(right(Config.serveConfig({}, { DASHSTREAM_ADMIN: "on" })).admin)
+    assert.isFalse(right(Config.serveConfig({ "no-admin": true }, { DASHSTREAM_ADMIN: "on" })).admin)
+    assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_ADMIN: "maybe" })), /^DASHSTREAM_ADMIN must be 1 or 0/)
+  })
+
+  it("adminSetting: a configured token; else a first-run token on a loopback address only; off when told so", () => {
+    const of = (flags: Config.ServeFlags, env: Record<string, string>) =>
+      Config.adminSetting(right(Config.serveConfig(flags, env)))._tag
+    const token = { DASHSTREAM_ADMIN_TOKEN: "secret" }
+    assert.strictEqual(of({}, {}), "FirstRun")
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "localhost", "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1"]) {
+      assert.strictEqual(of({ host }, {}), "FirstRun", host)
+    }
+    for (const host of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.2", "example.com", "::ffff:10.0.0.1"]) {
+      assert.strictEqual(of({ host }, {}), "Off", host)
+      assert.strictEqual(of({ host }, token), "Token", host)
+    }
+    assert.strictEqual(of({}, token), "Token")
+    const setting = Config.adminSetting(right(Config.serveConfig({}, token)))
+    assert.strictEqual(setting._tag === "Token" ? Redacted.value(setting.token) : undefined, "secret")
+    assert.strictEqual(of({ "no-admin": true }, token), "Off")
+    assert.strictEqual(of({}, { ...token, DASHSTREAM_ADMIN: "off" }), "Off")
+    assert.strictEqual(of({ "no-admin": true }, {}), "Off")
   })
 
   it("cors: --cors-origin (repeatable) beats DASHSTREAM_CORS_ORIGIN (comma-separated); only * or bare origins", () => {

@@ -186,4 +186,31 @@ describe("Hub: limits per server", () => {
     expect(sent).toEqual([[1, { ds: "reply", id: 2, value: [[2], [3]] }]])
     hub.close()
   })
+
+  it("a console sign-out is passed to every other worker; a first run's admin token is given to every worker", () => {
+    const { hub, sent } = setup(3)
+    hub.receive(3, { ds: "invalidate", id: 7, what: { session: "SESSION" } })
+    const forgets = sent.splice(0)
+    expect(forgets.map(([w, m]) => [w, m.ds === "forget" ? m.what : m.ds])).toEqual([
+      [1, { session: "SESSION" }],
+      [2, { session: "SESSION" }]
+    ])
+    hub.close()
+    const welcomed: Array<[number, FromPrimary]> = []
+    const firstRun = new Hub({
+      send: (w, m) => void welcomed.push([w, m]),
+      rateLimit: null,
+      now: () => 0,
+      adminToken: "T"
+    })
+    for (let w = 1; w <= 2; w++) {
+      firstRun.added(w)
+      firstRun.ready(w, w === 1, w === 1)
+    }
+    expect(welcomed.map(([w, m]) => [w, m.ds === "welcome" ? m.adminToken : undefined])).toEqual([
+      [1, "T"],
+      [2, "T"]
+    ])
+    firstRun.close()
+  })
 })

@@ -98,6 +98,21 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
         )
       ),
 
+    listAccounts: attempt(() =>
+      run(
+        pool,
+        db
+          .selectFrom("accounts")
+          .select(["id", "name", "created_at"])
+          // Ids are compared as bytes, as SQLite compares them, so both list accounts created together alike.
+          .orderBy("created_at")
+          .orderBy(sql`id collate "C"`)
+          .compile()
+      )
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => ({ id: row.id as AccountId, name: row.name, createdAt: row.created_at })))
+    ),
+
     countAccounts: attempt(() =>
       run(
         pool,

@@ -3,6 +3,7 @@ import {
   ChangeFeed,
   DashboardStore,
   DecimationStore,
+  SessionStore,
   StreamStore,
   type WriteObserver
 } from "@dashstream/core"
@@ -14,6 +15,7 @@ import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
 import { makeDashboardStore } from "./PostgresDashboardStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
+import { makeSessionStore } from "./PostgresSessionStore.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 import { makeStreamStore } from "./PostgresStreamStore.js"
 
@@ -25,6 +27,8 @@ export interface PostgresStores {
   readonly dashboardStore: Context.Tag.Service<DashboardStore>
   /** Live updates (contract section 10): the changes committed by every process on this database and schema. */
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
+  /** Console sign-outs (contract section 14), seen by every process on this database and schema. */
+  readonly sessionStore: Context.Tag.Service<SessionStore>
 }
 
 /**
@@ -82,26 +86,28 @@ export const make = (
       accountStore: makeAccountStore(pool, channel),
       decimationStore: makeDecimationStore(pool, config),
       dashboardStore: makeDashboardStore(pool),
-      changeFeed: listener.feed()
+      changeFeed: listener.feed(),
+      sessionStore: makeSessionStore(pool)
     }
   })
 
 /**
- * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` on PostgreSQL (see
- * {@link make}; the schema must have been migrated); the pool and the listening connection live as long as the layer.
- * `observer`, if given, is told of every group commit.
+ * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed` and `SessionStore` on
+ * PostgreSQL (see {@link make}; the schema must have been migrated); the pool and the listening connection live as
+ * long as the layer. `observer`, if given, is told of every group commit.
  */
 export const layer = (
   config: PostgresConfig,
   observer?: WriteObserver
-): Layer.Layer<StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed> =>
+): Layer.Layer<StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore> =>
   Layer.scopedContext(
     Effect.map(make(config, observer), (stores) =>
       Context.make(StreamStore, stores.streamStore).pipe(
         Context.add(AccountStore, stores.accountStore),
         Context.add(DecimationStore, stores.decimationStore),
         Context.add(DashboardStore, stores.dashboardStore),
-        Context.add(ChangeFeed, stores.changeFeed)
+        Context.add(ChangeFeed, stores.changeFeed),
+        Context.add(SessionStore, stores.sessionStore)
       )
     )
   )

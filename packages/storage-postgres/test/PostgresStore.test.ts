@@ -1,4 +1,4 @@
-import { changeFeedSuite, dashboardSuite, decimationSuite, storageSuite } from "@dashstream/core/testing"
+import { changeFeedSuite, dashboardSuite, decimationSuite, sessionSuite, storageSuite } from "@dashstream/core/testing"
 import { afterAll, describe, it } from "@effect/vitest"
 import { freshSchemaLayer, openTestDatabase } from "../src/testing/index.js"
 
@@ -15,4 +15,5 @@ if (db === undefined) {
   decimationSuite("postgres", () => freshSchemaLayer(db.url))
   dashboardSuite("postgres", () => freshSchemaLayer(db.url))
   changeFeedSuite("postgres", () => freshSchemaLayer(db.url))
+  sessionSuite("postgres", () => freshSchemaLayer(db.url))
 }

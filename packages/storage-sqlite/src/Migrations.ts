@@ -7,6 +7,7 @@ import * as M0001 from "./migrations/0001_initial.js"
 import * as M0002 from "./migrations/0002_live.js"
 import * as M0003 from "./migrations/0003_dashboards.js"
 import * as M0004 from "./migrations/0004_live_sequence.js"
+import * as M0005 from "./migrations/0005_console_sessions.js"
 
 /**
  * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
@@ -16,7 +17,8 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": M0001,
   "0002_live": M0002,
   "0003_dashboards": M0003,
-  "0004_live_sequence": M0004
+  "0004_live_sequence": M0004,
+  "0005_console_sessions": M0005
 }
 
 /** The names of every migration this version knows, in the order they run. */

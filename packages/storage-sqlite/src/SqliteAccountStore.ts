@@ -121,6 +121,19 @@ export const make = (
         )
       ),
 
+    listAccounts: Effect.tryPromise({
+      try: () =>
+        kysely
+          .selectFrom("accounts")
+          .select(["id", "name", "created_at"])
+          .orderBy("created_at")
+          .orderBy("id")
+          .execute(),
+      catch: storageFailure
+    }).pipe(
+      Effect.map((rows) => rows.map((r): Account => ({ id: r.id as AccountId, name: r.name, createdAt: r.created_at })))
+    ),
+
     countAccounts: Effect.tryPromise({
       try: () =>
         kysely

@@ -5,6 +5,7 @@ import {
   DashboardStore,
   DecimationStore,
   Fanout,
+  SessionStore,
   type StorageFailure,
   StreamStore,
   type WriteObserver
@@ -17,6 +18,7 @@ import { runMigrations } from "./Migrations.js"
 import * as SqliteAccountStore from "./SqliteAccountStore.js"
 import * as SqliteDashboardStore from "./SqliteDashboardStore.js"
 import * as SqliteDecimationStore from "./SqliteDecimationStore.js"
+import * as SqliteSessionStore from "./SqliteSessionStore.js"
 import * as SqliteStreamStore from "./SqliteStreamStore.js"
 
 export type { SqliteConfig } from "./internal/database.js"
@@ -28,6 +30,7 @@ export interface SqliteStores {
   readonly decimationStore: Context.Tag.Service<DecimationStore>
   readonly dashboardStore: Context.Tag.Service<DashboardStore>
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
+  readonly sessionStore: Context.Tag.Service<SessionStore>
 }
 
 /**
@@ -72,11 +75,12 @@ export const make = (
     })
     const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
     const dashboardStore = SqliteDashboardStore.make(kysely)
-    return { accountStore, streamStore, decimationStore, dashboardStore, changeFeed: sink.feed() }
+    const sessionStore = yield* Effect.try({ try: () => SqliteSessionStore.make(db), catch: storageFailure })
+    return { accountStore, streamStore, decimationStore, dashboardStore, changeFeed: sink.feed(), sessionStore }
   })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` backed by the SQLite
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed` and `SessionStore` backed by the SQLite
  * file `config.filename` (see {@link make}); the database is closed when the layer is released. `observer`, if given,
  * is told of every group commit; `relay`, if given, carries live updates between processes (see {@link make}).
  */
@@ -84,14 +88,18 @@ export const layer = (
   config: SqliteConfig,
   observer?: WriteObserver,
   relay?: ChangeSink
-): Layer.Layer<AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed, StorageFailure> =>
+): Layer.Layer<
+  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore,
+  StorageFailure
+> =>
   Layer.scopedContext(
     Effect.map(make(config, observer, relay), (stores) =>
       Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, stores.streamStore),
         Context.add(DecimationStore, stores.decimationStore),
         Context.add(DashboardStore, stores.dashboardStore),
-        Context.add(ChangeFeed, stores.changeFeed)
+        Context.add(ChangeFeed, stores.changeFeed),
+        Context.add(SessionStore, stores.sessionStore)
       )
     )
   )

@@ -7,6 +7,7 @@ import { ChangeFeed, deletedChange, Fanout, type PendingChange } from "../Change
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, quoted, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
+import { SessionStore } from "../SessionStore.js"
 import { type ReadQuery, renderPage, type StoredEntry, StreamStore, type StreamWrite } from "../StreamStore.js"
 import type { Micros } from "../Time.js"
 import type { ViewTokenDigest } from "../ViewToken.js"
@@ -43,6 +44,8 @@ interface State {
   readonly dashboards: Map<DashboardId, { dashboard: Dashboard; viewToken: ViewTokenDigest }>
   nextStreamId: number
   nextEntryId: number
+  /** Signed-out console sessions: id -> when the session expires (microseconds). */
+  readonly endedSessions: Map<string, Micros>
   /** Whether a decimation pass holds the pass lock. */
   passLocked: boolean
   /** Subscribers of stream changes; published to after each write (memory is "durable" once written). */
@@ -56,6 +59,7 @@ export interface MemoryStores {
   readonly decimationStore: Context.Tag.Service<DecimationStore>
   readonly dashboardStore: Context.Tag.Service<DashboardStore>
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
+  readonly sessionStore: Context.Tag.Service<SessionStore>
   /** The fan-out behind `changeFeed`, for tests that publish a `Gap` themselves. */
   readonly fanout: Fanout
 }
@@ -91,6 +95,7 @@ const makeState = (): State => ({
   widgets: new Map(),
   data: new Map(),
   dashboards: new Map(),
+  endedSessions: new Map(),
   nextStreamId: 1,
   nextEntryId: 1,
   passLocked: false,
@@ -107,6 +112,9 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
         state.keys.set(key, { accountId: account.id, revoked: false })
       }),
     getAccount: (id) => Effect.sync(() => Option.fromNullable(state.accounts.get(id))),
+    listAccounts: Effect.sync(() =>
+      [...state.accounts.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    ),
     countAccounts: Effect.sync(() => state.accounts.size),
     addAccessKey: (id, key, _createdAt, revokeOthers) =>
       Effect.zipRight(
@@ -331,6 +339,15 @@ const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
   }
 }
 
+const sessionStore = (state: State): Context.Tag.Service<SessionStore> => ({
+  endSession: (id, expiresAt, now) =>
+    Effect.sync(() => {
+      for (const [ended, until] of state.endedSessions) if (until < now) state.endedSessions.delete(ended)
+      state.endedSessions.set(id, expiresAt)
+    }),
+  isSessionEnded: (id) => Effect.sync(() => state.endedSessions.has(id))
+})
+
 /**
  * The ports over a fresh, empty in-memory state. Never fails with a storage error; domain errors as the ports
  * document them.
@@ -343,22 +360,25 @@ export const make: Effect.Effect<MemoryStores> = Effect.sync(() => {
     decimationStore: decimationStore(state),
     dashboardStore: dashboardStore(state),
     changeFeed: state.fanout.feed(),
+    sessionStore: sessionStore(state),
     fanout: state.fanout
   }
 })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore` and `ChangeFeed` over one fresh in-memory
- * state per build of the layer.
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed` and `SessionStore` over
+ * one fresh in-memory state per build of the layer.
  */
-export const layer: Layer.Layer<AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed> =
-  Layer.effectContext(
-    Effect.map(make, (stores) =>
-      Context.make(AccountStore, stores.accountStore).pipe(
-        Context.add(StreamStore, stores.streamStore),
-        Context.add(DecimationStore, stores.decimationStore),
-        Context.add(DashboardStore, stores.dashboardStore),
-        Context.add(ChangeFeed, stores.changeFeed)
-      )
+export const layer: Layer.Layer<
+  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore
+> = Layer.effectContext(
+  Effect.map(make, (stores) =>
+    Context.make(AccountStore, stores.accountStore).pipe(
+      Context.add(StreamStore, stores.streamStore),
+      Context.add(DecimationStore, stores.decimationStore),
+      Context.add(DashboardStore, stores.dashboardStore),
+      Context.add(ChangeFeed, stores.changeFeed),
+      Context.add(SessionStore, stores.sessionStore)
     )
   )
+)

@@ -7,6 +7,7 @@
  * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` and of a dashboard's snapshot, run the
  *   same way.
  * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
+ * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
  * - `hotPathSetup` / `hotPathWorkload(fixture)`: every hot operation once, for the tests that EXPLAIN each statement an
  *   adapter issues on the hot paths (they must all use an index).
  */
@@ -15,4 +16,5 @@ export { dashboardSuite } from "./DashboardSuite.js"
 export { decimationSuite } from "./DecimationSuite.js"
 export { type HotPathFixture, hotPathSetup, hotPathWorkload } from "./HotPathWorkload.js"
 export * as MemoryStore from "./MemoryStore.js"
+export { sessionSuite } from "./SessionSuite.js"
 export { storageSuite } from "./StorageSuite.js"

@@ -1,39 +1,38 @@
-import { createHash, timingSafeEqual } from "node:crypto"
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { type Dashboard, Dashboards, UseCases, viewPath, type Widget } from "@dashstream/core"
-import { Effect, Layer, Redacted } from "effect"
-import { AdminAuth, api } from "../Api.js"
-import { Unauthorized } from "../HttpErrors.js"
-
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest()
-
-/**
- * The admin token check (contract section 7): `Authorization: Bearer <token>`, compared in constant time (both
- * sides hashed first, so neither the length nor the content leaks through timing).
- */
-const adminAuthLive = (adminToken: string): Layer.Layer<AdminAuth> => {
-  const expected = digest(adminToken)
-  const unauthorized = new Unauthorized({ message: "a valid admin bearer token is required" })
-  return Layer.succeed(
-    AdminAuth,
-    AdminAuth.of({
-      adminToken: (token) =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-          const header = request.headers["authorization"] ?? ""
-          const ok = /^bearer /i.test(header) && timingSafeEqual(digest(Redacted.value(token)), expected)
-          return ok ? Effect.void : Effect.fail(unauthorized)
-        })
-    })
-  )
-}
+import { HttpApiBuilder } from "@effect/platform"
+import {
+  type Account,
+  type ConsoleSession,
+  type Dashboard,
+  Dashboards,
+  formatTs,
+  type Limits,
+  UseCases,
+  viewPath,
+  type Widget
+} from "@dashstream/core"
+import { Effect, Layer } from "effect"
+import { api } from "../Api.js"
+import { adminAuthLive } from "./adminAuth.js"
 
 /** Integer microseconds as an ISO 8601 UTC time (milliseconds). */
 const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString()
+
+const accountView = (account: Account) => ({
+  id: account.id,
+  name: account.name,
+  createdAt: isoTime(account.createdAt)
+})
 
 const widgetView = (widget: Widget) => ({
   streamName: widget.streamName,
   type: widget.type,
   createdAt: isoTime(widget.createdAt)
+})
+
+/** A widget with its latest entry as a read body shows it: `ts` in UNIX seconds, the stored point (contract 6, 14). */
+const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => ({
+  ...widgetView(widget),
+  latest: latest === null ? null : { ts: Number(formatTs(latest.ts)), point: JSON.parse(latest.json) as unknown }
 })
 
 /**
@@ -51,19 +50,33 @@ const dashboardView = (dashboard: Dashboard, viewToken: string | null = null) =>
 
 const withToken = ({ dashboard, viewToken }: Dashboards.DashboardWithToken) => dashboardView(dashboard, viewToken)
 
-/** The admin handlers (contract sections 7 and 11); each one is a use case call. */
-export const adminLive = (adminToken: string) =>
+const pushSuccess = { message: "Success!" } as const
+
+/**
+ * The admin handlers (contract sections 7, 11 and 14); each one is a use case call. `key` is the session key of the
+ * admin token (bearer token and console sessions are checked against it), `limits` the push limits a pushed point is
+ * held to.
+ */
+export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits) =>
   HttpApiBuilder.group(api, "admin", (handlers) =>
     handlers
+      .handle("listAccounts", () =>
+        Effect.map(UseCases.listAccounts, (accounts) => ({ accounts: accounts.map(accountView) }))
+      )
       .handle("createAccount", ({ payload }) => UseCases.createAccount(payload.name ?? ""))
       .handle("addAccessKey", ({ path, urlParams }) => UseCases.addAccessKey(path.id, urlParams.revokeOthers ?? false))
       .handle("listWidgets", ({ path }) =>
-        Effect.map(UseCases.listWidgets(path.id), (widgets) => ({ widgets: widgets.map(widgetView) }))
+        Effect.map(UseCases.listWidgetsWithLatest(path.id), (widgets) => ({
+          widgets: widgets.map(widgetWithLatestView)
+        }))
       )
       .handle("createWidget", ({ path, payload }) =>
         Effect.map(UseCases.createWidget(path.id, payload.streamName, payload.type), widgetView)
       )
       .handle("deleteWidget", ({ path }) => UseCases.deleteWidget(path.id, path.stream))
+      .handle("pushPoint", ({ path, payload }) =>
+        Effect.as(UseCases.pushPoint(path.id, path.stream, payload, limits), pushSuccess)
+      )
       .handle("createDashboard", ({ path, payload }) =>
         Effect.map(Dashboards.createDashboard(path.id, payload), withToken)
       )
@@ -82,4 +95,4 @@ export const adminLive = (adminToken: string) =>
       .handle("rotateViewToken", ({ path }) =>
         Effect.map(Dashboards.rotateViewToken(path.id, path.dashboardId), withToken)
       )
-  ).pipe(Layer.provide(adminAuthLive(adminToken)))
+  ).pipe(Layer.provide(adminAuthLive(key)))

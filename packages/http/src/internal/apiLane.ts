@@ -10,12 +10,19 @@ import {
   type HttpServerResponse
 } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { AccountStore, DashboardStore, StreamStore } from "@dashstream/core"
+import {
+  type AccountStore,
+  ConsoleSession,
+  type DashboardStore,
+  type SessionStore,
+  type StreamStore
+} from "@dashstream/core"
 import { Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { api, publicApi } from "../Api.js"
 import type { HandlerConfig } from "../HttpConfig.js"
 import { type ErrorReply, errorReply, internalReply, type RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
 import { adminLive } from "./adminHandlers.js"
+import { consoleLive } from "./consoleHandlers.js"
 import { docsLive, docsRoutes } from "./docs.js"
 import { healthLive } from "./healthHandlers.js"
 import type { Metrics } from "../Metrics.js"
@@ -150,7 +157,7 @@ const routerConfig = {
   maxParamLength: 4096
 } as const
 
-/** The API served with this configuration: admin included only with an admin token. */
+/** The API served with this configuration: admin and console included only with an admin token. */
 const servedApi = (config: HandlerConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
 
 /**
@@ -171,16 +178,19 @@ export const makeApiLane = (
 ): Effect.Effect<
   (req: IncomingMessage, res: ServerResponse) => void,
   never,
-  AccountStore | StreamStore | DashboardStore | Scope.Scope
+  AccountStore | StreamStore | DashboardStore | SessionStore | Scope.Scope
 > =>
   Effect.gen(function* () {
     const served = servedApi(config)
+    const adminToken = config.adminToken
+    // Derived once: the bearer token and every console session are checked against it.
+    const key = adminToken === undefined ? undefined : ConsoleSession.sessionKey(adminToken)
     const groups = Layer.mergeAll(
       readLive(rateLimitCheck(limiter), pressure),
       healthLive,
       metricsLive(metrics),
       docsLive(served),
-      config.adminToken === undefined ? Layer.empty : adminLive(config.adminToken)
+      key === undefined ? Layer.empty : Layer.merge(adminLive(key, config.limits), consoleLive(key))
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router

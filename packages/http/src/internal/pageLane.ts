@@ -1,9 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
 import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
-import { assets, defaultFrameAncestors, pageHeadersFor, pageHtml, type TileModel } from "@dashstream/dashboard-web"
+import {
+  type Asset,
+  assets,
+  defaultFrameAncestors,
+  pageHeadersFor,
+  pageHtml,
+  type TileModel
+} from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
-import { internalReply, replyOfCause } from "../HttpErrors.js"
+import type { ConsolePage } from "../HttpConfig.js"
+import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { redactPath, requestLine } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
@@ -12,7 +20,8 @@ import { routeNotFound, writeErrorReply } from "./replies.js"
  * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
  * and `GET /assets/<name>` the page's own files (script, stylesheet, map outlines), with content-hashed names and
  * year-long cache headers. Everything the page needs comes from here: it makes no request to any other origin. The
- * page's event stream (`/d/<viewToken>/events`) is the live lane's.
+ * page's event stream (`/d/<viewToken>/events`) is the live lane's. The console page (contract section 14, `GET
+ * /console` and `GET /console/assets/<name>`) is served the same way, from the files `HandlerConfig.console` gives.
  */
 
 /**
@@ -29,13 +38,45 @@ export const isPage = (method: string | undefined, url: string | undefined): boo
   return (segments.length === 3 || (segments.length === 4 && segments[3] === "")) && segments[2] !== ""
 }
 
+/**
+ * True for the console's requests (contract section 14): GET or HEAD of `/console` (also `/console/`) or
+ * `/console/assets/<name>`. Served only when the admin API is on; otherwise they go to the API lane, which answers
+ * 404.
+ */
+export const isConsolePage = (method: string | undefined, url: string | undefined): boolean => {
+  if ((method !== "GET" && method !== "HEAD") || url === undefined || !url.startsWith("/console")) return false
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  return path === "/console" || path === "/console/" || path.startsWith("/console/assets/")
+}
+
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+
+/**
+ * Headers of the console page that hold whatever the page's own headers say (contract section 14: the console's URL
+ * may carry the admin token in its fragment, and no other origin may receive it).
+ */
+const consoleBaseHeaders: Readonly<Record<string, string>> = {
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "cache-control": "no-store"
+}
+
+/** The console page's headers over {@link consoleBaseHeaders}, names in lower case so that none is sent twice. */
+const consoleHeaders = (own: Readonly<Record<string, string>>): Record<string, string> => {
+  const headers: Record<string, string> = { ...consoleBaseHeaders }
+  for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value
+  headers["content-type"] = "text/html; charset=utf-8"
+  return headers
+}
 
 /** What the page lane needs from the server. */
 export interface PageLaneOptions {
   readonly logRequests: boolean
   /** The page's CSP `frame-ancestors` source list (see `HandlerConfig.frameAncestors`). */
   readonly frameAncestors?: string | undefined
+  /** The console page, when the admin API is on and a page was given (see `HandlerConfig.console`). */
+  readonly console?: ConsolePage | undefined
 }
 
 /** The page lane's request listener, resolving view tokens on `runtime`. */
@@ -82,10 +123,16 @@ export const makePageLane = (
 
   // Each asset compressed once, on its first request: the page's bundle travels gzipped (about a third of its size).
   const gzipped = new Map<string, Buffer>()
-  const asset = (req: IncomingMessage, res: ServerResponse, t0: number, path: string) => {
+  const asset = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    path: string,
+    files: () => ReadonlyMap<string, Asset> = assets
+  ) => {
     let found
     try {
-      found = assets().get(path)
+      found = files().get(path)
     } catch (error) {
       return fail(req, res, t0, error)
     }
@@ -145,12 +192,29 @@ export const makePageLane = (
       }
     })
 
+  const consolePage = (req: IncomingMessage, res: ServerResponse, t0: number, path: string) => {
+    const page = options.console
+    if (page === undefined) {
+      writeErrorReply(res, errorReply(404, "not_found", "the console page is not installed in this server"))
+      return log(req, 404, t0)
+    }
+    if (path.startsWith("/console/assets/")) return asset(req, res, t0, path, page.assets)
+    let html: string
+    try {
+      html = page.html()
+    } catch (error) {
+      return fail(req, res, t0, error)
+    }
+    send(req, res, t0, html, consoleHeaders(page.headers))
+  }
+
   return (req, res) => {
     const t0 = options.logRequests ? performance.now() : 0
     req.on("error", () => {})
     const url = req.url ?? "/"
     const q = url.indexOf("?")
     const path = q === -1 ? url : url.slice(0, q)
+    if (path.startsWith("/console")) return consolePage(req, res, t0, path)
     if (path.startsWith("/assets/")) return asset(req, res, t0, path)
     let token: string
     try {

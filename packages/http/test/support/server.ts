@@ -3,6 +3,7 @@ import {
   ChangeFeed,
   DashboardStore,
   defaultLimits,
+  SessionStore,
   type StorageFailure,
   StreamStore
 } from "@dashstream/core"
@@ -48,7 +49,9 @@ const adminToken = "test-admin-token"
 export const testAdminToken = adminToken
 
 /** The in-memory stores with switchable faults. */
-const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | ChangeFeed | DashboardStore> =>
+const faultyStores = (
+  faults: Faults
+): Layer.Layer<AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore> =>
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
@@ -88,7 +91,8 @@ const faultyStores = (faults: Faults): Layer.Layer<AccountStore | StreamStore | 
       return Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, streamStore),
         Context.add(ChangeFeed, stores.changeFeed),
-        Context.add(DashboardStore, stores.dashboardStore)
+        Context.add(DashboardStore, stores.dashboardStore),
+        Context.add(SessionStore, stores.sessionStore)
       )
     })
   )

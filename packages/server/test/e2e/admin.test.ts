@@ -109,8 +109,10 @@ for (const backend of backends) {
           widgetTypes.map((t) => [`w-${t}`, t]).sort()
         )
         for (const w of widgets) {
-          expect(Object.keys(w).sort()).toEqual(["createdAt", "streamName", "type"])
+          // Contract section 14 adds each widget's latest entry (null: nothing pushed yet).
+          expect(Object.keys(w).sort()).toEqual(["createdAt", "latest", "streamName", "type"])
           expect(w["createdAt"]).toBeTruthy()
+          expect(w["latest"]).toBeNull()
         }
       })
 

@@ -4,8 +4,9 @@ import { repositoryRoot } from "./bin.js"
 
 /**
  * Vitest global setup of the server's tests: `tsc -b tsconfig.build.json` (incremental: about half a second when
- * nothing changed), then the command's bundle (`packages/server/scripts/bundle.mjs`, about a second), so what
- * spawned CLI and server processes run (see `bin.ts`) matches the source.
+ * nothing changed), then the command's bundle (`packages/server/scripts/bundle.mjs`, about a second) and the console
+ * page's browser bundle (about three seconds), so what spawned CLI and server processes run (see `bin.ts`) matches
+ * the source.
  * A compile error fails the run here, before any test. The four projects that spawn the CLI (server and the three
  * e2e projects) all list this setup; their setups run in the one vitest process, so the build runs once per run.
  */
@@ -14,6 +15,9 @@ export default function setup(): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
   execFileSync(process.execPath, [tsc, "-b", "tsconfig.build.json"], { cwd: repositoryRoot, stdio: "inherit" })
   execFileSync(process.execPath, ["packages/server/scripts/bundle.mjs"], { cwd: repositoryRoot, stdio: "inherit" })
+  // The console page's browser bundle (the console end-to-end test drives it), built from its source and the
+  // dashboard page's renderers as they are now.
+  execFileSync(process.execPath, ["packages/console-web/scripts/build.mjs"], { cwd: repositoryRoot, stdio: "inherit" })
   process.env[builtMark] = "1"
 }
 

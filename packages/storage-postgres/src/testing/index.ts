@@ -11,6 +11,7 @@ import type {
   ChangeFeed,
   DashboardStore,
   DecimationStore,
+  SessionStore,
   StorageFailure,
   StreamStore
 } from "@dashstream/core"
@@ -395,7 +396,7 @@ export const testDatabase = (options: TestServerOptions = {}): Effect.Effect<Tes
 export const freshSchemaLayer = (
   url: string
 ): Layer.Layer<
-  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed,
+  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore,
   StorageFailure | InvalidPostgresUrl
 > =>
   Layer.unwrapScoped(

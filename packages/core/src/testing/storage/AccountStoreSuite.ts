@@ -38,6 +38,28 @@ export const accountStoreSuite = (test: SuiteTest): void => {
     )
 
     test(
+      "list: every account, oldest first (then by id), with its name and creation time, never a key",
+      Effect.gen(function* () {
+        const store = yield* AccountStore
+        assert.deepStrictEqual(yield* store.listAccounts, [])
+        const make = (name: string, createdAt: number) =>
+          Effect.gen(function* () {
+            const account = { id: newAccountId(), name, createdAt }
+            yield* store.createAccount(account, digestAccessKey(newAccessKey()))
+            return account
+          })
+        const late = yield* make("late", T0 + 5)
+        const early = yield* make("", T0)
+        const tieA = yield* make("tie a", T0 + 2)
+        const tieB = yield* make("tie b", T0 + 2)
+        const ties = [tieA, tieB].sort((a, b) => (a.id < b.id ? -1 : 1))
+        const listed = yield* store.listAccounts
+        assert.deepStrictEqual(listed, [early, ...ties, late])
+        for (const account of listed) assert.deepStrictEqual(Object.keys(account).sort(), ["createdAt", "id", "name"])
+      })
+    )
+
+    test(
       "an access key is found by its digest; an unknown digest is not",
       Effect.gen(function* () {
         const { account, accessKey } = yield* newAccount()

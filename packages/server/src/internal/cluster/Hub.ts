@@ -13,7 +13,8 @@ import type { Forget, FromPrimary, FromWorker } from "./protocol.js"
  * - The rate limit per access key (contract section 5): the token buckets; workers take tokens a few at a time.
  * - The bound on open event streams per access key (section 10): the counts.
  * - Admin changes: a revocation or widget deletion made through one worker is forgotten by every other worker's
- *   account cache before the admin call is answered.
+ *   account cache before the admin call is answered; so is a console sign-out by their session caches.
+ * - The admin token of a first run (contract section 14): made by the primary, given to every worker.
  * - `GET /metrics`: the other workers' snapshots, for the worker that serves the scrape.
  */
 
@@ -32,6 +33,8 @@ export interface HubOptions {
   readonly sequenceWaitMs?: number
   /** How long a request waits for the other workers' answers (default 2,000 ms). */
   readonly answerWaitMs?: number
+  /** The admin token generated for this run (first run, contract section 14), sent to every worker in `welcome`. */
+  readonly adminToken?: string | undefined
 }
 
 interface WorkerState {
@@ -88,7 +91,14 @@ export class Hub {
     const state = this.workers.get(worker)
     if (state === undefined) return
     state.ready = true
-    this.options.send(worker, { ds: "welcome", migrate, decimate, followed: [...this.followCounts(worker)] })
+    const followed = [...this.followCounts(worker)]
+    const adminToken = this.options.adminToken
+    this.options.send(
+      worker,
+      adminToken === undefined
+        ? { ds: "welcome", migrate, decimate, followed }
+        : { ds: "welcome", migrate, decimate, followed, adminToken }
+    )
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AccountCache, AccountStore } from "@dashstream/core"
+import type { AccountCache, AccountStore, SessionCache, SessionStore } from "@dashstream/core"
 import type { MetricsSnapshot, OtherProcesses, RateLimiter, StreamSlots } from "@dashstream/http"
 import { Effect } from "effect"
 import type { Database } from "../../Config.js"
@@ -41,6 +41,13 @@ export interface WorkerRole {
    * deleted widget before the admin call is answered; and this worker forgets what the others tell it to.
    */
   readonly accountStore: (cache: AccountCache) => AccountStore["Type"]
+  /**
+   * The session store the HTTP interface uses: `cache`'s, telling the other workers of a console sign-out before it
+   * is answered (so the session is refused by every worker at once); and this worker learns of the others'.
+   */
+  readonly sessionStore: (cache: SessionCache) => SessionStore["Type"]
+  /** The admin token the primary generated for this run (first run, contract section 14); `undefined` otherwise. */
+  readonly adminToken: string | undefined
 }
 
 /** The longest a group commit waits for the write lock another worker holds before answering 503 (milliseconds). */
@@ -64,16 +71,17 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
         const link = new WorkerLink()
         let relay: ClusterRelay | undefined
         let cache: AccountCache | undefined
+        let sessionCache: SessionCache | undefined
         let snapshots: (() => Promise<MetricsSnapshot>) | undefined
         const onMessage = (message: FromPrimary) => {
           if (relay?.receive(message) === true) return
           switch (message.ds) {
             case "welcome": {
               relay = new ClusterRelay(link, message.followed)
-              return resolve({ role: role(message.decimate, relay), migrate: message.migrate })
+              return resolve({ role: role(message.decimate, relay, message.adminToken), migrate: message.migrate })
             }
             case "forget":
-              if (cache !== undefined) forget(cache, message.what)
+              forget({ accounts: cache, sessions: sessionCache }, message.what)
               return link.send({ ds: "reply", id: message.id })
             case "metricsGet":
               if (snapshots === undefined) return link.send({ ds: "reply", id: message.id })
@@ -85,8 +93,11 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
               return
           }
         }
-        const role = (decimate: boolean, relay: ClusterRelay): WorkerRole => ({
+        const invalidate = (what: Parameters<typeof forget>[1]) =>
+          Effect.promise(() => link.request<void>((id) => ({ ds: "invalidate", id, what })))
+        const role = (decimate: boolean, relay: ClusterRelay, adminToken: string | undefined): WorkerRole => ({
           decimate,
+          adminToken,
           shared:
             database._tag === "Sqlite" ? { relay, lockWait: { _tag: "eventLoop", maxWaitMs: lockWaitMs } } : undefined,
           rateLimiter: rateLimit === null ? undefined : new LeasedRateLimiter(link, rateLimit, workers),
@@ -100,8 +111,6 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
           },
           accountStore: (accountCache) => {
             cache = accountCache
-            const invalidate = (what: Parameters<typeof forget>[1]) =>
-              Effect.promise(() => link.request<void>((id) => ({ ds: "invalidate", id, what })))
             const store = accountCache.store
             return {
               ...store,
@@ -111,6 +120,14 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
                 ),
               deleteWidget: (id, streamName) =>
                 Effect.tap(store.deleteWidget(id, streamName), () => invalidate({ widget: [id, streamName] }))
+            }
+          },
+          sessionStore: (cache) => {
+            sessionCache = cache
+            return {
+              ...cache.store,
+              endSession: (id, expiresAt, now) =>
+                Effect.tap(cache.store.endSession(id, expiresAt, now), () => invalidate({ session: id }))
             }
           }
         })

@@ -6,6 +6,7 @@ import {
   gapChange,
   type PendingChange,
   retryAfterSeconds,
+  type SessionCache,
   type StreamId
 } from "@dashstream/core"
 import type { MetricsSnapshot, RateLimiter, StreamSlots } from "@dashstream/http"
@@ -256,10 +257,14 @@ export const clusterStreamSlots = (link: WorkerLink): StreamSlots => ({
 export const otherWorkersMetrics = (link: WorkerLink) => (): Promise<MetricsReply> =>
   link.request<MetricsReply>((id) => ({ ds: "metrics", id }))
 
-/** Applies a {@link Forget} to an account cache. */
-export const forget = (cache: AccountCache, what: Forget): void => {
-  if ("keys" in what) cache.forgetKeys()
-  else cache.forgetWidget(what.widget[0] as never, what.widget[1])
+/** Applies a {@link Forget} to this worker's caches (either may not exist yet: nothing to forget there). */
+export const forget = (
+  caches: { readonly accounts: AccountCache | undefined; readonly sessions: SessionCache | undefined },
+  what: Forget
+): void => {
+  if ("session" in what) caches.sessions?.ended(what.session)
+  else if ("keys" in what) caches.accounts?.forgetKeys()
+  else caches.accounts?.forgetWidget(what.widget[0] as never, what.widget[1])
 }
 
 /** What a worker answers the primary's `metricsGet` with. */

@@ -7,8 +7,14 @@ import type { MetricsSnapshot } from "@dashstream/http"
  * answer is a `reply` with the same `id`. Stream ids and `ts` are plain numbers (microseconds; safe integers).
  */
 
-/** What a worker forgets from its account cache when an admin change was made through another worker. */
-export type Forget = { readonly keys: true } | { readonly widget: readonly [accountId: string, streamName: string] }
+/**
+ * What a worker forgets from its caches when a change was made through another worker: revoked keys or a deleted
+ * widget (account cache), a signed-out console session (session cache).
+ */
+export type Forget =
+  | { readonly keys: true }
+  | { readonly widget: readonly [accountId: string, streamName: string] }
+  | { readonly session: string }
 
 /** Worker to primary. */
 export type FromWorker =
@@ -54,13 +60,15 @@ export type FromPrimary =
   /**
    * Open the storage: with `migrate`, bring the schema up to date first and say `migrated` (the others wait for it);
    * without, it is up to date. `decimate`: this worker runs the daily decimation pass. `followed`: the streams other
-   * workers follow, with how many workers follow each.
+   * workers follow, with how many workers follow each. `adminToken`: the admin token the primary generated for this
+   * run (first run, contract section 14), the same for every worker; absent otherwise.
    */
   | {
       readonly ds: "welcome"
       readonly migrate: boolean
       readonly decimate: boolean
       readonly followed: ReadonlyArray<readonly [stream: number, workers: number]>
+      readonly adminToken?: string
     }
   /** Another worker started (`on`) or stopped following `stream`; with `id`, answer with a `reply` once recorded. */
   | { readonly ds: "followed"; readonly id?: number; readonly stream: number; readonly on: boolean }

@@ -1,0 +1,159 @@
+/**
+ * The admin API and the console session as the page calls them (contract sections 7, 11, 14): same-origin `fetch`
+ * with the session cookie, and the header `X-Dashstream-Console: 1` on every request that changes something (the
+ * server refuses a cookie-authenticated change without it). Every failure is an {@link ApiError} carrying the
+ * contract's error body (`code`, `message`, `path`).
+ */
+
+/** An account as `GET /admin/accounts` lists it (section 14; never a key). */
+export interface Account {
+  readonly id: string
+  readonly name: string
+  readonly createdAt: string
+}
+
+/** A stored entry: `ts` in UNIX seconds (microsecond precision), the stored point. */
+export interface StoredEntry {
+  readonly ts: number
+  readonly point: unknown
+}
+
+/** A widget as `GET /admin/accounts/<id>/widgets` lists it (sections 7 and 14). */
+export interface Widget {
+  readonly streamName: string
+  readonly type: string
+  readonly createdAt: string
+  /** The stream's newest entry, `null` when empty (absent from a server without section 14's addition). */
+  readonly latest?: StoredEntry | null
+}
+
+/**
+ * A tile as the admin API stores it (section 11): grid cells, 12 columns. Fields this page does not know (the tile
+ * options of section 15, or later ones) are kept as they came and sent back unchanged.
+ */
+export interface TileJson {
+  readonly streamName: string
+  readonly title?: string
+  readonly x: number
+  readonly y: number
+  readonly w: number
+  readonly h: number
+  readonly options?: Readonly<Record<string, unknown>>
+  readonly [other: string]: unknown
+}
+
+/** A dashboard as the admin API answers it; `viewToken` and `url` only on create and rotate (shown once). */
+export interface Dashboard {
+  readonly id: string
+  readonly name: string
+  readonly tiles: ReadonlyArray<TileJson>
+  readonly viewToken: string | null
+  readonly url: string | null
+  readonly createdAt: string
+}
+
+/** A failed request: the HTTP status and the contract's error body (section 5). */
+export class ApiError extends Error {
+  override readonly name = "ApiError"
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly path: string | undefined,
+    readonly retryAfter: number | undefined
+  ) {
+    super(message)
+  }
+}
+
+/** Dispatched on `window` when a request other than sign-in is answered 401: the session is no longer valid. */
+export const unauthorizedEvent = "cw-unauthorized"
+
+const sessionPath = "/console/session"
+
+const errorOf = async (response: Response): Promise<ApiError> => {
+  let body: unknown
+  try {
+    body = await response.json()
+  } catch {
+    body = undefined
+  }
+  const error = (body as { error?: { code?: unknown; message?: unknown; path?: unknown } } | undefined)?.error
+  const retry = Number(response.headers.get("retry-after"))
+  return new ApiError(
+    response.status,
+    typeof error?.code === "string" ? error.code : `http_${response.status}`,
+    typeof error?.message === "string" ? error.message : `the server answered ${response.status}`,
+    typeof error?.path === "string" ? error.path : undefined,
+    Number.isFinite(retry) && retry > 0 ? retry : undefined
+  )
+}
+
+/**
+ * One request to the server. `body` is sent as JSON. Answers the parsed JSON body, or `undefined` for 204. Throws
+ * {@link ApiError} for any non-2xx answer, and for a network failure (status 0, code `network`).
+ */
+export const request = async <A = unknown>(method: string, path: string, body?: unknown): Promise<A> => {
+  const headers: Record<string, string> = { accept: "application/json" }
+  if (method !== "GET" && method !== "HEAD") headers["x-dashstream-console"] = "1"
+  if (body !== undefined) headers["content-type"] = "application/json"
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      cache: "no-store",
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+  } catch {
+    return Promise.reject(new ApiError(0, "network", "the server cannot be reached", undefined, undefined))
+  }
+  if (!response.ok) {
+    // The session ended (expired, signed out elsewhere, or the admin token changed): the page shows the sign-in form.
+    if (response.status === 401 && path !== sessionPath) dispatchEvent(new Event(unauthorizedEvent))
+    throw await errorOf(response)
+  }
+  if (response.status === 204) return undefined as A
+  const text = await response.text()
+  return (text === "" ? undefined : JSON.parse(text)) as A
+}
+
+const enc = encodeURIComponent
+const accountPath = (id: string) => `/admin/accounts/${enc(id)}`
+
+/** The calls the console makes, one per endpoint it uses. */
+export const api = {
+  /** `POST /console/session`: 204 and a session cookie; 401 for a wrong token, 429 when throttled. */
+  signIn: (token: string) => request<void>("POST", sessionPath, { token }),
+  /** `DELETE /console/session`: ends the session everywhere. */
+  signOut: () => request<void>("DELETE", sessionPath),
+  listAccounts: () => request<{ accounts: ReadonlyArray<Account> }>("GET", "/admin/accounts").then((r) => r.accounts),
+  createAccount: (name: string) =>
+    request<{ id: string; name: string; accessKey: string }>("POST", "/admin/accounts", name === "" ? {} : { name }),
+  newAccessKey: (id: string, revokeOthers: boolean) =>
+    request<{ accessKey: string }>(
+      "POST",
+      `${accountPath(id)}/access-keys${revokeOthers ? "?revokeOthers=true" : ""}`
+    ).then((r) => r.accessKey),
+  listWidgets: (id: string) =>
+    request<{ widgets: ReadonlyArray<Widget> }>("GET", `${accountPath(id)}/widgets`).then((r) => r.widgets),
+  createWidget: (id: string, streamName: string, type: string) =>
+    request<Widget>("POST", `${accountPath(id)}/widgets`, { streamName, type }),
+  deleteWidget: (id: string, streamName: string) =>
+    request<void>("DELETE", `${accountPath(id)}/widgets/${enc(streamName)}`),
+  pushPoint: (id: string, streamName: string, point: unknown) =>
+    request<{ message: string }>("POST", `${accountPath(id)}/widgets/${enc(streamName)}/points`, point),
+  listDashboards: (id: string) =>
+    request<{ dashboards: ReadonlyArray<Dashboard> }>("GET", `${accountPath(id)}/dashboards`).then((r) => r.dashboards),
+  getDashboard: (id: string, dashboardId: string) =>
+    request<Dashboard>("GET", `${accountPath(id)}/dashboards/${enc(dashboardId)}`),
+  createDashboard: (id: string, name: string, tiles?: ReadonlyArray<TileJson>) =>
+    request<Dashboard>("POST", `${accountPath(id)}/dashboards`, tiles === undefined ? { name } : { name, tiles }),
+  saveDashboard: (id: string, dashboardId: string, name: string, tiles: ReadonlyArray<TileJson>) =>
+    request<Dashboard>("PUT", `${accountPath(id)}/dashboards/${enc(dashboardId)}`, { name, tiles }),
+  deleteDashboard: (id: string, dashboardId: string) =>
+    request<void>("DELETE", `${accountPath(id)}/dashboards/${enc(dashboardId)}`),
+  rotateViewLink: (id: string, dashboardId: string) =>
+    request<Dashboard>("POST", `${accountPath(id)}/dashboards/${enc(dashboardId)}/view-token`)
+}

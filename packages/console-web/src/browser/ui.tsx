@@ -1,0 +1,160 @@
+/** Small pieces every console view shares: error text, a secret shown once, a two-step confirmation, routes. */
+import type { ComponentChildren } from "preact"
+import { useEffect, useState } from "preact/hooks"
+import { ApiError } from "./api.js"
+
+/** A failure as one sentence for the operator: the server's message, and its `path` when it names a field. */
+export const describeError = (error: unknown): string => {
+  if (error instanceof ApiError) {
+    if (error.status === 429 && error.retryAfter !== undefined)
+      return `${error.message} (try again in ${error.retryAfter} s)`
+    return error.path === undefined ? error.message : `${error.path}: ${error.message}`
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** An error message line (`role="alert"`), nothing when `error` is undefined. */
+export const ErrorText = ({ error }: { readonly error: unknown }) =>
+  error === undefined ? null : (
+    <p class="cw-error" role="alert">
+      {describeError(error)}
+    </p>
+  )
+
+/**
+ * A secret the server shows only once (an access key, a view link): in a read-only field with a Copy button and the
+ * warning that it will not be shown again. `onDone` hides it.
+ */
+export const ShownOnce = (props: {
+  readonly label: string
+  readonly value: string
+  readonly href?: string
+  readonly onDone: () => void
+}) => {
+  const [copied, setCopied] = useState(false)
+  const copy = () => {
+    void navigator.clipboard?.writeText(props.value).then(
+      () => setCopied(true),
+      () => setCopied(false)
+    )
+  }
+  return (
+    <div class="cw-secret" role="status">
+      <p class="cw-secret-label">
+        {props.label} <strong>It is shown only now:</strong> copy it before closing this box.
+      </p>
+      <div class="cw-secret-row">
+        <input class="cw-secret-value" readOnly value={props.value} onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" onClick={copy}>
+          {copied ? "Copied" : "Copy"}
+        </button>
+        {props.href === undefined ? null : (
+          <a class="cw-button" href={props.href} target="_blank" rel="noreferrer noopener">
+            Open
+          </a>
+        )}
+        <button type="button" onClick={props.onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  )
+}
+
+/**
+ * A button that asks first: a click shows `question` with a confirming button (`confirmLabel`) and Cancel; only the
+ * confirming button runs `action`.
+ */
+export const ConfirmButton = (props: {
+  readonly label: string
+  readonly question: string
+  readonly confirmLabel: string
+  readonly danger?: boolean
+  readonly action: () => void
+}) => {
+  const [asking, setAsking] = useState(false)
+  if (!asking) {
+    return (
+      <button type="button" class={props.danger === true ? "cw-danger-outline" : ""} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    )
+  }
+  return (
+    <span class="cw-confirm" role="group" aria-label={props.question}>
+      <span class="cw-confirm-question">{props.question}</span>
+      <button
+        type="button"
+        class={props.danger === true ? "cw-danger" : "cw-primary"}
+        onClick={() => {
+          setAsking(false)
+          props.action()
+        }}
+      >
+        {props.confirmLabel}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  )
+}
+
+/** A titled section of a page. */
+export const Section = (props: { readonly title: string; readonly children: ComponentChildren }) => (
+  <section class="cw-section" aria-label={props.title}>
+    <h2>{props.title}</h2>
+    {props.children}
+  </section>
+)
+
+/** The console's pages, addressed by the fragment (`#/accounts/<id>/dashboards/<dashboardId>`). */
+export type Route =
+  | { readonly page: "accounts" }
+  | { readonly page: "account"; readonly accountId: string }
+  | { readonly page: "editor"; readonly accountId: string; readonly dashboardId: string }
+
+/** Reads a route from `location.hash`; the accounts page for anything else. */
+export const parseRoute = (hash: string): Route => {
+  const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent)
+  if (parts[0] === "accounts" && parts[1] !== undefined && parts[1] !== "") {
+    if (parts[2] === "dashboards" && parts[3] !== undefined && parts[3] !== "")
+      return { page: "editor", accountId: parts[1], dashboardId: parts[3] }
+    return { page: "account", accountId: parts[1] }
+  }
+  return { page: "accounts" }
+}
+
+/** The fragment of a route (for links). */
+export const routeHref = (route: Route): string => {
+  const e = encodeURIComponent
+  switch (route.page) {
+    case "accounts":
+      return "#/"
+    case "account":
+      return `#/accounts/${e(route.accountId)}`
+    case "editor":
+      return `#/accounts/${e(route.accountId)}/dashboards/${e(route.dashboardId)}`
+  }
+}
+
+/** The current route, following `hashchange`. */
+export const useRoute = (): Route => {
+  const [route, setRoute] = useState(() => parseRoute(location.hash))
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(location.hash))
+    addEventListener("hashchange", onChange)
+    return () => removeEventListener("hashchange", onChange)
+  }, [])
+  return route
+}
+
+/** The current time in UNIX seconds, re-read every `everyMs` (ages count up on their own). */
+export const useNow = (everyMs: number): number => {
+  const [now, setNow] = useState(() => Date.now() / 1000)
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now() / 1000), everyMs)
+    return () => clearInterval(timer)
+  }, [everyMs])
+  return now
+}

@@ -1,0 +1,497 @@
+/**
+ * The console end to end (contract section 14): a real `dashstream serve` on SQLite and Debian's Chromium running
+ * the console page. Sign-in (the form, and the first-run link whose fragment leaves the address bar); accounts,
+ * access keys, widgets, test points and dashboards made in the page and checked through the API; the layout editor:
+ * tiles dragged and resized with the mouse, moved and resized with the keyboard, saved and still there after a
+ * reload, drawn by the view page's renderers with live data, a layout the server refuses shown on the tile its
+ * `path` names with the edit kept; sign-out. No console error, no request to another origin. The README's
+ * screenshot (`docs/console.png`) is taken here.
+ */
+import { mkdirSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import type { Browser, Page } from "@playwright/test"
+import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+
+const screenshot = fileURLToPath(new URL("../../../../docs/console.png", import.meta.url))
+
+/**
+ * Chromium logs every non-2xx answer to a `fetch` as a console error ("Failed to load resource: ... status of 401").
+ * The page is expected to meet two: the 401 of its session check before sign-in, and the 400 of a layout the server
+ * refuses (the test provokes it). Every other console error fails the test.
+ */
+const expectedNetworkError = /^console: Failed to load resource: the server responded with a status of (400|401) /
+const unexpected = (watch: PageWatch) => watch.errors.filter((e) => !expectedNetworkError.test(e))
+
+const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
+const itemSel = (stream: string) => `.cw-item[data-stream="${stream}"]`
+const rowSel = (stream: string) => `.cw-widgets tr[data-stream="${stream}"]`
+const text = async (page: Page, selector: string): Promise<string> =>
+  ((await page.locator(selector).first().textContent()) ?? "").trim()
+
+/** The cell the editor holds for the tile of `stream` (`x,y,w,h`). */
+const cellOf = async (page: Page, stream: string) => {
+  const cell = await page.locator(itemSel(stream)).getAttribute("data-cell")
+  const [x, y, w, h] = (cell ?? "").split(",").map(Number)
+  return { x: x!, y: y!, w: w!, h: h! }
+}
+
+describe("the console against a real server", { timeout: 180_000 }, () => {
+  let db: Database
+  let server: RunningServer
+  let api: Api
+  let browser: Browser
+  let watch: PageWatch
+  let page: Page
+  let accountId: string
+  let accessKey: string
+  let dashboardId: string
+  let viewUrl: string
+  /** The tiles the layout tests resized and dragged, and where the drag put it. */
+  let resized: string
+  let dragged: string
+  let target: { x: number; y: number }
+
+  const tilesOf = async () => {
+    const r = await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${dashboardId}`)
+    expect(r.status, r.text).toBe(200)
+    return r.json.tiles as Array<{ streamName: string; title?: string; x: number; y: number; w: number; h: number }>
+  }
+  const tileOf = async (stream: string) => (await tilesOf()).find((t) => t.streamName === stream)!
+  const push = async (streamName: string, point: unknown) => {
+    const r = await api.pushPoint(accessKey, streamName, point)
+    expect(r.status, r.text).toBe(200)
+  }
+
+  beforeAll(async () => {
+    db = await sqliteDatabase()
+    server = await startServer(db.url)
+    api = new Api(server.baseUrl)
+    browser = await launchChromium()
+    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1600, height: 1000 } })
+    page = watch.page
+  }, 180_000)
+
+  afterAll(async () => {
+    await watch?.context.close()
+    await browser?.close()
+    await server?.stop()
+    await db?.drop()
+  })
+
+  it("serves the page with its CSP and no-referrer, and signs in with the admin token", async () => {
+    const head = await api.fetch("/console")
+    expect(head.status).toBe(200)
+    expect(head.headers.get("content-security-policy")).toContain("script-src 'self'")
+    expect(head.headers.get("referrer-policy")).toBe("no-referrer")
+    await page.goto(`${server.baseUrl}/console`)
+    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
+    await page.fill('input[name="token"]', "not-the-token")
+    await page.click('button[type="submit"]')
+    await until(page, `${q(".cw-signin .cw-error")}?.textContent.length > 0`, 5_000)
+    await page.fill('input[name="token"]', defaultAdminToken)
+    await page.click('button[type="submit"]')
+    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
+    const cookies = await watch.context.cookies()
+    expect(cookies.length).toBeGreaterThan(0)
+    expect(cookies.every((c) => c.httpOnly && c.sameSite === "Strict")).toBe(true)
+    expect(cookies.some((c) => c.value.includes(defaultAdminToken))).toBe(false)
+  })
+
+  it("creates an account and shows its access key once; the key pushes", async () => {
+    await page.fill('input[name="accountName"]', "Acme")
+    await page.click('button:has-text("Create account")')
+    await until(page, `${q(".cw-secret-value")}?.value.length > 20`, 5_000)
+    accessKey = await page.inputValue(".cw-secret-value")
+    const r = await api.admin("GET", "/admin/accounts")
+    expect(r.status, r.text).toBe(200)
+    const account = (r.json.accounts as Array<{ id: string; name: string }>).find((a) => a.name === "Acme")!
+    expect(account).toBeDefined()
+    accountId = account.id
+    await until(page, `${q(`.cw-accounts tr[data-account="${accountId}"]`)} !== null`, 5_000)
+    await page.click('.cw-secret button:has-text("Done")')
+    expect(await page.locator(".cw-secret").count()).toBe(0)
+    // The key is real: it reads the account's (still missing) stream as 404, not 403.
+    const read = await api.read(accessKey, "revenue")
+    expect(read.status).toBe(404)
+  })
+
+  it("creates widgets, pushes a test point from the example and shows it with its age; deletes after confirming", async () => {
+    await page.click(`.cw-accounts tr[data-account="${accountId}"] a`)
+    await until(page, `${q(".cw-widgets")} !== null || ${q(".cw-section")} !== null`, 5_000)
+    const create = async (stream: string, type: string) => {
+      await page.fill('input[name="streamName"]', stream)
+      await page.selectOption('select[name="type"]', type)
+      await page.click('button:has-text("Create widget")')
+      await until(page, `${q(rowSel(stream))} !== null`, 5_000)
+    }
+    await create("revenue", "number")
+    await create("cpu", "dial")
+    await create("scratch", "label")
+    // The others of the screenshot, through the API.
+    for (const [stream, type] of [
+      ["signups", "sparkline"],
+      ["top-sellers", "leaderboard"],
+      ["status", "label"]
+    ] as const)
+      await api.createWidget(accountId, stream, type)
+
+    await page.click(`${rowSel("revenue")} button:has-text("Test point")`)
+    const example = JSON.parse(await page.inputValue('textarea[name="point"]'))
+    expect(example).toHaveProperty("number")
+    await page.fill('textarea[name="point"]', JSON.stringify({ number: 1284.5, prefix: "$" }))
+    await page.click('button:has-text("Push test point")')
+    await until(page, `${q(".cw-test-point .cw-ok")}?.textContent === "Stored."`, 5_000)
+    await until(page, `${q(`${rowSel("revenue")} .cw-latest`)}?.textContent === "$1,284.5"`, 5_000)
+    expect(await text(page, `${rowSel("revenue")} .cw-age`)).toBe("just now")
+    expect(await api.latest(accessKey, "revenue")).toEqual({ number: 1284.5, prefix: "$" })
+    // A point the widget's type refuses: the push's error, with its path.
+    await page.fill('textarea[name="point"]', JSON.stringify({ number: "lots" }))
+    await page.click('button:has-text("Push test point")')
+    await until(page, `${q(".cw-test-point .cw-error")}?.textContent.includes("number") === true`, 5_000)
+    await page.click(`${rowSel("revenue")} button:has-text("Test point")`)
+
+    await page.click(`${rowSel("scratch")} button:has-text("Delete")`)
+    expect(await text(page, `${rowSel("scratch")} .cw-confirm-question`)).toBe("Delete scratch and all its data?")
+    await page.click(`${rowSel("scratch")} button:has-text("Delete widget")`)
+    await until(page, `${q(rowSel("scratch"))} === null`, 5_000)
+    const widgets = await api.admin("GET", `/admin/accounts/${accountId}/widgets`)
+    expect((widgets.json.widgets as Array<{ streamName: string }>).map((w) => w.streamName).sort()).toEqual(
+      ["cpu", "revenue", "signups", "status", "top-sellers"].sort()
+    )
+  })
+
+  it("issues a new access key that revokes the others", async () => {
+    await page.check('input[name="revokeOthers"]')
+    await page.click('button:has-text("Issue a new key")')
+    await until(page, `${q(".cw-secret-value")}?.value.length > 20`, 5_000)
+    const fresh = await page.inputValue(".cw-secret-value")
+    expect(fresh).not.toBe(accessKey)
+    expect((await api.read(accessKey, "revenue")).status).toBe(403)
+    expect((await api.read(fresh, "revenue")).status).toBe(200)
+    accessKey = fresh
+    await page.click('.cw-secret button:has-text("Done")')
+  })
+
+  it("creates a dashboard and shows its view link once; rotating it ends the old link", async () => {
+    await page.fill('input[name="dashboardName"]', "Acme operations")
+    await page.click('button:has-text("Create dashboard")')
+    await until(page, `${q(".cw-secret-value")}?.value.includes("/d/") === true`, 5_000)
+    const first = await page.inputValue(".cw-secret-value")
+    expect((await api.fetch(new URL(first).pathname)).status).toBe(200)
+    await page.click('.cw-secret button:has-text("Done")')
+    await until(page, `${q(".cw-dashboards tr[data-dashboard]")} !== null`, 5_000)
+    dashboardId = (await page.locator(".cw-dashboards tr[data-dashboard]").getAttribute("data-dashboard"))!
+    expect((await tilesOf()).length).toBe(5)
+
+    const row = `.cw-dashboards tr[data-dashboard="${dashboardId}"]`
+    await page.click(`${row} button:has-text("Rotate view link")`)
+    await page.click(`${row} button:has-text("Rotate"):not(:has-text("view"))`)
+    await until(page, `${q(".cw-secret-value")}?.value.includes("/d/") === true`, 5_000)
+    viewUrl = await page.inputValue(".cw-secret-value")
+    expect(viewUrl).not.toBe(first)
+    expect((await api.fetch(new URL(first).pathname)).status).toBe(404)
+    expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
+    expect(await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href")).toBe(
+      new URL(viewUrl).pathname
+    )
+    await page.click('.cw-secret button:has-text("Done")')
+  })
+
+  it("the layout editor draws the tiles with the view page's renderers and live data", async () => {
+    for (const [i, n] of [12, 18, 15, 22, 30, 27, 35].entries()) await push("signups", { number: n + i })
+    await push("cpu", { number: 72, suffix: "%" })
+    await push("status", { label: "All systems go" })
+    await push("top-sellers", {
+      leaderboard: [
+        { name: "Ann", value: 42 },
+        { name: "Bob", value: 37 },
+        { name: "Chloé", value: 30 }
+      ]
+    })
+    await page.click(`.cw-dashboards tr[data-dashboard="${dashboardId}"] a:has-text("Edit layout")`)
+    await until(page, `document.querySelectorAll(".cw-item").length === 5`, 10_000)
+    await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.textContent === "$1,284.5"`, 5_000)
+    await until(page, `${q(`${itemSel("cpu")} .ds-tile`)}?.dataset.state === "data"`, 5_000)
+    await until(page, `${q(`${itemSel("status")} .ds-label`)}?.textContent === "All systems go"`, 5_000)
+    // Live: a push reaches the editor's tile without a reload (the editor re-reads every 2 s).
+    await push("revenue", { number: 2000, prefix: "$" })
+    await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.textContent === "$2,000"`, 5_000)
+    await until(page, `${q(`${itemSel("revenue")} .ds-change`)}?.textContent.length > 0`, 5_000)
+    expect(await text(page, ".cw-save-state")).toBe("No changes")
+  })
+
+  it("resizes a tile and drags another to a new cell; saved, they are there after a reload", async () => {
+    const grid = (await page.locator(".cw-grid").boundingBox())!
+    const cellW = grid.width / 12
+    const cellH = 96
+    const stored = await tilesOf()
+
+    // Resize a tile that can grow one column wider and one row taller, by its corner handle.
+    resized = stored.find((t) => t.x + t.w < 12)!.streamName
+    const before = await cellOf(page, resized)
+    const box = (await page.locator(itemSel(resized)).boundingBox())!
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+    const handle = (await page.locator(`.grid-stack-item:has(${itemSel(resized)}) .ui-resizable-se`).boundingBox())!
+    const hx = handle.x + handle.width / 2
+    const hy = handle.y + handle.height / 2
+    await page.mouse.move(hx, hy)
+    await page.mouse.down()
+    await page.mouse.move(hx + cellW, hy + cellH, { steps: 20 })
+    await page.mouse.up()
+    const grown = { ...before, w: before.w + 1, h: before.h + 1 }
+    await until(page, `${q(itemSel(resized))}?.dataset.cell === "${grown.x},${grown.y},${grown.w},${grown.h}"`, 5_000)
+    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+
+    // Drag the lowest tile (the resize may have pushed others down) into the free rows below the layout: straight
+    // down first, then to the left edge, so that it crosses no other tile on its way.
+    const cells = await Promise.all(
+      stored.map(async (t) => ({ stream: t.streamName, ...(await cellOf(page, t.streamName)) }))
+    )
+    const rows = Math.max(...cells.map((c) => c.y + c.h))
+    const lowest = cells.filter((c) => c.stream !== resized).sort((a, b) => b.y + b.h - (a.y + a.h))[0]!
+    dragged = lowest.stream
+    target = { x: 0, y: rows }
+    const from = (await page.locator(itemSel(dragged)).boundingBox())!
+    const grabX = from.x + 30
+    const grabY = from.y + 20
+    await page.mouse.move(grabX, grabY)
+    await page.mouse.down()
+    await page.mouse.move(grabX, grabY + (target.y - lowest.y) * cellH, { steps: 15 })
+    await page.mouse.move(grabX + (target.x - lowest.x) * cellW, grabY + (target.y - lowest.y) * cellH, { steps: 15 })
+    await page.mouse.up()
+    await until(page, `${q(itemSel(dragged))}?.dataset.cell.startsWith("${target.x},${target.y},") === true`, 5_000)
+
+    const expected = await page
+      .locator(".cw-item")
+      .evaluateAll((items) =>
+        Object.fromEntries(items.map((i) => [i.getAttribute("data-stream"), i.getAttribute("data-cell")]))
+      )
+    await page.click("button.cw-save")
+    await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
+    expect(await tileOf(dragged)).toMatchObject({ x: target.x, y: target.y, w: lowest.w, h: lowest.h })
+    expect(await tileOf(resized)).toMatchObject(grown)
+
+    await page.reload()
+    await until(page, `document.querySelectorAll(".cw-item").length === 5`, 10_000)
+    const after = await page
+      .locator(".cw-item")
+      .evaluateAll((items) =>
+        Object.fromEntries(items.map((i) => [i.getAttribute("data-stream"), i.getAttribute("data-cell")]))
+      )
+    expect(after).toEqual(expected)
+    // Where gridstack drew it, too: the dragged tile's left edge is on the grid's, below every other tile.
+    const moved = (await page.locator(itemSel(dragged)).boundingBox())!
+    const gridNow = (await page.locator(".cw-grid").boundingBox())!
+    expect(Math.round((moved.x - gridNow.x) / (gridNow.width / 12))).toBe(target.x)
+    expect(Math.round((moved.y - gridNow.y) / cellH)).toBe(target.y)
+    expect(await text(page, ".cw-save-state")).toBe("No changes")
+  })
+
+  it("moves the selected tile with arrow keys and resizes it with Shift+arrows", async () => {
+    const start = await cellOf(page, dragged)
+    await page.click(itemSel(dragged))
+    await until(page, `${q(itemSel(dragged))}?.classList.contains("cw-selected") === true`, 2_000)
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowRight")
+    await page.keyboard.press("ArrowDown")
+    await page.keyboard.press("ArrowLeft")
+    await page.keyboard.press("Shift+ArrowRight")
+    await page.keyboard.press("Shift+ArrowDown")
+    const moved = { x: start.x + 1, y: start.y + 1, w: start.w + 1, h: start.h + 1 }
+    await until(page, `${q(itemSel(dragged))}?.dataset.cell === "${moved.x},${moved.y},${moved.w},${moved.h}"`, 2_000)
+    expect(await text(page, ".cw-place")).toBe(
+      `Column ${moved.x + 1}, row ${moved.y + 1}; ${moved.w} × ${moved.h} cells`
+    )
+    await page.keyboard.press("Control+s")
+    await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
+    expect(await tileOf(dragged)).toMatchObject(moved)
+  })
+
+  it("a layout the server refuses shows the error on the tile its path names and keeps the edit", async () => {
+    const stored = await tilesOf()
+    const index = stored.findIndex((t) => t.streamName === "status")
+    await page.click(itemSel("status"))
+    const title = "S".repeat(201)
+    await page.fill('input[name="tileTitle"]', title)
+    await until(page, `${q(`${itemSel("status")} .ds-tile-title`)}?.textContent === "${title}"`, 2_000)
+    await page.click("button.cw-save")
+    await until(page, `${q(itemSel("status"))}?.classList.contains("cw-has-error") === true`, 5_000)
+    expect(await text(page, `${itemSel("status")} .cw-tile-error`)).toContain("title")
+    expect(await text(page, `${itemSel("status")} .cw-tile-error`)).toContain("200")
+    expect(await text(page, ".cw-save-error")).toContain(`tiles[${index}].title`)
+    // Nothing else carries the error; the edit is kept, unsaved; the server stored nothing.
+    expect(await page.locator(".cw-has-error").count()).toBe(1)
+    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+    expect(await page.inputValue('input[name="tileTitle"]')).toBe(title)
+    expect(await tilesOf()).toEqual(stored)
+
+    // Leaving the editor and coming back keeps the unsaved edit.
+    await page.click('.cw-crumbs a:text-is("Account")')
+    await until(page, `${q(".cw-dashboards")} !== null`, 5_000)
+    await page.click(`.cw-dashboards tr[data-dashboard="${dashboardId}"] a:has-text("Edit layout")`)
+    await until(page, `${q(`${itemSel("status")} .ds-tile-title`)}?.textContent === "${title}"`, 10_000)
+    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+
+    // Fixed, it saves and the error is gone.
+    await page.click(itemSel("status"))
+    await page.fill('input[name="tileTitle"]', "Status")
+    expect(await page.locator(".cw-has-error").count()).toBe(0)
+    await page.click("button.cw-save")
+    await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
+    expect((await tileOf("status")).title).toBe("Status")
+    expect(await page.locator(".cw-save-error").count()).toBe(0)
+  })
+
+  it("adds a tile from the account's widgets and removes one", async () => {
+    await page.selectOption('select[name="addTile"]', "revenue")
+    await page.click('button:has-text("Add tile")')
+    await until(page, `document.querySelectorAll('${itemSel("revenue")}').length === 2`, 5_000)
+    await until(
+      page,
+      `[...document.querySelectorAll('${itemSel("revenue")} .ds-big-number')].every((n) => n.textContent === "$2,000")`,
+      5_000
+    )
+    await page.click('.cw-tile-form button:has-text("Remove tile")')
+    await until(page, `document.querySelectorAll('${itemSel("revenue")}').length === 1`, 5_000)
+    await page.click(itemSel("top-sellers"))
+    await page.keyboard.press("Delete")
+    await until(page, `${q(itemSel("top-sellers"))} === null`, 5_000)
+    await page.click("button.cw-save")
+    await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
+    expect((await tilesOf()).map((t) => t.streamName).sort()).toEqual(["cpu", "revenue", "signups", "status"])
+  })
+
+  it("discards unsaved changes after a confirmation", async () => {
+    await page.selectOption('select[name="addTile"]', "top-sellers")
+    await page.click('button:has-text("Add tile")')
+    await until(page, `${q(`${itemSel("top-sellers")} .ds-tile`)}?.dataset.state === "data"`, 5_000)
+    expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+    await page.click('button:has-text("Discard changes")')
+    await page.click('.cw-confirm button:has-text("Discard")')
+    await until(page, `${q(".cw-save-state")}?.textContent === "No changes"`, 5_000)
+    expect(await page.locator(itemSel("top-sellers")).count()).toBe(0)
+  })
+
+  it("looks right (the README's screenshot), with no console error and no request elsewhere", async () => {
+    for (const [stream, type] of [
+      ["queue", "horizontal-bar"],
+      ["traffic", "pie-chart"]
+    ] as const)
+      await api.createWidget(accountId, stream, type)
+    await push("queue", { number: 340 })
+    await push("traffic", {
+      leaderboard: [
+        { name: "Web", value: 55 },
+        { name: "Mobile", value: 30 },
+        { name: "API", value: 15 }
+      ]
+    })
+    const wall = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
+      name: "Operations wall",
+      tiles: [
+        { streamName: "revenue", title: "Revenue today", x: 0, y: 0, w: 4, h: 2 },
+        { streamName: "cpu", title: "CPU", x: 4, y: 0, w: 4, h: 2 },
+        { streamName: "status", x: 8, y: 0, w: 4, h: 2 },
+        { streamName: "top-sellers", title: "Top sellers", x: 0, y: 2, w: 5, h: 3 },
+        { streamName: "traffic", title: "Traffic by client", x: 5, y: 2, w: 4, h: 3 },
+        { streamName: "queue", title: "Queue", x: 9, y: 2, w: 3, h: 3 }
+      ]
+    })
+    expect(wall.status, wall.text).toBe(201)
+    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/dashboards/${wall.json.id as string}`)
+    await until(page, `document.querySelectorAll('.cw-item .ds-tile[data-state="data"]').length === 6`, 10_000)
+    await push("revenue", { number: 2184.5, prefix: "$" })
+    await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.textContent === "$2,184.5"`, 5_000)
+    await page.click(itemSel("cpu"))
+    await page.waitForTimeout(300)
+    mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
+    await page.screenshot({ path: screenshot })
+    expect(unexpected(watch)).toEqual([])
+    expect(watch.foreignRequests).toEqual([])
+  })
+
+  it("opens the view page of a dashboard whose link it made, and deletes a dashboard after a confirmation", async () => {
+    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 2`, 10_000)
+    // The page was reloaded, so it no longer knows the first dashboard's link (shown once): rotate to get one.
+    const row = `.cw-dashboards tr[data-dashboard="${dashboardId}"]`
+    expect(await page.locator(`${row} button:has-text("Open view page")`).isDisabled()).toBe(true)
+    await page.click(`${row} button:has-text("Rotate view link")`)
+    await page.click(`${row} button:has-text("Rotate"):not(:has-text("view"))`)
+    await page.locator(`${row} a:has-text("Open view page")`).waitFor({ timeout: 5_000 })
+    const [view] = await Promise.all([
+      watch.context.waitForEvent("page"),
+      page.click(`${row} a:has-text("Open view page")`)
+    ])
+    await until(view, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 4`, 10_000)
+    expect(await view.title()).toBe("Acme operations · Dashstream")
+    expect(await text(view, `.ds-tile[data-stream="status"] .ds-tile-title`)).toBe("Status")
+    await view.close()
+    await page.click('.cw-secret button:has-text("Done")')
+
+    const wall = `.cw-dashboards tr:has(a:text-is("Operations wall"))`
+    const wallId = (await page.locator(wall).getAttribute("data-dashboard"))!
+    await page.click(`${wall} button:has-text("Delete")`)
+    await page.click(`${wall} button:has-text("Delete dashboard")`)
+    await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 1`, 5_000)
+    expect((await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${wallId}`)).status).toBe(404)
+    expect(unexpected(watch)).toEqual([])
+  })
+
+  it("signs out: the page shows the sign-in form, and the old cookie no longer works", async () => {
+    const cookies = await watch.context.cookies()
+    await page.click('button:has-text("Sign out")')
+    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 5_000)
+    const cookie = cookies.map((c) => `${c.name}=${c.value}`).join("; ")
+    const replay = await api.fetch("/admin/accounts", { headers: { cookie } })
+    expect(replay.status).toBe(401)
+    await page.reload()
+    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 5_000)
+    expect(unexpected(watch)).toEqual([])
+  })
+})
+
+describe("the console's first run", { timeout: 120_000 }, () => {
+  let db: Database
+  let server: RunningServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    db = await sqliteDatabase()
+    server = await startServer(db.url, { adminToken: null })
+    browser = await launchChromium()
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+    await db?.drop()
+  })
+
+  it("opening the printed link signs in and takes the token out of the address bar", async () => {
+    const link = /^Console: (http:\/\/\S+\/console#token=(\S+))$/m.exec(server.stdout())
+    expect(link, server.stdout()).not.toBeNull()
+    const [, url, token] = link!
+    const watch = await isolatedPage(browser, server.baseUrl)
+    try {
+      const requests: Array<string> = []
+      watch.page.on("request", (r) => requests.push(r.url()))
+      await watch.page.goto(url!)
+      await until(watch.page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 10_000)
+      expect(watch.page.url()).toBe(`${server.baseUrl}/console`)
+      expect(await watch.page.evaluate("location.hash")).toBe("")
+      expect(requests.filter((r) => r.includes(token!))).toEqual([])
+      expect((await watch.context.cookies()).some((c) => c.value.includes(token!))).toBe(false)
+      await until(watch.page, `document.querySelector("h1")?.textContent === "Accounts"`, 5_000)
+      expect(unexpected(watch)).toEqual([])
+      expect(watch.foreignRequests).toEqual([])
+      // The link's entry was replaced, not followed by a new one: one step back is the page before it.
+      await watch.page.goBack()
+      expect(watch.page.url()).toBe("about:blank")
+    } finally {
+      await watch.context.close()
+    }
+  })
+})
