@@ -6,6 +6,8 @@ import { resolveSource, sharedTest } from "../../vitest.shared.js"
 const e2eFiles = "test/e2e/*.test.ts"
 const browserFiles = "test/e2e/*.browser.test.ts"
 const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts"]
+/** The end-to-end suites also drive Debian's InfluxDB clients (the line protocol suite), installed when missing. */
+const e2eGlobalSetup = [...globalSetup, "test/support/influxClientsSetup.ts"]
 
 /** The server's own tests: the CLI, processes, decimation, copy, and the dashboard page in a browser. */
 export default defineProject({
@@ -41,6 +43,6 @@ export const e2eProjects: Array<TestProjectInlineConfiguration> = [
     // The outage suite stops a PostgreSQL server of its own: it belongs to the PostgreSQL project only.
     exclude: [...configDefaults.exclude, browserFiles, ...(backend === "postgres" ? [] : ["test/e2e/outage.test.ts"])],
     env: { DASHSTREAM_E2E_BACKENDS: backend, DASHSTREAM_TEST_WORKERS: workers },
-    globalSetup
+    globalSetup: e2eGlobalSetup
   }
 }))

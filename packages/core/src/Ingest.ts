@@ -86,4 +86,9 @@ export interface IngestRequest<V = unknown> {
  */
 export interface IngestResult {
   readonly skipped: number
+  /**
+   * The distinct stream names of the skipped parts, in order of first appearance; present when `skipped > 0`. A
+   * function, so that the names are only gathered when someone asks (`serve --log-skipped`).
+   */
+  readonly skippedStreams?: (() => ReadonlyArray<string>) | undefined
 }

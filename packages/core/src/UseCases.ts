@@ -91,9 +91,25 @@ const streamNotFound = (request: IngestRequest, part: IngestPart): StreamNotFoun
 
 const noneSkipped: IngestResult = Object.freeze({ skipped: 0 })
 
+/**
+ * The distinct stream names of the parts of `request` that `writes` left out (every written part's stream name is its
+ * widget's), in order of first appearance; gathered when called.
+ */
+const skippedStreamsOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>) => (): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  for (const write of writes) seen.add(write.widget.streamName)
+  const names: Array<string> = []
+  for (const part of request.parts) {
+    if (seen.has(part.streamName)) continue
+    seen.add(part.streamName)
+    names.push(part.streamName)
+  }
+  return names
+}
+
 const resultOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>): IngestResult => {
   const skipped = request.parts.length - writes.length
-  return skipped === 0 ? noneSkipped : { skipped }
+  return skipped === 0 ? noneSkipped : { skipped, skippedStreams: skippedStreamsOf(request, writes) }
 }
 
 /**
@@ -198,10 +214,15 @@ const peekAccountOfKey = (
 }
 
 /**
- * How {@link ingestDirect} answers: `undefined` once stored (durably), with the number of skipped parts when some
- * were skipped (see {@link IngestResult}; absent means none); else the error {@link ingest} fails with.
+ * How {@link ingestDirect} answers: `undefined` once stored (durably), with the number of skipped parts and their
+ * stream names when some were skipped (see {@link IngestResult}; absent means none); else the error {@link ingest}
+ * fails with.
  */
-export type IngestDone = (error: PushRejection | StorageFailure | undefined, skipped?: number) => void
+export type IngestDone = (
+  error: PushRejection | StorageFailure | undefined,
+  skipped?: number,
+  skippedStreams?: () => ReadonlyArray<string>
+) => void
 
 /**
  * {@link ingest} without an effect, for the push hot path (issue 12: no fiber per push): the same request gets the
@@ -244,12 +265,17 @@ export const ingestDirect = (
   }
   const skipped = parts.length - writes.right.length
   if (writes.right.length === 0) {
-    done(undefined, skipped)
+    done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes.right))
     return true
   }
   // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
   if (skipped === 0) writeDirect(writes.right, now, done)
-  else writeDirect(writes.right, now, (error) => (error === undefined ? done(undefined, skipped) : done(error)))
+  else {
+    const skippedStreams = skippedStreamsOf(request, writes.right)
+    writeDirect(writes.right, now, (error) =>
+      error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
+    )
+  }
   return true
 }
 

@@ -56,6 +56,19 @@ export {
 export { decodeCommand, decodeJsonPart, decodePushRequest, type JsonPart, type PushRequest } from "./PushRequest.js"
 // Other pushers (contract section 13): each protocol is a parser into an IngestRequest.
 export { decodeSmashing, type SmashingPart, smashingRequest } from "./ingest/Smashing.js"
+// InfluxDB line protocol (contract section 13.1): a parser into an IngestRequest.
+export {
+  FieldKind,
+  LineBatch,
+  type LineProtocolApi,
+  lineProtocolLimits,
+  type LineProtocolOptions,
+  NO_TIMESTAMP,
+  parseLineProtocol,
+  parsePrecision,
+  type Precision
+} from "./ingest/LineProtocol.js"
+export { decodeLineProtocol, lineProtocolWidgetTypes } from "./ingest/LineProtocolRequest.js"
 export { type EntryWrite, type Mutation, needsLatest } from "./Apply.js"
 export { type Limits, defaultLimits } from "./Limits.js"
 

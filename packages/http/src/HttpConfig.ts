@@ -54,6 +54,11 @@ export interface HandlerConfig {
   /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
   readonly logRequests: boolean
   /**
+   * Log the stream names line protocol writes skipped (not widgets of the key's account), each distinct name at most
+   * once a minute (`serve --log-skipped`, contract 13.1). Off when absent.
+   */
+  readonly logSkipped?: boolean | undefined
+  /**
    * The dashboard page's CSP `frame-ancestors` (contract section 11): a source list such as
    * `'self' https://wiki.example.com`, checked by the caller (it goes into a header as it is); `'self'` when absent.
    */

@@ -8,6 +8,7 @@ import { type CorsRoute, makeCors } from "./internal/cors.js"
 import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
 import { isConsolePage, isPage, makePageLane } from "./internal/pageLane.js"
 import { makeIngestLane, matchIngestRoute } from "./internal/ingestLane.js"
+import { answerInfluxProbe, influxProbe } from "./internal/lineProtocolRoutes.js"
 import { ingestRoutes } from "./internal/ingestRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
@@ -92,12 +93,13 @@ export interface Handler {
  * own.
  *
  * Several lanes share the handler: the pushes (`POST /customSend[/]` and the other push protocols of
- * `internal/ingestRoutes.ts`) are answered by a direct ingest lane (see `internal/ingestLane.ts`), the latest-entry
- * read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see `internal/readLane.ts`),
- * `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live lane of Server-Sent Events (see
- * `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files and the console page (when the
- * admin API is on) by the page lane (`internal/pageLane.ts`), every other request by the `HttpApi` (see
- * `internal/apiLane.ts`).
+ * `internal/ingestRoutes.ts`: the InfluxDB writes among them) are answered by a direct ingest lane (see
+ * `internal/ingestLane.ts`), InfluxDB's `/ping` and `/query` by a fixed answer (`internal/lineProtocolRoutes.ts`), the
+ * latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see
+ * `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live lane of
+ * Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files and the
+ * console page (when the admin API is on) by the page lane (`internal/pageLane.ts`), every other request by the
+ * `HttpApi` (see `internal/apiLane.ts`).
  */
 export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, Stores | Scope.Scope> =>
   Effect.gen(function* () {
@@ -114,6 +116,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       limits: config.limits,
       limiter,
       logRequests: config.logRequests,
+      logSkipped: config.logSkipped,
       metrics,
       pressure
     })
@@ -159,6 +162,12 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       // The ingest and read lanes count their own requests, more cheaply; every other request is counted when its
       // answer ends.
       metrics.track(req, res, routes.template)
+      const probe = influxProbe(req.method, req.url)
+      if (probe !== undefined) {
+        answerInfluxProbe(req, res, probe)
+        if (config.logRequests) runFork(Effect.logInfo(requestLine(req.method!, req.url!, res.statusCode, 0)))
+        return
+      }
       if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
       if (isPage(req.method, req.url) || (consoleOn && isConsolePage(req.method, req.url))) return pageLane(req, res)
       const refusal = refuseDeclaredLength(req, maxBodyBytes)

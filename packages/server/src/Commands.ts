@@ -39,7 +39,7 @@ export const commandSpecs = {
   serve: {
     words: ["serve"],
     synopsis:
-      "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--decimate-at HH:MM|off] " +
+      "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] [--decimate-at HH:MM|off] " +
       "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... [--no-admin] " +
       "[--frame-ancestors SOURCES]",
     summary:
@@ -52,6 +52,7 @@ export const commandSpecs = {
       port: { type: "string" },
       "rate-limit": { type: "string" },
       "log-requests": { type: "boolean" },
+      "log-skipped": { type: "boolean" },
       "decimate-at": { type: "string" },
       "decimation-tiers": { type: "string" },
       workers: { type: "string" },
@@ -155,6 +156,7 @@ export const usage = (): string => {
     "  DASHSTREAM_DB            database URL, as --db (the flag wins)",
     "  DASHSTREAM_ADMIN_TOKEN   enables the admin API (/admin) for requests with Authorization: Bearer <token>",
     "  DASHSTREAM_LOG_REQUESTS  1 to log one line per request, as --log-requests",
+    "  DASHSTREAM_LOG_SKIPPED   1 to log the stream names InfluxDB line protocol writes skipped (not widgets), each at most once a minute, as --log-skipped",
     "  DASHSTREAM_LOG_LEVEL     trace, debug, info (default), warning, error, fatal or none; logs go to stderr",
     "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
     "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",

@@ -31,6 +31,7 @@ export const EnvVar = {
   adminToken: "DASHSTREAM_ADMIN_TOKEN",
   admin: "DASHSTREAM_ADMIN",
   logRequests: "DASHSTREAM_LOG_REQUESTS",
+  logSkipped: "DASHSTREAM_LOG_SKIPPED",
   logLevel: "DASHSTREAM_LOG_LEVEL",
   debug: "DASHSTREAM_DEBUG",
   decimateAt: "DASHSTREAM_DECIMATE_AT",
@@ -183,6 +184,7 @@ export type ServeFlags = {
   readonly port?: string | undefined
   readonly "rate-limit"?: string | undefined
   readonly "log-requests"?: boolean | undefined
+  readonly "log-skipped"?: boolean | undefined
   readonly "decimate-at"?: string | undefined
   readonly "decimation-tiers"?: string | undefined
   readonly workers?: string | undefined
@@ -219,6 +221,12 @@ export interface ServeConfig {
   readonly admin: boolean
   /** Log one line per request (method, path with the access key redacted, status, duration). Default off. */
   readonly logRequests: boolean
+  /**
+   * Log the stream names InfluxDB line protocol writes skipped because they are not widgets of the key's account,
+   * each distinct name at most once a minute (contract 13.1), so that an operator can find the names to declare.
+   * Default off.
+   */
+  readonly logSkipped: boolean
   /** When the daily decimation pass runs (UTC); default 03:00; `null` (`off`) runs none. */
   readonly decimateAt: DailyTime | null
   /** The decimation tiers; default the contract's (section 9), `5m:48h,1h:14d,1d:90d`. */
@@ -272,6 +280,7 @@ const serve: Config.Config<ServeConfig> = Config.all({
     true
   ),
   logRequests: Config.withDefault(flagOrEnv("log-requests", EnvVar.logRequests, parseBoolean), false),
+  logSkipped: Config.withDefault(flagOrEnv("log-skipped", EnvVar.logSkipped, parseBoolean), false),
   decimateAt: Config.withDefault(
     flagOrEnv("decimate-at", EnvVar.decimateAt, (text, name) =>
       Either.mapLeft(parseDailyTime(text, name), (error) => error.message)
@@ -293,9 +302,9 @@ const serve: Config.Config<ServeConfig> = Config.all({
 /**
  * The configuration of `serve` from its flags and the environment. Fails with a {@link UsageError} for a bad
  * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `--log-requests` /
- * `DASHSTREAM_LOG_REQUESTS`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT` (see {@link parseDailyTime}),
- * `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}), `--workers` /
- * `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism) or
+ * `DASHSTREAM_LOG_REQUESTS`, `--log-skipped` / `DASHSTREAM_LOG_SKIPPED`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT`
+ * (see {@link parseDailyTime}), `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}),
+ * `--workers` / `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism) or
  * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>

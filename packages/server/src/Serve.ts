@@ -88,6 +88,7 @@ export const serve = (
             limits: defaultLimits,
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
+            logSkipped: config.logSkipped,
             corsOrigins: config.corsOrigins,
             frameAncestors: config.frameAncestors,
             metrics,

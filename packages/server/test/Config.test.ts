@@ -71,6 +71,7 @@ describe("Config.serveConfig", () => {
       adminToken: null,
       admin: true,
       logRequests: false,
+      logSkipped: false,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
       workers: availableParallelism(),
@@ -226,6 +227,11 @@ describe("Config.serveConfig", () => {
     assert.strictEqual(config.adminToken && Redacted.value(config.adminToken), "s3cret")
     assert.isTrue(config.logRequests)
     assert.isTrue(right(Config.serveConfig({ "log-requests": true }, { DASHSTREAM_LOG_REQUESTS: "0" })).logRequests)
+    // --log-skipped / DASHSTREAM_LOG_SKIPPED (contract 13.1), the same way.
+    assert.isTrue(right(Config.serveConfig({ "log-skipped": true }, {})).logSkipped)
+    assert.isTrue(right(Config.serveConfig({}, { DASHSTREAM_LOG_SKIPPED: "1" })).logSkipped)
+    assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_LOG_SKIPPED: "0" })).logSkipped)
+    assert.match(leftMessage(Config.serveConfig({}, { DASHSTREAM_LOG_SKIPPED: "maybe" })), /^DASHSTREAM_LOG_SKIPPED/)
   })
 
   it("rejects bad values with the flag's name and accepted forms", () => {

@@ -15,10 +15,11 @@ import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import type { WritePressure } from "./readHandlers.js"
 import { requestLine } from "./redact.js"
 import { bodyTooLarge, drainLimit, refuseDeclaredLength } from "./replies.js"
+import { makeSkippedLog } from "./skippedLog.js"
 
 /**
- * The ingest lane: every push protocol (`POST /customSend`, Smashing's `POST /widgets/<stream>`, the line protocol
- * later), served straight from Node's request listener (issue 23). It is the hot path: the generic `HttpApi`
+ * The ingest lane: every push protocol (`POST /customSend`, Smashing's `POST /widgets/<stream>`, InfluxDB line
+ * protocol's `POST /write` and `POST /api/v2/write`), served straight from Node's request listener (issue 23). It is the hot path: the generic `HttpApi`
  * pipeline (request wrapper, router, scope, payload decoding by Content-Type, response conversion) costs several
  * times what a push needs, and decodes bodies by Content-Type while the original clients label raw JSON as form
  * data or not at all. So this lane reads the raw bytes itself (counting them against the route's limit) and runs
@@ -140,6 +141,8 @@ export interface IngestLaneOptions {
   readonly metrics: Metrics
   /** Counts the pushes between a received body and a written answer (streamed reads yield to them). */
   readonly pressure?: WritePressure
+  /** Log the names of skipped streams, each at most once a minute (`serve --log-skipped`, contract 13.1). */
+  readonly logSkipped?: boolean | undefined
 }
 
 /** The ingest lane's request listener for a request {@link matchIngestRoute} matched, running pushes on `runtime`. */
@@ -152,6 +155,7 @@ export const makeIngestLane = (
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
   const logUnavailable = makeUnavailableLog()
+  const logSkipped = options.logSkipped === true ? makeSkippedLog() : undefined
   const accounts = Context.get(runtime.context, AccountStore)
   const streams = Context.get(runtime.context, StreamStore)
 
@@ -170,12 +174,17 @@ export const makeIngestLane = (
     route: AnyIngestRoute,
     start: number,
     reply: ErrorReply | undefined,
-    skipped: number
+    skipped: number,
+    skippedStreams?: () => ReadonlyArray<string>
   ) => {
     let status: number
     if (reply === undefined) {
       if (!res.headersSent && !res.destroyed) route.writeSuccess(res, skipped)
       status = route.successStatus
+      if (logSkipped !== undefined && skippedStreams !== undefined) {
+        const log = logSkipped(route.template, skippedStreams())
+        if (log !== undefined) runFork(log)
+      }
     } else {
       status = route.writeError(res, reply)
     }
@@ -190,10 +199,11 @@ export const makeIngestLane = (
     route: AnyIngestRoute,
     start: number,
     reply: ErrorReply | undefined,
-    skipped = 0
+    skipped = 0,
+    skippedStreams?: () => ReadonlyArray<string>
   ) => {
     pressure.inFlight--
-    finish(req, res, route, start, reply, skipped)
+    finish(req, res, route, start, reply, skipped, skippedStreams)
   }
 
   // How a stored or refused push is answered, whichever path ran it. 500s and 503s carry a cause for the log.
@@ -242,8 +252,8 @@ export const makeIngestLane = (
       const parsed = route.parse(body, req, limits)
       if (Either.isLeft(parsed)) return refuse(req, res, route, start, parsed.left)
       request = parsed.right
-      direct = UseCases.ingestDirect(request, limits, accounts, streams, (error, skipped) => {
-        if (error === undefined) answer(req, res, route, start, undefined, skipped)
+      direct = UseCases.ingestDirect(request, limits, accounts, streams, (error, skipped, skippedStreams) => {
+        if (error === undefined) answer(req, res, route, start, undefined, skipped, skippedStreams)
         else answerCause(req, res, route, start, Cause.fail(error), accessKey)
       })
     } catch (defect) {
@@ -253,7 +263,7 @@ export const makeIngestLane = (
     runCallback(UseCases.ingest(request, limits), {
       onExit: (exit) =>
         Exit.isSuccess(exit)
-          ? answer(req, res, route, start, undefined, exit.value.skipped)
+          ? answer(req, res, route, start, undefined, exit.value.skipped, exit.value.skippedStreams)
           : answerCause(req, res, route, start, exit.cause, accessKey)
     })
   }

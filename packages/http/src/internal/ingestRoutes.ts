@@ -1,11 +1,13 @@
 import { decodePushRequest, InvalidJson, smashingRequest } from "@dashstream/core"
 import { Either } from "effect"
 import type { AnyIngestRoute, IngestRoute } from "./ingestLane.js"
+import { v1WriteRoute, v2WriteRoute } from "./lineProtocolRoutes.js"
 import { writeErrorReply, writePushSuccess } from "./replies.js"
 
 /**
- * The push protocols the ingest lane serves, one entry each (issue 23): the original `POST /customSend` and
- * Smashing's `POST /widgets/<stream name>`. A new
+ * The push protocols the ingest lane serves, one entry each (issue 23): the original `POST /customSend`,
+ * Smashing's `POST /widgets/<stream name>`, InfluxDB's `POST /write` and `POST /api/v2/write` (line protocol,
+ * contract 13.1). A new
  * protocol is its parser in core plus an entry here (and its description in `Api.ts` for the OpenAPI document).
  */
 
@@ -121,4 +123,4 @@ export const smashingRoute: IngestRoute<unknown> = {
 }
 
 /** Every ingest route, in the order they are tried. */
-export const ingestRoutes: ReadonlyArray<AnyIngestRoute> = [customSendRoute, smashingRoute]
+export const ingestRoutes: ReadonlyArray<AnyIngestRoute> = [customSendRoute, smashingRoute, v1WriteRoute, v2WriteRoute]

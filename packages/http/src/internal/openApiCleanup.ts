@@ -3,7 +3,7 @@
  * server answers those decode failures with the contract's error body instead (400 `invalid_request`), so the
  * generated document is corrected to say so: every 400 that mentions `HttpApiDecodeError` describes
  * `ErrorResponse`, operations that take no input lose the 400 they cannot produce, and the platform's schemas are
- * dropped from the components.
+ * dropped from the components. The InfluxDB writes keep their own 400 body alone (see `ownErrorShapes`).
  */
 
 type Json = Record<string, any>
@@ -24,11 +24,23 @@ const withInvalidRequest = (description: string | undefined): string => {
   return codes.join(", ")
 }
 
+/**
+ * Operations answered by the ingest lane in their protocol's own error shape (the InfluxDB writes, contract 13.1):
+ * the platform never decodes their requests, so their 400 is only their own body.
+ */
+const ownErrorShapes: ReadonlySet<string> = new Set(["influxWriteV1", "influxWriteV2"])
+
 const fixOperation = (op: Json): void => {
   const response: Json | undefined = op["responses"]?.["400"]
   const media: Json | undefined = response?.["content"]?.["application/json"]
   if (response === undefined || media === undefined) return
   const schema: Json = media["schema"]
+  if (ownErrorShapes.has(op["operationId"]) && Array.isArray(schema["anyOf"])) {
+    const own: Array<Json> = schema["anyOf"].filter((member: Json) => !isDecodeErrorRef(member))
+    media["schema"] = own.length === 1 ? own[0] : { anyOf: own }
+    response["description"] = own[0]?.["description"] ?? response["description"]
+    return
+  }
   if (isDecodeErrorRef(schema)) {
     const takesInput = (op["parameters"]?.length ?? 0) > 0 || op["requestBody"] !== undefined
     if (!takesInput) {

@@ -4,7 +4,8 @@
  * access keys, widgets, test points and dashboards made in the page and checked through the API; the layout editor:
  * tiles dragged and resized with the mouse, moved and resized with the keyboard, saved and still there after a
  * reload, drawn by the view page's renderers with live data, a layout the server refuses shown on the tile its
- * `path` names with the edit kept; sign-out. No console error, no request to another origin. The README's
+ * `path` names with the edit kept; a save re-lays out the dashboard's view page open in another browser within 2 s,
+ * without a reload (the `layout` event); sign-out. No console error, no request to another origin. The README's
  * screenshot (`docs/console.png`) is taken here.
  */
 import { mkdirSync } from "node:fs"
@@ -372,6 +373,96 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.click('.cw-confirm button:has-text("Discard")')
     await until(page, `${q(".cw-save-state")}?.textContent === "No changes"`, 5_000)
     expect(await page.locator(itemSel("top-sellers")).count()).toBe(0)
+  })
+
+  it("a save reaches the dashboard's open view page within 2 s: re-laid out without a reload (issue 24)", async () => {
+    // The view page, open in a second browser context (a viewer's browser, not the operator's), at the link the
+    // console showed when it rotated the view token.
+    const viewer = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1600, height: 1000 } })
+    try {
+      const view = viewer.page
+      const consoleErrorsBefore = watch.errors.length
+      await view.goto(viewUrl)
+      await until(view, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 4`, 10_000)
+      await until(view, `document.documentElement.dataset.connection === "live"`, 10_000)
+      await view.evaluate("window.sameDocument = true")
+      const viewTile = (stream: string) => `.ds-tile[data-stream="${stream}"]`
+      expect(await view.locator(viewTile("cpu")).count()).toBe(1)
+      expect(await view.locator(viewTile("top-sellers")).count()).toBe(0)
+
+      // The operator opens the layout editor from the account page.
+      await page.click('.cw-crumbs a:text-is("Account")')
+      await until(page, `${q(".cw-dashboards")} !== null`, 5_000)
+      await page.click(`.cw-dashboards tr[data-dashboard="${dashboardId}"] a:has-text("Edit layout")`)
+      await until(page, `document.querySelectorAll(".cw-item").length === 4`, 10_000)
+      expect(await text(page, ".cw-save-state")).toBe("No changes")
+
+      // Moves the lowest tile (other than the one it removes) with the keyboard into the free rows below the layout,
+      // one column to the side, so that it pushes no other tile.
+      const removed = "cpu"
+      const cells = await Promise.all(
+        ["cpu", "revenue", "signups", "status"].map(async (s) => ({ stream: s, ...(await cellOf(page, s)) }))
+      )
+      const rows = Math.max(...cells.map((c) => c.y + c.h))
+      const moving = cells.filter((c) => c.stream !== removed).sort((a, b) => b.y + b.h - (a.y + a.h))[0]!
+      const side = moving.x + moving.w < 12 ? "ArrowRight" : "ArrowLeft"
+      const to = { x: moving.x + (side === "ArrowRight" ? 1 : -1), y: rows, w: moving.w, h: moving.h }
+      await page.click(itemSel(moving.stream))
+      await until(page, `${q(itemSel(moving.stream))}?.classList.contains("cw-selected") === true`, 2_000)
+      for (let i = moving.y; i < rows; i++) await page.keyboard.press("ArrowDown")
+      await page.keyboard.press(side)
+      await until(page, `${q(itemSel(moving.stream))}?.dataset.cell === "${to.x},${to.y},${to.w},${to.h}"`, 2_000)
+
+      // Removes one tile and adds another.
+      await page.click(itemSel(removed))
+      await page.keyboard.press("Delete")
+      await until(page, `${q(itemSel(removed))} === null`, 5_000)
+      await page.selectOption('select[name="addTile"]', "top-sellers")
+      await page.click('button:has-text("Add tile")')
+      await until(page, `${q(`${itemSel("top-sellers")} .ds-tile`)}?.dataset.state === "data"`, 5_000)
+      expect(await text(page, ".cw-save-state")).toBe("Unsaved changes")
+      const expected = await page
+        .locator(".cw-item")
+        .evaluateAll((items) =>
+          items.map((i) => ({ stream: i.getAttribute("data-stream")!, cell: i.getAttribute("data-cell")! }))
+        )
+      expect(expected.map((e) => e.stream).sort()).toEqual(["revenue", "signups", "status", "top-sellers"])
+      expect(expected.find((e) => e.stream === moving.stream)!.cell).toBe(`${to.x},${to.y},${to.w},${to.h}`)
+
+      // Saves: within 2 s every tile of the view page sits where the editor put it (its CSS grid placement, as the
+      // browser computed it), the removed tile is gone, and the added one is drawn with its data.
+      const placedAsSaved = expected
+        .map(({ stream, cell }) => {
+          const [x, y, w, h] = cell.split(",").map(Number)
+          return `((t) => t.length === 1 && ((s) => s.gridColumnStart === "${x! + 1}" && s.gridColumnEnd === "span ${w}" && s.gridRowStart === "${y! + 1}" && s.gridRowEnd === "span ${h}")(getComputedStyle(t[0])))(document.querySelectorAll('${viewTile(stream)}'))`
+        })
+        .join(" && ")
+      const relaidOut = [
+        placedAsSaved,
+        `document.querySelectorAll(".ds-tile").length === 4`,
+        `${q(viewTile(removed))} === null`,
+        `${q(viewTile("top-sellers"))}?.dataset.state === "data"`,
+        `${q(`${viewTile("top-sellers")} .ds-leaderboard li:first-child .ds-name`)}?.textContent === "Ann"`
+      ].join(" && ")
+      expect(await view.evaluate(relaidOut)).toBe(false)
+      const savedAt = performance.now()
+      await page.click("button.cw-save")
+      await until(view, relaidOut, 2_000)
+      console.info(`console save to view page re-laid out: ${Math.round(performance.now() - savedAt)} ms`)
+      await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
+
+      // Without a reload; the tiles it showed before keep their data and go on receiving pushes.
+      expect(await view.evaluate("window.sameDocument")).toBe(true)
+      expect(await view.getAttribute(viewTile(moving.stream), "data-state")).toBe("data")
+      await push("revenue", { number: 2100, prefix: "$" })
+      await until(view, `${q(`${viewTile("revenue")} .ds-big-number`)}?.textContent === "$2,100"`, 2_000)
+      expect(await view.evaluate("window.sameDocument")).toBe(true)
+      expect(viewer.errors).toEqual([])
+      expect(viewer.foreignRequests).toEqual([])
+      expect(watch.errors.slice(consoleErrorsBefore)).toEqual([])
+    } finally {
+      await viewer.context.close()
+    }
   })
 
   it("looks right (the README's screenshot), with no console error and no request elsewhere", async () => {

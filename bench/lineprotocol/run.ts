@@ -1,0 +1,106 @@
+/**
+ * Line protocol parser micro-benchmark (contract section 13.1): how many lines and field values per second
+ * `parseLineProtocol` reads, on one core, for
+ *
+ * - `1-field`: 1,000 lines of one float field, no tags, a nanosecond timestamp (`sensor value=21.5 1700000000...`);
+ * - `telegraf`: 1,000 lines shaped like Telegraf's `cpu` input: two tags, ten float fields, a nanosecond timestamp;
+ *
+ * each also as UTF-8 bytes decoded to a string first (what the HTTP lane does with a body), and as a whole
+ * `decodeLineProtocol` request with every part decoded for a line-graph stream (the whole pure part of a write, every
+ * stream declared). Each case runs for `--seconds` (default 2) after a warm-up; the figure is the best of 5 rounds
+ * (on a shared machine the other rounds measure the neighbours).
+ *
+ * Usage: pnpm bench:lineprotocol [--seconds 2] [--lines 1000]
+ */
+import { parseArgs } from "node:util"
+import { decodeLineProtocol, defaultLimits, type LineBatch, parseLineProtocol } from "@dashstream/core"
+import { Either } from "effect"
+
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "2" }, lines: { type: "string", default: "1000" } }
+})
+const seconds = Number(values.seconds)
+const lineCount = Number(values.lines)
+const t0 = 1_700_000_000_000_000_000n
+
+const oneField = Array.from(
+  { length: lineCount },
+  (_, i) => `sensor value=${(20 + (i % 100) / 8).toFixed(3)} ${t0 + BigInt(i) * 10_000_000_000n}`
+).join("\n")
+
+const cpuFields = [
+  "usage_user",
+  "usage_system",
+  "usage_idle",
+  "usage_nice",
+  "usage_iowait",
+  "usage_irq",
+  "usage_softirq",
+  "usage_steal",
+  "usage_guest",
+  "usage_guest_nice"
+]
+const telegraf = Array.from({ length: lineCount }, (_, i) => {
+  const cpu = `cpu${i % 8}`
+  const fields = cpuFields.map((f, k) => `${f}=${((i * 7 + k * 13) % 1000) / 10 + 0.012345678901}`).join(",")
+  return `cpu,cpu=${cpu},host=web1 ${fields} ${t0 + BigInt(Math.floor(i / 8)) * 10_000_000_000n}`
+}).join("\n")
+
+const parse = (body: string): LineBatch => {
+  const result = parseLineProtocol(body, { precision: "ns", maxFieldValues: 100_000 })
+  if (Either.isLeft(result)) throw new Error(result.left.message)
+  return result.right
+}
+
+/** The pure part of a write: the body as an `IngestRequest`, then every part decoded as a line-graph's entry. */
+const decodeAll = (body: string): number => {
+  const request = Either.getOrThrow(decodeLineProtocol(body, "key", "ns"))
+  let decoded = 0
+  for (const part of request.parts) {
+    if (Either.isRight(request.decode("line-graph", part.value, part.path, defaultLimits))) decoded++
+  }
+  return decoded
+}
+
+/** Runs `f` for `seconds` after a warm-up, 5 rounds; returns the best round's calls per second. */
+const callsPerSecond = (f: () => unknown): number => {
+  const deadline = performance.now() + 300
+  while (performance.now() < deadline) f()
+  const rounds: Array<number> = []
+  for (let r = 0; r < 5; r++) {
+    let calls = 0
+    const start = performance.now()
+    const end = start + (seconds * 1000) / 5
+    let now = start
+    while (now < end) {
+      f()
+      calls++
+      now = performance.now()
+    }
+    rounds.push(calls / ((now - start) / 1000))
+  }
+  return Math.max(...rounds)
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+
+console.log(`node ${process.version}, ${lineCount} lines per body, ${seconds} s per case`)
+console.log("body      case                         bytes      lines/s        field values/s")
+for (const [name, body] of [
+  ["1-field", oneField],
+  ["telegraf", telegraf]
+] as const) {
+  const bytes = Buffer.from(body, "utf8")
+  const fieldsPerBody = parse(body).size
+  const cases: Array<[string, () => unknown]> = [
+    ["parse (string)", () => parse(body)],
+    ["decode UTF-8 + parse", () => parse(bytes.toString("utf8"))],
+    ["request + decode every part", () => decodeAll(body)]
+  ]
+  for (const [label, f] of cases) {
+    const perSecond = callsPerSecond(f)
+    console.log(
+      `${name.padEnd(9)} ${label.padEnd(30)} ${String(bytes.length).padStart(7)} ${fmt(perSecond * lineCount).padStart(13)} ${fmt(perSecond * fieldsPerBody).padStart(20)}`
+    )
+  }
+}

@@ -1,0 +1,793 @@
+import { Either } from "effect"
+import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
+import { MAX_STREAM_NAME_LENGTH } from "../StreamName.js"
+import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
+
+/**
+ * InfluxDB line protocol (contract section 13.1), parsed into a batch of field writes:
+ *
+ *     measurement[,tag_key=tag_value...] field_key=field_value[,field_key=field_value...] [timestamp]
+ *
+ * as InfluxDB's reference documents it and its parser (`models/points.go`) reads it: `\,` `\ ` `\=` escapes in the
+ * measurement, tag keys, tag values and field keys (a backslash before any other character is a literal backslash);
+ * string field values in double quotes with `\"` and `\\` escapes (they may span lines); floats (`1`, `-1.5`,
+ * `1.e+78`), integers (`12i`, signed 64-bit), unsigned integers (`12u`, 64-bit), booleans (`t`, `T`, `true`, `True`,
+ * `TRUE`, `f`, `F`, `false`, `False`, `FALSE`); `#` comment lines, blank lines, spaces, tabs and NULs before a line's
+ * measurement, and `\r\n` line ends.
+ *
+ * The parser is on the ingest hot path: one pass over the body with `charCodeAt`, no regular expression, no object per
+ * field (the batch is a set of parallel arrays), substrings only for names, and number text turned into a double
+ * without a substring where that is exact (see `scanNumber`).
+ */
+
+/**
+ * The most a line protocol request may carry (contract section 13.1): 10 MiB of body after decompression and 100,000
+ * field values (skipped ones included); more is 413.
+ */
+export const lineProtocolLimits = { maxBytes: 10 * 1024 * 1024, maxFieldValues: 100_000 } as const
+
+/** The unit of a body's timestamps, normalised (`n` is `ns`, `u` is `us`). */
+export type Precision = "ns" | "us" | "ms" | "s" | "m" | "h"
+
+/** Which InfluxDB write API a request came by: `v1` is `POST /write`, `v2` is `POST /api/v2/write`. */
+export type LineProtocolApi = "v1" | "v2"
+
+const v1Precisions: ReadonlyMap<string, Precision> = new Map<string, Precision>([
+  ["n", "ns"],
+  ["ns", "ns"],
+  ["u", "us"],
+  ["us", "us"],
+  ["ms", "ms"],
+  ["s", "s"],
+  ["m", "m"],
+  ["h", "h"]
+])
+const v2Precisions: ReadonlyMap<string, Precision> = new Map<string, Precision>([
+  ["ns", "ns"],
+  ["us", "us"],
+  ["ms", "ms"],
+  ["s", "s"]
+])
+
+/**
+ * The `precision` query parameter of a write (contract section 13.1): 1.x `n`, `ns`, `u`, `us`, `ms`, `s`, `m`, `h`;
+ * 2.x `ns`, `us`, `ms`, `s`; absent or empty is nanoseconds. Fails with `InvalidRequest` (400) for any other value.
+ */
+export const parsePrecision = (
+  text: string | null | undefined,
+  api: LineProtocolApi
+): Either.Either<Precision, InvalidRequest> => {
+  if (text === undefined || text === null || text === "") return Either.right("ns")
+  const precision = (api === "v1" ? v1Precisions : v2Precisions).get(text)
+  if (precision !== undefined) return Either.right(precision)
+  const allowed = api === "v1" ? "n, ns, u, us, ms, s, m or h" : "ns, us, ms or s"
+  return Either.left(new InvalidRequest({ message: `precision ${quoted(text)} is not one of ${allowed}` }))
+}
+
+/** How a field value was written, which decides how it is stored and rendered as text (contract section 13.1). */
+export const FieldKind = { Float: 0, Integer: 1, Unsigned: 2, Boolean: 3, String: 4 } as const
+export type FieldKind = (typeof FieldKind)[keyof typeof FieldKind]
+
+/** The `timestamps` entry of a field whose line has no timestamp. */
+export const NO_TIMESTAMP = -1
+
+/**
+ * The field writes of a body, in body order: write `i` is `streams[i]`, `fieldKeys[i]`, ... Parallel arrays rather
+ * than an object per write, so that a 100,000-field body costs a few arrays.
+ */
+export class LineBatch {
+  /** The stream of each write (contract 13.1, "Stream of a field"): `cpu.usage_idle{cpu=cpu0,host=web1}`. */
+  readonly streams: Array<string> = []
+  /** The field key, escapes removed. */
+  readonly fieldKeys: Array<string> = []
+  readonly kinds: Array<FieldKind> = []
+  /**
+   * The value as a number: a float as parsed, an integer or unsigned integer as the nearest double, a boolean as 1 or
+   * 0; `NaN` for a string.
+   */
+  readonly numbers: Array<number> = []
+  /** The line's timestamp in microseconds (nanoseconds truncated toward zero), or {@link NO_TIMESTAMP}. */
+  readonly timestamps: Array<number> = []
+  /** The line of the body the write's line starts on, counting every line from 1 (comments, blank lines). */
+  readonly lines: Array<number> = []
+  // Where each value's text lies in `body` (a string without its quotes), for `text`, which is seldom needed.
+  private readonly starts: Array<number> = []
+  private readonly ends: Array<number> = []
+
+  constructor(private readonly body: string) {}
+
+  /** The number of field writes. */
+  get size(): number {
+    return this.streams.length
+  }
+
+  /** The timestamp of write `i` in microseconds, `undefined` when its line has none (the server assigns `ts`). */
+  timestamp(i: number): Micros | undefined {
+    const ts = this.timestamps[i]!
+    return ts === NO_TIMESTAMP ? undefined : (ts as Micros)
+  }
+
+  /**
+   * Write `i`'s value as text (contract section 13.1, "As text"): a string as written with its escapes removed, an
+   * integer in decimal digits (`12i` is `"12"`, `-007i` is `"-7"`), a float as JavaScript's shortest round-trip form
+   * (`1e3` is `"1000"`), a boolean `"true"` or `"false"`.
+   */
+  text(i: number): string {
+    switch (this.kinds[i]!) {
+      case FieldKind.Float:
+        return String(this.numbers[i]!)
+      case FieldKind.Boolean:
+        return this.numbers[i] === 1 ? "true" : "false"
+      case FieldKind.String:
+        return unescapeString(this.body, this.starts[i]!, this.ends[i]!)
+      default:
+        return integerText(this.body, this.starts[i]!, this.ends[i]!)
+    }
+  }
+
+  /** @internal */
+  push(stream: string, fieldKey: string, kind: FieldKind, n: number, start: number, end: number, line: number): void {
+    this.streams.push(stream)
+    this.fieldKeys.push(fieldKey)
+    this.kinds.push(kind)
+    this.numbers.push(n)
+    this.timestamps.push(NO_TIMESTAMP)
+    this.lines.push(line)
+    this.starts.push(start)
+    this.ends.push(end)
+  }
+}
+
+/** Options of {@link parseLineProtocol}. */
+export interface LineProtocolOptions {
+  readonly precision: Precision
+  /** At most this many field values per body (contract 13.1: 100,000, skipped ones included); more is 413. */
+  readonly maxFieldValues: number
+}
+
+/**
+ * Parses a line protocol body (contract section 13.1) into its field writes, in body order. Fails with
+ * `InvalidRequest` (400) at the first line that does not parse, or whose timestamp is before 1970 or after
+ * {@link MAX_SECONDS} (section 3): its message starts with the line (`line 3: ...`, counting every line of the body
+ * from 1) and quotes it, its `path` is `line 3`. Fails with `PayloadTooLarge` (413) when the body holds more than
+ * `maxFieldValues` field values. A body of only comments and blank lines is an empty batch.
+ */
+export const parseLineProtocol = (
+  body: string,
+  options: LineProtocolOptions
+): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => {
+  const parser = new Parser(body, options)
+  try {
+    parser.run()
+    return Either.right(parser.batch)
+  } catch (e) {
+    if (e instanceof Failure) {
+      return Either.left(
+        e.tooLarge
+          ? new PayloadTooLarge({ message: e.problem })
+          : new InvalidRequest({
+              message: `line ${e.line}: ${e.problem} in ${quoted(lineText(body, e.lineStart))}`,
+              path: `line ${e.line}`
+            })
+      )
+    }
+    throw e
+  }
+}
+
+// A parse error, thrown from deep in the scan and caught once in `parseLineProtocol`, so that the success path
+// carries no result object per token.
+class Failure {
+  constructor(
+    readonly problem: string,
+    readonly line: number,
+    readonly lineStart: number,
+    readonly tooLarge: boolean
+  ) {}
+}
+
+const LF = 10
+const CR = 13
+const TAB = 9
+const NUL = 0
+const SPACE = 32
+const QUOTE = 34
+const HASH = 35
+const COMMA = 44
+const MINUS = 45
+const DOT = 46
+const ZERO = 48
+const NINE = 57
+const EQUALS = 61
+const BACKSLASH = 92
+
+const MAX_MICROS = MAX_SECONDS * MICROS_PER_SECOND
+
+/** The text of the line starting at `start`, without its line end, for error messages. */
+const lineText = (body: string, start: number): string => {
+  const lf = body.indexOf("\n", start)
+  const end = lf === -1 ? body.length : lf
+  return body.slice(start, end > start && body.charCodeAt(end - 1) === CR ? end - 1 : end)
+}
+
+/** `body[start, end)` with the name escapes `\,` `\ ` `\=` removed; any other backslash is kept. */
+const unescapeName = (body: string, start: number, end: number): string => {
+  let out = ""
+  let from = start
+  for (let i = start; i < end - 1; i++) {
+    if (body.charCodeAt(i) !== BACKSLASH) continue
+    const next = body.charCodeAt(i + 1)
+    if (next === COMMA || next === SPACE || next === EQUALS) {
+      out += body.slice(from, i)
+      from = i + 1
+      i++
+    } else if (next === BACKSLASH) {
+      // `\\` is a pair as the scanner reads it (`\\,` is a backslash, then a separator), not an escape.
+      i++
+    }
+  }
+  return out + body.slice(from, end)
+}
+
+/** A string field's text `body[start, end)` (inside its quotes) with `\"` and `\\` unescaped, as InfluxDB does. */
+const unescapeString = (body: string, start: number, end: number): string => {
+  let out = ""
+  let from = start
+  for (let i = start; i < end - 1; i++) {
+    if (body.charCodeAt(i) !== BACKSLASH) continue
+    const next = body.charCodeAt(i + 1)
+    if (next === QUOTE || next === BACKSLASH) {
+      out += body.slice(from, i)
+      from = i + 1
+    }
+    i++
+  }
+  return out + body.slice(from, end)
+}
+
+/** An integer's digits `body[start, end)` (optional `-`, no suffix) in canonical decimal: no leading zeros, no `-0`. */
+const integerText = (body: string, start: number, end: number): string => {
+  const negative = body.charCodeAt(start) === MINUS
+  let i = negative ? start + 1 : start
+  while (i < end - 1 && body.charCodeAt(i) === ZERO) i++
+  const digits = body.slice(i, end)
+  return negative && digits !== "0" ? `-${digits}` : digits
+}
+
+/** `a` compared with `b` in the byte order of their UTF-8 forms (code point order), as Go's `bytes.Compare`. */
+const compareUtf8 = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x === y) continue
+    // UTF-16 code units sort surrogates (code points above U+FFFF) below U+E000-U+FFFF; UTF-8 sorts them above.
+    if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000
+    if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000
+    return x - y
+  }
+  return a.length - b.length
+}
+
+// Powers of ten exactly representable as doubles, for the fast path of `scanNumber`.
+const exactPowersOfTen = Array.from({ length: 23 }, (_, k) => 10 ** k)
+
+class Parser {
+  readonly batch: LineBatch
+  private readonly body: string
+  private readonly n: number
+  private readonly precision: Precision
+  private readonly maxFieldValues: number
+  private line = 1
+  private lineStart = 0
+  private pointLine = 1
+  // The current line's tags, escapes removed; reused from line to line.
+  private readonly tagKeys: Array<string> = []
+  private readonly tagValues: Array<string> = []
+  private readonly order: Array<number> = []
+  // The value just scanned by `scanValue`.
+  private kind: FieldKind = FieldKind.Float
+  private value = 0
+  private valueStart = 0
+  private valueEnd = 0
+
+  constructor(body: string, options: LineProtocolOptions) {
+    this.body = body
+    this.n = body.length
+    this.precision = options.precision
+    this.maxFieldValues = options.maxFieldValues
+    this.batch = new LineBatch(body)
+  }
+
+  private fail(problem: string): never {
+    throw new Failure(problem, this.pointLine, this.lineStart, false)
+  }
+
+  run(): void {
+    const body = this.body
+    const n = this.n
+    let i = 0
+    while (i < n) {
+      this.lineStart = i
+      this.pointLine = this.line
+      let c = body.charCodeAt(i)
+      while (c === SPACE || c === TAB || c === NUL) {
+        if (++i === n) return
+        c = body.charCodeAt(i)
+      }
+      if (c === LF) {
+        i++
+        this.line++
+        continue
+      }
+      if (c === CR && (i + 1 === n || body.charCodeAt(i + 1) === LF)) {
+        i += 2
+        this.line++
+        continue
+      }
+      if (c === HASH) {
+        const lf = body.indexOf("\n", i)
+        if (lf === -1) return
+        i = lf + 1
+        this.line++
+        continue
+      }
+      i = this.point(i)
+    }
+  }
+
+  /** True when `i` is where a line ends: the end of the body, `\n`, or `\r\n`. */
+  private atLineEnd(i: number): boolean {
+    if (i >= this.n) return true
+    const c = this.body.charCodeAt(i)
+    return c === LF || (c === CR && (i + 1 === this.n || this.body.charCodeAt(i + 1) === LF))
+  }
+
+  /** Past the line end at `i` (which `atLineEnd` accepted): the start of the next line. */
+  private nextLine(i: number): number {
+    if (i >= this.n) return i
+    this.line++
+    return this.body.charCodeAt(i) === LF ? i + 1 : i + 2
+  }
+
+  /** Parses the point whose measurement starts at `i`; returns the start of the next line. */
+  private point(i: number): number {
+    const body = this.body
+    const n = this.n
+    // Measurement: up to an unescaped `,` (tags follow) or space (fields follow).
+    const start = i
+    let escaped = false
+    let c = body.charCodeAt(i)
+    if (c === COMMA) this.fail("missing measurement")
+    for (;;) {
+      if (i >= n || c === LF) this.fail("missing fields")
+      if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+        escaped = true
+        i += 2
+      } else if (c === COMMA || c === SPACE) {
+        break
+      } else {
+        i++
+      }
+      c = body.charCodeAt(i)
+    }
+    const measurement = escaped ? unescapeName(body, start, i) : body.slice(start, i)
+    let suffix = ""
+    if (c === COMMA) {
+      i = this.tags(i + 1)
+      suffix = this.tagSuffix()
+    }
+    // Fields, after the space (and any more spaces or tabs, as InfluxDB skips them).
+    i++
+    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    if (this.atLineEnd(i)) this.fail("missing fields")
+    const prefix = measurement + "."
+    // No stream name is longer than 255 characters (510 UTF-16 units). The fields of a line whose measurement and tags
+    // are already longer all share one name, which cannot be a stream name (so they are skipped): a name of its own
+    // per field would cost time in proportion to the line's length for every field (building and hashing it).
+    const shared = prefix.length + suffix.length > 2 * MAX_STREAM_NAME_LENGTH ? prefix + suffix : undefined
+    const batch = this.batch
+    const first = batch.size
+    for (;;) {
+      const keyStart = i
+      escaped = false
+      c = body.charCodeAt(i)
+      if (c === EQUALS) this.fail("missing field key")
+      for (;;) {
+        if (i >= n || c === LF || c === SPACE || c === COMMA) {
+          const key = body.slice(keyStart, i)
+          this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
+        }
+        if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+          escaped = true
+          i += 2
+        } else if (c === EQUALS) {
+          break
+        } else {
+          i++
+        }
+        c = body.charCodeAt(i)
+      }
+      const fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
+      i = this.scanValue(i + 1, fieldKey)
+      if (batch.size >= this.maxFieldValues) {
+        throw new Failure(
+          `a write may carry at most ${this.maxFieldValues} field values`,
+          this.pointLine,
+          this.lineStart,
+          true
+        )
+      }
+      batch.push(
+        shared ?? prefix + fieldKey + suffix,
+        fieldKey,
+        this.kind,
+        this.value,
+        this.valueStart,
+        this.valueEnd,
+        this.pointLine
+      )
+      if (i >= n) return n
+      c = body.charCodeAt(i)
+      if (c === COMMA) {
+        i++
+        continue
+      }
+      if (c === SPACE) break
+      // `scanValue` stops only at a comma, a space or a line end.
+      return this.nextLine(i)
+    }
+    // Timestamp, after the space (and any more spaces or tabs).
+    i++
+    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    if (this.atLineEnd(i)) return this.nextLine(i)
+    const tsStart = i
+    while (i < n && (c = body.charCodeAt(i)) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
+    const ts = this.timestampMicros(tsStart, i)
+    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    if (!this.atLineEnd(i)) this.fail("unexpected text after the timestamp")
+    const timestamps = batch.timestamps
+    for (let k = first; k < timestamps.length; k++) timestamps[k] = ts
+    return this.nextLine(i)
+  }
+
+  /** Scans the tag set from `i` (just past the measurement's comma) into `tagKeys`/`tagValues`; returns the space. */
+  private tags(i: number): number {
+    const body = this.body
+    const n = this.n
+    const keys = this.tagKeys
+    const values = this.tagValues
+    keys.length = 0
+    values.length = 0
+    for (;;) {
+      const keyStart = i
+      let escaped = false
+      let c = i < n ? body.charCodeAt(i) : LF
+      if (c === SPACE || c === COMMA || c === EQUALS || c === LF) this.fail("missing tag key")
+      for (;;) {
+        if (i >= n || c === LF || c === SPACE || c === COMMA) {
+          this.fail(`tag ${quoted(body.slice(keyStart, i))} has no value`)
+        }
+        if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+          escaped = true
+          i += 2
+        } else if (c === EQUALS) {
+          break
+        } else {
+          i++
+        }
+        c = body.charCodeAt(i)
+      }
+      const key = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
+      i++
+      const valueStart = i
+      escaped = false
+      c = i < n ? body.charCodeAt(i) : LF
+      if (c === SPACE || c === COMMA || c === LF) this.fail(`tag ${quoted(key)} has an empty value`)
+      for (;;) {
+        if (i >= n || c === LF) this.fail("missing fields")
+        if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+          escaped = true
+          i += 2
+        } else if (c === COMMA || c === SPACE) {
+          break
+        } else if (c === EQUALS) {
+          this.fail(`tag ${quoted(key)} has an unescaped "=" in its value`)
+        } else {
+          i++
+        }
+        c = body.charCodeAt(i)
+      }
+      keys.push(key)
+      values.push(escaped ? unescapeName(body, valueStart, i) : body.slice(valueStart, i))
+      if (c === SPACE) return i
+      i++
+    }
+  }
+
+  /** `{k=v,...}` of the current line's tags in byte order of their keys; fails on a duplicate key. */
+  private tagSuffix(): string {
+    const keys = this.tagKeys
+    const values = this.tagValues
+    const count = keys.length
+    let sorted = true
+    for (let k = 1; k < count; k++) {
+      const cmp = compareUtf8(keys[k - 1]!, keys[k]!)
+      if (cmp === 0) this.fail(`duplicate tag ${quoted(keys[k]!)}`)
+      if (cmp > 0) sorted = false
+    }
+    let suffix = "{"
+    if (sorted) {
+      for (let k = 0; k < count; k++) suffix += (k === 0 ? "" : ",") + keys[k] + "=" + values[k]
+      return suffix + "}"
+    }
+    const order = this.order
+    order.length = 0
+    if (count <= 16) {
+      // Insertion sort: a line has few tags, and Telegraf sends them sorted already.
+      for (let k = 0; k < count; k++) {
+        let j = k
+        while (j > 0 && compareUtf8(keys[order[j - 1]!]!, keys[k]!) > 0) {
+          order[j] = order[j - 1]!
+          j--
+        }
+        order[j] = k
+      }
+    } else {
+      // Many tags (a hostile body may hold a million on one line): n log n, not n^2.
+      for (let k = 0; k < count; k++) order.push(k)
+      order.sort((a, b) => compareUtf8(keys[a]!, keys[b]!))
+    }
+    for (let k = 1; k < count; k++) {
+      if (keys[order[k - 1]!] === keys[order[k]!]) this.fail(`duplicate tag ${quoted(keys[order[k]!]!)}`)
+    }
+    for (let k = 0; k < count; k++) suffix += (k === 0 ? "" : ",") + keys[order[k]!] + "=" + values[order[k]!]
+    return suffix + "}"
+  }
+
+  /**
+   * Scans the field value starting at `i` into `kind`, `value`, `valueStart`, `valueEnd`; returns where it ends, which
+   * is a comma, a space or a line end.
+   */
+  private scanValue(i: number, fieldKey: string): number {
+    const body = this.body
+    const n = this.n
+    if (this.atLineEnd(i)) this.fail(`field ${quoted(fieldKey)} has no value`)
+    const c = body.charCodeAt(i)
+    if (c === SPACE || c === COMMA) this.fail(`field ${quoted(fieldKey)} has no value`)
+    if (c === QUOTE) {
+      let j = i + 1
+      for (;;) {
+        if (j >= n) this.fail(`unbalanced quotes in the value of field ${quoted(fieldKey)}`)
+        const d = body.charCodeAt(j)
+        if (d === QUOTE) break
+        if (d === BACKSLASH) {
+          if (body.charCodeAt(j + 1) === LF) this.line++
+          j += 2
+          continue
+        }
+        if (d === LF) this.line++
+        j++
+      }
+      this.kind = FieldKind.String
+      this.value = NaN
+      this.valueStart = i + 1
+      this.valueEnd = j
+      if (!this.endsValue(j + 1)) {
+        this.fail(`unexpected ${quoted(body.slice(j + 1, j + 2))} after the string value of field ${quoted(fieldKey)}`)
+      }
+      return j + 1
+    }
+    if ((c >= ZERO && c <= NINE) || c === MINUS || c === DOT) return this.scanNumber(i, fieldKey)
+    let end = i
+    while (!this.endsValue(end)) end++
+    const word = body.slice(i, end)
+    const truth = booleans.get(word)
+    if (truth === undefined) {
+      this.fail(
+        `invalid value ${quoted(word)} of field ${quoted(fieldKey)}: expected a number (1.5, 12i, 12u), ` +
+          `a boolean (true, false) or a double-quoted string`
+      )
+    }
+    this.kind = FieldKind.Boolean
+    this.value = truth ? 1 : 0
+    this.valueStart = i
+    this.valueEnd = end
+    return end
+  }
+
+  /**
+   * Scans a number from `i`: a float (`-?digits[.digits][e[+-]digits]`, or starting with `.`), an integer (`12i`,
+   * signed 64-bit) or an unsigned integer (`12u`, 64-bit). A float whose digits fit in 2^53 and whose decimal exponent
+   * is within 22 is computed as one exact product or quotient of two doubles, which rounds correctly (Clinger's fast
+   * path); any other goes through `Number` of its text.
+   */
+  private scanNumber(i: number, fieldKey: string): number {
+    const body = this.body
+    const start = i
+    let c = body.charCodeAt(i)
+    const negative = c === MINUS
+    if (negative) c = body.charCodeAt(++i)
+    let mantissa = 0
+    let digits = 0
+    let fractionDigits = 0
+    let significant = 0
+    while (c >= ZERO && c <= NINE) {
+      mantissa = mantissa * 10 + (c - ZERO)
+      if (mantissa !== 0) significant++
+      digits++
+      c = body.charCodeAt(++i)
+    }
+    const intEnd = i
+    let isFloatSyntax = false
+    if (c === DOT) {
+      isFloatSyntax = true
+      c = body.charCodeAt(++i)
+      while (c >= ZERO && c <= NINE) {
+        mantissa = mantissa * 10 + (c - ZERO)
+        if (mantissa !== 0) significant++
+        digits++
+        fractionDigits++
+        c = body.charCodeAt(++i)
+      }
+    }
+    if (digits === 0) this.invalidNumber(start, fieldKey)
+    let exponent = 0
+    if (c === 101 /* e */ || c === 69 /* E */) {
+      isFloatSyntax = true
+      c = body.charCodeAt(++i)
+      let expNegative = false
+      if (c === 43 /* + */ || c === MINUS) {
+        expNegative = c === MINUS
+        c = body.charCodeAt(++i)
+      }
+      let expDigits = 0
+      while (c >= ZERO && c <= NINE) {
+        // Beyond 1e6 the value is 0 or infinite whatever the mantissa; keep the sum exact below that.
+        if (exponent < 1e6) exponent = exponent * 10 + (c - ZERO)
+        expDigits++
+        c = body.charCodeAt(++i)
+      }
+      if (expDigits === 0) this.invalidNumber(start, fieldKey)
+      if (expNegative) exponent = -exponent
+    }
+    if (c === 105 /* i */ || c === 117 /* u */) {
+      if (isFloatSyntax) this.invalidNumber(start, fieldKey)
+      const unsigned = c === 117
+      if (unsigned && negative) this.invalidNumber(start, fieldKey)
+      i++
+      this.kind = unsigned ? FieldKind.Unsigned : FieldKind.Integer
+      this.valueStart = start
+      this.valueEnd = intEnd
+      if (significant > 15) {
+        // Beyond 15 digits, check the 64-bit range on the digits themselves, then let `Number` round.
+        let from = negative ? start + 1 : start
+        while (body.charCodeAt(from) === ZERO) from++
+        const text = body.slice(from, intEnd)
+        const max = unsigned ? "18446744073709551615" : negative ? "9223372036854775808" : "9223372036854775807"
+        if (text.length > max.length || (text.length === max.length && text > max)) {
+          this.fail(
+            `${unsigned ? "unsigned integer" : "integer"} ${quoted(body.slice(start, i))} of field ` +
+              `${quoted(fieldKey)} is out of the 64-bit range`
+          )
+        }
+        this.value = Number(body.slice(start, intEnd))
+      } else {
+        this.value = negative ? -mantissa : mantissa
+      }
+      if (!this.endsValue(i)) this.invalidNumber(start, fieldKey)
+      return i
+    }
+    this.kind = FieldKind.Float
+    this.valueStart = start
+    this.valueEnd = i
+    const scale = exponent - fractionDigits
+    let value: number
+    if (significant <= 15 && scale >= -22 && scale <= 22) {
+      value = scale >= 0 ? mantissa * exactPowersOfTen[scale]! : mantissa / exactPowersOfTen[-scale]!
+      if (negative) value = -value
+    } else {
+      value = Number(body.slice(start, i))
+    }
+    if (!Number.isFinite(value)) {
+      this.fail(`float ${quoted(body.slice(start, i))} of field ${quoted(fieldKey)} is out of range`)
+    }
+    this.value = value
+    if (!this.endsValue(i)) this.invalidNumber(start, fieldKey)
+    return i
+  }
+
+  /** True when `i` ends a field value: a comma, a space or a line end. */
+  private endsValue(i: number): boolean {
+    if (i >= this.n) return true
+    const c = this.body.charCodeAt(i)
+    return c === COMMA || c === SPACE || this.atLineEnd(i)
+  }
+
+  private invalidNumber(start: number, fieldKey: string): never {
+    let end = start
+    while (!this.endsValue(end)) end++
+    return this.fail(`invalid number ${quoted(this.body.slice(start, end))} in field ${quoted(fieldKey)}`)
+  }
+
+  /**
+   * The timestamp `body[start, end)` (an optional `-` and digits, in `precision` units) in microseconds, nanoseconds
+   * truncated toward zero. Exact: a nanosecond timestamp's last three digits are dropped rather than divided, so no
+   * double ever holds more than 2^53; every accepted value is at most {@link MAX_MICROS}.
+   */
+  private timestampMicros(start: number, end: number): number {
+    const body = this.body
+    const text = body.slice(start, end)
+    let i = start
+    const negative = body.charCodeAt(i) === MINUS
+    if (negative) i++
+    if (i === end) this.fail(`invalid timestamp ${quoted(text)}: expected an integer`)
+    let zero = true
+    for (let k = i; k < end; k++) {
+      const c = body.charCodeAt(k)
+      if (c < ZERO || c > NINE) this.fail(`invalid timestamp ${quoted(text)}: expected an integer`)
+      if (c !== ZERO) zero = false
+    }
+    if (zero) return 0
+    if (negative) this.fail(`timestamp ${text} is before 1970`)
+    const precision = this.precision
+    let micros: number
+    switch (precision) {
+      case "ns": {
+        const cut = end - 3
+        micros = cut <= i ? 0 : digitsValue(body, i, cut, MAX_MICROS)
+        if (micros === MAX_MICROS) {
+          for (let k = Math.max(cut, i); k < end; k++) if (body.charCodeAt(k) !== ZERO) micros = -1
+        }
+        break
+      }
+      case "us":
+        micros = digitsValue(body, i, end, MAX_MICROS)
+        break
+      default: {
+        const unit = unitMicros[precision]
+        const value = digitsValue(body, i, end, Math.floor(MAX_MICROS / unit))
+        micros = value === -1 ? -1 : value * unit
+      }
+    }
+    if (micros === -1) {
+      this.fail(
+        `timestamp ${text} (precision ${precision}) is after 2106-02-07T06:28:15Z, the latest time Dashstream stores`
+      )
+    }
+    return micros
+  }
+}
+
+const unitMicros: Record<"ms" | "s" | "m" | "h", number> = {
+  ms: 1_000,
+  s: MICROS_PER_SECOND,
+  m: 60 * MICROS_PER_SECOND,
+  h: 3600 * MICROS_PER_SECOND
+}
+
+/**
+ * The decimal digits `body[start, end)` as a number, or -1 when it exceeds `limit`. The limit is below 2^53, so every
+ * value up to it is accumulated exactly, and the first step past it (exact or not) is still above it.
+ */
+const digitsValue = (body: string, start: number, end: number, limit: number): number => {
+  let value = 0
+  for (let k = start; k < end; k++) {
+    value = value * 10 + (body.charCodeAt(k) - ZERO)
+    if (value > limit) return -1
+  }
+  return value
+}
+
+const booleans: ReadonlyMap<string, boolean> = new Map([
+  ["t", true],
+  ["T", true],
+  ["true", true],
+  ["True", true],
+  ["TRUE", true],
+  ["f", false],
+  ["F", false],
+  ["false", false],
+  ["False", false],
+  ["FALSE", false]
+])

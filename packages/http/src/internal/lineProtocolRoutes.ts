@@ -1,0 +1,220 @@
+import type { IncomingMessage, ServerResponse } from "node:http"
+import {
+  decodeLineProtocol,
+  InvalidRequest,
+  type LineProtocolApi,
+  lineProtocolLimits,
+  PayloadTooLarge,
+  parsePrecision
+} from "@dashstream/core"
+import { Either } from "effect"
+import type { ErrorReply } from "../HttpErrors.js"
+import { gunzipBounded } from "./gunzip.js"
+import type { IngestRoute } from "./ingestLane.js"
+
+/**
+ * The InfluxDB write APIs (contract section 13.1) as ingest routes: `POST /write` (1.x) and `POST /api/v2/write`
+ * (2.x, and the v2 API of InfluxDB 3 clients), so that Telegraf and the InfluxDB client libraries feed Dashstream by
+ * changing a URL and a token. Both read InfluxDB line protocol (core's `decodeLineProtocol`), plain or gzip; they
+ * differ in where the access key is and in the shape of their errors.
+ */
+
+/** The InfluxDB version the influx endpoints announce (`X-Influxdb-Version`): the 1.x API they serve. */
+export const influxVersion = "1.8.10"
+
+/** Headers of every influx answer, so clients that print or check the server version find one. */
+export const influxHeaders = { "x-influxdb-version": influxVersion, "x-influxdb-build": "Dashstream" } as const
+
+/** The query of a request target, parsed (empty without one). */
+const queryOf = (url: string | undefined): URLSearchParams => {
+  const q = url === undefined ? -1 : url.indexOf("?")
+  return new URLSearchParams(q === -1 ? "" : url!.slice(q + 1))
+}
+
+/** True for `path` and `path/`, with or without a query. */
+const isPath = (url: string, path: string): boolean => {
+  if (!url.startsWith(path)) return false
+  const rest =
+    url.length === path.length
+      ? ""
+      : url.charAt(path.length) === "/"
+        ? url.slice(path.length + 1)
+        : url.slice(path.length)
+  return rest === "" || rest.charAt(0) === "?"
+}
+
+/** The key of an `Authorization: <scheme> <key>` header for one of `schemes` (case-insensitive), else `undefined`. */
+const authorizationKey = (header: string | undefined, schemes: ReadonlyArray<string>): string | undefined => {
+  if (header === undefined) return undefined
+  const space = header.indexOf(" ")
+  if (space === -1) return undefined
+  const scheme = header.slice(0, space).toLowerCase()
+  return schemes.includes(scheme) ? header.slice(space + 1).trim() : undefined
+}
+
+/**
+ * The access key of a 1.x write (contract 13.1): the query's `p`, else the password of HTTP Basic credentials (any
+ * user), else `Authorization: Token <key>`. `undefined` when the request carries none.
+ */
+export const v1AccessKey = (req: IncomingMessage): string | undefined => {
+  const p = queryOf(req.url).get("p")
+  if (p !== null && p !== "") return p
+  const header = req.headers.authorization
+  const basic = authorizationKey(header, ["basic"])
+  if (basic !== undefined) {
+    const decoded = Buffer.from(basic, "base64").toString("utf8")
+    const colon = decoded.indexOf(":")
+    return colon === -1 ? undefined : decoded.slice(colon + 1)
+  }
+  return authorizationKey(header, ["token"])
+}
+
+/** The access key of a 2.x write (contract 13.1): `Authorization: Token <key>` or `Bearer <key>`. */
+export const v2AccessKey = (req: IncomingMessage): string | undefined =>
+  authorizationKey(req.headers.authorization, ["token", "bearer"])
+
+const tooLarge = Either.left(
+  new PayloadTooLarge({
+    message: `the request body is larger than ${lineProtocolLimits.maxBytes} bytes after decompression`
+  })
+)
+const corrupt = Either.left(new InvalidRequest({ message: "the request body is not valid gzip data" }))
+
+/**
+ * The body as text: inflated first when `Content-Encoding: gzip` (bounded: 10 MiB, then 413), decoded as UTF-8
+ * (a byte order mark skipped). Another content encoding is 400.
+ */
+const lineProtocolText = (
+  bytes: Buffer,
+  req: IncomingMessage
+): Either.Either<string, InvalidRequest | PayloadTooLarge> => {
+  const encoding = req.headers["content-encoding"]?.trim().toLowerCase()
+  let text: Buffer = bytes
+  if (encoding === "gzip" || encoding === "x-gzip") {
+    const inflated = gunzipBounded(bytes, lineProtocolLimits.maxBytes)
+    if (inflated === "too large") return tooLarge
+    if (inflated === "corrupt") return corrupt
+    text = inflated
+  } else if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    return Either.left(
+      new InvalidRequest({ message: `Content-Encoding ${JSON.stringify(encoding)} is not supported (only gzip)` })
+    )
+  }
+  const decoded = text.toString("utf8")
+  return Either.right(decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded)
+}
+
+/** The reply's status as the influx APIs answer it: a missing or unknown key is 401 there, not 403 (contract 13.1). */
+const influxStatus = (reply: ErrorReply): number => (reply.status === 403 ? 401 : reply.status)
+
+/** The `code` of a 2.x error body for a status (contract 13.1, as InfluxDB 2.x names them). */
+const v2Code = (status: number): string => {
+  switch (status) {
+    case 401:
+      return "unauthorized"
+    case 413:
+      return "request too large"
+    case 429:
+      return "too many requests"
+    case 503:
+      return "unavailable"
+    case 500:
+      return "internal error"
+    default:
+      return "invalid"
+  }
+}
+
+const writeJson = (res: ServerResponse, status: number, reply: ErrorReply, body: string): number => {
+  if (res.headersSent || res.destroyed) return status
+  res.writeHead(status, {
+    ...reply.headers,
+    ...influxHeaders,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body))
+  })
+  res.end(body)
+  return status
+}
+
+/** A 204 with the number of skipped field values (contract 13.1, `X-Dashstream-Skipped`). */
+const writeNoContent = (res: ServerResponse, skipped: number): void => {
+  res.writeHead(204, { ...influxHeaders, "x-dashstream-skipped": String(skipped) })
+  res.end()
+}
+
+const route = (
+  api: LineProtocolApi,
+  path: string,
+  accessKey: (req: IncomingMessage) => string | undefined,
+  writeError: (res: ServerResponse, reply: ErrorReply) => number
+): IngestRoute<string> => ({
+  template: path,
+  method: "POST",
+  matches: (url) => isPath(url, path),
+  cors: true,
+  maxBodyBytes: () => lineProtocolLimits.maxBytes,
+  body: lineProtocolText,
+  accessKey: (_body, req) => accessKey(req),
+  parse: (body, req) =>
+    Either.flatMap(parsePrecision(queryOf(req.url).get("precision"), api), (precision) =>
+      decodeLineProtocol(body, accessKey(req) ?? "", precision)
+    ),
+  successStatus: 204,
+  writeSuccess: writeNoContent,
+  writeError
+})
+
+/** `POST /write` (InfluxDB 1.x): errors as `{"error": "<message>"}`. */
+export const v1WriteRoute: IngestRoute<string> = route("v1", "/write", v1AccessKey, (res, reply) => {
+  const status = influxStatus(reply)
+  return writeJson(res, status, reply, JSON.stringify({ error: reply.message }))
+})
+
+/** `POST /api/v2/write` (InfluxDB 2.x): errors as `{"code": "invalid" | ..., "message": "<message>"}`. */
+export const v2WriteRoute: IngestRoute<string> = route("v2", "/api/v2/write", v2AccessKey, (res, reply) => {
+  const status = influxStatus(reply)
+  return writeJson(res, status, reply, JSON.stringify({ code: v2Code(status), message: reply.message }))
+})
+
+/** `GET`/`HEAD /ping` and `GET`/`POST /query` (contract 13.1), answered without storage or credentials. */
+export const influxProbe = (method: string | undefined, url: string | undefined): "ping" | "query" | undefined => {
+  if (url === undefined) return undefined
+  if ((method === "GET" || method === "HEAD") && isPath(url, "/ping")) return "ping"
+  if ((method === "GET" || method === "POST") && isPath(url, "/query")) return "query"
+  return undefined
+}
+
+const queryResult = '{"results":[{"statement_id":0}]}'
+
+/**
+ * Answers a probe {@link influxProbe} matched: `/ping` 204 with `X-Influxdb-Version` (200 `{"version"}` with
+ * `verbose=true`, as InfluxDB 1.x), `/query` 200 `{"results":[{"statement_id":0}]}` (Telegraf sends
+ * `CREATE DATABASE` there first; nothing is stored, a database is not a Dashstream notion). A request body is
+ * drained unread.
+ */
+export const answerInfluxProbe = (req: IncomingMessage, res: ServerResponse, probe: "ping" | "query"): void => {
+  req.resume()
+  if (probe === "ping") {
+    const verbose = queryOf(req.url).get("verbose")
+    if (verbose === "true") {
+      const body = JSON.stringify({ version: influxVersion })
+      res.writeHead(200, {
+        ...influxHeaders,
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(body))
+      })
+      res.end(req.method === "HEAD" ? undefined : body)
+      return
+    }
+    res.writeHead(204, influxHeaders)
+    res.end()
+    return
+  }
+  res.writeHead(200, {
+    ...influxHeaders,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(queryResult))
+  })
+  res.end(queryResult)
+}

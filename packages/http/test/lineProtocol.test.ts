@@ -1,0 +1,151 @@
+import type { IncomingMessage } from "node:http"
+import { gzipSync } from "node:zlib"
+import { assert, describe, it } from "@effect/vitest"
+import { StorageUnavailable } from "@dashstream/core"
+import { Effect } from "effect"
+import { gunzipBounded } from "../src/internal/gunzip.js"
+import { matchIngestRoute } from "../src/internal/ingestLane.js"
+import { ingestRoutes } from "../src/internal/ingestRoutes.js"
+import { influxProbe, v1AccessKey, v2AccessKey } from "../src/internal/lineProtocolRoutes.js"
+import { makeSkippedLog } from "../src/internal/skippedLog.js"
+import { setupAccount, startServer, type TestServer } from "./support/server.js"
+
+/** The pieces of the InfluxDB routes (contract 13.1) that need no server: matching, credentials, gzip, skip log. */
+
+const request = (url: string, authorization?: string): IncomingMessage =>
+  ({ url, headers: authorization === undefined ? {} : { authorization } }) as unknown as IncomingMessage
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`
+
+describe("InfluxDB routes", () => {
+  it("match /write and /api/v2/write (POST, trailing slash and query allowed), /ping and /query", () => {
+    const template = (method: string, url: string) => matchIngestRoute(ingestRoutes, method, url)?.template
+    assert.strictEqual(template("POST", "/write"), "/write")
+    assert.strictEqual(template("POST", "/write/?db=x"), "/write")
+    assert.strictEqual(template("POST", "/write?db=x&precision=s"), "/write")
+    assert.strictEqual(template("POST", "/api/v2/write?org=o&bucket=b"), "/api/v2/write")
+    for (const [method, url] of [
+      ["GET", "/write"],
+      ["POST", "/writes"],
+      ["POST", "/write/x"],
+      ["POST", "/api/v2/writes"],
+      ["POST", "/api/v2/write/x"]
+    ] as const) {
+      assert.isUndefined(template(method, url), `${method} ${url}`)
+    }
+    assert.strictEqual(influxProbe("GET", "/ping"), "ping")
+    assert.strictEqual(influxProbe("HEAD", "/ping?verbose=true"), "ping")
+    assert.strictEqual(influxProbe("GET", "/query?q=x"), "query")
+    assert.strictEqual(influxProbe("POST", "/query"), "query")
+    assert.isUndefined(influxProbe("POST", "/ping"))
+    assert.isUndefined(influxProbe("DELETE", "/query"))
+    assert.isUndefined(influxProbe("GET", "/pings"))
+  })
+
+  it("find the access key where each API version puts it", () => {
+    assert.strictEqual(v1AccessKey(request("/write?u=me&p=ds_key")), "ds_key")
+    assert.strictEqual(v1AccessKey(request("/write?p=ds%2Bkey")), "ds+key")
+    assert.strictEqual(v1AccessKey(request("/write", basic("anyone", "ds_key:with:colons"))), "ds_key:with:colons")
+    assert.strictEqual(v1AccessKey(request("/write", "Token ds_key")), "ds_key")
+    assert.strictEqual(v1AccessKey(request("/write", "token  ds_key ")), "ds_key")
+    // The query's p comes first; a Bearer token is not a 1.x credential.
+    assert.strictEqual(v1AccessKey(request("/write?p=ds_query", "Token ds_header")), "ds_query")
+    assert.isUndefined(v1AccessKey(request("/write", "Bearer ds_key")))
+    assert.isUndefined(v1AccessKey(request("/write?p=")))
+    assert.isUndefined(v1AccessKey(request("/write", "Basic bm9jb2xvbg==")))
+    assert.strictEqual(v2AccessKey(request("/api/v2/write", "Token ds_key")), "ds_key")
+    assert.strictEqual(v2AccessKey(request("/api/v2/write", "Bearer ds_key")), "ds_key")
+    assert.isUndefined(v2AccessKey(request("/api/v2/write?p=ds_key")))
+    assert.isUndefined(v2AccessKey(request("/api/v2/write", basic("u", "ds_key"))))
+    assert.isUndefined(v2AccessKey(request("/api/v2/write", "Tokends_key")))
+  })
+})
+
+describe("gunzipBounded", () => {
+  const limit = 1024 * 1024
+
+  it("inflates a body up to the limit, several members included", () => {
+    const text = "m v=1\n".repeat(1000)
+    assert.strictEqual((gunzipBounded(gzipSync(text), limit) as Buffer).toString(), text)
+    const exact = Buffer.alloc(limit, 0x61)
+    assert.strictEqual((gunzipBounded(gzipSync(exact), limit) as Buffer).length, limit)
+    const two = Buffer.concat([gzipSync("a v=1\n"), gzipSync("b v=2\n")])
+    assert.strictEqual((gunzipBounded(two, limit) as Buffer).toString(), "a v=1\nb v=2\n")
+  })
+
+  it("refuses a body over the limit by its trailer, or by inflating no more than the limit when the trailer lies", () => {
+    const over = gzipSync(Buffer.alloc(limit + 1))
+    assert.strictEqual(gunzipBounded(over, limit), "too large")
+    const bomb = gzipSync(Buffer.alloc(64 * limit))
+    bomb.writeUInt32LE(10, bomb.length - 4)
+    assert.strictEqual(gunzipBounded(bomb, limit), "too large")
+  })
+
+  it("says corrupt for what is not gzip", () => {
+    assert.strictEqual(gunzipBounded(Buffer.from("m v=1"), limit), "corrupt")
+    assert.strictEqual(gunzipBounded(gzipSync("m v=1").subarray(0, 12), limit), "corrupt")
+    assert.strictEqual(gunzipBounded(Buffer.alloc(0), limit), "corrupt")
+  })
+})
+
+describe("makeSkippedLog", () => {
+  it.effect("logs each skipped stream name at most once a minute, only the names not logged lately", () =>
+    Effect.sync(() => {
+      const log = makeSkippedLog()
+      assert.isDefined(log("/write", ["a.x", "b.y"]))
+      assert.isUndefined(log("/write", ["b.y", "a.x"]))
+      assert.isDefined(log("/api/v2/write", ["a.x", "c.z"]))
+      assert.isUndefined(log("/write", ["c.z"]))
+      assert.isUndefined(log("/write", []))
+    })
+  )
+})
+
+describe("InfluxDB writes on a server: rate limit, storage down, a bug", () => {
+  const write = (server: TestServer, path: string, key: string, body: string) =>
+    fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Token ${key}` }, body })
+
+  it("answer 429 with Retry-After (a request counts once), 503 and 500 in each API's shape", async () => {
+    const server = await startServer({ rateLimit: 2 })
+    try {
+      const { accessKey } = await setupAccount(server, [["m.v", "number"]])
+      // One request of many lines and fields counts once against --rate-limit.
+      const many = Array.from({ length: 100 }, (_, i) => `m v=${i},w=${i}`).join("\n")
+      assert.strictEqual((await write(server, "/write", accessKey, many)).status, 204)
+      assert.strictEqual((await write(server, "/api/v2/write", accessKey, many)).status, 204)
+      for (const [path, body] of [
+        ["/write", { error: "too many requests for this access key; retry in 1 s" }],
+        ["/api/v2/write", { code: "too many requests", message: "too many requests for this access key; retry in 1 s" }]
+      ] as const) {
+        const res = await write(server, path, accessKey, "m v=1")
+        assert.deepStrictEqual([res.status, await res.json()], [429, body])
+        assert.strictEqual(res.headers.get("retry-after"), "1")
+      }
+    } finally {
+      await server.close()
+    }
+    const down = await startServer()
+    try {
+      const { accessKey } = await setupAccount(down, [["m.v", "number"]])
+      down.faults.write = new StorageUnavailable({ cause: new Error(`connect ECONNREFUSED ${accessKey}`) })
+      const unavailable = "storage is unavailable; nothing was stored, retry later"
+      const v1 = await write(down, "/write", accessKey, "m v=1")
+      assert.deepStrictEqual([v1.status, await v1.json()], [503, { error: unavailable }])
+      const v2 = await write(down, "/api/v2/write", accessKey, "m v=1")
+      assert.deepStrictEqual([v2.status, await v2.json()], [503, { code: "unavailable", message: unavailable }])
+      down.faults.write = undefined
+      down.faults.writeDefect = new Error(`boom ${accessKey}`)
+      const bug = await write(down, "/api/v2/write", accessKey, "m v=1")
+      assert.deepStrictEqual(
+        [bug.status, await bug.json()],
+        [500, { code: "internal error", message: "internal server error" }]
+      )
+      down.faults.writeDefect = undefined
+      assert.strictEqual((await write(down, "/write", accessKey, "m v=2")).status, 204)
+      // The access key never reaches the log, though the causes logged quote it.
+      assert.notInclude(down.logs.join("\n"), accessKey)
+    } finally {
+      await down.close()
+    }
+  })
+})

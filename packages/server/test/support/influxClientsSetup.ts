@@ -1,0 +1,46 @@
+import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
+
+/** Debian's InfluxDB 1.x command-line client (package `influxdb-client`). */
+export const influxCliPath = "/usr/bin/influx"
+
+/** Debian's Python 3, whose `dist-packages` hold Debian's `python3-influxdb`. */
+export const debianPython = "/usr/bin/python3"
+
+/** True when Debian's python3 can import the `influxdb` module (package `python3-influxdb`). */
+const hasPythonInfluxdb = (): boolean => {
+  try {
+    execFileSync(debianPython, ["-c", "import influxdb"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Vitest global setup of the end-to-end suites: the line protocol suite (contract 13.1) drives real, unmodified
+ * InfluxDB clients, among them Debian's `influx` command-line client (`influxdb-client`) and Debian's
+ * `python3-influxdb`. They are installed here with apt-get when missing, so that a fresh machine (running as root)
+ * runs those tests instead of skipping them; when they cannot be installed, the run fails loudly here.
+ */
+export default function setup(): void {
+  if (existsSync(influxCliPath) && existsSync(debianPython) && hasPythonInfluxdb()) return
+  const apt = (args: ReadonlyArray<string>) =>
+    execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=300", ...args], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      timeout: 15 * 60_000
+    })
+  try {
+    apt(["update"])
+    apt(["install", "-y", "--no-install-recommends", "influxdb-client", "python3-influxdb"])
+  } catch (cause) {
+    throw new Error(
+      "The line protocol end-to-end tests need Debian's influxdb-client and python3-influxdb; installing them with " +
+        "apt-get failed (run the tests as root on Debian, or install them yourself).",
+      { cause }
+    )
+  }
+  if (!existsSync(influxCliPath)) throw new Error(`apt-get installed influxdb-client but ${influxCliPath} is missing`)
+  if (!hasPythonInfluxdb()) throw new Error(`apt-get installed python3-influxdb but ${debianPython} cannot import it`)
+}
