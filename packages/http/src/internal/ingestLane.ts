@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import {
   AccountStore,
   type IngestRequest,
@@ -167,6 +168,31 @@ export const makeIngestLane = (
     )
   }
 
+  // Pushes pipelined on one connection (HTTP/1.1 lets a client send the next request before the answer) are stored
+  // one after the other, in the order sent: two pushes that miss the account cache would otherwise look up the key on
+  // the pool concurrently and could be stored in either order. `waiting` holds, per connection with a push in
+  // flight, the pushes read after it; `holding` the requests that hold their connection's turn.
+  const waiting = new WeakMap<Socket, Array<() => void>>()
+  const holding = new WeakSet<IncomingMessage>()
+
+  /** Runs `push` now when no push of its connection is in flight, else after the ones before it. */
+  const inTurn = (req: IncomingMessage, push: () => void) => {
+    const queue = waiting.get(req.socket)
+    if (queue !== undefined) return void queue.push(() => (holding.add(req), push()))
+    waiting.set(req.socket, [])
+    holding.add(req)
+    push()
+  }
+
+  /** Gives the turn of `req`'s connection to the next push read on it, if `req` held it. */
+  const release = (req: IncomingMessage) => {
+    if (!holding.delete(req)) return
+    const queue = waiting.get(req.socket)
+    const next = queue?.shift()
+    if (next === undefined) waiting.delete(req.socket)
+    else next()
+  }
+
   /** Writes the answer (success when `reply` is undefined), then counts and logs it. */
   const finish = (
     req: IncomingMessage,
@@ -190,6 +216,7 @@ export const makeIngestLane = (
     }
     metrics.ingest(route.template, status, (performance.now() - start) / 1000, reply?.code, skipped)
     if (logRequests) logLine(req, route, status, start)
+    release(req)
   }
 
   /** Answers a push counted in `pressure` (from its body on: see `received`), counting it down. */
@@ -316,7 +343,8 @@ export const makeIngestLane = (
     })
     req.on("end", () => {
       if (refused) return
-      received(req, res, route, start, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+      inTurn(req, () => received(req, res, route, start, bytes))
     })
   }
 }
