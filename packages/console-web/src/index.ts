@@ -11,7 +11,8 @@
 import { assets } from "./Assets.js"
 import { pageHeaders, pageHtml } from "./Page.js"
 
-export { assets, BundleNotBuilt, bundleDir, manifest, type Asset, type Manifest } from "./Assets.js"
+export { BundleNotBuilt, type Asset } from "@dashstream/dashboard-web"
+export { assets, bundleDir, manifest, type Manifest } from "./Assets.js"
 export type { ConsoleConfig } from "./Config.js"
 export { contentSecurityPolicy, pageHeaders, pageHtml } from "./Page.js"
 

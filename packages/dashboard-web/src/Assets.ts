@@ -1,22 +1,12 @@
-import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { join } from "node:path"
-
-/** One built file as the server sends it. */
-export interface Asset {
-  readonly body: Buffer
-  readonly contentType: string
-}
+import { type BundleManifest, bundleLoader } from "./Bundle.js"
 
 /**
  * `bundle/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/assets/app.<hash>.js`); `files`
- * maps each URL path to its file under `bundle/` and its content type.
+ * maps each URL path to its file under `bundle/` and its content type; `maps` the URL paths of the map outlines.
  */
-export interface Manifest {
-  readonly script: string
-  readonly style: string
+export interface Manifest extends BundleManifest {
   readonly maps: { readonly world: string; readonly usa: string }
-  readonly files: Readonly<Record<string, { readonly file: string; readonly contentType: string }>>
 }
 
 /**
@@ -26,51 +16,19 @@ export interface Manifest {
  */
 export const bundleDir: string = fileURLToPath(new URL("../bundle/", import.meta.url))
 
-/** Thrown when `bundle/` holds no build: the message says how to build it. */
-export class BundleNotBuilt extends Error {
-  override readonly name = "BundleNotBuilt"
-  constructor(cause: unknown) {
-    super(
-      `The dashboard page bundle is not built (${join(bundleDir, "manifest.json")} is missing or unreadable). ` +
-        "It is built by `pnpm install`; to build it by hand run `pnpm --filter @dashstream/dashboard-web build`.",
-      { cause }
-    )
-  }
-}
+const bundle = bundleLoader<Manifest>({
+  dir: bundleDir,
+  page: "dashboard page",
+  packageName: "@dashstream/dashboard-web"
+})
 
-let manifestCache: Manifest | undefined
-let assetsCache: ReadonlyMap<string, Asset> | undefined
-
-/** Reads `bundle/manifest.json` once. Throws {@link BundleNotBuilt} when the bundle has not been built. */
-export const manifest = (): Manifest => {
-  if (manifestCache === undefined) {
-    try {
-      manifestCache = JSON.parse(readFileSync(join(bundleDir, "manifest.json"), "utf8")) as Manifest
-    } catch (cause) {
-      throw new BundleNotBuilt(cause)
-    }
-  }
-  return manifestCache
-}
+/** Reads `bundle/manifest.json` once. Throws `BundleNotBuilt` when the bundle has not been built. */
+export const manifest: () => Manifest = bundle.manifest
 
 /**
  * Every static file of the dashboard page, keyed by URL path (`/assets/app.3f2a9c1b.js`, the stylesheet, the
  * world and USA map outlines as TopoJSON). Names carry a content hash, so the server may answer them with
  * `Cache-Control: public, max-age=31536000, immutable`. Read from `bundle/` on the first call, then cached.
- * Throws {@link BundleNotBuilt} when the bundle has not been built.
+ * Throws `BundleNotBuilt` when the bundle has not been built.
  */
-export const assets = (): ReadonlyMap<string, Asset> => {
-  if (assetsCache === undefined) {
-    const m = manifest()
-    const map = new Map<string, Asset>()
-    try {
-      for (const [path, { file, contentType }] of Object.entries(m.files)) {
-        map.set(path, { body: readFileSync(join(bundleDir, file)), contentType })
-      }
-    } catch (cause) {
-      throw new BundleNotBuilt(cause)
-    }
-    assetsCache = map
-  }
-  return assetsCache
-}
+export const assets: typeof bundle.assets = bundle.assets

@@ -1,4 +1,5 @@
 import { manifest } from "./Assets.js"
+import type { BundleManifest } from "./Bundle.js"
 import type { DashboardModel, PageConfig } from "./Model.js"
 
 /**
@@ -87,22 +88,43 @@ export const pageHtml = (model: DashboardModel): string => {
     })),
     maps: m.maps
   }
-  const theme = model.theme === "light" ? "light" : "dark"
-  return `<!doctype html>
-<html lang="en" data-theme="${theme}">
+  return pageShell({
+    theme: model.theme === "light" ? "light" : "dark",
+    title: `${model.name} · Dashstream`,
+    bundle: m,
+    configId: "ds-dashboard",
+    config,
+    noscript: { className: "ds-noscript", text: "This dashboard needs JavaScript." }
+  })
+}
+
+/**
+ * The HTML document of a page, the dashboard page's and the console page's alike: the `<head>` (charset, viewport,
+ * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text), the bundle's ONE stylesheet and
+ * ONE deferred script (the hashed URL paths of `bundle`), `config` as a JSON data block with id `configId` (never inline
+ * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here.
+ */
+export const pageShell = (page: {
+  readonly theme: "light" | "dark"
+  readonly title: string
+  readonly bundle: Pick<BundleManifest, "script" | "style">
+  readonly configId: string
+  readonly config: unknown
+  readonly noscript: { readonly className: string; readonly text: string }
+}): string => `<!doctype html>
+<html lang="en" data-theme="${page.theme}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<meta name="color-scheme" content="${theme}">
-<title>${escapeHtml(model.name)} · Dashstream</title>
-<link rel="stylesheet" href="${escapeHtml(m.style)}">
-<script type="application/json" id="ds-dashboard">${jsonForScript(config)}</script>
-<script src="${escapeHtml(m.script)}" defer></script>
+<meta name="color-scheme" content="${page.theme}">
+<title>${escapeHtml(page.title)}</title>
+<link rel="stylesheet" href="${escapeHtml(page.bundle.style)}">
+<script type="application/json" id="${escapeHtml(page.configId)}">${jsonForScript(page.config)}</script>
+<script src="${escapeHtml(page.bundle.script)}" defer></script>
 </head>
 <body>
-<noscript><p class="ds-noscript">This dashboard needs JavaScript.</p></noscript>
+<noscript><p class="${escapeHtml(page.noscript.className)}">${escapeHtml(page.noscript.text)}</p></noscript>
 </body>
 </html>
 `
-}

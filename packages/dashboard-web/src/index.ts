@@ -6,7 +6,9 @@
  * `Cache-Control: public, max-age=31536000, immutable`. The browser code (`src/browser/`) is bundled by
  * `scripts/build.mjs` into `bundle/` at install time.
  */
-export { assets, BundleNotBuilt, bundleDir, manifest, type Asset, type Manifest } from "./Assets.js"
+export { assets, bundleDir, manifest, type Manifest } from "./Assets.js"
+/** The loader of a built page bundle, shared with the console page (`@dashstream/console-web`). */
+export { bundleLoader, BundleNotBuilt, type Asset, type Bundle, type BundleManifest } from "./Bundle.js"
 export type { DashboardModel, Entry, PageConfig, TileModel } from "./Model.js"
 export {
   contentSecurityPolicy,
@@ -16,6 +18,7 @@ export {
   jsonForScript,
   pageHeaders,
   pageHeadersFor,
-  pageHtml
+  pageHtml,
+  pageShell
 } from "./Page.js"
 export { heldEntries, maxHeldEntries, widgetTypes, type WidgetType } from "./WidgetType.js"

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { aptInstall } from "../../../../test/aptInstall.js"
 
 /** Path of Debian's Chromium, the only browser the tests use (never a downloaded one). */
 export const chromiumPath = "/usr/bin/chromium"
@@ -25,21 +26,9 @@ export default function setup(): void {
 export const ensureChromium = (): void => {
   process.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
   if (existsSync(chromiumPath) && existsSync("/usr/share/fonts/truetype/liberation")) return
-  const apt = (args: ReadonlyArray<string>) =>
-    execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=300", ...args], {
-      stdio: "inherit",
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      timeout: 15 * 60_000
-    })
-  try {
-    apt(["update"])
-    apt(["install", "-y", "--no-install-recommends", "chromium", "fonts-liberation"])
-  } catch (cause) {
-    throw new Error(
-      `The dashboard browser tests need ${chromiumPath}; installing Debian's chromium and fonts-liberation with ` +
-        "apt-get failed (run the tests as root on Debian, or install them yourself).",
-      { cause }
-    )
-  }
+  aptInstall(
+    ["chromium", "fonts-liberation"],
+    `The dashboard browser tests need ${chromiumPath} (Debian's chromium) and fonts-liberation`
+  )
   if (!existsSync(chromiumPath)) throw new Error(`apt-get installed chromium but ${chromiumPath} is still missing`)
 }

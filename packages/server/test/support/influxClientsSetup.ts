@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process"
 import { existsSync } from "node:fs"
+import { aptInstall } from "../../../../test/aptInstall.js"
 
 /** Debian's InfluxDB 1.x command-line client (package `influxdb-client`). */
 export const influxCliPath = "/usr/bin/influx"
@@ -25,22 +26,10 @@ const hasPythonInfluxdb = (): boolean => {
  */
 export default function setup(): void {
   if (existsSync(influxCliPath) && existsSync(debianPython) && hasPythonInfluxdb()) return
-  const apt = (args: ReadonlyArray<string>) =>
-    execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=300", ...args], {
-      stdio: "inherit",
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      timeout: 15 * 60_000
-    })
-  try {
-    apt(["update"])
-    apt(["install", "-y", "--no-install-recommends", "influxdb-client", "python3-influxdb"])
-  } catch (cause) {
-    throw new Error(
-      "The line protocol end-to-end tests need Debian's influxdb-client and python3-influxdb; installing them with " +
-        "apt-get failed (run the tests as root on Debian, or install them yourself).",
-      { cause }
-    )
-  }
+  aptInstall(
+    ["influxdb-client", "python3-influxdb"],
+    "The line protocol end-to-end tests need Debian's influxdb-client and python3-influxdb"
+  )
   if (!existsSync(influxCliPath)) throw new Error(`apt-get installed influxdb-client but ${influxCliPath} is missing`)
   if (!hasPythonInfluxdb()) throw new Error(`apt-get installed python3-influxdb but ${debianPython} cannot import it`)
 }
