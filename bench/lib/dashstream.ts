@@ -3,7 +3,7 @@ import { freePort, startProcess, stopProcess } from "./proc.js"
 
 /**
  * A Dashstream server started for a benchmark, with one account and widgets `s0`..`s99`, `hot` (number) and `spark`
- * (sparkline).
+ * (sparkline), plus any the benchmark asked for.
  */
 export interface Dashstream {
   readonly url: string
@@ -28,7 +28,7 @@ export const adminToken = "bench-admin-token"
  * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`. `entry` replaces
  * `packages/server/src/bin.ts` (a script that ends by running it); `nofile` runs the node process under
  * `bash -c 'ulimit -n <nofile>; exec ...'` (same pid); `nodeArgs` go to node before the script; `setup: false` skips the account (a second server on a
- * database that already has it: `accessKey` is then empty).
+ * database that already has it: `accessKey` is then empty); `widgets` are declared after the standard ones.
  */
 export const startDashstream = async (
   root: string,
@@ -42,6 +42,7 @@ export const startDashstream = async (
     nofile?: number
     setup?: boolean
     nodeArgs?: ReadonlyArray<string>
+    widgets?: ReadonlyArray<{ readonly streamName: string; readonly type: string }>
   } = {}
 ): Promise<Dashstream> => {
   const port = await freePort()
@@ -86,5 +87,6 @@ export const startDashstream = async (
       type: name === "hot" ? "number" : name === "spark" ? "sparkline" : (options.widgetType ?? "number")
     })
   }
+  for (const widget of options.widgets ?? []) await admin(`/admin/accounts/${account["id"]}/widgets`, widget)
   return { url, pid: child.pid!, accessKey: account["accessKey"]!, stop: () => stopProcess(child) }
 }

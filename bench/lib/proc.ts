@@ -23,6 +23,30 @@ export const peakRssMiB = (pid: number): number => {
   }
 }
 
+/**
+ * CPU time (user + system, all threads) of `pid` and of its child processes (a `serve --workers` primary and its
+ * workers), in microseconds; from `/proc/<pid>/stat`, in clock ticks of 10 ms. A process gone counts 0.
+ */
+export const treeCpuMicros = (pid: number): number => {
+  let children: Array<number> = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    // no children file: just the process
+  }
+  let ticks = 0
+  for (const p of [pid, ...children]) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10_000
+}
+
 /** Current resident set size of a live process in MiB (`VmRSS`), or NaN. */
 export const rssMiB = (pid: number): number => {
   try {

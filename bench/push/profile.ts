@@ -5,7 +5,7 @@
  * the server's busy time went (self time, idle excluded), by category and by function. The profile includes the
  * server's start (module loading through tsx: `esm/*`, `cjs/*` frames), a few percent of a 10-second run.
  *
- * Usage: pnpm bench:profile [--scenario single|delta|multi|spark|latest] [--backend sqlite|postgres] [--seconds 10]
+ * Usage: pnpm bench:profile [--scenario single|delta|multi|spark|latest|lp|telegraf] [--backend sqlite|postgres] [--seconds 10]
  *   [--top 25] [--out DIR] [--bundle]
  *
  * `--bundle` profiles the command's bundle (`packages/server/bundle/bin.js`, as `pnpm start` runs it; build it first)
@@ -17,6 +17,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { startDashstream } from "../lib/dashstream.js"
 import { getLua, postLua, wrk } from "../lib/wrk.js"
+import { declaredStreams, linesLua } from "./lineProtocol.js"
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +35,7 @@ if (values.backend !== "sqlite" && values.backend !== "postgres") throw new Erro
 const profiled = async (db: string) => {
   const ds = await startDashstream(root, db, {
     nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`],
+    widgets: declaredStreams.map((streamName) => ({ streamName, type: "sparkline" })),
     ...(values.bundle ? { entry: join(root, "packages/server/bundle/bin.js") } : {})
   })
   try {
@@ -58,7 +60,9 @@ end`
     delta: postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`),
     multi: postLua("/customSend", "multi(i)", "application/json", multi),
     spark: postLua("/customSend", "spark(i)", "application/json", spark),
-    latest: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`)
+    latest: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`),
+    lp: postLua(`/write?db=x&p=${key}`, "lines(i)", "text/plain", linesLua("lp")),
+    telegraf: postLua(`/write?db=x&p=${key}`, "lines(i)", "text/plain", linesLua("telegraf"))
   }
   const script = lua[values.scenario]
   if (script === undefined) throw new Error(`unknown scenario ${values.scenario}`)

@@ -8,7 +8,10 @@
  * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,sqlite,postgres] [--scenarios single,spark]
  *   [--workers 1,2]
  *
- * `--scenarios` runs only some of Dashstream's scenarios (default: all): single, delta, multi, spark, latest.
+ * `--scenarios` runs only some of the scenarios (default: all): single, delta, multi, spark, latest, lp, telegraf;
+ * InfluxDB runs only the loads the chosen ones compare with. `lp` and `telegraf` (issue 23, contract 13.1, see
+ * `lineProtocol.ts`) send the same line protocol bodies to InfluxDB's `/write?db=bench` and to Dashstream's
+ * `/write?db=x&p=<key>`; `telegraf`'s summary gives the server's CPU per skipped field value.
  * `--workers` runs each Dashstream target once per worker count given (`serve --workers N`; default 1); the peak RSS
  * of a server with workers is the sum of its processes'. The load average is printed before and after.
  */
@@ -16,9 +19,18 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { ensureDebianPackages, freePort, peakRssMiB, startProcess, stopProcess } from "../lib/proc.js"
+import { ensureDebianPackages, freePort, peakRssMiB, startProcess, stopProcess, treeCpuMicros } from "../lib/proc.js"
 import { getLua, type LoadResult, postLua, wrk } from "../lib/wrk.js"
 import { startInflux } from "./influx.js"
+import {
+  declaredStreams,
+  fieldsPerLine,
+  lineBody,
+  lineCount,
+  type LineLoad,
+  linesLua,
+  skippedPerBody
+} from "./lineProtocol.js"
 import { type Dashstream, startDashstream } from "../lib/dashstream.js"
 
 const { values } = parseArgs({
@@ -26,7 +38,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
     only: { type: "string", default: "ceiling,influx,sqlite,postgres" },
-    scenarios: { type: "string", default: "single,delta,multi,spark,latest" },
+    scenarios: { type: "string", default: "single,delta,multi,spark,latest,lp,telegraf" },
     workers: { type: "string", default: "1" }
   }
 })
@@ -44,6 +56,8 @@ interface Row {
   readonly pointsPerRequest: number
   readonly result: LoadResult
   readonly rssMiB: number
+  /** The server's CPU time (user + system, all its processes) per request of the measured run, microseconds. */
+  readonly cpuMicros: number
 }
 const rows: Array<Row> = []
 
@@ -56,11 +70,13 @@ const measure = async (
   lua: string
 ): Promise<void> => {
   if (warmup > 0) await wrk({ url, lua, seconds: warmup })
+  const cpu0 = treeCpuMicros(pid)
   const result = await wrk({ url, lua, seconds })
-  const row = { target, scenario, pointsPerRequest, result, rssMiB: treePeakRssMiB(pid) }
+  const cpuMicros = (treeCpuMicros(pid) - cpu0) / Math.max(1, result.requests)
+  const row = { target, scenario, pointsPerRequest, result, rssMiB: treePeakRssMiB(pid), cpuMicros }
   rows.push(row)
   console.error(
-    `${target.padEnd(20)} ${scenario.padEnd(26)} ${result.reqPerSec.toFixed(0).padStart(8)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`
+    `${target.padEnd(20)} ${scenario.padEnd(26)} ${result.reqPerSec.toFixed(0).padStart(8)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}  CPU ${cpuMicros.toFixed(0)} µs/req`
   )
 }
 
@@ -99,26 +115,61 @@ if (only.has("ceiling")) {
   await stopProcess(child)
 }
 
+// The line protocol scenarios: their names in the table, and the Lua of their bodies (the same for both servers).
+const lineLoads: ReadonlyArray<LineLoad> = (["lp", "telegraf"] as const).filter((l) => scenarios.has(l))
+const lineScenario: Record<LineLoad, string> = {
+  lp: "lp: 1,000 lines, 10 streams",
+  telegraf: "telegraf: 1,000 lines x 10 fields"
+}
+
+/** Posts one body of `load` before the run: the server must answer 204 (Dashstream: and skip what it should). */
+const checkLineLoad = async (url: string, load: LineLoad, skipped?: number): Promise<void> => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "text/plain" },
+    body: lineBody(load, 999_999_999)
+  })
+  const said = res.headers.get("x-dashstream-skipped")
+  if (res.status !== 204 || (skipped !== undefined && said !== String(skipped))) {
+    throw new Error(`${load}: ${url} answered ${res.status}, skipped ${said}: ${await res.text()}`)
+  }
+}
+
 if (only.has("influx")) {
   const influx = await startInflux()
   const pid = influx.process.pid!
-  await measure(
-    "InfluxDB 1.6",
-    "single point",
-    1,
-    pid,
-    influx.url,
-    postLua("/write?db=bench", `'m,stream=s' .. (i % 100) .. ' value=' .. i`, "text/plain")
-  )
-  const batch = Array.from({ length: 1000 }, (_, k) => `m,stream=s${k} value=${k}`).join("\\n")
-  await measure(
-    "InfluxDB 1.6",
-    "1,000-point batches",
-    1000,
-    pid,
-    influx.url,
-    postLua("/write?db=bench", `"${batch}"`, "text/plain")
-  )
+  if (scenarios.has("single") || scenarios.has("delta")) {
+    await measure(
+      "InfluxDB 1.6",
+      "single point",
+      1,
+      pid,
+      influx.url,
+      postLua("/write?db=bench", `'m,stream=s' .. (i % 100) .. ' value=' .. i`, "text/plain")
+    )
+  }
+  if (scenarios.has("multi") || scenarios.has("spark")) {
+    const batch = Array.from({ length: 1000 }, (_, k) => `m,stream=s${k} value=${k}`).join("\\n")
+    await measure(
+      "InfluxDB 1.6",
+      "1,000-point batches",
+      1000,
+      pid,
+      influx.url,
+      postLua("/write?db=bench", `"${batch}"`, "text/plain")
+    )
+  }
+  for (const load of lineLoads) {
+    await checkLineLoad(`${influx.url}/write?db=bench`, load)
+    await measure(
+      "InfluxDB 1.6",
+      lineScenario[load],
+      lineCount * fieldsPerLine[load],
+      pid,
+      influx.url,
+      postLua("/write?db=bench", "lines(i)", "text/plain", linesLua(load))
+    )
+  }
   await influx.stop()
 }
 
@@ -189,7 +240,22 @@ end`
   if (scenarios.has("latest")) {
     await measure(name, "latest read, no since", 1, pid, ds.url, getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`))
   }
+  for (const load of lineLoads) {
+    const path = `/write?db=x&p=${key}`
+    await checkLineLoad(`${ds.url}${path}`, load, skippedPerBody(load))
+    await measure(
+      name,
+      lineScenario[load],
+      lineCount * fieldsPerLine[load],
+      pid,
+      ds.url,
+      postLua(path, "lines(i)", "text/plain", linesLua(load))
+    )
+  }
 }
+
+/** The line protocol loads' streams, declared as sparklines (contract 13.1: only declared streams are written). */
+const widgets = declaredStreams.map((streamName) => ({ streamName, type: "sparkline" }))
 
 const named = (name: string, workers: number) => (workers === 1 ? name : `${name}, ${workers} workers`)
 
@@ -197,7 +263,8 @@ for (const workers of workerCounts) {
   if (only.has("sqlite")) {
     const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
     const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`, {
-      extraArgs: ["--workers", String(workers)]
+      extraArgs: ["--workers", String(workers)],
+      widgets
     })
     await dashstreamScenarios(named("Dashstream SQLite", workers), ds)
     await ds.stop()
@@ -207,7 +274,7 @@ for (const workers of workerCounts) {
   if (only.has("postgres")) {
     const { withTestDatabase } = await import("../lib/postgres.js")
     await withTestDatabase(async (url) => {
-      const ds = await startDashstream(root, url, { extraArgs: ["--workers", String(workers)] })
+      const ds = await startDashstream(root, url, { extraArgs: ["--workers", String(workers)], widgets })
       await dashstreamScenarios(named("Dashstream PostgreSQL", workers), ds)
       await ds.stop()
     })
@@ -225,15 +292,52 @@ console.log(
   `\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; wrk -t2 -c50 -d${seconds}s after a ${warmup}s warm-up; ` +
     `1-minute load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after\n`
 )
+const lineScenarios = new Set(Object.values(lineScenario))
+/** The InfluxDB row a Dashstream row is compared with: the same bodies for line protocol, else the nearest load. */
+const influxRefOf = (r: Row): Row | undefined =>
+  lineScenarios.has(r.scenario)
+    ? find("InfluxDB 1.6", r.scenario)
+    : r.scenario.startsWith("latest")
+      ? undefined
+      : r.pointsPerRequest > 1
+        ? influxBatch
+        : influxSingle
+const pointsPerSec = (r: Row) => r.result.reqPerSec * r.pointsPerRequest
 console.log(
-  "| target | scenario | req/s | points/s | p50 ms | p99 ms | errors | peak RSS MiB | req/s ÷ ceiling | points/s ÷ InfluxDB |"
+  "| target | scenario | req/s | points/s | p50 ms | p99 ms | errors | peak RSS MiB | server CPU µs/req | req/s ÷ ceiling | points/s ÷ InfluxDB |"
 )
-console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for (const r of rows) {
-  const points = r.result.reqPerSec * r.pointsPerRequest
   const isDs = r.target.startsWith("Dashstream")
-  const influxRef = r.pointsPerRequest > 1 ? influxBatch : influxSingle
+  const influxRef = isDs ? influxRefOf(r) : undefined
   console.log(
-    `| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${points.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${isDs && !r.scenario.startsWith("latest") && influxRef ? ratio(points, influxRef.result.reqPerSec * influxRef.pointsPerRequest) : "-"} |`
+    `| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${pointsPerSec(r).toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${r.cpuMicros.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${influxRef ? ratio(pointsPerSec(r), pointsPerSec(influxRef)) : "-"} |`
   )
+}
+if (lineLoads.length > 0) {
+  // points/s of the line protocol rows counts field values sent, skipped ones included (InfluxDB stores them all).
+  console.log(`
+line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf")} of them skipped per request)`)
+  const targets = [...new Set(rows.filter((r) => r.target.startsWith("Dashstream")).map((r) => r.target))]
+  for (const target of targets) {
+    const lp = find(target, lineScenario.lp)
+    const telegraf = find(target, lineScenario.telegraf)
+    const lpRef = find("InfluxDB 1.6", lineScenario.lp)
+    if (lp && lpRef) {
+      const goal = target.includes("PostgreSQL") ? 0.6 : 1.0
+      const x = pointsPerSec(lp) / pointsPerSec(lpRef)
+      console.log(
+        `- ${target}, lp: ${x.toFixed(2)}x InfluxDB (target >= ${goal.toFixed(1)}x: ${x >= goal ? "met" : "not met"})`
+      )
+    }
+    if (telegraf) {
+      const skipped = skippedPerBody("telegraf")
+      const marginal = lp
+        ? `, ${((telegraf.cpuMicros - lp.cpuMicros) / skipped).toFixed(2)} µs more than lp's one-field lines per skipped value`
+        : ""
+      console.log(
+        `- ${target}, telegraf: ${telegraf.result.reqPerSec.toFixed(0)} req/s, server CPU ${telegraf.cpuMicros.toFixed(0)} µs/req = ${(telegraf.cpuMicros / skipped).toFixed(2)} µs per skipped field value (all of it counted)${marginal}`
+      )
+    }
+  }
 }

@@ -88,7 +88,7 @@ export const followPageSize = 1000
 export const followPageBytes = 256 * 1024
 
 /** The entries of a catch-up's first page, before the size of the stream's entries is known. */
-const firstPageSize = 32
+const firstPageSize = 8
 
 /**
  * Changes a subscriber buffers while it reads the backlog. Beyond this many, or beyond {@link maxPendingBytes} of

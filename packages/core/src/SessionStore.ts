@@ -31,8 +31,13 @@ export interface SessionCacheOptions {
   readonly maxEntries: number
 }
 
-/** One second and 10,000 sessions: a console makes a few requests a second, one operator at a time. */
-export const defaultSessionCacheOptions: SessionCacheOptions = { ttlMillis: 1_000, maxEntries: 10_000 }
+/**
+ * "Signed in" is not trusted at all (`ttlMillis` 0): every console request asks the store (one indexed lookup), so a
+ * sign-out made through any process is refused by every other at once, as contract section 14 asks ("from then on").
+ * A console makes a few requests a second, one operator at a time, so the lookup costs nothing that matters. Sign-outs
+ * are still remembered (10,000 of them), so a replayed cookie is refused from memory.
+ */
+export const defaultSessionCacheOptions: SessionCacheOptions = { ttlMillis: 0, maxEntries: 10_000 }
 
 /**
  * A cached {@link SessionStore} and the means to learn of a sign-out made through another process (`serve --workers

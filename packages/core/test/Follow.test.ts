@@ -319,8 +319,8 @@ describe("follow: backlog then live (contract section 10)", () => {
           followStream(s.widget.id, { _tag: "Since", since: micros(-1) }, s.runtime).start(sink)
         )
         yield* settle()
-        // The first page is at most 32 entries; then the sink takes nothing and nothing more is read.
-        assert.deepStrictEqual([reads.length, got.length], [1, 32])
+        // The first page is at most 8 entries; then the sink takes nothing and nothing more is read.
+        assert.deepStrictEqual([reads.length, got.length], [1, 8])
         // 60 entries of ~20 KB (1.2 MB) stored meanwhile: more than the subscriber buffers.
         for (let n = 100; n < 160; n++) put(n)
         open = true

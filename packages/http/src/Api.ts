@@ -784,8 +784,8 @@ export class ConsoleGroup extends HttpApiGroup.make("console", { topLevel: true 
       .annotate(
         OpenApi.Description,
         `Needs \`${consoleHeader.name}: ${consoleHeader.value}\` (403 forbidden without it, and nothing changes). ` +
-          "The session of the cookie, if any, is recorded as signed out, so every process refuses it from then on " +
-          "(another server process on the same database within a second); the answer clears the cookie"
+          "The session of the cookie, if any, is recorded as signed out, so every process refuses it from then on; " +
+          "the answer clears the cookie"
       )
   )
   .annotate(OpenApi.Title, "Console") {}

@@ -46,6 +46,7 @@ describe.skipIf(db === undefined)("several processes on one database", () => {
             "access_keys",
             "accounts",
             "dashboards",
+            "ended_sessions",
             "entries",
             "kysely_migration",
             "kysely_migration_lock",
