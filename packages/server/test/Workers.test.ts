@@ -215,7 +215,7 @@ describe("serve --workers 2 on SQLite", { timeout }, () => {
       range(20).map((i) => () => write(100 + i))
     )
     expect(after).toEqual(range(20).map(() => ({ status: 204, skipped: "0" })))
-    expect(await read(server.url, accessKey, "made.value")).toHaveLength(20)
+    expect(await read(server.url, accessKey, "made.value", 0)).toHaveLength(20)
   })
 
   test("a worker killed with SIGKILL is logged and replaced; pushes and live updates go on", async () => {
