@@ -45,10 +45,12 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
     readonly peekAccountByKey?: (key: KeyDigest) => AccountId | undefined
     /**
      * Optional, for the hot paths: the widget of a stream name when the store can tell it synchronously (a cache
-     * hit, or a synchronous read), else `undefined` (not found, or a failed read), in which case the caller asks
-     * {@link findWidgets}.
+     * hit, or a synchronous read); `null` when it can tell synchronously that the account has no widget of that name
+     * (a remembered absence, or a synchronous read that found none); else `undefined` (a cache miss, a failed read),
+     * in which case the caller asks {@link findWidgets}. Never `null` for a name that `findWidgets` would find,
+     * except within the cache's time to live (a widget created through another process).
      */
-    readonly peekWidget?: (id: AccountId, name: string) => Widget | undefined
+    readonly peekWidget?: (id: AccountId, name: string) => Widget | null | undefined
     /** Declares a widget; `Conflict` if the account already has that stream name. */
     readonly createWidget: (
       id: AccountId,

@@ -5,15 +5,25 @@ import type { Widget } from "./Widget.js"
 
 /**
  * How long the push and read paths may trust what they looked up. `ttlMillis` in milliseconds; `maxEntries` caps each
- * of the two caches (access keys, widgets); the oldest entries go first.
+ * of the two caches of found things (access keys, widgets); `maxAbsentEntries` (default `maxEntries`) caps the stream
+ * names remembered as not being widgets, kept apart so that names an agent makes up cannot push out the widgets. In
+ * each, the oldest entries go first.
  */
 export interface AccountCacheOptions {
   readonly ttlMillis: number
   readonly maxEntries: number
+  readonly maxAbsentEntries?: number | undefined
 }
 
-/** One second, 100,000 entries: at a few hundred pushes per second per key almost every lookup is a hit. */
-export const defaultAccountCacheOptions: AccountCacheOptions = { ttlMillis: 1_000, maxEntries: 100_000 }
+/**
+ * One second, 100,000 entries each: at a few hundred pushes per second per key almost every lookup is a hit. A
+ * remembered absent name costs about 100-600 bytes (the name, up to 255 characters, and the entry).
+ */
+export const defaultAccountCacheOptions: AccountCacheOptions = {
+  ttlMillis: 1_000,
+  maxEntries: 100_000,
+  maxAbsentEntries: 100_000
+}
 
 interface Cached<A> {
   readonly value: A
@@ -36,10 +46,10 @@ const evict = <A>(map: Map<string, Cached<A>>, now: number) => {
   }
 }
 
-const remember = <A>(map: Map<string, Cached<A>>, key: string, value: A, options: AccountCacheOptions) => {
+const remember = <A>(map: Map<string, Cached<A>>, key: string, value: A, ttlMillis: number, maxEntries: number) => {
   const now = Date.now()
-  if (map.size >= options.maxEntries) evict(map, now)
-  map.set(key, { value, until: now + options.ttlMillis })
+  if (map.size >= maxEntries) evict(map, now)
+  map.set(key, { value, until: now + ttlMillis })
 }
 
 const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
@@ -53,13 +63,30 @@ const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
 const widgetKey = (id: AccountId, name: string) => `${id}\u0000${name}`
 
 /**
+ * A copy of `key` that holds only its own characters. A name a parser cut out of a request body is a V8 slice (or a
+ * concatenation of slices) of the whole body: kept as a map key, it would keep the body alive (measured: 20,000
+ * absent names from 100 KB bodies held 2 GB). Concatenating then slicing makes V8 flatten the key into a fresh string.
+ */
+const ownCopy = (key: string): string => (key + "\u0000").slice(0, -1)
+
+/**
  * Wraps an {@link AccountStore} so that the two lookups every push and read makes, access key → account and stream
- * name → widget, are answered from memory for `ttlMillis` after a hit in the store. Only found results are cached
- * (a key or widget created a moment ago is seen at once). Changes made through this store take effect at once in
- * this process: `addAccessKey` with `revokeOthers` forgets every cached key, `deleteWidget` forgets the widget.
- * Changes made through another process (several servers on one PostgreSQL) take effect here within `ttlMillis`:
- * a revoked key keeps working, and a deleted widget keeps resolving, for at most that long (a push to a deleted
- * widget then fails with `StreamNotFound` at write time, never landing in another stream).
+ * name → widget, are answered from memory for `ttlMillis` after the store answered them. A widget is remembered
+ * found or absent: a stream name the account has no widget of is answered "absent" from memory too (the line
+ * protocol skips such names, contract 13.1, and an agent sends far more of them than a dashboard declares), so that
+ * a request naming them is answered without asking the store, and `peekWidget` can say `null`. An access key is
+ * only remembered when found (a key created a moment ago is seen at once).
+ *
+ * Changes made through this store take effect at once in this process: `addAccessKey` with `revokeOthers` forgets
+ * every cached key, `createWidget` forgets the name's absence, `deleteWidget` forgets the widget; a lookup that was
+ * under way meanwhile (it may have read the store before the change) remembers nothing. Changes made through another
+ * process (several servers on one PostgreSQL) take effect here within `ttlMillis`: a revoked key keeps working, a
+ * deleted widget keeps resolving (a push to it then fails with `StreamNotFound` at write time, never landing in
+ * another stream), and a created widget stays absent (the line protocol skips its values; the original push answers
+ * `StreamNotFound`), each for at most that long.
+ *
+ * Memory is bounded: `maxEntries` keys and widgets, and apart from them `maxAbsentEntries` absent names, so that a
+ * flood of made-up names evicts only absent names, a tenth of them at a time (O(1) amortised per name).
  */
 export const cachedAccountStore = (
   store: AccountStore["Type"],
@@ -68,15 +95,15 @@ export const cachedAccountStore = (
 
 /**
  * A {@link cachedAccountStore} and the means to forget what it holds when another process changed the accounts:
- * `serve --workers N` tells every worker of a revocation or deletion made through one of them, so that it takes
- * effect in all of them at once rather than within `ttlMillis`.
+ * `serve --workers N` tells every worker of a revocation, or of a widget created or deleted, through one of them, so
+ * that it takes effect in all of them at once rather than within `ttlMillis`.
  */
 export interface AccountCache {
   /** The cached store (see {@link cachedAccountStore}). */
   readonly store: AccountStore["Type"]
   /** Forgets every cached access key (keys were revoked elsewhere). */
   readonly forgetKeys: () => void
-  /** Forgets the cached widget `streamName` of account `id` (deleted elsewhere). */
+  /** Forgets what is cached of stream `streamName` of account `id`, found or absent (created or deleted elsewhere). */
   readonly forgetWidget: (id: AccountId, streamName: string) => void
 }
 
@@ -85,8 +112,20 @@ export const makeAccountCache = (
   store: AccountStore["Type"],
   options: AccountCacheOptions = defaultAccountCacheOptions
 ): AccountCache => {
+  const { ttlMillis, maxEntries } = options
+  const maxAbsent = options.maxAbsentEntries ?? maxEntries
   const keys = new Map<string, Cached<AccountId>>()
   const widgets = new Map<string, Cached<Widget>>()
+  const absent = new Map<string, Cached<true>>()
+  // Bumped by every change to the widgets made or learnt of here: a lookup that began before it may have read the
+  // store before the change, so what it found is not remembered.
+  let generation = 0
+  const forgetWidget = (id: AccountId, streamName: string) => {
+    const key = widgetKey(id, streamName)
+    widgets.delete(key)
+    absent.delete(key)
+    generation++
+  }
   const cached: AccountStore["Type"] = {
     ...store,
     // Effect.suspend: the cache is consulted each time the effect runs, not once when it is built.
@@ -95,7 +134,7 @@ export const makeAccountCache = (
         const hit = recall(keys, digest)
         if (hit !== undefined) return Effect.succeed(Option.some(hit))
         return Effect.tap(store.findAccountByKey(digest), (found) => {
-          if (Option.isSome(found)) remember(keys, digest, found.value, options)
+          if (Option.isSome(found)) remember(keys, digest, found.value, ttlMillis, maxEntries)
         })
       }),
     findWidgets: (id, names) =>
@@ -103,50 +142,63 @@ export const makeAccountCache = (
         const found = new Map<string, Widget>()
         let missing: Array<string> | undefined
         for (const name of names) {
-          const hit = recall(widgets, widgetKey(id, name))
+          const key = widgetKey(id, name)
+          const hit = recall(widgets, key)
           if (hit !== undefined) found.set(name, hit)
-          else (missing ??= []).push(name)
+          else if (recall(absent, key) === undefined) (missing ??= []).push(name)
         }
         if (missing === undefined) return Effect.succeed(found)
-        return Effect.map(store.findWidgets(id, missing), (fetched) => {
-          for (const [name, widget] of fetched) {
-            remember(widgets, widgetKey(id, name), widget, options)
-            found.set(name, widget)
+        const asked = generation
+        const lookedUp = missing
+        return Effect.map(store.findWidgets(id, lookedUp), (fetched) => {
+          const current = asked === generation
+          for (const name of lookedUp) {
+            const widget = fetched.get(name)
+            if (widget !== undefined) {
+              found.set(name, widget)
+              // The key from the store's own name: a name from a request may hold the request's body (`ownCopy`).
+              if (current) remember(widgets, widgetKey(id, widget.streamName), widget, ttlMillis, maxEntries)
+            } else if (current) remember(absent, ownCopy(widgetKey(id, name)), true, ttlMillis, maxAbsent)
           }
           return found
         })
       }),
-    // A miss asks the store's own synchronous lookup, when it has one (SQLite), and remembers what it found.
+    // A miss asks the store's own synchronous lookup, when it has one (SQLite), and remembers what it answered.
     peekAccountByKey: (digest) => {
       const hit = recall(keys, digest)
       if (hit !== undefined || store.peekAccountByKey === undefined) return hit
       const found = store.peekAccountByKey(digest)
-      if (found !== undefined) remember(keys, digest, found, options)
+      if (found !== undefined) remember(keys, digest, found, ttlMillis, maxEntries)
       return found
     },
     peekWidget: (id, name) => {
       const key = widgetKey(id, name)
       const hit = recall(widgets, key)
-      if (hit !== undefined || store.peekWidget === undefined) return hit
+      if (hit !== undefined) return hit
+      if (recall(absent, key) !== undefined) return null
+      if (store.peekWidget === undefined) return undefined
       const found = store.peekWidget(id, name)
-      if (found !== undefined) remember(widgets, key, found, options)
+      if (found === null) remember(absent, ownCopy(key), true, ttlMillis, maxAbsent)
+      else if (found !== undefined) remember(widgets, widgetKey(id, found.streamName), found, ttlMillis, maxEntries)
       return found
     },
     addAccessKey: (id, key, createdAt, revokeOthers) =>
       Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () => {
         if (revokeOthers) keys.clear()
       }),
+    // Forgotten whatever the outcome: a failure may come after the change was made (a lost connection at commit).
+    createWidget: (id, streamName, type, createdAt) =>
+      Effect.ensuring(
+        store.createWidget(id, streamName, type, createdAt),
+        Effect.sync(() => forgetWidget(id, streamName))
+      ),
     deleteWidget: (id, streamName) =>
       Effect.ensuring(
         store.deleteWidget(id, streamName),
-        Effect.sync(() => widgets.delete(widgetKey(id, streamName)))
+        Effect.sync(() => forgetWidget(id, streamName))
       )
   }
-  return {
-    store: cached,
-    forgetKeys: () => keys.clear(),
-    forgetWidget: (id, streamName) => void widgets.delete(widgetKey(id, streamName))
-  }
+  return { store: cached, forgetKeys: () => keys.clear(), forgetWidget }
 }
 
 /**

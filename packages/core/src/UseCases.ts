@@ -58,13 +58,13 @@ const namesOf = (request: IngestRequest): ReadonlyArray<string> =>
  * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
  * in request order, its widget and its content decoded against the widget type by the request's decoder
  * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
- * `widgets` is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
+ * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
  * `parts.length - writes.length`, every other part giving exactly one write). The first error wins; nothing is stored
  * here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the same error.
  */
 const writesOf = (
   request: IngestRequest,
-  widgets: ReadonlyMap<string, Widget>,
+  widgets: ReadonlyMap<string, Widget | null>,
   limits: Limits
 ): Either.Either<Array<StreamWrite>, PushRejection> => {
   const writes: Array<StreamWrite> = []
@@ -72,7 +72,7 @@ const writesOf = (
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     const widget = widgets.get(part.streamName)
-    if (widget === undefined) {
+    if (widget == null) {
       if (request.undeclared === "skip") continue
       return Either.left(streamNotFound(request, part))
     }
@@ -229,11 +229,12 @@ export type IngestDone = (
  * same answer, through the same steps (the account, the widgets, `writesOf`, one `StreamStore.write`), but only when
  * everything it needs is at hand without an effect: the key's account and every widget from
  * `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a store that
- * takes direct writes (`StreamStore.writeDirect`). Then it answers `done` (at once for a refused request, after the
- * commit for a stored one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing,
- * and the caller runs {@link ingest}, which looks up what is missing (and then fills the cache). A stream that is
- * not a widget is never at hand, so a request naming one (skipped or refused) always goes to `ingest`. `now` is the
- * receive time in microseconds.
+ * takes direct writes (`StreamStore.writeDirect`). Every stream name must be known found or known absent (`peekWidget`
+ * answers `null`: a remembered absence, contract 13.1's skipped names), so that skip, refuse or write is decided here.
+ * Then it answers `done` (at once for a refused request or one with nothing to write, after the commit for a stored
+ * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs
+ * {@link ingest}, which looks up what is missing (and then fills the cache). `now` is the receive time in
+ * microseconds.
  */
 export const ingestDirect = (
   request: IngestRequest,
@@ -249,12 +250,14 @@ export const ingestDirect = (
   if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
   const accountId = peekAccountOfKey(request.accessKey, peekAccount)
   if (accountId === undefined) return false
-  const widgets = new Map<string, Widget>()
+  // Each distinct name once: its widget, or `null` when it has none (a line protocol batch names each of its series
+  // once per line). A name that cannot be a stream name is no widget on any backend (see `isStreamName`).
+  const widgets = new Map<string, Widget | null>()
   const parts = request.parts
   for (let i = 0; i < parts.length; i++) {
     const name = parts[i]!.streamName
-    if (widgets.has(name) || !isStreamName(name)) continue
-    const widget = peekWidget(accountId, name)
+    if (widgets.has(name)) continue
+    const widget = isStreamName(name) ? peekWidget(accountId, name) : null
     if (widget === undefined) return false
     widgets.set(name, widget)
   }
@@ -467,8 +470,9 @@ export const readLatestDirect = (
   if (!isStreamName(streamName)) return false
   const accountId = peekAccountOfKey(accessKey, peekAccount)
   if (accountId === undefined) return false
+  // An absent widget (`null`) is declined too: `readPages` refuses it.
   const widget = peekWidget(accountId, streamName)
-  if (widget === undefined) return false
+  if (widget == null) return false
   readDirect(widget.id, latestOnly, (error, entries) =>
     error === undefined ? done(undefined, renderPage(entries)) : done(error, undefined)
   )

@@ -3,12 +3,13 @@ import {
   type AccountId,
   cachedAccountStore,
   digestAccessKey,
+  makeAccountCache,
   withAccountCache,
   type StreamName
 } from "@dashstream/core"
 import { MemoryStore, storageSuite } from "@dashstream/core/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 
 // The cache must not change what a single process observes: the whole storage contract holds through it.
 storageSuite("memory behind the access-key and widget cache", () => withAccountCache(MemoryStore.layer))
@@ -42,7 +43,7 @@ describe("cachedAccountStore", () => {
   )
 
   it.effect(
-    "peeks answer from memory, ask the store's own synchronous lookup on a miss and remember what it found",
+    "peeks answer from memory, ask the store's own synchronous lookup on a miss and remember what it answered",
     () =>
       Effect.gen(function* () {
         const { accountStore, counted, id } = yield* setup
@@ -51,9 +52,10 @@ describe("cachedAccountStore", () => {
         const synchronous: AccountStore["Type"] = {
           ...counted,
           peekAccountByKey: (d) => (peeks++, d === digest ? id : undefined),
+          // As SQLite's: `null` when the account has no such widget.
           peekWidget: (account, name) => {
             peeks++
-            return Effect.runSync(accountStore.findWidgets(account, [name])).get(name)
+            return Effect.runSync(accountStore.findWidgets(account, [name])).get(name) ?? null
           }
         }
         const cached = cachedAccountStore(synchronous, { ttlMillis: 60_000, maxEntries: 10 })
@@ -62,29 +64,95 @@ describe("cachedAccountStore", () => {
           assert.strictEqual(cached.peekWidget!(id, "s")?.type, "number")
         }
         assert.strictEqual(peeks, 2)
-        // Misses are never remembered: asked again every time.
+        // An unknown key is never remembered: asked again every time.
         assert.isUndefined(cached.peekAccountByKey!(digestAccessKey("key-2")))
-        assert.isUndefined(cached.peekWidget!(id, "t"))
-        assert.isUndefined(cached.peekWidget!(id, "t"))
+        assert.isUndefined(cached.peekAccountByKey!(digestAccessKey("key-2")))
+        assert.strictEqual(peeks, 4)
+        // An absent widget is, as absent: `null` from memory.
+        assert.isNull(cached.peekWidget!(id, "t"))
+        assert.isNull(cached.peekWidget!(id, "t"))
         assert.strictEqual(peeks, 5)
-        // A store without synchronous lookups: a miss is a miss.
+        // A store without synchronous lookups: a miss is a miss, until its effect has answered.
         const plain = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
         assert.isUndefined(plain.peekAccountByKey!(digest))
+        assert.isUndefined(plain.peekWidget!(id, "t"))
         yield* plain.findAccountByKey(digest)
+        yield* plain.findWidgets(id, ["s", "t"])
         assert.strictEqual(plain.peekAccountByKey!(digest), id)
+        assert.strictEqual(plain.peekWidget!(id, "s")?.type, "number")
+        assert.isNull(plain.peekWidget!(id, "t"))
       })
   )
 
-  it.effect("never caches a miss: a key or widget created later is found at once", () =>
+  it.effect("never caches an unknown key: a key added later is found at once", () =>
     Effect.gen(function* () {
       const { accountStore, counted, id } = yield* setup
       const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
       assert.isTrue(Option.isNone(yield* cached.findAccountByKey(digestAccessKey("key-2"))))
-      assert.isUndefined((yield* cached.findWidgets(id, ["t"])).get("t"))
       yield* accountStore.addAccessKey(id, digestAccessKey("key-2"), 1, false)
-      yield* accountStore.createWidget(id, "t" as StreamName, "list", 1)
       assert.strictEqual(Option.getOrNull(yield* cached.findAccountByKey(digestAccessKey("key-2"))), id)
-      assert.strictEqual((yield* cached.findWidgets(id, ["t", "s"])).size, 2)
+    })
+  )
+
+  it.effect("remembers an absent widget: asked once within the TTL, for findWidgets and peekWidget alike", () =>
+    Effect.gen(function* () {
+      const { counted, id, lookups } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      assert.deepStrictEqual([...(yield* cached.findWidgets(id, ["s", "t", "u"])).keys()], ["s"])
+      for (let i = 0; i < 3; i++) {
+        assert.deepStrictEqual([...(yield* cached.findWidgets(id, ["t", "s", "u"])).keys()], ["s"])
+        assert.isNull(cached.peekWidget!(id, "t"))
+      }
+      assert.deepStrictEqual(lookups(), [0, 1])
+      // Per account: another account's same name is not known.
+      assert.isUndefined(cached.peekWidget!("acc-2" as AccountId, "t"))
+    })
+  )
+
+  it.effect("a widget created through it is found at once, one created elsewhere once the TTL has passed", () =>
+    Effect.gen(function* () {
+      const { accountStore, counted, id } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 100, maxEntries: 10 })
+      assert.isUndefined((yield* cached.findWidgets(id, ["t", "u"])).get("t"))
+      assert.isNull(cached.peekWidget!(id, "u"))
+      yield* cached.createWidget(id, "t" as StreamName, "list", 1)
+      assert.strictEqual((yield* cached.findWidgets(id, ["t"])).get("t")?.type, "list")
+      assert.strictEqual(cached.peekWidget!(id, "t")?.type, "list")
+      // Another process creates u (here: straight through the underlying store): still absent here, for the TTL.
+      yield* accountStore.createWidget(id, "u" as StreamName, "number", 1)
+      assert.isNull(cached.peekWidget!(id, "u"))
+      assert.isUndefined((yield* cached.findWidgets(id, ["u"])).get("u"))
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 150)))
+      assert.isUndefined(cached.peekWidget!(id, "u"))
+      assert.strictEqual((yield* cached.findWidgets(id, ["u"])).get("u")?.type, "number")
+      // serve --workers N: a worker told of the creation forgets the absence at once.
+      const cache = makeAccountCache(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      assert.isUndefined((yield* cache.store.findWidgets(id, ["v"])).get("v"))
+      yield* accountStore.createWidget(id, "v" as StreamName, "number", 1)
+      assert.isNull(cache.store.peekWidget!(id, "v"))
+      cache.forgetWidget(id, "v")
+      assert.strictEqual((yield* cache.store.findWidgets(id, ["v"])).get("v")?.type, "number")
+    })
+  )
+
+  it.effect("a lookup under way while a widget is created through it does not remember the name as absent", () =>
+    Effect.gen(function* () {
+      const { counted, id } = yield* setup
+      const gate = yield* Deferred.make<void>()
+      // The store's read happens first (t is not there yet), its answer comes once the gate opens.
+      const slow: AccountStore["Type"] = {
+        ...counted,
+        findWidgets: (account, names) =>
+          Effect.flatMap(counted.findWidgets(account, names), (found) => Effect.as(Deferred.await(gate), found))
+      }
+      const cached = cachedAccountStore(slow, { ttlMillis: 60_000, maxEntries: 10 })
+      const inFlight = yield* Effect.fork(cached.findWidgets(id, ["t"]))
+      yield* Effect.yieldNow()
+      yield* cached.createWidget(id, "t" as StreamName, "list", 1)
+      yield* Deferred.succeed(gate, undefined)
+      assert.isUndefined((yield* Fiber.join(inFlight)).get("t"))
+      assert.isUndefined(cached.peekWidget!(id, "t"))
+      assert.strictEqual((yield* cached.findWidgets(id, ["t"])).get("t")?.type, "list")
     })
   )
 
@@ -187,6 +255,56 @@ describe("cachedAccountStore", () => {
         const roomy = yield* misses(1_000_000)
         const ratio = (yield* misses(100_000)) / roomy
         assert.isBelow(ratio, 5, `300,000 misses past a full cache cost ${ratio.toFixed(1)}x those in a roomy one`)
+      }),
+    120_000
+  )
+
+  it.effect("keeps at most maxAbsentEntries absent names, apart: a flood of made-up names evicts no widget", () =>
+    Effect.gen(function* () {
+      const { counted, id, lookups } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10, maxAbsentEntries: 20 })
+      yield* cached.findWidgets(id, ["s"])
+      const names = Array.from({ length: 1000 }, (_, i) => `made-up-${i}`)
+      for (const name of names) yield* cached.findWidgets(id, [name])
+      assert.deepStrictEqual(lookups(), [0, 1001])
+      // The widget is still remembered; so are the latest absent names (a full cache drops a tenth at a time).
+      yield* cached.findWidgets(id, ["s", ...names.slice(-18)])
+      assert.strictEqual(cached.peekWidget!(id, "s")?.type, "number")
+      assert.deepStrictEqual(lookups(), [0, 1001])
+      // The first ones were forgotten: asked again.
+      assert.isUndefined(cached.peekWidget!(id, names[0]!))
+      yield* cached.findWidgets(id, [names[0]!])
+      assert.deepStrictEqual(lookups(), [0, 1002])
+      // Without maxAbsentEntries, maxEntries bounds them.
+      const bounded = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      yield* bounded.findWidgets(id, names.slice(0, 11))
+      assert.isUndefined(bounded.peekWidget!(id, names[0]!))
+      assert.isNull(bounded.peekWidget!(id, names[10]!))
+    })
+  )
+
+  // A flood of distinct made-up names (an agent's series) past a full absent cache: each costs about what it costs in
+  // a cache that never fills (bulk eviction), compared in the same run as the widget test above.
+  it.effect(
+    "remembering absent names past a full cache costs little per name",
+    () =>
+      Effect.gen(function* () {
+        const { accountStore } = yield* MemoryStore.make
+        const none = Effect.succeed(new Map())
+        const names = Array.from({ length: 300_000 }, (_, i) => `cpu.usage_idle{cpu=cpu${i},host=web1}`)
+        const misses = (maxAbsentEntries: number) =>
+          Effect.gen(function* () {
+            const cached = cachedAccountStore(
+              { ...accountStore, findWidgets: () => none },
+              { ttlMillis: 60_000, maxEntries: 10, maxAbsentEntries }
+            )
+            const started = performance.now()
+            for (const name of names) yield* cached.findWidgets("acc-1" as AccountId, [name])
+            return performance.now() - started
+          })
+        const roomy = yield* misses(1_000_000)
+        const ratio = (yield* misses(100_000)) / roomy
+        assert.isBelow(ratio, 5, `300,000 names past a full absent cache cost ${ratio.toFixed(1)}x a roomy one's`)
       }),
     120_000
   )

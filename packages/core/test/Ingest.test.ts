@@ -2,6 +2,7 @@ import {
   type AccountId,
   AccountStore,
   cachedAccountStore,
+  decodeLineProtocol,
   defaultLimits,
   digestAccessKey,
   type IngestRequest,
@@ -47,49 +48,52 @@ const outcome = (error: unknown): string => {
   return `${e._tag}|${e.message ?? ""}|${e.path ?? ""}`
 }
 
-const fixture = Effect.gen(function* () {
-  const { accountStore, streamStore } = yield* MemoryStore.make
-  const accounts = cachedAccountStore(accountStore, { ttlMillis: 60_000, maxEntries: 1000 })
-  const streams: StreamStore["Type"] = {
-    ...streamStore,
-    writeDirect: (writes, now, done) =>
-      Effect.runCallback(streamStore.write(writes, now), {
-        onExit: (exit) => done(Exit.isSuccess(exit) ? undefined : Option.getOrThrow(Cause.failureOption(exit.cause)))
-      })
-  }
-  const id = "acc-ingest" as AccountId
-  yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey(KEY))
-  for (const name of ["a", "b"]) yield* accountStore.createWidget(id, name as StreamName, "sparkline", 0)
-  const run = <A, E>(effect: Effect.Effect<A, E, AccountStore | StreamStore>) =>
-    effect.pipe(Effect.provideService(AccountStore, accounts), Effect.provideService(StreamStore, streams))
-  const viaEffect = (r: IngestRequest<number>) =>
-    run(UseCases.ingest(r, defaultLimits, NOW as never)).pipe(
-      Effect.match({ onSuccess: (result) => `ok|skipped ${result.skipped}`, onFailure: outcome })
-    )
-  const viaDirect = (r: IngestRequest<number>): Effect.Effect<{ outcome: string; direct: boolean }> =>
-    Effect.async((resume) => {
-      const direct = UseCases.ingestDirect(
-        r,
-        defaultLimits,
-        accounts,
-        streams,
-        (error, skipped) =>
-          resume(
-            Effect.succeed({
-              outcome: error === undefined ? `ok|skipped ${skipped ?? 0}` : outcome(error),
-              direct: true
-            })
-          ),
-        NOW as never
+const fixtureWith = (ttlMillis: number) =>
+  Effect.gen(function* () {
+    const { accountStore, streamStore } = yield* MemoryStore.make
+    const accounts = cachedAccountStore(accountStore, { ttlMillis, maxEntries: 1000 })
+    const streams: StreamStore["Type"] = {
+      ...streamStore,
+      writeDirect: (writes, now, done) =>
+        Effect.runCallback(streamStore.write(writes, now), {
+          onExit: (exit) => done(Exit.isSuccess(exit) ? undefined : Option.getOrThrow(Cause.failureOption(exit.cause)))
+        })
+    }
+    const id = "acc-ingest" as AccountId
+    yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey(KEY))
+    for (const name of ["a", "b"]) yield* accountStore.createWidget(id, name as StreamName, "sparkline", 0)
+    const run = <A, E>(effect: Effect.Effect<A, E, AccountStore | StreamStore>) =>
+      effect.pipe(Effect.provideService(AccountStore, accounts), Effect.provideService(StreamStore, streams))
+    const viaEffect = (r: IngestRequest<unknown>) =>
+      run(UseCases.ingest(r, defaultLimits, NOW as never)).pipe(
+        Effect.match({ onSuccess: (result) => `ok|skipped ${result.skipped}`, onFailure: outcome })
       )
-      if (!direct) resume(Effect.map(viaEffect(r), (o) => ({ outcome: o, direct: false })))
-    })
-  const numbers = (name: string) =>
-    Effect.map(run(UseCases.read(KEY, name, { since: "0" })), (entries) =>
-      entries.map((e) => (JSON.parse(e.json) as { number: number }).number)
-    )
-  return { viaEffect, viaDirect, numbers }
-})
+    const viaDirect = (r: IngestRequest<unknown>): Effect.Effect<{ outcome: string; direct: boolean }> =>
+      Effect.async((resume) => {
+        const direct = UseCases.ingestDirect(
+          r,
+          defaultLimits,
+          accounts,
+          streams,
+          (error, skipped) =>
+            resume(
+              Effect.succeed({
+                outcome: error === undefined ? `ok|skipped ${skipped ?? 0}` : outcome(error),
+                direct: true
+              })
+            ),
+          NOW as never
+        )
+        if (!direct) resume(Effect.map(viaEffect(r), (o) => ({ outcome: o, direct: false })))
+      })
+    const numbers = (name: string) =>
+      Effect.map(run(UseCases.read(KEY, name, { since: "0" })), (entries) =>
+        entries.map((e) => (JSON.parse(e.json) as { number: number }).number)
+      )
+    return { viaEffect, viaDirect, numbers, id, accountStore, accounts }
+  })
+
+const fixture = fixtureWith(60_000)
 
 describe("UseCases.ingest (issue 23)", () => {
   it.effect("stores every part, in order, in one write, through the request's decoder", () =>
@@ -229,10 +233,78 @@ describe("UseCases.ingest (issue 23)", () => {
         assert.strictEqual(got.outcome, expected)
         directs.push(got.direct)
       }
-      // Cached after the first push of a stream; an undeclared stream or an unknown key is never at hand.
-      assert.deepStrictEqual(directs, [false, true, false, true, true, true, false, false, false])
+      // Cached after the first push of a stream, found or absent ("nope", looked up by the request before); an unknown
+      // key is never at hand.
+      assert.deepStrictEqual(directs, [false, true, false, true, true, true, false, true, false])
       assert.deepStrictEqual(yield* b.numbers("a"), yield* a.numbers("a"))
       assert.deepStrictEqual(yield* b.numbers("b"), yield* a.numbers("b"))
     })
   )
+
+  describe("a line protocol batch (contract 13.1: undeclared streams are skipped)", () => {
+    const T = 1_700_000_000_000_000_000n
+    const batch = (i: number) =>
+      Either.getOrThrow(
+        decodeLineProtocol(
+          [
+            `cpu,host=web1 usage=${i},idle=${i + 1} ${T + BigInt(i) * 1_000_000_000n}`,
+            `cpu,host=web2 usage=${i + 2},idle=${i + 3} ${T + BigInt(i) * 1_000_000_000n}`
+          ].join("\n"),
+          KEY,
+          "ns"
+        )
+      )
+    const declare = (f: Effect.Effect.Success<typeof fixture>, via: "cache" | "elsewhere", name: string) =>
+      (via === "cache" ? f.accounts : f.accountStore).createWidget(f.id, name as StreamName, "number", 0)
+
+    it.effect("takes the direct path once the cache knows every name, found or absent", () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        yield* declare(f, "cache", "cpu.usage{host=web1}")
+        assert.deepStrictEqual(yield* f.viaDirect(batch(1)), { outcome: "ok|skipped 3", direct: false })
+        assert.deepStrictEqual(yield* f.viaDirect(batch(2)), { outcome: "ok|skipped 3", direct: true })
+        assert.deepStrictEqual(yield* f.viaDirect(batch(3)), { outcome: "ok|skipped 3", direct: true })
+        assert.deepStrictEqual(yield* f.numbers("cpu.usage{host=web1}"), [1, 2, 3])
+      })
+    )
+
+    it.effect("a widget created through the cache is written at once", () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        yield* declare(f, "cache", "cpu.usage{host=web1}")
+        yield* f.viaDirect(batch(1))
+        assert.isTrue((yield* f.viaDirect(batch(2))).direct)
+        yield* declare(f, "cache", "cpu.idle{host=web2}")
+        assert.strictEqual((yield* f.viaDirect(batch(3))).outcome, "ok|skipped 2")
+        assert.deepStrictEqual(yield* f.viaDirect(batch(4)), { outcome: "ok|skipped 2", direct: true })
+        assert.deepStrictEqual(yield* f.numbers("cpu.idle{host=web2}"), [6, 7])
+      })
+    )
+
+    it.effect("a widget created elsewhere is written once the TTL has passed", () =>
+      Effect.gen(function* () {
+        const f = yield* fixtureWith(100)
+        yield* declare(f, "cache", "cpu.usage{host=web1}")
+        yield* f.viaDirect(batch(1))
+        yield* declare(f, "elsewhere", "cpu.idle{host=web2}")
+        // Still remembered absent here: skipped, from memory.
+        assert.deepStrictEqual(yield* f.viaDirect(batch(2)), { outcome: "ok|skipped 3", direct: true })
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 150)))
+        assert.strictEqual((yield* f.viaDirect(batch(3))).outcome, "ok|skipped 2")
+        assert.deepStrictEqual(yield* f.numbers("cpu.idle{host=web2}"), [6])
+      })
+    )
+
+    it.effect("the original push still refuses an undeclared stream, remembered absent or not", () =>
+      Effect.gen(function* () {
+        const f = yield* fixture
+        const r = request([["cpu.idle{host=web2}", 1]], "reject")
+        yield* f.viaDirect(batch(1))
+        const refused =
+          'StreamNotFound|no widget with stream name "cpu.idle{host=web2}" in this account|line 1 (stream)'
+        assert.deepStrictEqual(yield* f.viaDirect(r), { outcome: refused, direct: true })
+        assert.strictEqual(yield* f.viaEffect(r), refused)
+      })
+    )
+  })
 })

@@ -184,6 +184,40 @@ describe("serve --workers 2 on SQLite", { timeout }, () => {
     expect(workersLogging(server, /POST \/customSend 403/)).toEqual(new Set(["1", "2"]))
   })
 
+  test("a widget created through one worker is written at once by every worker that remembered it absent", async () => {
+    const headers = { authorization: `Bearer ${adminToken}` }
+    const account = await send("POST", `${server.url}/admin/accounts`, {}, { headers })
+    const { id, accessKey } = account.body as { id: string; accessKey: string }
+    const write = async (i: number) => {
+      const response = await fetch(`${server.url}/write?p=${accessKey}&precision=s`, {
+        method: "POST",
+        body: `made value=${i} ${1_700_000_000 + i}`
+      })
+      await response.arrayBuffer()
+      return { status: response.status, skipped: response.headers.get("x-dashstream-skipped") }
+    }
+    // Both workers skip the undeclared stream and remember it absent (1 second).
+    const before = await pool(
+      10,
+      range(20).map((i) => () => write(i))
+    )
+    expect(before).toEqual(range(20).map(() => ({ status: 204, skipped: "1" })))
+    expect(workersLogging(server, /POST \/write\S* 204/)).toEqual(new Set(["1", "2"]))
+    const created = await send(
+      "POST",
+      `${server.url}/admin/accounts/${id}/widgets`,
+      { streamName: "made.value", type: "line-graph" },
+      { headers }
+    )
+    expect(created.status).toBe(201)
+    const after = await pool(
+      10,
+      range(20).map((i) => () => write(100 + i))
+    )
+    expect(after).toEqual(range(20).map(() => ({ status: 204, skipped: "0" })))
+    expect(await read(server.url, accessKey, "made.value", 0)).toHaveLength(20)
+  })
+
   test("a worker killed with SIGKILL is logged and replaced; pushes and live updates go on", async () => {
     const key = await createAccount(server.url, { after: "number" })
     const pid = workerPids(server.stderr()).get("2")!

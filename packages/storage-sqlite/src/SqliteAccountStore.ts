@@ -196,7 +196,7 @@ export const make = (
       ),
 
     // Synchronous lookups for the hot paths (see the port): a failed read is `undefined`, and the caller's effect
-    // path then reports it.
+    // path then reports it; a widget that is not there is `null`.
     peekAccountByKey: (key) => {
       try {
         return accountByKey.get(key)?.account_id as AccountId | undefined
@@ -207,7 +207,7 @@ export const make = (
     peekWidget: (id, name) => {
       try {
         const row = widgetByName.get(id, name)
-        return row === undefined ? undefined : toWidget(row)
+        return row === undefined ? null : toWidget(row)
       } catch {
         return undefined
       }

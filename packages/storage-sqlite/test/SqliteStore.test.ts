@@ -58,27 +58,29 @@ const withRawDb = <A>(filename: string, f: (db: Database.Database) => A): A => {
 }
 
 describe("SQLite adapter", () => {
-  it.effect("the synchronous lookups answer what findAccountByKey and findWidgets answer, undefined for a miss", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const stores = yield* SqliteStore.make({ filename: freshFile() })
-        const { account, accessKey, widget } = yield* setup(stores, "sparkline", "series")
-        const accounts = stores.accountStore
-        assert.strictEqual(accounts.peekAccountByKey!(digestAccessKey(accessKey)), account.id)
-        assert.deepStrictEqual(
-          accounts.peekWidget!(account.id, "series"),
-          (yield* accounts.findWidgets(account.id, ["series"])).get("series")
-        )
-        assert.deepStrictEqual(accounts.peekWidget!(account.id, "series"), widget)
-        assert.isUndefined(accounts.peekAccountByKey!(digestAccessKey(newAccessKey())))
-        assert.isUndefined(accounts.peekWidget!(account.id, "other"))
-        // A revoked key and a deleted widget are gone at once (no cache here).
-        yield* accounts.addAccessKey(account.id, digestAccessKey(newAccessKey()), T0, true)
-        assert.isUndefined(accounts.peekAccountByKey!(digestAccessKey(accessKey)))
-        yield* accounts.deleteWidget(account.id, "series")
-        assert.isUndefined(accounts.peekWidget!(account.id, "series"))
-      })
-    )
+  it.effect(
+    "the synchronous lookups answer what findAccountByKey and findWidgets answer; an absent widget is null",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const stores = yield* SqliteStore.make({ filename: freshFile() })
+          const { account, accessKey, widget } = yield* setup(stores, "sparkline", "series")
+          const accounts = stores.accountStore
+          assert.strictEqual(accounts.peekAccountByKey!(digestAccessKey(accessKey)), account.id)
+          assert.deepStrictEqual(
+            accounts.peekWidget!(account.id, "series"),
+            (yield* accounts.findWidgets(account.id, ["series"])).get("series")
+          )
+          assert.deepStrictEqual(accounts.peekWidget!(account.id, "series"), widget)
+          assert.isUndefined(accounts.peekAccountByKey!(digestAccessKey(newAccessKey())))
+          assert.isNull(accounts.peekWidget!(account.id, "other"))
+          // A revoked key and a deleted widget are gone at once (no cache here).
+          yield* accounts.addAccessKey(account.id, digestAccessKey(newAccessKey()), T0, true)
+          assert.isUndefined(accounts.peekAccountByKey!(digestAccessKey(accessKey)))
+          yield* accounts.deleteWidget(account.id, "series")
+          assert.isNull(accounts.peekWidget!(account.id, "series"))
+        })
+      )
   )
 
   it.effect("migrate applies every migration once and is idempotent; the layer then opens the file as is", () =>

@@ -38,7 +38,7 @@ export interface WorkerRole {
   readonly serveSnapshots: (source: () => Promise<MetricsSnapshot>) => void
   /**
    * The account store the HTTP interface uses: `cache`'s, telling the other workers to forget a revoked key or a
-   * deleted widget before the admin call is answered; and this worker forgets what the others tell it to.
+   * created or deleted widget before the admin call is answered; and this worker forgets what the others tell it to.
    */
   readonly accountStore: (cache: AccountCache) => AccountStore["Type"]
   /**
@@ -117,6 +117,12 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
               addAccessKey: (id, key, createdAt, revokeOthers) =>
                 Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () =>
                   revokeOthers ? invalidate({ keys: true }) : Effect.void
+                ),
+              // The others may remember the name as absent (a line protocol push skipped it): created, it is written
+              // at once by every worker, as by this one.
+              createWidget: (id, streamName, type, createdAt) =>
+                Effect.tap(store.createWidget(id, streamName, type, createdAt), () =>
+                  invalidate({ widget: [id, streamName] })
                 ),
               deleteWidget: (id, streamName) =>
                 Effect.tap(store.deleteWidget(id, streamName), () => invalidate({ widget: [id, streamName] }))

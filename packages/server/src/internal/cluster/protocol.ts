@@ -8,8 +8,9 @@ import type { MetricsSnapshot } from "@dashstream/http"
  */
 
 /**
- * What a worker forgets from its caches when a change was made through another worker: revoked keys or a deleted
- * widget (account cache), a signed-out console session (session cache).
+ * What a worker forgets from its caches when a change was made through another worker: revoked keys or a created or
+ * deleted widget (account cache: the widget, or the name's remembered absence), a signed-out console session
+ * (session cache).
  */
 export type Forget =
   | { readonly keys: true }
