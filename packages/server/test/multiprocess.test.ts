@@ -32,7 +32,12 @@ const processes = 3
 
 /** A push that got no answer at all becomes status -1, so one failure does not hide the others. */
 const settle = (reply: Promise<Reply>): Promise<Reply> =>
-  reply.catch((error: unknown) => ({ status: -1, body: String(error) }))
+  reply.catch((error: unknown) => ({
+    status: -1,
+    // fetch's own message ("fetch failed") says nothing; its cause says what happened (reset, refused, timeout).
+    body:
+      error instanceof Error && error.cause !== undefined ? `${String(error)}: ${String(error.cause)}` : String(error)
+  }))
 
 const failures = (replies: ReadonlyArray<Reply>) =>
   replies
