@@ -15,6 +15,7 @@
 import { parseArgs } from "node:util"
 import { decodeLineProtocol, defaultLimits, type LineBatch, parseLineProtocol } from "@dashstream/core"
 import { Either } from "effect"
+import { cpuFields } from "../push/lineProtocol.js"
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "2" }, lines: { type: "string", default: "1000" } }
@@ -28,18 +29,6 @@ const oneField = Array.from(
   (_, i) => `sensor value=${(20 + (i % 100) / 8).toFixed(3)} ${t0 + BigInt(i) * 10_000_000_000n}`
 ).join("\n")
 
-const cpuFields = [
-  "usage_user",
-  "usage_system",
-  "usage_idle",
-  "usage_nice",
-  "usage_iowait",
-  "usage_irq",
-  "usage_softirq",
-  "usage_steal",
-  "usage_guest",
-  "usage_guest_nice"
-]
 const telegraf = Array.from({ length: lineCount }, (_, i) => {
   const cpu = `cpu${i % 8}`
   const fields = cpuFields.map((f, k) => `${f}=${((i * 7 + k * 13) % 1000) / 10 + 0.012345678901}`).join(",")

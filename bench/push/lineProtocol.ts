@@ -22,7 +22,8 @@ export const declaredStreams: ReadonlyArray<string> = Array.from(
   (_, n) => `cpu.usage_idle{cpu=cpu${n},host=web1}`
 )
 
-const cpuFields = [
+/** The ten fields of Telegraf's `cpu` input, in the order it writes them. */
+export const cpuFields: ReadonlyArray<string> = [
   "usage_user",
   "usage_system",
   "usage_idle",
