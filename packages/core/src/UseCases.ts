@@ -50,9 +50,18 @@ export const authenticate = (accessKey: string): Effect.Effect<AccountId, Forbid
 
 export { decodeCommand } from "./PushRequest.js"
 
-/** The distinct stream names a request names, in order of first appearance. */
-const namesOf = (request: IngestRequest): ReadonlyArray<string> =>
-  request.parts.length === 1 ? [request.parts[0]!.streamName] : [...new Set(request.parts.map((p) => p.streamName))]
+/**
+ * The distinct stream names a request names, in order of first appearance. One pass into a `Set`, without an
+ * intermediate array of every part's name: a line protocol batch names its series once per line (10,000 parts for
+ * 1,000 Telegraf lines; this function was 14 % of the `telegraf` benchmark's profile, with the array and the spread).
+ */
+const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
+  const parts = request.parts
+  if (parts.length === 1) return [parts[0]!.streamName]
+  const names = new Set<string>()
+  for (let i = 0; i < parts.length; i++) names.add(parts[i]!.streamName)
+  return [...names]
+}
 
 /**
  * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
