@@ -27,6 +27,7 @@ import {
 import { type Micros, nowMicros, sinceFromText } from "./Time.js"
 import type { StreamId, Widget } from "./Widget.js"
 import { isWidgetType, widgetTypes } from "./WidgetType.js"
+import { mergePuts } from "./WritePlan.js"
 
 /**
  * The use cases of Dashstream: what the HTTP adapter and the CLI call. Each asks for the storage ports it needs;
@@ -149,7 +150,8 @@ const ingestFor = (
       store.findWidgets(accountId, namesOf(request).filter(isStreamName))
     )
     const writes = yield* writesOf(request, widgets, limits)
-    if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+    // A request's Puts to one stream are stored as one write (see `mergePuts`): the same entries and changes.
+    if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(mergePuts(writes), now))
     return resultOf(request, writes)
   })
 
@@ -281,10 +283,10 @@ export const ingestDirect = (
     return true
   }
   // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
-  if (skipped === 0) writeDirect(writes.right, now, done)
+  if (skipped === 0) writeDirect(mergePuts(writes.right), now, done)
   else {
     const skippedStreams = skippedStreamsOf(request, writes.right)
-    writeDirect(writes.right, now, (error) =>
+    writeDirect(mergePuts(writes.right), now, (error) =>
       error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
     )
   }
