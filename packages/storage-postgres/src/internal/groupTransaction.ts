@@ -15,11 +15,14 @@ import { guessedQuery, latestSql, netChanges, storeArrays, storeSql } from "./st
 /** One group's transaction of the PostgreSQL group commit (see `groupCommit.ts`); its SQL is in `storeSql.ts`. */
 
 /**
- * Whether `error` is the guard's of `guessedSql` (`storeSql.ts`): a guessed `last_ts` was wrong. (Nothing else of a group
- * divides.)
+ * Whether `error`, from `guessedSql` (`storeSql.ts`), says that a guessed `last_ts` was wrong: the guard's division
+ * by zero (22012; nothing else of a group divides), or a new entry that collided with a stored one (23505) or with
+ * another group's (40P01, a deadlock between two such inserts): an entry above its stream's true `last_ts` cannot.
  */
-const isStaleGuess = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "22012"
+const isStaleGuess = (error: unknown): boolean => {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  return code === "22012" || code === "23505" || code === "40P01"
+}
 
 /** What {@link runTransaction} did: each call's domain error (`undefined`: stored) and how the group was planned. */
 export interface GroupOutcome {

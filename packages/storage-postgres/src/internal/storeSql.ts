@@ -232,22 +232,28 @@ export const storeSql = (a: StoreArrays, channel: string): string => {
  * `$3`-`$6` and the others as `$7`-`$10` (see {@link StoreArrays}); the moved streams and their new `last_ts` as
  * `$11`, `$12`; the channel and the payloads as `$13`, `$14`.
  *
- * `locked` takes the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock).
- * `guard` divides by zero (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`;
- * in READ COMMITTED a locked row is read as last committed, so a group that held the lock before this one is seen.
- * The final SELECT always reads `guard`, so it is always evaluated, and the statement is its own transaction: an
- * error anywhere leaves nothing stored. The inserts and the update wait for the guard too (`WHERE guard = 1`), so a
- * new entry is only inserted once its stream's `last_ts` is known to be below it. No clear: a statement cannot both
+ * `inserted` stores the new entries first, before any lock: while another group of the same streams holds their
+ * row locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then
+ * takes the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock on them;
+ * `locked` reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard`
+ * divides by zero (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ
+ * COMMITTED a locked row is read as last committed, so a group that held the lock before this one is seen. The
+ * final SELECT always reads `guard`, so it is always evaluated, and the statement is its own transaction: an error
+ * anywhere leaves nothing stored, the early inserts included. The upsert of the other entries and the update wait
+ * for the guard (`WHERE guard = 1`), so replacements apply in lock order. A new entry can only collide with another
+ * when a guess was wrong: the insert then fails (unique violation, 23505; or a deadlock, 40P01, between two such
+ * inserts) and the group is planned again on the rows, as for a failed guard. No clear: a statement cannot both
  * delete a stream's entries and insert the same rows.
  */
-export const guessedSql = `WITH locked AS (
-  SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE
+export const guessedSql = `WITH inserted AS (
+  INSERT INTO entries (stream_id, ts, value, point)
+  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::float8[], $6::text[]) RETURNING 1
+), locked AS (
+  SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM inserted) >= 0
+  ORDER BY id FOR UPDATE
 ), guard AS (
   SELECT 1 / ((SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
     ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[]))::int AS ok
-), inserted AS (
-  INSERT INTO entries (stream_id, ts, value, point)
-  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::float8[], $6::text[]) WHERE (SELECT ok FROM guard) = 1
 ), upserted AS (
   INSERT INTO entries (stream_id, ts, value, point)
   SELECT * FROM unnest($7::bigint[], $8::bigint[], $9::float8[], $10::text[]) WHERE (SELECT ok FROM guard) = 1
