@@ -81,6 +81,7 @@ export {
   Conflict,
   DashboardNotFound,
   Forbidden,
+  RotationNotFound,
   InvalidJson,
   InvalidPoint,
   InvalidRequest,
@@ -154,6 +155,22 @@ export {
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
 export { viewPath, type ViewTokenDigest } from "./ViewToken.js"
+
+// Rotations (contract section 15).
+export {
+  checkDashboardIds,
+  checkRotationBody,
+  IntervalSeconds,
+  MAX_INTERVAL_SECONDS,
+  MAX_ROTATION_DASHBOARDS,
+  MIN_INTERVAL_SECONDS,
+  type Rotation,
+  RotationBody,
+  RotationId,
+  rotationPath
+} from "./Rotation.js"
+export * as Rotations from "./Rotations.js"
+export type { RotationStorage } from "./RotationStore.js"
 
 // Decimation (contract section 9): the port the pass runs over.
 export {
