@@ -195,6 +195,7 @@ export {
   type CopyTarget,
   copyStore,
   type DashboardRecord,
+  type RotationRecord,
   type EntryRecord,
   schemaProblem,
   type SourceProblem,
