@@ -139,7 +139,13 @@ export {
   type StreamChange
 } from "./ChangeFeed.js"
 export { follow, type Follower, type FollowParams, type FollowStart, type Following, type LiveSink } from "./Follow.js"
-export { type DashboardFeed, type DashboardFollower, type DashboardSink, followDashboard } from "./FollowDashboard.js"
+export {
+  type DashboardFeed,
+  type DashboardFollower,
+  type DashboardLayout,
+  type DashboardSink,
+  followDashboard
+} from "./FollowDashboard.js"
 
 // Dashboards (contract section 11).
 export {

@@ -38,3 +38,30 @@ export interface Entry {
   readonly ts: number
   readonly point: unknown
 }
+
+/** One dashboard of a rotation as the rotation page draws it (contract section 15). */
+export interface RotationDashboardModel {
+  readonly id: string
+  readonly name: string
+  readonly tiles: ReadonlyArray<TileModel>
+}
+
+/** What the server passes to `rotationPageHtml` for `GET /r/<viewToken>` (contract section 15). */
+export interface RotationModel {
+  /** The rotation's name (the page's title while it has no dashboards). */
+  readonly name: string
+  /** Seconds each dashboard is shown. */
+  readonly intervalSeconds: number
+  /** The dashboards shown in turn, by id, in order (an id may repeat). */
+  readonly dashboardIds: ReadonlyArray<string>
+  /** Each distinct dashboard of `dashboardIds`. */
+  readonly dashboards: ReadonlyArray<RotationDashboardModel>
+  /** Path of the rotation's one event stream, e.g. `/r/<viewToken>/events`. */
+  readonly eventsPath: string
+  readonly theme: "dark" | "light"
+}
+
+/** The JSON embedded in the rotation page (`<script type="application/json" id="ds-rotation">`). */
+export interface RotationPageConfig extends RotationModel {
+  readonly maps: { readonly world: string; readonly usa: string }
+}

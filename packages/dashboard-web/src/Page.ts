@@ -1,6 +1,6 @@
 import { manifest } from "./Assets.js"
 import type { BundleManifest } from "./Bundle.js"
-import type { DashboardModel, PageConfig } from "./Model.js"
+import type { DashboardModel, PageConfig, RotationModel, RotationPageConfig, TileModel } from "./Model.js"
 
 /**
  * The Content-Security-Policy header value of the dashboard page (contract section 11), framed by the sites
@@ -95,6 +95,46 @@ export const pageHtml = (model: DashboardModel): string => {
     configId: "ds-dashboard",
     config,
     noscript: { className: "ds-noscript", text: "This dashboard needs JavaScript." }
+  })
+}
+
+const tileConfig = (t: TileModel): TileModel => ({
+  streamName: t.streamName,
+  ...(t.title === undefined ? {} : { title: t.title }),
+  type: t.type,
+  x: t.x,
+  y: t.y,
+  w: t.w,
+  h: t.h,
+  deleted: t.deleted
+})
+
+/**
+ * The HTML of `GET /r/<viewToken>` (contract section 15): the same shell, script and stylesheet as the dashboard page
+ * ({@link pageHtml}; send it with the same headers), carrying the rotation (its interval, its dashboards in order and
+ * each one's tiles) and its one event stream's path as the `#ds-rotation` data block; the script then shows each
+ * dashboard full-screen in turn. The title is the first dashboard's name (the rotation's when it has none). Throws
+ * `BundleNotBuilt` when the bundle has not been built.
+ */
+export const rotationPageHtml = (model: RotationModel): string => {
+  const m = manifest()
+  const config: RotationPageConfig = {
+    name: model.name,
+    intervalSeconds: model.intervalSeconds,
+    dashboardIds: model.dashboardIds,
+    dashboards: model.dashboards.map((d) => ({ id: d.id, name: d.name, tiles: d.tiles.map(tileConfig) })),
+    eventsPath: model.eventsPath,
+    theme: model.theme,
+    maps: m.maps
+  }
+  const first = model.dashboards.find((d) => d.id === model.dashboardIds[0])
+  return pageShell({
+    theme: model.theme === "light" ? "light" : "dark",
+    title: first?.name ?? model.name,
+    bundle: m,
+    configId: "ds-rotation",
+    config,
+    noscript: { className: "ds-noscript", text: "This rotation needs JavaScript." }
   })
 }
 

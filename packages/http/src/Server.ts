@@ -61,7 +61,8 @@ const corsRoutes: ReadonlyArray<CorsRoute> = [
   ...ingestRoutes.filter((route) => route.cors).map((route) => ({ template: route.template, methods: [route.method] })),
   { template: "/api/v2/:accessKey/datastream/:streamName", methods: ["GET"] },
   { template: "/api/v2/:accessKey/datastream/:streamName/events", methods: ["GET"] },
-  { template: "/d/:viewToken/events", methods: ["GET"] }
+  { template: "/d/:viewToken/events", methods: ["GET"] },
+  { template: "/r/:viewToken/events", methods: ["GET"] }
 ]
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */

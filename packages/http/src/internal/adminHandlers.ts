@@ -6,6 +6,7 @@ import {
   Dashboards,
   formatTs,
   type Limits,
+  Rotations,
   UseCases,
   viewPath,
   type Widget
@@ -53,7 +54,7 @@ const withToken = ({ dashboard, viewToken }: Dashboards.DashboardWithToken) => d
 const pushSuccess = { message: "Success!" } as const
 
 /**
- * The admin handlers (contract sections 7, 11 and 14); each one is a use case call. `key` is the session key of the
+ * The admin handlers (contract sections 7, 11, 14 and 15); each one is a use case call. `key` is the session key of the
  * admin token (bearer token and console sessions are checked against it), `limits` the push limits a pushed point is
  * held to.
  */
@@ -94,5 +95,25 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits) =>
       .handle("deleteDashboard", ({ path }) => Dashboards.deleteDashboard(path.id, path.dashboardId))
       .handle("rotateViewToken", ({ path }) =>
         Effect.map(Dashboards.rotateViewToken(path.id, path.dashboardId), withToken)
+      )
+      .handle("createRotation", ({ path, payload }) =>
+        Effect.map(Rotations.createRotation(path.id, payload), (r) => Rotations.rotationView(r.rotation, r.viewToken))
+      )
+      .handle("listRotations", ({ path }) =>
+        Effect.map(Rotations.listRotations(path.id), (rotations) => ({
+          rotations: rotations.map((r) => Rotations.rotationView(r))
+        }))
+      )
+      .handle("getRotation", ({ path }) =>
+        Effect.map(Rotations.getRotation(path.id, path.rotationId), (r) => Rotations.rotationView(r))
+      )
+      .handle("updateRotation", ({ path, payload }) =>
+        Effect.map(Rotations.updateRotation(path.id, path.rotationId, payload), (r) => Rotations.rotationView(r))
+      )
+      .handle("deleteRotation", ({ path }) => Rotations.deleteRotation(path.id, path.rotationId))
+      .handle("rotateRotationViewToken", ({ path }) =>
+        Effect.map(Rotations.rotateRotationViewToken(path.id, path.rotationId), (r) =>
+          Rotations.rotationView(r.rotation, r.viewToken)
+        )
       )
   ).pipe(Layer.provide(adminAuthLive(key)))

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
-import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
+import { type AccountStore, type DashboardStore, Dashboards, Rotations } from "@dashstream/core"
 import {
   type Asset,
   assets,
   defaultFrameAncestors,
   pageHeadersFor,
   pageHtml,
+  rotationPageHtml,
   type TileModel
 } from "@dashstream/dashboard-web"
 import { Cause, Effect, Exit, Runtime } from "effect"
@@ -17,7 +18,8 @@ import { redactPath, requestLine } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
- * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
+ * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names
+ * (and `GET /r/<viewToken>` the page of a rotation, section 15),
  * and `GET /assets/<name>` the page's own files (script, stylesheet, map outlines), with content-hashed names and
  * year-long cache headers. Everything the page needs comes from here: it makes no request to any other origin. The
  * page's event stream (`/d/<viewToken>/events`) is the live lane's. The console page (contract section 14, `GET
@@ -25,16 +27,16 @@ import { routeNotFound, writeErrorReply } from "./replies.js"
  */
 
 /**
- * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` (also with one trailing slash, as every
- * route of the API) or `/assets/<name>`.
+ * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or a rotation's `/r/<viewToken>` (contract
+ * section 15; also with one trailing slash, as every route of the API) or `/assets/<name>`.
  */
 export const isPage = (method: string | undefined, url: string | undefined): boolean => {
   if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
   if (url.startsWith("/assets/")) return true
-  if (!url.startsWith("/d/")) return false
+  if (!url.startsWith("/d/") && !url.startsWith("/r/")) return false
   const q = url.indexOf("?")
   const segments = (q === -1 ? url : url.slice(0, q)).split("/")
-  // ["", "d", TOKEN] or ["", "d", TOKEN, ""]
+  // ["", "d" | "r", TOKEN] or ["", "d" | "r", TOKEN, ""]
   return (segments.length === 3 || (segments.length === 4 && segments[3] === "")) && segments[2] !== ""
 }
 
@@ -150,6 +152,64 @@ export const makePageLane = (
     send(req, res, t0, body, { ...headers, "content-encoding": "gzip" })
   }
 
+  // A tile as the page draws it; a tile whose widget was deleted shows "stream deleted" whatever its type.
+  const tileModel = ({ tile, widget }: Dashboards.ResolvedTile): TileModel => ({
+    streamName: tile.streamName,
+    title: tile.title,
+    type: widget?.type ?? "label",
+    x: tile.x,
+    y: tile.y,
+    w: tile.w,
+    h: tile.h,
+    deleted: widget === null
+  })
+
+  const refused = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    cause: Cause.Cause<unknown>
+  ) => {
+    const reply = replyOfCause(cause)
+    if (reply.status === 500) {
+      runFork(
+        Effect.logError(
+          `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(cause, token)}`
+        )
+      )
+    }
+    writeErrorReply(res, reply)
+    log(req, reply.status, t0)
+  }
+
+  // `GET /r/<viewToken>` (contract section 15): the rotation page, with the same headers as a dashboard's.
+  const rotationPage = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
+    runCallback(Rotations.resolveRotationView(token), {
+      onExit: (exit) => {
+        if (Exit.isFailure(exit)) return refused(req, res, t0, token, exit.cause)
+        const { rotation, dashboards } = exit.value
+        let html: string
+        try {
+          html = rotationPageHtml({
+            name: rotation.name,
+            intervalSeconds: rotation.intervalSeconds,
+            dashboardIds: rotation.dashboardIds,
+            dashboards: dashboards.map(({ dashboard, tiles }) => ({
+              id: dashboard.id,
+              name: dashboard.name,
+              tiles: tiles.map(tileModel)
+            })),
+            eventsPath: `/r/${encodeURIComponent(token)}/events`,
+            theme: query.get("theme") === "light" ? "light" : "dark"
+          })
+        } catch (error) {
+          return fail(req, res, t0, error, token)
+        }
+        send(req, res, t0, html, headers)
+      }
+    })
+
   const page = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
@@ -224,6 +284,8 @@ export const makePageLane = (
       writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
-    page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
+    const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
+    if (path.startsWith("/r/")) return rotationPage(req, res, t0, token, query)
+    page(req, res, t0, token, query)
   }
 }
