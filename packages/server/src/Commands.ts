@@ -116,11 +116,54 @@ export const commandSpecs = {
     options: { "access-key": { type: "string" }, json: { type: "boolean" } },
     required: ["access-key"]
   },
+  "rotations create": {
+    words: ["rotations", "create"],
+    synopsis: "--access-key K --name N [--dashboards ID,ID...] --interval SECONDS [--json]",
+    summary:
+      "create a rotation: the account's dashboards (ids, comma-separated, in order) shown in turn on one screen, " +
+      "each for --interval seconds (5 to 3600); prints its view URL path /r/<token> (--json: the rotation)",
+    options: {
+      "access-key": { type: "string" },
+      name: { type: "string" },
+      dashboards: { type: "string" },
+      interval: { type: "string" },
+      json: { type: "boolean" }
+    },
+    required: ["access-key", "name", "interval"]
+  },
+  "rotations list": {
+    words: ["rotations", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s rotations (--json: {"rotations":[...]}, as the admin API answers)',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"]
+  },
+  "rotations show": {
+    words: ["rotations", "show"],
+    synopsis: "--access-key K --id ROTATION [--json]",
+    summary: "show a rotation: its dashboards in order and its interval (--json: as the admin API answers)",
+    options: { "access-key": { type: "string" }, id: { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key", "id"]
+  },
+  "rotations delete": {
+    words: ["rotations", "delete"],
+    synopsis: "--access-key K --id ROTATION",
+    summary: "delete a rotation; its view URL stops working",
+    options: { "access-key": { type: "string" }, id: { type: "string" } },
+    required: ["access-key", "id"]
+  },
+  "rotations rotate-token": {
+    words: ["rotations", "rotate-token"],
+    synopsis: "--access-key K --id ROTATION [--json]",
+    summary: "give a rotation a new view token and print its new view URL path; the old one stops working",
+    options: { "access-key": { type: "string" }, id: { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key", "id"]
+  },
   copy: {
     words: ["copy"],
     synopsis: "--from <db url> --to <db url>",
     summary:
-      "copy every account, access key, widget, dashboard and entry into an empty database (SQLite to PostgreSQL, or a " +
+      "copy every account, access key, widget, dashboard, rotation and entry into an empty database (SQLite to PostgreSQL, or a " +
       "backup from a running deployment), then check the counts; progress on stderr",
     options: { from: { type: "string" }, to: { type: "string" } },
     required: ["from", "to"]
