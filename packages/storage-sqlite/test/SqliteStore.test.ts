@@ -92,7 +92,8 @@ describe("SQLite adapter", () => {
         "0002_live",
         "0003_dashboards",
         "0004_live_sequence",
-        "0005_console_sessions"
+        "0005_console_sessions",
+        "0006_rotations"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(
