@@ -1,7 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { gzipSync } from "node:zlib"
-import { assets, contentSecurityPolicy, jsonForScript, manifest, pageHeaders, pageHtml } from "../src/index.js"
+import {
+  assets,
+  contentSecurityPolicy,
+  jsonForScript,
+  manifest,
+  pageHeaders,
+  pageHtml,
+  rotationPageHtml
+} from "../src/index.js"
 
 const hostile = `</script><script>window.pwned=1</script><!-- \u2028 & "quoted"`
 
@@ -42,6 +50,48 @@ describe("pageHtml", () => {
   })
   it("jsonForScript escapes < > & and line separators", () => {
     assert.strictEqual(jsonForScript({ a: "</x>&\u2028" }), '{"a":"\\u003c/x\\u003e\\u0026\\u2028"}')
+  })
+})
+
+describe("rotationPageHtml", () => {
+  const rotation = {
+    name: `Wall ${hostile}`,
+    intervalSeconds: 30,
+    dashboardIds: ["b", "a", "b"],
+    dashboards: [
+      { id: "b", name: `B ${hostile}`, tiles: model.tiles },
+      { id: "a", name: "A", tiles: [] }
+    ],
+    eventsPath: "/r/tok/events",
+    theme: "dark" as const
+  }
+  it("carries the rotation as the #ds-rotation data block, with the same one script and stylesheet", () => {
+    const html = rotationPageHtml(rotation)
+    const block = /<script type="application\/json" id="ds-rotation">([^<]*)<\/script>/.exec(html)
+    assert.isNotNull(block)
+    const parsed = JSON.parse(block![1]!)
+    assert.deepStrictEqual(
+      [parsed.name, parsed.intervalSeconds, parsed.dashboardIds, parsed.eventsPath],
+      [rotation.name, 30, ["b", "a", "b"], "/r/tok/events"]
+    )
+    assert.deepStrictEqual(
+      parsed.dashboards.map((d: { id: string; name: string }) => [d.id, d.name]),
+      [
+        ["b", `B ${hostile}`],
+        ["a", "A"]
+      ]
+    )
+    assert.strictEqual(parsed.dashboards[0].tiles[0].title, hostile)
+    assert.notInclude(html, "<script>window.pwned")
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])
+    assert.deepStrictEqual(scripts, [
+      '<script type="application/json" id="ds-rotation">',
+      `<script src="${manifest().script}" defer>`
+    ])
+  })
+  it("is titled with the first dashboard's name, or the rotation's when it has none", () => {
+    assert.include(rotationPageHtml(rotation), "<title>B &#60;/script&#62;")
+    assert.include(rotationPageHtml({ ...rotation, dashboardIds: [], dashboards: [] }), "<title>Wall &#60;/script&#62;")
   })
 })
 

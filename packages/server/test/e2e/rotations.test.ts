@@ -156,6 +156,16 @@ for (const backend of backends) {
       expectError(await api.admin("GET", "/admin/accounts/nope/rotations"), 404, "account_not_found")
       // The bearer token is required.
       expect((await api.admin("GET", base, undefined, null)).status).toBe(401)
+      // Every route is in the OpenAPI document.
+      const paths = Object.keys((await api.fetch("/openapi.json")).json.paths as Record<string, unknown>)
+      for (const path of [
+        "/admin/accounts/{id}/rotations",
+        "/admin/accounts/{id}/rotations/{rotationId}",
+        "/admin/accounts/{id}/rotations/{rotationId}/view-token",
+        "/r/{viewToken}",
+        "/r/{viewToken}/events"
+      ])
+        expect(paths).toContain(path)
     })
 
     it("a deleted dashboard leaves every rotation's dashboardIds", async () => {
