@@ -430,9 +430,13 @@ const ViewTokenPath = Schema.Struct({
   viewToken: Schema.String.annotations({ description: "The dashboard's view token (never logged)" })
 })
 
+const RotationTokenPath = Schema.Struct({
+  viewToken: Schema.String.annotations({ description: "The rotation's view token (never logged)" })
+})
+
 /**
- * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11); served by the page
- * and live lanes.
+ * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11), and a rotation's
+ * `GET /r/:viewToken` and `GET /r/:viewToken/events` (section 15); served by the page and live lanes.
  */
 export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   .add(
@@ -469,7 +473,7 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   )
   .add(
     HttpApiEndpoint.get("rotationPage", "/r/:viewToken")
-      .setPath(ViewTokenPath)
+      .setPath(RotationTokenPath)
       .setUrlParams(
         Schema.Struct({
           theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
@@ -487,7 +491,7 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   )
   .add(
     HttpApiEndpoint.get("rotationEvents", "/r/:viewToken/events")
-      .setPath(ViewTokenPath)
+      .setPath(RotationTokenPath)
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(errors("RotationNotFound"))
       .addError(errors("RateLimited"))
