@@ -153,7 +153,7 @@ export {
 } from "./Dashboard.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
-export { viewPath, type ViewTokenDigest } from "./ViewToken.js"
+export { type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
 
 // Decimation (contract section 9): the port the pass runs over.
 export {

@@ -19,6 +19,7 @@ export {
   pageHeaders,
   pageHeadersFor,
   pageHtml,
-  pageShell
+  pageShell,
+  underRoot
 } from "./Page.js"
 export { heldEntries, maxHeldEntries, widgetTypes, type WidgetType } from "./WidgetType.js"

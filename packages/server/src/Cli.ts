@@ -185,13 +185,14 @@ const runs: { readonly [N in CommandName]: Run } = {
         }
       }
     }).pipe(withStorage(db)),
-  "dashboards create": (values, { db }) =>
+  "dashboards create": (values, { db, env }) =>
     Effect.gen(function* () {
       const name = yield* DashboardCommands.parseName(string(values, "name")!)
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
       const file = string(values, "layout")
       const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
       yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        DashboardCommands.create(accountId, name, layout, values.json === true)
+        DashboardCommands.create(accountId, name, layout, values.json === true, basePath)
       ).pipe(withStorage(db))
     }),
   "dashboards list": (values, { db }) =>

@@ -76,7 +76,9 @@ describe("Config.serveConfig", () => {
       decimationPolicy: defaultPolicy,
       workers: availableParallelism(),
       corsOrigins: [],
-      frameAncestors: "'self'"
+      frameAncestors: "'self'",
+      basePath: "",
+      trustProxy: null
     })
   })
 

@@ -14,6 +14,7 @@ import type { ConsolePage } from "../HttpConfig.js"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { redactPath, requestLine } from "./redact.js"
+import { clientInfo } from "./clientInfo.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
@@ -48,6 +49,16 @@ export const isConsolePage = (method: string | undefined, url: string | undefine
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
   return path === "/console" || path === "/console/" || path.startsWith("/console/assets/")
+}
+
+/**
+ * The path from a page at `path` (under the base path) back to the served root, relative: `../` for `/d/<token>`,
+ * `../../` for `/d/<token>/`, `./` for `/console`. A page's URLs start with it (contract section 16: pages use URLs
+ * relative to where they were served), so they resolve under any base path or proxy prefix.
+ */
+export const relativeRoot = (path: string): string => {
+  const depth = path.split("/").length - 2
+  return depth === 0 ? "./" : "../".repeat(depth)
 }
 
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
@@ -93,7 +104,11 @@ export const makePageLane = (
 
   const log = (req: IncomingMessage, status: number, t0: number) => {
     if (options.logRequests) {
-      runFork(Effect.logInfo(requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0)))
+      runFork(
+        Effect.logInfo(
+          requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0, clientInfo(req).address)
+        )
+      )
     }
   }
 
@@ -150,7 +165,14 @@ export const makePageLane = (
     send(req, res, t0, body, { ...headers, "content-encoding": "gzip" })
   }
 
-  const page = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
+  const page = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    query: URLSearchParams,
+    root: string
+  ) =>
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
@@ -180,7 +202,8 @@ export const makePageLane = (
             deleted: widget === null
           })),
           // The layout the page shows: its event stream starts with the current one if it changed meanwhile.
-          eventsPath: `/d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
+          eventsPath: `${root}d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
+          root,
           theme: query.get("theme") === "light" ? ("light" as const) : ("dark" as const)
         }
         let html: string
@@ -202,7 +225,7 @@ export const makePageLane = (
     if (path.startsWith("/console/assets/")) return asset(req, res, t0, path, page.assets)
     let html: string
     try {
-      html = page.html()
+      html = page.html(relativeRoot(path))
     } catch (error) {
       return fail(req, res, t0, error)
     }
@@ -224,6 +247,6 @@ export const makePageLane = (
       writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
-    page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
+    page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)), relativeRoot(path))
   }
 }
