@@ -5,7 +5,7 @@ import { resolveSource, sharedTest } from "../../vitest.shared.js"
 /** The end-to-end files (one suite per backend of the harness) and the browser test among them (one server). */
 const e2eFiles = "test/e2e/*.test.ts"
 const browserFiles = "test/e2e/*.browser.test.ts"
-const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts"]
+const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts", "test/support/nginxSetup.ts"]
 /** The end-to-end suites also drive Debian's InfluxDB clients (the line protocol suite), installed when missing. */
 const e2eGlobalSetup = [...globalSetup, "test/support/influxClientsSetup.ts"]
 
