@@ -179,18 +179,19 @@ export interface Answer {
 
 /**
  * One HTTP request from the loopback address `from` (`127.0.0.2`: another client than nginx's `127.0.0.1`), to `url`,
- * with `headers` and an optional JSON `body`.
+ * with `headers` and an optional JSON `body` (or `rawBody`, sent as it is).
  */
 export const requestFrom = (
   from: string,
   url: string,
   method: string,
   headers: Readonly<Record<string, string>> = {},
-  body?: unknown
+  body?: unknown,
+  rawBody?: string
 ): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const target = new URL(url)
-    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body))
     const req = httpRequest({
       host: target.hostname,
       port: Number(target.port),

@@ -108,6 +108,47 @@ for (const backend of backends) {
       }
     }, 180_000)
 
+    it("the other pushers work under the base path through nginx: line protocol, InfluxDB probes, Smashing", async () => {
+      const account = await ctx.api.setup({ "cpu.load{host=web1}": "number", welcome: "label" })
+      const write = await requestFrom(
+        "127.0.0.1",
+        `${proxied}/write?db=telegraf&precision=s&p=${encodeURIComponent(account.accessKey)}`,
+        "POST",
+        { "content-type": "text/plain" },
+        undefined,
+        "cpu,host=web1 load=0.75 1700000000\n"
+      )
+      expect(write.status, write.text).toBe(204)
+      const v2 = await requestFrom(
+        "127.0.0.1",
+        `${proxied}/api/v2/write?org=o&bucket=b&precision=s`,
+        "POST",
+        { authorization: `Token ${account.accessKey}`, "content-type": "text/plain" },
+        undefined,
+        "cpu,host=web1 load=0.5 1700000060\n"
+      )
+      expect(v2.status, v2.text).toBe(204)
+      expect((await requestFrom("127.0.0.1", `${proxied}/ping`, "GET")).status).toBe(204)
+      expect((await requestFrom("127.0.0.1", `${proxied}/query?q=CREATE+DATABASE+telegraf`, "POST")).status).toBe(200)
+      const smashing = await requestFrom(
+        "127.0.0.1",
+        `${proxied}/widgets/welcome`,
+        "POST",
+        {},
+        {
+          auth_token: account.accessKey,
+          text: "Hello through nginx"
+        }
+      )
+      expect(smashing.status, smashing.text).toBe(204)
+      const proxiedApi = new Api(proxied, defaultAdminToken)
+      expect((await proxiedApi.entries(account.accessKey, "cpu.load{host=web1}")).map((e) => e.point)).toEqual([
+        { number: 0.75 },
+        { number: 0.5 }
+      ])
+      expect(await proxiedApi.latest(account.accessKey, "welcome")).toEqual({ label: "Hello through nginx" })
+    })
+
     it("a live event stream delivers within 1 s through nginx, and resumes after nginx is reloaded", async () => {
       const api = ctx.api
       const account = await api.setup({ temperature: "line-graph" })
