@@ -82,6 +82,13 @@ export const parseTrustProxy = (value: string, name: string): Either.Either<Trus
   return Either.right({ entries, trusts: (address) => checks(list, address) })
 }
 
+/**
+ * An `X-Forwarded-For` entry's address: `[2001:db8::1]` and `[2001:db8::1]:443` give `2001:db8::1`, `192.0.2.1:443`
+ * gives `192.0.2.1` (some proxies add the port); anything else as it is.
+ */
+const hopAddress = (hop: string): string =>
+  /^\[([^\]]+)\](?::\d+)?$/.exec(hop)?.[1] ?? /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop)?.[1] ?? hop
+
 const unbracket = (address: string): string =>
   address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address
 
@@ -109,18 +116,18 @@ export const clientAddress = (address: string): string => ipv4OfMapped(address) 
 /**
  * The client address of a request whose TCP peer `peer` is trusted (contract section 16): the last untrusted address
  * of `X-Forwarded-For` (`forwardedFor`, the header's value; several headers joined by commas), walking from the right
- * past trusted proxies. Each proxy appends the address it saw, so the entries left of the first untrusted one from the
- * right were written by the client and are never believed. When every entry is trusted the leftmost is the client; a
- * malformed entry stops the walk at the last address walked (a trusted proxy, whose neighbour wrote nonsense). No
- * header or an empty one: the peer. The answer is normalised by {@link clientAddress}.
+ * past trusted proxies (an entry may carry a port: `192.0.2.1:443`, `[2001:db8::1]:443`). Each proxy appends the
+ * address it saw, so the entries left of the first untrusted one from the right were written by the client and are
+ * never believed. When every entry is trusted the leftmost is the client; a malformed entry stops the walk at the last
+ * address walked (a trusted proxy, whose neighbour wrote nonsense). No header or an empty one: the peer. The answer is
+ * normalised by {@link clientAddress}.
  */
 export const forwardedClient = (peer: string, forwardedFor: string | undefined, proxies: TrustedProxies): string => {
   let client = peer
   if (forwardedFor !== undefined) {
     const hops = forwardedFor.split(",")
     for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = unbracket(hops[i]!.trim())
-      if (hop === "" && hops.length === 1) break
+      const hop = hopAddress(hops[i]!.trim())
       if (isIP(hop) === 0) break
       client = hop
       if (!proxies.trusts(hop)) break

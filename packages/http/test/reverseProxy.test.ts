@@ -123,6 +123,8 @@ describe("forwardedClient", () => {
     assert.strictEqual(forwardedClient("127.0.0.1", "6.6.6.6,203.0.113.7,10.0.0.5,127.0.0.1", proxies), "203.0.113.7")
     assert.strictEqual(forwardedClient("127.0.0.1", "2001:db8::1, 10.0.0.5", proxies), "2001:db8::1")
     assert.strictEqual(forwardedClient("127.0.0.1", "[2001:db8::1]", proxies), "2001:db8::1")
+    assert.strictEqual(forwardedClient("127.0.0.1", "[2001:db8::1]:443, 10.0.0.5:80", proxies), "2001:db8::1")
+    assert.strictEqual(forwardedClient("127.0.0.1", "203.0.113.7:5555", proxies), "203.0.113.7")
     assert.strictEqual(forwardedClient("::ffff:127.0.0.1", "::ffff:203.0.113.7", proxies), "203.0.113.7")
   })
   it("no header, an empty one: the peer; all trusted: the leftmost; malformed: stops at the last walked", () => {
