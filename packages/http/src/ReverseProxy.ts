@@ -10,8 +10,8 @@ import { Either } from "effect"
 /**
  * Checks a base path (`--base-path`, `DASHSTREAM_BASE_PATH`, named by `name` in the message): `/` followed by
  * segments of letters, digits and `-._~` separated by single slashes, no trailing slash, no `.` or `..` segment
- * (`/dashboards`, `/tools/dash`). Answers (Right) the path as it is (`""` for `/`, the root: no prefix) or, for anything
- * else, one sentence saying what is accepted.
+ * (`/dashboards`, `/tools/dash`). Answers (Right) the path as it is (`""` for `/`, the root: no prefix) or, for
+ * anything else, (Left) one sentence saying what is accepted.
  */
 export const parseBasePath = (value: string, name: string): Either.Either<string, string> => {
   const text = value.trim()
@@ -54,8 +54,8 @@ export interface TrustedProxies {
 
 /**
  * Parses a `--trust-proxy` list (`DASHSTREAM_TRUST_PROXY`, named by `name` in the message): addresses or CIDR ranges
- * separated by commas (`127.0.0.1`, `10.0.0.0/8,::1`, `fd00::/8`). Answers (Right) the {@link TrustedProxies} or (Left) one sentence
- * naming the bad entry. Matching uses node's `net.BlockList`.
+ * separated by commas (`127.0.0.1`, `10.0.0.0/8,::1`, `fd00::/8`). Answers (Right) the {@link TrustedProxies} or
+ * (Left) one sentence naming the bad entry. Matching uses node's `net.BlockList`.
  */
 export const parseTrustProxy = (value: string, name: string): Either.Either<TrustedProxies, string> => {
   const list = new BlockList()
