@@ -216,8 +216,8 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
  * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open: the
  * {@link handler} in a Node server of its own. Once bound it writes one line to stdout:
  * `Dashstream listening on http://HOST:PORT[/BASE-PATH]` (the real port), or tells `config.onListening` instead.
- * Closing the scope ends the live event streams, stops accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are released after
- * it. A failure to listen (port taken, bad host) is a defect.
+ * Closing the scope ends the live event streams, stops accepting, lets in-flight requests finish, then releases the
+ * port; the storage layers it needs are released after it. A failure to listen (port taken, bad host) is a defect.
  */
 export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
   Layer.scopedDiscard(
