@@ -109,6 +109,3 @@ export const checkDashboardIds = (
         })
       )
 }
-
-/** The path of a rotation's page for a view token: `/r/<viewToken>` (base64url needs no escaping). */
-export const rotationPath = (viewToken: string): string => `/r/${viewToken}`

@@ -7,16 +7,9 @@ import { dashboardFeeds, type ResolvedDashboard } from "./Dashboards.js"
 import { DashboardStore } from "./DashboardStore.js"
 import { AccountNotFound, type InvalidRequest, RotationNotFound, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
-import {
-  checkDashboardIds,
-  newRotationId,
-  type Rotation,
-  type RotationBody,
-  type RotationId,
-  rotationPath
-} from "./Rotation.js"
+import { checkDashboardIds, newRotationId, type Rotation, type RotationBody, type RotationId } from "./Rotation.js"
 import { nowMicros } from "./Time.js"
-import { digestViewToken, newViewToken } from "./ViewToken.js"
+import { digestViewToken, newViewToken, viewUrl } from "./ViewToken.js"
 
 /**
  * The use cases of rotations (contract section 15): what the admin API, the CLI and the rotation page call. Bodies
@@ -218,15 +211,16 @@ const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOStr
 /**
  * A rotation as the admin API shows it and its `rotation` event carries it (contract section 15):
  * `{"id","name","dashboardIds","intervalSeconds","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time.
- * `viewToken` and `url` are `null` when the token is not at hand (the store keeps only its digest).
+ * `viewToken` and `url` are `null` when the token is not at hand (the store keeps only its digest); `url` carries
+ * `basePath`, the `serve --base-path` prefix (contract section 16; `""` for the root), see `viewUrl`.
  */
-export const rotationView = (rotation: Rotation, viewToken: string | null = null) => ({
+export const rotationView = (rotation: Rotation, viewToken: string | null = null, basePath = "") => ({
   id: rotation.id,
   name: rotation.name,
   dashboardIds: rotation.dashboardIds,
   intervalSeconds: rotation.intervalSeconds,
   viewToken,
-  url: viewToken === null ? null : rotationPath(viewToken),
+  url: viewToken === null ? null : viewUrl(basePath, "rotation", viewToken),
   createdAt: isoTime(rotation.createdAt)
 })
 

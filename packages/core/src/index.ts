@@ -160,7 +160,7 @@ export {
 } from "./Dashboard.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
-export { viewPath, type ViewTokenDigest } from "./ViewToken.js"
+export { type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
 
 // Rotations (contract section 15).
 export {
@@ -172,8 +172,7 @@ export {
   MIN_INTERVAL_SECONDS,
   type Rotation,
   RotationBody,
-  RotationId,
-  rotationPath
+  RotationId
 } from "./Rotation.js"
 export * as Rotations from "./Rotations.js"
 export type { RotationStorage } from "./RotationStore.js"

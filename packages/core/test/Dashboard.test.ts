@@ -12,7 +12,7 @@ import {
   Tiles
 } from "../src/Dashboard.js"
 import { StreamName } from "../src/StreamName.js"
-import { digestViewToken, newViewToken, viewPath } from "../src/ViewToken.js"
+import { digestViewToken, newViewToken, viewPath, viewUrl } from "../src/ViewToken.js"
 import { type WidgetType, widgetTypes } from "../src/WidgetType.js"
 
 const tile = (x: number, y: number, w: number, h: number, streamName = "s"): Record<string, unknown> => ({
@@ -203,5 +203,10 @@ describe("view tokens", () => {
     assert.match(digestViewToken(tokens[0]!), /^[0-9a-f]{64}$/)
     assert.notStrictEqual(digestViewToken(tokens[0]!), digestViewToken(tokens[1]!))
     assert.strictEqual(viewPath("dv_abc"), "/d/dv_abc")
+    // Every view URL carries the base path (contract section 16): dashboards at /d/, rotations at /r/.
+    assert.strictEqual(viewUrl("", "dashboard", "dv_abc"), "/d/dv_abc")
+    assert.strictEqual(viewUrl("/dashboards", "dashboard", "dv_abc"), "/dashboards/d/dv_abc")
+    assert.strictEqual(viewUrl("/tools/dash", "rotation", "rv_x-y"), "/tools/dash/r/rv_x-y")
+    assert.strictEqual(viewUrl("", "dashboard", "a/b"), "/d/a%2Fb")
   })
 })

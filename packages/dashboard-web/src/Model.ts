@@ -20,9 +20,18 @@ export interface TileModel {
 export interface DashboardModel {
   readonly name: string
   readonly tiles: ReadonlyArray<TileModel>
-  /** Path of the dashboard's event stream, e.g. `/d/<viewToken>/events`. */
+  /**
+   * URL of the dashboard's event stream, relative to the page (`../d/<viewToken>/events`) or a path
+   * (`/d/<viewToken>/events`).
+   */
   readonly eventsPath: string
   readonly theme: "dark" | "light"
+  /**
+   * The path from the page back to the served root (contract section 16), which the page's asset and map outline
+   * URLs start with: `../` for `/d/<viewToken>` makes them relative to where the page was served, so it works under
+   * any base path or proxy prefix. Absent: `/` (absolute paths).
+   */
+  readonly root?: string | undefined
 }
 
 /**
@@ -56,8 +65,10 @@ export interface RotationModel {
   readonly dashboardIds: ReadonlyArray<string>
   /** Each distinct dashboard of `dashboardIds`. */
   readonly dashboards: ReadonlyArray<RotationDashboardModel>
-  /** Path of the rotation's one event stream, e.g. `/r/<viewToken>/events`. */
+  /** Path of the rotation's one event stream, relative to the page (`../r/<viewToken>/events`) or absolute. */
   readonly eventsPath: string
+  /** The path from the page back to the served root (`../` from `/r/<viewToken>`); `/` (absolute URLs) when absent. */
+  readonly root?: string | undefined
   readonly theme: "dark" | "light"
 }
 

@@ -72,6 +72,7 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
  */
 export const pageHtml = (model: DashboardModel): string => {
   const m = manifest()
+  const root = model.root ?? "/"
   const config: PageConfig = {
     name: model.name,
     theme: model.theme,
@@ -86,9 +87,10 @@ export const pageHtml = (model: DashboardModel): string => {
       h: t.h,
       deleted: t.deleted
     })),
-    maps: m.maps
+    maps: { world: underRoot(root, m.maps.world), usa: underRoot(root, m.maps.usa) }
   }
   return pageShell({
+    root,
     theme: model.theme === "light" ? "light" : "dark",
     title: `${model.name} · Dashstream`,
     bundle: m,
@@ -118,17 +120,20 @@ const tileConfig = (t: TileModel): TileModel => ({
  */
 export const rotationPageHtml = (model: RotationModel): string => {
   const m = manifest()
+  const root = model.root ?? "/"
   const config: RotationPageConfig = {
     name: model.name,
     intervalSeconds: model.intervalSeconds,
     dashboardIds: model.dashboardIds,
     dashboards: model.dashboards.map((d) => ({ id: d.id, name: d.name, tiles: d.tiles.map(tileConfig) })),
     eventsPath: model.eventsPath,
+    root,
     theme: model.theme,
-    maps: m.maps
+    maps: { world: underRoot(root, m.maps.world), usa: underRoot(root, m.maps.usa) }
   }
   const first = model.dashboards.find((d) => d.id === model.dashboardIds[0])
   return pageShell({
+    root,
     theme: model.theme === "light" ? "light" : "dark",
     title: first?.name ?? model.name,
     bundle: m,
@@ -139,12 +144,20 @@ export const rotationPageHtml = (model: RotationModel): string => {
 }
 
 /**
+ * A URL path of the bundle (`/assets/app.<hash>.js`) under `root`, the path from a page back to the served root
+ * (`../` gives `../assets/app.<hash>.js`; `/` leaves it as it is). See `DashboardModel.root`.
+ */
+export const underRoot = (root: string, path: string): string => (root === "/" ? path : `${root}${path.slice(1)}`)
+
+/**
  * The HTML document of a page, the dashboard page's and the console page's alike: the `<head>` (charset, viewport,
  * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text), the bundle's ONE stylesheet and
  * ONE deferred script (the hashed URL paths of `bundle`), `config` as a JSON data block with id `configId` (never inline
- * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here.
+ * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here. The
+ * bundle's URLs are put under `root` (see {@link underRoot}; `/`, absolute, when absent).
  */
 export const pageShell = (page: {
+  readonly root?: string | undefined
   readonly theme: "light" | "dark"
   readonly title: string
   readonly bundle: Pick<BundleManifest, "script" | "style">
@@ -159,9 +172,9 @@ export const pageShell = (page: {
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="${page.theme}">
 <title>${escapeHtml(page.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(page.bundle.style)}">
+<link rel="stylesheet" href="${escapeHtml(underRoot(page.root ?? "/", page.bundle.style))}">
 <script type="application/json" id="${escapeHtml(page.configId)}">${jsonForScript(page.config)}</script>
-<script src="${escapeHtml(page.bundle.script)}" defer></script>
+<script src="${escapeHtml(underRoot(page.root ?? "/", page.bundle.script))}" defer></script>
 </head>
 <body>
 <noscript><p class="${escapeHtml(page.noscript.className)}">${escapeHtml(page.noscript.text)}</p></noscript>

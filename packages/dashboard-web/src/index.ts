@@ -29,6 +29,7 @@ export {
   pageHeadersFor,
   pageHtml,
   pageShell,
-  rotationPageHtml
+  rotationPageHtml,
+  underRoot
 } from "./Page.js"
 export { heldEntries, maxHeldEntries, widgetTypes, type WidgetType } from "./WidgetType.js"

@@ -35,6 +35,17 @@ describe("pageHtml", () => {
     assert.notInclude(html, "<script>window.pwned")
     assert.notInclude(html, "<!--")
   })
+  it("puts its asset and map outline URLs under `root`, relative to where it is served (contract section 16)", () => {
+    const relative = pageHtml({ ...model, eventsPath: "../d/tok/events", root: "../" })
+    assert.include(relative, `<script src="..${manifest().script}" defer>`)
+    assert.include(relative, `<link rel="stylesheet" href="..${manifest().style}">`)
+    const parsed = JSON.parse(
+      /<script type="application\/json" id="ds-dashboard">([^<]*)<\/script>/.exec(relative)![1]!
+    )
+    assert.deepStrictEqual(parsed.maps, { world: `..${manifest().maps.world}`, usa: `..${manifest().maps.usa}` })
+    assert.strictEqual(parsed.eventsPath, "../d/tok/events")
+    assert.notProperty(parsed, "root")
+  })
   it("loads exactly one script and one stylesheet, hashed, and no inline script", () => {
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])
     assert.deepStrictEqual(scripts, [

@@ -48,8 +48,8 @@ describe("redaction", () => {
     )
     assert.strictEqual(redactPath("/docs"), "/docs")
     assert.strictEqual(
-      requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
-      "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
+      requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234, "192.0.2.7"),
+      "GET /api/v2/<redacted>/datastream/s 200 1.2ms from 192.0.2.7"
     )
   })
 

@@ -186,28 +186,30 @@ const runs: { readonly [N in CommandName]: Run } = {
         }
       }
     }).pipe(withStorage(db)),
-  "dashboards create": (values, { db }) =>
+  "dashboards create": (values, { db, env }) =>
     Effect.gen(function* () {
       const name = yield* DashboardCommands.parseName(string(values, "name")!)
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
       const file = string(values, "layout")
       const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
       yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        DashboardCommands.create(accountId, name, layout, values.json === true)
+        DashboardCommands.create(accountId, name, layout, values.json === true, basePath)
       ).pipe(withStorage(db))
     }),
   "dashboards list": (values, { db }) =>
     Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
       DashboardCommands.list(accountId, values.json === true)
     ).pipe(withStorage(db)),
-  "rotations create": (values, { db }) =>
+  "rotations create": (values, { db, env }) =>
     Effect.gen(function* () {
       const body = yield* RotationCommands.parseBody(
         string(values, "name")!,
         string(values, "dashboards"),
         string(values, "interval")!
       )
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
       yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        RotationCommands.create(accountId, body, values.json === true)
+        RotationCommands.create(accountId, body, values.json === true, basePath)
       ).pipe(withStorage(db))
     }),
   "rotations list": (values, { db }) =>
@@ -222,10 +224,13 @@ const runs: { readonly [N in CommandName]: Run } = {
     Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
       RotationCommands.remove(accountId, string(values, "id")!)
     ).pipe(withStorage(db)),
-  "rotations rotate-token": (values, { db }) =>
-    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-      RotationCommands.rotateToken(accountId, string(values, "id")!, values.json === true)
-    ).pipe(withStorage(db)),
+  "rotations rotate-token": (values, { db, env }) =>
+    Effect.gen(function* () {
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
+      yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+        RotationCommands.rotateToken(accountId, string(values, "id")!, values.json === true, basePath)
+      ).pipe(withStorage(db))
+    }),
   copy: (values) =>
     Effect.flatMap(
       Effect.promise(() => import("./Copy.js")),

@@ -6,11 +6,11 @@ import {
   type InvalidRequest,
   type Rotation,
   type RotationBody,
-  rotationPath,
   Rotations,
   type StorageFailure
 } from "@dashstream/core"
 import { Console, Effect, Either } from "effect"
+import { viewUrl } from "@dashstream/core"
 import { CommandFailed, UsageError } from "./Errors.js"
 
 /**
@@ -63,8 +63,8 @@ export const parseBody = (
 }
 
 /** A rotation as `--json` prints it: the admin API's body (contract section 15), `viewToken`/`url` null unless new. */
-const rotationJson = (rotation: Rotation, viewToken: string | null = null) =>
-  Rotations.rotationView(rotation, viewToken)
+const rotationJson = (rotation: Rotation, viewToken: string | null = null, basePath = "") =>
+  Rotations.rotationView(rotation, viewToken, basePath)
 
 const notFound = {
   RotationNotFound: (error: { readonly message: string }) => new CommandFailed({ message: error.message })
@@ -73,10 +73,10 @@ const accountNotFound = {
   AccountNotFound: (error: { readonly message: string }) => new CommandFailed({ message: error.message })
 }
 
-const printUrl = (viewToken: string) =>
+const printUrl = (viewToken: string, basePath: string) =>
   Effect.zipRight(
     Console.log("View URL path (shown only now; append it to the server's address, share it as a secret):"),
-    Console.log(rotationPath(viewToken))
+    Console.log(viewUrl(basePath, "rotation", viewToken))
   )
 
 const dashboardCount = (rotation: Rotation) =>
@@ -90,18 +90,19 @@ const dashboardCount = (rotation: Rotation) =>
 export const create = (
   accountId: AccountId,
   body: RotationBody,
-  json: boolean
+  json: boolean,
+  basePath = ""
 ): Effect.Effect<void, UsageError | CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
     const { rotation, viewToken } = yield* Rotations.createRotation(accountId, body).pipe(
       Effect.catchTags({ InvalidRequest: (error) => Effect.fail(usage(error)), ...accountNotFound })
     )
-    if (json) return yield* Console.log(JSON.stringify(rotationJson(rotation, viewToken)))
+    if (json) return yield* Console.log(JSON.stringify(rotationJson(rotation, viewToken, basePath)))
     yield* Console.log(
       `Created rotation ${JSON.stringify(rotation.name)} with id ${rotation.id}: ${dashboardCount(rotation)}, ` +
         `${rotation.intervalSeconds} s each.`
     )
-    yield* printUrl(viewToken)
+    yield* printUrl(viewToken, basePath)
   })
 
 /**
@@ -160,13 +161,14 @@ export const remove = (
 export const rotateToken = (
   accountId: AccountId,
   rotationId: string,
-  json: boolean
+  json: boolean,
+  basePath = ""
 ): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
     const { rotation, viewToken } = yield* Rotations.rotateRotationViewToken(accountId, rotationId).pipe(
       Effect.catchTags({ ...notFound, ...accountNotFound })
     )
-    if (json) return yield* Console.log(JSON.stringify(rotationJson(rotation, viewToken)))
+    if (json) return yield* Console.log(JSON.stringify(rotationJson(rotation, viewToken, basePath)))
     yield* Console.log(`Rotation ${rotation.id} has a new view token; the old view URL no longer opens.`)
-    yield* printUrl(viewToken)
+    yield* printUrl(viewToken, basePath)
   })

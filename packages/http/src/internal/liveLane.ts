@@ -24,6 +24,7 @@ import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
+import { clientInfo } from "./clientInfo.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
@@ -163,7 +164,14 @@ export const makeLiveLane = (
 
   const log = (req: IncomingMessage, status: number, start: number) => {
     if (logRequests) {
-      runFork(Effect.logInfo(requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - start)))
+      const line = requestLine(
+        req.method ?? "GET",
+        req.url ?? "/",
+        status,
+        performance.now() - start,
+        clientInfo(req).address
+      )
+      runFork(Effect.logInfo(line))
     }
   }
 

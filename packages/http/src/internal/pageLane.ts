@@ -15,6 +15,7 @@ import type { ConsolePage } from "../HttpConfig.js"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { redactPath, requestLine } from "./redact.js"
+import { clientInfo } from "./clientInfo.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
@@ -50,6 +51,16 @@ export const isConsolePage = (method: string | undefined, url: string | undefine
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
   return path === "/console" || path === "/console/" || path.startsWith("/console/assets/")
+}
+
+/**
+ * The path from a page at `path` (under the base path) back to the served root, relative: `../` for `/d/<token>`,
+ * `../../` for `/d/<token>/`, `./` for `/console`. A page's URLs start with it (contract section 16: pages use URLs
+ * relative to where they were served), so they resolve under any base path or proxy prefix.
+ */
+export const relativeRoot = (path: string): string => {
+  const depth = path.split("/").length - 2
+  return depth === 0 ? "./" : "../".repeat(depth)
 }
 
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
@@ -95,7 +106,11 @@ export const makePageLane = (
 
   const log = (req: IncomingMessage, status: number, t0: number) => {
     if (options.logRequests) {
-      runFork(Effect.logInfo(requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0)))
+      runFork(
+        Effect.logInfo(
+          requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0, clientInfo(req).address)
+        )
+      )
     }
   }
 
@@ -184,7 +199,14 @@ export const makePageLane = (
   }
 
   // `GET /r/<viewToken>` (contract section 15): the rotation page, with the same headers as a dashboard's.
-  const rotationPage = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
+  const rotationPage = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    query: URLSearchParams,
+    root: string
+  ) =>
     runCallback(Rotations.resolveRotationView(token), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) return refused(req, res, t0, token, exit.cause)
@@ -200,7 +222,8 @@ export const makePageLane = (
               name: dashboard.name,
               tiles: tiles.map(tileModel)
             })),
-            eventsPath: `/r/${encodeURIComponent(token)}/events`,
+            eventsPath: `${root}r/${encodeURIComponent(token)}/events`,
+            root,
             theme: query.get("theme") === "light" ? "light" : "dark"
           })
         } catch (error) {
@@ -210,37 +233,24 @@ export const makePageLane = (
       }
     })
 
-  const page = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
+  const page = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    query: URLSearchParams,
+    root: string
+  ) =>
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
-        if (Exit.isFailure(exit)) {
-          const reply = replyOfCause(exit.cause)
-          if (reply.status === 500) {
-            runFork(
-              Effect.logError(
-                `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(exit.cause, token)}`
-              )
-            )
-          }
-          writeErrorReply(res, reply)
-          return log(req, reply.status, t0)
-        }
+        if (Exit.isFailure(exit)) return refused(req, res, t0, token, exit.cause)
         const { dashboard, tiles } = exit.value
         const model = {
           name: dashboard.name,
-          tiles: tiles.map(({ tile, widget }): TileModel => ({
-            streamName: tile.streamName,
-            title: tile.title,
-            // A tile whose widget was deleted shows "stream deleted" whatever its type.
-            type: widget?.type ?? "label",
-            x: tile.x,
-            y: tile.y,
-            w: tile.w,
-            h: tile.h,
-            deleted: widget === null
-          })),
+          tiles: tiles.map(tileModel),
           // The layout the page shows: its event stream starts with the current one if it changed meanwhile.
-          eventsPath: `/d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
+          eventsPath: `${root}d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
+          root,
           theme: query.get("theme") === "light" ? ("light" as const) : ("dark" as const)
         }
         let html: string
@@ -262,7 +272,7 @@ export const makePageLane = (
     if (path.startsWith("/console/assets/")) return asset(req, res, t0, path, page.assets)
     let html: string
     try {
-      html = page.html()
+      html = page.html(relativeRoot(path))
     } catch (error) {
       return fail(req, res, t0, error)
     }
@@ -285,7 +295,7 @@ export const makePageLane = (
       return log(req, 404, t0)
     }
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
-    if (path.startsWith("/r/")) return rotationPage(req, res, t0, token, query)
-    page(req, res, t0, token, query)
+    if (path.startsWith("/r/")) return rotationPage(req, res, t0, token, query, relativeRoot(path))
+    page(req, res, t0, token, query, relativeRoot(path))
   }
 }

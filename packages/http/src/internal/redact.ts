@@ -113,6 +113,9 @@ export const scrub = (text: string, secret: string | undefined): string => {
   return out
 }
 
-/** The request log line: `POST /customSend 200 0.4ms`. */
-export const requestLine = (method: string, url: string, status: number, ms: number): string =>
-  `${method} ${redactPath(url)} ${status} ${ms.toFixed(1)}ms`
+/**
+ * The request log line: `POST /customSend 200 0.4ms from 192.0.2.7`. `url` is the path under the base path (contract
+ * section 16), `client` the client address of `clientInfo` (the forwarded one behind a trusted proxy).
+ */
+export const requestLine = (method: string, url: string, status: number, ms: number, client: string): string =>
+  `${method} ${redactPath(url)} ${status} ${ms.toFixed(1)}ms from ${client}`
