@@ -32,11 +32,13 @@ export const pageHeaders: Readonly<Record<string, string>> = pageHeadersFor("'no
  */
 export const pageHtml = (): string => {
   const m = manifest()
-  const config: ConsoleConfig = { maps: dashboardManifest().maps }
+  const dashboard = dashboardManifest()
+  const config: ConsoleConfig = { maps: dashboard.maps }
   return pageShell({
     theme: "dark",
     title: "Console · Dashstream",
     bundle: m,
+    icon: dashboard.favicon.svg,
     configId: "ds-console",
     config,
     noscript: { className: "cw-noscript", text: "The console needs JavaScript." }

@@ -84,7 +84,8 @@ export const pageHtml = (model: DashboardModel): string => {
       y: t.y,
       w: t.w,
       h: t.h,
-      deleted: t.deleted
+      deleted: t.deleted,
+      ...(t.options === undefined ? {} : { options: t.options })
     })),
     maps: m.maps
   }
@@ -92,6 +93,7 @@ export const pageHtml = (model: DashboardModel): string => {
     theme: model.theme === "light" ? "light" : "dark",
     title: `${model.name} · Dashstream`,
     bundle: m,
+    icon: m.favicon.svg,
     configId: "ds-dashboard",
     config,
     noscript: { className: "ds-noscript", text: "This dashboard needs JavaScript." }
@@ -100,7 +102,7 @@ export const pageHtml = (model: DashboardModel): string => {
 
 /**
  * The HTML document of a page, the dashboard page's and the console page's alike: the `<head>` (charset, viewport,
- * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text), the bundle's ONE stylesheet and
+ * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text, the `icon`), the bundle's ONE stylesheet and
  * ONE deferred script (the hashed URL paths of `bundle`), `config` as a JSON data block with id `configId` (never inline
  * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here.
  */
@@ -108,6 +110,8 @@ export const pageShell = (page: {
   readonly theme: "light" | "dark"
   readonly title: string
   readonly bundle: Pick<BundleManifest, "script" | "style">
+  /** URL path of the page's icon (SVG), linked from the head. */
+  readonly icon?: string | undefined
   readonly configId: string
   readonly config: unknown
   readonly noscript: { readonly className: string; readonly text: string }
@@ -119,7 +123,7 @@ export const pageShell = (page: {
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="${page.theme}">
 <title>${escapeHtml(page.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(page.bundle.style)}">
+${page.icon === undefined ? "" : `<link rel="icon" href="${escapeHtml(page.icon)}" type="image/svg+xml">\n`}<link rel="stylesheet" href="${escapeHtml(page.bundle.style)}">
 <script type="application/json" id="${escapeHtml(page.configId)}">${jsonForScript(page.config)}</script>
 <script src="${escapeHtml(page.bundle.script)}" defer></script>
 </head>

@@ -1,0 +1,174 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import type { Browser, Page } from "@playwright/test"
+import type { TileModel } from "../src/index.js"
+import { widgetTypes } from "../src/WidgetType.js"
+import { isolatedPage, launchChromium, until } from "./support/browser.js"
+import { entries, tiles as fixtureTiles } from "./support/fixture.js"
+import { startPageServer } from "./support/pageServer.js"
+
+/**
+ * Legibility (issue 25): every widget type drawn at 1x1 and 2x1 on a 1280x720 screen of an 8-row dashboard (the
+ * smallest tiles a wall screen shows) and at 12x8 (the whole screen), with no two text boxes overlapping and no text
+ * cut or outside its tile.
+ *
+ * What counts as text: every non-blank DOM text node of the tile (its box is the text's own layout box, from a
+ * Range), and every `<text>` element of the charts' SVG (ECharts draws with its SVG renderer, so its labels are real
+ * elements with real boxes; a label ECharts drops for overlapping is not in the SVG). Text wholly hidden by an
+ * element that clips its overflow (list rows past the bottom) is not shown, so not checked; text partly clipped is
+ * "cut" unless the clipping element ends it with an ellipsis (then its visible box is the element's). The html
+ * tile's markup is a separate document (a sandboxed frame) and is not looked into.
+ */
+
+let browser: Browser
+beforeAll(async () => {
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+const viewport = { width: 1280, height: 720 }
+
+/** One tile per widget type, of the fixture's streams (their entries come from the fixture). */
+const byType = new Map(fixtureTiles.map((t) => [t.type, t]))
+const tileOf = (type: (typeof widgetTypes)[number], x: number, y: number, w: number, h: number): TileModel => ({
+  ...byType.get(type)!,
+  x,
+  y,
+  w,
+  h
+})
+
+/** The checks, run in the page: problems found in the tiles `selector` matches, as text. */
+const textProblems = (selector: string): Array<string> => {
+  type Box = { readonly left: number; readonly top: number; readonly right: number; readonly bottom: number }
+  const slack = 0.75
+  const inside = (r: Box, c: Box) =>
+    r.left >= c.left - slack && r.right <= c.right + slack && r.top >= c.top - slack && r.bottom <= c.bottom + slack
+  const apart = (r: Box, c: Box) =>
+    r.right <= c.left + slack || r.left >= c.right - slack || r.bottom <= c.top + slack || r.top >= c.bottom - slack
+  const meet = (r: Box, c: Box): Box => ({
+    left: Math.max(r.left, c.left),
+    top: Math.max(r.top, c.top),
+    right: Math.min(r.right, c.right),
+    bottom: Math.min(r.bottom, c.bottom)
+  })
+  const show = (r: Box) => `[${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.right)},${Math.round(r.bottom)}]`
+  const problems: Array<string> = []
+  for (const tile of Array.from(document.querySelectorAll<HTMLElement>(selector))) {
+    const frame = tile.getBoundingClientRect()
+    const name = `${tile.dataset["type"]} ${Math.round(frame.width)}x${Math.round(frame.height)}`
+    const boxes: Array<{ text: string; box: Box }> = []
+    const walker = document.createTreeWalker(tile, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const text = (node.textContent ?? "").trim()
+      const host = node.parentElement!
+      if (text === "" || host.closest("svg") !== null) continue
+      const range = document.createRange()
+      range.selectNodeContents(node)
+      let box: Box = range.getBoundingClientRect()
+      if (box.right - box.left < 0.5 || box.bottom - box.top < 0.5) continue // not displayed
+      let hidden = false
+      let cut: string | undefined
+      for (let a: HTMLElement | null = host; a !== null && a !== tile.parentElement; a = a.parentElement) {
+        const style = getComputedStyle(a)
+        if (style.visibility === "hidden" || Number(style.opacity) === 0) hidden = true
+        if (style.overflowX === "visible" && style.overflowY === "visible") continue
+        const clip = a.getBoundingClientRect()
+        if (!apart(box, clip) || inside(box, clip)) {
+          if (!inside(box, clip)) {
+            if (style.textOverflow === "ellipsis" && a.contains(host)) box = meet(box, clip)
+            else cut ??= `${a.className || a.tagName} ${show(clip)}`
+          }
+        } else hidden = true // wholly clipped away: not shown
+      }
+      if (hidden) continue
+      if (cut !== undefined) problems.push(`${name}: "${text}" ${show(box)} is cut by ${cut}`)
+      else if (!inside(box, frame)) problems.push(`${name}: "${text}" ${show(box)} is outside its tile ${show(frame)}`)
+      boxes.push({ text, box })
+    }
+    for (const element of Array.from(tile.querySelectorAll("svg text"))) {
+      const text = (element.textContent ?? "").trim()
+      const box = element.getBoundingClientRect()
+      if (text === "" || box.width < 0.5 || box.height < 0.5) continue
+      const style = getComputedStyle(element)
+      if (style.display === "none" || style.visibility === "hidden" || Number(style.opacity) === 0) continue
+      if (!inside(box, frame))
+        problems.push(`${name}: chart text "${text}" ${show(box)} is outside its tile ${show(frame)}`)
+      boxes.push({ text, box })
+    }
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i]!, boxes[j]!]
+        if (!apart(a.box, b.box))
+          problems.push(`${name}: "${a.text}" ${show(a.box)} overlaps "${b.text}" ${show(b.box)}`)
+      }
+    }
+  }
+  return problems
+}
+
+const drawn = (n: number) => `document.querySelectorAll('.ds-tile[data-state="data"]').length === ${n}`
+
+/** Serves `tiles` with the fixture's entries, opens the page at 1280x720, waits until `n` tiles are drawn. */
+const openLayout = async (tiles: ReadonlyArray<TileModel>, n: number) => {
+  const server = await startPageServer({ name: "Legibility", tiles, theme: "dark" })
+  server.snapshot = entries(server.origin)
+  const watch = await isolatedPage(browser, server.origin, { viewport })
+  await watch.page.goto(server.url)
+  await until(watch.page, drawn(n), 15_000)
+  // Maps draw once their outline has loaded; charts lay out on the next frame.
+  for (const map of ["world-map", "usa-map"]) {
+    if (tiles.some((t) => t.type === map)) {
+      await until(watch.page, `document.querySelectorAll('.ds-type-${map} svg path').length > 40`, 15_000)
+    }
+  }
+  await settle(watch.page)
+  return {
+    page: watch.page,
+    errors: watch.errors,
+    close: async () => {
+      await watch.context.close()
+      await server.close()
+    }
+  }
+}
+
+const settle = async (page: Page) => {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))))
+  await new Promise((r) => setTimeout(r, 300))
+}
+
+describe("legibility: every widget type at 1x1, 2x1 and 12x8 on a 1280x720 screen", () => {
+  it("1x1 and 2x1 tiles of an 8-row dashboard: no text overlaps, none is cut or outside its tile", async () => {
+    // Rows 0-1: one 1x1 tile per type; rows 2-5: one 2x1 tile per type (6 a row); a label at row 7 makes 8 rows.
+    const small = widgetTypes.map((type, i) => tileOf(type, i % 12, Math.floor(i / 12), 1, 1))
+    const wide = widgetTypes.map((type, i) => tileOf(type, (i % 6) * 2, 2 + Math.floor(i / 6), 2, 1))
+    const filler = tileOf("label", 0, 7, 1, 1)
+    const view = await openLayout([...small, ...wide, filler], 41)
+    try {
+      const rows = await view.page.evaluate(() => document.querySelector<HTMLElement>(".ds-tile")!.offsetHeight)
+      assert.isBelow(rows, 90, "an 8-row grid on a 720-pixel screen")
+      await view.page.screenshot({ path: "/tmp/tiles-shots/small.png" })
+      const problems = await view.page.evaluate(textProblems, ".ds-tile")
+      assert.deepStrictEqual(problems, [], problems.join("\n"))
+      assert.deepStrictEqual(view.errors, [])
+    } finally {
+      await view.close()
+    }
+  })
+
+  for (const type of widgetTypes) {
+    it(`12x8: ${type}`, async () => {
+      const view = await openLayout([tileOf(type, 0, 0, 12, 8)], 1)
+      try {
+        await view.page.screenshot({ path: `/tmp/tiles-shots/large-${type}.png` })
+        const problems = await view.page.evaluate(textProblems, ".ds-tile")
+        assert.deepStrictEqual(problems, [])
+        assert.deepStrictEqual(view.errors, [])
+      } finally {
+        await view.close()
+      }
+    })
+  }
+})
