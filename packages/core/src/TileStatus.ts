@@ -16,8 +16,8 @@ export type ThresholdColor = (typeof thresholdColors)[number]
  * than `n` (exactly one of `above`/`below`).
  */
 export interface Threshold {
-  readonly above?: number
-  readonly below?: number
+  readonly above?: number | undefined
+  readonly below?: number | undefined
   readonly color: ThresholdColor
 }
 
@@ -26,10 +26,10 @@ export interface Threshold {
  * `min`/`max` (the scale of bars and dials, `min < max`), `staleAfter` (whole seconds, 10 to 31,536,000).
  */
 export interface TileOptionsData {
-  readonly thresholds?: ReadonlyArray<Threshold>
-  readonly min?: number
-  readonly max?: number
-  readonly staleAfter?: number
+  readonly thresholds?: ReadonlyArray<Threshold> | undefined
+  readonly min?: number | undefined
+  readonly max?: number | undefined
+  readonly staleAfter?: number | undefined
 }
 
 /** The widget types whose tiles may carry `thresholds` (their value is a number). */

@@ -41,6 +41,10 @@ const tileOf = (type: (typeof widgetTypes)[number], x: number, y: number, w: num
 
 /** The checks, run in the page: problems found in the tiles `selector` matches, as text. */
 const textProblems = (selector: string): Array<string> => {
+  // Runs in the page; this package's tests are typed for Node, so the DOM is reached untyped.
+  const page = globalThis as any
+  const document = page.document
+  const getComputedStyle = page.getComputedStyle as (e: unknown) => Record<string, string>
   type Box = { readonly left: number; readonly top: number; readonly right: number; readonly bottom: number }
   const slack = 0.75
   const inside = (r: Box, c: Box) =>
@@ -55,11 +59,11 @@ const textProblems = (selector: string): Array<string> => {
   })
   const show = (r: Box) => `[${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.right)},${Math.round(r.bottom)}]`
   const problems: Array<string> = []
-  for (const tile of Array.from(document.querySelectorAll<HTMLElement>(selector))) {
+  for (const tile of Array.from(document.querySelectorAll(selector) as ArrayLike<any>)) {
     const frame = tile.getBoundingClientRect()
     const name = `${tile.dataset["type"]} ${Math.round(frame.width)}x${Math.round(frame.height)}`
     const boxes: Array<{ text: string; box: Box }> = []
-    const walker = document.createTreeWalker(tile, NodeFilter.SHOW_TEXT)
+    const walker = document.createTreeWalker(tile, page.NodeFilter.SHOW_TEXT)
     for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
       const text = (node.textContent ?? "").trim()
       const host = node.parentElement!
@@ -70,7 +74,7 @@ const textProblems = (selector: string): Array<string> => {
       if (box.right - box.left < 0.5 || box.bottom - box.top < 0.5) continue // not displayed
       let hidden = false
       let cut: string | undefined
-      for (let a: HTMLElement | null = host; a !== null && a !== tile.parentElement; a = a.parentElement) {
+      for (let a: any = host; a !== null && a !== tile.parentElement; a = a.parentElement) {
         const style = getComputedStyle(a)
         if (style.visibility === "hidden" || Number(style.opacity) === 0) hidden = true
         if (style.overflowX === "visible" && style.overflowY === "visible") continue
@@ -87,7 +91,7 @@ const textProblems = (selector: string): Array<string> => {
       else if (!inside(box, frame)) problems.push(`${name}: "${text}" ${show(box)} is outside its tile ${show(frame)}`)
       boxes.push({ text, box })
     }
-    for (const element of Array.from(tile.querySelectorAll("svg text"))) {
+    for (const element of Array.from(tile.querySelectorAll("svg text") as ArrayLike<any>)) {
       const text = (element.textContent ?? "").trim()
       const box = element.getBoundingClientRect()
       if (text === "" || box.width < 0.5 || box.height < 0.5) continue
@@ -135,7 +139,10 @@ const openLayout = async (tiles: ReadonlyArray<TileModel>, n: number) => {
 }
 
 const settle = async (page: Page) => {
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))))
+  await page.evaluate(
+    () =>
+      new Promise((r) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(r)))
+  )
   await new Promise((r) => setTimeout(r, 300))
 }
 
@@ -147,7 +154,10 @@ describe("legibility: every widget type at 1x1, 2x1 and 12x8 on a 1280x720 scree
     const filler = tileOf("label", 0, 7, 1, 1)
     const view = await openLayout([...small, ...wide, filler], 41)
     try {
-      const rows = await view.page.evaluate(() => document.querySelector<HTMLElement>(".ds-tile")!.offsetHeight)
+      const rows = await view.page
+        .locator(".ds-tile")
+        .first()
+        .evaluate((e) => (e as any).offsetHeight as number)
       assert.isBelow(rows, 90, "an 8-row grid on a 720-pixel screen")
       await view.page.screenshot({ path: "/tmp/tiles-shots/small.png" })
       const problems = await view.page.evaluate(textProblems, ".ds-tile")

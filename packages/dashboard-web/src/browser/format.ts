@@ -103,7 +103,7 @@ export const formatDate = (v: unknown): string | undefined => {
  */
 export const scaleRange = (
   value: number,
-  options: { readonly min?: number; readonly max?: number }
+  options: { readonly min?: number | undefined; readonly max?: number | undefined }
 ): { readonly min: number; readonly max: number } => {
   const given = [
     value,
