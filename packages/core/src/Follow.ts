@@ -4,7 +4,7 @@ import { ChangeFeed, type StreamChange } from "./ChangeFeed.js"
 import { type Forbidden, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import { renderEntries, type StoredEntry, StreamStore } from "./StreamStore.js"
 import { MAX_SECONDS, type Micros, MICROS_PER_SECOND, micros, sinceFromText } from "./Time.js"
-import { authenticate } from "./UseCases.js"
+import { authenticate } from "./usecases/Authenticate.js"
 import type { StreamId } from "./Widget.js"
 
 /**

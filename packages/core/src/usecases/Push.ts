@@ -1,0 +1,258 @@
+import { Effect, Either, Option } from "effect"
+import type { AccountId } from "../Account.js"
+import { AccountStore } from "../AccountStore.js"
+import { AccountNotFound, quoted, type PushRejection, type StorageFailure, StreamNotFound } from "../Errors.js"
+import type { IngestPart, IngestRequest, IngestResult } from "../Ingest.js"
+import type { Limits } from "../Limits.js"
+import { decodeJsonPart, decodePushRequest, type JsonPart } from "../PushRequest.js"
+import { isStreamName } from "../StreamName.js"
+import { StreamStore, type StreamWrite } from "../StreamStore.js"
+import { type Micros, nowMicros } from "../Time.js"
+import type { Widget } from "../Widget.js"
+import { authenticate, peekAccountOfKey } from "./Authenticate.js"
+
+/**
+ * The push use cases (spec sections 4.2-4.4, contract sections 5 and 13): a decoded request of any protocol stored
+ * in one transaction, as an effect ({@link ingest}) and without a fiber ({@link ingestDirect}).
+ */
+
+/**
+ * The distinct stream names a request names, in order of first appearance. One pass into a `Set`, without an
+ * intermediate array of every part's name: a line protocol batch names its series once per line (10,000 parts for
+ * 1,000 Telegraf lines; this function was 14 % of the `telegraf` benchmark's profile, with the array and the spread).
+ */
+const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
+  const parts = request.parts
+  if (parts.length === 1) return [parts[0]!.streamName]
+  const names = new Set<string>()
+  for (let i = 0; i < parts.length; i++) names.add(parts[i]!.streamName)
+  return [...names]
+}
+
+/**
+ * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
+ * in request order, its widget and its content decoded against the widget type by the request's decoder
+ * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
+ * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
+ * `parts.length - writes.length`, every other part giving exactly one write). The first error wins; nothing is stored
+ * here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the same error.
+ */
+const writesOf = (
+  request: IngestRequest,
+  widgets: ReadonlyMap<string, Widget | null>,
+  limits: Limits
+): Either.Either<Array<StreamWrite>, PushRejection> => {
+  const writes: Array<StreamWrite> = []
+  const parts = request.parts
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    const widget = widgets.get(part.streamName)
+    if (widget == null) {
+      if (request.undeclared === "skip") continue
+      return Either.left(streamNotFound(request, part))
+    }
+    const op = request.decode(widget.type, part.value, part.path, limits)
+    if (Either.isLeft(op)) return Either.left(op.left)
+    writes.push({ widget, op: op.right, path: part.path })
+  }
+  return Either.right(writes)
+}
+
+const streamNotFound = (request: IngestRequest, part: IngestPart): StreamNotFound =>
+  new StreamNotFound({
+    message: `no widget with stream name ${quoted(part.streamName)} in this account`,
+    path: request.streamNamePath?.(part.path)
+  })
+
+const noneSkipped: IngestResult = Object.freeze({ skipped: 0 })
+
+/**
+ * The distinct stream names of the parts of `request` that `writes` left out (every written part's stream name is its
+ * widget's), in order of first appearance; gathered when called.
+ */
+const skippedStreamsOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>) => (): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  for (const write of writes) seen.add(write.widget.streamName)
+  const names: Array<string> = []
+  for (const part of request.parts) {
+    if (seen.has(part.streamName)) continue
+    seen.add(part.streamName)
+    names.push(part.streamName)
+  }
+  return names
+}
+
+const resultOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>): IngestResult => {
+  const skipped = request.parts.length - writes.length
+  return skipped === 0 ? noneSkipped : { skipped, skippedStreams: skippedStreamsOf(request, writes) }
+}
+
+/**
+ * Stores a decoded request of any protocol (issue 23; see {@link IngestRequest}): the key's account, its widgets of
+ * the request's stream names, each part decoded against its widget type, then every write in one transaction
+ * (contract section 5: all or nothing, and durable once this succeeds). `now` is the receive time in microseconds.
+ * Succeeds with how many parts were skipped (undeclared streams, `undeclared: "skip"`). Fails with `Forbidden` for
+ * an empty or unknown key, `StreamNotFound` for an undeclared stream (`undeclared: "reject"`), the decoder's
+ * refusals (each with `path`), or a storage failure.
+ */
+export const ingest = (
+  request: IngestRequest,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.flatMap(authenticate(request.accessKey), (accountId) => ingestFor(accountId, request, limits, now))
+
+/** The steps of {@link ingest} once the account is known: its widgets, the writes, one `StreamStore.write`. */
+const ingestFor = (
+  accountId: AccountId,
+  request: IngestRequest,
+  limits: Limits,
+  now: Micros
+): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    // A name that cannot be a stream name is no widget on any backend: it is not looked up (see `isStreamName`).
+    const widgets = yield* Effect.flatMap(AccountStore, (store) =>
+      store.findWidgets(accountId, namesOf(request).filter(isStreamName))
+    )
+    const writes = yield* writesOf(request, widgets, limits)
+    if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(writes, now))
+    return resultOf(request, writes)
+  })
+
+/**
+ * Pushes `point` to stream `streamName` of account `accountId` on the admin API's behalf (contract section 14,
+ * `POST /admin/accounts/<id>/widgets/<stream>/points`): the request a push `{"accessKey": <a key of that account>,
+ * "streamName", "point"}` decodes to, stored by the same steps as {@link ingest} (section 3's rules, live updates,
+ * durability) and refused with the same errors, their paths starting at `point` as in that push's body; a stream
+ * that is not a widget of the account is `StreamNotFound` without a path (its name came from the URL). `now` is the
+ * receive time in microseconds. Fails with `AccountNotFound` for an unknown account, otherwise as {@link ingest}
+ * does (except `Forbidden`: no key is involved).
+ */
+export const pushPoint = (
+  accountId: string,
+  streamName: string,
+  point: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, AccountNotFound | PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.gen(function* () {
+    const store = yield* AccountStore
+    if (Option.isNone(yield* store.getAccount(accountId as AccountId))) {
+      return yield* new AccountNotFound({ message: `no account with id ${quoted(accountId)}` })
+    }
+    const request: IngestRequest<JsonPart> = {
+      accessKey: "",
+      parts: [{ streamName, path: "point", value: { point } }],
+      undeclared: "reject",
+      decode: decodeJsonPart
+    }
+    yield* ingestFor(accountId as AccountId, request, limits, now)
+  })
+
+/**
+ * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push; the
+ * original protocol's parser ({@link decodePushRequest}) then {@link ingest}. The whole body is validated before
+ * anything is stored, then every stream's write is stored in one transaction (contract section 5). `now` is the
+ * receive time in microseconds. Fails with the contract's validation errors (`InvalidRequest`, `InvalidPoint`,
+ * `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an unknown key, `StreamNotFound` for a
+ * stream the account does not have, or a storage failure.
+ */
+export const push = (
+  body: unknown,
+  limits: Limits,
+  now: Micros = nowMicros()
+): Effect.Effect<void, PushRejection | StorageFailure, AccountStore | StreamStore> =>
+  Effect.flatMap(decodePushRequest(body, limits), (request) => Effect.asVoid(ingest(request, limits, now)))
+
+/**
+ * How {@link ingestDirect} answers: `undefined` once stored (durably), with the number of skipped parts and their
+ * stream names when some were skipped (see {@link IngestResult}; absent means none); else the error {@link ingest}
+ * fails with.
+ */
+export type IngestDone = (
+  error: PushRejection | StorageFailure | undefined,
+  skipped?: number,
+  skippedStreams?: () => ReadonlyArray<string>
+) => void
+
+/**
+ * {@link ingest} without an effect, for the push hot path (issue 12: no fiber per push): the same request gets the
+ * same answer, through the same steps (the account, the widgets, `writesOf`, one `StreamStore.write`), but only when
+ * everything it needs is at hand without an effect: the key's account and every widget from
+ * `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a store that
+ * takes direct writes (`StreamStore.writeDirect`). Every stream name must be known found or known absent (`peekWidget`
+ * answers `null`: a remembered absence, contract 13.1's skipped names), so that skip, refuse or write is decided here.
+ * Then it answers `done` (at once for a refused request or one with nothing to write, after the commit for a stored
+ * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs
+ * {@link ingest}, which looks up what is missing (and then fills the cache). `now` is the receive time in
+ * microseconds.
+ */
+export const ingestDirect = (
+  request: IngestRequest,
+  limits: Limits,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: IngestDone,
+  now: Micros = nowMicros()
+): boolean => {
+  const writeDirect = streams.writeDirect
+  const peekAccount = accounts.peekAccountByKey
+  const peekWidget = accounts.peekWidget
+  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
+  const accountId = peekAccountOfKey(request.accessKey, peekAccount)
+  if (accountId === undefined) return false
+  // Each distinct name once: its widget, or `null` when it has none (a line protocol batch names each of its series
+  // once per line). A name that cannot be a stream name is no widget on any backend (see `isStreamName`).
+  const widgets = new Map<string, Widget | null>()
+  const parts = request.parts
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts[i]!.streamName
+    if (widgets.has(name)) continue
+    const widget = isStreamName(name) ? peekWidget(accountId, name) : null
+    if (widget === undefined) return false
+    widgets.set(name, widget)
+  }
+  const writes = writesOf(request, widgets, limits)
+  if (Either.isLeft(writes)) {
+    done(writes.left)
+    return true
+  }
+  const skipped = parts.length - writes.right.length
+  if (writes.right.length === 0) {
+    done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes.right))
+    return true
+  }
+  // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
+  if (skipped === 0) writeDirect(writes.right, now, done)
+  else {
+    const skippedStreams = skippedStreamsOf(request, writes.right)
+    writeDirect(writes.right, now, (error) =>
+      error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
+    )
+  }
+  return true
+}
+
+/** How {@link pushDirect} answers a push: `undefined` once stored (durably), else the error {@link push} fails with. */
+export type PushDone = (error: PushRejection | StorageFailure | undefined) => void
+
+/**
+ * {@link push} without an effect: {@link decodePushRequest} then {@link ingestDirect} (see there for when it returns
+ * `false`, having called nothing, so that the caller runs {@link push}). A body that fails to decode is refused here
+ * either way, as `push` would refuse it first. `now` is the receive time in microseconds.
+ */
+export const pushDirect = (
+  body: unknown,
+  limits: Limits,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: PushDone,
+  now: Micros = nowMicros()
+): boolean => {
+  const request = decodePushRequest(body, limits)
+  if (Either.isLeft(request)) {
+    done(request.left)
+    return true
+  }
+  return ingestDirect(request.right, limits, accounts, streams, done, now)
+}

@@ -1,0 +1,205 @@
+import { Effect, Either, Option, Schema, Stream } from "effect"
+import type { AccountId } from "../Account.js"
+import { AccountStore } from "../AccountStore.js"
+import { type Forbidden, InvalidRequest, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "../Errors.js"
+import { isStreamName } from "../StreamName.js"
+import { type ReadQuery, type RenderedPage, renderPage, type StoredEntry, StreamStore } from "../StreamStore.js"
+import { type Micros, sinceFromText } from "../Time.js"
+import type { StreamId, Widget } from "../Widget.js"
+import { authenticate, peekAccountOfKey } from "./Authenticate.js"
+
+/**
+ * The read use cases (spec section 4.1, contract section 6): a stream's entries for an access key, whole
+ * ({@link read}), a page at a time ({@link readPages}), and the latest entry without a fiber ({@link readLatestDirect}).
+ */
+
+/** The query of an export read as it arrives in the URL (contract section 6): both optional, both strings. */
+export interface ReadParams {
+  readonly since?: string | undefined
+  readonly limit?: string | undefined
+}
+
+const decodeLimit = Schema.decodeUnknownEither(
+  Schema.String.pipe(Schema.pattern(/^\d+$/), Schema.compose(Schema.NumberFromString), Schema.between(1, 100_000))
+)
+
+/** A read resolved against the account: the stream to read and the query, validated (see {@link ReadQuery}). */
+interface ResolvedRead {
+  readonly stream: StreamId
+  readonly query: ReadQuery
+}
+
+const resolveRead = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams
+): Effect.Effect<
+  ResolvedRead,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore
+> =>
+  Effect.gen(function* () {
+    const accountId = yield* authenticate(accessKey)
+    let since: Micros | null = null
+    if (params.since !== undefined) {
+      const bound = sinceFromText(params.since)
+      if (bound === undefined) {
+        return yield* new InvalidSince({
+          message: `since must be a non-negative number of seconds, got ${quoted(params.since)}`
+        })
+      }
+      since = bound
+    }
+    let limit: number | null = null
+    if (params.limit !== undefined) {
+      const decoded = decodeLimit(params.limit)
+      if (Either.isLeft(decoded)) {
+        return yield* new InvalidRequest({
+          message: `limit must be a whole number from 1 to 100000, got ${quoted(params.limit)}`,
+          path: "limit"
+        })
+      }
+      limit = decoded.right
+    }
+    const widget = yield* findWidget(accountId, streamName)
+    return { stream: widget.id, query: { since, limit } }
+  })
+
+/**
+ * Reads a stream as the export API does (spec section 4.1, contract section 6), for programs that embed the core:
+ * without `since` the latest entry only; `since=0` every entry; `since=T` the entries with `ts > T` (T in UNIX
+ * seconds), ascending by `ts`, at most `limit` (1..100000) of them, oldest first. `ts` of the result in microseconds,
+ * the point as its stored JSON text. Fails with `Forbidden`, `InvalidSince`, `InvalidRequest` (bad `limit`),
+ * `StreamNotFound` (also when the stream exists in another account) or a storage failure. The whole result is in
+ * memory at once; {@link readPages} delivers the same entries a page at a time (what the HTTP server uses).
+ */
+export const read = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams
+): Effect.Effect<
+  ReadonlyArray<StoredEntry>,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | StreamStore
+> =>
+  Effect.flatMap(resolveRead(accessKey, streamName, params), ({ stream, query }) =>
+    Effect.flatMap(StreamStore, (store) => store.read(stream, query))
+  )
+
+/** Entries per page of {@link readPages} by default: ~40 KB of JSON for number points. */
+export const defaultReadPageSize = 1000
+
+/**
+ * A read delivered in pages: the first page, already fetched, and `rest`, the pages after it (`undefined` when the
+ * first page is all there is). Each page is rendered (see {@link RenderedPage}) and holds at most the page size of
+ * entries; the pages of `rest` are non-empty and follow each other in `ts` order, so the body's `data` array is the
+ * pages' texts joined by `,`.
+ */
+export interface ReadPages {
+  readonly first: RenderedPage
+  readonly rest: Stream.Stream<RenderedPage, StorageFailure> | undefined
+}
+
+/**
+ * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
+ * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
+ * them, oldest first; a page of at most `pageSize` entries at a time, rendered by the storage, so that a reader of a
+ * large stream holds one page in memory, not the stream (issue "ingest and read performance").
+ *
+ * Everything that can refuse the read is decided by the returned effect, before any entry is delivered: `Forbidden`,
+ * `InvalidSince` (`since` not a non-negative decimal number), `InvalidRequest` (bad `limit`), `StreamNotFound` (also
+ * when the stream exists in another account), and a storage failure on the first page. Each later page is fetched when `rest` is pulled,
+ * as a keyset query (`StreamStore.readPage`: `ts >` the last `ts` delivered, at most the page size, within `limit`),
+ * so no storage connection or cursor is held between pages and pushes to the stream go on while it is read. `rest`
+ * fails with a `StorageFailure` when a later page cannot be read; what was delivered before stays valid.
+ *
+ * A paged read is not a snapshot: entries stored or decimated while `rest` is being pulled may or may not be
+ * included, but no entry is delivered twice and the order stays ascending (`ts` is unique per stream).
+ */
+export const readPages = (
+  accessKey: string,
+  streamName: string,
+  params: ReadParams,
+  pageSize: number = defaultReadPageSize
+): Effect.Effect<
+  ReadPages,
+  Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | StreamStore
+> =>
+  Effect.gen(function* () {
+    const { stream, query } = yield* resolveRead(accessKey, streamName, params)
+    const store = yield* StreamStore
+    if (query.since === null) return { first: renderPage(yield* store.read(stream, query)), rest: undefined }
+    type Cursor = { readonly since: Micros; readonly remaining: number } | undefined
+    // After a page: where the next one starts and how many entries `limit` still allows, or undefined at the end.
+    const after = (page: RenderedPage, asked: number, remaining: number): Cursor =>
+      page.count < asked || remaining <= 0 || page.lastTs === null ? undefined : { since: page.lastTs, remaining }
+    const budget = query.limit ?? Number.POSITIVE_INFINITY
+    const firstAsked = Math.min(pageSize, budget)
+    const first = yield* store.readPage(stream, query.since, firstAsked)
+    const start = after(first, firstAsked, budget - first.count)
+    if (start === undefined) return { first, rest: undefined }
+    const rest = Stream.unfoldEffect<Cursor, RenderedPage, StorageFailure, never>(start, (cursor) => {
+      if (cursor === undefined) return Effect.succeed(Option.none())
+      const asked = Math.min(pageSize, cursor.remaining)
+      return Effect.map(store.readPage(stream, cursor.since, asked), (page) =>
+        page.count === 0 ? Option.none() : Option.some([page, after(page, asked, cursor.remaining - page.count)])
+      )
+    })
+    return { first, rest }
+  })
+
+/** How {@link readLatestDirect} answers: the storage failure, or the rendered page of at most one entry. */
+export type ReadLatestDone = (error: StorageFailure | undefined, page: RenderedPage | undefined) => void
+
+/** The query of a latest-entry read: no `since`, no `limit` (contract section 6). */
+export const latestOnly: ReadQuery = { since: null, limit: null }
+
+/**
+ * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot path
+ * (issue 12: no fiber per read): the same answer, when everything it needs is at hand without waiting: the key's
+ * account and the widget from `AccountStore.peekAccountByKey`/`peekWidget` (the cache, or synchronous lookups) and a
+ * store that reads without an effect (`StreamStore.readDirect`). Then it returns `true` and answers `done` once (with
+ * the first page `readPages` would give, or its storage failure; at once on SQLite, when the query returns on
+ * PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs {@link readPages}, which also
+ * gives every refusal (`Forbidden`, `StreamNotFound`).
+ */
+export const readLatestDirect = (
+  accessKey: string,
+  streamName: string,
+  accounts: AccountStore["Type"],
+  streams: StreamStore["Type"],
+  done: ReadLatestDone
+): boolean => {
+  const readDirect = streams.readDirect
+  const peekAccount = accounts.peekAccountByKey
+  const peekWidget = accounts.peekWidget
+  if (readDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
+  if (!isStreamName(streamName)) return false
+  const accountId = peekAccountOfKey(accessKey, peekAccount)
+  if (accountId === undefined) return false
+  // An absent widget (`null`) is declined too: `readPages` refuses it.
+  const widget = peekWidget(accountId, streamName)
+  if (widget == null) return false
+  readDirect(widget.id, latestOnly, (error, entries) =>
+    error === undefined ? done(undefined, renderPage(entries)) : done(error, undefined)
+  )
+  return true
+}
+
+const findWidget = (accountId: AccountId, streamName: string) =>
+  Effect.flatMap(AccountStore, (store) =>
+    Effect.flatMap(
+      isStreamName(streamName) ? store.findWidgets(accountId, [streamName]) : Effect.succeed(new Map<string, Widget>()),
+      (found) => {
+        const widget = found.get(streamName)
+        return widget === undefined
+          ? Effect.fail(
+              new StreamNotFound({
+                message: `no widget with stream name ${quoted(streamName)} in this account`
+              })
+            )
+          : Effect.succeed(widget)
+      }
+    )
+  )
