@@ -5,7 +5,6 @@
 import { BarChart, GaugeChart, LineChart, PieChart, ScatterChart } from "echarts/charts"
 import { GeoComponent, GridComponent, LegendComponent } from "echarts/components"
 import * as echarts from "echarts/core"
-import { LabelLayout } from "echarts/features"
 import type { EChartsCoreOption } from "echarts/core"
 import { SVGRenderer } from "echarts/renderers"
 import type { Mounted, RenderContext } from "./renderers/Renderer.js"
@@ -21,7 +20,6 @@ echarts.use([
   GeoComponent,
   GridComponent,
   LegendComponent,
-  LabelLayout,
   SVGRenderer
 ])
 

@@ -84,8 +84,7 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
 
 /**
  * Pure: a pie option with its slice labels sized for `width` x `height` pixels: none on a small chart (the slices
- * alone), elsewhere names cut to a width the chart holds, and ECharts' `hideOverlap` dropping any label that would
- * still touch another.
+ * alone), elsewhere names cut to a width the chart holds (the pie's `avoidLabelOverlap` keeps them apart).
  */
 export const fitPie = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
   const o = option as { series?: Array<Axis> }
@@ -99,8 +98,7 @@ export const fitPie = (option: EChartsCoreOption, width: number, height: number)
         ...series,
         radius: show ? ["30%", "54%"] : ["38%", "80%"],
         label: { ...series["label"], show, width: Math.max(40, width * 0.2), overflow: "truncate", ellipsis: "\u2026" },
-        labelLine: { ...series["labelLine"], show },
-        labelLayout: { hideOverlap: true }
+        labelLine: { ...series["labelLine"], show }
       }
     ]
   }
