@@ -154,6 +154,19 @@ describe("tile options on the view page against a real server", { timeout: 120_0
         color === undefined ? "#e8edf5" : { amber: "#f5a524", red: "#f2555a", blue: "#3d8bfd" }[color]
       )
     }
+    // Options changed in the admin API reach the open page with the layout (contract section 14), without a reload.
+    const dashboards = (await api.admin("GET", `/admin/accounts/${accountId}/dashboards`)).json.dashboards as Array<any>
+    const thresholdsBoard = dashboards.find((d) => d.name === "Thresholds")
+    const tiles = thresholdsBoard.tiles.map((t: any) =>
+      t.streamName === "load" ? { ...t, options: { thresholds: [{ above: 0, color: "green" }] } } : t
+    )
+    const put = await api.admin("PUT", `/admin/accounts/${accountId}/dashboards/${thresholdsBoard.id}`, {
+      name: "Thresholds",
+      tiles
+    })
+    expect(put.status, put.text).toBe(200)
+    await until(page, `document.querySelector('${values.load}').dataset.status === 'green'`, 5_000)
+    expect(await colorOf(page, values.load)).toBe(css.green)
     expect(watch.errors).toEqual([])
   })
 
