@@ -33,13 +33,15 @@ export const pageHeaders: Readonly<Record<string, string>> = pageHeadersFor("'no
  */
 export const pageHtml = (root = "/"): string => {
   const m = manifest()
-  const maps = dashboardManifest().maps
+  const dashboard = dashboardManifest()
+  const maps = dashboard.maps
   const config: ConsoleConfig = { maps: { world: underRoot(root, maps.world), usa: underRoot(root, maps.usa) } }
   return pageShell({
     root,
     theme: "dark",
     title: "Console · Dashstream",
     bundle: m,
+    icon: dashboard.favicon.svg,
     configId: "ds-console",
     config,
     noscript: { className: "cw-noscript", text: "The console needs JavaScript." }

@@ -155,9 +155,23 @@ export {
   DashboardName,
   decodeLayout,
   MAX_NAME_LENGTH,
+  Threshold,
   Tile,
+  TileOptions,
   UpdateDashboardBody
 } from "./Dashboard.js"
+// Tile options (contract section 15): the status colour rule, also bundled by the dashboard page (`./tileStatus`).
+export {
+  STALE_AFTER_MAX,
+  STALE_AFTER_MIN,
+  scaleTypes,
+  type ThresholdColor,
+  thresholdBands,
+  thresholdColor,
+  thresholdColors,
+  thresholdTypes,
+  type TileOptionsData
+} from "./TileStatus.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
 export { type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"

@@ -1,3 +1,4 @@
+import type { TileOptionsData } from "@dashstream/core/tileStatus"
 import type { WidgetType } from "./WidgetType.js"
 
 /** One tile of a dashboard as the page draws it (contract section 11); grid units, 12 columns wide. */
@@ -14,6 +15,8 @@ export interface TileModel {
   readonly h: number
   /** True when the tile's widget no longer exists: the tile shows "stream deleted". */
   readonly deleted: boolean
+  /** The tile's options as stored (contract section 15: thresholds, min/max, staleAfter), validated by the server. */
+  readonly options?: TileOptionsData | undefined
 }
 
 /** What the server passes to `pageHtml` for `GET /d/<viewToken>` (contract section 11). */

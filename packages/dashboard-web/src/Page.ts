@@ -64,6 +64,19 @@ export const jsonForScript = (value: unknown): string =>
 /** Escapes text for an HTML text node or a double-quoted attribute. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
+// A tile as the page's data block carries it: only the model's fields, none absent written as `undefined`.
+const tileConfig = (t: TileModel): TileModel => ({
+  streamName: t.streamName,
+  ...(t.title === undefined ? {} : { title: t.title }),
+  type: t.type,
+  x: t.x,
+  y: t.y,
+  w: t.w,
+  h: t.h,
+  deleted: t.deleted,
+  ...(t.options === undefined ? {} : { options: t.options })
+})
+
 /**
  * The HTML of `GET /d/<viewToken>` (contract section 11): a shell that loads ONE script and ONE stylesheet (hashed
  * names from `bundle/manifest.json`) and carries the layout, the event stream path and the map outline URLs as a JSON
@@ -77,16 +90,7 @@ export const pageHtml = (model: DashboardModel): string => {
     name: model.name,
     theme: model.theme,
     eventsPath: model.eventsPath,
-    tiles: model.tiles.map((t) => ({
-      streamName: t.streamName,
-      ...(t.title === undefined ? {} : { title: t.title }),
-      type: t.type,
-      x: t.x,
-      y: t.y,
-      w: t.w,
-      h: t.h,
-      deleted: t.deleted
-    })),
+    tiles: model.tiles.map(tileConfig),
     maps: { world: underRoot(root, m.maps.world), usa: underRoot(root, m.maps.usa) }
   }
   return pageShell({
@@ -94,22 +98,12 @@ export const pageHtml = (model: DashboardModel): string => {
     theme: model.theme === "light" ? "light" : "dark",
     title: `${model.name} · Dashstream`,
     bundle: m,
+    icon: m.favicon.svg,
     configId: "ds-dashboard",
     config,
     noscript: { className: "ds-noscript", text: "This dashboard needs JavaScript." }
   })
 }
-
-const tileConfig = (t: TileModel): TileModel => ({
-  streamName: t.streamName,
-  ...(t.title === undefined ? {} : { title: t.title }),
-  type: t.type,
-  x: t.x,
-  y: t.y,
-  w: t.w,
-  h: t.h,
-  deleted: t.deleted
-})
 
 /**
  * The HTML of `GET /r/<viewToken>` (contract section 15): the same shell, script and stylesheet as the dashboard page
@@ -137,6 +131,7 @@ export const rotationPageHtml = (model: RotationModel): string => {
     theme: model.theme === "light" ? "light" : "dark",
     title: first?.name ?? model.name,
     bundle: m,
+    icon: m.favicon.svg,
     configId: "ds-rotation",
     config,
     noscript: { className: "ds-noscript", text: "This rotation needs JavaScript." }
@@ -151,7 +146,7 @@ export const underRoot = (root: string, path: string): string => (root === "/" ?
 
 /**
  * The HTML document of a page, the dashboard page's and the console page's alike: the `<head>` (charset, viewport,
- * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text), the bundle's ONE stylesheet and
+ * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text, the `icon`), the bundle's ONE stylesheet and
  * ONE deferred script (the hashed URL paths of `bundle`), `config` as a JSON data block with id `configId` (never inline
  * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here. The
  * bundle's URLs are put under `root` (see {@link underRoot}; `/`, absolute, when absent).
@@ -161,6 +156,8 @@ export const pageShell = (page: {
   readonly theme: "light" | "dark"
   readonly title: string
   readonly bundle: Pick<BundleManifest, "script" | "style">
+  /** URL path of the page's icon (SVG), linked from the head. */
+  readonly icon?: string | undefined
   readonly configId: string
   readonly config: unknown
   readonly noscript: { readonly className: string; readonly text: string }
@@ -172,7 +169,7 @@ export const pageShell = (page: {
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="${page.theme}">
 <title>${escapeHtml(page.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(underRoot(page.root ?? "/", page.bundle.style))}">
+${page.icon === undefined ? "" : `<link rel="icon" href="${escapeHtml(underRoot(page.root ?? "/", page.icon))}" type="image/svg+xml">\n`}<link rel="stylesheet" href="${escapeHtml(underRoot(page.root ?? "/", page.bundle.style))}">
 <script type="application/json" id="${escapeHtml(page.configId)}">${jsonForScript(page.config)}</script>
 <script src="${escapeHtml(underRoot(page.root ?? "/", page.bundle.script))}" defer></script>
 </head>

@@ -134,7 +134,7 @@ describe("contentSecurityPolicy", () => {
 
 describe("assets", () => {
   const files = assets()
-  it("serves the script, the stylesheet and both map outlines under hashed names", () => {
+  it("serves the script, the stylesheet, both map outlines and the icon under hashed names", () => {
     const m = manifest()
     assert.strictEqual(files.get(m.script)?.contentType, "text/javascript; charset=utf-8")
     assert.strictEqual(files.get(m.style)?.contentType, "text/css; charset=utf-8")
@@ -142,7 +142,15 @@ describe("assets", () => {
       const topology = JSON.parse(files.get(url)!.body.toString("utf8"))
       assert.strictEqual(topology.type, "Topology")
     }
-    assert.strictEqual(files.size, 4)
+    assert.strictEqual(files.get(m.favicon.svg)?.contentType, "image/svg+xml")
+    assert.match(files.get(m.favicon.svg)!.body.toString("utf8"), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+    const ico = files.get(m.favicon.ico)!
+    assert.strictEqual(ico.contentType, "image/x-icon")
+    // ICONDIR: reserved 0, type 1 (icon), one image of 32x32 at 32 bits per pixel.
+    assert.deepStrictEqual([ico.body.readUInt16LE(0), ico.body.readUInt16LE(2), ico.body.readUInt16LE(4)], [0, 1, 1])
+    assert.deepStrictEqual([ico.body[6], ico.body[7], ico.body.readUInt16LE(12)], [32, 32, 32])
+    assert.strictEqual(ico.body.length, 22 + ico.body.readUInt32LE(14))
+    assert.strictEqual(files.size, 6)
   })
   it("the page's total download is at most 300 KiB gzipped", () => {
     const total = [...files.values()].reduce((n, a) => n + gzipSync(a.body).length, 0)

@@ -739,7 +739,11 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         "Without tiles: one tile per widget of the account, in creation order, laid out to fill a 16:9 screen. " +
           "Tiles lie on a grid 12 columns wide (0 <= x, x + w <= 12, w, h >= 1, y >= 0, integers, no overlap) and " +
           "each names a widget of the account; otherwise 400 invalid_request with path (tiles[2].streamName). At " +
-          "most 100 tiles; name 1 to 200 characters. The answer is the only one besides rotate that shows the view " +
+          "most 100 tiles; name 1 to 200 characters. A tile may carry options (contract section 15, TileOptions): " +
+          "thresholds [{above|below: n, color}] on number, horizontal-bar, vertical-bar, dial, sparkline and " +
+          "line-graph tiles; min and max (min < max) on horizontal-bar, vertical-bar and dial tiles; staleAfter " +
+          "(whole seconds, 10 to 31536000) on any tile; unknown keys, or an option the tile's widget type does not " +
+          "take, are 400 invalid_request with path (tiles[1].options.thresholds[0].color). The answer is the only one besides rotate that shows the view " +
           "token and url"
       )
   )

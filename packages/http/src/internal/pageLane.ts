@@ -5,6 +5,7 @@ import {
   type Asset,
   assets,
   defaultFrameAncestors,
+  manifest,
   pageHeadersFor,
   pageHtml,
   rotationPageHtml,
@@ -29,11 +30,12 @@ import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
  * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or a rotation's `/r/<viewToken>` (contract
- * section 15; also with one trailing slash, as every route of the API) or `/assets/<name>`.
+ * section 15; also with one trailing slash, as every route of the API), `/assets/<name>` or `/favicon.ico` (the page's
+ * icon, for clients that ask for it by that name).
  */
 export const isPage = (method: string | undefined, url: string | undefined): boolean => {
   if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
-  if (url.startsWith("/assets/")) return true
+  if (url.startsWith("/assets/") || url === "/favicon.ico" || url.startsWith("/favicon.ico?")) return true
   if (!url.startsWith("/d/") && !url.startsWith("/r/")) return false
   const q = url.indexOf("?")
   const segments = (q === -1 ? url : url.slice(0, q)).split("/")
@@ -64,6 +66,8 @@ export const relativeRoot = (path: string): string => {
 }
 
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+// `/favicon.ico` keeps its name across releases: cached for a day, not for ever.
+const faviconHeaders = { "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }
 
 /**
  * Headers of the console page that hold whatever the page's own headers say (contract section 14: the console's URL
@@ -145,7 +149,8 @@ export const makePageLane = (
     res: ServerResponse,
     t0: number,
     path: string,
-    files: () => ReadonlyMap<string, Asset> = assets
+    files: () => ReadonlyMap<string, Asset> = assets,
+    cacheHeaders: Readonly<Record<string, string>> = assetHeaders
   ) => {
     let found
     try {
@@ -157,7 +162,7 @@ export const makePageLane = (
       writeErrorReply(res, routeNotFound(path))
       return log(req, 404, t0)
     }
-    const headers = { ...assetHeaders, "content-type": found.contentType, vary: "accept-encoding" }
+    const headers = { ...cacheHeaders, "content-type": found.contentType, vary: "accept-encoding" }
     if (!/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) return send(req, res, t0, found.body, headers)
     let body = gzipped.get(path)
     if (body === undefined) {
@@ -176,7 +181,8 @@ export const makePageLane = (
     y: tile.y,
     w: tile.w,
     h: tile.h,
-    deleted: widget === null
+    deleted: widget === null,
+    options: tile.options
   })
 
   const refused = (
@@ -287,6 +293,15 @@ export const makePageLane = (
     const path = q === -1 ? url : url.slice(0, q)
     if (path.startsWith("/console")) return consolePage(req, res, t0, path)
     if (path.startsWith("/assets/")) return asset(req, res, t0, path)
+    if (path === "/favicon.ico") {
+      let ico: string
+      try {
+        ico = manifest().favicon.ico
+      } catch (error) {
+        return fail(req, res, t0, error)
+      }
+      return asset(req, res, t0, ico, assets, faviconHeaders)
+    }
     let token: string
     try {
       token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
