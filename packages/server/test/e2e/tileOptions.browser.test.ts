@@ -225,8 +225,9 @@ describe("tile options on the view page against a real server", { timeout: 120_0
       await fresh.page.goto(server.baseUrl + view)
       await until(fresh.page, `document.documentElement.dataset.rendered === 'true'`, 20_000)
       const href = await fresh.page.locator('link[rel="icon"]').getAttribute("href")
-      expect(href).toMatch(/^\/assets\/favicon\.[0-9a-f]+\.svg$/)
-      const linked = await api.fetch(href!)
+      // Relative to the page (contract section 16: pages use URLs relative to where they were served).
+      expect(href).toMatch(/^\.\.\/assets\/favicon\.[0-9a-f]+\.svg$/)
+      const linked = await api.fetch(new URL(href!, server.baseUrl + view).pathname)
       expect([linked.status, linked.headers.get("content-type")]).toEqual([200, "image/svg+xml"])
       const ico = await api.fetch("/favicon.ico")
       expect([ico.status, ico.headers.get("content-type")]).toEqual([200, "image/x-icon"])
