@@ -31,6 +31,8 @@ import type { RateLimiter } from "./rateLimiter.js"
 import { readLive, type WritePressure } from "./readHandlers.js"
 import { causeText } from "./causeText.js"
 import { accessKeyOfPath, redactPath, requestLine } from "./redact.js"
+import { clientInfo } from "./clientInfo.js"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { bodyTooLarge, errorResponse, routeNotFound } from "./replies.js"
 import { makeRouteTable, type RouteTable } from "./routeTable.js"
 
@@ -141,7 +143,15 @@ const logRequest = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const start = performance.now()
     return Effect.tap(app, (response) =>
-      Effect.logInfo(requestLine(request.method, request.url, response.status, performance.now() - start))
+      Effect.logInfo(
+        requestLine(
+          request.method,
+          request.url,
+          response.status,
+          performance.now() - start,
+          clientInfo(NodeHttpServerRequest.toIncomingMessage(request)).address
+        )
+      )
     )
   })
 
@@ -189,8 +199,10 @@ export const makeApiLane = (
       readLive(rateLimitCheck(limiter), pressure),
       healthLive,
       metricsLive(metrics),
-      docsLive(served),
-      key === undefined ? Layer.empty : Layer.merge(adminLive(key, config.limits), consoleLive(key))
+      docsLive(served, config.basePath ?? ""),
+      key === undefined
+        ? Layer.empty
+        : Layer.merge(adminLive(key, config.limits, config.basePath ?? ""), consoleLive(key, config.basePath ?? ""))
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router

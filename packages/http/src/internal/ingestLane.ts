@@ -15,6 +15,7 @@ import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import type { WritePressure } from "./readHandlers.js"
 import { requestLine } from "./redact.js"
+import { clientInfo } from "./clientInfo.js"
 import { bodyTooLarge, drainLimit, refuseDeclaredLength } from "./replies.js"
 import { makeSkippedLog } from "./skippedLog.js"
 
@@ -163,7 +164,13 @@ export const makeIngestLane = (
   const logLine = (req: IncomingMessage, route: AnyIngestRoute, status: number, start: number) => {
     runFork(
       Effect.logInfo(
-        requestLine(req.method ?? route.method, req.url ?? route.template, status, performance.now() - start)
+        requestLine(
+          req.method ?? route.method,
+          req.url ?? route.template,
+          status,
+          performance.now() - start,
+          clientInfo(req).address
+        )
       )
     )
   }

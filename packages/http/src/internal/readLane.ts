@@ -7,6 +7,7 @@ import { causeText } from "./causeText.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { readBodyText } from "./readHandlers.js"
 import { redactPath, requestLine } from "./redact.js"
+import { clientInfo } from "./clientInfo.js"
 import { writeErrorReply } from "./replies.js"
 
 /**
@@ -90,7 +91,7 @@ export const makeReadLane = (
   const finish = (req: IncomingMessage, start: number, status: number) => {
     const ms = performance.now() - start
     metrics.request(readRoute, "GET", status, ms / 1000)
-    if (logRequests) runFork(Effect.logInfo(requestLine("GET", req.url ?? "/", status, ms)))
+    if (logRequests) runFork(Effect.logInfo(requestLine("GET", req.url ?? "/", status, ms, clientInfo(req).address)))
   }
 
   const fail = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply) => {
