@@ -15,11 +15,12 @@ import {
   type StreamStore
 } from "@dashstream/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
-import { errorReply, internalReply, RateLimited, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
+import { errorReply, RateLimited, replyOfCause } from "../HttpErrors.js"
 import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
-import { type RateLimiter, whenTaken } from "./rateLimiter.js"
-import { redactPath, requestLine } from "./redact.js"
+import { laneLogs, replyOfError, takeToken } from "./laneKit.js"
+import type { RateLimiter } from "./rateLimiter.js"
+import { redactPath } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
@@ -132,11 +133,9 @@ export const makeLiveLane = (
 
   const release = (key: string) => slots.release(key)
 
-  const log = (req: IncomingMessage, status: number, start: number) => {
-    if (logRequests) {
-      runFork(Effect.logInfo(requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - start)))
-    }
-  }
+  const logs = laneLogs(runFork, logRequests)
+  const log = (req: IncomingMessage, status: number, start: number) =>
+    logs.request(req.method ?? "GET", req.url ?? "/", status, start)
 
   // The one place a connection is let go: on the response's `close` (client gone, ended, destroyed).
   const forget = (conn: Connection) => {
@@ -377,7 +376,7 @@ export const makeLiveLane = (
   ) =>
     whenSlot(slots.take(token, maxStreamsPerKey), (taken) => {
       if (!taken) {
-        writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+        writeErrorReply(res, replyOfError(tooManyStreams(maxStreamsPerKey)))
         return log(req, 429, t0)
       }
       if (req.destroyed) return release(token)
@@ -396,13 +395,7 @@ export const makeLiveLane = (
         if (Exit.isFailure(exit)) {
           release(token)
           const reply = replyOfCause(exit.cause)
-          if (reply.status === 500) {
-            runFork(
-              Effect.logError(
-                `internal error answering GET ${redactPath(req.url ?? "/")}\n${causeText(exit.cause, token)}`
-              )
-            )
-          }
+          if (reply.status === 500) logs.internalError("GET", req.url ?? "/", exit.cause, token)
           writeErrorReply(res, reply)
           return log(req, reply.status, t0)
         }
@@ -455,12 +448,11 @@ export const makeLiveLane = (
     }
     const slot = () =>
       whenSlot(slots.take(key, maxStreamsPerKey), (taken) => {
-        if (!taken) return refuse(replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+        if (!taken) return refuse(replyOfError(tooManyStreams(maxStreamsPerKey)))
         if (req.destroyed) return release(key)
         resolve(req, res, key, streamName, params, t0, refuse)
       })
-    if (limiter === undefined) return slot()
-    whenTaken(limiter.take(key), (wait) => (wait > 0 ? refuse(replyOf(rateLimited(wait)) ?? internalReply) : slot()))
+    takeToken(limiter, key, (refusal) => (refusal === undefined ? slot() : refuse(replyOfError(refusal))))
   }
 
   const resolve = (
@@ -478,9 +470,7 @@ export const makeLiveLane = (
         if (Exit.isSuccess(exit)) return start(req, res, key, exit.value, t0)
         release(key)
         const reply = replyOfCause(exit.cause)
-        if (reply.status === 500) {
-          runFork(Effect.logError(`internal error answering GET ${redactPath(url)}\n${causeText(exit.cause, key)}`))
-        }
+        if (reply.status === 500) logs.internalError("GET", url, exit.cause, key)
         refuse(reply)
       }
     })

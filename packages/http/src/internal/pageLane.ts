@@ -9,11 +9,10 @@ import {
   pageHtml,
   type TileModel
 } from "@dashstream/dashboard-web"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { Cause, Exit, Runtime } from "effect"
 import type { ConsolePage } from "../HttpConfig.js"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
-import { causeText } from "./causeText.js"
-import { redactPath, requestLine } from "./redact.js"
+import { laneLogs } from "./laneKit.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
@@ -91,11 +90,9 @@ export const makePageLane = (
     "content-type": "text/html; charset=utf-8"
   }
 
-  const log = (req: IncomingMessage, status: number, t0: number) => {
-    if (options.logRequests) {
-      runFork(Effect.logInfo(requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0)))
-    }
-  }
+  const logs = laneLogs(runFork, options.logRequests)
+  const log = (req: IncomingMessage, status: number, t0: number) =>
+    logs.request(req.method ?? "GET", req.url ?? "/", status, t0)
 
   const send = (
     req: IncomingMessage,
@@ -112,11 +109,7 @@ export const makePageLane = (
 
   // A missing bundle (not built) or any other defect: logged once per request, answered 500 without details.
   const fail = (req: IncomingMessage, res: ServerResponse, t0: number, error: unknown, secret?: string) => {
-    runFork(
-      Effect.logError(
-        `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(Cause.die(error), secret)}`
-      )
-    )
+    logs.internalError(req.method ?? "GET", req.url ?? "/", Cause.die(error), secret)
     writeErrorReply(res, internalReply)
     log(req, 500, t0)
   }
@@ -155,13 +148,7 @@ export const makePageLane = (
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
           const reply = replyOfCause(exit.cause)
-          if (reply.status === 500) {
-            runFork(
-              Effect.logError(
-                `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(exit.cause, token)}`
-              )
-            )
-          }
+          if (reply.status === 500) logs.internalError(req.method ?? "GET", req.url ?? "/", exit.cause, token)
           writeErrorReply(res, reply)
           return log(req, reply.status, t0)
         }
