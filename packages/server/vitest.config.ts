@@ -2,10 +2,13 @@ import { fileURLToPath } from "node:url"
 import { configDefaults, defineProject, type TestProjectInlineConfiguration } from "vitest/config"
 import { resolveSource, sharedTest } from "../../vitest.shared.js"
 
-/** The end-to-end files (one suite per backend of the harness) and the browser test among them (one server). */
+/**
+ * The end-to-end files (one suite per backend of the harness) and the browser test among them (one server). Every
+ * project installs what its tests drive when it is missing: Chromium, Debian's nginx (the reverse proxy suites).
+ */
 const e2eFiles = "test/e2e/*.test.ts"
 const browserFiles = "test/e2e/*.browser.test.ts"
-const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts"]
+const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts", "test/support/nginxSetup.ts"]
 /** The end-to-end suites also drive Debian's InfluxDB clients (the line protocol suite), installed when missing. */
 const e2eGlobalSetup = [...globalSetup, "test/support/influxClientsSetup.ts"]
 

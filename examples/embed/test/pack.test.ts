@@ -144,9 +144,10 @@ describe("the packed packages, installed with npm", { timeout: 60_000 }, () => {
       // The dashboard page and its script: the prebuilt bundle ships in @dashstream/dashboard-web.
       const page = await fetch(`${base}${dashboard}`)
       assert.strictEqual(page.status, 200)
-      const script = /<script[^>]+src="(\/assets\/app\.[0-9a-f]+\.js)"/.exec(await page.text())?.[1]
+      // Its URLs are relative to the page (`../assets/...` from `/d/<token>`, contract section 16).
+      const script = /<script[^>]+src="(\.\.\/assets\/app\.[0-9a-f]+\.js)"/.exec(await page.text())?.[1]
       assert.isDefined(script)
-      const asset = await fetch(`${base}${script}`)
+      const asset = await fetch(new URL(script!, `${base}${dashboard}`))
       assert.strictEqual(asset.status, 200)
       assert.isAbove((await asset.arrayBuffer()).byteLength, 10_000)
 

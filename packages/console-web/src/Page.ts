@@ -2,7 +2,8 @@ import {
   contentSecurityPolicyFor,
   manifest as dashboardManifest,
   pageHeadersFor,
-  pageShell
+  pageShell,
+  underRoot
 } from "@dashstream/dashboard-web"
 import { manifest } from "./Assets.js"
 import type { ConsoleConfig } from "./Config.js"
@@ -30,13 +31,17 @@ export const pageHeaders: Readonly<Record<string, string>> = pageHeadersFor("'no
  * in and draws itself in the browser. It is the same for every request and holds no secret. Throws `BundleNotBuilt`
  * when this package's or the dashboard page's bundle has not been built.
  */
-export const pageHtml = (): string => {
+export const pageHtml = (root = "/"): string => {
   const m = manifest()
-  const config: ConsoleConfig = { maps: dashboardManifest().maps }
+  const dashboard = dashboardManifest()
+  const maps = dashboard.maps
+  const config: ConsoleConfig = { maps: { world: underRoot(root, maps.world), usa: underRoot(root, maps.usa) } }
   return pageShell({
+    root,
     theme: "dark",
     title: "Console · Dashstream",
     bundle: m,
+    icon: dashboard.favicon.svg,
     configId: "ds-console",
     config,
     noscript: { className: "cw-noscript", text: "The console needs JavaScript." }

@@ -22,7 +22,7 @@ export { contentSecurityPolicy, pageHeaders, pageHtml } from "./Page.js"
  * missing.
  */
 export const consolePage: {
-  readonly html: () => string
+  readonly html: (root?: string) => string
   readonly headers: Readonly<Record<string, string>>
   readonly assets: typeof assets
 } = { html: pageHtml, headers: pageHeaders, assets }

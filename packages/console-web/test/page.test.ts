@@ -16,6 +16,16 @@ describe("pageHtml", () => {
     assert.match(manifest().style, /^\/console\/assets\/app\.[0-9a-f]{10}\.css$/)
     assert.strictEqual([...html.matchAll(/<link rel="stylesheet"/g)].length, 1)
   })
+  it("puts its asset and map outline URLs under the root it is given (contract section 16: `./` at /console)", () => {
+    const relative = pageHtml("./")
+    assert.include(relative, `<script src=".${manifest().script}" defer>`)
+    assert.include(relative, `<link rel="stylesheet" href=".${manifest().style}">`)
+    const config = JSON.parse(/<script type="application\/json" id="ds-console">([^<]*)<\/script>/.exec(relative)![1]!)
+    assert.deepStrictEqual(config.maps, {
+      world: `.${dashboardManifest().maps.world}`,
+      usa: `.${dashboardManifest().maps.usa}`
+    })
+  })
   it("carries the dashboard page's map outline URLs and nothing secret", () => {
     const block = /<script type="application\/json" id="ds-console">([^<]*)<\/script>/.exec(html)
     assert.isNotNull(block)

@@ -5,6 +5,7 @@ import { withBoundedIssues } from "./BoundedIssues.js"
 import { InvalidRequest } from "./Errors.js"
 import { StreamName } from "./StreamName.js"
 import { maxCharacters } from "./TextLength.js"
+import { scaleTypes, STALE_AFTER_MAX, STALE_AFTER_MIN, thresholdColors, thresholdTypes } from "./TileStatus.js"
 import { type WidgetType, widgetKind } from "./WidgetType.js"
 
 /**
@@ -43,11 +44,102 @@ const cell = (name: string, min: number, max: number) =>
     Schema.between(min, max, { message: () => `${name} must be from ${min} to ${max}` })
   )
 
+const finite = (name: string) =>
+  Schema.Number.annotations({ message: () => `${name} must be a number` }).pipe(
+    Schema.finite({ message: () => `${name} must be a finite number` })
+  )
+
+// Unknown keys are refused (contract section 15), each at its own path (`options.colour`).
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/**
+ * One threshold of a tile (contract section 15): `{"above": n, "color"}` or `{"below": n, "color"}`, exactly one of
+ * `above`/`below`, `color` one of `green`, `amber`, `red`, `blue`, `grey`.
+ */
+export const Threshold = Schema.Struct({
+  above: Schema.optional(finite("above")),
+  below: Schema.optional(finite("below")),
+  color: Schema.Literal(...thresholdColors).annotations({
+    message: () => ({ message: `color must be one of ${thresholdColors.join(", ")}`, override: true })
+  })
+})
+  .annotations({ ...strict, message: () => "a threshold is an object" })
+  .pipe(
+    Schema.filter((t) =>
+      (t.above === undefined) === (t.below === undefined)
+        ? { path: [], message: "a threshold has exactly one of above and below" }
+        : true
+    )
+  )
+  .annotations({ identifier: "Threshold" })
+
+/**
+ * A tile's `options` (contract section 15), the rules that need no widget type: `thresholds` (at most 20), `min` and
+ * `max` (finite numbers, `min < max` when both are given), `staleAfter` (whole seconds, 10 to 31,536,000); unknown
+ * keys are refused. Which widget types may carry which option is {@link checkStreams}'s rule.
+ */
+export const TileOptions = Schema.Struct({
+  thresholds: Schema.optional(
+    Schema.Array(Threshold)
+      .annotations({ message: () => "thresholds must be an array" })
+      .pipe(Schema.maxItems(20, { message: () => "a tile has at most 20 thresholds" }))
+      .annotations({
+        description:
+          "Status colours of the value (contract section 15): the value takes the colour of the LAST threshold it " +
+          "meets (greater than above, less than below), else its default colour; bars and dials draw the bands. " +
+          "On number, horizontal-bar, vertical-bar, dial, sparkline and line-graph tiles only"
+      })
+  ),
+  min: Schema.optional(
+    finite("min").annotations({
+      description: "Lower end of the scale of horizontal-bar, vertical-bar and dial tiles only; min < max"
+    })
+  ),
+  max: Schema.optional(
+    finite("max").annotations({
+      description: "Upper end of the scale of horizontal-bar, vertical-bar and dial tiles only; min < max"
+    })
+  ),
+  staleAfter: Schema.optional(
+    Schema.Number.annotations({ message: () => "staleAfter must be a number of seconds" })
+      .pipe(
+        Schema.int({ message: () => "staleAfter must be a whole number of seconds" }),
+        Schema.between(STALE_AFTER_MIN, STALE_AFTER_MAX, {
+          message: () => `staleAfter must be from ${STALE_AFTER_MIN} to ${STALE_AFTER_MAX} seconds`
+        })
+      )
+      .annotations({
+        description:
+          "Whole seconds (10 to 31536000), any tile: once the stream's newest entry is older, the tile is dimmed " +
+          'and says "No data for <age>"; an empty stream is not stale'
+      })
+  )
+})
+  .annotations({ ...strict, message: () => "options must be an object" })
+  .pipe(
+    Schema.filter((o) =>
+      o.min !== undefined && o.max !== undefined && !(o.min < o.max)
+        ? { path: ["max"], message: "max must be greater than min" }
+        : true
+    )
+  )
+  .annotations({
+    identifier: "TileOptions",
+    description:
+      "Options of a tile (contract section 15). thresholds: [{above|below: n, color}], the value's colour is the " +
+      "colour of the last threshold it meets (greater than above, less than below); colors green, amber, red, blue, " +
+      "grey; on number, horizontal-bar, vertical-bar, dial, sparkline and line-graph tiles. min, max: the scale of " +
+      "horizontal-bar, vertical-bar and dial tiles, min < max. staleAfter: whole seconds (10 to 31536000), any tile: " +
+      "once the newest entry is older, the tile is dimmed and says how long there has been no data"
+  })
+export type TileOptions = typeof TileOptions.Type
+
 /**
  * A tile (contract section 11): `{"streamName", "title"?, "x", "y", "w", "h"}`, in grid cells. `x` is the column
  * (0..11), `y` the row (0 at the top), `w` and `h` the width and height (at least 1). Integers, `x + w <= 12`,
  * `y + h <=` {@link MAX_GRID_ROWS}. `title` (at most {@link MAX_NAME_LENGTH} characters) is shown instead of the
- * stream name. Errors carry the field's path (`tiles[2].w`).
+ * stream name. `options` (contract section 15) as {@link TileOptions}. Errors carry the field's path (`tiles[2].w`,
+ * `tiles[1].options.thresholds[0].color`).
  */
 export const Tile = Schema.Struct({
   streamName: StreamName,
@@ -57,8 +149,10 @@ export const Tile = Schema.Struct({
   x: cell("x", 0, GRID_COLUMNS - 1),
   y: cell("y", 0, MAX_GRID_ROWS - 1),
   w: cell("w", 1, GRID_COLUMNS),
-  h: cell("h", 1, MAX_GRID_ROWS)
+  h: cell("h", 1, MAX_GRID_ROWS),
+  options: Schema.optional(TileOptions)
 })
+  .annotations({ message: () => "a tile is an object" })
   .pipe(
     Schema.filter((t) =>
       t.x + t.w > GRID_COLUMNS
@@ -73,7 +167,7 @@ export const Tile = Schema.Struct({
     description:
       "A tile showing one stream on a grid 12 columns wide, in cells: x column (0..11), y row (0 at the top), w " +
       "width, h height; integers, x + w <= 12. Tiles of a dashboard do not overlap. title is shown instead of the " +
-      "stream name"
+      "stream name; options as TileOptions (contract section 15)"
   })
 export type Tile = typeof Tile.Type
 
@@ -163,22 +257,53 @@ export const decodeLayout = (json: unknown): Either.Either<ReadonlyArray<Tile>, 
 }
 
 /**
- * The rule that needs the account's widgets (contract section 11): every tile's stream must be a widget of the
- * account. `InvalidRequest` with `path` `tiles[i].streamName` for the first tile that breaks it.
+ * The rules that need the account's widgets, given as stream name to widget type: every tile's stream must be a
+ * widget of the account (contract section 11, path `tiles[i].streamName`), and a tile's options must suit its
+ * widget's type (contract section 15): `thresholds` only on number, horizontal-bar, vertical-bar, dial, sparkline and
+ * line-graph tiles, `min`/`max` only on horizontal-bar, vertical-bar and dial tiles (path
+ * `tiles[i].options.thresholds`). `InvalidRequest` for the first tile that breaks one.
  */
 export const checkStreams = (
   tiles: ReadonlyArray<Tile>,
-  widgets: ReadonlySet<string>
+  widgets: ReadonlyMap<string, WidgetType>
 ): Either.Either<void, InvalidRequest> => {
-  const i = tiles.findIndex((tile) => !widgets.has(tile.streamName))
-  return i === -1
-    ? Either.void
-    : Either.left(
+  for (let i = 0; i < tiles.length; i++) {
+    const tile = tiles[i]!
+    const type = widgets.get(tile.streamName)
+    if (type === undefined) {
+      return Either.left(
         new InvalidRequest({
-          message: `no widget with stream name ${JSON.stringify(tiles[i]!.streamName)} in this account`,
+          message: `no widget with stream name ${JSON.stringify(tile.streamName)} in this account`,
           path: `tiles[${i}].streamName`
         })
       )
+    }
+    const misplaced = optionMisplaced(tile.options, type)
+    if (misplaced !== undefined) {
+      return Either.left(
+        new InvalidRequest({
+          message: `${misplaced.key} is not an option of ${type} tiles (only of ${misplaced.allowed.join(", ")})`,
+          path: `tiles[${i}].options.${misplaced.key}`
+        })
+      )
+    }
+  }
+  return Either.void
+}
+
+// The first option of `options` that a tile of `type` may not carry, with the types that may.
+const optionMisplaced = (
+  options: TileOptions | undefined,
+  type: WidgetType
+): { readonly key: string; readonly allowed: ReadonlyArray<string> } | undefined => {
+  if (options === undefined) return undefined
+  if (options.thresholds !== undefined && !thresholdTypes.includes(type)) {
+    return { key: "thresholds", allowed: thresholdTypes }
+  }
+  for (const key of ["min", "max"] as const) {
+    if (options[key] !== undefined && !scaleTypes.includes(type)) return { key, allowed: scaleTypes }
+  }
+  return undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { AccountId } from "./Account.js"
 import type { Dashboard, DashboardId, Tile } from "./Dashboard.js"
 import type { AccountNotFound, StorageFailure } from "./Errors.js"
+import type { RotationStorage } from "./RotationStore.js"
 import type { ViewTokenDigest } from "./ViewToken.js"
 
 /**
@@ -9,11 +10,12 @@ import type { ViewTokenDigest } from "./ViewToken.js"
  * digests, one per dashboard. Tiles are stored as given (validated by the caller) and read back equal; they name
  * streams, not widgets, so deleting a widget leaves its tiles in place. Every method that takes an account id and a
  * dashboard id finds the dashboard only in that account (`None` / `false` otherwise). Times are integer
- * microseconds.
+ * microseconds. The port also stores rotations (contract section 15, {@link RotationStorage}): deleting a dashboard
+ * removes it from every rotation's `dashboardIds` in the same commit.
  */
 export class DashboardStore extends Context.Tag("@dashstream/core/DashboardStore")<
   DashboardStore,
-  {
+  RotationStorage & {
     /** Stores a new dashboard with its view token digest. `AccountNotFound` when the account does not exist. */
     readonly create: (
       dashboard: Dashboard,
@@ -30,7 +32,10 @@ export class DashboardStore extends Context.Tag("@dashstream/core/DashboardStore
       name: string,
       tiles: ReadonlyArray<Tile>
     ) => Effect.Effect<Option.Option<Dashboard>, StorageFailure>
-    /** Deletes a dashboard; `false` when there was none. Its view token stops working with it. */
+    /**
+     * Deletes a dashboard; `false` when there was none. Its view token stops working with it, and it leaves every
+     * rotation's `dashboardIds` (contract section 15).
+     */
     readonly delete: (account: AccountId, id: DashboardId) => Effect.Effect<boolean, StorageFailure>
     /** Replaces the view token digest (rotation): from the commit on, only the new token finds the dashboard. */
     readonly setViewToken: (

@@ -90,7 +90,7 @@ export const createDashboard = (
   Effect.gen(function* () {
     const widgets = yield* widgetsInCreationOrder(accountId)
     const tiles = body.tiles ?? (yield* defaultTiles(widgets))
-    yield* checkStreams(tiles, new Set(widgets.map((w) => w.streamName)))
+    yield* checkStreams(tiles, new Map(widgets.map((w) => [w.streamName, w.type])))
     const dashboard: Dashboard = {
       id: newDashboardId(),
       accountId: accountId as AccountId,
@@ -140,7 +140,7 @@ export const updateDashboard = (
 > =>
   Effect.gen(function* () {
     const widgets = yield* Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
-    yield* checkStreams(body.tiles, new Set(widgets.map((w) => w.streamName)))
+    yield* checkStreams(body.tiles, new Map(widgets.map((w) => [w.streamName, w.type])))
     const store = yield* DashboardStore
     const updated = yield* store.update(accountId as AccountId, dashboardId as DashboardId, body.name, body.tiles)
     return yield* found(updated, dashboardId)

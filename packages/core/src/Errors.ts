@@ -58,6 +58,14 @@ export class DashboardNotFound extends Schema.TaggedError<DashboardNotFound>()("
 }) {}
 
 /**
+ * No rotation with that id in the account (admin API and CLI; 404 `rotation_not_found`, contract section 15), or no
+ * rotation with that view token (the page answers 404). The message never contains a view token.
+ */
+export class RotationNotFound extends Schema.TaggedError<RotationNotFound>()("RotationNotFound", {
+  message: Schema.String
+}) {}
+
+/**
  * `text` as quoted in an error message: JSON-quoted, cut to its first 100 characters (then `...` and its length),
  * so that an error about a 900 KB name does not echo it whole (issue 13, defect 6).
  */

@@ -31,6 +31,12 @@ export interface DashboardFeed {
   readonly recent: number
   /** The widget's type (`null` without a widget): a widget made again with another type changes the layout. */
   readonly type?: string | null | undefined
+  /**
+   * A rotation's stream (contract section 15): the dashboards that show this stream, in the rotation's order. Each of
+   * its `entry`, `clear` and `deleted` events then names them (`"dashboardId"`: the first, `"dashboardIds"`: all).
+   * Absent for a dashboard's own stream.
+   */
+  readonly dashboardIds?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -120,6 +126,12 @@ export const dashboardEntryData = (streamName: string, entryData: string): strin
 /** `{"streamName":"s"}`. */
 export const streamNameData = (streamName: string): string => `${nameField(streamName)}}`
 
+// The head of a stream's event data: `{"streamName":"s"`, and for a rotation's stream the dashboards showing it.
+const eventHead = (streamName: string, dashboardIds: ReadonlyArray<string> | undefined): string =>
+  dashboardIds === undefined
+    ? nameField(streamName)
+    : `${nameField(streamName)},"dashboardId":${JSON.stringify(dashboardIds[0] ?? null)},"dashboardIds":${JSON.stringify(dashboardIds)}`
+
 /** One stream of the dashboard: its subscription, and its part of the snapshot being written. */
 class TileFeed {
   follower: Follower | undefined = undefined
@@ -131,14 +143,25 @@ class TileFeed {
   deleted = false
   /** One of its events went to the held ones while its member was written: the rest follow it there, in order. */
   diverted = false
+  /** The head of its events' data (see `eventHead`). */
+  head: string
 
   constructor(
     readonly streamName: string,
     readonly stream: StreamId | null,
     /** The largest snapshot size of the tiles showing this stream. */
     public recent: number,
-    readonly type: string | null
-  ) {}
+    readonly type: string | null,
+    public dashboardIds: Array<string> | undefined
+  ) {
+    this.head = eventHead(streamName, dashboardIds)
+  }
+
+  /** Follows the dashboards that show it now (a rotation's edit). */
+  renamed(dashboardIds: Array<string> | undefined): void {
+    this.dashboardIds = dashboardIds
+    this.head = eventHead(this.streamName, dashboardIds)
+  }
 }
 
 type EventKind = "entry" | "clear" | "deleted"
@@ -151,9 +174,22 @@ const tilesOf = (feeds: ReadonlyArray<DashboardFeed>): Map<string, TileFeed> => 
     if (known === undefined)
       tiles.set(
         feed.streamName,
-        new TileFeed(feed.streamName, feed.stream, Math.max(1, feed.recent), feed.type ?? null)
+        new TileFeed(
+          feed.streamName,
+          feed.stream,
+          Math.max(1, feed.recent),
+          feed.type ?? null,
+          feed.dashboardIds === undefined ? undefined : [...feed.dashboardIds]
+        )
       )
-    else known.recent = Math.max(known.recent, feed.recent)
+    else {
+      known.recent = Math.max(known.recent, feed.recent)
+      if (feed.dashboardIds !== undefined) {
+        const ids = known.dashboardIds ?? []
+        for (const id of feed.dashboardIds) if (!ids.includes(id)) ids.push(id)
+        known.renamed(ids)
+      }
+    }
   }
   return tiles
 }
@@ -221,6 +257,7 @@ class DashboardFollow implements DashboardFollower {
       const known = this.tiles.get(name)
       if (known !== undefined) {
         known.recent = Math.max(known.recent, tile.recent)
+        if (JSON.stringify(known.dashboardIds) !== JSON.stringify(tile.dashboardIds)) known.renamed(tile.dashboardIds)
         continue
       }
       this.tiles.set(name, tile)
@@ -384,19 +421,19 @@ class DashboardFollow implements DashboardFollower {
           tile.lastTs = ts
           return this.sink.snapshot(head + data, false)
         }
-        this.send(tile, "entry", dashboardEntryData(name, data))
+        this.send(tile, "entry", `${tile.head},${data.slice(1)}`)
       },
       clear: () => {
         if (tile.closed) return
         // Before any entry of its member: the member holds what follows the clear.
         if (this.current === tile && !tile.diverted && tile.written === 0) return
-        this.send(tile, "clear", streamNameData(name))
+        this.send(tile, "clear", `${tile.head}}`)
       },
       deleted: () => {
         if (tile.closed) return
         // While its member is written (and none of its events wait behind the snapshot): in the snapshot's `deleted`.
         if (this.current === tile && !tile.diverted) tile.deleted = true
-        else this.send(tile, "deleted", streamNameData(name))
+        else this.send(tile, "deleted", `${tile.head}}`)
       },
       failed: (error) => {
         if (this.closed) return

@@ -1,6 +1,7 @@
 import { Context, Data, Effect } from "effect"
 import type { AccountId, KeyDigest } from "./Account.js"
 import type { DashboardId } from "./Dashboard.js"
+import type { RotationId } from "./Rotation.js"
 import { StorageError, type StorageFailure, StorageUnavailable } from "./Errors.js"
 import type { Micros } from "./Time.js"
 import type { ViewTokenDigest } from "./ViewToken.js"
@@ -12,8 +13,9 @@ import type { StreamId } from "./Widget.js"
  *
  * Rows are copied as stored, not re-derived: stream ids, `ts` (integer microseconds), the point's JSON text, the
  * decimation `value`, each stream's `last_ts` and `cleared_ts`, and each dashboard's id, tiles JSON text and view
- * token digest, so the copy answers every read exactly as the original, live event streams resume on it (contract
- * section 10) and every dashboard's view URL opens the same dashboard on it (contract section 11).
+ * token digest, and each rotation's id, dashboards and view token digest, so the copy answers every read exactly as the
+ * original, live event streams resume on it (contract section 10) and every dashboard's and rotation's view URL opens
+ * the same page on it (contract sections 11 and 15).
  */
 
 /** An account row. `createdAt` in integer microseconds. */
@@ -62,6 +64,20 @@ export interface DashboardRecord {
   readonly createdAt: number
 }
 
+/**
+ * A rotation as stored (contract section 15): its id (a UUID), its dashboards' ids in order, the SHA-256 digest of its
+ * current view token (never the token), `createdAt` in integer microseconds.
+ */
+export interface RotationRecord {
+  readonly id: RotationId
+  readonly accountId: AccountId
+  readonly name: string
+  readonly intervalSeconds: number
+  readonly dashboardIds: ReadonlyArray<DashboardId>
+  readonly viewToken: ViewTokenDigest
+  readonly createdAt: number
+}
+
 /** An entry row of one stream: `ts` in integer microseconds, the decimation `value`, the point's JSON text. */
 export interface EntryRecord {
   readonly ts: Micros
@@ -75,13 +91,14 @@ export interface StoreCounts {
   readonly accessKeys: number
   readonly widgets: number
   readonly dashboards: number
+  readonly rotations: number
   /** Entries of every stream that holds any, by stream id. */
   readonly entries: ReadonlyMap<StreamId, number>
 }
 
 /**
  * One consistent, read-only view of a whole store. Each listing is keyset-paged: rows after `after` (`null`: from
- * the first) in ascending key order (account id, key digest, stream id, dashboard id, `ts`), at most `limit` (a positive
+ * the first) in ascending key order (account id, key digest, stream id, dashboard id, rotation id, `ts`), at most `limit` (a positive
  * integer), `[]` past the last one.
  */
 export interface CopySource {
@@ -102,6 +119,10 @@ export interface CopySource {
     after: DashboardId | null,
     limit: number
   ) => Effect.Effect<ReadonlyArray<DashboardRecord>, StorageFailure>
+  readonly rotations: (
+    after: RotationId | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<RotationRecord>, StorageFailure>
   readonly entries: (
     stream: StreamId,
     after: Micros | null,
@@ -111,7 +132,8 @@ export interface CopySource {
 
 /**
  * The writing side of a copy, inside one transaction. Rows are inserted as given (stream ids included); an
- * account's rows come before its keys, streams and dashboards, a stream before its entries.
+ * account's rows come before its keys, streams and dashboards, dashboards before rotations, a stream before its
+ * entries.
  */
 export interface CopyTarget {
   /** Accounts in the store (the copy refuses a target that holds any). */
@@ -122,6 +144,8 @@ export interface CopyTarget {
   readonly insertStreams: (rows: ReadonlyArray<StreamRecord>) => Effect.Effect<void, StorageFailure>
   /** Inserts dashboards with their ids, tiles JSON text and view token digests. */
   readonly insertDashboards: (rows: ReadonlyArray<DashboardRecord>) => Effect.Effect<void, StorageFailure>
+  /** Inserts rotations with their ids, dashboards (in order) and view token digests. */
+  readonly insertRotations: (rows: ReadonlyArray<RotationRecord>) => Effect.Effect<void, StorageFailure>
   readonly insertEntries: (stream: StreamId, rows: ReadonlyArray<EntryRecord>) => Effect.Effect<void, StorageFailure>
 }
 
@@ -196,11 +220,12 @@ export class CopyMismatch extends Data.TaggedError("CopyMismatch")<{ readonly di
 /** Where a copy is, reported after every batch. */
 export interface CopyProgress {
   /** The table being copied. */
-  readonly phase: "accounts" | "access keys" | "dashboards" | "widgets" | "entries"
+  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries"
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
   readonly dashboards: number
+  readonly rotations: number
   readonly entries: number
   /** The original's totals, from its snapshot. */
   readonly total: {
@@ -208,6 +233,7 @@ export interface CopyProgress {
     readonly accessKeys: number
     readonly widgets: number
     readonly dashboards: number
+    readonly rotations: number
     readonly entries: number
   }
 }
@@ -228,6 +254,7 @@ export interface CopyResult {
   readonly accessKeys: number
   readonly widgets: number
   readonly dashboards: number
+  readonly rotations: number
   readonly entries: number
 }
 
@@ -269,7 +296,7 @@ const copyPaged = <Row, Key, E1, E2>(
 /** The differences between the original's counts and the copy's, in words (empty when they match). */
 export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Array<string> => {
   const differences: Array<string> = []
-  for (const name of ["accounts", "accessKeys", "widgets", "dashboards"] as const) {
+  for (const name of ["accounts", "accessKeys", "widgets", "dashboards", "rotations"] as const) {
     if (expected[name] !== actual[name]) {
       differences.push(
         `${name === "accessKeys" ? "access keys" : name}: ${expected[name]} in the source, ${actual[name]} in the copy`
@@ -291,9 +318,9 @@ export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Ar
 }
 
 /**
- * Copies every account, access key digest, widget, dashboard and entry of `source` into `target` (contract section
- * 12), then checks that the copy's counts (accounts, access keys, widgets, dashboards, entries per stream) equal the
- * original's.
+ * Copies every account, access key digest, widget, dashboard, rotation and entry of `source` into `target` (contract
+ * sections 12 and 15), then checks that the copy's counts (accounts, access keys, widgets, dashboards, rotations,
+ * entries per stream) equal the original's.
  *
  * The original is read in one snapshot (see `StoreCopy.read`), in batches of `batchSize` rows, so memory stays flat
  * whatever the number of entries. Everything is written in one transaction of `target`, which first checks that it
@@ -323,9 +350,10 @@ export const copyStore = (
             accessKeys: counts.accessKeys,
             widgets: counts.widgets,
             dashboards: counts.dashboards,
+            rotations: counts.rotations,
             entries: sum(counts.entries)
           }
-          const done = { accounts: 0, accessKeys: 0, widgets: 0, dashboards: 0, entries: 0 }
+          const done = { accounts: 0, accessKeys: 0, widgets: 0, dashboards: 0, rotations: 0, entries: 0 }
           const progress = (phase: CopyProgress["phase"]) => report({ phase, ...done, total })
           yield* toTarget(
             target.write((to) =>
@@ -365,6 +393,18 @@ export const copyStore = (
                       Effect.suspend(() => {
                         done.dashboards += rows.length
                         return progress("dashboards")
+                      })
+                    )
+                )
+                yield* copyPaged(
+                  (after: RotationId | null) => fromSource(from.rotations(after, batch)),
+                  (row) => row.id,
+                  (rows) =>
+                    Effect.zipRight(
+                      toTarget(to.insertRotations(rows)),
+                      Effect.suspend(() => {
+                        done.rotations += rows.length
+                        return progress("rotations")
                       })
                     )
                 )
@@ -408,6 +448,7 @@ export const copyStore = (
       accessKeys: expected.accessKeys,
       widgets: expected.widgets,
       dashboards: expected.dashboards,
+      rotations: expected.rotations,
       entries: sum(expected.entries)
     }
   })

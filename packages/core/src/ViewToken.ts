@@ -20,5 +20,19 @@ export const newViewToken = (): string => `dv_${randomBytes(32).toString("base64
 export const digestViewToken = (viewToken: string): ViewTokenDigest =>
   createHash("sha256").update(viewToken, "utf8").digest("hex") as ViewTokenDigest
 
-/** The path of a dashboard's page for a view token: `/d/<viewToken>` (base64url needs no escaping). */
-export const viewPath = (viewToken: string): string => `/d/${viewToken}`
+/** What a view token opens: a dashboard's page (`/d/<token>`) or a rotation's (`/r/<token>`, contract section 15). */
+export type ViewKind = "dashboard" | "rotation"
+
+const viewSegment: Readonly<Record<ViewKind, string>> = { dashboard: "d", rotation: "r" }
+
+/**
+ * The URL path of a view page as Dashstream returns and prints it (contract sections 11, 15, 16): `basePath` (the
+ * `serve --base-path` prefix, `""` for the root) then `/d/<viewToken>` for a dashboard or `/r/<viewToken>` for a
+ * rotation. Every view URL is built here, so each carries the base path. Base64url tokens need no escaping; any
+ * other character is percent-encoded.
+ */
+export const viewUrl = (basePath: string, kind: ViewKind, viewToken: string): string =>
+  `${basePath}/${viewSegment[kind]}/${encodeURIComponent(viewToken)}`
+
+/** The path of a dashboard's page for a view token at the root: `/d/<viewToken>` (see {@link viewUrl}). */
+export const viewPath = (viewToken: string): string => viewUrl("", "dashboard", viewToken)

@@ -81,6 +81,7 @@ export {
   Conflict,
   DashboardNotFound,
   Forbidden,
+  RotationNotFound,
   InvalidJson,
   InvalidPoint,
   InvalidRequest,
@@ -141,7 +142,13 @@ export {
   type StreamChange
 } from "./ChangeFeed.js"
 export { follow, type Follower, type FollowParams, type FollowStart, type Following, type LiveSink } from "./Follow.js"
-export { type DashboardFeed, type DashboardFollower, type DashboardSink, followDashboard } from "./FollowDashboard.js"
+export {
+  type DashboardFeed,
+  type DashboardFollower,
+  type DashboardLayout,
+  type DashboardSink,
+  followDashboard
+} from "./FollowDashboard.js"
 
 // Dashboards (contract section 11).
 export {
@@ -151,12 +158,41 @@ export {
   DashboardName,
   decodeLayout,
   MAX_NAME_LENGTH,
+  Threshold,
   Tile,
+  TileOptions,
   UpdateDashboardBody
 } from "./Dashboard.js"
+// Tile options (contract section 15): the status colour rule, also bundled by the dashboard page (`./tileStatus`).
+export {
+  STALE_AFTER_MAX,
+  STALE_AFTER_MIN,
+  scaleTypes,
+  type ThresholdColor,
+  thresholdBands,
+  thresholdColor,
+  thresholdColors,
+  thresholdTypes,
+  type TileOptionsData
+} from "./TileStatus.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
-export { viewPath, type ViewTokenDigest } from "./ViewToken.js"
+export { type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
+
+// Rotations (contract section 15).
+export {
+  checkDashboardIds,
+  checkRotationBody,
+  IntervalSeconds,
+  MAX_INTERVAL_SECONDS,
+  MAX_ROTATION_DASHBOARDS,
+  MIN_INTERVAL_SECONDS,
+  type Rotation,
+  RotationBody,
+  RotationId
+} from "./Rotation.js"
+export * as Rotations from "./Rotations.js"
+export type { RotationStorage } from "./RotationStore.js"
 
 // Decimation (contract section 9): the port the pass runs over.
 export {
@@ -181,6 +217,7 @@ export {
   type CopyTarget,
   copyStore,
   type DashboardRecord,
+  type RotationRecord,
   type EntryRecord,
   schemaProblem,
   type SourceProblem,

@@ -12,7 +12,8 @@ import {
   Tiles
 } from "../src/Dashboard.js"
 import { StreamName } from "../src/StreamName.js"
-import { digestViewToken, newViewToken, viewPath } from "../src/ViewToken.js"
+import { scaleTypes, thresholdBands, thresholdColor, thresholdColors, thresholdTypes } from "../src/TileStatus.js"
+import { digestViewToken, newViewToken, viewPath, viewUrl } from "../src/ViewToken.js"
 import { type WidgetType, widgetTypes } from "../src/WidgetType.js"
 
 const tile = (x: number, y: number, w: number, h: number, streamName = "s"): Record<string, unknown> => ({
@@ -127,13 +128,199 @@ describe("Tile and Tiles: the grid rules of contract section 11", () => {
 
   it("checkStreams names the first tile whose stream is not a widget of the account", () => {
     const tiles = Either.getOrThrow(decodeLayout([tile(0, 0, 1, 1, "a"), tile(1, 0, 1, 1, "b"), tile(2, 0, 1, 1, "c")]))
-    assert.isTrue(Either.isRight(checkStreams(tiles, new Set(["a", "b", "c"]))))
-    const missing = checkStreams(tiles, new Set(["a", "c"]))
+    const widgets = (names: ReadonlyArray<string>) => new Map(names.map((n) => [n, "number" as WidgetType]))
+    assert.isTrue(Either.isRight(checkStreams(tiles, widgets(["a", "b", "c"]))))
+    const missing = checkStreams(tiles, widgets(["a", "c"]))
     assert.isTrue(Either.isLeft(missing))
     const error = (missing as Either.Left<any, void>).left
     assert.strictEqual(error._tag, "InvalidRequest")
     assert.strictEqual(error.path, "tiles[1].streamName")
     assert.match(error.message, /"b"/)
+  })
+})
+
+describe("tile options: contract section 15", () => {
+  const withOptions = (options: unknown) => [tile(0, 0, 1, 1, "a"), { ...tile(1, 0, 1, 1, "b"), options }]
+
+  it("accepts thresholds, min/max and staleAfter at their bounds, and keeps them as given", () => {
+    const options = {
+      thresholds: [
+        { above: 80, color: "amber" },
+        { above: 95.5, color: "red" },
+        { below: -1e9, color: "blue" }
+      ],
+      min: -10,
+      max: 120,
+      staleAfter: 10
+    }
+    const decoded = decodeLayout(withOptions(options))
+    assert.deepStrictEqual(Either.getOrThrow(decoded)[1]!.options, options as unknown)
+    for (const ok of [{}, { staleAfter: 31_536_000 }, { min: 0 }, { max: 0 }, { thresholds: [] }]) {
+      assert.strictEqual(firstIssue(withOptions(ok)), "ok", JSON.stringify(ok))
+    }
+    for (const color of thresholdColors) {
+      assert.strictEqual(firstIssue(withOptions({ thresholds: [{ below: 0, color }] })), "ok", color)
+    }
+  })
+
+  it("refuses each broken option with the path of the field that breaks it", () => {
+    const cases: ReadonlyArray<[unknown, string, RegExp]> = [
+      [
+        {
+          thresholds: [
+            { above: 1, color: "green" },
+            { above: 2, color: "pink" }
+          ]
+        },
+        "thresholds[1].color",
+        /one of green, amber, red, blue, grey/
+      ],
+      [{ thresholds: [{ above: 1, below: 2, color: "red" }] }, "thresholds[0]", /exactly one of above and below/],
+      [{ thresholds: [{ color: "red" }] }, "thresholds[0]", /exactly one of above and below/],
+      [{ thresholds: [{ above: 1 }] }, "thresholds[0].color", /missing/],
+      [{ thresholds: [{ above: "1", color: "red" }] }, "thresholds[0].above", /above must be a number/],
+      [{ thresholds: [{ below: 1, color: "red", label: "x" }] }, "thresholds[0].label", /unexpected/],
+      [{ thresholds: [7] }, "thresholds[0]", /object/],
+      [{ thresholds: { above: 1, color: "red" } }, "thresholds", /array/],
+      [{ thresholds: Array.from({ length: 21 }, () => ({ above: 1, color: "red" })) }, "thresholds", /at most 20/],
+      [{ min: 5, max: 5 }, "max", /greater than min/],
+      [{ min: 6, max: 5 }, "max", /greater than min/],
+      [{ min: "0" }, "min", /min must be a number/],
+      [{ max: null }, "max", /max must be a number/],
+      [{ staleAfter: 9 }, "staleAfter", /from 10 to 31536000/],
+      [{ staleAfter: 31_536_001 }, "staleAfter", /from 10 to 31536000/],
+      [{ staleAfter: 10.5 }, "staleAfter", /whole number/],
+      [{ staleAfter: "60" }, "staleAfter", /number of seconds/],
+      [{ colour: "red" }, "colour", /unexpected/],
+      [{ staleafter: 60 }, "staleafter", /unexpected/]
+    ]
+    for (const [options, path, message] of cases) {
+      const issue = firstIssue(withOptions(options))
+      assert.notStrictEqual(issue, "ok", JSON.stringify(options))
+      const [gotPath, gotMessage] = issue as [string, string]
+      assert.strictEqual(gotPath, `tiles[1].options.${path}`, gotMessage)
+      assert.match(gotMessage, message)
+    }
+    for (const options of [5, null, "x", [1]]) {
+      assert.deepStrictEqual(firstIssue(withOptions(options)), ["tiles[1].options", "options must be an object"])
+    }
+  })
+
+  it("checkStreams refuses options the tile's widget type does not take, at the option's path", () => {
+    const check = (type: WidgetType, options: object) => {
+      const tiles = Either.getOrThrow(decodeLayout(withOptions(options)))
+      const result = checkStreams(
+        tiles,
+        new Map<string, WidgetType>([
+          ["a", "label"],
+          ["b", type]
+        ])
+      )
+      return Either.isRight(result) ? "ok" : [result.left.path, result.left.message]
+    }
+    for (const type of widgetTypes) {
+      const thresholds = check(type, { thresholds: [{ above: 1, color: "red" }] })
+      const scale = check(type, { min: 0, max: 10 })
+      const onlyMax = check(type, { max: 10 })
+      assert.strictEqual(check(type, { staleAfter: 60 }), "ok", type)
+      if (thresholdTypes.includes(type)) assert.strictEqual(thresholds, "ok", type)
+      else
+        assert.deepStrictEqual(thresholds, [
+          "tiles[1].options.thresholds",
+          `thresholds is not an option of ${type} tiles (only of number, horizontal-bar, vertical-bar, dial, sparkline, line-graph)`
+        ])
+      if (scaleTypes.includes(type)) {
+        assert.strictEqual(scale, "ok", type)
+        assert.strictEqual(onlyMax, "ok", type)
+      } else {
+        assert.strictEqual((scale as [string])[0], "tiles[1].options.min", type)
+        assert.strictEqual((onlyMax as [string])[0], "tiles[1].options.max", type)
+      }
+    }
+    assert.deepStrictEqual(
+      ["number", "horizontal-bar", "vertical-bar", "dial", "sparkline", "line-graph"].filter(
+        (t) => !widgetTypes.includes(t as WidgetType)
+      ),
+      []
+    )
+  })
+})
+
+describe("thresholdColor: the status colour of a value (contract section 15)", () => {
+  const threshold = fc
+    .record({
+      side: fc.constantFrom("above" as const, "below" as const),
+      n: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1000, max: 1000 }),
+      color: fc.constantFrom(...thresholdColors)
+    })
+    .map(({ side, n, color }) => (side === "above" ? { above: n, color } : { below: n, color }))
+  const value = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true, min: -1100, max: 1100 }),
+    fc.integer({ min: -1000, max: 1000 })
+  )
+
+  it("is the colour of the last threshold the value meets (greater than above, less than below), else none", () => {
+    fc.assert(
+      fc.property(fc.array(threshold, { maxLength: 8 }), value, (thresholds, v) => {
+        // Independent statement of the rule: walk the list in order, remember every threshold met.
+        let expected: string | undefined
+        for (const t of thresholds) {
+          if (("above" in t && v > t.above!) || ("below" in t && v < t.below!)) expected = t.color
+        }
+        assert.strictEqual(thresholdColor(v, thresholds), expected)
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("a value on a threshold's number does not meet it; examples", () => {
+    const ts = [
+      { above: 80, color: "amber" },
+      { above: 95, color: "red" },
+      { below: 10, color: "blue" }
+    ] as const
+    assert.strictEqual(thresholdColor(80, ts), undefined)
+    assert.strictEqual(thresholdColor(80.01, ts), "amber")
+    assert.strictEqual(thresholdColor(96, ts), "red")
+    assert.strictEqual(thresholdColor(5, ts), "blue")
+    assert.strictEqual(thresholdColor(50, ts), undefined)
+    assert.strictEqual(thresholdColor(50, undefined), undefined)
+    // The last one met wins even when an earlier one is "stronger".
+    assert.strictEqual(
+      thresholdColor(99, [
+        { above: 90, color: "red" },
+        { above: 0, color: "green" }
+      ]),
+      "green"
+    )
+  })
+
+  it("bands: each stretch of the scale in the colour a value there takes", () => {
+    fc.assert(
+      fc.property(fc.array(threshold, { maxLength: 6 }), value, (thresholds, v) => {
+        const bands = thresholdBands(thresholds, -1000, 1000)
+        const band = bands.find((b) => v > b.from && v < b.to)
+        const onEdge =
+          bands.some((b) => v === b.from || v === b.to) || thresholds.some((t) => t.above === v || t.below === v)
+        if (v > -1000 && v < 1000 && !onEdge) assert.strictEqual(band?.color, thresholdColor(v, thresholds))
+        for (let i = 1; i < bands.length; i++) assert.isAtMost(bands[i - 1]!.to, bands[i]!.from)
+      }),
+      { numRuns: 1000 }
+    )
+    assert.deepStrictEqual(
+      thresholdBands(
+        [
+          { above: 80, color: "amber" },
+          { above: 95, color: "red" }
+        ],
+        0,
+        100
+      ),
+      [
+        { from: 80, to: 95, color: "amber" },
+        { from: 95, to: 100, color: "red" }
+      ]
+    )
   })
 })
 
@@ -203,5 +390,10 @@ describe("view tokens", () => {
     assert.match(digestViewToken(tokens[0]!), /^[0-9a-f]{64}$/)
     assert.notStrictEqual(digestViewToken(tokens[0]!), digestViewToken(tokens[1]!))
     assert.strictEqual(viewPath("dv_abc"), "/d/dv_abc")
+    // Every view URL carries the base path (contract section 16): dashboards at /d/, rotations at /r/.
+    assert.strictEqual(viewUrl("", "dashboard", "dv_abc"), "/d/dv_abc")
+    assert.strictEqual(viewUrl("/dashboards", "dashboard", "dv_abc"), "/dashboards/d/dv_abc")
+    assert.strictEqual(viewUrl("/tools/dash", "rotation", "rv_x-y"), "/tools/dash/r/rv_x-y")
+    assert.strictEqual(viewUrl("", "dashboard", "a/b"), "/d/a%2Fb")
   })
 })

@@ -7,6 +7,7 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildPage, kib } from "./buildPage.mjs"
+import { faviconIco, faviconSvg } from "./favicon.mjs"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const require = createRequire(join(root, "package.json"))
@@ -25,11 +26,16 @@ await buildPage({
       maps: {
         world: atlas("world-atlas", "countries-110m.json", "countries-110m"),
         usa: atlas("us-atlas", "states-10m.json", "states-10m")
+      },
+      favicon: {
+        svg: emit("favicon", "svg", Buffer.from(faviconSvg()), "image/svg+xml"),
+        ico: emit("favicon", "ico", faviconIco(), "image/x-icon")
       }
     }
   },
   describe: (sizes, total) => {
-    const code = sizes.filter((s) => !s.url.endsWith(".json")).reduce((n, s) => n + s.gzip, 0)
-    return `script + style ${kib(code)}, map outlines ${kib(total - code)}`
+    const code = sizes.filter((s) => /\.(js|css)$/.test(s.url)).reduce((n, s) => n + s.gzip, 0)
+    const maps = sizes.filter((s) => s.url.endsWith(".json")).reduce((n, s) => n + s.gzip, 0)
+    return `script + style ${kib(code)}, map outlines ${kib(maps)}, icons ${kib(total - code - maps)}`
   }
 })

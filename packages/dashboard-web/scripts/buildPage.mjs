@@ -41,6 +41,9 @@ export const buildPage = async (page) => {
     target: ["chrome110", "firefox115", "safari16"],
     platform: "browser",
     legalComments: "none",
+    // Workspace packages from their sources (the dashboard page bundles @dashstream/core/tileStatus, which imports
+    // nothing), so a page builds without the packages' dist/ having been compiled first.
+    conditions: ["@dashstream/source"],
     ...page.esbuild,
     write: false,
     outdir: "out",

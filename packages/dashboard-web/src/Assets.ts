@@ -3,10 +3,13 @@ import { type BundleManifest, bundleLoader } from "./Bundle.js"
 
 /**
  * `bundle/manifest.json`, written by `scripts/build.mjs`. URL paths are absolute (`/assets/app.<hash>.js`); `files`
- * maps each URL path to its file under `bundle/` and its content type; `maps` the URL paths of the map outlines.
+ * maps each URL path to its file under `bundle/` and its content type; `maps` the URL paths of the map outlines;
+ * `favicon` those of the page's icon.
  */
 export interface Manifest extends BundleManifest {
   readonly maps: { readonly world: string; readonly usa: string }
+  /** URL paths of the page's icon: SVG (linked from the page head) and ICO (also answered at `/favicon.ico`). */
+  readonly favicon: { readonly svg: string; readonly ico: string }
 }
 
 /**

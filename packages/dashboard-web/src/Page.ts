@@ -1,6 +1,6 @@
 import { manifest } from "./Assets.js"
 import type { BundleManifest } from "./Bundle.js"
-import type { DashboardModel, PageConfig } from "./Model.js"
+import type { DashboardModel, PageConfig, RotationModel, RotationPageConfig, TileModel } from "./Model.js"
 
 /**
  * The Content-Security-Policy header value of the dashboard page (contract section 11), framed by the sites
@@ -64,6 +64,19 @@ export const jsonForScript = (value: unknown): string =>
 /** Escapes text for an HTML text node or a double-quoted attribute. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
+// A tile as the page's data block carries it: only the model's fields, none absent written as `undefined`.
+const tileConfig = (t: TileModel): TileModel => ({
+  streamName: t.streamName,
+  ...(t.title === undefined ? {} : { title: t.title }),
+  type: t.type,
+  x: t.x,
+  y: t.y,
+  w: t.w,
+  h: t.h,
+  deleted: t.deleted,
+  ...(t.options === undefined ? {} : { options: t.options })
+})
+
 /**
  * The HTML of `GET /d/<viewToken>` (contract section 11): a shell that loads ONE script and ONE stylesheet (hashed
  * names from `bundle/manifest.json`) and carries the layout, the event stream path and the map outline URLs as a JSON
@@ -72,26 +85,20 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
  */
 export const pageHtml = (model: DashboardModel): string => {
   const m = manifest()
+  const root = model.root ?? "/"
   const config: PageConfig = {
     name: model.name,
     theme: model.theme,
     eventsPath: model.eventsPath,
-    tiles: model.tiles.map((t) => ({
-      streamName: t.streamName,
-      ...(t.title === undefined ? {} : { title: t.title }),
-      type: t.type,
-      x: t.x,
-      y: t.y,
-      w: t.w,
-      h: t.h,
-      deleted: t.deleted
-    })),
-    maps: m.maps
+    tiles: model.tiles.map(tileConfig),
+    maps: { world: underRoot(root, m.maps.world), usa: underRoot(root, m.maps.usa) }
   }
   return pageShell({
+    root,
     theme: model.theme === "light" ? "light" : "dark",
     title: `${model.name} · Dashstream`,
     bundle: m,
+    icon: m.favicon.svg,
     configId: "ds-dashboard",
     config,
     noscript: { className: "ds-noscript", text: "This dashboard needs JavaScript." }
@@ -99,15 +106,58 @@ export const pageHtml = (model: DashboardModel): string => {
 }
 
 /**
+ * The HTML of `GET /r/<viewToken>` (contract section 15): the same shell, script and stylesheet as the dashboard page
+ * ({@link pageHtml}; send it with the same headers), carrying the rotation (its interval, its dashboards in order and
+ * each one's tiles) and its one event stream's path as the `#ds-rotation` data block; the script then shows each
+ * dashboard full-screen in turn. The title is the first dashboard's name (the rotation's when it has none). Throws
+ * `BundleNotBuilt` when the bundle has not been built.
+ */
+export const rotationPageHtml = (model: RotationModel): string => {
+  const m = manifest()
+  const root = model.root ?? "/"
+  const config: RotationPageConfig = {
+    name: model.name,
+    intervalSeconds: model.intervalSeconds,
+    dashboardIds: model.dashboardIds,
+    dashboards: model.dashboards.map((d) => ({ id: d.id, name: d.name, tiles: d.tiles.map(tileConfig) })),
+    eventsPath: model.eventsPath,
+    root,
+    theme: model.theme,
+    maps: { world: underRoot(root, m.maps.world), usa: underRoot(root, m.maps.usa) }
+  }
+  const first = model.dashboards.find((d) => d.id === model.dashboardIds[0])
+  return pageShell({
+    root,
+    theme: model.theme === "light" ? "light" : "dark",
+    title: first?.name ?? model.name,
+    bundle: m,
+    icon: m.favicon.svg,
+    configId: "ds-rotation",
+    config,
+    noscript: { className: "ds-noscript", text: "This rotation needs JavaScript." }
+  })
+}
+
+/**
+ * A URL path of the bundle (`/assets/app.<hash>.js`) under `root`, the path from a page back to the served root
+ * (`../` gives `../assets/app.<hash>.js`; `/` leaves it as it is). See `DashboardModel.root`.
+ */
+export const underRoot = (root: string, path: string): string => (root === "/" ? path : `${root}${path.slice(1)}`)
+
+/**
  * The HTML document of a page, the dashboard page's and the console page's alike: the `<head>` (charset, viewport,
- * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text), the bundle's ONE stylesheet and
+ * `no-referrer`, the `theme` as `data-theme` and `color-scheme`, the `title` as text, the `icon`), the bundle's ONE stylesheet and
  * ONE deferred script (the hashed URL paths of `bundle`), `config` as a JSON data block with id `configId` (never inline
- * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here.
+ * script, see {@link jsonForScript}), and a `<noscript>` paragraph. Every text and attribute is escaped here. The
+ * bundle's URLs are put under `root` (see {@link underRoot}; `/`, absolute, when absent).
  */
 export const pageShell = (page: {
+  readonly root?: string | undefined
   readonly theme: "light" | "dark"
   readonly title: string
   readonly bundle: Pick<BundleManifest, "script" | "style">
+  /** URL path of the page's icon (SVG), linked from the head. */
+  readonly icon?: string | undefined
   readonly configId: string
   readonly config: unknown
   readonly noscript: { readonly className: string; readonly text: string }
@@ -119,9 +169,9 @@ export const pageShell = (page: {
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="${page.theme}">
 <title>${escapeHtml(page.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(page.bundle.style)}">
+${page.icon === undefined ? "" : `<link rel="icon" href="${escapeHtml(underRoot(page.root ?? "/", page.icon))}" type="image/svg+xml">\n`}<link rel="stylesheet" href="${escapeHtml(underRoot(page.root ?? "/", page.bundle.style))}">
 <script type="application/json" id="${escapeHtml(page.configId)}">${jsonForScript(page.config)}</script>
-<script src="${escapeHtml(page.bundle.script)}" defer></script>
+<script src="${escapeHtml(underRoot(page.root ?? "/", page.bundle.script))}" defer></script>
 </head>
 <body>
 <noscript><p class="${escapeHtml(page.noscript.className)}">${escapeHtml(page.noscript.text)}</p></noscript>

@@ -1,7 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { gzipSync } from "node:zlib"
-import { assets, contentSecurityPolicy, jsonForScript, manifest, pageHeaders, pageHtml } from "../src/index.js"
+import {
+  assets,
+  contentSecurityPolicy,
+  jsonForScript,
+  manifest,
+  pageHeaders,
+  pageHtml,
+  rotationPageHtml
+} from "../src/index.js"
 
 const hostile = `</script><script>window.pwned=1</script><!-- \u2028 & "quoted"`
 
@@ -27,6 +35,17 @@ describe("pageHtml", () => {
     assert.notInclude(html, "<script>window.pwned")
     assert.notInclude(html, "<!--")
   })
+  it("puts its asset and map outline URLs under `root`, relative to where it is served (contract section 16)", () => {
+    const relative = pageHtml({ ...model, eventsPath: "../d/tok/events", root: "../" })
+    assert.include(relative, `<script src="..${manifest().script}" defer>`)
+    assert.include(relative, `<link rel="stylesheet" href="..${manifest().style}">`)
+    const parsed = JSON.parse(
+      /<script type="application\/json" id="ds-dashboard">([^<]*)<\/script>/.exec(relative)![1]!
+    )
+    assert.deepStrictEqual(parsed.maps, { world: `..${manifest().maps.world}`, usa: `..${manifest().maps.usa}` })
+    assert.strictEqual(parsed.eventsPath, "../d/tok/events")
+    assert.notProperty(parsed, "root")
+  })
   it("loads exactly one script and one stylesheet, hashed, and no inline script", () => {
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])
     assert.deepStrictEqual(scripts, [
@@ -42,6 +61,48 @@ describe("pageHtml", () => {
   })
   it("jsonForScript escapes < > & and line separators", () => {
     assert.strictEqual(jsonForScript({ a: "</x>&\u2028" }), '{"a":"\\u003c/x\\u003e\\u0026\\u2028"}')
+  })
+})
+
+describe("rotationPageHtml", () => {
+  const rotation = {
+    name: `Wall ${hostile}`,
+    intervalSeconds: 30,
+    dashboardIds: ["b", "a", "b"],
+    dashboards: [
+      { id: "b", name: `B ${hostile}`, tiles: model.tiles },
+      { id: "a", name: "A", tiles: [] }
+    ],
+    eventsPath: "/r/tok/events",
+    theme: "dark" as const
+  }
+  it("carries the rotation as the #ds-rotation data block, with the same one script and stylesheet", () => {
+    const html = rotationPageHtml(rotation)
+    const block = /<script type="application\/json" id="ds-rotation">([^<]*)<\/script>/.exec(html)
+    assert.isNotNull(block)
+    const parsed = JSON.parse(block![1]!)
+    assert.deepStrictEqual(
+      [parsed.name, parsed.intervalSeconds, parsed.dashboardIds, parsed.eventsPath],
+      [rotation.name, 30, ["b", "a", "b"], "/r/tok/events"]
+    )
+    assert.deepStrictEqual(
+      parsed.dashboards.map((d: { id: string; name: string }) => [d.id, d.name]),
+      [
+        ["b", `B ${hostile}`],
+        ["a", "A"]
+      ]
+    )
+    assert.strictEqual(parsed.dashboards[0].tiles[0].title, hostile)
+    assert.notInclude(html, "<script>window.pwned")
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])
+    assert.deepStrictEqual(scripts, [
+      '<script type="application/json" id="ds-rotation">',
+      `<script src="${manifest().script}" defer>`
+    ])
+  })
+  it("is titled with the first dashboard's name, or the rotation's when it has none", () => {
+    assert.include(rotationPageHtml(rotation), "<title>B &#60;/script&#62;")
+    assert.include(rotationPageHtml({ ...rotation, dashboardIds: [], dashboards: [] }), "<title>Wall &#60;/script&#62;")
   })
 })
 
@@ -73,7 +134,7 @@ describe("contentSecurityPolicy", () => {
 
 describe("assets", () => {
   const files = assets()
-  it("serves the script, the stylesheet and both map outlines under hashed names", () => {
+  it("serves the script, the stylesheet, both map outlines and the icon under hashed names", () => {
     const m = manifest()
     assert.strictEqual(files.get(m.script)?.contentType, "text/javascript; charset=utf-8")
     assert.strictEqual(files.get(m.style)?.contentType, "text/css; charset=utf-8")
@@ -81,7 +142,15 @@ describe("assets", () => {
       const topology = JSON.parse(files.get(url)!.body.toString("utf8"))
       assert.strictEqual(topology.type, "Topology")
     }
-    assert.strictEqual(files.size, 4)
+    assert.strictEqual(files.get(m.favicon.svg)?.contentType, "image/svg+xml")
+    assert.match(files.get(m.favicon.svg)!.body.toString("utf8"), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+    const ico = files.get(m.favicon.ico)!
+    assert.strictEqual(ico.contentType, "image/x-icon")
+    // ICONDIR: reserved 0, type 1 (icon), one image of 32x32 at 32 bits per pixel.
+    assert.deepStrictEqual([ico.body.readUInt16LE(0), ico.body.readUInt16LE(2), ico.body.readUInt16LE(4)], [0, 1, 1])
+    assert.deepStrictEqual([ico.body[6], ico.body[7], ico.body.readUInt16LE(12)], [32, 32, 32])
+    assert.strictEqual(ico.body.length, 22 + ico.body.readUInt32LE(14))
+    assert.strictEqual(files.size, 6)
   })
   it("the page's total download is at most 300 KiB gzipped", () => {
     const total = [...files.values()].reduce((n, a) => n + gzipSync(a.body).length, 0)

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { foldAntimeridian } from "../src/browser/views/antimeridian.js"
 import { addEntry, decodeEvent, snapshotEntries } from "../src/browser/TileData.js"
-import { formatValue, niceRange, safeImageUrl } from "../src/browser/format.js"
+import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl } from "../src/browser/format.js"
 import { heldEntries, widgetTypes } from "../src/index.js"
 import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
 
@@ -60,7 +60,16 @@ describe("held entries (contract section 11)", () => {
     const data = {
       name: "wall",
       tiles: [
-        { streamName: "a", title: "A", x: 0, y: 0, w: 6, h: 1, type: "number" },
+        {
+          streamName: "a",
+          title: "A",
+          x: 0,
+          y: 0,
+          w: 6,
+          h: 1,
+          options: { thresholds: [{ above: 1, color: "red" }], staleAfter: 60 },
+          type: "number"
+        },
         { streamName: "b", x: 6, y: 0, w: 6, h: 2, type: null }
       ]
     }
@@ -68,7 +77,17 @@ describe("held entries (contract section 11)", () => {
       kind: "layout",
       name: "wall",
       tiles: [
-        { streamName: "a", title: "A", type: "number", x: 0, y: 0, w: 6, h: 1, deleted: false },
+        {
+          streamName: "a",
+          title: "A",
+          type: "number",
+          x: 0,
+          y: 0,
+          w: 6,
+          h: 1,
+          deleted: false,
+          options: { thresholds: [{ above: 1, color: "red" }], staleAfter: 60 }
+        },
         { streamName: "b", type: "label", x: 6, y: 0, w: 6, h: 2, deleted: true }
       ]
     })
@@ -87,6 +106,24 @@ describe("held entries (contract section 11)", () => {
 })
 
 describe("format", () => {
+  it("ages as a wall screen says them (the stale text of contract section 15)", () => {
+    for (const [seconds, text] of [
+      [0, "0 s"],
+      [59.9, "59 s"],
+      [60, "1 min"],
+      [12 * 60 + 59, "12 min"],
+      [3600, "1 h"],
+      [3 * 3600 + 5 * 60, "3 h 5 min"],
+      [47 * 3600, "47 h"],
+      [49 * 3600, "2 days"],
+      [-5, "0 s"]
+    ] as const) {
+      assert.strictEqual(formatAge(seconds), text, String(seconds))
+    }
+    assert.strictEqual(formatCompact(1234567), "1.2M")
+    assert.strictEqual(formatCompact(2500), "2.5K")
+    assert.strictEqual(formatCompact(40), "40")
+  })
   it("values, nice ranges, image URLs", () => {
     assert.strictEqual(formatValue(1234.567, "$", " USD"), "$1,234.57 USD")
     assert.deepStrictEqual(niceRange([42]), { min: 0, max: 50 })

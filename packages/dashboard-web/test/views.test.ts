@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { view as barChart } from "../src/browser/views/barChart.js"
-import { view as dial } from "../src/browser/views/dial.js"
+import { fitDial, view as dial } from "../src/browser/views/dial.js"
+import { statusColors } from "../src/browser/views/options.js"
 import { view as gallery } from "../src/browser/views/gallery.js"
 import { barGaugeView } from "../src/browser/views/gauge.js"
 import { srcdoc, view as html } from "../src/browser/views/html.js"
@@ -59,9 +60,16 @@ describe("bar gauges and dial", () => {
       value: "72%",
       fraction: 0.72,
       min: "0%",
-      max: "100%"
+      max: "100%",
+      bands: []
     })
-    assert.deepStrictEqual(barGaugeView(at(340)), { value: "340", fraction: 340 / 500, min: "0", max: "500" })
+    assert.deepStrictEqual(barGaugeView(at(340)), {
+      value: "340",
+      fraction: 340 / 500,
+      min: "0",
+      max: "500",
+      bands: []
+    })
     assert.strictEqual(barGaugeView(at(-3))?.min, "-5")
     assert.strictEqual(barGaugeView(at(0))?.fraction, 0)
   })
@@ -80,7 +88,7 @@ describe("sparkline and line graph", () => {
     { ts: 1_700_000_060.5, point: { number: 7 } }
   ]
   it("ts seconds become milliseconds on a time axis", () => {
-    const o = opt(lineGraph(entries))
+    const o = opt(lineGraph(entries)?.option)
     assert.strictEqual(o.xAxis?.["type"], "time")
     assert.deepStrictEqual(o.series[0]!["data"], [
       [1_700_000_000_000, 3],
@@ -91,6 +99,86 @@ describe("sparkline and line graph", () => {
     const v = sparkline(entries)
     assert.strictEqual(v?.value, "7")
     assert.strictEqual(opt(v?.option).series[0]!["data"].length, 2)
+  })
+})
+
+describe("tile options (contract section 15)", () => {
+  const thresholds = [
+    { above: 80, color: "amber" },
+    { above: 95, color: "red" },
+    { below: 10, color: "blue" }
+  ] as const
+  it("the value's status is the colour of the last threshold it meets, on every tile that shows a value", () => {
+    for (const [n, status] of [
+      [50, undefined],
+      [81, "amber"],
+      [96, "red"],
+      [5, "blue"],
+      [80, undefined]
+    ] as const) {
+      const points = at({ number: 1 }, { number: n })
+      assert.strictEqual(number(points, { thresholds })?.status, status, `number ${n}`)
+      assert.strictEqual(barGaugeView(points, { thresholds })?.status, status, `bar ${n}`)
+      assert.strictEqual(sparkline(points, { thresholds })?.status, status, `sparkline ${n}`)
+      assert.strictEqual(lineGraph(points, { thresholds })?.status, status, `line ${n}`)
+      const detail = opt(dial(points, { thresholds })).series[0]!["detail"]
+      assert.strictEqual(detail.color, status === undefined ? undefined : statusColors[status], `dial ${n}`)
+    }
+    assert.isFalse("status" in number(at(96))!)
+  })
+  it("min and max are the scale of bars and dials; bands are drawn on it", () => {
+    const bar = barGaugeView(at(60), { min: 40, max: 140, thresholds })!
+    assert.deepStrictEqual([bar.min, bar.max, bar.fraction], ["40", "140", 0.2])
+    assert.deepStrictEqual(bar.bands, [
+      { from: 0.4, to: 0.55, color: "amber" },
+      { from: 0.55, to: 1, color: "red" }
+    ])
+    // Outside the scale, the bar is empty or full.
+    assert.strictEqual(barGaugeView(at(20), { min: 40, max: 140 })!.fraction, 0)
+    assert.strictEqual(barGaugeView(at(200), { min: 40, max: 140 })!.fraction, 1)
+    // One bound given: the other is automatic, and always on the right side of it.
+    assert.deepStrictEqual(
+      [barGaugeView(at(60), { max: 80 })!.min, barGaugeView(at(60), { max: 80 })!.max],
+      ["0", "80"]
+    )
+    assert.deepStrictEqual(
+      [barGaugeView(at(60), { min: 100 })!.min, barGaugeView(at(60), { min: 100 })!.max],
+      ["100", "200"]
+    )
+    assert.deepStrictEqual(
+      [barGaugeView(at(-60), { max: -50 })!.min, barGaugeView(at(-60), { max: -50 })!.max],
+      ["-100", "-50"]
+    )
+    const gauge = opt(dial(at(60), { min: 0, max: 200, thresholds })).series[0]!
+    assert.deepStrictEqual([gauge["min"], gauge["max"]], [0, 200])
+    // ECharts paints the arc up to each stop in its colour: blue below 10, the plain track, amber, red.
+    assert.deepStrictEqual(gauge["axisLine"].lineStyle.color, [
+      [0.05, statusColors.blue],
+      [0.4, "rgba(141, 154, 176, 0.25)"],
+      [0.475, statusColors.amber],
+      [1, statusColors.red]
+    ])
+    assert.isFalse(gauge["progress"].show, "with bands the pointer marks the value")
+  })
+  it("a dial fitted to its chart keeps its labels apart and inside: fewer ticks, then none, as it shrinks", () => {
+    const option = dial(at({ number: 63, suffix: "%" }))!
+    const labelled = (w: number, h: number) => {
+      const s = opt(fitDial(option, w, h)).series[0]!
+      return s["axisLabel"].show ? s["splitNumber"] : 0
+    }
+    assert.strictEqual(labelled(1200, 600), 10)
+    assert.strictEqual(labelled(100, 50), 0)
+    assert.isAtMost(labelled(300, 150), labelled(1200, 600))
+    for (const [w, h] of [
+      [80, 40],
+      [180, 45],
+      [1200, 600]
+    ] as const) {
+      const s = opt(fitDial(option, w, h)).series[0]!
+      // The arc's top and the value text's bottom stay inside the chart.
+      assert.isAtLeast(s["center"][1] - s["radius"], 0)
+      assert.isAtMost(s["center"][1] + s["detail"].offsetCenter[1] + s["detail"].fontSize / 2, h)
+    }
   })
 })
 

@@ -7,7 +7,14 @@ import {
   HttpApiSecurity,
   OpenApi
 } from "@effect/platform"
-import { CreateDashboardBody, Tile, UpdateDashboardBody, widgetTypes, withBoundedIssues } from "@dashstream/core"
+import {
+  CreateDashboardBody,
+  RotationBody,
+  Tile,
+  UpdateDashboardBody,
+  widgetTypes,
+  withBoundedIssues
+} from "@dashstream/core"
 import { Schema } from "effect"
 import { errors } from "./HttpErrors.js"
 import { cleanDecodeErrors } from "./internal/openApiCleanup.js"
@@ -102,6 +109,24 @@ export const DashboardView = Schema.Struct({
   }),
   createdAt: IsoTime
 }).annotations({ identifier: "Dashboard" })
+
+/**
+ * A rotation as the admin API shows it (contract section 15). As for dashboards, `viewToken` and `url` are set only by
+ * create and rotate, `null` otherwise (the token is stored as a digest).
+ */
+export const RotationView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  dashboardIds: Schema.Array(Schema.String).annotations({
+    description: "The dashboards shown in turn, in order; a deleted dashboard leaves this list"
+  }),
+  intervalSeconds: Schema.Number.annotations({ description: "Seconds each dashboard is shown (5 to 3600)" }),
+  viewToken: Schema.NullOr(Schema.String).annotations({ description: `The view token. ${viewTokenNote}` }),
+  url: Schema.NullOr(Schema.String).annotations({
+    description: `The rotation page's path, /r/<viewToken>, relative to the server. ${viewTokenNote}`
+  }),
+  createdAt: IsoTime
+}).annotations({ identifier: "Rotation" })
 
 // ---------------------------------------------------------------------------------------------------------------
 // Push
@@ -405,9 +430,13 @@ const ViewTokenPath = Schema.Struct({
   viewToken: Schema.String.annotations({ description: "The dashboard's view token (never logged)" })
 })
 
+const RotationTokenPath = Schema.Struct({
+  viewToken: Schema.String.annotations({ description: "The rotation's view token (never logged)" })
+})
+
 /**
- * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11); served by the page
- * and live lanes.
+ * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11), and a rotation's
+ * `GET /r/:viewToken` and `GET /r/:viewToken/events` (section 15); served by the page and live lanes.
  */
 export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   .add(
@@ -440,6 +469,42 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
           "(the latest entry of state tiles, the latest 2 of number tiles, up to 1,000 recent entries of series and " +
           'events tiles), then `event: entry` `{"streamName","ts","point"}`, `event: clear` `{"streamName"}` and ' +
           '`event: deleted` `{"streamName"}` as they happen. A reconnect gets a fresh snapshot; a rotated token ends it.'
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("rotationPage", "/r/:viewToken")
+      .setPath(RotationTokenPath)
+      .setUrlParams(
+        Schema.Struct({
+          theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
+        })
+      )
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .addError(errors("RotationNotFound"))
+      .annotate(OpenApi.Summary, "The rotation page")
+      .annotate(
+        OpenApi.Description,
+        "Each dashboard of the rotation full-screen in turn, its name as the page title, for intervalSeconds, " +
+          "looping, with a small progress indicator (contract section 15); all live over `/r/<viewToken>/events`. " +
+          "The same headers as the dashboard page. An unknown, rotated or deleted token answers 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("rotationEvents", "/r/:viewToken/events")
+      .setPath(RotationTokenPath)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(errors("RotationNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(OpenApi.Summary, "The rotation's one event stream (Server-Sent Events)")
+      .annotate(
+        OpenApi.Description,
+        'First `event: rotation` with data `{"rotation": {"id","name","dashboardIds","intervalSeconds","viewToken",' +
+          '"url","createdAt"}, "dashboards": [{"id","name","tiles": [{...tile, "type"}]}]}`, then one `event: ' +
+          "snapshot` for the union of the dashboards' tiles (as a dashboard's), then `event: entry` " +
+          '`{"streamName","dashboardId","dashboardIds","ts","point"}`, `event: clear` and `event: deleted` ' +
+          '`{"streamName","dashboardId","dashboardIds"}` (the dashboards showing the stream; one subscription per ' +
+          "stream however many show it). A change of the rotation or of one of its dashboards sends a new `event: " +
+          "rotation`, then a snapshot of the tiles it did not show before. A rotated or deleted token ends it."
       )
   )
   .add(
@@ -535,6 +600,11 @@ export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {
 
 const AccountIdParam = Schema.Struct({ id: Schema.String.annotations({ description: "The account id" }) })
 
+const RotationIdParam = Schema.Struct({
+  id: Schema.String.annotations({ description: "The account id" }),
+  rotationId: Schema.String.annotations({ description: "The rotation id" })
+})
+
 const DashboardIdParam = Schema.Struct({
   id: Schema.String.annotations({ description: "The account id" }),
   dashboardId: Schema.String.annotations({ description: "The dashboard id" })
@@ -556,7 +626,8 @@ export const WidgetWithLatestView = Schema.Struct({
 }).annotations({ identifier: "WidgetWithLatest" })
 
 /**
- * Accounts, widgets (contract sections 7 and 14) and dashboards (section 11); mounted only when the admin API is on
+ * Accounts, widgets (contract sections 7 and 14), dashboards (section 11) and rotations (section 15); mounted only
+ * when the admin API is on
  * (an admin token configured, or generated for the run).
  */
 export class AdminGroup extends HttpApiGroup.make("admin")
@@ -668,7 +739,11 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         "Without tiles: one tile per widget of the account, in creation order, laid out to fill a 16:9 screen. " +
           "Tiles lie on a grid 12 columns wide (0 <= x, x + w <= 12, w, h >= 1, y >= 0, integers, no overlap) and " +
           "each names a widget of the account; otherwise 400 invalid_request with path (tiles[2].streamName). At " +
-          "most 100 tiles; name 1 to 200 characters. The answer is the only one besides rotate that shows the view " +
+          "most 100 tiles; name 1 to 200 characters. A tile may carry options (contract section 15, TileOptions): " +
+          "thresholds [{above|below: n, color}] on number, horizontal-bar, vertical-bar, dial, sparkline and " +
+          "line-graph tiles; min and max (min < max) on horizontal-bar, vertical-bar and dial tiles; staleAfter " +
+          "(whole seconds, 10 to 31536000) on any tile; unknown keys, or an option the tile's widget type does not " +
+          "take, are 400 invalid_request with path (tiles[1].options.thresholds[0].color). The answer is the only one besides rotate that shows the view " +
           "token and url"
       )
   )
@@ -711,6 +786,63 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addSuccess(DashboardView, { status: 201 })
       .addError(errors("AccountNotFound", "DashboardNotFound"))
       .annotate(OpenApi.Summary, "Give a dashboard a new view token; the old view URL stops working at once")
+  )
+  .add(
+    HttpApiEndpoint.post("createRotation", "/admin/accounts/:id/rotations")
+      .setPath(AccountIdParam)
+      .setPayload(withBoundedIssues(RotationBody))
+      .addSuccess(RotationView, { status: 201 })
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .addError(errors("AccountNotFound"))
+      .annotate(OpenApi.Summary, "Create a rotation and its view token")
+      .annotate(
+        OpenApi.Description,
+        "Several dashboards of the account shown in turn on one screen (contract section 15). intervalSeconds a " +
+          "whole number 5 to 3600; dashboardIds at most 50 of the account's dashboards (may be empty; one may repeat); " +
+          "name 1 to 200 characters. Otherwise 400 invalid_request with path (dashboardIds[1]). The answer is the only " +
+          "one besides rotate that shows the view token and url"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("listRotations", "/admin/accounts/:id/rotations")
+      .setPath(AccountIdParam)
+      .addSuccess(Schema.Struct({ rotations: Schema.Array(RotationView) }).annotations({ identifier: "RotationList" }))
+      .addError(errors("AccountNotFound"))
+      .annotate(OpenApi.Summary, "List the account's rotations, oldest first (viewToken and url are null)")
+  )
+  .add(
+    HttpApiEndpoint.get("getRotation", "/admin/accounts/:id/rotations/:rotationId")
+      .setPath(RotationIdParam)
+      .addSuccess(RotationView)
+      .addError(errors("AccountNotFound", "RotationNotFound"))
+      .annotate(OpenApi.Summary, "One rotation (viewToken and url are null)")
+  )
+  .add(
+    HttpApiEndpoint.put("updateRotation", "/admin/accounts/:id/rotations/:rotationId")
+      .setPath(RotationIdParam)
+      .setPayload(withBoundedIssues(RotationBody))
+      .addSuccess(RotationView)
+      .addError(errors("InvalidJson", "InvalidRequest"))
+      .addError(errors("AccountNotFound", "RotationNotFound"))
+      .annotate(OpenApi.Summary, "Replace a rotation's name, dashboards and interval; its view URL keeps working")
+      .annotate(
+        OpenApi.Description,
+        "The same rules as create; answers the new version (viewToken and url null). Open rotation pages follow it"
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteRotation", "/admin/accounts/:id/rotations/:rotationId")
+      .setPath(RotationIdParam)
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(errors("AccountNotFound", "RotationNotFound"))
+      .annotate(OpenApi.Summary, "Delete a rotation; its view URL stops working")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateRotationViewToken", "/admin/accounts/:id/rotations/:rotationId/view-token")
+      .setPath(RotationIdParam)
+      .addSuccess(RotationView, { status: 201 })
+      .addError(errors("AccountNotFound", "RotationNotFound"))
+      .annotate(OpenApi.Summary, "Give a rotation a new view token; the old view URL stops working at once")
   )
   .middleware(AdminAuth)
   .annotate(OpenApi.Title, "Admin") {}

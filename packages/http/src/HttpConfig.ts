@@ -2,6 +2,7 @@ import type { Limits } from "@dashstream/core"
 import type { RateLimiter } from "./internal/rateLimiter.js"
 import type { StreamSlots } from "./internal/streamSlots.js"
 import type { Metrics } from "./Metrics.js"
+import type { TrustedProxies } from "./ReverseProxy.js"
 
 /** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */
 export interface HttpConfig extends HandlerConfig {
@@ -51,7 +52,20 @@ export interface HandlerConfig {
    * API, the console or the dashboard pages.
    */
   readonly corsOrigins?: ReadonlyArray<string> | undefined
-  /** One log line per request (method, redacted path, status, milliseconds). Off by default for speed. */
+  /**
+   * The path prefix every route is served under (contract section 16, `serve --base-path`): `/dashboards` serves
+   * `/dashboards/customSend`, `/dashboards/d/<viewToken>`, ..., and answers 404 for every path outside it; the view
+   * URLs of the admin API, the OpenAPI server URL and the console cookie's `Path` carry it. Checked by the caller with
+   * `parseBasePath` (a leading slash, no trailing one). Absent or `""`: the root.
+   */
+  readonly basePath?: string | undefined
+  /**
+   * The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (contract section 16,
+   * `serve --trust-proxy`, see `parseTrustProxy`): for their requests only, the client address (sign-in throttling,
+   * request log) and the scheme (the console cookie's `Secure`) come from those headers. Absent: no peer is trusted.
+   */
+  readonly trustProxy?: TrustedProxies | undefined
+  /** One log line per request (method, redacted path, status, milliseconds, client address). Off by default. */
   readonly logRequests: boolean
   /**
    * Log the stream names line protocol writes skipped (not widgets of the key's account), each distinct name at most
@@ -104,8 +118,12 @@ export interface EventStreamObserver {
  * `headers` says otherwise.
  */
 export interface ConsolePage {
-  /** The HTML of `GET /console`. A throw (a bundle not built) is answered 500 and logged. */
-  readonly html: () => string
+  /**
+   * The HTML of `GET /console`; `root` is the path from the page back to the served root, relative (`./` for
+   * `/console`, `../` for `/console/`), which the page's own URLs start with so that they work under any base path or
+   * proxy prefix. A throw (a bundle not built) is answered 500 and logged.
+   */
+  readonly html: (root: string) => string
   /** Headers of the page besides `Content-Type`: its Content-Security-Policy above all. */
   readonly headers: Readonly<Record<string, string>>
   /**

@@ -9,6 +9,7 @@ import {
   InvalidRequest,
   InvalidSince,
   PayloadTooLarge,
+  RotationNotFound,
   StorageError,
   StorageUnavailable,
   StreamNotFound,
@@ -71,6 +72,7 @@ export interface KnownErrors {
   readonly StreamNotFound: StreamNotFound
   readonly AccountNotFound: AccountNotFound
   readonly DashboardNotFound: DashboardNotFound
+  readonly RotationNotFound: RotationNotFound
   readonly Conflict: Conflict
   readonly PayloadTooLarge: PayloadTooLarge
   readonly RateLimited: RateLimited
@@ -90,7 +92,7 @@ interface Mapping {
 const internalMessage = "internal server error"
 const unavailableMessage = "storage is unavailable; nothing was stored, retry later"
 
-/** Contract section 5's table (plus the admin API's codes of sections 7 and 11), by error tag. */
+/** Contract section 5's table (plus the admin API's codes of sections 7, 11 and 15), by error tag. */
 const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   InvalidJson: { status: 400, code: "invalid_json", is: (u) => u instanceof InvalidJson },
   InvalidRequest: { status: 400, code: "invalid_request", is: (u) => u instanceof InvalidRequest },
@@ -102,6 +104,7 @@ const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   StreamNotFound: { status: 404, code: "stream_not_found", is: (u) => u instanceof StreamNotFound },
   AccountNotFound: { status: 404, code: "account_not_found", is: (u) => u instanceof AccountNotFound },
   DashboardNotFound: { status: 404, code: "dashboard_not_found", is: (u) => u instanceof DashboardNotFound },
+  RotationNotFound: { status: 404, code: "rotation_not_found", is: (u) => u instanceof RotationNotFound },
   Conflict: { status: 409, code: "conflict", is: (u) => u instanceof Conflict },
   PayloadTooLarge: { status: 413, code: "payload_too_large", is: (u) => u instanceof PayloadTooLarge },
   RateLimited: { status: 429, code: "rate_limited", is: (u) => u instanceof RateLimited },

@@ -12,9 +12,11 @@ import { answerInfluxProbe, influxProbe } from "./internal/lineProtocolRoutes.js
 import { ingestRoutes } from "./internal/ingestRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
-import { requestLine } from "./internal/redact.js"
-import { refuseDeclaredLength, writeErrorReply } from "./internal/replies.js"
+import { laneLogs } from "./internal/laneKit.js"
+import { refuseDeclaredLength, routeNotFound, writeErrorReply } from "./internal/replies.js"
+import { trustForwarded } from "./internal/clientInfo.js"
 import { Metrics } from "./Metrics.js"
+import { pathUnder } from "./ReverseProxy.js"
 import type { WritePressure } from "./internal/readHandlers.js"
 
 /** How long a shutdown waits for in-flight requests before it closes their connections. */
@@ -61,7 +63,8 @@ const corsRoutes: ReadonlyArray<CorsRoute> = [
   ...ingestRoutes.filter((route) => route.cors).map((route) => ({ template: route.template, methods: [route.method] })),
   { template: "/api/v2/:accessKey/datastream/:streamName", methods: ["GET"] },
   { template: "/api/v2/:accessKey/datastream/:streamName/events", methods: ["GET"] },
-  { template: "/d/:viewToken/events", methods: ["GET"] }
+  { template: "/d/:viewToken/events", methods: ["GET"] },
+  { template: "/r/:viewToken/events", methods: ["GET"] }
 ]
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */
@@ -139,19 +142,36 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     })
     const consoleOn = config.adminToken !== undefined
     const runFork = Runtime.runFork(runtime)
+    const logs = laneLogs(runFork, config.logRequests)
     const cors = makeCors(config.corsOrigins ?? [], corsRoutes)
     /** The route template of `url` for CORS: an ingest route's (whatever the method), else the `HttpApi`'s. */
     const corsTemplate = (url: string): string | undefined => {
       for (const route of ingestRoutes) if (route.matches(url)) return route.template
       return routes.template(url)
     }
+    const basePath = config.basePath ?? ""
+    const trustProxy = config.trustProxy
+    /** A request outside the base path: 404, counted and logged as a path Dashstream does not serve. */
+    const outside = (req: IncomingMessage, res: ServerResponse) => {
+      metrics.track(req, res, () => undefined)
+      writeErrorReply(res, routeNotFound(req.url ?? "/"))
+      logs.request(req, req.method ?? "?", req.url ?? "/", 404, performance.now())
+    }
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      // Once, before any lane looks at the request (contract section 16): who the client is behind a trusted proxy,
+      // and the path under the base path, which every lane, route table and log line sees from here on.
+      if (trustProxy !== undefined) trustForwarded(req, trustProxy)
+      if (basePath !== "") {
+        const path = pathUnder(req.url ?? "/", basePath)
+        if (path === undefined) return outside(req, res)
+        req.url = path
+      }
       if (cors !== undefined && req.headers.origin !== undefined) {
         // A preflight is answered here; any other request from an allowed origin goes on with the CORS headers set.
         const url = req.url ?? "/"
         const template = corsTemplate(url)
         if (cors.handle(req, res, template)) {
-          if (config.logRequests) runFork(Effect.logInfo(requestLine("OPTIONS", url, 204, 0)))
+          logs.request(req, "OPTIONS", url, 204, performance.now())
           return metrics.request(template!, "OPTIONS", 204, 0)
         }
       }
@@ -165,7 +185,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       const probe = influxProbe(req.method, req.url)
       if (probe !== undefined) {
         answerInfluxProbe(req, res, probe)
-        if (config.logRequests) runFork(Effect.logInfo(requestLine(req.method!, req.url!, res.statusCode, 0)))
+        logs.request(req, req.method!, req.url!, res.statusCode, performance.now())
         return
       }
       if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
@@ -180,7 +200,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
         return apiLane(req, res)
       }
       writeErrorReply(res, refusal)
-      if (config.logRequests) runFork(Effect.logInfo(requestLine(req.method ?? "?", req.url ?? "/", 413, 0)))
+      logs.request(req, req.method ?? "?", req.url ?? "/", 413, performance.now())
     }
     yield* Effect.addFinalizer(() => Effect.sync(liveLane.closeAll))
     return { handle: onRequest, clientError: answerFramingError, endEventStreams: liveLane.closeAll }
@@ -189,9 +209,9 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
 /**
  * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open: the
  * {@link handler} in a Node server of its own. Once bound it writes one line to stdout:
- * `Dashstream listening on http://HOST:PORT` (the real port), or tells `config.onListening` instead. Closing the scope ends the live event streams, stops
- * accepting, lets in-flight requests finish, then releases the port; the storage layers it needs are released after
- * it. A failure to listen (port taken, bad host) is a defect.
+ * `Dashstream listening on http://HOST:PORT[/BASE-PATH]` (the real port), or tells `config.onListening` instead.
+ * Closing the scope ends the live event streams, stops accepting, lets in-flight requests finish, then releases the
+ * port; the storage layers it needs are released after it. A failure to listen (port taken, bad host) is a defect.
  */
 export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
   Layer.scopedDiscard(
@@ -207,7 +227,7 @@ export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
       // Errors after binding (e.g. EMFILE on accept) are logged; unhandled they would end the process.
       server.on("error", (error) => runFork(Effect.logError(`HTTP server error: ${error.message}`)))
       server.on("clientError", clientError)
-      const url = `http://${formatHost(config.host)}:${port}`
+      const url = `http://${formatHost(config.host)}:${port}${config.basePath ?? ""}`
       if (config.onListening !== undefined) config.onListening(url)
       else yield* Console.log(`Dashstream listening on ${url}`)
     })

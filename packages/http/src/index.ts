@@ -39,3 +39,18 @@ export {
   type MetricsSnapshot,
   type OtherProcesses
 } from "./Metrics.js"
+
+/**
+ * Behind a reverse proxy (contract section 16): `parseBasePath` checks `serve --base-path`, `parseTrustProxy` reads
+ * `serve --trust-proxy` into the `TrustedProxies` a `HandlerConfig` takes, `forwardedClient` is the client address a
+ * trusted proxy's `X-Forwarded-For` gives, `pathUnder` a request target under the base path.
+ */
+export {
+  clientAddress,
+  forwardedClient,
+  forwardedHttps,
+  parseBasePath,
+  parseTrustProxy,
+  pathUnder,
+  type TrustedProxies
+} from "./ReverseProxy.js"

@@ -154,6 +154,63 @@ describe("admin API: dashboards", () => {
     assert.deepStrictEqual([badJson.status, badJson.body.error.code], [400, "invalid_json"])
   })
 
+  it("tile options (contract section 15): stored and answered as given; invalid ones are 400 with path, nothing stored", async () => {
+    const { id } = await setupAccount(server, [
+      ["n", "number"],
+      ["l", "list"],
+      ["d", "dial"]
+    ])
+    const options = {
+      thresholds: [
+        { above: 80, color: "amber" },
+        { above: 95, color: "red" }
+      ],
+      min: 0,
+      max: 120,
+      staleAfter: 60
+    }
+    const tiles = [
+      { streamName: "d", x: 0, y: 0, w: 2, h: 2, options },
+      { streamName: "l", x: 2, y: 0, w: 2, h: 2, options: { staleAfter: 10 } }
+    ]
+    const created = await admin(server, "POST", dashboards(id), { name: "opts", tiles })
+    assert.deepStrictEqual([created.status, created.json.tiles], [201, tiles])
+    const path = `${dashboards(id)}/${created.json.id}`
+    assert.deepStrictEqual((await admin(server, "GET", path)).json.tiles, tiles)
+    assert.deepStrictEqual((await admin(server, "GET", dashboards(id))).json.dashboards[0].tiles, tiles)
+
+    const at = (streamName: string, options: unknown) => ({
+      name: "opts",
+      tiles: [tiles[0], { streamName, x: 4, y: 0, w: 1, h: 1, options }]
+    })
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [at("n", { thresholds: [{ above: 1, color: "pink" }] }), "tiles[1].options.thresholds[0].color"],
+      [at("n", { thresholds: [{ above: 1, below: 2, color: "red" }] }), "tiles[1].options.thresholds[0]"],
+      [at("n", { colour: "red" }), "tiles[1].options.colour"],
+      [at("d", { min: 3, max: 3 }), "tiles[1].options.max"],
+      [at("n", { staleAfter: 5 }), "tiles[1].options.staleAfter"],
+      [at("l", { thresholds: [{ above: 1, color: "red" }] }), "tiles[1].options.thresholds"],
+      [at("n", { min: 0 }), "tiles[1].options.min"],
+      [at("n", 7), "tiles[1].options"]
+    ]
+    for (const [body, errorPath] of cases) {
+      for (const [method, url] of [
+        ["PUT", path],
+        ["POST", dashboards(id)]
+      ] as const) {
+        const res = await admin(server, method, url, body)
+        assert.deepStrictEqual(
+          [res.status, res.json.error.code, res.json.error.path],
+          [400, "invalid_request", errorPath],
+          `${method} ${JSON.stringify(body).slice(0, 120)}: ${res.json.error.message}`
+        )
+      }
+    }
+    // Nothing stored: the dashboard is as created, and no other dashboard was made.
+    assert.deepStrictEqual((await admin(server, "GET", path)).json.tiles, tiles)
+    assert.strictEqual((await admin(server, "GET", dashboards(id))).json.dashboards.length, 1)
+  })
+
   it("404 account_not_found for an unknown account, dashboard_not_found for an unknown or foreign dashboard", async () => {
     const { id } = await setupAccount(server, [["s", "number"]])
     const { id: other } = await setupAccount(server, [["s", "number"]])
@@ -213,6 +270,23 @@ describe("admin API: dashboards", () => {
     assert.include(text, "SHA-256 digest")
     const schemas = spec.components.schemas as Record<string, any>
     assert.containsAllKeys(schemas, ["Dashboard", "Tile", "CreateDashboard", "UpdateDashboard"])
-    assert.deepStrictEqual(Object.keys(schemas["Tile"].properties).sort(), ["h", "streamName", "title", "w", "x", "y"])
+    assert.deepStrictEqual(Object.keys(schemas["Tile"].properties).sort(), [
+      "h",
+      "options",
+      "streamName",
+      "title",
+      "w",
+      "x",
+      "y"
+    ])
+    assert.containsAllKeys(schemas, ["TileOptions", "Threshold"])
+    assert.deepStrictEqual(Object.keys(schemas["TileOptions"].properties).sort(), [
+      "max",
+      "min",
+      "staleAfter",
+      "thresholds"
+    ])
+    assert.include(schemas["TileOptions"].properties.thresholds.description, "LAST threshold")
+    assert.include(schemas["TileOptions"].properties.staleAfter.description, "No data for")
   })
 })

@@ -25,6 +25,8 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/%61pi/v2//SECRET"), "/%61pi/v2//<redacted>")
     assert.strictEqual(redactPath("/x/api/v3/SECRET/y"), "/x/api/<redacted>")
     assert.strictEqual(redactPath("/d/TOKEN/events"), "/d/<redacted>/events")
+    assert.strictEqual(redactPath("/r/TOKEN/events"), "/r/<redacted>/events")
+    assert.strictEqual(redactPath("/r/TOKEN?theme=light"), "/r/<redacted>")
     assert.strictEqual(redactPath("/other/ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"), "/other/<redacted>")
     assert.strictEqual(redactPath("http://h"), "/")
     // Anything shaped like a view token or an access key, in any segment and inside one (issue 22 item 8).
@@ -46,8 +48,8 @@ describe("redaction", () => {
     )
     assert.strictEqual(redactPath("/docs"), "/docs")
     assert.strictEqual(
-      requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234),
-      "GET /api/v2/<redacted>/datastream/s 200 1.2ms"
+      requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234, "192.0.2.7"),
+      "GET /api/v2/<redacted>/datastream/s 200 1.2ms from 192.0.2.7"
     )
   })
 

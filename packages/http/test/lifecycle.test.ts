@@ -62,8 +62,8 @@ describe("lifecycle and logging", () => {
           lines.some((l) => re.test(l)),
           `${re} in\n${lines.join("\n")}`
         )
-      has(/^INFO POST \/customSend 200 \d+\.\dms$/)
-      has(/^INFO GET \/api\/v2\/<redacted>\/datastream\/n 200 \d+\.\dms$/)
+      has(/^INFO POST \/customSend 200 \d+\.\dms from 127\.0\.0\.1$/)
+      has(/^INFO GET \/api\/v2\/<redacted>\/datastream\/n 200 \d+\.\dms from 127\.0\.0\.1$/)
       has(/^INFO GET \/api\/v2\/<redacted>\/datastream\/ghost 404 /)
       has(/^INFO POST \/customSend 400 /)
       has(/^INFO DELETE \/api\/v2\/<redacted>\/datastream\/n 405 /)

@@ -52,42 +52,65 @@ describe("live event streams: bounds of the live lane", () => {
     }
   }, 60_000)
 
-  it("a dashboard stream whose client stops reading during the snapshot is cut off once the events held behind it pass the bound", async () => {
-    const server = await startServer({ live: { maxUnsentBytes: 64 * 1024 } })
-    try {
-      const { id, accessKey } = await setupAccount(server, [
-        ["a", "text-feed"],
-        ["b", "text-feed"]
-      ])
-      // b: 1,000 entries of ~12 KB, a snapshot member larger than the loopback buffers hold.
-      const msg = "x".repeat(12_000)
-      for (let batch = 0; batch < 13; batch++) {
-        const points = Array.from({ length: 80 }, (_, i) => ({ title: `b${batch * 80 + i}`, msg }))
-        assert.strictEqual((await push(server, { accessKey, streamName: "b", point: points })).status, 200)
+  for (const kind of ["dashboard", "rotation"] as const)
+    it(`a ${kind} stream whose client stops reading during the snapshot is cut off once the events held behind it pass the bound`, async () => {
+      const server = await startServer({ live: { maxUnsentBytes: 64 * 1024 } })
+      try {
+        const { id, accessKey } = await setupAccount(server, [
+          ["a", "text-feed"],
+          ["b", "text-feed"]
+        ])
+        // b: 1,000 entries of ~12 KB, a snapshot member larger than the loopback buffers hold.
+        const msg = "x".repeat(12_000)
+        for (let batch = 0; batch < 13; batch++) {
+          const points = Array.from({ length: 80 }, (_, i) => ({ title: `b${batch * 80 + i}`, msg }))
+          assert.strictEqual((await push(server, { accessKey, streamName: "b", point: points })).status, 200)
+        }
+        let url: string
+        if (kind === "dashboard") {
+          const created = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, {
+            name: "d",
+            tiles: [
+              { streamName: "a", x: 0, y: 0, w: 12, h: 1 },
+              { streamName: "b", x: 0, y: 1, w: 12, h: 1 }
+            ]
+          })
+          assert.strictEqual(created.status, 201)
+          url = created.json.url
+        } else {
+          // A rotation of two dashboards, one stream each: its one stream holds the same bound (contract section 15).
+          const ids: Array<string> = []
+          for (const streamName of ["a", "b"]) {
+            const made = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, {
+              name: streamName,
+              tiles: [{ streamName, x: 0, y: 0, w: 12, h: 1 }]
+            })
+            assert.strictEqual(made.status, 201)
+            ids.push(made.json.id)
+          }
+          const created = await admin(server, "POST", `/admin/accounts/${id}/rotations`, {
+            name: "r",
+            dashboardIds: ids,
+            intervalSeconds: 5
+          })
+          assert.strictEqual(created.status, 201)
+          url = created.json.url
+        }
+        const stream = await openOk(server.url, `${url}/events`)
+        stream.pause()
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        // a's member is out; b's waits for the client. What a sends now waits behind the snapshot, up to the bound.
+        for (let i = 0; i < 10; i++) {
+          const r = await push(server, { accessKey, streamName: "a", point: { title: `a${i}`, msg } })
+          assert.strictEqual(r.status, 200)
+        }
+        stream.resume()
+        await stream.until("the cut-off", () => stream.state() !== "open", 20_000)
+        assert.strictEqual(stream.state(), "aborted")
+      } finally {
+        await server.close()
       }
-      const created = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, {
-        name: "d",
-        tiles: [
-          { streamName: "a", x: 0, y: 0, w: 12, h: 1 },
-          { streamName: "b", x: 0, y: 1, w: 12, h: 1 }
-        ]
-      })
-      assert.strictEqual(created.status, 201)
-      const stream = await openOk(server.url, `${created.json.url}/events`)
-      stream.pause()
-      await new Promise((resolve) => setTimeout(resolve, 500))
-      // a's member is out; b's waits for the client. What a sends now waits behind the snapshot, up to the bound.
-      for (let i = 0; i < 10; i++) {
-        const r = await push(server, { accessKey, streamName: "a", point: { title: `a${i}`, msg } })
-        assert.strictEqual(r.status, 200)
-      }
-      stream.resume()
-      await stream.until("the cut-off", () => stream.state() !== "open", 20_000)
-      assert.strictEqual(stream.state(), "aborted")
-    } finally {
-      await server.close()
-    }
-  }, 60_000)
+    }, 60_000)
 
   it("at most maxStreamsPerKey open event streams per access key: one more answers 429 rate_limited", async () => {
     const server = await startServer({ live: { maxStreamsPerKey: 3 } })

@@ -33,6 +33,7 @@ import {
 } from "./Commands.js"
 import * as Config from "./Config.js"
 import * as DashboardCommands from "./DashboardCommands.js"
+import * as RotationCommands from "./RotationCommands.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -185,19 +186,51 @@ const runs: { readonly [N in CommandName]: Run } = {
         }
       }
     }).pipe(withStorage(db)),
-  "dashboards create": (values, { db }) =>
+  "dashboards create": (values, { db, env }) =>
     Effect.gen(function* () {
       const name = yield* DashboardCommands.parseName(string(values, "name")!)
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
       const file = string(values, "layout")
       const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
       yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        DashboardCommands.create(accountId, name, layout, values.json === true)
+        DashboardCommands.create(accountId, name, layout, values.json === true, basePath)
       ).pipe(withStorage(db))
     }),
   "dashboards list": (values, { db }) =>
     Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
       DashboardCommands.list(accountId, values.json === true)
     ).pipe(withStorage(db)),
+  "rotations create": (values, { db, env }) =>
+    Effect.gen(function* () {
+      const body = yield* RotationCommands.parseBody(
+        string(values, "name")!,
+        string(values, "dashboards"),
+        string(values, "interval")!
+      )
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
+      yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+        RotationCommands.create(accountId, body, values.json === true, basePath)
+      ).pipe(withStorage(db))
+    }),
+  "rotations list": (values, { db }) =>
+    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+      RotationCommands.list(accountId, values.json === true)
+    ).pipe(withStorage(db)),
+  "rotations show": (values, { db }) =>
+    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+      RotationCommands.show(accountId, string(values, "id")!, values.json === true)
+    ).pipe(withStorage(db)),
+  "rotations delete": (values, { db }) =>
+    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+      RotationCommands.remove(accountId, string(values, "id")!)
+    ).pipe(withStorage(db)),
+  "rotations rotate-token": (values, { db, env }) =>
+    Effect.gen(function* () {
+      const basePath = yield* Config.basePath(string(values, "base-path"), env)
+      yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+        RotationCommands.rotateToken(accountId, string(values, "id")!, values.json === true, basePath)
+      ).pipe(withStorage(db))
+    }),
   copy: (values) =>
     Effect.flatMap(
       Effect.promise(() => import("./Copy.js")),

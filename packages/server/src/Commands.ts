@@ -41,12 +41,15 @@ export const commandSpecs = {
     synopsis:
       "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] [--decimate-at HH:MM|off] " +
       "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... [--no-admin] " +
-      "[--frame-ancestors SOURCES]",
+      "[--frame-ancestors SOURCES] [--base-path /PREFIX] [--trust-proxy <address or CIDR>[,...]]",
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
       "--workers N serves with N processes (default: one per CPU); --cors-origin (repeatable) lets web pages of " +
       "that origin push and read; on a loopback address without DASHSTREAM_ADMIN_TOKEN it prints a console link " +
-      "with a token made for the run (--no-admin: no admin API, no console); stops cleanly on SIGINT or SIGTERM",
+      "with a token made for the run (--no-admin: no admin API, no console); behind a reverse proxy, --base-path " +
+      "/PREFIX serves every route under /PREFIX (other paths answer 404) and --trust-proxy 127.0.0.1 believes " +
+      "X-Forwarded-For and X-Forwarded-Proto from those peers only (off by default); stops cleanly on SIGINT or " +
+      "SIGTERM",
     options: {
       host: { type: "string" },
       port: { type: "string" },
@@ -58,7 +61,9 @@ export const commandSpecs = {
       workers: { type: "string" },
       "no-admin": { type: "boolean" },
       "cors-origin": { type: "string", multiple: true },
-      "frame-ancestors": { type: "string" }
+      "frame-ancestors": { type: "string" },
+      "base-path": { type: "string" },
+      "trust-proxy": { type: "string" }
     }
   },
   decimate: {
@@ -97,15 +102,17 @@ export const commandSpecs = {
   },
   "dashboards create": {
     words: ["dashboards", "create"],
-    synopsis: "--access-key K --name N [--layout FILE] [--json]",
+    synopsis: "--access-key K --name N [--layout FILE] [--json] [--base-path /PREFIX]",
     summary:
       "create a dashboard and print its view URL path /d/<token> (--json: the dashboard); --layout FILE: its " +
-      'tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget)',
+      'tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget); --base-path ' +
+      "(or DASHSTREAM_BASE_PATH): the server's, which the path starts with",
     options: {
       "access-key": { type: "string" },
       name: { type: "string" },
       layout: { type: "string" },
-      json: { type: "boolean" }
+      json: { type: "boolean" },
+      "base-path": { type: "string" }
     },
     required: ["access-key", "name"]
   },
@@ -116,11 +123,63 @@ export const commandSpecs = {
     options: { "access-key": { type: "string" }, json: { type: "boolean" } },
     required: ["access-key"]
   },
+  "rotations create": {
+    words: ["rotations", "create"],
+    synopsis: "--access-key K --name N [--dashboards ID,ID...] --interval SECONDS [--json] [--base-path /PREFIX]",
+    summary:
+      "create a rotation: the account's dashboards (ids, comma-separated, in order) shown in turn on one screen, " +
+      "each for --interval seconds (5 to 3600); prints its view URL path /r/<token> (--json: the rotation); " +
+      "--base-path (or DASHSTREAM_BASE_PATH): the server's, which the path starts with",
+    options: {
+      "access-key": { type: "string" },
+      name: { type: "string" },
+      dashboards: { type: "string" },
+      interval: { type: "string" },
+      json: { type: "boolean" },
+      "base-path": { type: "string" }
+    },
+    required: ["access-key", "name", "interval"]
+  },
+  "rotations list": {
+    words: ["rotations", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s rotations (--json: {"rotations":[...]}, as the admin API answers)',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"]
+  },
+  "rotations show": {
+    words: ["rotations", "show"],
+    synopsis: "--access-key K --id ROTATION [--json]",
+    summary: "show a rotation: its dashboards in order and its interval (--json: as the admin API answers)",
+    options: { "access-key": { type: "string" }, id: { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key", "id"]
+  },
+  "rotations delete": {
+    words: ["rotations", "delete"],
+    synopsis: "--access-key K --id ROTATION",
+    summary: "delete a rotation; its view URL stops working",
+    options: { "access-key": { type: "string" }, id: { type: "string" } },
+    required: ["access-key", "id"]
+  },
+  "rotations rotate-token": {
+    words: ["rotations", "rotate-token"],
+    synopsis: "--access-key K --id ROTATION [--json] [--base-path /PREFIX]",
+    summary:
+      "give a rotation a new view token and print its new view URL path; the old one stops working; " +
+      "--base-path (or DASHSTREAM_BASE_PATH): the server's, which the path starts with",
+    options: {
+      "access-key": { type: "string" },
+      id: { type: "string" },
+      json: { type: "boolean" },
+      "base-path": { type: "string" }
+    },
+    required: ["access-key", "id"]
+  },
   copy: {
     words: ["copy"],
     synopsis: "--from <db url> --to <db url>",
     summary:
-      "copy every account, access key, widget, dashboard and entry into an empty database (SQLite to PostgreSQL, or a " +
+      "copy every account, access key, widget, dashboard, rotation and entry into an empty database (SQLite to PostgreSQL, or a " +
       "backup from a running deployment), then check the counts; progress on stderr",
     options: { from: { type: "string" }, to: { type: "string" } },
     required: ["from", "to"]
@@ -163,6 +222,8 @@ export const usage = (): string => {
     "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
     "  DASHSTREAM_WORKERS       processes serving HTTP, as --workers (default: the number of CPUs; 1: one process)",
     "  DASHSTREAM_FRAME_ANCESTORS  sites that may frame a dashboard page, a CSP source list, as --frame-ancestors (default 'self')",
+    "  DASHSTREAM_BASE_PATH     path prefix every route is served under behind a reverse proxy, as --base-path (default: none)",
+    "  DASHSTREAM_TRUST_PROXY   reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto are believed, as --trust-proxy (default: none)",
     "",
     "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
     "",

@@ -2,6 +2,8 @@ import { BlockList, isIP } from "node:net"
 import { availableParallelism } from "node:os"
 import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
 import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
+// The parsers alone (node:net and effect), not the HTTP interface, which `serve` loads lazily.
+import { parseBasePath, parseTrustProxy, type TrustedProxies } from "@dashstream/http/ReverseProxy"
 import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { UsageError } from "./Errors.js"
 
@@ -38,7 +40,9 @@ export const EnvVar = {
   decimationTiers: "DASHSTREAM_DECIMATION_TIERS",
   workers: "DASHSTREAM_WORKERS",
   corsOrigin: "DASHSTREAM_CORS_ORIGIN",
-  frameAncestors: "DASHSTREAM_FRAME_ANCESTORS"
+  frameAncestors: "DASHSTREAM_FRAME_ANCESTORS",
+  basePath: "DASHSTREAM_BASE_PATH",
+  trustProxy: "DASHSTREAM_TRUST_PROXY"
 } as const
 
 /**
@@ -191,6 +195,8 @@ export type ServeFlags = {
   readonly "no-admin"?: boolean | undefined
   readonly "cors-origin"?: ReadonlyArray<string> | undefined
   readonly "frame-ancestors"?: string | undefined
+  readonly "base-path"?: string | undefined
+  readonly "trust-proxy"?: string | undefined
 }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
@@ -248,6 +254,17 @@ export interface ServeConfig {
    * (`--frame-ancestors`, `DASHSTREAM_FRAME_ANCESTORS`, see {@link parseFrameAncestors}); default `'self'`.
    */
   readonly frameAncestors: string
+  /**
+   * The path prefix every route is served under behind a reverse proxy (contract section 16; `--base-path`,
+   * `DASHSTREAM_BASE_PATH`, see `parseBasePath`): `/dashboards`, no trailing slash; `""` (the default) for the root.
+   */
+  readonly basePath: string
+  /**
+   * The reverse proxies whose `X-Forwarded-For` / `X-Forwarded-Proto` are believed (contract section 16;
+   * `--trust-proxy`, `DASHSTREAM_TRUST_PROXY`: addresses and CIDR ranges, comma-separated); `null` (the default):
+   * none, the headers are ignored.
+   */
+  readonly trustProxy: TrustedProxies | null
 }
 
 /** Defaults of {@link ServeConfig}. */
@@ -264,6 +281,12 @@ const tiers: Config.Config<TierPolicy> = Config.withDefault(
     Either.mapLeft(parsePolicy(text), (error) => `${name}: ${error.message}`)
   ),
   defaultPolicy
+)
+
+/** `--base-path`, else `DASHSTREAM_BASE_PATH`, else `""` (the root; contract section 16). */
+const basePathSetting: Config.Config<string> = Config.withDefault(
+  flagOrEnv("base-path", EnvVar.basePath, parseBasePath),
+  ""
 )
 
 /** Every setting of `serve`, one entry each, in the order their errors are reported. */
@@ -296,7 +319,9 @@ const serve: Config.Config<ServeConfig> = Config.all({
   frameAncestors: Config.withDefault(
     flagOrEnv("frame-ancestors", EnvVar.frameAncestors, parseFrameAncestors),
     serveDefaults.frameAncestors
-  )
+  ),
+  basePath: basePathSetting,
+  trustProxy: Config.withDefault(flagOrEnv("trust-proxy", EnvVar.trustProxy, parseTrustProxy), null)
 })
 
 /**
@@ -305,7 +330,8 @@ const serve: Config.Config<ServeConfig> = Config.all({
  * `DASHSTREAM_LOG_REQUESTS`, `--log-skipped` / `DASHSTREAM_LOG_SKIPPED`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT`
  * (see {@link parseDailyTime}), `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}),
  * `--workers` / `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism) or
- * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}).
+ * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}), `--base-path` /
+ * `DASHSTREAM_BASE_PATH` (see `parseBasePath`) or `--trust-proxy` / `DASHSTREAM_TRUST_PROXY` (see `parseTrustProxy`).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
   load(serve, flags, env)
@@ -391,6 +417,13 @@ export const formatDailyTime = (time: DailyTime): string =>
  */
 export const decimationPolicy = (flag: string | undefined, env: Env): Either.Either<TierPolicy, UsageError> =>
   load(tiers, { "decimation-tiers": flag }, env)
+
+/**
+ * The base path the view URLs `dashboards create` prints start with: `--base-path` (`flag`), else
+ * `DASHSTREAM_BASE_PATH`, else `""` (contract section 16, as `serve` reads it). A bad value is a {@link UsageError}.
+ */
+export const basePath = (flag: string | undefined, env: Env): Either.Either<string, UsageError> =>
+  load(basePathSetting, { "base-path": flag }, env)
 
 // Date, optional time to the minute, second or fraction, and a zone (required with a time: local time would make
 // the pass depend on the machine's time zone).

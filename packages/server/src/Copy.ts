@@ -47,13 +47,13 @@ const progressLine = (p: CopyProgress): string => {
     `${count(done)} of ${count(total)}${total === 0 ? "" : ` (${Math.floor((done / total) * 100)}%)`}`
   return (
     `copy: accounts ${of(p.accounts, p.total.accounts)}, access keys ${of(p.accessKeys, p.total.accessKeys)}, ` +
-    `dashboards ${of(p.dashboards, p.total.dashboards)}, widgets ${of(p.widgets, p.total.widgets)}, ` +
+    `dashboards ${of(p.dashboards, p.total.dashboards)}, rotations ${of(p.rotations, p.total.rotations)}, widgets ${of(p.widgets, p.total.widgets)}, ` +
     `entries ${of(p.entries, p.total.entries)}`
   )
 }
 
 /**
- * Copies every account, access key digest, widget, dashboard and entry of the database `fromUrl` into the database
+ * Copies every account, access key digest, widget, dashboard, rotation and entry of the database `fromUrl` into the database
  * `toUrl`. The source is opened read-only and never written (not even migrated): it must exist and be a Dashstream
  * database at this version's schema. The target must hold no account (its schema is created or brought up to date
  * first). Progress goes to stderr at most every {@link progressIntervalMs}; then the counts are checked and one line
@@ -111,7 +111,8 @@ export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageEr
     yield* Console.log(
       `Copied ${counted(result.accounts, "account", "accounts")}, ` +
         `${counted(result.accessKeys, "access key", "access keys")}, ${counted(result.widgets, "widget", "widgets")}, ` +
-        `${counted(result.dashboards, "dashboard", "dashboards")} and ${counted(result.entries, "entry", "entries")} ` +
+        `${counted(result.dashboards, "dashboard", "dashboards")}, ${counted(result.rotations, "rotation", "rotations")} ` +
+        `and ${counted(result.entries, "entry", "entries")} ` +
         `from the ${source} to the ${target}; the counts match.`
     )
   })

@@ -10,7 +10,7 @@ import {
   MAX_NAME_LENGTH,
   type StorageFailure,
   type Tile,
-  viewPath
+  viewUrl
 } from "@dashstream/core"
 import { Console, Effect, Either, Schema } from "effect"
 import { CommandFailed, UsageError } from "./Errors.js"
@@ -21,13 +21,16 @@ import { CommandFailed, UsageError } from "./Errors.js"
  * read or breaks a tile rule is a usage error (2), as a bad flag value is; a failing store is a runtime failure (1).
  */
 
-/** A dashboard as `--json` prints it: the admin API's body (contract section 11), `viewToken`/`url` null unless new. */
-const dashboardJson = (dashboard: Dashboard, viewToken: string | null = null) => ({
+/**
+ * A dashboard as `--json` prints it: the admin API's body (contract section 11), `viewToken`/`url` null unless new;
+ * `url` starts with the server's base path (contract section 16).
+ */
+const dashboardJson = (dashboard: Dashboard, viewToken: string | null = null, basePath = "") => ({
   id: dashboard.id,
   name: dashboard.name,
   tiles: dashboard.tiles,
   viewToken,
-  url: viewToken === null ? null : viewPath(viewToken),
+  url: viewToken === null ? null : viewUrl(basePath, "dashboard", viewToken),
   createdAt: new Date(Math.floor(dashboard.createdAt / 1000)).toISOString()
 })
 
@@ -67,14 +70,16 @@ const layoutError = (file: string, error: { readonly message: string; readonly p
 
 /**
  * `dashboards create`: creates a dashboard of the account (the default layout when `layout` is undefined) and prints
- * its view URL path `/d/<viewToken>` (shown only now) or, with `json`, the dashboard as the admin API answers it.
+ * its view URL path `<basePath>/d/<viewToken>` (shown only now) or, with `json`, the dashboard as the admin API
+ * answers it. `basePath` is the server's `--base-path` (`""` for the root).
  * A tile naming a stream that is not a widget of the account is a `UsageError`.
  */
 export const create = (
   accountId: AccountId,
   name: string,
   layout: { readonly file: string; readonly tiles: ReadonlyArray<Tile> } | undefined,
-  json: boolean
+  json: boolean,
+  basePath = ""
 ): Effect.Effect<void, UsageError | CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
     const { dashboard, viewToken } = yield* Dashboards.createDashboard(
@@ -89,11 +94,11 @@ export const create = (
         AccountNotFound: (error) => Effect.fail(new CommandFailed({ message: error.message }))
       })
     )
-    if (json) return yield* Console.log(JSON.stringify(dashboardJson(dashboard, viewToken)))
+    if (json) return yield* Console.log(JSON.stringify(dashboardJson(dashboard, viewToken, basePath)))
     const tiles = dashboard.tiles.length === 1 ? "1 tile" : `${dashboard.tiles.length} tiles`
     yield* Console.log(`Created dashboard ${JSON.stringify(dashboard.name)} with id ${dashboard.id} and ${tiles}.`)
     yield* Console.log("View URL path (shown only now; append it to the server's address, share it as a secret):")
-    yield* Console.log(viewPath(viewToken))
+    yield* Console.log(viewUrl(basePath, "dashboard", viewToken))
   })
 
 /**

@@ -91,6 +91,8 @@ export const serve = (
             logSkipped: config.logSkipped,
             corsOrigins: config.corsOrigins,
             frameAncestors: config.frameAncestors,
+            basePath: config.basePath,
+            trustProxy: config.trustProxy ?? undefined,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,
@@ -176,7 +178,7 @@ const adminTokenOf = (admin: AdminSetting, role: WorkerRole | undefined): Effect
  * The line `serve` prints after the listening line when the console is on (contract section 14): on a first run
  * `Console: http://127.0.0.1:<port>/console#token=<token>`, the link that signs in (the token is in the fragment,
  * which a browser never sends); with a configured token, the console's address alone. `url` is the listening URL
- * (`http://HOST:PORT`); a wildcard host is shown as 127.0.0.1. `undefined` when the console is off.
+ * (`http://HOST:PORT`, then the base path if any, contract section 16); a wildcard host is shown as 127.0.0.1. `undefined` when the console is off.
  */
 export const consoleLine = (url: string, admin: AdminSetting, token: string | undefined): string | undefined => {
   if (admin._tag === "Off" || token === undefined) return undefined
@@ -229,7 +231,7 @@ export const firstStartHint = (db: DatabaseConfig, config: ServeConfig, admin: A
         ? " --db <your --db URL>"
         : ` --db ${shellQuote(Redacted.value(db.url))}`
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host
-  const base = `http://${host.includes(":") ? `[${host}]` : host}:${config.port === 0 ? "<port>" : config.port}`
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${config.port === 0 ? "<port>" : config.port}${config.basePath}`
   const auth = `-H "Authorization: Bearer ${admin._tag === "FirstRun" ? "<TOKEN>" : "$DASHSTREAM_ADMIN_TOKEN"}"`
   return [
     "",

@@ -76,10 +76,34 @@ describe("Config.serveConfig", () => {
       decimationPolicy: defaultPolicy,
       workers: availableParallelism(),
       corsOrigins: [],
-      frameAncestors: "'self'"
+      frameAncestors: "'self'",
+      basePath: "",
+      trustProxy: null
     })
   })
 
+  it("base path and trusted proxies: flags beat DASHSTREAM_BASE_PATH / DASHSTREAM_TRUST_PROXY; bad values are usage errors", () => {
+    assert.strictEqual(
+      right(Config.serveConfig({ "base-path": "/dash" }, { DASHSTREAM_BASE_PATH: "/x" })).basePath,
+      "/dash"
+    )
+    assert.strictEqual(right(Config.serveConfig({}, { DASHSTREAM_BASE_PATH: "/x/y" })).basePath, "/x/y")
+    assert.strictEqual(right(Config.serveConfig({ "base-path": "/" }, {})).basePath, "")
+    assert.match(leftMessage(Config.serveConfig({ "base-path": "/dash/" }, {})), /^--base-path must be a URL path/)
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_BASE_PATH: "/a/../b" })),
+      /^DASHSTREAM_BASE_PATH must be/
+    )
+    const trusted = right(Config.serveConfig({ "trust-proxy": "127.0.0.1,10.0.0.0/8" }, {})).trustProxy!
+    assert.deepStrictEqual(trusted.entries, ["127.0.0.1", "10.0.0.0/8"])
+    assert.isTrue(trusted.trusts("::ffff:10.9.8.7"))
+    assert.deepStrictEqual(right(Config.serveConfig({}, { DASHSTREAM_TRUST_PROXY: "::1" })).trustProxy!.entries, [
+      "::1"
+    ])
+    assert.match(leftMessage(Config.serveConfig({ "trust-proxy": "proxy.local" }, {})), /^--trust-proxy must be IP/)
+    assert.strictEqual(right(Config.basePath(undefined, { DASHSTREAM_BASE_PATH: "/d" })), "/d")
+    assert.match(leftMessage(Config.basePath("nope", {})), /^--base-path must be/)
+  })
   it("frame-ancestors: --frame-ancestors beats DASHSTREAM_FRAME_ANCESTORS; a source list, else a usage error", () => {
     const frameAncestors = (flag: string | undefined, env: string | undefined) =>
       Config.serveConfig({ "frame-ancestors": flag }, env === undefined ? {} : { DASHSTREAM_FRAME_ANCESTORS: env })

@@ -54,9 +54,10 @@ const matching = (urls: ReadonlyArray<string>, pattern: RegExp) => urls.filter((
 
 const effect = /\/node_modules\/effect\//
 // The HTTP adapter, its metrics library, and the HTTP modules of @effect/platform(-node) (runMain's NodeRuntime is not
-// one: every command runs under it).
+// one: every command runs under it). The adapter's `ReverseProxy` module is not either: the parsers of `--base-path` and
+// `--trust-proxy` that the configuration checks, importing node:net and effect only (`@dashstream/http/ReverseProxy`).
 const httpStack =
-  /\/packages\/http\/|\/node_modules\/prom-client\/|\/node_modules\/@effect\/platform[^/]*\/dist\/esm\/(Node)?Http/
+  /\/packages\/http\/(?!(src|dist)\/ReverseProxy\.[jt]s$)|\/node_modules\/prom-client\/|\/node_modules\/@effect\/platform[^/]*\/dist\/esm\/(Node)?Http/
 const postgres = /\/node_modules\/pg\/|\/packages\/storage-postgres\//
 const sqlite = /\/node_modules\/better-sqlite3\/|\/packages\/storage-sqlite\//
 

@@ -220,6 +220,99 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
       assertOneLineError(unknown, /access key is unknown/)
     })
 
+    it("rotations create prints the view URL path; list, show, rotate-token and delete; bad flags exit 2", async () => {
+      const { accessKey } = await createAccount()
+      const rotations = (...args: ReadonlyArray<string>) =>
+        cli(["rotations", ...args, "--access-key", accessKey, "--db", db])
+      await createWidget(accessKey, "revenue", "number")
+      const ids: Array<string> = []
+      for (const name of ["A", "B"]) {
+        const made = await cli([
+          "dashboards",
+          "create",
+          "--name",
+          name,
+          "--json",
+          "--access-key",
+          accessKey,
+          "--db",
+          db
+        ])
+        assert.strictEqual(made.code, 0, made.stderr)
+        ids.push(JSON.parse(made.stdout).id)
+      }
+      const [a, b] = ids as [string, string]
+
+      const plain = await rotations("create", "--name", "Wall", "--dashboards", `${a},${b}`, "--interval", "30")
+      assert.strictEqual(plain.code, 0, plain.stderr)
+      assert.match(plain.stdout, /^Created rotation "Wall" with id [0-9a-f-]{36}: 2 dashboards, 30 s each\.$/m)
+      const url = plain.stdout.trimEnd().split("\n").at(-1)!
+      assert.match(url, /^\/r\/dv_[A-Za-z0-9_-]{43}$/)
+      const id = /with id ([0-9a-f-]{36})/.exec(plain.stdout)![1]!
+
+      const json = await rotations("create", "--name", "Empty", "--interval", "3600", "--json")
+      assert.strictEqual(json.code, 0, json.stderr)
+      const empty = JSON.parse(json.stdout)
+      assert.deepStrictEqual(Object.keys(empty).sort(), [
+        "createdAt",
+        "dashboardIds",
+        "id",
+        "intervalSeconds",
+        "name",
+        "url",
+        "viewToken"
+      ])
+      assert.deepStrictEqual(
+        [empty.name, empty.dashboardIds, empty.intervalSeconds, empty.url],
+        ["Empty", [], 3600, `/r/${empty.viewToken}`]
+      )
+
+      // Bad flags: the rule's message with the flag; nothing stored.
+      assertUsageError(
+        await rotations("create", "--name", "x", "--interval", "4"),
+        /--interval: intervalSeconds must be from 5 to 3600/
+      )
+      assertUsageError(await rotations("create", "--name", "x", "--interval", "soon"), /--interval: /)
+      assertUsageError(await rotations("create", "--name", "", "--interval", "5"), /--name: name must not be empty/)
+      assertUsageError(
+        await rotations("create", "--name", "x", "--dashboards", `${a},nope`, "--interval", "5"),
+        /--dashboards: no dashboard with id "nope" in this account/
+      )
+      assertUsageError(await rotations("create", "--name", "x"), /--interval/)
+
+      const list = await rotations("list", "--json")
+      assert.strictEqual(list.code, 0, list.stderr)
+      assert.deepStrictEqual(
+        (JSON.parse(list.stdout).rotations as Array<any>).map((r) => [r.name, r.dashboardIds, r.viewToken, r.url]),
+        [
+          ["Wall", [a, b], null, null],
+          ["Empty", [], null, null]
+        ]
+      )
+      const table = await rotations("list")
+      assert.strictEqual(table.code, 0, table.stderr)
+      assert.match(table.stdout, /^ID +NAME +DASHBOARDS +INTERVAL +CREATED$/m)
+      assert.match(table.stdout, /^[0-9a-f-]{36} +Wall +2 +30s +\d{4}-/m)
+
+      const shown = await rotations("show", "--id", id)
+      assert.strictEqual(shown.code, 0, shown.stderr)
+      assert.include(shown.stdout, `  ${a}\n  ${b}\n`)
+
+      const rotated = await rotations("rotate-token", "--id", id)
+      assert.strictEqual(rotated.code, 0, rotated.stderr)
+      const next = rotated.stdout.trimEnd().split("\n").at(-1)!
+      assert.match(next, /^\/r\/dv_[A-Za-z0-9_-]{43}$/)
+      assert.notStrictEqual(next, url)
+
+      const deleted = await rotations("delete", "--id", id)
+      assert.strictEqual(deleted.code, 0, deleted.stderr)
+      const again = await rotations("delete", "--id", id)
+      assert.strictEqual(again.code, 1)
+      assertOneLineError(again, /no rotation with id/)
+      const missing = await rotations("show", "--id", id)
+      assert.strictEqual(missing.code, 1)
+    })
+
     it("an unknown access key exits 1", async () => {
       const list = await cli(["widgets", "list", "--access-key", "not-a-key", "--db", db])
       assert.strictEqual(list.code, 1)

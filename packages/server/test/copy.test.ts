@@ -17,6 +17,7 @@ import {
   type DashboardRecord,
   Dashboards,
   type EntryRecord,
+  type RotationRecord,
   StorageError,
   type StorageFailure,
   type StoreCopy,
@@ -34,6 +35,7 @@ interface Dump {
   readonly accessKeys: ReadonlyArray<AccessKeyRecord>
   readonly streams: ReadonlyArray<StreamRecord>
   readonly dashboards: ReadonlyArray<DashboardRecord>
+  readonly rotations: ReadonlyArray<RotationRecord>
   readonly entries: ReadonlyArray<readonly [number, ReadonlyArray<EntryRecord>]>
 }
 
@@ -50,6 +52,7 @@ const dumpOf = (source: CopySource): Effect.Effect<Dump, StorageFailure> =>
       accessKeys: yield* source.accessKeys(null, all),
       streams,
       dashboards: yield* source.dashboards(null, all),
+      rotations: yield* source.rotations(null, all),
       entries
     }
   })
@@ -78,7 +81,8 @@ const normalised = (d: Dump) => ({
   ...d,
   accounts: sortedByName(d),
   accessKeys: [...d.accessKeys].sort((a, b) => a.digest.localeCompare(b.digest)),
-  dashboards: [...d.dashboards].sort((a, b) => a.id.localeCompare(b.id))
+  dashboards: [...d.dashboards].sort((a, b) => a.id.localeCompare(b.id)),
+  rotations: [...d.rotations].sort((a, b) => a.id.localeCompare(b.id))
 })
 
 describe("dashstream copy", () => {
@@ -96,6 +100,8 @@ describe("dashstream copy", () => {
   const dashboards: Array<{ viewToken: string; accountId: string; json: Record<string, unknown> }> = []
   /** A dashboard's view token from before its rotation: it opens nothing, on the original or a copy. */
   let rotatedViewToken = ""
+  /** A rotation's view token (contract section 15): it opens the same rotation page on a copy. */
+  let rotationViewToken = ""
 
   beforeAll(async () => {
     const [a, b] = await Promise.all([openTestDatabase({ ci: true }), openTestDatabase({ ci: true })])
@@ -165,6 +171,21 @@ describe("dashstream copy", () => {
     await push("other stream", { listItem: "y" }, second.accessKey)
     await push("ünïcode ✓", { label: "ok ✓" }, second.accessKey)
     await dashboard(second.id, { name: "Second" })
+    // A rotation of the first account's dashboards, one of them twice, and an empty one.
+    const ids = dashboards.filter((d) => d.accountId === first.id).map((d) => d.json.id as string)
+    const wall = await api.admin("POST", `/admin/accounts/${first.id}/rotations`, {
+      name: "Wall ✓",
+      dashboardIds: [ids[1], ids[0], ids[1]],
+      intervalSeconds: 30
+    })
+    expect(wall.status, wall.text).toBe(201)
+    rotationViewToken = wall.json.viewToken as string
+    const empty = await api.admin("POST", `/admin/accounts/${second.id}/rotations`, {
+      name: "Nothing yet",
+      dashboardIds: [],
+      intervalSeconds: 5
+    })
+    expect(empty.status, empty.text).toBe(201)
     for (const stream of ["spark", "revenue", "board", "feed", "xy", "empty"]) streams.push({ key, stream })
     for (const stream of ["other stream", "ünïcode ✓"]) streams.push({ key: second.accessKey, stream })
   }, 180_000)
@@ -180,7 +201,7 @@ describe("dashstream copy", () => {
     const copied = await runCli(["copy", "--from", sqliteUrl, "--to", pg.url])
     expect(copied.code, copied.stderr).toBe(0)
     expect(copied.stdout).toMatch(
-      /^Copied 2 accounts, 3 access keys, 8 widgets, 3 dashboards and \d+ entries from the SQLite file .+ to the PostgreSQL database .+; the counts match\.\n$/
+      /^Copied 2 accounts, 3 access keys, 8 widgets, 3 dashboards, 2 rotations and \d+ entries from the SQLite file .+ to the PostgreSQL database .+; the counts match\.\n$/
     )
     expect(copied.stderr).toMatch(/^copy: accounts 2 of 2 \(100%\), access keys 3 of 3 \(100%\), dashboards 3 of 3/m)
     expect(copied.stderr).not.toContain("postgres://")
@@ -205,6 +226,16 @@ describe("dashstream copy", () => {
         expect([b.status, b.text]).toEqual([a.status, a.text])
       }
       expect((await copy.fetch(`/d/${rotatedViewToken}`)).status).toBe(404)
+      // The rotation's view token opens the same rotation page on the copy.
+      const [ra, rb] = [await api.fetch(`/r/${rotationViewToken}`), await copy.fetch(`/r/${rotationViewToken}`)]
+      expect(ra.status, ra.text).toBe(200)
+      expect([rb.status, rb.text]).toEqual([ra.status, ra.text])
+      for (const accountId of new Set(dashboards.map((d) => d.accountId))) {
+        const path = `/admin/accounts/${accountId}/rotations`
+        const [a, b] = [await api.admin("GET", path), await copy.admin("GET", path)]
+        expect(a.status, a.text).toBe(200)
+        expect([b.status, b.json]).toEqual([a.status, a.json])
+      }
       for (const accountId of new Set(dashboards.map((d) => d.accountId))) {
         const path = `/admin/accounts/${accountId}/dashboards`
         const [a, b] = [await api.admin("GET", path), await copy.admin("GET", path)]
@@ -265,7 +296,7 @@ describe("dashstream copy", () => {
     const before = await dump({ postgres: pg.url })
     const copied = await runCli(["copy", "--from", pg.url, "--to", `sqlite:${backup}`])
     expect(copied.code, copied.stderr).toBe(0)
-    expect(copied.stdout).toContain("3 dashboards and")
+    expect(copied.stdout).toContain("3 dashboards, 2 rotations and")
     expect(copied.stdout).toContain("the counts match")
     const after = await dump({ sqlite: backup })
     expect(normalised(after)).toEqual(normalised(before))
@@ -340,8 +371,9 @@ describe("dashstream copy", () => {
       empty.accessKeys.length,
       empty.streams.length,
       empty.dashboards.length,
+      empty.rotations.length,
       empty.entries.length
-    ]).toEqual([0, 0, 0, 0, 0])
+    ]).toEqual([0, 0, 0, 0, 0, 0])
     const again = await runCli(["copy", "--from", sqliteUrl, "--to", pgFresh.url])
     expect(again.code, again.stderr).toBe(0)
     expect(normalised(await dump({ postgres: pgFresh.url }))).toEqual(normalised(original))
@@ -353,12 +385,15 @@ describe("dashstream copy", () => {
         Effect.gen(function* () {
           const from = yield* Sqlite.openStoreCopy({ filename: sqliteFile })
           const to = yield* Sqlite.openStoreCopy({ filename: join(dir, "lossy.db") })
-          // The target drops the first dashboard it is given; everything else goes in.
+          // The target drops one dashboard (one no rotation shows); everything else goes in.
           const lossy: StoreCopy["Type"] = {
             ...to,
             write: (use) =>
               to.write((target) =>
-                use({ ...target, insertDashboards: (rows) => target.insertDashboards(rows.slice(1)) })
+                use({
+                  ...target,
+                  insertDashboards: (rows) => target.insertDashboards(rows.filter((r) => r.name !== "Second"))
+                })
               )
           }
           return yield* Effect.either(copyStore(from, lossy))

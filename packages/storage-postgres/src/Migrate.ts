@@ -7,6 +7,7 @@ import * as m0001 from "./migrations/0001_initial.js"
 import * as m0002 from "./migrations/0002_live.js"
 import * as m0003 from "./migrations/0003_dashboards.js"
 import * as m0004 from "./migrations/0004_console_sessions.js"
+import * as m0005 from "./migrations/0005_rotations.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /** Every migration, by name; names sort in the order they run. Never edit one that has shipped: add a new one. */
@@ -14,7 +15,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": m0001,
   "0002_live": m0002,
   "0003_dashboards": m0003,
-  "0004_console_sessions": m0004
+  "0004_console_sessions": m0004,
+  "0005_rotations": m0005
 }
 
 /**

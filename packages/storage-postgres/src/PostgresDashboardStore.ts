@@ -4,6 +4,7 @@ import {
   type Dashboard,
   type DashboardId,
   type DashboardStore,
+  type RotationStorage,
   type Tile
 } from "@dashstream/core"
 import { Effect, Option } from "effect"
@@ -35,9 +36,10 @@ const toDashboard = (row: Row): Dashboard => ({
  * is one statement (atomic on its own, no transaction needed); rotation is one `UPDATE`, so from its commit on only
  * the new digest finds the dashboard, in every process. Tiles are stored as JSON text. A foreign key ties a dashboard
  * to its account (`AccountNotFound` on create); none ties tiles to streams. Errors: `StorageUnavailable` when the
- * server is unreachable, `StorageError` otherwise.
+ * server is unreachable, `StorageError` otherwise. Rotations, the rest of the port, are `PostgresRotationStore`'s; a
+ * deleted dashboard leaves them by a foreign key.
  */
-export const makeDashboardStore = (pool: pg.Pool): DashboardStore["Type"] => {
+export const makeDashboardStore = (pool: pg.Pool): Omit<DashboardStore["Type"], keyof RotationStorage> => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: toStorageFailure })
   const first = (rows: ReadonlyArray<Row>) => Option.map(Option.fromNullable(rows[0]), toDashboard)
   return {

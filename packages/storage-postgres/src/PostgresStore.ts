@@ -15,6 +15,7 @@ import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
 import { makeDashboardStore } from "./PostgresDashboardStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
+import { makeRotationStorage } from "./PostgresRotationStore.js"
 import { makeSessionStore } from "./PostgresSessionStore.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 import { makeStreamStore } from "./PostgresStreamStore.js"
@@ -85,7 +86,7 @@ export const make = (
       streamStore: makeStreamStore(pool, groupCommit),
       accountStore: makeAccountStore(pool, channel),
       decimationStore: makeDecimationStore(pool, config),
-      dashboardStore: makeDashboardStore(pool),
+      dashboardStore: { ...makeDashboardStore(pool), ...makeRotationStorage(pool) },
       changeFeed: listener.feed(),
       sessionStore: makeSessionStore(pool)
     }

@@ -5,6 +5,7 @@ import {
   type CopyTarget,
   type DashboardRecord,
   type EntryRecord,
+  type RotationRecord,
   schemaProblem,
   SourceRefused,
   type StorageFailure,
@@ -34,14 +35,18 @@ const query = <R extends pg.QueryResultRow>(
   })
 
 const countsSql = `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM access_keys) AS "accessKeys",
-  (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards`
+  (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards,
+  (SELECT count(*) FROM rotations) AS rotations`
 
 const source = (client: pg.PoolClient): CopySource => ({
   counts: Effect.gen(function* () {
-    const [row] = yield* query<{ accounts: number; accessKeys: number; widgets: number; dashboards: number }>(
-      client,
-      countsSql
-    )
+    const [row] = yield* query<{
+      accounts: number
+      accessKeys: number
+      widgets: number
+      dashboards: number
+      rotations: number
+    }>(client, countsSql)
     const rows = yield* query<{ stream_id: number; n: number }>(
       client,
       "SELECT stream_id, count(*) AS n FROM entries GROUP BY stream_id"
@@ -53,6 +58,7 @@ const source = (client: pg.PoolClient): CopySource => ({
       accessKeys: row!.accessKeys,
       widgets: row!.widgets,
       dashboards: row!.dashboards,
+      rotations: row!.rotations,
       entries
     } satisfies StoreCounts
   }),
@@ -82,6 +88,19 @@ const source = (client: pg.PoolClient): CopySource => ({
       `SELECT id, account_id AS "accountId", name, tiles, view_token AS "viewToken", created_at AS "createdAt"
          FROM dashboards WHERE id > $1 ORDER BY id LIMIT $2`,
       [after ?? "", limit]
+    ),
+  rotations: (after, limit) =>
+    Effect.map(
+      query<Omit<RotationRecord, "dashboardIds"> & { dashboardIds: string } & pg.QueryResultRow>(
+        client,
+        `SELECT id, account_id AS "accountId", name, interval_seconds AS "intervalSeconds", view_token AS "viewToken",
+           created_at AS "createdAt",
+           coalesce((SELECT json_agg(dashboard_id ORDER BY position) FROM rotation_dashboards
+             WHERE rotation_id = rotations.id), '[]')::text AS "dashboardIds"
+           FROM rotations WHERE id > $1 ORDER BY id LIMIT $2`,
+        [after ?? "", limit]
+      ),
+      (rows) => rows.map((r) => ({ ...r, dashboardIds: JSON.parse(r.dashboardIds) as RotationRecord["dashboardIds"] }))
     ),
   entries: (stream, after, limit) =>
     query<EntryRecord & pg.QueryResultRow>(
@@ -148,6 +167,34 @@ const target = (client: pg.PoolClient): CopyTarget => ({
         rows.map((r) => r.createdAt)
       ]
     ),
+  insertRotations: (rows) =>
+    rows.length === 0
+      ? Effect.void
+      : Effect.zipRight(
+          query(
+            client,
+            `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, created_at)
+               SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::bigint[])`,
+            [
+              rows.map((r) => r.id),
+              rows.map((r) => r.accountId),
+              rows.map((r) => r.name),
+              rows.map((r) => r.intervalSeconds),
+              rows.map((r) => r.viewToken),
+              rows.map((r) => r.createdAt)
+            ]
+          ),
+          query(
+            client,
+            `INSERT INTO rotation_dashboards (rotation_id, position, dashboard_id)
+               SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])`,
+            [
+              rows.flatMap((r) => r.dashboardIds.map(() => r.id)),
+              rows.flatMap((r) => r.dashboardIds.map((_, i) => i)),
+              rows.flatMap((r) => r.dashboardIds)
+            ]
+          )
+        ),
   insertEntries: (stream, rows) =>
     query(
       client,

@@ -50,6 +50,8 @@ describe.skipIf(db === undefined)("several processes on one database", () => {
             "entries",
             "kysely_migration",
             "kysely_migration_lock",
+            "rotation_dashboards",
+            "rotations",
             "streams"
           ])
         }

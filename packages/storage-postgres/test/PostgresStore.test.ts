@@ -1,4 +1,11 @@
-import { changeFeedSuite, dashboardSuite, decimationSuite, sessionSuite, storageSuite } from "@dashstream/core/testing"
+import {
+  changeFeedSuite,
+  dashboardSuite,
+  decimationSuite,
+  rotationSuite,
+  sessionSuite,
+  storageSuite
+} from "@dashstream/core/testing"
 import { afterAll, describe, it } from "@effect/vitest"
 import { freshSchemaLayer, openTestDatabase } from "../src/testing/index.js"
 
@@ -14,6 +21,7 @@ if (db === undefined) {
   storageSuite("postgres", () => freshSchemaLayer(db.url))
   decimationSuite("postgres", () => freshSchemaLayer(db.url))
   dashboardSuite("postgres", () => freshSchemaLayer(db.url))
+  rotationSuite("postgres", () => freshSchemaLayer(db.url))
   changeFeedSuite("postgres", () => freshSchemaLayer(db.url))
   sessionSuite("postgres", () => freshSchemaLayer(db.url))
 }

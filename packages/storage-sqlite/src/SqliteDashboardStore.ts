@@ -4,6 +4,7 @@ import {
   type Dashboard,
   type DashboardId,
   type DashboardStore,
+  type RotationStorage,
   type Tile
 } from "@dashstream/core"
 import { type Context, Effect, Option } from "effect"
@@ -28,9 +29,10 @@ const toDashboard = (row: Row): Dashboard => ({
  * The `DashboardStore` port over an open, migrated connection (contract section 11; table `dashboards` of migration
  * 0003). Each method is one Kysely statement (atomic on its own), so nothing here needs a transaction. Tiles are
  * stored as JSON text. A foreign key ties a dashboard to its account (`AccountNotFound` on create); none ties tiles
- * to streams. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or `StorageError`.
+ * to streams. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or `StorageError`. Rotations, the rest
+ * of the port, are `SqliteRotationStore`'s; a deleted dashboard leaves them by a foreign key.
  */
-export const make = (kysely: Kysely<Tables>): Context.Tag.Service<DashboardStore> => {
+export const make = (kysely: Kysely<Tables>): Omit<Context.Tag.Service<DashboardStore>, keyof RotationStorage> => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: storageFailure })
   const one = (rows: Promise<Row | undefined>) =>
     attempt(() => rows).pipe(Effect.map((row) => Option.map(Option.fromNullable(row), toDashboard)))

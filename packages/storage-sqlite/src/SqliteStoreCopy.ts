@@ -7,6 +7,7 @@ import {
   type CopyTarget,
   type DashboardRecord,
   type EntryRecord,
+  type RotationRecord,
   schemaProblem,
   type StorageFailure,
   type StoreCopy,
@@ -39,9 +40,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   const beginImmediate = db.prepare("BEGIN IMMEDIATE")
   const commit = db.prepare("COMMIT")
   const rollback = db.prepare("ROLLBACK")
-  const countRow = db.prepare<[], { accounts: number; accessKeys: number; widgets: number; dashboards: number }>(
+  const countRow = db.prepare<
+    [],
+    { accounts: number; accessKeys: number; widgets: number; dashboards: number; rotations: number }
+  >(
     `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT count(*) FROM access_keys) AS accessKeys,
-       (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards`
+       (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards,
+       (SELECT count(*) FROM rotations) AS rotations`
   )
   const entryCounts = db
     .prepare<[], [number, number]>("SELECT stream_id, count(*) FROM entries GROUP BY stream_id")
@@ -62,6 +67,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     `SELECT id, account_id AS accountId, name, tiles, view_token AS viewToken, created_at AS createdAt
        FROM dashboards WHERE id > ? ORDER BY id LIMIT ?`
   )
+  const rotations = db.prepare<[string, number], Omit<RotationRecord, "dashboardIds"> & { dashboardIds: string }>(
+    `SELECT id, account_id AS accountId, name, interval_seconds AS intervalSeconds, view_token AS viewToken,
+       created_at AS createdAt,
+       (SELECT json_group_array(dashboard_id ORDER BY position) FROM rotation_dashboards
+         WHERE rotation_id = rotations.id) AS dashboardIds
+       FROM rotations WHERE id > ? ORDER BY id LIMIT ?`
+  )
   const entries = db.prepare<[number, number, number], EntryRecord>(
     "SELECT ts, value, point FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?"
   )
@@ -77,6 +89,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   const insertDashboard = db.prepare<[string, string, string, string, string, number]>(
     "INSERT INTO dashboards (id, account_id, name, tiles, view_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
   )
+  const insertRotation = db.prepare<[string, string, string, number, string, number]>(
+    `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)`
+  )
+  const insertRotationDashboard = db.prepare<[string, number, string]>(
+    "INSERT INTO rotation_dashboards (rotation_id, position, dashboard_id) VALUES (?, ?, ?)"
+  )
   const insertEntry = db.prepare<[number, number, number | null, string]>(
     "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)"
   )
@@ -90,6 +109,7 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
       accessKeys: row.accessKeys,
       widgets: row.widgets,
       dashboards: row.dashboards,
+      rotations: row.rotations,
       entries: byStream
     }
   })
@@ -100,6 +120,12 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     accessKeys: (after, limit) => attempt(() => accessKeys.all(after ?? "", limit)),
     streams: (after, limit) => attempt(() => streams.all(after ?? NO_LOWER_BOUND, limit)),
     dashboards: (after, limit) => attempt(() => dashboards.all(after ?? "", limit)),
+    rotations: (after, limit) =>
+      attempt(() =>
+        rotations
+          .all(after ?? "", limit)
+          .map((r) => ({ ...r, dashboardIds: JSON.parse(r.dashboardIds) as RotationRecord["dashboardIds"] }))
+      ),
     entries: (stream, after, limit) => attempt(() => entries.all(stream, after ?? NO_LOWER_BOUND, limit))
   }
 
@@ -120,6 +146,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
     insertDashboards: (rows) =>
       attempt(() => {
         for (const r of rows) insertDashboard.run(r.id, r.accountId, r.name, r.tiles, r.viewToken, r.createdAt)
+      }),
+    insertRotations: (rows) =>
+      attempt(() => {
+        for (const r of rows) {
+          insertRotation.run(r.id, r.accountId, r.name, r.intervalSeconds, r.viewToken, r.createdAt)
+          r.dashboardIds.forEach((d, position) => insertRotationDashboard.run(r.id, position, d))
+        }
       }),
     insertEntries: (stream, rows) =>
       attempt(() => {

@@ -12,7 +12,7 @@ import {
   StreamName,
   type Widget
 } from "@dashstream/core"
-import { changeFeedSuite, dashboardSuite, sessionSuite, storageSuite } from "@dashstream/core/testing"
+import { changeFeedSuite, dashboardSuite, rotationSuite, sessionSuite, storageSuite } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
@@ -30,6 +30,7 @@ storageSuite("sqlite without group commit", () => SqliteStore.layer({ filename: 
 changeFeedSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 changeFeedSuite("sqlite without group commit", () => SqliteStore.layer({ filename: freshFile(), groupCommit: false }))
 dashboardSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
+rotationSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 sessionSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 
 const T0 = 1_700_000_000_000_000
@@ -91,7 +92,8 @@ describe("SQLite adapter", () => {
         "0002_live",
         "0003_dashboards",
         "0004_live_sequence",
-        "0005_console_sessions"
+        "0005_console_sessions",
+        "0006_rotations"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(

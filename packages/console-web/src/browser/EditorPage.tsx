@@ -4,7 +4,7 @@ import { api, ApiError, type Dashboard, type TileJson, type Widget } from "./api
 import { GridEditor, type StreamInfo } from "./GridEditor.js"
 import { type Cell, errorTarget, firstFreeCell, sameLayout } from "./layout.js"
 import { type Draft, draftOf, keepDraft, viewLink } from "./memory.js"
-import { tileOptionEditors, type TileOptions, withOption } from "./options.js"
+import { optionErrorOf, tileOptionEditors, type TileOptions, withOption } from "./options.js"
 import { ConfirmButton, describeError, ErrorText, routeHref } from "./ui.js"
 
 /** How often the editor re-reads the account's widgets for their newest entries (milliseconds). */
@@ -65,7 +65,14 @@ export const EditorPage = (props: {
   const [draft, setDraft] = useState<Draft | undefined>(undefined)
   const [widgets, setWidgets] = useState<ReadonlyArray<Widget>>([])
   const [selected, setSelected] = useState<string | undefined>(undefined)
-  const [tileErrors, setTileErrors] = useState<ReadonlyMap<string, string>>(new Map())
+  // A 400's message on the tile its path names, with the field inside the tile (`options.thresholds[0].color`).
+  const [fieldErrors, setTileErrors] = useState<
+    ReadonlyMap<string, { readonly field: string; readonly message: string }>
+  >(new Map())
+  const tileErrors = useMemo(
+    () => new Map([...fieldErrors].map(([key, e]) => [key, e.field === "" ? e.message : `${e.field}: ${e.message}`])),
+    [fieldErrors]
+  )
   const [nameError, setNameError] = useState<string | undefined>(undefined)
   const [saveError, setSaveError] = useState<unknown>(undefined)
   const [loadError, setLoadError] = useState<unknown>(undefined)
@@ -174,8 +181,7 @@ export const EditorPage = (props: {
         const target = errorTarget(error.path)
         const tile = target.kind === "tile" ? sent.tiles[target.index] : undefined
         if (target.kind === "tile" && tile !== undefined) {
-          const field = target.field === "" ? "" : `${target.field}: `
-          setTileErrors(new Map([[tile.key, `${field}${error.message}`]]))
+          setTileErrors(new Map([[tile.key, { field: target.field, message: error.message }]]))
           setSelected(tile.key)
           focusNext.current = tile.key
         } else if (target.kind === "name") {
@@ -316,7 +322,7 @@ export const EditorPage = (props: {
                   key={chosen.key}
                   tile={chosen.tile}
                   type={streams.get(chosen.tile.streamName)?.type}
-                  error={tileErrors.get(chosen.key)}
+                  error={fieldErrors.get(chosen.key)}
                   onTitle={(title) => {
                     setDraft(
                       (d) => d && withTile(d, chosen.key, (t) => (title === "" ? without(t, "title") : { ...t, title }))
@@ -348,7 +354,7 @@ export const EditorPage = (props: {
 const Inspector = (props: {
   readonly tile: TileJson
   readonly type: string | undefined
-  readonly error: string | undefined
+  readonly error: { readonly field: string; readonly message: string } | undefined
   readonly onTitle: (title: string) => void
   readonly onOptions: (options: TileOptions | undefined) => void
   readonly onRemove: () => void
@@ -356,6 +362,9 @@ const Inspector = (props: {
   const { tile, type } = props
   const editors = type === undefined ? [] : tileOptionEditors.filter((e) => e.appliesTo(type))
   const options = tile.options ?? {}
+  const optionError = props.error === undefined ? undefined : optionErrorOf(props.error.field, props.error.message)
+  // An error on an option an editor shows is shown on its field; any other on the form.
+  const onEditor = optionError !== undefined && editors.some((e) => e.key === optionError.key)
   return (
     <div class="cw-tile-form">
       <h3>{tile.title ?? tile.streamName}</h3>
@@ -363,9 +372,9 @@ const Inspector = (props: {
         Stream <code>{tile.streamName}</code>{" "}
         {type === undefined ? <span class="cw-error">(no such widget)</span> : <>({type})</>}
       </p>
-      {props.error === undefined ? null : (
+      {props.error === undefined || onEditor ? null : (
         <p class="cw-error" role="alert">
-          {props.error}
+          {props.error.field === "" ? props.error.message : `${props.error.field}: ${props.error.message}`}
         </p>
       )}
       <label>
@@ -377,10 +386,14 @@ const Inspector = (props: {
           onInput={(e) => props.onTitle(e.currentTarget.value)}
         />
       </label>
-      {editors.map(({ key, Editor }) => (
-        <fieldset key={key} class="cw-option">
-          <legend>{key}</legend>
-          <Editor options={options} onChange={(value) => props.onOptions(withOption(tile.options, key, value))} />
+      {editors.map(({ key, legend, Editor }) => (
+        <fieldset key={key} class="cw-option" data-option={key}>
+          <legend>{legend}</legend>
+          <Editor
+            options={options}
+            error={optionError?.key === key ? optionError.error : undefined}
+            onChange={(value) => props.onOptions(withOption(tile.options, key, value))}
+          />
         </fieldset>
       ))}
       <p class="cw-muted cw-place">

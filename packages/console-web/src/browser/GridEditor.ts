@@ -2,6 +2,7 @@ import { el, Tile, type RenderContext, type WidgetType, widgetTypes } from "@das
 import { GridStack, type GridItemHTMLElement } from "gridstack"
 import type { StoredEntry, TileJson } from "./api.js"
 import { type Cell, GRID_COLUMNS, keyboardCell } from "./layout.js"
+import { previewOptions } from "./options.js"
 
 /** One tile of the layout being edited: a key of the editor's own (stable while editing) and the tile's JSON. */
 export interface EditorTile {
@@ -33,6 +34,8 @@ interface Item {
   streamName: string
   type: string
   title: string | undefined
+  /** The tile's options as last drawn (JSON), to redraw when they change. */
+  options: string
   /** The `ts` of the newest entry fed to the tile; `undefined` before any, `null` after an empty answer. */
   fedTs: number | null | undefined
 }
@@ -144,6 +147,12 @@ export class GridEditor {
           const title = item.tile.element.querySelector(".ds-tile-title")
           if (title !== null) title.textContent = tile.title ?? tile.streamName
         }
+        // Options drawn live as they are edited (the well-formed part of them).
+        const options = JSON.stringify(tile.options ?? null)
+        if (item.options !== options) {
+          item.options = options
+          item.tile.place({ ...item.tile.model, title: tile.title, options: previewOptions(tile.options) })
+        }
         const message = errors.get(key)
         item.error.textContent = message ?? ""
         item.content.classList.toggle("cw-has-error", message !== undefined)
@@ -182,7 +191,8 @@ export class GridEditor {
         y: tile.y,
         w: tile.w,
         h: tile.h,
-        deleted
+        deleted,
+        options: previewOptions(tile.options)
       },
       this.ctx
     )
@@ -213,6 +223,7 @@ export class GridEditor {
       streamName: tile.streamName,
       type,
       title: tile.title,
+      options: JSON.stringify(tile.options ?? null),
       fedTs: undefined
     }
     this.items.set(key, item)

@@ -71,6 +71,13 @@ export const unauthorizedEvent = "cw-unauthorized"
 
 const sessionPath = "/console/session"
 
+/**
+ * Where the server's routes are, as seen from this page (contract section 16): the page's own path without its
+ * `console` (or `console/`), so `/dashboards/console` calls `/dashboards/admin/...` under whatever prefix a reverse
+ * proxy serves it.
+ */
+const served = (path: string): string => `${location.pathname.replace(/console\/?$/, "")}${path.slice(1)}`
+
 const errorOf = async (response: Response): Promise<ApiError> => {
   let body: unknown
   try {
@@ -99,7 +106,7 @@ export const request = async <A = unknown>(method: string, path: string, body?: 
   if (body !== undefined) headers["content-type"] = "application/json"
   let response: Response
   try {
-    response = await fetch(path, {
+    response = await fetch(served(path), {
       method,
       headers,
       credentials: "same-origin",

@@ -94,6 +94,33 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
     )
 
     test(
+      "tile options (contract section 15) round-trip exactly, on create and on update",
+      Effect.gen(function* () {
+        const store = yield* DashboardStore
+        const account = yield* newAccount()
+        const options = {
+          thresholds: [
+            { above: 80.5, color: "amber" as const },
+            { below: -1e-7, color: "blue" as const }
+          ],
+          min: -3,
+          max: 1e12,
+          staleAfter: 31_536_000
+        }
+        const tiles = [
+          { ...tile("n", 0, 0), options },
+          { ...tile("s", 2, 0), options: { staleAfter: 10 } }
+        ]
+        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "opts", tiles))
+        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), dashboard)
+        assert.deepStrictEqual(yield* byToken(viewToken), dashboard)
+        const next = [{ ...tile("n", 0, 0), options: { thresholds: [{ above: 0, color: "red" as const }] } }]
+        yield* store.update(account.id, dashboard.id, "opts", next)
+        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id))?.tiles, next)
+      })
+    )
+
+    test(
       "a dashboard with no tiles round-trips",
       Effect.gen(function* () {
         const account = yield* newAccount()

@@ -5,8 +5,10 @@ import type { Dashboard, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
 import { ChangeFeed, deletedChange, Fanout, type PendingChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
-import { AccountNotFound, Conflict, type InvalidPoint, quoted, StreamNotFound } from "../Errors.js"
+import { AccountNotFound, Conflict, type InvalidPoint, quoted, StorageError, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
+import type { Rotation, RotationId } from "../Rotation.js"
+import type { RotationStorage } from "../RotationStore.js"
 import { SessionStore } from "../SessionStore.js"
 import {
   type ReadQuery,
@@ -49,6 +51,8 @@ interface State {
   readonly data: Map<StreamId, StreamData>
   /** Dashboards in creation order, each with its current view token digest. */
   readonly dashboards: Map<DashboardId, { dashboard: Dashboard; viewToken: ViewTokenDigest }>
+  /** Rotations in creation order, each with its current view token digest. */
+  readonly rotations: Map<RotationId, { rotation: Rotation; viewToken: ViewTokenDigest }>
   nextStreamId: number
   nextEntryId: number
   /** Signed-out console sessions: id -> when the session expires (microseconds). */
@@ -102,6 +106,7 @@ const makeState = (): State => ({
   widgets: new Map(),
   data: new Map(),
   dashboards: new Map(),
+  rotations: new Map(),
   endedSessions: new Map(),
   nextStreamId: 1,
   nextEntryId: 1,
@@ -337,7 +342,18 @@ const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
         found.dashboard = { ...found.dashboard, name, tiles }
         return Option.some(found.dashboard)
       }),
-    delete: (account, id) => Effect.sync(() => lookup(account, id) !== undefined && state.dashboards.delete(id)),
+    delete: (account, id) =>
+      Effect.sync(() => {
+        if (lookup(account, id) === undefined) return false
+        state.dashboards.delete(id)
+        // A deleted dashboard leaves every rotation (contract section 15).
+        for (const found of state.rotations.values()) {
+          const { rotation } = found
+          if (rotation.dashboardIds.includes(id))
+            found.rotation = { ...rotation, dashboardIds: rotation.dashboardIds.filter((d) => d !== id) }
+        }
+        return true
+      }),
     setViewToken: (account, id, viewToken) =>
       Effect.sync(() => {
         const found = lookup(account, id)
@@ -348,6 +364,62 @@ const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
     findByViewToken: (viewToken) =>
       Effect.sync(() =>
         Option.fromNullable([...state.dashboards.values()].find((d) => d.viewToken === viewToken)?.dashboard)
+      ),
+    ...rotationStorage(state)
+  }
+}
+
+const rotationStorage = (state: State): RotationStorage => {
+  const lookup = (account: AccountId, id: RotationId) => {
+    const found = state.rotations.get(id)
+    return found !== undefined && found.rotation.accountId === account ? found : undefined
+  }
+  const byCreation = (a: Rotation, b: Rotation) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  return {
+    createRotation: (rotation, viewToken) =>
+      Effect.suspend((): Effect.Effect<void, AccountNotFound | StorageError> => {
+        if (!state.accounts.has(rotation.accountId)) return Effect.fail(accountNotFound(rotation.accountId))
+        if (rotation.dashboardIds.some((id) => !state.dashboards.has(id)))
+          return Effect.fail(new StorageError({ cause: new Error("a rotation's dashboard does not exist") }))
+        state.rotations.set(rotation.id, {
+          rotation: { ...rotation, dashboardIds: [...rotation.dashboardIds] },
+          viewToken
+        })
+        return Effect.void
+      }),
+    listRotations: (account) =>
+      Effect.sync(() =>
+        [...state.rotations.values()]
+          .map((r) => r.rotation)
+          .filter((r) => r.accountId === account)
+          .sort(byCreation)
+      ),
+    getRotation: (account, id) => Effect.sync(() => Option.fromNullable(lookup(account, id)?.rotation)),
+    updateRotation: (account, id, change) =>
+      Effect.suspend(() => {
+        const found = lookup(account, id)
+        if (found === undefined) return Effect.succeed(Option.none())
+        if (change.dashboardIds.some((d) => !state.dashboards.has(d)))
+          return Effect.fail(new StorageError({ cause: new Error("a rotation's dashboard does not exist") }))
+        found.rotation = {
+          ...found.rotation,
+          name: change.name,
+          dashboardIds: [...change.dashboardIds],
+          intervalSeconds: change.intervalSeconds
+        }
+        return Effect.succeed(Option.some(found.rotation))
+      }),
+    deleteRotation: (account, id) => Effect.sync(() => lookup(account, id) !== undefined && state.rotations.delete(id)),
+    setRotationViewToken: (account, id, viewToken) =>
+      Effect.sync(() => {
+        const found = lookup(account, id)
+        if (found === undefined) return Option.none()
+        found.viewToken = viewToken
+        return Option.some(found.rotation)
+      }),
+    findRotationByViewToken: (viewToken) =>
+      Effect.sync(() =>
+        Option.fromNullable([...state.rotations.values()].find((r) => r.viewToken === viewToken)?.rotation)
       )
   }
 }

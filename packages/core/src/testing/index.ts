@@ -6,6 +6,8 @@
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
  * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` and of a dashboard's snapshot, run the
  *   same way.
+ * - `rotationSuite(name, makeLayer)`: the contract suite of rotations' storage (`DashboardStore`'s `RotationStorage`),
+ *   run the same way.
  * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
  * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
  * - `hotPathSetup` / `hotPathWorkload(fixture)`: every hot operation once, for the tests that EXPLAIN each statement an
@@ -16,5 +18,6 @@ export { dashboardSuite } from "./DashboardSuite.js"
 export { decimationSuite } from "./DecimationSuite.js"
 export { type HotPathFixture, hotPathSetup, hotPathWorkload } from "./HotPathWorkload.js"
 export * as MemoryStore from "./MemoryStore.js"
+export { rotationSuite } from "./RotationSuite.js"
 export { sessionSuite } from "./SessionSuite.js"
 export { storageSuite } from "./StorageSuite.js"

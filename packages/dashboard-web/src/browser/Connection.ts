@@ -18,7 +18,9 @@ const eventTypes = ["snapshot", "entry", "clear", "deleted", "layout"] as const
 export const connect = (
   eventsPath: string,
   onEvent: (event: DashboardEvent) => void,
-  onState: (state: ConnectionState) => void
+  onState: (state: ConnectionState) => void,
+  /** Events of other types this page follows (a rotation's `rotation` event), each given its `data` text. */
+  others: Readonly<Record<string, (data: string) => void>> = {}
 ): void => {
   let backoff = 1000
   const open = () => {
@@ -28,6 +30,9 @@ export const connect = (
         const event = decodeEvent(type, (message as MessageEvent<string>).data)
         if (event !== undefined) onEvent(event)
       })
+    }
+    for (const [type, handle] of Object.entries(others)) {
+      source.addEventListener(type, (message) => handle((message as MessageEvent<string>).data))
     }
     source.addEventListener("open", () => {
       backoff = 1000

@@ -1,6 +1,7 @@
 import type { Entry, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
 import { el } from "./dom.js"
+import { formatAge } from "./format.js"
 import { renderers } from "./renderers/index.js"
 import type { RenderContext, TileBody } from "./renderers/Renderer.js"
 import { addEntry, snapshotEntries } from "./TileData.js"
@@ -9,14 +10,21 @@ import { addEntry, snapshotEntries } from "./TileData.js"
 export type TileState = "data" | "empty" | "deleted"
 
 /**
- * The shared tile frame (title, empty state, "stream deleted" state) around one renderer. Holds the tile's entries
- * (see `TileData.ts`); redraws only when asked (`draw`), so bursts of events cost one draw per frame.
+ * The shared tile frame (title, empty state, "stream deleted" state, stale warning) around one renderer. Holds the
+ * tile's entries (see `TileData.ts`); redraws only when asked (`draw`), so bursts of events cost one draw per frame.
+ *
+ * Staleness (contract section 15): a tile with a `staleAfter` option whose newest entry is older than that many
+ * seconds is marked `data-stale="true"` (dimmed by the stylesheet) and says "No data for <age>"; a one-second timer
+ * counts the age up, and an entry clears it. An empty tile is never stale. The age is the browser's clock minus the
+ * entry's `ts` (the server's clock, or the pusher's timestamp): clocks that disagree shift it.
  */
 export class Tile {
   readonly element: HTMLElement
   private readonly body: HTMLElement
   private readonly placeholder: HTMLElement
   private readonly title: HTMLElement
+  private readonly stale: HTMLElement
+  private staleTimer: ReturnType<typeof setInterval> | undefined
   private readonly renderer: TileBody
   private readonly keep: number
   private entries: ReadonlyArray<Entry> = []
@@ -33,7 +41,9 @@ export class Tile {
     this.title = el("h2", "ds-tile-title")
     this.body = el("div", "ds-tile-body")
     this.placeholder = el("div", "ds-placeholder")
-    this.element.append(this.title, this.body, this.placeholder)
+    this.stale = el("div", "ds-stale")
+    this.stale.setAttribute("role", "status")
+    this.element.append(this.title, this.body, this.placeholder, this.stale)
     this.renderer = renderers[model.type].create(this.body, ctx)
     this.place(model)
   }
@@ -45,6 +55,7 @@ export class Tile {
 
   /** Moves and resizes the tile, and sets its title (a layout change, contract section 14): same stream and type. */
   place(model: TileModel): void {
+    const redraw = this.placed !== model && JSON.stringify(this.placed.options) !== JSON.stringify(model.options)
     this.placed = model
     const s = this.element.style
     s.setProperty("--x", String(model.x + 1))
@@ -52,10 +63,37 @@ export class Tile {
     s.setProperty("--w", String(model.w))
     s.setProperty("--h", String(model.h))
     this.title.textContent = model.title ?? model.streamName
+    this.title.title = model.title ?? model.streamName
+    const staleAfter = model.options?.staleAfter
+    if (staleAfter === undefined && this.staleTimer !== undefined) {
+      clearInterval(this.staleTimer)
+      this.staleTimer = undefined
+    } else if (staleAfter !== undefined && this.staleTimer === undefined) {
+      this.staleTimer = setInterval(() => this.checkStale(), 1000)
+    }
+    if (redraw) this.draw()
+    else this.checkStale()
+  }
+
+  /** Marks the tile stale (or not) for the newest held entry's age now, and writes the age (contract section 15). */
+  private checkStale(): void {
+    const staleAfter = this.placed.options?.staleAfter
+    const newest = this.entries[this.entries.length - 1]
+    const age = newest === undefined ? 0 : Date.now() / 1000 - newest.ts
+    const stale = staleAfter !== undefined && newest !== undefined && !this.deleted && age > staleAfter
+    if (stale) {
+      this.element.dataset["stale"] = "true"
+      this.stale.textContent = `No data for ${formatAge(age)}`
+    } else if (this.element.dataset["stale"] !== undefined) {
+      delete this.element.dataset["stale"]
+      this.stale.textContent = ""
+    }
   }
 
   /** Removes the tile from the page and lets its renderer go. */
   dispose(): void {
+    if (this.staleTimer !== undefined) clearInterval(this.staleTimer)
+    this.staleTimer = undefined
     this.renderer.dispose()
     this.element.remove()
   }
@@ -92,7 +130,7 @@ export class Tile {
     } else {
       let drawn = false
       try {
-        drawn = this.renderer.render(this.entries)
+        drawn = this.renderer.render(this.entries, this.placed.options ?? {})
       } catch (error) {
         console.warn(`dashstream: tile ${this.model.streamName} could not draw`, error)
         this.renderer.dispose()
@@ -101,5 +139,6 @@ export class Tile {
     }
     this.element.dataset["state"] = state
     this.placeholder.textContent = state === "deleted" ? "stream deleted" : state === "empty" ? "No data yet" : ""
+    this.checkStale()
   }
 }

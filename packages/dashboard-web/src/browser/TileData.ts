@@ -1,3 +1,4 @@
+import type { TileOptionsData } from "@dashstream/core/tileStatus"
 import type { Entry, TileModel } from "../Model.js"
 import { type WidgetType, widgetTypes } from "../WidgetType.js"
 
@@ -43,13 +44,13 @@ const knownTypes: ReadonlySet<string> = new Set(widgetTypes)
 const cell = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
 
 /**
- * A tile of a `layout` event (contract section 14): `{"streamName","title"?,"x","y","w","h","type"}`, `type` `null`
+ * A tile of a `layout` event (contract section 14): `{"streamName","title"?,"x","y","w","h","options"?,"type"}`, `type` `null`
  * when its widget no longer exists (then it shows "stream deleted", drawn as a label would be); `undefined` when
  * malformed.
  */
 export const toTileModel = (raw: unknown): TileModel | undefined => {
   if (typeof raw !== "object" || raw === null) return undefined
-  const { streamName, title, x, y, w, h, type } = raw as Record<string, unknown>
+  const { streamName, title, x, y, w, h, type, options } = raw as Record<string, unknown>
   if (typeof streamName !== "string" || !cell(x) || !cell(y) || !cell(w) || !cell(h) || w < 1 || h < 1) return undefined
   if (title !== undefined && typeof title !== "string") return undefined
   const known = typeof type === "string" && knownTypes.has(type)
@@ -62,7 +63,11 @@ export const toTileModel = (raw: unknown): TileModel | undefined => {
     y,
     w,
     h,
-    deleted: !known
+    deleted: !known,
+    // Validated by the server (contract section 15); anything but an object is ignored.
+    ...(typeof options === "object" && options !== null && !Array.isArray(options)
+      ? { options: options as TileOptionsData }
+      : {})
   }
 }
 

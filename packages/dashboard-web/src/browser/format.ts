@@ -2,6 +2,11 @@
 
 const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 })
 
+const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 })
+
+/** A number in at most about 5 characters, for axis and scale labels: `1234567` -> `1.2M`, `2500` -> `2.5K`. */
+export const formatCompact = (n: number): string => compactFormat.format(n)
+
 /** A number with thousands separators and at most 2 decimals: `1234567.891` -> `1,234,567.89`. */
 export const formatNumber = (n: number): string => numberFormat.format(n)
 
@@ -76,7 +81,8 @@ export const niceRange = (values: ReadonlyArray<number>): { readonly min: number
   return { min: lo < 0 ? -niceCeil(-lo) : 0, max: hi > 0 ? niceCeil(hi) : lo < 0 ? 0 : 1 }
 }
 
-const niceCeil = (v: number): number => {
+/** The smallest "nice" number (1, 2, 2.5, 5 times a power of ten) at least `v` (`v > 0`). */
+export const niceCeil = (v: number): number => {
   const p = Math.pow(10, Math.floor(Math.log10(v)))
   for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p
   return 10 * p
@@ -89,4 +95,42 @@ export const formatDate = (v: unknown): string | undefined => {
   if (n === undefined) return undefined
   const d = new Date(n > 1e11 ? n : n * 1000)
   return Number.isNaN(d.getTime()) ? undefined : d.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })
+}
+
+/**
+ * The scale of a bar gauge or dial (contract section 15): the tile's `min`/`max` options where given, else
+ * {@link niceRange} of the value (and of the one bound given); always `min < max`.
+ */
+export const scaleRange = (
+  value: number,
+  options: { readonly min?: number | undefined; readonly max?: number | undefined }
+): { readonly min: number; readonly max: number } => {
+  const given = [
+    value,
+    ...(options.min === undefined ? [] : [options.min]),
+    ...(options.max === undefined ? [] : [options.max])
+  ]
+  const auto = niceRange(given)
+  let min = options.min ?? auto.min
+  let max = options.max ?? auto.max
+  if (!(min < max)) {
+    if (options.max === undefined) max = min + niceCeil(Math.abs(min) || 1)
+    else min = max - niceCeil(Math.abs(max) || 1)
+  }
+  return { min, max }
+}
+
+/**
+ * An age in seconds as a wall screen says it: `45 s`, `12 min`, `3 h 5 min`, `2 days` (whole units, rounded down).
+ * The stale text of contract section 15 is `No data for <age>`.
+ */
+export const formatAge = (seconds: number): string => {
+  const s = Math.max(0, Math.floor(seconds))
+  if (s < 60) return `${s} s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m} min`
+  const h = Math.floor(m / 60)
+  if (h < 48) return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`
+  const d = Math.floor(h / 24)
+  return `${d} days`
 }

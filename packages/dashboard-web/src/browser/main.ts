@@ -4,9 +4,10 @@
  * without a reload, contract section 14). Performance marks: `ds-snapshot` when the
  * first snapshot arrives, `ds-first-render` when it is drawn (`<html data-rendered>` is set then too).
  */
-import type { PageConfig, TileModel } from "../Model.js"
+import type { PageConfig, RotationPageConfig, TileModel } from "../Model.js"
 import { connect, type ConnectionState } from "./Connection.js"
 import { el } from "./dom.js"
+import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
 
 const stateText: Record<ConnectionState, string> = {
@@ -17,6 +18,9 @@ const stateText: Record<ConnectionState, string> = {
 }
 
 const start = (): void => {
+  // The same bundle serves a rotation's page (contract section 15), which carries `#ds-rotation` instead.
+  const rotation = document.getElementById("ds-rotation")
+  if (rotation !== null) return startRotation(JSON.parse(rotation.textContent ?? "{}") as RotationPageConfig)
   const config = JSON.parse(document.getElementById("ds-dashboard")!.textContent ?? "{}") as PageConfig
   const root = document.documentElement
   const themeParam = new URLSearchParams(location.search).get("theme")

@@ -28,14 +28,15 @@ const secureAttribute = (https: boolean) => (https ? "; Secure" : "")
 
 /**
  * The `Set-Cookie` value that hands a browser its session (contract section 14): `HttpOnly` (no script reads it),
- * `SameSite=Strict` (no other site's page sends it), `Path=/`, `Secure` when the request came over HTTPS.
+ * `SameSite=Strict` (no other site's page sends it), `Path=<basePath>` (`/` at the root, contract section 16),
+ * `Secure` when the request came over HTTPS (directly, or said by a trusted proxy's `X-Forwarded-Proto`).
  */
-export const sessionCookie = (token: string, https: boolean): string =>
-  `${sessionCookieName}=${token}; Path=/; Max-Age=${cookieMaxAge}; HttpOnly; SameSite=Strict${secureAttribute(https)}`
+export const sessionCookie = (token: string, https: boolean, basePath = ""): string =>
+  `${sessionCookieName}=${token}; Path=${basePath || "/"}; Max-Age=${cookieMaxAge}; HttpOnly; SameSite=Strict${secureAttribute(https)}`
 
 /** The `Set-Cookie` value that clears the session cookie (sign-out). */
-export const clearedSessionCookie = (https: boolean): string =>
-  `${sessionCookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secureAttribute(https)}`
+export const clearedSessionCookie = (https: boolean, basePath = ""): string =>
+  `${sessionCookieName}=; Path=${basePath || "/"}; Max-Age=0; HttpOnly; SameSite=Strict${secureAttribute(https)}`
 
 const noSession = new Unauthorized({ message: "a valid admin bearer token or console session is required" })
 const badSession = new Unauthorized({

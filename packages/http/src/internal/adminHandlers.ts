@@ -6,8 +6,9 @@ import {
   Dashboards,
   formatTs,
   type Limits,
+  Rotations,
   UseCases,
-  viewPath,
+  viewUrl,
   type Widget
 } from "@dashstream/core"
 import { Effect, Layer } from "effect"
@@ -37,27 +38,31 @@ const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => 
 
 /**
  * A dashboard as the admin API shows it (contract section 11). The view token exists only as a digest once stored,
- * so only create and rotate, which make one, pass it; every other answer shows `viewToken` and `url` as `null`.
+ * so only create and rotate, which make one, pass it; every other answer shows `viewToken` and `url` as `null`. The
+ * `url` carries the base path (contract section 16).
  */
-const dashboardView = (dashboard: Dashboard, viewToken: string | null = null) => ({
+const dashboardView = (basePath: string, dashboard: Dashboard, viewToken: string | null = null) => ({
   id: dashboard.id,
   name: dashboard.name,
   tiles: dashboard.tiles,
   viewToken,
-  url: viewToken === null ? null : viewPath(viewToken),
+  url: viewToken === null ? null : viewUrl(basePath, "dashboard", viewToken),
   createdAt: isoTime(dashboard.createdAt)
 })
 
-const withToken = ({ dashboard, viewToken }: Dashboards.DashboardWithToken) => dashboardView(dashboard, viewToken)
+const withToken =
+  (basePath: string) =>
+  ({ dashboard, viewToken }: Dashboards.DashboardWithToken) =>
+    dashboardView(basePath, dashboard, viewToken)
 
 const pushSuccess = { message: "Success!" } as const
 
 /**
- * The admin handlers (contract sections 7, 11 and 14); each one is a use case call. `key` is the session key of the
+ * The admin handlers (contract sections 7, 11, 14 and 15); each one is a use case call. `key` is the session key of the
  * admin token (bearer token and console sessions are checked against it), `limits` the push limits a pushed point is
- * held to.
+ * held to, `basePath` the prefix of the view URLs it returns (contract section 16; `""` for the root).
  */
-export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits) =>
+export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePath = "") =>
   HttpApiBuilder.group(api, "admin", (handlers) =>
     handlers
       .handle("listAccounts", () =>
@@ -78,21 +83,45 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits) =>
         Effect.as(UseCases.pushPoint(path.id, path.stream, payload, limits), pushSuccess)
       )
       .handle("createDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.createDashboard(path.id, payload), withToken)
+        Effect.map(Dashboards.createDashboard(path.id, payload), withToken(basePath))
       )
       .handle("listDashboards", ({ path }) =>
         Effect.map(Dashboards.listDashboards(path.id), (dashboards) => ({
-          dashboards: dashboards.map((d) => dashboardView(d))
+          dashboards: dashboards.map((d) => dashboardView(basePath, d))
         }))
       )
       .handle("getDashboard", ({ path }) =>
-        Effect.map(Dashboards.getDashboard(path.id, path.dashboardId), (d) => dashboardView(d))
+        Effect.map(Dashboards.getDashboard(path.id, path.dashboardId), (d) => dashboardView(basePath, d))
       )
       .handle("updateDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), (d) => dashboardView(d))
+        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), (d) => dashboardView(basePath, d))
       )
       .handle("deleteDashboard", ({ path }) => Dashboards.deleteDashboard(path.id, path.dashboardId))
       .handle("rotateViewToken", ({ path }) =>
-        Effect.map(Dashboards.rotateViewToken(path.id, path.dashboardId), withToken)
+        Effect.map(Dashboards.rotateViewToken(path.id, path.dashboardId), withToken(basePath))
+      )
+      .handle("createRotation", ({ path, payload }) =>
+        Effect.map(Rotations.createRotation(path.id, payload), (r) =>
+          Rotations.rotationView(r.rotation, r.viewToken, basePath)
+        )
+      )
+      .handle("listRotations", ({ path }) =>
+        Effect.map(Rotations.listRotations(path.id), (rotations) => ({
+          rotations: rotations.map((r) => Rotations.rotationView(r, null, basePath))
+        }))
+      )
+      .handle("getRotation", ({ path }) =>
+        Effect.map(Rotations.getRotation(path.id, path.rotationId), (r) => Rotations.rotationView(r, null, basePath))
+      )
+      .handle("updateRotation", ({ path, payload }) =>
+        Effect.map(Rotations.updateRotation(path.id, path.rotationId, payload), (r) =>
+          Rotations.rotationView(r, null, basePath)
+        )
+      )
+      .handle("deleteRotation", ({ path }) => Rotations.deleteRotation(path.id, path.rotationId))
+      .handle("rotateRotationViewToken", ({ path }) =>
+        Effect.map(Rotations.rotateRotationViewToken(path.id, path.rotationId), (r) =>
+          Rotations.rotationView(r.rotation, r.viewToken, basePath)
+        )
       )
   ).pipe(Layer.provide(adminAuthLive(key)))

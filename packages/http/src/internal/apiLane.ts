@@ -29,6 +29,8 @@ import type { Metrics } from "../Metrics.js"
 import { metricsLive } from "./metricsHandlers.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import { readLive, type WritePressure } from "./readHandlers.js"
+import { clientInfo } from "./clientInfo.js"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { internalErrorLog, replyOfError, requestLog, takeToken } from "./laneKit.js"
 import { accessKeyOfPath } from "./redact.js"
 import { bodyTooLarge, errorResponse, routeNotFound } from "./replies.js"
@@ -133,7 +135,15 @@ const answerErrors =
 const logRequest = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const start = performance.now()
-    return Effect.tap(app, (response) => requestLog(request.method, request.url, response.status, start))
+    return Effect.tap(app, (response) =>
+      requestLog(
+        request.method,
+        request.url,
+        response.status,
+        start,
+        clientInfo(NodeHttpServerRequest.toIncomingMessage(request)).address
+      )
+    )
   })
 
 /**
@@ -180,8 +190,10 @@ export const makeApiLane = (
       readLive(rateLimitCheck(limiter), pressure),
       healthLive,
       metricsLive(metrics),
-      docsLive(served),
-      key === undefined ? Layer.empty : Layer.merge(adminLive(key, config.limits), consoleLive(key))
+      docsLive(served, config.basePath ?? ""),
+      key === undefined
+        ? Layer.empty
+        : Layer.merge(adminLive(key, config.limits, config.basePath ?? ""), consoleLive(key, config.basePath ?? ""))
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router

@@ -32,8 +32,11 @@ const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOStr
 const clientOf = (request: HttpServerRequest.HttpServerRequest) =>
   clientInfo(NodeHttpServerRequest.toIncomingMessage(request))
 
-/** The console's session handlers; `key` is the session key of the admin token. Sign-in throttling is per process. */
-export const consoleLive = (key: ConsoleSession.SessionKey) =>
+/**
+ * The console's session handlers; `key` is the session key of the admin token, `basePath` the session cookie's `Path`
+ * (contract section 16; `""` for `/`). Sign-in throttling is per process, by the client address of `clientInfo`.
+ */
+export const consoleLive = (key: ConsoleSession.SessionKey, basePath = "") =>
   HttpApiBuilder.group(api, "console", (handlers) => {
     const throttle = makeSignInThrottle()
     return handlers
@@ -51,7 +54,10 @@ export const consoleLive = (key: ConsoleSession.SessionKey) =>
           return Effect.succeed(
             HttpServerResponse.empty({
               status: 204,
-              headers: { "set-cookie": sessionCookie(session.token, client.https), "cache-control": "no-store" }
+              headers: {
+                "set-cookie": sessionCookie(session.token, client.https, basePath),
+                "cache-control": "no-store"
+              }
             })
           )
         })
@@ -72,7 +78,10 @@ export const consoleLive = (key: ConsoleSession.SessionKey) =>
           if (session !== undefined) yield* ConsoleSession.signOut(session, nowMicros())
           return HttpServerResponse.empty({
             status: 204,
-            headers: { "set-cookie": clearedSessionCookie(clientOf(request).https), "cache-control": "no-store" }
+            headers: {
+              "set-cookie": clearedSessionCookie(clientOf(request).https, basePath),
+              "cache-control": "no-store"
+            }
           })
         })
       )

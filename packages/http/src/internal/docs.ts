@@ -10,9 +10,14 @@ export const docsRoutes: ReadonlyArray<readonly [string, string]> = [
 
 /**
  * `GET /openapi.json` (the document of the served API, computed once) and `GET /docs` (Swagger UI from
- * `HttpApiSwagger`, whose script, stylesheet and document are inlined in the page, so it works offline).
+ * `HttpApiSwagger`, whose script, stylesheet and document are inlined in the page, so it works offline). Under a
+ * base path (contract section 16) the document's `servers` is `[{ "url": basePath }]`, so the page's requests carry it.
  */
-export const docsLive = (served: HttpApi.HttpApi.Any): Layer.Layer<never> => {
+export const docsLive = (api: HttpApi.HttpApi.Any, basePath = ""): Layer.Layer<never> => {
+  const served =
+    basePath === ""
+      ? api
+      : (api as HttpApi.HttpApi<string, any, any, any>).annotate(OpenApi.Servers, [{ url: basePath }])
   const spec = jsonTextResponse(JSON.stringify(OpenApi.fromApi(served as HttpApi.HttpApi<string, any, any, any>)))
   const openApi = HttpApiBuilder.Router.use((router) => router.get("/openapi.json", Effect.succeed(spec)))
   const swagger = HttpApiSwagger.layer({ path: "/docs" }).pipe(

@@ -209,7 +209,7 @@ export const makeIngestLane = (
       status = route.writeError(res, reply)
     }
     metrics.ingest(route.template, status, (performance.now() - start) / 1000, reply?.code, skipped)
-    logs.request(req.method ?? route.method, req.url ?? route.template, status, start)
+    logs.request(req, req.method ?? route.method, req.url ?? route.template, status, start)
     release(req)
   }
 

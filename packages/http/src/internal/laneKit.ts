@@ -1,6 +1,8 @@
+import type { IncomingMessage } from "node:http"
 import { type Cause, Effect } from "effect"
 import { type ErrorReply, internalReply, type RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
+import { clientInfo } from "./clientInfo.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
 import { redactPath, requestLine } from "./redact.js"
 
@@ -9,9 +11,17 @@ import { redactPath, requestLine } from "./redact.js"
  * log line, the log of an answer 500 with its cause, the reply of an error, the rate limit.
  */
 
-/** The request's log line (`METHOD /path status 1.2ms`, the path's secrets redacted); `start` from `performance.now()`. */
-export const requestLog = (method: string, url: string, status: number, start: number): Effect.Effect<void> =>
-  Effect.logInfo(requestLine(method, url, status, performance.now() - start))
+/**
+ * The request's log line (`METHOD /path status 1.2ms from <client>`, the path's secrets redacted, see `requestLine`);
+ * `start` from `performance.now()`, `client` the client address of `clientInfo`.
+ */
+export const requestLog = (
+  method: string,
+  url: string,
+  status: number,
+  start: number,
+  client: string
+): Effect.Effect<void> => Effect.logInfo(requestLine(method, url, status, performance.now() - start, client))
 
 /**
  * The log of a request answered 500 `internal`: its method and path (secrets redacted) and its cause, with `secret`
@@ -43,16 +53,16 @@ export const takeToken = (
 
 /** The logs of a callback lane, forked on its runtime. */
 export interface LaneLogs {
-  /** {@link requestLog}, when request logging is on. */
-  readonly request: (method: string, url: string, status: number, start: number) => void
+  /** {@link requestLog} of `req` (its client address from `clientInfo`), when request logging is on. */
+  readonly request: (req: IncomingMessage, method: string, url: string, status: number, start: number) => void
   /** {@link internalErrorLog}. */
   readonly internalError: (method: string, url: string, cause: Cause.Cause<unknown>, secret: string | undefined) => void
 }
 
 /** {@link LaneLogs} forking on `runFork`; request lines only when `logRequests`. */
 export const laneLogs = (runFork: (effect: Effect.Effect<void>) => unknown, logRequests: boolean): LaneLogs => ({
-  request: (method, url, status, start) => {
-    if (logRequests) runFork(requestLog(method, url, status, start))
+  request: (req, method, url, status, start) => {
+    if (logRequests) runFork(requestLog(method, url, status, start, clientInfo(req).address))
   },
   internalError: (method, url, cause, secret) => void runFork(internalErrorLog(method, url, cause, secret))
 })

@@ -3,6 +3,8 @@ import {
   type AccountStore,
   type ChangeFeed,
   type DashboardFollower,
+  type DashboardLayout,
+  type DashboardNotFound,
   type DashboardSink,
   type DashboardStore,
   Dashboards,
@@ -11,6 +13,8 @@ import {
   type FollowParams,
   type Following,
   type LiveSink,
+  type RotationNotFound,
+  Rotations,
   type StorageFailure,
   type StreamStore
 } from "@dashstream/core"
@@ -41,8 +45,9 @@ export const defaultLiveOptions: LiveOptions = {
 }
 
 /**
- * True for the requests this lane serves: a GET of a stream's `/events` path (contract section 10) or of a dashboard's
- * (`/d/<viewToken>/events`, section 11). Other methods go to the `HttpApi` (405).
+ * True for the requests this lane serves: a GET of a stream's `/events` path (contract section 10), of a dashboard's
+ * (`/d/<viewToken>/events`, section 11) or of a rotation's (`/r/<viewToken>/events`, section 15). Other methods go to
+ * the `HttpApi` (405).
  */
 export const isEvents = (method: string | undefined, url: string | undefined): boolean => {
   if (method !== "GET" || url === undefined) return false
@@ -52,19 +57,43 @@ export const isEvents = (method: string | undefined, url: string | undefined): b
   const path = query.endsWith("/events/") ? query.slice(0, -1) : query
   if (!path.endsWith("/events")) return false
   const segments = path.split("/")
-  // ["", "d", TOKEN, "events"]
-  if (url.startsWith("/d/")) return segments.length === 4 && segments[2] !== ""
+  // ["", "d" | "r", TOKEN, "events"]
+  if (url.startsWith("/d/") || url.startsWith("/r/")) return segments.length === 4 && segments[2] !== ""
   // ["", "api", "v2", KEY, "datastream", STREAM, "events"]
   return url.startsWith("/api/v2/") && segments.length === 7 && segments[4] === "datastream" && segments[5] !== ""
 }
+
+/** A view token and what it opens: a dashboard (`/d/`, contract section 11) or a rotation (`/r/`, section 15). */
+interface View {
+  readonly kind: "d" | "r"
+  readonly token: string
+}
+
+/**
+ * The layout a view token's event stream follows now (see `followDashboard`): a dashboard's, or a rotation's (the
+ * union of its dashboards' tiles). Fails with the `...NotFound` of its kind for an unknown or rotated token.
+ */
+const resolveLayout = (
+  view: View
+): Effect.Effect<
+  DashboardLayout,
+  DashboardNotFound | RotationNotFound | StorageFailure,
+  AccountStore | DashboardStore
+> =>
+  view.kind === "d"
+    ? Effect.map(Dashboards.resolveView(view.token), Dashboards.dashboardLayout)
+    : Effect.map(Rotations.resolveRotationView(view.token), Rotations.rotationLayout)
+
+/** The event that tells a view's open streams its layout changed: `layout` (section 14) or `rotation` (section 15). */
+const layoutEvent = (view: View) => (view.kind === "d" ? "layout" : "rotation")
 
 /** One open event stream. */
 interface Connection {
   readonly res: ServerResponse
   /** The access key (or view token) it counts against. */
   readonly key: string
-  /** A dashboard's stream: its view token is checked again from time to time (a rotated token ends it). */
-  readonly viewToken: string | undefined
+  /** A dashboard's or rotation's stream: its view token is checked again from time to time (a rotated token ends it). */
+  readonly view: View | undefined
   /** `performance.now()` of the last write (an event or a ping), for the heartbeat. */
   lastWrite: number
   /** Sending live changes (nothing paces the sends): the slow-client bound applies. */
@@ -135,7 +164,7 @@ export const makeLiveLane = (
 
   const logs = laneLogs(runFork, logRequests)
   const log = (req: IncomingMessage, status: number, start: number) =>
-    logs.request(req.method ?? "GET", req.url ?? "/", status, start)
+    logs.request(req, req.method ?? "GET", req.url ?? "/", status, start)
 
   // The one place a connection is let go: on the response's `close` (client gone, ended, destroyed).
   const forget = (conn: Connection) => {
@@ -184,41 +213,48 @@ export const makeLiveLane = (
     }
   }
 
-  // View tokens being looked up (one lookup at a time per token, however slow the storage), each with whether it must
-  // be looked up again when that lookup ends (asked for while it ran: it may have read the dashboard before a change).
+  // Views being looked up (one lookup at a time per view token, however slow the storage), by `kind/token`, each with
+  // whether it must be looked up again when that lookup ends (asked for while it ran: it may have read the dashboard or
+  // rotation before a change).
   const revalidating = new Map<string, boolean>()
+  const viewKey = (view: View) => `${view.kind}/${view.token}`
 
-  // Looks up the dashboard of each open view token, as changed by this process or any other on the same database:
-  // its layout goes to its event streams (core re-scopes them when it changed); a token that no longer names a
-  // dashboard (rotated, or the dashboard deleted) ends them, and the page then reconnects, gets 404 and says so.
+  // Looks up the dashboard or rotation of each open view token, as changed by this process or any other on the same
+  // database: its layout goes to its event streams (core re-scopes them when it changed); a token that no longer
+  // names one (rotated, or deleted) ends them, and the page then reconnects, gets 404 and says so.
   const revalidate = () => {
-    const tokens = new Set<string>()
-    for (const conn of connections) if (conn.viewToken !== undefined) tokens.add(conn.viewToken)
-    for (const token of tokens) {
-      if (revalidating.has(token)) {
-        revalidating.set(token, true)
+    const views = new Map<string, View>()
+    for (const conn of connections) if (conn.view !== undefined) views.set(viewKey(conn.view), conn.view)
+    for (const [key, view] of views) {
+      if (revalidating.has(key)) {
+        revalidating.set(key, true)
         continue
       }
-      lookUp(token)
+      lookUp(view)
     }
   }
 
-  const lookUp = (token: string): void => {
-    revalidating.set(token, false)
-    runCallback(Dashboards.resolveView(token), {
+  const lookUp = (view: View): void => {
+    const key = viewKey(view)
+    const mine = (conn: Connection) => conn.view !== undefined && viewKey(conn.view) === key
+    revalidating.set(key, false)
+    runCallback(resolveLayout(view), {
       onExit: (exit) => {
-        const again = revalidating.get(token) === true
-        revalidating.delete(token)
+        const again = revalidating.get(key) === true
+        revalidating.delete(key)
         // Asked for again while it ran: the next lookup's answer supersedes this one.
-        if (again) return lookUp(token)
+        if (again) return lookUp(view)
         if (Exit.isSuccess(exit)) {
-          const layout = Dashboards.dashboardLayout(exit.value)
-          for (const conn of connections) if (conn.viewToken === token) conn.dashboard?.relayout(layout)
+          for (const conn of connections) if (mine(conn)) conn.dashboard?.relayout(exit.value)
           return
         }
         const failure = Cause.failureOption(exit.cause)
-        if (Option.isNone(failure) || failure.value._tag !== "DashboardNotFound") return
-        for (const conn of [...connections]) if (conn.viewToken === token) conn.res.end()
+        if (
+          Option.isNone(failure) ||
+          (failure.value._tag !== "DashboardNotFound" && failure.value._tag !== "RotationNotFound")
+        )
+          return
+        for (const conn of [...connections]) if (mine(conn)) conn.res.end()
       }
     })
   }
@@ -277,7 +313,7 @@ export const makeLiveLane = (
     req: IncomingMessage,
     res: ServerResponse,
     key: string,
-    viewToken: string | undefined,
+    view: View | undefined,
     t0: number
   ): Connection | undefined => {
     if (closing || res.destroyed || req.destroyed) {
@@ -290,7 +326,7 @@ export const makeLiveLane = (
     const conn: Connection = {
       res,
       key,
-      viewToken,
+      view,
       lastWrite: performance.now(),
       live: false,
       inSnapshot: false,
@@ -335,7 +371,7 @@ export const makeLiveLane = (
     if (conn !== undefined) feed(conn, key, following.start(sinkOf(conn)))
   }
 
-  const dashboardSinkOf = (conn: Connection): DashboardSink => ({
+  const dashboardSinkOf = (conn: Connection, layoutEventName: "layout" | "rotation"): DashboardSink => ({
     // One event written a piece at a time, as core reads it (paced by `writable`): counted once, when it ends.
     snapshot: (part, last) => {
       if (conn.closed) return
@@ -348,7 +384,7 @@ export const makeLiveLane = (
     entry: (data) => write(conn, plainEvent("entry", data)),
     clear: (data) => write(conn, plainEvent("clear", data)),
     deleted: (data) => write(conn, plainEvent("deleted", data)),
-    layout: (data) => write(conn, plainEvent("layout", data)),
+    layout: (data) => write(conn, plainEvent(layoutEventName, data)),
     failed: (error) => {
       runFork(
         Effect.logWarning(
@@ -367,30 +403,27 @@ export const makeLiveLane = (
 
   // `GET /d/<viewToken>/events[?layout=<version>]` (contract section 11): the dashboard's snapshot, then its tiles'
   // events; `layout` names the layout the page shows (section 14: `event: layout` first when it changed since).
-  const handleDashboard = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    token: string,
-    shown: string | undefined,
-    t0: number
-  ) =>
-    whenSlot(slots.take(token, maxStreamsPerKey), (taken) => {
+  // `GET /r/<viewToken>/events` (section 15): `event: rotation` first, then the same for the union of its dashboards'
+  // tiles, each stream followed once.
+  const handleView = (req: IncomingMessage, res: ServerResponse, view: View, shown: string | undefined, t0: number) =>
+    whenSlot(slots.take(view.token, maxStreamsPerKey), (taken) => {
       if (!taken) {
         writeErrorReply(res, replyOfError(tooManyStreams(maxStreamsPerKey)))
         return log(req, 429, t0)
       }
-      if (req.destroyed) return release(token)
-      resolveDashboard(req, res, token, shown, t0)
+      if (req.destroyed) return release(view.token)
+      resolveView(req, res, view, shown, t0)
     })
 
-  const resolveDashboard = (
+  const resolveView = (
     req: IncomingMessage,
     res: ServerResponse,
-    token: string,
+    view: View,
     shown: string | undefined,
     t0: number
   ) => {
-    runCallback(Dashboards.resolveView(token), {
+    const token = view.token
+    runCallback(resolveLayout(view), {
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
           release(token)
@@ -399,12 +432,12 @@ export const makeLiveLane = (
           writeErrorReply(res, reply)
           return log(req, reply.status, t0)
         }
-        const conn = open(req, res, token, token, t0)
+        const conn = open(req, res, token, view, t0)
         if (conn === undefined) return
-        const follower = followDashboard(Dashboards.dashboardLayout(exit.value), runtime, dashboardSinkOf(conn), {
-          maxHeldBytes: maxUnsentBytes,
-          shown
-        })
+        const sink = dashboardSinkOf(conn, layoutEvent(view))
+        // A rotation's stream always starts with the rotation and its dashboards' tiles.
+        if (view.kind === "r") sink.layout(exit.value.data)
+        const follower = followDashboard(exit.value, runtime, sink, { maxHeldBytes: maxUnsentBytes, shown })
         conn.follower = follower
         conn.dashboard = follower
       }
@@ -422,15 +455,16 @@ export const makeLiveLane = (
     const url = req.url ?? "/"
     const q = url.indexOf("?")
     const segments = (q === -1 ? url : url.slice(0, q)).split("/")
-    if (segments[1] === "d") {
+    if (segments[1] === "d" || segments[1] === "r") {
       let token: string
       try {
         token = decodeURIComponent(segments[2]!)
       } catch {
         return refuse(routeNotFound(url))
       }
-      const shown = q === -1 ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
-      return handleDashboard(req, res, token, shown, t0)
+      const shown =
+        q === -1 || segments[1] === "r" ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
+      return handleView(req, res, { kind: segments[1], token }, shown, t0)
     }
     let key: string
     let streamName: string

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gzipSync } from "node:zlib"
-import { type AccountStore, type DashboardStore, Dashboards } from "@dashstream/core"
+import { type AccountStore, type DashboardStore, Dashboards, Rotations } from "@dashstream/core"
 import {
   type Asset,
   assets,
   defaultFrameAncestors,
+  manifest,
   pageHeadersFor,
   pageHtml,
+  rotationPageHtml,
   type TileModel
 } from "@dashstream/dashboard-web"
 import { Cause, Exit, Runtime } from "effect"
@@ -16,7 +18,8 @@ import { laneLogs } from "./laneKit.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
- * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names,
+ * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names
+ * (and `GET /r/<viewToken>` the page of a rotation, section 15),
  * and `GET /assets/<name>` the page's own files (script, stylesheet, map outlines), with content-hashed names and
  * year-long cache headers. Everything the page needs comes from here: it makes no request to any other origin. The
  * page's event stream (`/d/<viewToken>/events`) is the live lane's. The console page (contract section 14, `GET
@@ -24,16 +27,17 @@ import { routeNotFound, writeErrorReply } from "./replies.js"
  */
 
 /**
- * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` (also with one trailing slash, as every
- * route of the API) or `/assets/<name>`.
+ * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or a rotation's `/r/<viewToken>` (contract
+ * section 15; also with one trailing slash, as every route of the API), `/assets/<name>` or `/favicon.ico` (the page's
+ * icon, for clients that ask for it by that name).
  */
 export const isPage = (method: string | undefined, url: string | undefined): boolean => {
   if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
-  if (url.startsWith("/assets/")) return true
-  if (!url.startsWith("/d/")) return false
+  if (url.startsWith("/assets/") || url === "/favicon.ico" || url.startsWith("/favicon.ico?")) return true
+  if (!url.startsWith("/d/") && !url.startsWith("/r/")) return false
   const q = url.indexOf("?")
   const segments = (q === -1 ? url : url.slice(0, q)).split("/")
-  // ["", "d", TOKEN] or ["", "d", TOKEN, ""]
+  // ["", "d" | "r", TOKEN] or ["", "d" | "r", TOKEN, ""]
   return (segments.length === 3 || (segments.length === 4 && segments[3] === "")) && segments[2] !== ""
 }
 
@@ -49,7 +53,19 @@ export const isConsolePage = (method: string | undefined, url: string | undefine
   return path === "/console" || path === "/console/" || path.startsWith("/console/assets/")
 }
 
+/**
+ * The path from a page at `path` (under the base path) back to the served root, relative: `../` for `/d/<token>`,
+ * `../../` for `/d/<token>/`, `./` for `/console`. A page's URLs start with it (contract section 16: pages use URLs
+ * relative to where they were served), so they resolve under any base path or proxy prefix.
+ */
+export const relativeRoot = (path: string): string => {
+  const depth = path.split("/").length - 2
+  return depth === 0 ? "./" : "../".repeat(depth)
+}
+
 const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+// `/favicon.ico` keeps its name across releases: cached for a day, not for ever.
+const faviconHeaders = { "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }
 
 /**
  * Headers of the console page that hold whatever the page's own headers say (contract section 14: the console's URL
@@ -92,7 +108,7 @@ export const makePageLane = (
 
   const logs = laneLogs(runFork, options.logRequests)
   const log = (req: IncomingMessage, status: number, t0: number) =>
-    logs.request(req.method ?? "GET", req.url ?? "/", status, t0)
+    logs.request(req, req.method ?? "GET", req.url ?? "/", status, t0)
 
   const send = (
     req: IncomingMessage,
@@ -121,7 +137,8 @@ export const makePageLane = (
     res: ServerResponse,
     t0: number,
     path: string,
-    files: () => ReadonlyMap<string, Asset> = assets
+    files: () => ReadonlyMap<string, Asset> = assets,
+    cacheHeaders: Readonly<Record<string, string>> = assetHeaders
   ) => {
     let found
     try {
@@ -133,7 +150,7 @@ export const makePageLane = (
       writeErrorReply(res, routeNotFound(path))
       return log(req, 404, t0)
     }
-    const headers = { ...assetHeaders, "content-type": found.contentType, vary: "accept-encoding" }
+    const headers = { ...cacheHeaders, "content-type": found.contentType, vary: "accept-encoding" }
     if (!/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) return send(req, res, t0, found.body, headers)
     let body = gzipped.get(path)
     if (body === undefined) {
@@ -143,31 +160,85 @@ export const makePageLane = (
     send(req, res, t0, body, { ...headers, "content-encoding": "gzip" })
   }
 
-  const page = (req: IncomingMessage, res: ServerResponse, t0: number, token: string, query: URLSearchParams) =>
+  // A tile as the page draws it; a tile whose widget was deleted shows "stream deleted" whatever its type.
+  const tileModel = ({ tile, widget }: Dashboards.ResolvedTile): TileModel => ({
+    streamName: tile.streamName,
+    title: tile.title,
+    type: widget?.type ?? "label",
+    x: tile.x,
+    y: tile.y,
+    w: tile.w,
+    h: tile.h,
+    deleted: widget === null,
+    options: tile.options
+  })
+
+  const refused = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    cause: Cause.Cause<unknown>
+  ) => {
+    const reply = replyOfCause(cause)
+    if (reply.status === 500) logs.internalError(req.method ?? "GET", req.url ?? "/", cause, token)
+    writeErrorReply(res, reply)
+    log(req, reply.status, t0)
+  }
+
+  // `GET /r/<viewToken>` (contract section 15): the rotation page, with the same headers as a dashboard's.
+  const rotationPage = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    query: URLSearchParams,
+    root: string
+  ) =>
+    runCallback(Rotations.resolveRotationView(token), {
+      onExit: (exit) => {
+        if (Exit.isFailure(exit)) return refused(req, res, t0, token, exit.cause)
+        const { rotation, dashboards } = exit.value
+        let html: string
+        try {
+          html = rotationPageHtml({
+            name: rotation.name,
+            intervalSeconds: rotation.intervalSeconds,
+            dashboardIds: rotation.dashboardIds,
+            dashboards: dashboards.map(({ dashboard, tiles }) => ({
+              id: dashboard.id,
+              name: dashboard.name,
+              tiles: tiles.map(tileModel)
+            })),
+            eventsPath: `${root}r/${encodeURIComponent(token)}/events`,
+            root,
+            theme: query.get("theme") === "light" ? "light" : "dark"
+          })
+        } catch (error) {
+          return fail(req, res, t0, error, token)
+        }
+        send(req, res, t0, html, headers)
+      }
+    })
+
+  const page = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    t0: number,
+    token: string,
+    query: URLSearchParams,
+    root: string
+  ) =>
     runCallback(Dashboards.resolveView(token), {
       onExit: (exit) => {
-        if (Exit.isFailure(exit)) {
-          const reply = replyOfCause(exit.cause)
-          if (reply.status === 500) logs.internalError(req.method ?? "GET", req.url ?? "/", exit.cause, token)
-          writeErrorReply(res, reply)
-          return log(req, reply.status, t0)
-        }
+        if (Exit.isFailure(exit)) return refused(req, res, t0, token, exit.cause)
         const { dashboard, tiles } = exit.value
         const model = {
           name: dashboard.name,
-          tiles: tiles.map(({ tile, widget }): TileModel => ({
-            streamName: tile.streamName,
-            title: tile.title,
-            // A tile whose widget was deleted shows "stream deleted" whatever its type.
-            type: widget?.type ?? "label",
-            x: tile.x,
-            y: tile.y,
-            w: tile.w,
-            h: tile.h,
-            deleted: widget === null
-          })),
+          tiles: tiles.map(tileModel),
           // The layout the page shows: its event stream starts with the current one if it changed meanwhile.
-          eventsPath: `/d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
+          eventsPath: `${root}d/${encodeURIComponent(token)}/events?layout=${Dashboards.dashboardLayout(exit.value).version}`,
+          root,
           theme: query.get("theme") === "light" ? ("light" as const) : ("dark" as const)
         }
         let html: string
@@ -189,7 +260,7 @@ export const makePageLane = (
     if (path.startsWith("/console/assets/")) return asset(req, res, t0, path, page.assets)
     let html: string
     try {
-      html = page.html()
+      html = page.html(relativeRoot(path))
     } catch (error) {
       return fail(req, res, t0, error)
     }
@@ -204,6 +275,15 @@ export const makePageLane = (
     const path = q === -1 ? url : url.slice(0, q)
     if (path.startsWith("/console")) return consolePage(req, res, t0, path)
     if (path.startsWith("/assets/")) return asset(req, res, t0, path)
+    if (path === "/favicon.ico") {
+      let ico: string
+      try {
+        ico = manifest().favicon.ico
+      } catch (error) {
+        return fail(req, res, t0, error)
+      }
+      return asset(req, res, t0, ico, assets, faviconHeaders)
+    }
     let token: string
     try {
       token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
@@ -211,6 +291,8 @@ export const makePageLane = (
       writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
-    page(req, res, t0, token, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
+    const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
+    if (path.startsWith("/r/")) return rotationPage(req, res, t0, token, query, relativeRoot(path))
+    page(req, res, t0, token, query, relativeRoot(path))
   }
 }

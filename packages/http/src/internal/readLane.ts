@@ -89,7 +89,7 @@ export const makeReadLane = (
 
   const finish = (req: IncomingMessage, start: number, status: number) => {
     metrics.request(readRoute, "GET", status, (performance.now() - start) / 1000)
-    logs.request("GET", req.url ?? "/", status, start)
+    logs.request(req, "GET", req.url ?? "/", status, start)
   }
 
   const fail = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply) => {

@@ -1,6 +1,7 @@
 /**
  * Access keys and view tokens must never reach a log (contract sections 6 and 11). They travel in the read path
- * (`/api/v2/<KEY>/datastream/...`), the dashboard path (`/d/<viewToken>`) and in push bodies, and a client may put
+ * (`/api/v2/<KEY>/datastream/...`), the dashboard and rotation paths (`/d/<viewToken>`, `/r/<viewToken>`) and in push
+ * bodies, and a client may put
  * them in any other path by mistake; these helpers keep them out of log lines.
  */
 
@@ -49,7 +50,8 @@ const nextSegment = (segments: ReadonlyArray<string>, from: number): number => {
 /**
  * The indices of the segments that carry a secret, whatever the path's shape (issue 13, defect 2), matched
  * case-insensitively, percent-decoded, across duplicate slashes and anywhere in the path: the segment after
- * `api/v2` (an access key), the segment after `d` (a dashboard view token, contract section 11), every segment after
+ * `api/v2` (an access key), the segment after `d` or `r` (a dashboard's or rotation's view token, contract sections 11
+ * and 15), every segment after
  * an `api` not followed by `v2` (an unknown export path may still carry a key: `-1` stands for "all the rest"), and
  * any segment that holds something shaped like an access key or a view token (issue 22 item 8: `/assets/dv_...`,
  * `/dv_...`, `/dashboard/dv_...` reached the request log).
@@ -66,7 +68,7 @@ const secretSegments = (segments: ReadonlyArray<string>): { readonly at: Set<num
       if (normal(segments[version]!) !== "v2") return { at, restFrom: version }
       const key = nextSegment(segments, version)
       if (key !== -1) at.add(key)
-    } else if (name === "d") {
+    } else if (name === "d" || name === "r") {
       const token = nextSegment(segments, i)
       if (token !== -1) at.add(token)
     }
@@ -111,6 +113,9 @@ export const scrub = (text: string, secret: string | undefined): string => {
   return out
 }
 
-/** The request log line: `POST /customSend 200 0.4ms`. */
-export const requestLine = (method: string, url: string, status: number, ms: number): string =>
-  `${method} ${redactPath(url)} ${status} ${ms.toFixed(1)}ms`
+/**
+ * The request log line: `POST /customSend 200 0.4ms from 192.0.2.7`. `url` is the path under the base path (contract
+ * section 16), `client` the client address of `clientInfo` (the forwarded one behind a trusted proxy).
+ */
+export const requestLine = (method: string, url: string, status: number, ms: number, client: string): string =>
+  `${method} ${redactPath(url)} ${status} ${ms.toFixed(1)}ms from ${client}`

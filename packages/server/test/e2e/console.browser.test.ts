@@ -345,6 +345,44 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await page.locator(".cw-save-error").count()).toBe(0)
   })
 
+  it("edits a tile's thresholds and staleAfter in the inspector; a refused option is shown on its field", async () => {
+    const stored = await tilesOf()
+    const index = stored.findIndex((t) => t.streamName === "revenue")
+    await page.click(itemSel("revenue"))
+    await until(page, `${q('.cw-option[data-option="thresholds"]')} !== null`, 2_000)
+    // A number tile takes thresholds and staleAfter, not min/max (contract section 15).
+    expect(await page.locator(".cw-option").evaluateAll((fs) => fs.map((f) => (f as any).dataset.option))).toEqual([
+      "thresholds",
+      "staleAfter"
+    ])
+    await page.click('button:has-text("Add threshold")')
+    await page.fill('input[name="threshold-0-value"]', "lots")
+    await page.click("button.cw-save")
+    // The server's path (tiles[i].options.thresholds[0].above) lands on that row of the editor.
+    await until(page, `${q('.cw-threshold[data-index="0"] .cw-option-error')} !== null`, 5_000)
+    expect(await text(page, '.cw-threshold[data-index="0"] .cw-option-error')).toContain("above must be a number")
+    expect(await text(page, ".cw-save-error")).toContain(`tiles[${index}].options.thresholds[0].above`)
+    expect(await tilesOf()).toEqual(stored)
+
+    await page.fill('input[name="threshold-0-value"]', "1000")
+    await page.selectOption('select[name="threshold-0-color"]', "red")
+    // The editor draws the tile with its options as they are edited: $2,000 is above 1,000, so red.
+    await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.dataset.status === "red"`, 2_000)
+    await page.fill('input[name="option-staleAfter"]', "5")
+    await page.click("button.cw-save")
+    await until(page, `${q('.cw-option[data-option="staleAfter"] .cw-option-error')} !== null`, 5_000)
+    expect(await text(page, '.cw-option[data-option="staleAfter"] .cw-option-error')).toContain("from 10 to 31536000")
+    expect(await page.locator(".cw-threshold .cw-option-error").count()).toBe(0)
+
+    await page.fill('input[name="option-staleAfter"]', "600")
+    await page.click("button.cw-save")
+    await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
+    expect((await tileOf("revenue")) as unknown).toMatchObject({
+      options: { thresholds: [{ above: 1000, color: "red" }], staleAfter: 600 }
+    })
+    expect(await page.locator(".cw-option-error").count()).toBe(0)
+  })
+
   it("adds a tile from the account's widgets and removes one", async () => {
     await page.selectOption('select[name="addTile"]', "revenue")
     await page.click('button:has-text("Add tile")')

@@ -145,7 +145,11 @@ for (const backend of backends) {
       expect(created.status, created.text).toBe(201)
       // The page names the layout it shows in its event stream's path.
       const page = await api.fetch(created.json.url as string)
-      const eventsPath = JSON.parse(`"${/"eventsPath":"([^"]+)"/.exec(page.text)![1]!}"`) as string
+      const relative = JSON.parse(`"${/"eventsPath":"([^"]+)"/.exec(page.text)![1]!}"`) as string
+      // Relative to the page (contract section 16): `../d/<token>/events?layout=...` from `/d/<token>`.
+      expect(relative).toMatch(/^\.\.\/d\/[^/]+\/events\?layout=[\w-]+$/)
+      const resolved = new URL(relative, `${server.baseUrl}${created.json.url as string}`)
+      const eventsPath = `${resolved.pathname}${resolved.search}`
       expect(eventsPath).toMatch(/^\/d\/[^/]+\/events\?layout=[\w-]+$/)
       const first = await openOk(server.baseUrl, eventsPath)
       await first.until("the snapshot", () => first.events.length > 0)

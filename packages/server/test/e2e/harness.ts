@@ -100,6 +100,7 @@ export interface Exit {
 
 /** A running `dashstream serve`. */
 export interface RunningServer {
+  /** `http://127.0.0.1:<port>`, then the base path when one is set (`serve --base-path`). */
   readonly baseUrl: string
   readonly port: number
   readonly pid: number
@@ -122,7 +123,8 @@ export interface ServeOptions {
 /** Default admin token of test servers. */
 export const defaultAdminToken = "e2e-admin-token-0123456789abcdef"
 
-const listeningLine = /^Dashstream listening on (http:\/\/127\.0\.0\.1:(\d+))\s*$/
+/** The listening line; the URL ends with the base path when `serve --base-path` is given (contract section 16). */
+const listeningLine = /^Dashstream listening on (http:\/\/127\.0\.0\.1:(\d+)(?:\/[^\s/]+)*)\s*$/
 
 /**
  * How many processes every server of the suite runs (`serve --workers`): `DASHSTREAM_TEST_WORKERS`, default 1 (the

@@ -1,3 +1,4 @@
+import type { TileOptionsData } from "@dashstream/core/tileStatus"
 import type { Entry } from "../../Model.js"
 
 /** What a renderer's DOM part gets besides its tile body. */
@@ -15,18 +16,19 @@ export interface Mounted<V> {
 
 /**
  * One widget type's renderer, split in two:
- * - `view`: PURE, the tile's held entries (ascending `ts`) to a view model (or an ECharts option); `undefined` when
- *   there is nothing to draw, which the tile frame shows as its empty state. Unit-tested in Node.
+ * - `view`: PURE, the tile's held entries (ascending `ts`) and its options (contract section 15: thresholds, min/max)
+ *   to a view model (or an ECharts option); `undefined` when there is nothing to draw, which the tile frame shows as
+ *   its empty state. Unit-tested in Node.
  * - `mount`: the DOM part; builds the tile body once and applies view models to it.
  */
 export interface Renderer<V> {
-  readonly view: (entries: ReadonlyArray<Entry>) => V | undefined
+  readonly view: (entries: ReadonlyArray<Entry>, options: TileOptionsData) => V | undefined
   readonly mount: (body: HTMLElement, ctx: RenderContext) => Mounted<V>
 }
 
-/** The tile frame's handle on a renderer: draw the entries, answer false when they are empty. */
+/** The tile frame's handle on a renderer: draw the entries with the tile's options, answer false when they are empty. */
 export interface TileBody {
-  readonly render: (entries: ReadonlyArray<Entry>) => boolean
+  readonly render: (entries: ReadonlyArray<Entry>, options: TileOptionsData) => boolean
   readonly dispose: () => void
 }
 
@@ -45,8 +47,8 @@ export const erase = <V>(renderer: Renderer<V>): AnyRenderer => ({
       body.replaceChildren()
     }
     return {
-      render: (entries) => {
-        const view = renderer.view(entries)
+      render: (entries, options) => {
+        const view = renderer.view(entries, options)
         if (view === undefined) {
           dispose()
           return false

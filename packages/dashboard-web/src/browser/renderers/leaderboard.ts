@@ -1,4 +1,4 @@
-import { el } from "../dom.js"
+import { el, wholeRows } from "../dom.js"
 import { view, type LeaderRow } from "../views/leaderboard.js"
 import type { Renderer } from "./Renderer.js"
 
@@ -8,8 +8,9 @@ export const renderer: Renderer<ReadonlyArray<LeaderRow>> = {
   mount: (body) => {
     const list = el("ol", "ds-leaderboard")
     body.append(list)
+    const whole = wholeRows(list, "li")
     return {
-      update: (rows) =>
+      update: (rows) => {
         list.replaceChildren(
           ...rows.map((r) => {
             const li = el("li")
@@ -20,8 +21,10 @@ export const renderer: Renderer<ReadonlyArray<LeaderRow>> = {
             )
             return li
           })
-        ),
-      dispose: () => undefined
+        )
+        whole.recheck()
+      },
+      dispose: whole.dispose
     }
   }
 }

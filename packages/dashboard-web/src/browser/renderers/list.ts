@@ -1,4 +1,4 @@
-import { el } from "../dom.js"
+import { el, wholeRows } from "../dom.js"
 import { view } from "../views/list.js"
 import type { Renderer } from "./Renderer.js"
 
@@ -8,9 +8,13 @@ export const renderer: Renderer<ReadonlyArray<string>> = {
   mount: (body) => {
     const list = el("ul", "ds-list")
     body.append(list)
+    const rows = wholeRows(list, "li")
     return {
-      update: (items) => list.replaceChildren(...items.map((t) => el("li", undefined, t))),
-      dispose: () => undefined
+      update: (items) => {
+        list.replaceChildren(...items.map((t) => el("li", undefined, t)))
+        rows.recheck()
+      },
+      dispose: rows.dispose
     }
   }
 }

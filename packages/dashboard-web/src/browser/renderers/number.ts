@@ -1,8 +1,8 @@
-import { el } from "../dom.js"
+import { el, setChars, setStatus } from "../dom.js"
 import { view, type NumberView } from "../views/number.js"
 import type { Renderer } from "./Renderer.js"
 
-/** number: the latest value in large type and the change since the previous value. */
+/** number: the latest value in large type (in its status colour) and the change since the previous value. */
 export const renderer: Renderer<NumberView> = {
   view,
   mount: (body) => {
@@ -12,6 +12,8 @@ export const renderer: Renderer<NumberView> = {
     return {
       update: (v) => {
         value.textContent = v.value
+        setChars(value, v.value)
+        setStatus(value, v.status)
         change.textContent = v.change?.text ?? ""
         change.dataset["direction"] = v.change?.direction ?? "none"
       },

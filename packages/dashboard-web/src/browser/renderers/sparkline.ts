@@ -1,9 +1,9 @@
 import { mountChart } from "../charts.js"
-import { el } from "../dom.js"
+import { el, setChars, setStatus } from "../dom.js"
 import { view, type SparklineView } from "../views/sparkline.js"
 import type { Renderer } from "./Renderer.js"
 
-/** sparkline: the latest value over an axis-less line. */
+/** sparkline: the latest value (in its status colour) over an axis-less line. */
 export const renderer: Renderer<SparklineView> = {
   view,
   mount: (body, ctx) => {
@@ -13,6 +13,8 @@ export const renderer: Renderer<SparklineView> = {
     return {
       update: (v) => {
         value.textContent = v.value
+        setChars(value, v.value)
+        setStatus(value, v.status)
         chart.update(v.option)
       },
       dispose: chart.dispose

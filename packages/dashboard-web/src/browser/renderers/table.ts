@@ -1,4 +1,4 @@
-import { el } from "../dom.js"
+import { el, wholeRows } from "../dom.js"
 import { view, type TableView } from "../views/table.js"
 import type { Renderer } from "./Renderer.js"
 
@@ -13,6 +13,7 @@ export const renderer: Renderer<TableView> = {
     table.append(thead, tbody)
     wrap.append(table)
     body.append(wrap)
+    const rows = wholeRows(wrap, "tr")
     const row = (cells: ReadonlyArray<string>, tag: "th" | "td") => {
       const tr = el("tr")
       tr.append(...cells.map((c) => el(tag, undefined, c)))
@@ -22,8 +23,9 @@ export const renderer: Renderer<TableView> = {
       update: (v) => {
         thead.replaceChildren(row(v.header, "th"))
         tbody.replaceChildren(...v.rows.map((r) => row(r, "td")))
+        rows.recheck()
       },
-      dispose: () => undefined
+      dispose: rows.dispose
     }
   }
 }

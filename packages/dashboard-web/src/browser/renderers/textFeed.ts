@@ -1,4 +1,4 @@
-import { el, image } from "../dom.js"
+import { el, image, wholeRows } from "../dom.js"
 import { view, type FeedItem } from "../views/textFeed.js"
 import type { Renderer } from "./Renderer.js"
 
@@ -8,6 +8,7 @@ export const renderer: Renderer<ReadonlyArray<FeedItem>> = {
   mount: (body) => {
     const list = el("ul", "ds-feed")
     body.append(list)
+    const rows = wholeRows(list, ".ds-feed-item")
     return {
       update: (items) => {
         list.replaceChildren(
@@ -23,8 +24,9 @@ export const renderer: Renderer<ReadonlyArray<FeedItem>> = {
             return li
           })
         )
+        rows.recheck()
       },
-      dispose: () => undefined
+      dispose: rows.dispose
     }
   }
 }

@@ -17,7 +17,7 @@ export const srcdoc = (html: string, theme: "dark" | "light"): string => {
   return (
     `<!doctype html><html><head><meta charset="utf-8"><meta name="color-scheme" content="${theme}">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src http: https: data:">` +
-    `<style>html,body{margin:0;background:transparent;color:${fg};font:22px/1.35 "Liberation Sans",Arial,Helvetica,sans-serif;}` +
+    `<style>html,body{margin:0;background:transparent;color:${fg};font:clamp(11px,min(32vh,9vw),22px)/1.35 "Liberation Sans",Arial,Helvetica,sans-serif;}` +
     `body{padding:2px 4px;overflow:hidden}a{color:${link}}img{max-width:100%}</style></head><body>` +
     html +
     `</body></html>`

@@ -1,28 +1,48 @@
+import { type ThresholdColor, type TileOptionsData, thresholdColor } from "@dashstream/core/tileStatus"
 import type { EChartsCoreOption } from "echarts/core"
-import { base, grid, palette } from "./options.js"
+import { formatValue } from "../format.js"
+import { base, fitAxes, grid, palette } from "./options.js"
 import { seriesData } from "./series.js"
 
-/** Pure: the series as an ECharts line over a time axis (`ts` seconds to milliseconds). */
+/** The line graph tile: the latest value (contract section 15: the value a chart shows) over the line. */
+export interface LineGraphView {
+  readonly value: string
+  /** The latest value's status colour (contract section 15), when a threshold is met. */
+  readonly status?: ThresholdColor
+  readonly option: EChartsCoreOption
+}
+
+/** Pure: the series as an ECharts line over a time axis (`ts` seconds to milliseconds), and its latest value. */
 export const view = (
-  entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>
-): EChartsCoreOption | undefined => {
-  const { data } = seriesData(entries)
-  if (data.length === 0) return undefined
+  entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>,
+  options: TileOptionsData = {}
+): LineGraphView | undefined => {
+  const { data, last } = seriesData(entries)
+  if (last === undefined) return undefined
+  const status = thresholdColor(last.number, options.thresholds)
   return {
-    ...base,
-    grid,
-    xAxis: { type: "time", splitNumber: 4 },
-    yAxis: { type: "value", scale: true, splitNumber: 4 },
-    series: [
-      {
-        type: "line",
-        data,
-        showSymbol: data.length <= 30,
-        symbolSize: 7,
-        lineStyle: { width: 3, color: palette[0] },
-        itemStyle: { color: palette[0] },
-        areaStyle: { color: palette[0], opacity: 0.12 }
-      }
-    ]
+    value: formatValue(last.number, last.prefix, last.suffix),
+    ...(status === undefined ? {} : { status }),
+    option: {
+      ...base,
+      grid,
+      xAxis: { type: "time", splitNumber: 4 },
+      yAxis: { type: "value", scale: true, splitNumber: 4 },
+      series: [
+        {
+          type: "line",
+          data,
+          showSymbol: data.length <= 30,
+          symbolSize: 7,
+          lineStyle: { width: 3, color: palette[0] },
+          itemStyle: { color: palette[0] },
+          areaStyle: { color: palette[0], opacity: 0.12 }
+        }
+      ]
+    }
   }
 }
+
+/** Pure: the line graph's option with its axes sized for `width` x `height` pixels (see `fitAxes`). */
+export const fitLineGraph = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption =>
+  fitAxes(option, width, height)

@@ -1,4 +1,6 @@
 /** Pure pieces of ECharts options shared by the chart renderers (no DOM, no ECharts import). */
+import type { EChartsCoreOption } from "echarts/core"
+import { formatCompact } from "../format.js"
 
 /** Series colours, in order (the contract's five named colours first). */
 export const palette = ["#3d8bfd", "#2fbf71", "#f5c518", "#f2555a", "#a66cff", "#22c3c3", "#ff8a3d", "#e66bb8"]
@@ -15,3 +17,89 @@ export const grid = {
   outerBoundsMode: "same",
   outerBoundsContain: "axisLabel"
 } as const
+
+/**
+ * The CSS colours of the five threshold colours (contract section 15), for ECharts options; the page's stylesheet
+ * gives the same colours to `[data-status]` elements.
+ */
+export const statusColors = {
+  green: "#2fbf71",
+  amber: "#f5a524",
+  red: "#f2555a",
+  blue: "#3d8bfd",
+  grey: "#8d9ab0"
+} as const
+
+type Axis = Record<string, any>
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n))
+
+/**
+ * Pure: a cartesian chart's option (line graph, bar charts, xy graph) with its axes sized for a chart of `width` x
+ * `height` pixels, so that no label overlaps another or is cut (issue 25): as many ticks as the size holds (about one
+ * per 110 px across, one per 45 px up), compact numbers (`1.2K`), category names cut with an ellipsis to their
+ * slot, no labels at all on an axis too short for them, the legend only when there is room; ECharts' `hideOverlap`
+ * drops any label that would still touch another.
+ */
+export const fitAxes = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
+  const o = option as { xAxis?: Axis; yAxis?: Axis; legend?: Axis; grid?: Axis }
+  const fontSize = width < 260 || height < 140 ? 12 : 14
+  const fit = (axis: Axis | undefined, across: boolean): Axis | undefined => {
+    if (axis === undefined) return undefined
+    const length = across ? width : height
+    const show = across ? height >= 56 && width >= 90 : width >= 100 && height >= 56
+    const label: Axis = { ...axis["axisLabel"], show, fontSize, hideOverlap: true }
+    if (axis["type"] === "value") label["formatter"] = (n: number) => formatCompact(n)
+    if (axis["type"] === "category") {
+      const n = Math.max(1, (axis["data"] as ReadonlyArray<unknown> | undefined)?.length ?? 1)
+      // Across, each category has its slot of the width; up the side, names take at most a third of the width.
+      label["width"] = across ? Math.max(16, length / n - 8) : Math.max(24, width / 3)
+      label["overflow"] = "truncate"
+      label["ellipsis"] = "\u2026"
+    }
+    return {
+      ...axis,
+      ...(axis["type"] === "category" ? {} : { splitNumber: clamp(Math.floor(length / (across ? 110 : 45)), 1, 5) }),
+      axisLabel: label
+    }
+  }
+  const xAxis = fit(o.xAxis, true)
+  const yAxis = fit(o.yAxis, false)
+  const legendShown = o.legend !== undefined && height >= 120 && width >= 160
+  return {
+    ...option,
+    ...(xAxis === undefined ? {} : { xAxis }),
+    ...(yAxis === undefined ? {} : { yAxis }),
+    ...(o.legend === undefined
+      ? {}
+      : {
+          legend: {
+            ...o.legend,
+            show: legendShown,
+            textStyle: { fontSize: 13, width: Math.max(40, width / 4), overflow: "truncate", ellipsis: "\u2026" }
+          },
+          grid: { ...o.grid, top: legendShown ? 34 : 12 }
+        })
+  }
+}
+
+/**
+ * Pure: a pie option with its slice labels sized for `width` x `height` pixels: none on a small chart (the slices
+ * alone), elsewhere names cut to a width the chart holds (the pie's `avoidLabelOverlap` keeps them apart).
+ */
+export const fitPie = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
+  const o = option as { series?: Array<Axis> }
+  const series = o.series?.[0]
+  if (series === undefined) return option
+  const show = Math.min(width, height) >= 150 && width >= 220
+  return {
+    ...option,
+    series: [
+      {
+        ...series,
+        radius: show ? ["30%", "54%"] : ["38%", "80%"],
+        label: { ...series["label"], show, width: Math.max(40, width * 0.2), overflow: "truncate", ellipsis: "\u2026" },
+        labelLine: { ...series["labelLine"], show }
+      }
+    ]
+  }
+}

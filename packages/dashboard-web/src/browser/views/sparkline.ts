@@ -1,4 +1,5 @@
 import type { EChartsCoreOption } from "echarts/core"
+import { type ThresholdColor, type TileOptionsData, thresholdColor } from "@dashstream/core/tileStatus"
 import { formatValue } from "../format.js"
 import { base, palette } from "./options.js"
 import { seriesData } from "./series.js"
@@ -6,17 +7,22 @@ import { seriesData } from "./series.js"
 /** The sparkline tile: the latest value in large type over a small line of the recent values. */
 export interface SparklineView {
   readonly value: string
+  /** The latest value's status colour (contract section 15), when a threshold is met. */
+  readonly status?: ThresholdColor
   readonly option: EChartsCoreOption
 }
 
 /** Pure: the series as an axis-less ECharts line, and the latest value with prefix/suffix. */
 export const view = (
-  entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>
+  entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>,
+  options: TileOptionsData = {}
 ): SparklineView | undefined => {
   const { data, last } = seriesData(entries)
   if (last === undefined) return undefined
+  const status = thresholdColor(last.number, options.thresholds)
   return {
     value: formatValue(last.number, last.prefix, last.suffix),
+    ...(status === undefined ? {} : { status }),
     option: {
       ...base,
       grid: { left: 4, right: 4, top: 6, bottom: 6 },

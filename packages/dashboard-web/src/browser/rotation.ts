@@ -1,0 +1,271 @@
+/**
+ * The rotation page (contract section 15): reads the rotation from `#ds-rotation`, shows each of its dashboards
+ * full-screen in turn (its name as the page title) for `intervalSeconds`, then the next, in order, looping, with a
+ * small progress indicator; all of them live over the rotation's ONE event stream (`rotation`, `snapshot`, `entry`,
+ * `clear`, `deleted`). The entries of every stream are held by the page whichever dashboard is shown, so a dashboard
+ * comes up with its data at once; only the shown dashboard's tiles exist (drawn by the dashboard page's `Tile`).
+ *
+ * For tests and wall-screen scripts: `<html data-rotation-index data-dashboard-id>` name the dashboard shown,
+ * `data-rendered` is set once the first snapshot is drawn, `data-connection` as on the dashboard page.
+ */
+import type { Entry, RotationDashboardModel, RotationPageConfig, TileModel } from "../Model.js"
+import { heldEntries } from "../WidgetType.js"
+import { connect, type ConnectionState } from "./Connection.js"
+import { el } from "./dom.js"
+import { Tile } from "./Tile.js"
+import { addEntry, snapshotEntries, toTileModel } from "./TileData.js"
+
+const stateText: Record<ConnectionState, string> = {
+  connecting: "Connecting\u2026",
+  live: "Live",
+  reconnecting: "Connection lost \u2014 reconnecting\u2026",
+  gone: "This rotation link is no longer valid"
+}
+
+/** The rotation as its page follows it: the `#ds-rotation` block at first, then each `rotation` event. */
+interface Shown {
+  name: string
+  intervalSeconds: number
+  dashboardIds: ReadonlyArray<string>
+  dashboards: Map<string, RotationDashboardModel>
+}
+
+/** Decodes a `rotation` event's data (contract section 15); `undefined` when malformed (ignored). */
+const decodeRotation = (data: string): Shown | undefined => {
+  let raw: unknown
+  try {
+    raw = JSON.parse(data)
+  } catch {
+    return undefined
+  }
+  if (typeof raw !== "object" || raw === null) return undefined
+  const { rotation, dashboards } = raw as { rotation?: unknown; dashboards?: unknown }
+  if (typeof rotation !== "object" || rotation === null || !Array.isArray(dashboards)) return undefined
+  const { name, intervalSeconds, dashboardIds } = rotation as Record<string, unknown>
+  if (typeof name !== "string" || typeof intervalSeconds !== "number" || !Array.isArray(dashboardIds)) return undefined
+  const byId = new Map<string, RotationDashboardModel>()
+  for (const d of dashboards as Array<Record<string, unknown>>) {
+    if (typeof d?.["id"] !== "string" || typeof d["name"] !== "string" || !Array.isArray(d["tiles"])) return undefined
+    const tiles = (d["tiles"] as Array<unknown>).map(toTileModel)
+    if (!tiles.every((t): t is TileModel => t !== undefined)) return undefined
+    byId.set(d["id"], { id: d["id"], name: d["name"], tiles })
+  }
+  return {
+    name,
+    intervalSeconds: Math.max(1, intervalSeconds),
+    dashboardIds: dashboardIds.filter((id): id is string => typeof id === "string" && byId.has(id)),
+    dashboards: byId
+  }
+}
+
+/** Starts the rotation page on the document (called by `main.ts` when the page carries `#ds-rotation`). */
+export const startRotation = (config: RotationPageConfig): void => {
+  const root = document.documentElement
+  const themeParam = new URLSearchParams(location.search).get("theme")
+  const theme = themeParam === "light" || themeParam === "dark" ? themeParam : config.theme
+  root.dataset["theme"] = theme
+  const ctx = { theme, maps: config.maps }
+
+  const header = el("header", "ds-header")
+  const status = el("div", "ds-status")
+  const dot = el("span", "ds-status-dot")
+  const statusText = el("span", "ds-status-text")
+  status.append(dot, statusText)
+  status.setAttribute("role", "status")
+  const name = el("h1", "ds-name")
+  const position = el("span", "ds-rotation-position")
+  const titles = el("div", "ds-rotation-titles")
+  titles.append(name, position)
+  header.append(titles, status)
+  // The progress indicator: a thin bar that fills over each dashboard's interval.
+  const progress = el("div", "ds-rotation-progress")
+  const bar = el("div", "ds-rotation-progress-bar")
+  progress.append(bar)
+  progress.setAttribute("role", "progressbar")
+  progress.setAttribute("aria-label", "Time until the next dashboard")
+  const grid = el("main", "ds-grid")
+  document.body.replaceChildren(header, progress, grid)
+
+  let shown: Shown = {
+    name: config.name,
+    intervalSeconds: config.intervalSeconds,
+    dashboardIds: config.dashboardIds,
+    dashboards: new Map(config.dashboards.map((d) => [d.id, d]))
+  }
+  // The entries of every stream of the rotation, whichever dashboard is shown (at most what its tiles hold).
+  const held = new Map<string, ReadonlyArray<Entry>>()
+  const deleted = new Set<string>()
+  const keepOf = (streamName: string): number => {
+    let keep = 1
+    for (const d of shown.dashboards.values()) {
+      for (const t of d.tiles) if (t.streamName === streamName) keep = Math.max(keep, heldEntries(t.type))
+    }
+    return keep
+  }
+
+  let index = 0
+  let current: string | undefined
+  let tiles = new Map<string, Array<Tile>>()
+
+  // Draw at most once per frame whatever the event rate.
+  const dirty = new Set<Tile>()
+  let scheduled = false
+  let snapshotSeen = false
+  const flush = () => {
+    scheduled = false
+    for (const tile of dirty) tile.draw()
+    dirty.clear()
+    if (snapshotSeen && root.dataset["rendered"] === undefined) {
+      performance.mark("ds-first-render")
+      root.dataset["rendered"] = "true"
+    }
+  }
+  const touch = (tile: Tile) => {
+    dirty.add(tile)
+    if (!scheduled) {
+      scheduled = true
+      requestAnimationFrame(flush)
+    }
+  }
+
+  const fill = (tile: Tile) => {
+    if (deleted.has(tile.model.streamName)) tile.markDeleted()
+    else tile.setEntries(held.get(tile.model.streamName) ?? [])
+    touch(tile)
+  }
+
+  // Shows the dashboard at `index` of the rotation (its tiles made anew from what the page holds).
+  const show = () => {
+    for (const list of tiles.values()) {
+      for (const tile of list) {
+        dirty.delete(tile)
+        tile.dispose()
+      }
+    }
+    tiles = new Map()
+    const ids = shown.dashboardIds
+    if (ids.length === 0) {
+      current = undefined
+      name.textContent = shown.name
+      position.textContent = ""
+      document.title = shown.name
+      delete root.dataset["dashboardId"]
+      root.dataset["rotationIndex"] = "-1"
+      grid.style.setProperty("--rows", "1")
+      grid.replaceChildren(el("p", "ds-no-tiles", "This rotation has no dashboards"))
+      return
+    }
+    index = index % ids.length
+    const dashboard = shown.dashboards.get(ids[index]!)!
+    current = dashboard.id
+    name.textContent = dashboard.name
+    position.textContent = ids.length > 1 ? `${index + 1} / ${ids.length}` : ""
+    document.title = dashboard.name
+    root.dataset["dashboardId"] = dashboard.id
+    root.dataset["rotationIndex"] = String(index)
+    const elements: Array<HTMLElement> = []
+    for (const model of dashboard.tiles) {
+      const tile = new Tile(model, ctx)
+      fill(tile)
+      elements.push(tile.element)
+      const list = tiles.get(model.streamName)
+      if (list === undefined) tiles.set(model.streamName, [tile])
+      else list.push(tile)
+    }
+    grid.style.setProperty("--rows", String(Math.max(1, ...dashboard.tiles.map((t) => t.y + t.h))))
+    if (dashboard.tiles.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
+    grid.replaceChildren(...elements)
+  }
+
+  // The timer: each dashboard for `intervalSeconds`, the bar filling meanwhile (restarted by a CSS transition).
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const restartBar = () => {
+    bar.style.transition = "none"
+    bar.style.transform = "scaleX(0)"
+    void bar.offsetWidth
+    if (shown.dashboardIds.length > 1) {
+      bar.style.transition = `transform ${shown.intervalSeconds}s linear`
+      bar.style.transform = "scaleX(1)"
+    }
+    progress.hidden = shown.dashboardIds.length <= 1
+  }
+  const schedule = () => {
+    clearTimeout(timer)
+    restartBar()
+    if (shown.dashboardIds.length <= 1) return
+    timer = setTimeout(() => {
+      index = (index + 1) % shown.dashboardIds.length
+      show()
+      schedule()
+    }, shown.intervalSeconds * 1000)
+  }
+
+  show()
+  schedule()
+
+  const setState = (state: ConnectionState) => {
+    root.dataset["connection"] = state
+    statusText.textContent = stateText[state]
+    if (state === "gone") clearTimeout(timer)
+  }
+
+  connect(
+    config.eventsPath,
+    (event) => {
+      if (event.kind === "snapshot") {
+        snapshotSeen = true
+        performance.mark("ds-snapshot")
+        for (const [streamName, entries] of event.tiles) {
+          held.set(streamName, snapshotEntries(entries, keepOf(streamName)))
+          deleted.delete(streamName)
+        }
+        for (const streamName of event.deleted) {
+          held.delete(streamName)
+          deleted.add(streamName)
+        }
+        for (const [streamName, list] of tiles) {
+          if (event.tiles.has(streamName) || event.deleted.has(streamName)) for (const tile of list) fill(tile)
+        }
+        if (!scheduled) {
+          scheduled = true
+          requestAnimationFrame(flush)
+        }
+        return
+      }
+      if (event.kind === "layout") return
+      const streamName = event.streamName
+      if (event.kind === "entry") {
+        held.set(streamName, addEntry(held.get(streamName) ?? [], event.entry, keepOf(streamName)))
+        deleted.delete(streamName)
+      } else if (event.kind === "clear") held.set(streamName, [])
+      else {
+        held.delete(streamName)
+        deleted.add(streamName)
+      }
+      for (const tile of tiles.get(streamName) ?? []) {
+        if (event.kind === "entry") tile.addEntry(event.entry)
+        else if (event.kind === "clear") tile.clear()
+        else tile.markDeleted()
+        touch(tile)
+      }
+    },
+    setState,
+    {
+      // The rotation or one of its dashboards changed (or the page reconnected): show the same dashboard if it is
+      // still in the rotation, else start again from the first; the snapshot that follows fills new tiles.
+      rotation: (data) => {
+        const next = decodeRotation(data)
+        if (next === undefined) return
+        const changed =
+          JSON.stringify([...shown.dashboardIds, shown.intervalSeconds]) !==
+          JSON.stringify([...next.dashboardIds, next.intervalSeconds])
+        const same = current === undefined ? -1 : next.dashboardIds.indexOf(current)
+        const sameIndex = next.dashboardIds[index] === current ? index : same
+        shown = next
+        index = sameIndex === -1 ? 0 : sameIndex
+        show()
+        if (changed || sameIndex === -1) schedule()
+      }
+    }
+  )
+}

@@ -1,0 +1,200 @@
+/**
+ * The rotation page end to end (contract section 15): a real `dashstream serve` on SQLite, two dashboards made
+ * through the admin API and a rotation of them with the shortest interval (5 s), opened in Debian's Chromium. The
+ * page shows dashboard A (its name as the title), then B, then A again, with pushes appearing live on each (also the
+ * ones made while the other dashboard was shown), all over ONE request to the rotation's event stream; a rotated
+ * token ends the page. An empty rotation says so. The README's screenshot (`docs/rotation.png`) is taken here.
+ */
+import { mkdirSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import type { Browser, Page } from "@playwright/test"
+import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+
+const screenshot = fileURLToPath(new URL("../../../../docs/rotation.png", import.meta.url))
+
+const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
+const text = async (page: Page, selector: string): Promise<string> =>
+  ((await page.locator(selector).first().textContent()) ?? "").trim()
+const shown = (id: string) =>
+  `document.documentElement.dataset.dashboardId === ${JSON.stringify(id)} && ` +
+  `document.documentElement.dataset.rendered === "true"`
+
+describe("the rotation page against a real server", { timeout: 120_000 }, () => {
+  let db: Database
+  let server: RunningServer
+  let api: Api
+  let browser: Browser
+  let watch: PageWatch
+  let accountId: string
+  let accessKey: string
+  let dashboardA: string
+  let dashboardB: string
+  let rotationId: string
+  let viewPath: string
+  /** Every request the page made to an event stream. */
+  const eventRequests: Array<string> = []
+
+  const push = async (streamName: string, point: unknown) => {
+    const r = await api.pushPoint(accessKey, streamName, point)
+    expect(r.status, r.text).toBe(200)
+  }
+  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>) => {
+    const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name, tiles })
+    expect(r.status, r.text).toBe(201)
+    return r.json.id as string
+  }
+
+  beforeAll(async () => {
+    db = await sqliteDatabase()
+    server = await startServer(db.url)
+    api = new Api(server.baseUrl)
+    const account = await api.createAccount("rotation e2e")
+    accountId = account.id
+    accessKey = account.accessKey
+    for (const [stream, type] of [
+      ["revenue", "number"],
+      ["cpu", "dial"],
+      ["signups", "sparkline"],
+      ["status", "label"],
+      ["queue", "horizontal-bar"],
+      ["deploys", "text-feed"]
+    ] as const) {
+      await api.createWidget(accountId, stream, type)
+    }
+    await push("revenue", { number: 1200, prefix: "$" })
+    await push("cpu", { number: 42 })
+    for (let i = 0; i < 12; i++)
+      await push("signups", { number: 40 + ((i * 7) % 11), timestamp: 1_700_000_000 + i * 60 })
+    await push("status", { label: "All systems go" })
+    await push("queue", { number: 340 })
+    await push("deploys", [
+      { title: "api", msg: "v2.3.1 deployed" },
+      { title: "web", msg: "v5.0.0 deployed" }
+    ])
+    dashboardA = await dashboard("Sales", [
+      { streamName: "revenue", title: "Revenue today", x: 0, y: 0, w: 6, h: 2 },
+      { streamName: "cpu", title: "CPU", x: 6, y: 0, w: 6, h: 2 },
+      { streamName: "signups", title: "Signups", x: 0, y: 2, w: 12, h: 2 }
+    ])
+    dashboardB = await dashboard("Operations", [
+      { streamName: "status", title: "Status", x: 0, y: 0, w: 6, h: 2 },
+      { streamName: "queue", title: "Queue", x: 6, y: 0, w: 6, h: 2 },
+      { streamName: "deploys", title: "Deploys", x: 0, y: 2, w: 12, h: 2 }
+    ])
+    const created = await api.admin("POST", `/admin/accounts/${accountId}/rotations`, {
+      name: "Wall TV",
+      dashboardIds: [dashboardA, dashboardB],
+      intervalSeconds: 5
+    })
+    expect(created.status, created.text).toBe(201)
+    rotationId = created.json.id as string
+    viewPath = created.json.url as string
+    browser = await launchChromium()
+    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
+    watch.page.on("request", (request) => {
+      if (new URL(request.url()).pathname.endsWith("/events")) eventRequests.push(request.url())
+    })
+  }, 180_000)
+
+  afterAll(async () => {
+    await watch?.context.close()
+    await browser?.close()
+    await server?.stop()
+    await db?.drop()
+  })
+
+  it("shows A, then B, then A, each with live pushes, over one event stream", async () => {
+    const { page } = watch
+    await page.goto(server.baseUrl + viewPath)
+    await until(
+      page,
+      `${shown(dashboardA)} && document.querySelectorAll('.ds-tile[data-state="data"]').length === 3`,
+      10_000
+    )
+    const shownAt = performance.now()
+    expect(await page.title()).toBe("Sales")
+    expect(await text(page, ".ds-name")).toBe("Sales")
+    expect(await text(page, ".ds-rotation-position")).toBe("1 / 2")
+    expect(await text(page, `${tileSel("revenue")} .ds-big-number`)).toBe("$1,200")
+    // The progress indicator fills over the interval.
+    expect(await page.locator(".ds-rotation-progress").isVisible()).toBe(true)
+    expect(await page.locator(".ds-rotation-progress-bar").getAttribute("style")).toContain("transform 5s linear")
+    // Only A's tiles are on the page.
+    expect(await page.locator(".ds-tile").count()).toBe(3)
+    expect(await page.locator(tileSel("status")).count()).toBe(0)
+
+    // A push appears on A within a second.
+    await push("revenue", { number: 1300, prefix: "$" })
+    await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$1,300"`, 1_000)
+    await page.waitForTimeout(200)
+    mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
+    await page.screenshot({ path: screenshot })
+
+    // After 5 s: B, with its name as the title; a push appears on it.
+    await until(page, shown(dashboardB), 8_000)
+    const switchedAfter = performance.now() - shownAt
+    expect(switchedAfter).toBeGreaterThan(4_000)
+    expect(switchedAfter).toBeLessThan(7_000)
+    expect(await page.title()).toBe("Operations")
+    expect(await text(page, ".ds-rotation-position")).toBe("2 / 2")
+    await until(
+      page,
+      `document.querySelector('${tileSel("status")} .ds-label')?.textContent === "All systems go"`,
+      1_000
+    )
+    expect(await page.locator(tileSel("revenue")).count()).toBe(0)
+    await push("status", { label: "Degraded" })
+    await until(page, `document.querySelector('${tileSel("status")} .ds-label')?.textContent === "Degraded"`, 1_000)
+    // A push to A's stream while B is shown: A shows it when it comes back.
+    await push("revenue", { number: 1400, prefix: "$" })
+
+    // Then A again, holding what was pushed meanwhile, and live.
+    await until(page, shown(dashboardA), 8_000)
+    expect(await page.title()).toBe("Sales")
+    await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$1,400"`, 1_000)
+    await push("revenue", { number: 1500, prefix: "$" })
+    await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$1,500"`, 1_000)
+
+    // All of it over ONE request to the rotation's event stream.
+    expect(eventRequests).toEqual([`${server.baseUrl}${viewPath}/events`])
+    expect(watch.errors.filter((e) => !e.includes("favicon"))).toEqual([])
+    expect(watch.foreignRequests).toEqual([])
+  })
+
+  it("an edit reaches the open page without a reload; an empty rotation says it has no dashboards", async () => {
+    const { page } = watch
+    const put = await api.admin("PUT", `/admin/accounts/${accountId}/rotations/${rotationId}`, {
+      name: "Wall TV",
+      dashboardIds: [dashboardB],
+      intervalSeconds: 5
+    })
+    expect(put.status, put.text).toBe(200)
+    await until(page, shown(dashboardB), 5_000)
+    expect(await page.locator(".ds-rotation-progress").isVisible()).toBe(false)
+    const empty = await api.admin("PUT", `/admin/accounts/${accountId}/rotations/${rotationId}`, {
+      name: "Wall TV",
+      dashboardIds: [],
+      intervalSeconds: 5
+    })
+    expect(empty.status, empty.text).toBe(200)
+    await until(
+      page,
+      `document.querySelector('.ds-no-tiles')?.textContent === "This rotation has no dashboards"`,
+      5_000
+    )
+    expect(await page.title()).toBe("Wall TV")
+    expect(eventRequests.length).toBe(1)
+  })
+
+  it("a rotated view token ends the page's event stream and the old link answers 404", async () => {
+    const { page } = watch
+    const r = await api.admin("POST", `/admin/accounts/${accountId}/rotations/${rotationId}/view-token`)
+    expect(r.status, r.text).toBe(201)
+    expect((await api.fetch(viewPath)).status).toBe(404)
+    await until(page, `document.documentElement.dataset.connection === "gone"`, 20_000)
+    expect(await text(page, ".ds-status-text")).toBe("This rotation link is no longer valid")
+    expect((await api.fetch(r.json.url as string)).status).toBe(200)
+  })
+})
