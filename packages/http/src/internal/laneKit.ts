@@ -66,3 +66,15 @@ export const laneLogs = (runFork: (effect: Effect.Effect<void>) => unknown, logR
   },
   internalError: (method, url, cause, secret) => void runFork(internalErrorLog(method, url, cause, secret))
 })
+
+/**
+ * A path segment percent-decoded as the router decodes it, or `undefined` for a malformed escape (`%ZZ`): the router
+ * matches no route through one, so a lane answers it 404 `route_not_found`.
+ */
+export const decodePathSegment = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}

@@ -22,7 +22,7 @@ import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { errorReply, RateLimited, replyOfCause } from "../HttpErrors.js"
 import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
-import { laneLogs, replyOfError, takeToken } from "./laneKit.js"
+import { decodePathSegment, laneLogs, replyOfError, takeToken } from "./laneKit.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import { redactPath } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
@@ -456,24 +456,15 @@ export const makeLiveLane = (
     const q = url.indexOf("?")
     const segments = (q === -1 ? url : url.slice(0, q)).split("/")
     if (segments[1] === "d" || segments[1] === "r") {
-      let token: string
-      try {
-        token = decodeURIComponent(segments[2]!)
-      } catch {
-        return refuse(routeNotFound(url))
-      }
+      const token = decodePathSegment(segments[2]!)
+      if (token === undefined) return refuse(routeNotFound(url))
       const shown =
         q === -1 || segments[1] === "r" ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
       return handleView(req, res, { kind: segments[1], token }, shown, t0)
     }
-    let key: string
-    let streamName: string
-    try {
-      key = decodeURIComponent(segments[3]!)
-      streamName = decodeURIComponent(segments[5]!)
-    } catch {
-      return refuse(routeNotFound(url))
-    }
+    const key = decodePathSegment(segments[3]!)
+    const streamName = decodePathSegment(segments[5]!)
+    if (key === undefined || streamName === undefined) return refuse(routeNotFound(url))
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
     const header = req.headers["last-event-id"]
     const params = {

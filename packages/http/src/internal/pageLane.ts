@@ -14,7 +14,7 @@ import {
 import { Cause, Exit, Runtime } from "effect"
 import type { ConsolePage } from "../HttpConfig.js"
 import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
-import { laneLogs } from "./laneKit.js"
+import { decodePathSegment, laneLogs } from "./laneKit.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
@@ -284,10 +284,8 @@ export const makePageLane = (
       }
       return asset(req, res, t0, ico, assets, faviconHeaders)
     }
-    let token: string
-    try {
-      token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
-    } catch {
+    const token = decodePathSegment(path.slice(3, path.endsWith("/") ? -1 : undefined))
+    if (token === undefined) {
       writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
