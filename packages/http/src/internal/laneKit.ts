@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http"
 import { type Cause, Effect } from "effect"
-import { type ErrorReply, internalReply, type RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
+import { type ErrorReply, internalReply, type RateLimited, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
 import { clientInfo } from "./clientInfo.js"
 import { type RateLimiter, whenTaken } from "./rateLimiter.js"
@@ -55,6 +55,16 @@ export const takeToken = (
 export interface LaneLogs {
   /** {@link requestLog} of `req` (its client address from `clientInfo`), when request logging is on. */
   readonly request: (req: IncomingMessage, method: string, url: string, status: number, start: number) => void
+  /**
+   * The reply to a request that failed with `cause` (`replyOfCause`: the error table, 503 for an interruption, 500
+   * for a defect), logging it with {@link internalErrorLog} when it is a 500.
+   */
+  readonly replyOfCause: (
+    method: string,
+    url: string,
+    cause: Cause.Cause<unknown>,
+    secret: string | undefined
+  ) => ErrorReply
   /** {@link internalErrorLog}. */
   readonly internalError: (method: string, url: string, cause: Cause.Cause<unknown>, secret: string | undefined) => void
 }
@@ -63,6 +73,11 @@ export interface LaneLogs {
 export const laneLogs = (runFork: (effect: Effect.Effect<void>) => unknown, logRequests: boolean): LaneLogs => ({
   request: (req, method, url, status, start) => {
     if (logRequests) runFork(requestLog(method, url, status, start, clientInfo(req).address))
+  },
+  replyOfCause: (method, url, cause, secret) => {
+    const reply = replyOfCause(cause)
+    if (reply.status === 500) runFork(internalErrorLog(method, url, cause, secret))
+    return reply
   },
   internalError: (method, url, cause, secret) => void runFork(internalErrorLog(method, url, cause, secret))
 })

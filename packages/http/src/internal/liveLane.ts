@@ -19,7 +19,7 @@ import {
   type StreamStore
 } from "@dashstream/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
-import { errorReply, RateLimited, replyOfCause } from "../HttpErrors.js"
+import { errorReply, RateLimited } from "../HttpErrors.js"
 import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
 import { decodePathSegment, laneLogs, replyOfError, takeToken } from "./laneKit.js"
@@ -427,8 +427,7 @@ export const makeLiveLane = (
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
           release(token)
-          const reply = replyOfCause(exit.cause)
-          if (reply.status === 500) logs.internalError("GET", req.url ?? "/", exit.cause, token)
+          const reply = logs.replyOfCause("GET", req.url ?? "/", exit.cause, token)
           writeErrorReply(res, reply)
           return log(req, reply.status, t0)
         }
@@ -494,8 +493,7 @@ export const makeLiveLane = (
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return start(req, res, key, exit.value, t0)
         release(key)
-        const reply = replyOfCause(exit.cause)
-        if (reply.status === 500) logs.internalError("GET", url, exit.cause, key)
+        const reply = logs.replyOfCause("GET", url, exit.cause, key)
         refuse(reply)
       }
     })

@@ -13,7 +13,7 @@ import {
 } from "@dashstream/dashboard-web"
 import { Cause, Exit, Runtime } from "effect"
 import type { ConsolePage } from "../HttpConfig.js"
-import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
+import { errorReply, internalReply } from "../HttpErrors.js"
 import { decodePathSegment, laneLogs } from "./laneKit.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
@@ -180,8 +180,7 @@ export const makePageLane = (
     token: string,
     cause: Cause.Cause<unknown>
   ) => {
-    const reply = replyOfCause(cause)
-    if (reply.status === 500) logs.internalError(req.method ?? "GET", req.url ?? "/", cause, token)
+    const reply = logs.replyOfCause(req.method ?? "GET", req.url ?? "/", cause, token)
     writeErrorReply(res, reply)
     log(req, reply.status, t0)
   }
