@@ -4,8 +4,11 @@ import type { Micros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
 import type { WidgetType } from "./WidgetType.js"
 
-/** The storage id of a stored entry; opaque outside the adapter that made it, never reused within a stream. */
-export type EntryId = number & { readonly EntryId: unique symbol }
+/**
+ * The storage id of a stored entry; opaque outside the adapter that made it (a number or a string), distinct across
+ * streams, never reused within a stream.
+ */
+export type EntryId = (number | string) & { readonly EntryId: unique symbol }
 
 /** A stream a decimation pass visits: its id and the widget type that decides what a bucket keeps. */
 export interface DecimationStream {

@@ -98,7 +98,14 @@ export {
 
 // The use cases, and writing: planning a group of pushes, queueing them for a group commit.
 export * as UseCases from "./UseCases.js"
-export { type LatestEntry, type PlanError, type PlannedStream, type StateSource, WritePlan } from "./WritePlan.js"
+export {
+  type LatestEntry,
+  mergePuts,
+  type PlanError,
+  type PlannedStream,
+  type StateSource,
+  WritePlan
+} from "./WritePlan.js"
 export {
   type GroupSize,
   PendingWrite,

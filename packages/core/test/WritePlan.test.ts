@@ -7,7 +7,7 @@ import { StreamName } from "../src/StreamName.js"
 import type { StreamWrite } from "../src/StreamStore.js"
 import { type Micros, micros } from "../src/Time.js"
 import type { StreamId, Widget } from "../src/Widget.js"
-import { type StateSource, WritePlan } from "../src/WritePlan.js"
+import { mergePuts, type StateSource, WritePlan } from "../src/WritePlan.js"
 
 const NOW = 1_700_000_000_000_000
 
@@ -252,6 +252,94 @@ describe("WritePlan", () => {
       }),
       { numRuns: 500 }
     )
+  })
+
+  it("property: a call's Puts merged per stream (mergePuts) store, assign, fail and publish exactly as the writes given", () => {
+    // Each stream's changes in order, one item per clear and per stored entry (`fresh` included).
+    const flatChanges = (plan: WritePlan) => {
+      const changes: Array<PendingChange> = []
+      plan.changes(() => true, changes)
+      const byStream = new Map<number, Array<unknown>>()
+      for (const { stream, changes: list } of changes) {
+        const items = byStream.get(stream) ?? []
+        byStream.set(stream, items)
+        for (const c of list) {
+          if (c._tag === "Cleared") items.push(["cleared", c.at])
+          else if (c._tag === "Stored") for (const e of c.entries) items.push([e.ts, e.json, e.fresh])
+          else items.push([c._tag])
+        }
+      }
+      return [...byStream].sort((a, b) => a[0] - b[0])
+    }
+    let mergedSome = 0
+    fc.assert(
+      fc.property(
+        initial,
+        fc.array(
+          fc.record({
+            now: tsNear,
+            writes: fc.array(fc.record({ stream: fc.integer({ min: 1, max: 4 }), op }), { minLength: 1, maxLength: 10 })
+          }),
+          { minLength: 1, maxLength: 4 }
+        ),
+        (start, calls) => {
+          const asGiven = copy(start)
+          const asMerged = copy(start)
+          const planGiven = new WritePlan(sourceOf(asGiven).source)
+          const planMerged = new WritePlan(sourceOf(asMerged).source)
+          for (const c of calls) {
+            const writes = toWrites(c)
+            const merged = mergePuts(writes)
+            if (merged.length < writes.length) mergedSome++
+            planGiven.reset()
+            planMerged.reset()
+            const errorGiven = planGiven.add(writes, micros(c.now))
+            const errorMerged = planMerged.add(merged, micros(c.now))
+            assert.deepStrictEqual(
+              [errorMerged?._tag, errorMerged?.path],
+              [errorGiven?._tag, errorGiven?.path],
+              "the same error at the same path"
+            )
+            assert.deepStrictEqual(flatChanges(planMerged), flatChanges(planGiven))
+            storePlan(asGiven, planGiven)
+            storePlan(asMerged, planMerged)
+            assert.deepStrictEqual(snapshot(asMerged), snapshot(asGiven))
+          }
+        }
+      ),
+      { numRuns: 1000 }
+    )
+    assert.isAbove(mergedSome, 100, "the property saw merged calls")
+  })
+
+  it("mergePuts: a line protocol body's one-entry Puts to 10 streams become 10 writes, in first-appearance order", () => {
+    const writes: Array<StreamWrite> = Array.from({ length: 1000 }, (_, k) => ({
+      widget: widget((k % 10) + 1),
+      op: { _tag: "Put", entries: [{ point: { number: k }, ts: micros(NOW + k) }] },
+      path: `line ${k + 1}`
+    }))
+    const merged = mergePuts(writes)
+    assert.deepStrictEqual(
+      merged.map((w) => [w.widget.id, w.path, w.op._tag === "Put" ? w.op.entries.length : 0]),
+      Array.from({ length: 10 }, (_, i) => [i + 1, `line ${i + 1}`, 100])
+    )
+    const first = merged[0]!.op
+    assert.deepStrictEqual(first._tag === "Put" ? first.entries.slice(0, 3).map((e): number => e.ts!) : [], [
+      NOW,
+      NOW + 10,
+      NOW + 20
+    ])
+    // Not merged: a repeated or older ts (a replacement keeps its own write), a write of another kind between.
+    const put = (id: number, ts: number): StreamWrite => ({
+      widget: widget(id),
+      op: { _tag: "Put", entries: [{ point: { number: ts }, ts: micros(ts) }] },
+      path: "point"
+    })
+    const kept = [put(1, NOW), put(1, NOW), put(1, NOW - 1)]
+    assert.strictEqual(mergePuts(kept), kept)
+    const delta: StreamWrite = { widget: widget(1), op: { _tag: "Delta", delta: 1 }, path: "point" }
+    assert.strictEqual(mergePuts([put(1, NOW), delta, put(1, NOW + 1)]).length, 3)
+    assert.strictEqual(mergePuts([put(1, NOW), put(2, NOW), put(1, NOW + 1)]).length, 2)
   })
 
   it("server ts strictly increase within one call and across calls, also when the clock goes back", () => {

@@ -44,7 +44,7 @@ export const commandSpecs = {
       "[--frame-ancestors SOURCES] [--base-path /PREFIX] [--trust-proxy <address or CIDR>[,...]]",
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
-      "--workers N serves with N processes (default: one per CPU); --cors-origin (repeatable) lets web pages of " +
+      "--workers N serves with N processes (default 1); --cors-origin (repeatable) lets web pages of " +
       "that origin push and read; on a loopback address without DASHSTREAM_ADMIN_TOKEN it prints a console link " +
       "with a token made for the run (--no-admin: no admin API, no console); behind a reverse proxy, --base-path " +
       "/PREFIX serves every route under /PREFIX (other paths answer 404) and --trust-proxy 127.0.0.1 believes " +
@@ -220,7 +220,7 @@ export const usage = (): string => {
     "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
     "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
     "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
-    "  DASHSTREAM_WORKERS       processes serving HTTP, as --workers (default: the number of CPUs; 1: one process)",
+    "  DASHSTREAM_WORKERS       processes serving HTTP, as --workers (default 1: one process)",
     "  DASHSTREAM_FRAME_ANCESTORS  sites that may frame a dashboard page, a CSP source list, as --frame-ancestors (default 'self')",
     "  DASHSTREAM_BASE_PATH     path prefix every route is served under behind a reverse proxy, as --base-path (default: none)",
     "  DASHSTREAM_TRUST_PROXY   reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto are believed, as --trust-proxy (default: none)",

@@ -1,11 +1,19 @@
 import { BlockList, isIP } from "node:net"
-import { availableParallelism } from "node:os"
 import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
 import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
 // The parsers alone (node:net and effect), not the HTTP interface, which `serve` loads lazily.
 import { parseBasePath, parseTrustProxy, type TrustedProxies } from "@dashstream/http/ReverseProxy"
 import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { UsageError } from "./Errors.js"
+
+/**
+ * `serve --workers` when not given: one process, on both backends. On the 2-core machines the benchmarks run on, one
+ * process pushes faster than two (SQLite single points 0.87x InfluxDB with one against 0.60x with two, PostgreSQL
+ * 0.48x against 0.34x: two processes' group commits wait on each other, for SQLite's write lock or PostgreSQL's row
+ * locks of the streams both write), while two serve more latest-entry reads; README "Several processes" says how to
+ * choose (issue 26).
+ */
+export const defaultWorkers = 1
 
 /**
  * The server's configuration, read from command-line flags and environment variables (contract section 8) with
@@ -313,7 +321,7 @@ const serve: Config.Config<ServeConfig> = Config.all({
   decimationPolicy: tiers,
   workers: Config.withDefault(
     flagOrEnv("workers", EnvVar.workers, (text, name) => Either.mapLeft(parseWorkers(text, name), (e) => e.message)),
-    availableParallelism()
+    defaultWorkers
   ),
   corsOrigins: Config.withDefault(flagOrEnv("cors-origin", EnvVar.corsOrigin, parseCorsOrigins), []),
   frameAncestors: Config.withDefault(

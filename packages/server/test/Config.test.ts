@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os"
 import { assert, describe, it } from "@effect/vitest"
 import { Config as EffectConfig, Either, LogLevel, Redacted } from "effect"
 import { defaultPolicy, formatPolicy } from "@dashstream/decimation"
@@ -74,7 +73,7 @@ describe("Config.serveConfig", () => {
       logSkipped: false,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
-      workers: availableParallelism(),
+      workers: 1,
       corsOrigins: [],
       frameAncestors: "'self'",
       basePath: "",

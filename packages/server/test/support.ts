@@ -9,7 +9,7 @@ export const root = resolve(import.meta.dirname, "../../..")
 
 /**
  * How many processes a spawned `serve` runs (`DASHSTREAM_WORKERS`): `DASHSTREAM_TEST_WORKERS`, else 1 (the
- * one-process server; without it `serve` would run one worker per CPU). A test's own `env` or `--workers` wins.
+ * one-process server, also `serve`'s default). A test's own `env` or `--workers` wins.
  */
 export const testWorkers = process.env["DASHSTREAM_TEST_WORKERS"] ?? "1"
 

@@ -7,6 +7,25 @@ import { clientConfig } from "./internal/pool.js"
 import { affected, db, run, transaction } from "./internal/sql.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
+/**
+ * An entry is named by its stream and its `ts` (unique per stream; the table has no other key): its {@link EntryId}
+ * is the text `<stream id>/<ts>`, distinct across streams.
+ */
+const entryId = (stream: StreamId, ts: number): EntryId => `${stream}/${ts}` as EntryId
+
+/** The `ts` of the ids of `ids` that name entries of `stream` (see {@link entryId}); the others name none of its. */
+const tssOf = (stream: StreamId, ids: ReadonlyArray<EntryId>): Array<number> => {
+  const prefix = `${stream}/`
+  const tss: Array<number> = []
+  for (const id of ids) {
+    if (typeof id === "string" && id.startsWith(prefix)) {
+      const ts = Number(id.slice(prefix.length))
+      if (Number.isSafeInteger(ts)) tss.push(ts)
+    }
+  }
+  return tss
+}
+
 /** The advisory lock key of the decimation pass: one per schema, so each Dashstream storage has its own pass lock. */
 const passLockKey = (config: PostgresConfig) => `dashstream decimation ${config.schema}`
 
@@ -88,7 +107,7 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
           pool,
           db
             .selectFrom("entries")
-            .select(["id", "ts", "value"])
+            .select(["ts", "value"])
             .where("stream_id", "=", stream)
             .$if(after !== null, (q) => q.where("ts", ">", after!))
             .where("ts", "<", before)
@@ -97,11 +116,14 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
             .compile()
         )
       ).pipe(
-        Effect.map((rows) => rows.map((row) => ({ id: row.id as EntryId, ts: row.ts as Micros, value: row.value })))
+        Effect.map((rows) =>
+          rows.map((row) => ({ id: entryId(stream, row.ts), ts: row.ts as Micros, value: row.value }))
+        )
       ),
 
-    deleteEntries: (stream, ids) =>
-      ids.length === 0
+    deleteEntries: (stream, ids) => {
+      const tss = tssOf(stream, ids)
+      return tss.length === 0
         ? Effect.succeed(0)
         : attempt(() =>
             transaction(pool, async (client) => {
@@ -116,12 +138,13 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
                 sql`
                   delete from entries
                   where stream_id = ${stream}
-                    and id = any(${[...ids]}::bigint[])
+                    and ts = any(${tss}::bigint[])
                     and ts < (select max(ts) from entries where stream_id = ${stream})`.compile(db)
               )
               return { commit: true, value: deleted }
             })
-          ),
+          )
+    },
 
     withPassLock: withPassLock(config)
   }

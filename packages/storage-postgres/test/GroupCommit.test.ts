@@ -298,6 +298,19 @@ describe.skipIf(db === undefined)("group commit", () => {
           (yield* readAll(stores, m!)).map((e) => e.point.number),
           [1, 2, 3, 4, 5, 6, 7, 8, 9]
         )
+        // Another process stores m's entry at a client ts far ahead; this group, guessing m's old last_ts, takes the
+        // same ts for a new entry: its early insert collides (23505), nothing of it is stored, it is planned again on
+        // the rows and replaces the other process's entry (the later write wins, contract section 3).
+        const ahead = micros(T0 + 5_000_000_000)
+        const at = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n }, ts: ahead }] })
+        const third = new GroupCommit(otherPool)
+        yield* third.write([{ widget: m!, op: at(100), path: "point" }], micros(T0))
+        yield* Effect.promise(() => third.close())
+        assert.deepStrictEqual(yield* together(group, [[[m!, at(200)]], [[n!, put(6)]]]), ["Success", "Success"])
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [2, 3])
+        const ms = yield* readAll(stores, m!)
+        assert.deepStrictEqual(ms[ms.length - 1], { ts: ahead, point: { number: 200 } })
+        assert.strictEqual(ms.filter((e) => e.ts === ahead).length, 1)
       })
   )
 

@@ -9,6 +9,7 @@ import { isStreamName } from "../StreamName.js"
 import { StreamStore, type StreamWrite, type Withdrawable } from "../StreamStore.js"
 import { type Micros, nowMicros } from "../Time.js"
 import type { Widget } from "../Widget.js"
+import { mergePuts } from "../WritePlan.js"
 import { authenticate } from "./Authenticate.js"
 
 /**
@@ -102,10 +103,11 @@ const storeRequest = (
   if (writes.right.length === 0) {
     return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes.right))
   }
-  // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
-  if (skipped === 0) return streams.writeDirect(writes.right, now, done)
+  // A request's Puts to one stream are stored as one write (see `mergePuts`): the same entries and changes. Without
+  // skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
+  if (skipped === 0) return streams.writeDirect(mergePuts(writes.right), now, done)
   const skippedStreams = skippedStreamsOf(request, writes.right)
-  return streams.writeDirect(writes.right, now, (error) =>
+  return streams.writeDirect(mergePuts(writes.right), now, (error) =>
     error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
   )
 }

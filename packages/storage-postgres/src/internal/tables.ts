@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from "kysely"
+import type { ColumnType } from "kysely"
 
 // The tables of migrations 0001 to 0003 as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
 // Private to the adapter: rows are decoded into core types at the edge.
@@ -32,7 +32,6 @@ export interface StreamsTable {
 
 /** `entries`: the stored points, unique by `(stream_id, ts)`. */
 export interface EntriesTable {
-  readonly id: Generated<number>
   readonly stream_id: number
   /** Integer microseconds since the UNIX epoch. */
   readonly ts: number

@@ -1,0 +1,129 @@
+import {
+  type InvalidPoint,
+  type LatestEntry,
+  type Micros,
+  needsLatest,
+  type PendingWrite as Pending,
+  type StoredPoint,
+  type StreamNotFound,
+  WritePlan
+} from "@dashstream/core"
+import type pg from "pg"
+import type { LastTsGuesses } from "./lastTsGuesses.js"
+import { guessedQuery, latestSql, netChanges, storeArrays, storeSql } from "./storeSql.js"
+
+/** One group's transaction of the PostgreSQL group commit (see `groupCommit.ts`); its SQL is in `storeSql.ts`. */
+
+/**
+ * Whether `error`, from `guessedSql` (`storeSql.ts`), says that a guessed `last_ts` was wrong: the guard's division
+ * by zero (22012; nothing else of a group divides), or a new entry that collided with a stored one (23505) or with
+ * another group's (40P01, a deadlock between two such inserts): an entry above its stream's true `last_ts` cannot.
+ */
+const isStaleGuess = (error: unknown): boolean => {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  return code === "22012" || code === "23505" || code === "40P01"
+}
+
+/** What {@link runTransaction} did: each call's domain error (`undefined`: stored) and how the group was planned. */
+export interface GroupOutcome {
+  readonly errors: Array<InvalidPoint | StreamNotFound | undefined>
+  /** `guessed`: planned on the guesses, one round trip; `stale`: a guess was wrong, planned again on the rows. */
+  readonly planned: "guessed" | "stale" | "read"
+}
+
+/**
+ * Runs a group in one transaction on `client`, planning each call in arrival order with the core's `WritePlan`.
+ *
+ * When `useGuesses` holds, no write of the group needs a stream's latest entry ({@link needsLatest}) and `guesses`
+ * has every stream of the group, the group is planned on the guesses and stored by ONE prepared statement in one
+ * round trip (`guessedSql`: row locks in ascending id, each guess checked under them, the changes, the
+ * notifications, committed as the statement ends). No lock is held while the group waits for this process. A wrong
+ * guess fails the statement before it commits anything: the group is planned again as below. A group that clears a
+ * stream, or whose every call fails, is planned as below too.
+ *
+ * Otherwise two round trips: `BEGIN`, the row locks of every stream of the group in ascending id order (so groups
+ * of any number of processes cannot deadlock) and the latest points the group needs, read once the locks are held;
+ * then the changes and `COMMIT`. Resolves once committed; throws when a statement or the COMMIT failed.
+ */
+export const runTransaction = async (
+  client: pg.PoolClient,
+  group: ReadonlyArray<Pending>,
+  channel: string,
+  guesses: LastTsGuesses,
+  useGuesses: boolean
+): Promise<GroupOutcome> => {
+  const idSet = new Set<number>()
+  const latestSet = new Set<number>()
+  for (const pending of group) {
+    for (const write of pending.writes) {
+      const id = write.widget.id as number
+      if (!Number.isSafeInteger(id)) throw new Error(`stream id ${String(id)} is not an integer`)
+      idSet.add(id)
+      if (needsLatest(write.op)) latestSet.add(id)
+    }
+  }
+  const ids = [...idSet].sort((a, b) => a - b)
+  let planned: GroupOutcome["planned"] = "read"
+  const expected = useGuesses && latestSet.size === 0 ? guesses.all(ids) : undefined
+  if (expected !== undefined) {
+    // Every stream of the group has a guess (`expected`); planning reads them before `learn` changes any.
+    const plan = new WritePlan({ lastTs: (id) => guesses.get(id), latest: () => null })
+    const errors = group.map((pending) => plan.add(pending.writes, pending.now))
+    const arrays = storeArrays(netChanges(plan))
+    // A group whose every call fails is planned on the rows: its errors may come from a wrong guess.
+    if (arrays.cleared.length === 0 && !errors.every((e) => e !== undefined)) {
+      guesses.learn(plan)
+      try {
+        await client.query(guessedQuery(ids, expected, arrays, channel))
+        return { errors, planned: "guessed" }
+      } catch (error) {
+        guesses.forget(ids)
+        if (!isStaleGuess(error)) throw error
+        planned = "stale"
+      }
+    }
+  }
+  // Rows are locked in the order the query returns them (ORDER BY is applied before FOR UPDATE). The latest points
+  // are read by the next statement of the same round trip, once the locks are held: in READ COMMITTED each statement
+  // sees what was committed before it started, so it sees every write that held the locks before this group.
+  const latestIds = [...latestSet]
+  const results = (await client.query(
+    `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE` +
+      (latestIds.length > 0 ? `; ${latestSql(latestIds)}` : "")
+  )) as unknown as Array<pg.QueryResult<Record<string, unknown>>>
+  const lastTs = new Map<number, Micros | null>()
+  for (const row of results[1]!.rows as Array<{ id: number; last_ts: number | null }>) {
+    lastTs.set(row.id, row.last_ts as Micros | null)
+    guesses.set(row.id, row.last_ts as Micros | null)
+  }
+  const latest = new Map<number, LatestEntry>()
+  if (latestIds.length > 0) {
+    for (const row of results[2]!.rows as Array<{ stream_id: number; ts: number; point: string }>) {
+      latest.set(row.stream_id, { ts: row.ts as Micros, point: JSON.parse(row.point) as StoredPoint })
+    }
+  }
+  // A missing row is a widget deleted after the push looked it up (ids are never reused). The plan asks for the
+  // latest entry of a stream only for a write that needs it, and those streams were all loaded above.
+  const plan = new WritePlan({
+    lastTs: (id) => lastTs.get(id),
+    latest: (id) => latest.get(id) ?? null
+  })
+  const errors = group.map((pending) => plan.add(pending.writes, pending.now))
+  if (errors.every((e) => e !== undefined)) {
+    await client.query("ROLLBACK")
+    return { errors, planned }
+  }
+  guesses.learn(plan)
+  try {
+    // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
+    const stored = (await client.query(`${storeSql(storeArrays(netChanges(plan)), channel)}COMMIT`)) as unknown as
+      pg.QueryResult | Array<pg.QueryResult>
+    const end = Array.isArray(stored) ? stored[stored.length - 1]! : stored
+    // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
+    if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
+  } catch (error) {
+    guesses.forget(ids)
+    throw error
+  }
+  return { errors, planned }
+}

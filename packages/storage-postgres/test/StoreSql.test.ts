@@ -1,0 +1,54 @@
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import pg from "pg"
+import { numberArray, numberArrayText, sqlLiteral, textArray, textArrayText } from "../src/internal/storeSql.js"
+import { openTestDatabase } from "../src/testing/index.js"
+
+const db = await openTestDatabase()
+afterAll(() => db?.close())
+
+// Texts as points and payloads may hold them: any Unicode but NUL (which PostgreSQL text cannot hold), with the
+// characters that array and string literals treat specially made frequent.
+const special = fc.constantFrom("'", '"', "\\", "{", "}", ",", " ", "NULL", "null", "\n", "E'", "$$", "é", "😀")
+const text = fc
+  .array(fc.oneof(special, fc.string({ unit: "binary", maxLength: 4 })), { maxLength: 8 })
+  .map((parts) => parts.join("").replaceAll("\0", ""))
+
+describe.skipIf(db === undefined)("the group commit's SQL literals", () => {
+  it("property: text[] and number[] literals, inlined and as parameters, give back exactly what was written", async () => {
+    const client = new pg.Client({ connectionString: db!.url })
+    await client.connect()
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(text, { maxLength: 6 }),
+          fc.array(fc.option(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))), {
+            maxLength: 6
+          }),
+          async (texts, numbers) => {
+            const inlined = await client.query<{ t: Array<string>; s: string; n: Array<number | null> }>(
+              `SELECT ${textArray(texts)} AS t, ${sqlLiteral(texts.join(""))} AS s, ${numberArray(numbers, "float8")} AS n`
+            )
+            const row = inlined.rows[0]!
+            assert.deepStrictEqual(row.t, texts)
+            assert.strictEqual(row.s, texts.join(""))
+            // -0 is stored as 0 (String(-0) is "0"); every other double round-trips exactly.
+            assert.deepStrictEqual(
+              row.n.map((n) => (n === null ? null : Number(n))),
+              numbers.map((n) => (n === null ? null : n === 0 ? 0 : n))
+            )
+            const bound = await client.query<{ t: Array<string>; n: Array<number | null> }>(
+              "SELECT $1::text[] AS t, $2::float8[] AS n",
+              [textArrayText(texts), numberArrayText(numbers)]
+            )
+            assert.deepStrictEqual(bound.rows[0]!.t, texts)
+            assert.deepStrictEqual(bound.rows[0]!.n, row.n)
+          }
+        ),
+        { numRuns: 300 }
+      )
+    } finally {
+      await client.end()
+    }
+  })
+})
