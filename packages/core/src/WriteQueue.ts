@@ -80,6 +80,10 @@ export class PendingWrite {
   ) {
     this.size = writeSize(writes)
   }
+  /** Takes the call back (`StreamStore.writeDirect`'s `Withdrawable`): marks it {@link cancelled}. */
+  withdraw(): void {
+    this.cancelled = true
+  }
 }
 
 /**
@@ -107,7 +111,8 @@ export const queuedWrite = (
 
 /**
  * A `write` call without an effect, for `StreamStore.writeDirect`: queues it with `enqueue` and answers `done` once
- * its group ran, or at once (nothing queued) with the error `refusal` gives. It cannot be withdrawn.
+ * its group ran, or at once (nothing queued, `undefined` returned) with the error `refusal` gives. Returns the queued
+ * call, which `withdraw` takes back until its group starts.
  */
 export const queuedWriteDirect = (
   writes: ReadonlyArray<StreamWrite>,
@@ -115,10 +120,15 @@ export const queuedWriteDirect = (
   refusal: () => WriteError | undefined,
   enqueue: (pending: PendingWrite) => void,
   done: WriteDone
-): void => {
+): PendingWrite | undefined => {
   const refused = refusal()
-  if (refused !== undefined) return done(refused)
-  enqueue(new PendingWrite(writes, now, done))
+  if (refused !== undefined) {
+    done(refused)
+    return undefined
+  }
+  const pending = new PendingWrite(writes, now, done)
+  enqueue(pending)
+  return pending
 }
 
 /**

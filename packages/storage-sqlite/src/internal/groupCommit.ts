@@ -201,8 +201,8 @@ export class GroupCommit {
    * group the call joined is committed (durable), else with the error {@link write} would fail with. Cannot be
    * withdrawn.
    */
-  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): void {
-    queuedWriteDirect(writes, now, this.refusal, this.enqueue, done)
+  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): Pending | undefined {
+    return queuedWriteDirect(writes, now, this.refusal, this.enqueue, done)
   }
 
   private readonly refusal = (): WriteError | undefined => (this.isClosed ? closed : undefined)
