@@ -3,14 +3,14 @@ import { createServer, type IncomingMessage, type Server as NodeServer, type Ser
 import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
-import { apiRouteTable, makeApiLane } from "./internal/apiLane.js"
+import { makeApiLane } from "./internal/apiLane.js"
 import { type CorsRoute, makeCors } from "./internal/cors.js"
-import { defaultLiveOptions, isEvents, makeLiveLane } from "./internal/liveLane.js"
-import { isConsolePage, isPage, makePageLane } from "./internal/pageLane.js"
-import { makeIngestLane, matchIngestRoute } from "./internal/ingestLane.js"
-import { answerInfluxProbe, influxProbe } from "./internal/lineProtocolRoutes.js"
-import { ingestRoutes } from "./internal/ingestRoutes.js"
+import { defaultLiveOptions, makeLiveLane } from "./internal/liveLane.js"
+import { makePageLane } from "./internal/pageLane.js"
+import { makeIngestLane } from "./internal/ingestLane.js"
+import { answerInfluxProbe } from "./internal/lineProtocolRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
+import { type Lane, makeRouteTable, type Route, type RouteTable } from "./internal/routeTable.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { laneLogs } from "./internal/laneKit.js"
 import { refuseDeclaredLength, routeNotFound, writeErrorReply } from "./internal/replies.js"
@@ -55,17 +55,12 @@ const close = (server: NodeServer) =>
   })
 
 /**
- * The routes a web page on another origin may call when `corsOrigins` allows it (see `internal/cors.ts`): every
- * ingest route that declares `cors`, the export read and the event streams. Never the admin API, the console or the
- * dashboard pages.
+ * The routes a web page on another origin may call when `corsOrigins` allows it (see `internal/cors.ts`): the routes
+ * of the table marked `cors` (every ingest route that declares it, the export read and the event streams). Never the
+ * admin API, the console or the dashboard pages.
  */
-const corsRoutes: ReadonlyArray<CorsRoute> = [
-  ...ingestRoutes.filter((route) => route.cors).map((route) => ({ template: route.template, methods: [route.method] })),
-  { template: "/api/v2/:accessKey/datastream/:streamName", methods: ["GET"] },
-  { template: "/api/v2/:accessKey/datastream/:streamName/events", methods: ["GET"] },
-  { template: "/d/:viewToken/events", methods: ["GET"] },
-  { template: "/r/:viewToken/events", methods: ["GET"] }
-]
+const corsRoutes = (table: RouteTable): ReadonlyArray<CorsRoute> =>
+  table.routes.filter((route) => route.cors === true).map((route) => ({ template: route.path, methods: route.methods }))
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */
 export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore
@@ -95,14 +90,15 @@ export interface Handler {
  * layers (for example `@dashstream/storage-sqlite`'s `layer`). {@link layer} is this handler in a Node server of its
  * own.
  *
- * Several lanes share the handler: the pushes (`POST /customSend[/]` and the other push protocols of
- * `internal/ingestRoutes.ts`: the InfluxDB writes among them) are answered by a direct ingest lane (see
- * `internal/ingestLane.ts`), InfluxDB's `/ping` and `/query` by a fixed answer (`internal/lineProtocolRoutes.ts`), the
- * latest-entry read `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see
- * `internal/readLane.ts`), `GET .../datastream/<STREAM>/events` and `/d/<viewToken>/events` by the live lane of
- * Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard page and its files and the
- * console page (when the admin API is on) by the page lane (`internal/pageLane.ts`), every other request by the
- * `HttpApi` (see `internal/apiLane.ts`).
+ * Several lanes share the handler, and one route table (`internal/routeTable.ts`) says which lane answers each
+ * route: the pushes (`POST /customSend[/]` and the other push protocols of `internal/ingestRoutes.ts`: the InfluxDB
+ * writes among them) are answered by a direct ingest lane (see `internal/ingestLane.ts`), InfluxDB's `/ping` and
+ * `/query` by a fixed answer (`internal/lineProtocolRoutes.ts`), the latest-entry read
+ * `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see `internal/readLane.ts`),
+ * `GET .../datastream/<STREAM>/events`, `/d/<viewToken>/events` and `/r/<viewToken>/events` by the live lane of
+ * Server-Sent Events (see `internal/liveLane.ts`; ended first on shutdown), the dashboard and rotation pages, their
+ * files and the console page (when the admin API is on) by the page lane (`internal/pageLane.ts`), every other
+ * request (and every request no route serves: 404, or 405 with `Allow`) by the `HttpApi` (see `internal/apiLane.ts`).
  */
 export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, Stores | Scope.Scope> =>
   Effect.gen(function* () {
@@ -112,8 +108,9 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     const metrics = config.metrics ?? new Metrics()
     // Pushes in flight, counted by the ingest lane; streamed reads yield the event loop to them.
     const pressure: WritePressure = { inFlight: 0 }
-    const apiLane = yield* makeApiLane(config, limiter, metrics, pressure)
-    const routes = apiRouteTable(config)
+    const consoleOn = config.adminToken !== undefined
+    const routes = makeRouteTable(consoleOn)
+    const apiLane = yield* makeApiLane(config, routes, limiter, metrics, pressure)
     const runtime = yield* Effect.runtime<Stores>()
     const ingestLane = makeIngestLane(runtime, {
       limits: config.limits,
@@ -140,15 +137,9 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       frameAncestors: config.frameAncestors,
       console: config.console
     })
-    const consoleOn = config.adminToken !== undefined
     const runFork = Runtime.runFork(runtime)
     const logs = laneLogs(runFork, config.logRequests)
-    const cors = makeCors(config.corsOrigins ?? [], corsRoutes)
-    /** The route template of `url` for CORS: an ingest route's (whatever the method), else the `HttpApi`'s. */
-    const corsTemplate = (url: string): string | undefined => {
-      for (const route of ingestRoutes) if (route.matches(url)) return route.template
-      return routes.template(url)
-    }
+    const cors = makeCors(config.corsOrigins ?? [], corsRoutes(routes))
     const basePath = config.basePath ?? ""
     const trustProxy = config.trustProxy
     /** A request outside the base path: 404, counted and logged as a path Dashstream does not serve. */
@@ -166,30 +157,22 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
         if (path === undefined) return outside(req, res)
         req.url = path
       }
+      const url = req.url ?? "/"
       if (cors !== undefined && req.headers.origin !== undefined) {
         // A preflight is answered here; any other request from an allowed origin goes on with the CORS headers set.
-        const url = req.url ?? "/"
-        const template = corsTemplate(url)
+        const template = routes.template(url)
         if (cors.handle(req, res, template)) {
           logs.request(req, "OPTIONS", url, 204, performance.now())
           return metrics.request(template!, "OPTIONS", 204, 0)
         }
       }
-      const ingest = matchIngestRoute(ingestRoutes, req.method, req.url)
-      if (ingest !== undefined) return ingestLane(req, res, ingest)
-      const read = latestRead(req.method, req.url)
-      if (read !== undefined) return readLane(req, res, read)
-      // The ingest and read lanes count their own requests, more cheaply; every other request is counted when its
-      // answer ends.
+      const route = routes.match(req.method, url)
+      if (route === undefined) return api(req, res)
+      lanes[route.lane](req, res, route)
+    }
+    /** The `HttpApi` lane: counted when its answer ends, a declared body over the limit refused before it is read. */
+    const api = (req: IncomingMessage, res: ServerResponse) => {
       metrics.track(req, res, routes.template)
-      const probe = influxProbe(req.method, req.url)
-      if (probe !== undefined) {
-        answerInfluxProbe(req, res, probe)
-        logs.request(req, req.method!, req.url!, res.statusCode, performance.now())
-        return
-      }
-      if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
-      if (isPage(req.method, req.url) || (consoleOn && isConsolePage(req.method, req.url))) return pageLane(req, res)
       const refusal = refuseDeclaredLength(req, maxBodyBytes)
       if (refusal === undefined) {
         if (req.method !== "GET" && (req.url?.startsWith("/admin/") || req.url?.startsWith("/console/"))) {
@@ -201,6 +184,31 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       }
       writeErrorReply(res, refusal)
       logs.request(req, req.method ?? "?", req.url ?? "/", 413, performance.now())
+    }
+    // Each lane's answer to a request of one of its routes. The ingest and read lanes count their own requests, more
+    // cheaply; every other request is counted when its answer ends.
+    const lanes: Record<Lane, (req: IncomingMessage, res: ServerResponse, route: Route) => void> = {
+      ingest: (req, res, route) => ingestLane(req, res, route.ingest!),
+      // Only the plainest GETs (see `latestRead`); the rest of the route (a query, an escape, HEAD) is the HttpApi's.
+      read: (req, res) => {
+        const read = latestRead(req.method, req.url)
+        if (read === undefined) return api(req, res)
+        readLane(req, res, read)
+      },
+      probe: (req, res, route) => {
+        metrics.track(req, res, routes.template)
+        answerInfluxProbe(req, res, route.path === "/ping" ? "ping" : "query")
+        logs.request(req, req.method!, req.url!, res.statusCode, performance.now())
+      },
+      live: (req, res) => {
+        metrics.track(req, res, routes.template)
+        liveLane.handle(req, res)
+      },
+      page: (req, res, route) => {
+        metrics.track(req, res, routes.template)
+        pageLane(req, res, route.path)
+      },
+      api
     }
     yield* Effect.addFinalizer(() => Effect.sync(liveLane.closeAll))
     return { handle: onRequest, clientError: answerFramingError, endEventStreams: liveLane.closeAll }

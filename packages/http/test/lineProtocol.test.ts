@@ -4,9 +4,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { StorageUnavailable } from "@dashstream/core"
 import { Effect } from "effect"
 import { gunzipBounded } from "../src/internal/gunzip.js"
-import { matchIngestRoute } from "../src/internal/ingestLane.js"
-import { ingestRoutes } from "../src/internal/ingestRoutes.js"
-import { influxProbe, v1AccessKey, v2AccessKey } from "../src/internal/lineProtocolRoutes.js"
+import { v1AccessKey, v2AccessKey } from "../src/internal/lineProtocolRoutes.js"
+import { makeRouteTable } from "../src/internal/routeTable.js"
 import { makeSkippedLog } from "../src/internal/skippedLog.js"
 import { setupAccount, startServer, type TestServer } from "./support/server.js"
 
@@ -19,7 +18,15 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 
 describe("InfluxDB routes", () => {
   it("match /write and /api/v2/write (POST, trailing slash and query allowed), /ping and /query", () => {
-    const template = (method: string, url: string) => matchIngestRoute(ingestRoutes, method, url)?.template
+    const routes = makeRouteTable(false)
+    const template = (method: string, url: string) => {
+      const route = routes.match(method, url)
+      return route?.lane === "ingest" ? route.ingest!.template : undefined
+    }
+    const influxProbe = (method: string, url: string) => {
+      const route = routes.match(method, url)
+      return route?.lane === "probe" ? route.path.slice(1) : undefined
+    }
     assert.strictEqual(template("POST", "/write"), "/write")
     assert.strictEqual(template("POST", "/write/?db=x"), "/write")
     assert.strictEqual(template("POST", "/write?db=x&precision=s"), "/write")

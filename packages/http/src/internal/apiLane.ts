@@ -23,7 +23,7 @@ import type { HandlerConfig } from "../HttpConfig.js"
 import { type ErrorReply, errorReply, type RateLimited } from "../HttpErrors.js"
 import { adminLive } from "./adminHandlers.js"
 import { consoleLive } from "./consoleHandlers.js"
-import { docsLive, docsRoutes } from "./docs.js"
+import { docsLive } from "./docs.js"
 import { healthLive } from "./healthHandlers.js"
 import type { Metrics } from "../Metrics.js"
 import { metricsLive } from "./metricsHandlers.js"
@@ -34,7 +34,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { internalErrorLog, replyOfError, requestLog, takeToken } from "./laneKit.js"
 import { accessKeyOfPath } from "./redact.js"
 import { bodyTooLarge, errorResponse, routeNotFound } from "./replies.js"
-import { makeRouteTable, type RouteTable } from "./routeTable.js"
+import type { RouteTable } from "./routeTable.js"
 
 /**
  * Everything except the push path goes through the `HttpApi` built here: export reads, health, docs and the
@@ -162,17 +162,13 @@ const routerConfig = {
 const servedApi = (config: HandlerConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
 
 /**
- * The paths and methods this lane serves (the served `HttpApi` plus `/openapi.json` and `/docs`): for 404/405 and
- * for the route templates that label request metrics.
- */
-export const apiRouteTable = (config: HandlerConfig): RouteTable => makeRouteTable(servedApi(config), docsRoutes)
-
-/**
  * Builds the `HttpApi` lane once (routes, decoders, OpenAPI document, Swagger page) and returns a Node request
- * listener for it. Tracing is off: a span would carry the URL, and read URLs carry access keys.
+ * listener for it. `routes` is the server's route table (`routeTable.ts`), for its 404/405 answers. Tracing is off: a
+ * span would carry the URL, and read URLs carry access keys.
  */
 export const makeApiLane = (
   config: HandlerConfig,
+  routes: RouteTable,
   limiter: RateLimiter | undefined,
   metrics: Metrics,
   pressure: WritePressure
@@ -197,7 +193,6 @@ export const makeApiLane = (
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router
-    const routes = apiRouteTable(config)
     const maxBodyBytes = config.limits.maxBodyBytes
     const app = (yield* HttpRouter.toHttpApp(router).pipe(HttpRouter.withRouterConfig(routerConfig))).pipe(
       answerErrors(routes, maxBodyBytes),

@@ -2,12 +2,6 @@ import { HttpApi, HttpApiBuilder, HttpApiSwagger, OpenApi } from "@effect/platfo
 import { Context, Effect, Layer } from "effect"
 import { jsonTextResponse } from "./replies.js"
 
-/** The routes outside the `HttpApi`, for the 404/405 table. */
-export const docsRoutes: ReadonlyArray<readonly [string, string]> = [
-  ["GET", "/openapi.json"],
-  ["GET", "/docs"]
-]
-
 /**
  * `GET /openapi.json` (the document of the served API, computed once) and `GET /docs` (Swagger UI from
  * `HttpApiSwagger`, whose script, stylesheet and document are inlined in the page, so it works offline). Under a

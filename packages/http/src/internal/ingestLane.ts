@@ -39,17 +39,13 @@ import { makeSkippedLog } from "./skippedLog.js"
  */
 export interface IngestRoute<B> {
   /**
-   * The route template, as the `HttpApi` describes it (`/customSend`, `/widgets/:streamName`): the metrics label and
-   * the name in log lines; never the URL (it may carry a key).
+   * The route template, as the `HttpApi` describes it (`/customSend`, `/widgets/:streamName`): the route table's path
+   * pattern (`routeTable.ts`, which matches requests to it), the metrics label and the name in log lines; never the
+   * URL (it may carry a key).
    */
   readonly template: string
   /** The one method served (`POST`). */
   readonly method: string
-  /**
-   * True when this route serves `url` (the request target, query included); called for every request of
-   * {@link method}, so it must be cheap, and it must not match what another lane serves.
-   */
-  readonly matches: (url: string) => boolean
   /**
    * Whether `serve --cors-origin` applies (preflights answered, CORS headers set): yes for push protocols a browser
    * may call, never for admin or console paths.
@@ -84,20 +80,6 @@ export interface IngestRoute<B> {
 /** An ingest route of any body type (the route table holds several). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyIngestRoute = IngestRoute<any>
-
-/** The route of `routes` serving this request, or `undefined` (then another lane serves it). */
-export const matchIngestRoute = (
-  routes: ReadonlyArray<AnyIngestRoute>,
-  method: string | undefined,
-  url: string | undefined
-): AnyIngestRoute | undefined => {
-  if (url === undefined) return undefined
-  for (let i = 0; i < routes.length; i++) {
-    const route = routes[i]!
-    if (route.method === method && route.matches(url)) return route
-  }
-  return undefined
-}
 
 const ignore = () => {}
 
@@ -146,7 +128,10 @@ export interface IngestLaneOptions {
   readonly logSkipped?: boolean | undefined
 }
 
-/** The ingest lane's request listener for a request {@link matchIngestRoute} matched, running pushes on `runtime`. */
+/**
+ * The ingest lane's request listener for a request the route table (`routeTable.ts`) gave to `route`, running pushes on
+ * `runtime`.
+ */
 export const makeIngestLane = (
   runtime: Runtime.Runtime<AccountStore | StreamStore>,
   options: IngestLaneOptions

@@ -9,15 +9,9 @@ import { writeErrorReply, writePushSuccess } from "./replies.js"
  * The push protocols the ingest lane serves, one entry each (issue 23): the original `POST /customSend`,
  * Smashing's `POST /widgets/<stream name>`, InfluxDB's `POST /write` and `POST /api/v2/write` (line protocol,
  * contract 13.1). A new
- * protocol is its parser in core plus an entry here (and its description in `Api.ts` for the OpenAPI document).
+ * protocol is its parser in core plus an entry here (the route table, `routeTable.ts`, takes every entry as a route;
+ * its description goes in `Api.ts` for the OpenAPI document).
  */
-
-/** True for `/customSend` and `/customSend/`, with or without a query (contract section 1). */
-const isCustomSend = (url: string): boolean => {
-  if (!url.startsWith("/customSend")) return false
-  const rest = url.length === 11 ? "" : url.charAt(11) === "/" ? url.slice(12) : url.slice(11)
-  return rest === "" || rest.charAt(0) === "?"
-}
 
 const emptyBody = Either.left(new InvalidJson({ message: "the request body is empty" }))
 const notJson = Either.left(new InvalidJson({ message: "the request body is not valid JSON" }))
@@ -50,7 +44,6 @@ export const stringFieldOf = (body: unknown, key: string): string | undefined =>
 export const customSendRoute: IngestRoute<unknown> = {
   template: "/customSend",
   method: "POST",
-  matches: isCustomSend,
   cors: true,
   maxBodyBytes: (limits) => limits.maxBodyBytes,
   body: jsonBody,
@@ -95,7 +88,6 @@ const invalidApiKeyHeaders = {
 export const smashingRoute: IngestRoute<unknown> = {
   template: "/widgets/:streamName",
   method: "POST",
-  matches: (url) => smashingStreamOf(url) !== undefined,
   cors: true,
   maxBodyBytes: (limits) => limits.maxBodyBytes,
   body: jsonBody,

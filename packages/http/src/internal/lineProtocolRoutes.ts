@@ -31,18 +31,6 @@ const queryOf = (url: string | undefined): URLSearchParams => {
   return new URLSearchParams(q === -1 ? "" : url!.slice(q + 1))
 }
 
-/** True for `path` and `path/`, with or without a query. */
-const isPath = (url: string, path: string): boolean => {
-  if (!url.startsWith(path)) return false
-  const rest =
-    url.length === path.length
-      ? ""
-      : url.charAt(path.length) === "/"
-        ? url.slice(path.length + 1)
-        : url.slice(path.length)
-  return rest === "" || rest.charAt(0) === "?"
-}
-
 /** The key of an `Authorization: <scheme> <key>` header for one of `schemes` (case-insensitive), else `undefined`. */
 const authorizationKey = (header: string | undefined, schemes: ReadonlyArray<string>): string | undefined => {
   if (header === undefined) return undefined
@@ -151,7 +139,6 @@ const route = (
 ): IngestRoute<string> => ({
   template: path,
   method: "POST",
-  matches: (url) => isPath(url, path),
   cors: true,
   maxBodyBytes: () => lineProtocolLimits.maxBytes,
   body: lineProtocolText,
@@ -177,18 +164,11 @@ export const v2WriteRoute: IngestRoute<string> = route("v2", "/api/v2/write", v2
   return writeJson(res, status, reply, JSON.stringify({ code: v2Code(status), message: reply.message }))
 })
 
-/** `GET`/`HEAD /ping` and `GET`/`POST /query` (contract 13.1), answered without storage or credentials. */
-export const influxProbe = (method: string | undefined, url: string | undefined): "ping" | "query" | undefined => {
-  if (url === undefined) return undefined
-  if ((method === "GET" || method === "HEAD") && isPath(url, "/ping")) return "ping"
-  if ((method === "GET" || method === "POST") && isPath(url, "/query")) return "query"
-  return undefined
-}
-
 const queryResult = '{"results":[{"statement_id":0}]}'
 
 /**
- * Answers a probe {@link influxProbe} matched: `/ping` 204 with `X-Influxdb-Version` (200 `{"version"}` with
+ * Answers InfluxDB's probes (contract 13.1), `GET`/`HEAD /ping` and `GET`/`HEAD`/`POST /query` (routes of the route
+ * table, `routeTable.ts`), without storage or credentials: `/ping` 204 with `X-Influxdb-Version` (200 `{"version"}` with
  * `verbose=true`, as InfluxDB 1.x), `/query` 200 `{"results":[{"statement_id":0}]}` (Telegraf sends
  * `CREATE DATABASE` there first; nothing is stored, a database is not a Dashstream notion). A request body is
  * drained unread.
@@ -216,5 +196,5 @@ export const answerInfluxProbe = (req: IncomingMessage, res: ServerResponse, pro
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(queryResult))
   })
-  res.end(queryResult)
+  res.end(req.method === "HEAD" ? undefined : queryResult)
 }

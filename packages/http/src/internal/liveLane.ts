@@ -44,25 +44,6 @@ export const defaultLiveOptions: LiveOptions = {
   maxStreamsPerKey: 100
 }
 
-/**
- * True for the requests this lane serves: a GET of a stream's `/events` path (contract section 10), of a dashboard's
- * (`/d/<viewToken>/events`, section 11) or of a rotation's (`/r/<viewToken>/events`, section 15). Other methods go to
- * the `HttpApi` (405).
- */
-export const isEvents = (method: string | undefined, url: string | undefined): boolean => {
-  if (method !== "GET" || url === undefined) return false
-  const q = url.indexOf("?")
-  const query = q === -1 ? url : url.slice(0, q)
-  // One trailing slash is ignored, as on every route of the API.
-  const path = query.endsWith("/events/") ? query.slice(0, -1) : query
-  if (!path.endsWith("/events")) return false
-  const segments = path.split("/")
-  // ["", "d" | "r", TOKEN, "events"]
-  if (url.startsWith("/d/") || url.startsWith("/r/")) return segments.length === 4 && segments[2] !== ""
-  // ["", "api", "v2", KEY, "datastream", STREAM, "events"]
-  return url.startsWith("/api/v2/") && segments.length === 7 && segments[4] === "datastream" && segments[5] !== ""
-}
-
 /** A view token and what it opens: a dashboard (`/d/`, contract section 11) or a rotation (`/r/`, section 15). */
 interface View {
   readonly kind: "d" | "r"
@@ -125,6 +106,10 @@ const revalidateMs = 1_000
 
 /** The live lane: its request listener, and what the server's shutdown and metrics need. */
 export interface LiveLane {
+  /**
+   * Answers a GET the route table (`routeTable.ts`) gave to an event stream: `/api/v2/:accessKey/datastream/
+   * :streamName/events` (contract section 10), `/d/:viewToken/events` (section 11) or `/r/:viewToken/events` (15).
+   */
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void
   /** Ends every open event stream (a clean end of the response) and refuses new ones (503): for shutdown. */
   readonly closeAll: () => void

@@ -27,33 +27,6 @@ import { routeNotFound, writeErrorReply } from "./replies.js"
  */
 
 /**
- * True for the requests this lane serves: GET or HEAD of `/d/<viewToken>` or a rotation's `/r/<viewToken>` (contract
- * section 15; also with one trailing slash, as every route of the API), `/assets/<name>` or `/favicon.ico` (the page's
- * icon, for clients that ask for it by that name).
- */
-export const isPage = (method: string | undefined, url: string | undefined): boolean => {
-  if ((method !== "GET" && method !== "HEAD") || url === undefined) return false
-  if (url.startsWith("/assets/") || url === "/favicon.ico" || url.startsWith("/favicon.ico?")) return true
-  if (!url.startsWith("/d/") && !url.startsWith("/r/")) return false
-  const q = url.indexOf("?")
-  const segments = (q === -1 ? url : url.slice(0, q)).split("/")
-  // ["", "d" | "r", TOKEN] or ["", "d" | "r", TOKEN, ""]
-  return (segments.length === 3 || (segments.length === 4 && segments[3] === "")) && segments[2] !== ""
-}
-
-/**
- * True for the console's requests (contract section 14): GET or HEAD of `/console` (also `/console/`) or
- * `/console/assets/<name>`. Served only when the admin API is on; otherwise they go to the API lane, which answers
- * 404.
- */
-export const isConsolePage = (method: string | undefined, url: string | undefined): boolean => {
-  if ((method !== "GET" && method !== "HEAD") || url === undefined || !url.startsWith("/console")) return false
-  const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
-  return path === "/console" || path === "/console/" || path.startsWith("/console/assets/")
-}
-
-/**
  * The path from a page at `path` (under the base path) back to the served root, relative: `../` for `/d/<token>`,
  * `../../` for `/d/<token>/`, `./` for `/console`. A page's URLs start with it (contract section 16: pages use URLs
  * relative to where they were served), so they resolve under any base path or proxy prefix.
@@ -94,11 +67,15 @@ export interface PageLaneOptions {
   readonly console?: ConsolePage | undefined
 }
 
-/** The page lane's request listener, resolving view tokens on `runtime`. */
+/**
+ * The page lane's request listener for a GET or HEAD the route table (`routeTable.ts`) gave to the route `template`
+ * (`/d/:viewToken`, `/r/:viewToken`, `/assets/:file`, `/favicon.ico`, `/console`, `/console/assets/:file`), resolving
+ * view tokens on `runtime`.
+ */
 export const makePageLane = (
   runtime: Runtime.Runtime<AccountStore | DashboardStore>,
   options: PageLaneOptions
-): ((req: IncomingMessage, res: ServerResponse) => void) => {
+): ((req: IncomingMessage, res: ServerResponse, template: string) => void) => {
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
   const headers = {
@@ -266,30 +243,36 @@ export const makePageLane = (
     send(req, res, t0, html, consoleHeaders(page.headers))
   }
 
-  return (req, res) => {
+  return (req, res, template) => {
     const t0 = options.logRequests ? performance.now() : 0
     req.on("error", () => {})
     const url = req.url ?? "/"
     const q = url.indexOf("?")
     const path = q === -1 ? url : url.slice(0, q)
-    if (path.startsWith("/console")) return consolePage(req, res, t0, path)
-    if (path.startsWith("/assets/")) return asset(req, res, t0, path)
-    if (path === "/favicon.ico") {
-      let ico: string
-      try {
-        ico = manifest().favicon.ico
-      } catch (error) {
-        return fail(req, res, t0, error)
+    switch (template) {
+      case "/console":
+      case "/console/assets/:file":
+        return consolePage(req, res, t0, path)
+      case "/assets/:file":
+        return asset(req, res, t0, path)
+      case "/favicon.ico": {
+        let ico: string
+        try {
+          ico = manifest().favicon.ico
+        } catch (error) {
+          return fail(req, res, t0, error)
+        }
+        return asset(req, res, t0, ico, assets, faviconHeaders)
       }
-      return asset(req, res, t0, ico, assets, faviconHeaders)
     }
+    // `/d/:viewToken` or `/r/:viewToken`, one trailing slash allowed.
     const token = decodePathSegment(path.slice(3, path.endsWith("/") ? -1 : undefined))
     if (token === undefined) {
       writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
-    if (path.startsWith("/r/")) return rotationPage(req, res, t0, token, query, relativeRoot(path))
+    if (template === "/r/:viewToken") return rotationPage(req, res, t0, token, query, relativeRoot(path))
     page(req, res, t0, token, query, relativeRoot(path))
   }
 }
