@@ -139,25 +139,39 @@ interface Compiled {
   readonly methods: ReadonlySet<string>
 }
 
-/** The path's segments: the query and one trailing slash dropped (`/d/x/?a` is `["", "d", "x"]`). */
-const segmentsOf = (url: string): ReadonlyArray<string> => {
-  const q = url.indexOf("?")
-  let path = q === -1 ? url : url.slice(0, q)
-  if (path.length > 1 && path.charCodeAt(path.length - 1) === 47) path = path.slice(0, -1)
-  return path.split("/")
+/** Where `url`'s path ends: before the query, and before one trailing slash (`/d/x/?a` ends after `/d/x`). */
+const pathEnd = (url: string): number => {
+  let end = url.indexOf("?")
+  if (end === -1) end = url.length
+  return end > 1 && url.charCodeAt(end - 1) === 47 ? end - 1 : end
 }
 
-/** True when `segment` percent-decodes; the router matches no route through a malformed escape (`%ZZ`). */
-const decodes = (segment: string): boolean => segment.indexOf("%") === -1 || decodePathSegment(segment) !== undefined
+/** Where the path segment starting at `from` ends (its `/`, or `end`). */
+const segmentEnd = (url: string, from: number, end: number): number => {
+  const slash = url.indexOf("/", from)
+  return slash === -1 || slash > end ? end : slash
+}
 
-const matches = (pattern: ReadonlyArray<string>, segments: ReadonlyArray<string>): boolean => {
-  if (pattern.length !== segments.length) return false
-  for (let i = 0; i < pattern.length; i++) {
+/**
+ * True when `url`'s path (up to `end`) has `pattern`'s segments: literals equal, parameters non-empty and
+ * percent-decodable (the router matches no route through a malformed escape such as `%ZZ`). Allocates nothing on the
+ * common path: the push and read lanes' requests go through here.
+ */
+const matches = (pattern: ReadonlyArray<string>, url: string, end: number): boolean => {
+  if (url.charCodeAt(0) !== 47) return false
+  let from = 1
+  for (let i = 1; i < pattern.length; i++) {
+    if (from > end) return false
+    const to = segmentEnd(url, from, end)
     const p = pattern[i]!
-    const s = segments[i]!
-    if (p.charCodeAt(0) === 58 ? s === "" || !decodes(s) : p !== s) return false
+    if (p.charCodeAt(0) === 58) {
+      if (to === from) return false
+      const percent = url.indexOf("%", from)
+      if (percent !== -1 && percent < to && decodePathSegment(url.slice(from, to)) === undefined) return false
+    } else if (to - from !== p.length || !url.startsWith(p, from)) return false
+    from = to + 1
   }
-  return true
+  return from === end + 1
 }
 
 /**
@@ -175,25 +189,27 @@ export const makeRouteTable = (adminOn: boolean, table: ReadonlyArray<Route> = r
     list.push({ route, segments, methods: new Set(methodsOf(route)) })
     byFirst.set(first, list)
   }
-  const candidates = (segments: ReadonlyArray<string>): ReadonlyArray<Compiled> =>
-    (segments.length > 1 && byFirst.get(segments[1]!)) || []
+  const none: ReadonlyArray<Compiled> = []
+  /** The routes whose first segment is `url`'s. */
+  const candidates = (url: string, end: number): ReadonlyArray<Compiled> =>
+    byFirst.get(url.slice(1, segmentEnd(url, 1, end))) ?? none
   return {
     routes: served,
     match: (method, url) => {
       if (method === undefined) return undefined
-      const segments = segmentsOf(url)
-      for (const c of candidates(segments)) if (c.methods.has(method) && matches(c.segments, segments)) return c.route
+      const end = pathEnd(url)
+      for (const c of candidates(url, end)) if (c.methods.has(method) && matches(c.segments, url, end)) return c.route
       return undefined
     },
     allowed: (url) => {
-      const segments = segmentsOf(url)
+      const end = pathEnd(url)
       const methods = new Set<string>()
-      for (const c of candidates(segments)) if (matches(c.segments, segments)) for (const m of c.methods) methods.add(m)
+      for (const c of candidates(url, end)) if (matches(c.segments, url, end)) for (const m of c.methods) methods.add(m)
       return methods.size === 0 ? undefined : [...methods].sort()
     },
     template: (url) => {
-      const segments = segmentsOf(url)
-      for (const c of candidates(segments)) if (matches(c.segments, segments)) return c.route.path
+      const end = pathEnd(url)
+      for (const c of candidates(url, end)) if (matches(c.segments, url, end)) return c.route.path
       return undefined
     }
   }
