@@ -406,6 +406,8 @@ export class WriteQueue {
         this.queue = group.concat(this.queue)
         this.retryCount++
         if (this.tries++ === 0) this.triesSince = this.timers.now()
+        // At once first (another process's transaction usually commits within a millisecond or two), then 1 ms
+        // timers, which cost no CPU while waiting.
         this.waiting = "retry"
         this.cancel = this.tries <= 2 ? this.timers.immediate(this.turnNow) : this.timers.after(1, this.turnNow)
         return
