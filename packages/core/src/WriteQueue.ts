@@ -69,11 +69,11 @@ export type WriteDone = (error: WriteError | undefined) => void
  * One queued `write` call: its writes, its receive time `now` (microseconds) and `resume`, which answers it (once).
  * `cancelled` is set when the caller's fiber is interrupted before its group ran: {@link takeGroup} drops it, so an
  * interrupted call stores nothing. `queuedAt` is when it was queued, in milliseconds of the queue's
- * {@link QueueTimers.now} (`performance.now()` until queued).
+ * {@link QueueTimers.now} (0 until queued).
  */
 export class PendingWrite {
   cancelled = false
-  queuedAt = performance.now()
+  queuedAt = 0
   readonly size: number
   constructor(
     readonly writes: ReadonlyArray<StreamWrite>,

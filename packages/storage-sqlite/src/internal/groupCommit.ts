@@ -82,6 +82,7 @@ const closed = new StorageUnavailable({ cause: new Error("the SQLite stream stor
  */
 export class GroupCommit {
   private readonly queue: WriteQueue
+  private isClosed = false
   private readonly begin: Database.Statement
   private readonly commit: Database.Statement
   private readonly rollback: Database.Statement
@@ -196,6 +197,8 @@ export class GroupCommit {
    * the connection.
    */
   close(): void {
+    if (this.isClosed) return
+    this.isClosed = true
     // The queue runs the last groups back to back before `close` returns (they end synchronously); they wait for the
     // lock in SQLite's busy handler, there being no event loop left to wait on (`turn.closing`).
     void this.queue.close()
