@@ -36,6 +36,7 @@ import {
   type StreamWrite,
   UseCases,
   withAccountCache,
+  withEffectForms,
   type WriteObserver
 } from "@dashstream/core"
 import { make as makeSqlite, layer as sqliteLayer } from "@dashstream/storage-sqlite"
@@ -240,7 +241,7 @@ const makeHandler = (runtime: Runtime.Runtime<AccountStore | StreamStore> | unde
 
 // ---- design b: the StreamStore a worker sees, forwarding writes to the primary ----
 const ipcStreamStore = (): Context.Tag.Service<StreamStore> => {
-  const waiting = new Map<number, (effect: Effect.Effect<void, ReturnType<typeof rebuild>>) => void>()
+  const waiting = new Map<number, (error: ReturnType<typeof rebuild> | undefined) => void>()
   let nextId = 0
   let outbox: Array<WriteCall> = []
   let scheduled = false
@@ -257,26 +258,28 @@ const ipcStreamStore = (): Context.Tag.Service<StreamStore> => {
     for (const [id, error] of m.replies) {
       const resume = waiting.get(id)
       waiting.delete(id)
-      resume?.(error === null ? Effect.void : Effect.fail(rebuild(error)))
+      resume?.(error === null ? undefined : rebuild(error))
     }
   })
   const notHere = Effect.die(new Error("not part of the design b prototype (push path only)"))
-  return {
-    write: (writes, now) =>
-      Effect.async((resume) => {
-        const id = nextId++
-        waiting.set(id, resume)
-        outbox.push({ id, writes, now })
-        if (!scheduled) {
-          scheduled = true
-          setImmediate(flush)
-        }
-      }),
-    read: () => notHere,
+  return withEffectForms({
+    writeDirect: (writes, now, done) => {
+      const id = nextId++
+      waiting.set(id, done)
+      outbox.push({ id, writes, now })
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+      return undefined
+    },
+    readDirect: () => {
+      throw new Error("not part of the design b prototype (push path only)")
+    },
     readPage: () => notHere,
     readLive: () => notHere,
     ping: Effect.void
-  }
+  })
 }
 
 const runWorker = async (): Promise<void> => {

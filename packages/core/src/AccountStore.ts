@@ -36,21 +36,23 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
     /** The account an access key digest belongs to, unless unknown or revoked. */
     readonly findAccountByKey: (key: KeyDigest) => Effect.Effect<Option.Option<AccountId>, StorageFailure>
     /**
-     * Optional, for the push and read hot paths (no effect per request): the account of a key digest when the store
-     * can tell it synchronously (a cache hit, see `cachedAccountStore`, or a synchronous read: SQLite), else
-     * `undefined`, in which case the caller asks {@link findAccountByKey}, which also gives every refusal and error
-     * (an unknown key, a failed read: `undefined` here). Never answers for a key that `findAccountByKey` would
-     * refuse, except within the cache's time to live.
+     * For the push and read hot paths (no effect per request): the account of an access key, as sent (the store
+     * digests it, `digestAccessKey`, as it holds digests only), when the store can tell it synchronously (a cache
+     * hit, see `cachedAccountStore`, or a synchronous read: SQLite, memory), else `undefined` (an empty or unknown
+     * key, a failed read, or a store that cannot read synchronously: PostgreSQL), in which case the caller asks
+     * {@link findAccountByKey}, which also gives every refusal and error. Never answers for a key that
+     * `findAccountByKey` would refuse, except within the cache's time to live.
      */
-    readonly peekAccountByKey?: (key: KeyDigest) => AccountId | undefined
+    readonly peekAccount: (accessKey: string) => AccountId | undefined
     /**
-     * Optional, for the hot paths: the widget of a stream name when the store can tell it synchronously (a cache
-     * hit, or a synchronous read); `null` when it can tell synchronously that the account has no widget of that name
-     * (a remembered absence, or a synchronous read that found none); else `undefined` (a cache miss, a failed read),
-     * in which case the caller asks {@link findWidgets}. Never `null` for a name that `findWidgets` would find,
-     * except within the cache's time to live (a widget created through another process).
+     * For the hot paths: the widget of a stream name when the store can tell it synchronously (a cache hit, or a
+     * synchronous read); `null` when it can tell synchronously that the account has no widget of that name (a
+     * remembered absence, or a synchronous read that found none); else `undefined` (a cache miss, a failed read, a
+     * store that cannot read synchronously), in which case the caller asks {@link findWidgets}. Never `null` for a
+     * name that `findWidgets` would find, nor a widget it would not, except within the cache's time to live (a widget
+     * created or deleted through another process).
      */
-    readonly peekWidget?: (id: AccountId, name: string) => Widget | null | undefined
+    readonly peekWidget: (id: AccountId, name: string) => Widget | null | undefined
     /** Declares a widget; `Conflict` if the account already has that stream name. */
     readonly createWidget: (
       id: AccountId,

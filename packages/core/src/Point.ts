@@ -1,107 +1,43 @@
+import type * as Contract from "@dashstream/contract"
+import type { GalleryPoint, HtmlPoint, ImagePoint, LabelPoint, MatrixPoint, TextFeedPoint } from "@dashstream/contract"
 import type { Micros } from "./Time.js"
 
 /**
- * Stored point shapes (contract section 3, column "Stored point"). These are what the export API returns in
- * `data[].point`; unknown fields a client sent are not part of them.
+ * Stored point shapes (contract section 3, column "Stored point"), as `@dashstream/contract` writes them once for
+ * core, the client and the dashboard page. These are what the export API returns in `data[].point`; unknown fields a
+ * client sent are not part of them.
  */
 
 /** Number, bar and dial widgets, sparkline and line-graph entries. */
-export interface NumberPoint {
-  readonly number: number
-  readonly prefix?: string
-  readonly suffix?: string
-}
+export type NumberPoint = Contract.StoredNumber
 
-/** The five colours a map point may carry; any other value is stored without a colour (contract section 3). */
-export type MapColor = "red" | "blue" | "green" | "purple" | "yellow"
+export type { MapColor } from "@dashstream/contract"
 
 /** One usa-map or world-map event. `latitude` in [-90, 90], `longitude` in [-180, 180]. */
-export interface MapPoint {
-  readonly latitude: number
-  readonly longitude: number
-  readonly color?: MapColor
-  readonly title?: string
-  readonly body?: string
-}
+export type MapPoint = Contract.StoredMapPoint
 
-/** One text-feed item. `imgUrl` is an absolute http(s) URL; `date` is stored as given. */
-export interface TextFeedPoint {
-  readonly title: string
-  readonly msg: string
-  readonly imgUrl?: string
-  readonly date?: string | number
-}
-
-/** One gallery item. */
-export interface GalleryPoint {
-  readonly title: string
-  readonly msg?: string
-  readonly imgUrl: string
-}
+export type { GalleryPoint, HtmlPoint, ImagePoint, LabelPoint, MatrixPoint, TextFeedPoint }
 
 /** One xy-graph point. */
-export interface XyPoint {
-  readonly x: number
-  readonly y: number
-}
+export type XyPoint = Contract.StoredXyPoint
 
 /** One leaderboard (or pie-chart) item. */
-export interface LeaderboardItem {
-  readonly name: string
-  readonly value: number
-  readonly prefix?: string
-  readonly suffix?: string
-}
+export type LeaderboardItem = Contract.LeaderboardItem<number>
 
 /** A whole leaderboard or pie chart. */
-export interface LeaderboardPoint {
-  readonly leaderboard: ReadonlyArray<LeaderboardItem>
-}
+export type LeaderboardPoint = Contract.LeaderboardPoint<number>
 
 /** One bar-chart bar; `color` is any string (e.g. yellow, blue, red). */
-export interface ChartItem {
-  readonly name: string
-  readonly value: number
-  readonly color?: string
-}
+export type ChartItem = Contract.ChartItem<number>
 
 /** A whole bar chart. */
-export interface ChartPoint {
-  readonly chart: ReadonlyArray<ChartItem>
-}
+export type ChartPoint = Contract.ChartPoint<number>
 
 /** A whole list, top item first. */
-export interface ListPoint {
-  readonly list: ReadonlyArray<{ readonly listItem: string }>
-}
+export type ListPoint = Contract.ListPoint<string>
 
 /** A whole table: the first row holds the headers; every cell a string. */
-export interface TablePoint {
-  readonly table: ReadonlyArray<ReadonlyArray<string>>
-}
-
-/** An image widget's picture. */
-export interface ImagePoint {
-  readonly imgUrl: string
-}
-
-/** A label widget's text. */
-export interface LabelPoint {
-  readonly label: string
-}
-
-/** An html widget's markup, stored as given. */
-export interface HtmlPoint {
-  readonly html: string
-}
-
-/**
- * A multi-bar graph: the first row is `[corner, ...seriesNames]`, each later row `[categoryLabel, ...numbers]`
- * with one number per series.
- */
-export interface MatrixPoint {
-  readonly matrix: ReadonlyArray<ReadonlyArray<string | number>>
-}
+export type TablePoint = Contract.TablePoint<string>
 
 /** Any stored point. */
 export type StoredPoint =

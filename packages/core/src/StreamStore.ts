@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, type Option } from "effect"
 import { type InvalidPoint, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import type { PointOp } from "./Point.js"
 import { formatTs, MICROS_PER_SECOND, type Micros } from "./Time.js"
@@ -77,38 +77,40 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      * (highest `ts` ever assigned and, where {@link needsLatest} says so, the latest point) inside the transaction,
      * compute the mutation with `applyOp`, store it (the core's `WritePlan` is that loop: an adapter loads state and
      * stores what it plans). Either every write is stored or none is.
-     * Concurrent `write` calls touching the same stream are serialised (no lost delta, no duplicate `ts`).
-     * Fails with `InvalidPoint` when a write does not fit the stored state (e.g. a table row of the wrong width),
-     * and with `StreamNotFound` (see {@link streamDeleted}) when a write's widget was deleted after the caller
-     * looked it up. `now` is the receive time in microseconds.
+     * Concurrent calls touching the same stream are serialised (no lost delta, no duplicate `ts`).
+     * `done` is called exactly once, with `undefined` when every write is stored (durably), or with `InvalidPoint`
+     * when a write does not fit the stored state (e.g. a table row of the wrong width), `StreamNotFound` (see
+     * {@link streamDeleted}) when a write's widget was deleted after the caller looked it up, or a storage failure.
+     * `now` is the receive time in microseconds. No effect and no fiber: the push hot path calls it directly (issue
+     * 12). Returns a {@link Withdrawable} when the call waits in a queue (a group commit), else nothing.
+     */
+    readonly writeDirect: (
+      writes: ReadonlyArray<StreamWrite>,
+      now: Micros,
+      done: (error: InvalidPoint | StreamNotFound | StorageFailure | undefined) => void
+    ) => Withdrawable | void
+    /**
+     * {@link writeDirect} as an effect, derived from it by {@link withEffectForms} (never written by an adapter):
+     * succeeds or fails as `done` is answered; interrupting the fiber before the call's group starts withdraws it
+     * (nothing stored).
      */
     readonly write: (
       writes: ReadonlyArray<StreamWrite>,
       now: Micros
     ) => Effect.Effect<void, InvalidPoint | StreamNotFound | StorageFailure>
     /**
-     * Optional: {@link write} without an effect, for the push hot path (no fiber per push, issue 12). Same writes,
-     * same transaction and durability; `done` is called exactly once, with `undefined` when every write is stored
-     * (durably, as `write` succeeds) or with the error `write` would fail with. The call cannot be withdrawn once
-     * made. Adapters with a group commit provide it; a caller falls back to `write` when it is absent.
+     * Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. Answers `done`
+     * exactly once, with the entries or the storage failure: before returning where the adapter reads synchronously
+     * (SQLite, memory), once the query returns otherwise (PostgreSQL). No effect: the latest-entry read's hot path
+     * calls it directly (issue 12).
      */
-    readonly writeDirect?: (
-      writes: ReadonlyArray<StreamWrite>,
-      now: Micros,
-      done: (error: InvalidPoint | StreamNotFound | StorageFailure | undefined) => void
-    ) => void
-    /** Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. */
-    readonly read: (stream: StreamId, query: ReadQuery) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
-    /**
-     * Optional: {@link read} without an effect, for the latest-entry read's hot path (no fiber per read, issue 12).
-     * Answers `done` exactly once with the entries `read` would give or the storage failure it would fail with:
-     * before returning where the adapter reads synchronously (SQLite), once the query returns otherwise (PostgreSQL).
-     */
-    readonly readDirect?: (
+    readonly readDirect: (
       stream: StreamId,
       query: ReadQuery,
       done: (error: StorageFailure | undefined, entries: ReadonlyArray<StoredEntry>) => void
     ) => void
+    /** {@link readDirect} as an effect, derived from it by {@link withEffectForms} (never written by an adapter). */
+    readonly read: (stream: StreamId, query: ReadQuery) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
     /**
      * The oldest `limit` (>= 1) entries of one stream with `ts > since` (microseconds), rendered (see
      * {@link RenderedPage}); what `read(stream, { since, limit })` returns, as text. The export read's pages.
@@ -124,6 +126,39 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
     readonly ping: Effect.Effect<void, StorageFailure>
   }
 >() {}
+
+/**
+ * A queued {@link StreamStore} `writeDirect` call that can still be taken back: `withdraw` before the call's group
+ * starts stores nothing and `done` is never called; later it does nothing.
+ */
+export interface Withdrawable {
+  readonly withdraw: () => void
+}
+
+/** What a storage adapter writes of the {@link StreamStore} port: every method but the derived effect forms. */
+export type DirectStreamStore = Omit<StreamStore["Type"], "write" | "read">
+
+/**
+ * The {@link StreamStore} port from an adapter's direct forms: `write` and `read` are `writeDirect` and
+ * `readDirect` as effects, so each step is written once, by the adapter, in its callback form, and both forms give
+ * the same answers by construction.
+ */
+export const withEffectForms = (direct: DirectStreamStore): StreamStore["Type"] => ({
+  ...direct,
+  write: (writes, now) =>
+    Effect.async((resume) => {
+      const queued = direct.writeDirect(writes, now, (error) =>
+        resume(error === undefined ? Effect.void : Effect.fail(error))
+      )
+      if (queued) return Effect.sync(() => queued.withdraw())
+    }),
+  read: (stream, query) =>
+    Effect.async((resume) =>
+      direct.readDirect(stream, query, (error, entries) =>
+        resume(error === undefined ? Effect.succeed(entries) : Effect.fail(error))
+      )
+    )
+})
 
 /**
  * The error of a write whose widget no longer exists (deleted between the push's widget lookup and its write).

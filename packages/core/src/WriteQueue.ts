@@ -82,6 +82,10 @@ export class PendingWrite {
   ) {
     this.size = writeSize(writes)
   }
+  /** Takes the call back (`StreamStore.writeDirect`'s `Withdrawable`): marks it {@link cancelled}. */
+  withdraw(): void {
+    this.cancelled = true
+  }
 }
 
 /**
@@ -311,25 +315,26 @@ export class WriteQueue {
    */
   write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
     return Effect.async<void, WriteError>((resume) => {
-      if (this.isClosed) return resume(Effect.fail(this.errors.closed))
-      const pending = new PendingWrite(writes, now, (error) =>
+      const queued = this.writeDirect(writes, now, (error) =>
         resume(error === undefined ? Effect.void : Effect.fail(error))
       )
-      this.enqueue(pending)
-      return Effect.sync(() => {
-        pending.cancelled = true
-      })
+      if (queued !== undefined) return Effect.sync(() => queued.withdraw())
     })
   }
 
   /**
    * {@link write} without an effect (see `StreamStore.writeDirect`): `done` is called once, with `undefined` once
-   * stored, else with the error {@link write} would fail with (at once, nothing queued, after {@link close}). Cannot
-   * be withdrawn.
+   * stored, else with the error {@link write} would fail with (at once after {@link close}: nothing queued, `undefined`
+   * returned). Returns the queued call, whose `withdraw` takes it back until its group forms.
    */
-  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): void {
-    if (this.isClosed) return done(this.errors.closed)
-    this.enqueue(new PendingWrite(writes, now, done))
+  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): PendingWrite | undefined {
+    if (this.isClosed) {
+      done(this.errors.closed)
+      return undefined
+    }
+    const pending = new PendingWrite(writes, now, done)
+    this.enqueue(pending)
+    return pending
   }
 
   /**

@@ -130,6 +130,7 @@ export {
 
 // The stream port: reads, writes, pages rendered by the database.
 export {
+  type DirectStreamStore,
   type LivePage,
   type LiveQuery,
   pageOfRendered,
@@ -139,7 +140,9 @@ export {
   renderEntries,
   type StoredEntry,
   StreamStore,
-  type StreamWrite
+  type StreamWrite,
+  type Withdrawable,
+  withEffectForms
 } from "./StreamStore.js"
 
 // Live updates (contract section 10): what storage publishes, and the backlog-then-live hand-over.

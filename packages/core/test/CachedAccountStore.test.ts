@@ -21,7 +21,10 @@ const setup = Effect.gen(function* () {
   const counted: AccountStore["Type"] = {
     ...accountStore,
     findAccountByKey: (d) => Effect.suspend(() => (keyLookups++, accountStore.findAccountByKey(d))),
-    findWidgets: (id, names) => Effect.suspend(() => (widgetLookups++, accountStore.findWidgets(id, names)))
+    findWidgets: (id, names) => Effect.suspend(() => (widgetLookups++, accountStore.findWidgets(id, names))),
+    // No synchronous lookups (as PostgreSQL): a peek is answered from the cache or not at all.
+    peekAccount: () => undefined,
+    peekWidget: () => undefined
   }
   const id = "acc-1" as AccountId
   yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey("key-1"))
@@ -51,7 +54,7 @@ describe("cachedAccountStore", () => {
         const digest = digestAccessKey("key-1")
         const synchronous: AccountStore["Type"] = {
           ...counted,
-          peekAccountByKey: (d) => (peeks++, d === digest ? id : undefined),
+          peekAccount: (key) => (peeks++, key === "key-1" ? id : undefined),
           // As SQLite's: `null` when the account has no such widget.
           peekWidget: (account, name) => {
             peeks++
@@ -60,27 +63,27 @@ describe("cachedAccountStore", () => {
         }
         const cached = cachedAccountStore(synchronous, { ttlMillis: 60_000, maxEntries: 10 })
         for (let i = 0; i < 3; i++) {
-          assert.strictEqual(cached.peekAccountByKey!(digest), id)
-          assert.strictEqual(cached.peekWidget!(id, "s")?.type, "number")
+          assert.strictEqual(cached.peekAccount("key-1"), id)
+          assert.strictEqual(cached.peekWidget(id, "s")?.type, "number")
         }
         assert.strictEqual(peeks, 2)
         // An unknown key is never remembered: asked again every time.
-        assert.isUndefined(cached.peekAccountByKey!(digestAccessKey("key-2")))
-        assert.isUndefined(cached.peekAccountByKey!(digestAccessKey("key-2")))
+        assert.isUndefined(cached.peekAccount("key-2"))
+        assert.isUndefined(cached.peekAccount("key-2"))
         assert.strictEqual(peeks, 4)
         // An absent widget is, as absent: `null` from memory.
-        assert.isNull(cached.peekWidget!(id, "t"))
-        assert.isNull(cached.peekWidget!(id, "t"))
+        assert.isNull(cached.peekWidget(id, "t"))
+        assert.isNull(cached.peekWidget(id, "t"))
         assert.strictEqual(peeks, 5)
         // A store without synchronous lookups: a miss is a miss, until its effect has answered.
         const plain = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
-        assert.isUndefined(plain.peekAccountByKey!(digest))
-        assert.isUndefined(plain.peekWidget!(id, "t"))
+        assert.isUndefined(plain.peekAccount("key-1"))
+        assert.isUndefined(plain.peekWidget(id, "t"))
         yield* plain.findAccountByKey(digest)
         yield* plain.findWidgets(id, ["s", "t"])
-        assert.strictEqual(plain.peekAccountByKey!(digest), id)
-        assert.strictEqual(plain.peekWidget!(id, "s")?.type, "number")
-        assert.isNull(plain.peekWidget!(id, "t"))
+        assert.strictEqual(plain.peekAccount("key-1"), id)
+        assert.strictEqual(plain.peekWidget(id, "s")?.type, "number")
+        assert.isNull(plain.peekWidget(id, "t"))
       })
   )
 
@@ -101,11 +104,11 @@ describe("cachedAccountStore", () => {
       assert.deepStrictEqual([...(yield* cached.findWidgets(id, ["s", "t", "u"])).keys()], ["s"])
       for (let i = 0; i < 3; i++) {
         assert.deepStrictEqual([...(yield* cached.findWidgets(id, ["t", "s", "u"])).keys()], ["s"])
-        assert.isNull(cached.peekWidget!(id, "t"))
+        assert.isNull(cached.peekWidget(id, "t"))
       }
       assert.deepStrictEqual(lookups(), [0, 1])
       // Per account: another account's same name is not known.
-      assert.isUndefined(cached.peekWidget!("acc-2" as AccountId, "t"))
+      assert.isUndefined(cached.peekWidget("acc-2" as AccountId, "t"))
     })
   )
 
@@ -114,22 +117,22 @@ describe("cachedAccountStore", () => {
       const { accountStore, counted, id } = yield* setup
       const cached = cachedAccountStore(counted, { ttlMillis: 100, maxEntries: 10 })
       assert.isUndefined((yield* cached.findWidgets(id, ["t", "u"])).get("t"))
-      assert.isNull(cached.peekWidget!(id, "u"))
+      assert.isNull(cached.peekWidget(id, "u"))
       yield* cached.createWidget(id, "t" as StreamName, "list", 1)
       assert.strictEqual((yield* cached.findWidgets(id, ["t"])).get("t")?.type, "list")
-      assert.strictEqual(cached.peekWidget!(id, "t")?.type, "list")
+      assert.strictEqual(cached.peekWidget(id, "t")?.type, "list")
       // Another process creates u (here: straight through the underlying store): still absent here, for the TTL.
       yield* accountStore.createWidget(id, "u" as StreamName, "number", 1)
-      assert.isNull(cached.peekWidget!(id, "u"))
+      assert.isNull(cached.peekWidget(id, "u"))
       assert.isUndefined((yield* cached.findWidgets(id, ["u"])).get("u"))
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 150)))
-      assert.isUndefined(cached.peekWidget!(id, "u"))
+      assert.isUndefined(cached.peekWidget(id, "u"))
       assert.strictEqual((yield* cached.findWidgets(id, ["u"])).get("u")?.type, "number")
       // serve --workers N: a worker told of the creation forgets the absence at once.
       const cache = makeAccountCache(counted, { ttlMillis: 60_000, maxEntries: 10 })
       assert.isUndefined((yield* cache.store.findWidgets(id, ["v"])).get("v"))
       yield* accountStore.createWidget(id, "v" as StreamName, "number", 1)
-      assert.isNull(cache.store.peekWidget!(id, "v"))
+      assert.isNull(cache.store.peekWidget(id, "v"))
       cache.forgetWidget(id, "v")
       assert.strictEqual((yield* cache.store.findWidgets(id, ["v"])).get("v")?.type, "number")
     })
@@ -151,7 +154,7 @@ describe("cachedAccountStore", () => {
       yield* cached.createWidget(id, "t" as StreamName, "list", 1)
       yield* Deferred.succeed(gate, undefined)
       assert.isUndefined((yield* Fiber.join(inFlight)).get("t"))
-      assert.isUndefined(cached.peekWidget!(id, "t"))
+      assert.isUndefined(cached.peekWidget(id, "t"))
       assert.strictEqual((yield* cached.findWidgets(id, ["t"])).get("t")?.type, "list")
     })
   )
@@ -269,17 +272,17 @@ describe("cachedAccountStore", () => {
       assert.deepStrictEqual(lookups(), [0, 1001])
       // The widget is still remembered; so are the latest absent names (a full cache drops a tenth at a time).
       yield* cached.findWidgets(id, ["s", ...names.slice(-18)])
-      assert.strictEqual(cached.peekWidget!(id, "s")?.type, "number")
+      assert.strictEqual(cached.peekWidget(id, "s")?.type, "number")
       assert.deepStrictEqual(lookups(), [0, 1001])
       // The first ones were forgotten: asked again.
-      assert.isUndefined(cached.peekWidget!(id, names[0]!))
+      assert.isUndefined(cached.peekWidget(id, names[0]!))
       yield* cached.findWidgets(id, [names[0]!])
       assert.deepStrictEqual(lookups(), [0, 1002])
       // Without maxAbsentEntries, maxEntries bounds them.
       const bounded = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
       yield* bounded.findWidgets(id, names.slice(0, 11))
-      assert.isUndefined(bounded.peekWidget!(id, names[0]!))
-      assert.isNull(bounded.peekWidget!(id, names[10]!))
+      assert.isUndefined(bounded.peekWidget(id, names[0]!))
+      assert.isNull(bounded.peekWidget(id, names[10]!))
     })
   )
 

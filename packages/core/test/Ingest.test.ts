@@ -15,7 +15,7 @@ import {
 } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Either, Exit, Option } from "effect"
+import { Effect, Either } from "effect"
 
 /**
  * `UseCases.ingest` and `ingestDirect` store any protocol's `IngestRequest` (issue 23): a toy protocol whose part
@@ -51,14 +51,12 @@ const outcome = (error: unknown): string => {
 const fixtureWith = (ttlMillis: number) =>
   Effect.gen(function* () {
     const { accountStore, streamStore } = yield* MemoryStore.make
-    const accounts = cachedAccountStore(accountStore, { ttlMillis, maxEntries: 1000 })
-    const streams: StreamStore["Type"] = {
-      ...streamStore,
-      writeDirect: (writes, now, done) =>
-        Effect.runCallback(streamStore.write(writes, now), {
-          onExit: (exit) => done(Exit.isSuccess(exit) ? undefined : Option.getOrThrow(Cause.failureOption(exit.cause)))
-        })
-    }
+    // Without the memory store's synchronous lookups, as on PostgreSQL: the direct path needs the cache.
+    const accounts = cachedAccountStore(
+      { ...accountStore, peekAccount: () => undefined, peekWidget: () => undefined },
+      { ttlMillis, maxEntries: 1000 }
+    )
+    const streams = streamStore
     const id = "acc-ingest" as AccountId
     yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey(KEY))
     for (const name of ["a", "b"]) yield* accountStore.createWidget(id, name as StreamName, "sparkline", 0)

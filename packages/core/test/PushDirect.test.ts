@@ -10,7 +10,7 @@ import {
 } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Either, Exit, Option } from "effect"
+import { Effect } from "effect"
 import * as fc from "fast-check"
 
 /**
@@ -29,25 +29,27 @@ const outcomeOfError = (error: unknown): Outcome => {
   return `${e._tag}|${e.message ?? ""}|${e.path ?? ""}`
 }
 
-/** Fresh memory stores behind the account cache, with a `writeDirect` that runs the memory store's `write`. */
+/**
+ * Fresh memory stores behind the account cache, without the memory store's synchronous lookups (as on PostgreSQL:
+ * the direct paths need the cache), counting the direct writes and reads.
+ */
 const fixture = Effect.gen(function* () {
   const { accountStore, streamStore } = yield* MemoryStore.make
-  const accounts = cachedAccountStore(accountStore, { ttlMillis: 60_000, maxEntries: 1000 })
+  const accounts = cachedAccountStore(
+    { ...accountStore, peekAccount: () => undefined, peekWidget: () => undefined },
+    { ttlMillis: 60_000, maxEntries: 1000 }
+  )
   let directWrites = 0
   let directReads = 0
   const streams: StreamStore["Type"] = {
     ...streamStore,
     writeDirect: (writes, now, done) => {
       directWrites++
-      Effect.runCallback(streamStore.write(writes, now), {
-        onExit: (exit) => done(Exit.isSuccess(exit) ? undefined : Option.getOrThrow(Cause.failureOption(exit.cause)))
-      })
+      return streamStore.writeDirect(writes, now, done)
     },
     readDirect: (stream, query, done) => {
       directReads++
-      const read = Effect.runSync(Effect.either(streamStore.read(stream, query)))
-      if (Either.isLeft(read)) done(read.left, [])
-      else done(undefined, read.right)
+      streamStore.readDirect(stream, query, done)
     }
   }
   const id = "acc-1" as AccountId
@@ -176,7 +178,8 @@ describe("UseCases.pushDirect", () => {
       assert.deepStrictEqual(first, { outcome: "ok", direct: false })
       const second = yield* f.viaDirect(push, NOW + 1)
       assert.deepStrictEqual(second, { outcome: "ok", direct: true })
-      assert.strictEqual(f.directWrites(), 1)
+      // Both paths store through the one form of the store's write, `writeDirect`.
+      assert.strictEqual(f.directWrites(), 2)
       // A stream not yet cached: declined, then cached by push.
       const other = {
         accessKey: KEY,
@@ -207,29 +210,29 @@ describe("UseCases.pushDirect", () => {
         direct: true,
         viaDirect: after.viaPages
       })
-      assert.strictEqual(f.directReads(), 1)
+      // Both paths read through the one form of the store's read, `readDirect`: readPages twice, the direct read once.
+      assert.strictEqual(f.directReads(), 3)
       // Not cached: declined (readPages refuses them).
       assert.isFalse((yield* f.latestBoth("ds_nobody", "n")).direct)
       assert.isFalse((yield* f.latestBoth(KEY, "missing")).direct)
     })
   )
 
-  it.effect("refuses a malformed body itself, and declines without a direct write or a cache", () =>
+  it.effect("refuses a malformed body itself, and declines when the account is not at hand", () =>
     Effect.gen(function* () {
       const f = yield* fixture
       const malformed = yield* f.viaDirect({ accessKey: KEY }, NOW)
       assert.strictEqual(malformed.direct, true)
       assert.match(malformed.outcome, /^InvalidRequest\|/)
       yield* f.viaPush({ accessKey: KEY, streamName: "n", point: 1 }, NOW)
-      const { writeDirect: _, ...noDirect } = f.streams
       let called = false
       const done = () => {
         called = true
       }
       const body = { accessKey: KEY, streamName: "n", point: 1 }
-      assert.isFalse(UseCases.pushDirect(body, defaultLimits, f.accounts, noDirect, done))
-      const { peekAccountByKey: __, ...noPeek } = f.accounts
+      const noPeek = { ...f.accounts, peekAccount: () => undefined }
       assert.isFalse(UseCases.pushDirect(body, defaultLimits, noPeek, f.streams, done))
+      assert.isFalse(called)
       assert.isTrue(UseCases.pushDirect(body, defaultLimits, f.accounts, f.streams, done))
       yield* Effect.yieldNow()
       assert.isTrue(called)

@@ -1,32 +1,10 @@
-/**
- * The 20 widget type identifiers (contract section 2), kebab-case. Kept here rather than imported from
- * `@dashstream/core` so the browser bundle does not pull in effect; a test checks both lists are equal.
- */
-export const widgetTypes = [
-  "number",
-  "horizontal-bar",
-  "vertical-bar",
-  "dial",
-  "sparkline",
-  "line-graph",
-  "usa-map",
-  "world-map",
-  "text-feed",
-  "leaderboard",
-  "pie-chart",
-  "bar-chart",
-  "list",
-  "image",
-  "label",
-  "table",
-  "gallery",
-  "html",
-  "xy-graph",
-  "multi-bar-graph"
-] as const
+import { type WidgetType, widgetKind } from "@dashstream/contract"
 
-/** One of the 20 widget type identifiers. */
-export type WidgetType = (typeof widgetTypes)[number]
+/**
+ * The 20 widget type identifiers (contract section 2), from `@dashstream/contract`: it imports nothing, so the browser
+ * bundle does not pull in effect.
+ */
+export { type WidgetType, widgetTypes } from "@dashstream/contract"
 
 /**
  * How many entries a tile holds in the browser:
@@ -35,22 +13,14 @@ export type WidgetType = (typeof widgetTypes)[number]
  * - `series` and `events` types keep the most recent {@link maxHeldEntries}, like the section-11 snapshot.
  */
 export const heldEntries = (type: WidgetType): number => {
-  switch (type) {
-    case "number":
-    case "horizontal-bar":
-    case "vertical-bar":
-    case "dial":
-      return 2
-    case "sparkline":
-    case "line-graph":
-    case "usa-map":
-    case "world-map":
-    case "text-feed":
-    case "gallery":
-    case "xy-graph":
-      return maxHeldEntries
-    default:
+  switch (widgetKind(type)) {
+    case "state":
       return 1
+    case "numeric":
+      return 2
+    case "series":
+    case "events":
+      return maxHeldEntries
   }
 }
 

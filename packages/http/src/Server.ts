@@ -12,9 +12,9 @@ import { answerInfluxProbe, influxProbe } from "./internal/lineProtocolRoutes.js
 import { ingestRoutes } from "./internal/ingestRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
-import { requestLine } from "./internal/redact.js"
+import { laneLogs } from "./internal/laneKit.js"
 import { refuseDeclaredLength, routeNotFound, writeErrorReply } from "./internal/replies.js"
-import { clientInfo, trustForwarded } from "./internal/clientInfo.js"
+import { trustForwarded } from "./internal/clientInfo.js"
 import { Metrics } from "./Metrics.js"
 import { pathUnder } from "./ReverseProxy.js"
 import type { WritePressure } from "./internal/readHandlers.js"
@@ -142,6 +142,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     })
     const consoleOn = config.adminToken !== undefined
     const runFork = Runtime.runFork(runtime)
+    const logs = laneLogs(runFork, config.logRequests)
     const cors = makeCors(config.corsOrigins ?? [], corsRoutes)
     /** The route template of `url` for CORS: an ingest route's (whatever the method), else the `HttpApi`'s. */
     const corsTemplate = (url: string): string | undefined => {
@@ -154,9 +155,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     const outside = (req: IncomingMessage, res: ServerResponse) => {
       metrics.track(req, res, () => undefined)
       writeErrorReply(res, routeNotFound(req.url ?? "/"))
-      if (config.logRequests) {
-        runFork(Effect.logInfo(requestLine(req.method ?? "?", req.url ?? "/", 404, 0, clientInfo(req).address)))
-      }
+      logs.request(req, req.method ?? "?", req.url ?? "/", 404, performance.now())
     }
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
       // Once, before any lane looks at the request (contract section 16): who the client is behind a trusted proxy,
@@ -172,9 +171,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
         const url = req.url ?? "/"
         const template = corsTemplate(url)
         if (cors.handle(req, res, template)) {
-          if (config.logRequests) {
-            runFork(Effect.logInfo(requestLine("OPTIONS", url, 204, 0, clientInfo(req).address)))
-          }
+          logs.request(req, "OPTIONS", url, 204, performance.now())
           return metrics.request(template!, "OPTIONS", 204, 0)
         }
       }
@@ -188,9 +185,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       const probe = influxProbe(req.method, req.url)
       if (probe !== undefined) {
         answerInfluxProbe(req, res, probe)
-        if (config.logRequests) {
-          runFork(Effect.logInfo(requestLine(req.method!, req.url!, res.statusCode, 0, clientInfo(req).address)))
-        }
+        logs.request(req, req.method!, req.url!, res.statusCode, performance.now())
         return
       }
       if (isEvents(req.method, req.url)) return liveLane.handle(req, res)
@@ -205,9 +200,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
         return apiLane(req, res)
       }
       writeErrorReply(res, refusal)
-      if (config.logRequests) {
-        runFork(Effect.logInfo(requestLine(req.method ?? "?", req.url ?? "/", 413, 0, clientInfo(req).address)))
-      }
+      logs.request(req, req.method ?? "?", req.url ?? "/", 413, performance.now())
     }
     yield* Effect.addFinalizer(() => Effect.sync(liveLane.closeAll))
     return { handle: onRequest, clientError: answerFramingError, endEventStreams: liveLane.closeAll }

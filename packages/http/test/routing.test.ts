@@ -47,6 +47,18 @@ describe("routing, health and documentation", () => {
           assert.strictEqual(((await res.json()) as { error: { code: string } }).error.code, "not_found")
       }
     }
+    // The event streams and the pages decode their key, stream and view token the same way (the lanes' kit).
+    for (const path of [
+      "/api/v2/k/datastream/%ZZ/events",
+      "/api/v2/%ZZ/datastream/s/events",
+      "/d/%ZZ",
+      "/d/%ZZ/events",
+      "/r/%ZZ",
+      "/r/%ZZ/events"
+    ]) {
+      const res = await json(await fetch(`${server.url}${path}`))
+      assert.deepStrictEqual([path, res.status, res.body.error.code], [path, 404, "not_found"])
+    }
   })
 
   it("answers 405 method_not_allowed with Allow for a known path", async () => {

@@ -154,6 +154,10 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
         })
       ).pipe(Effect.flatMap((found) => (found ? Effect.void : Effect.fail(accountNotFound(id))))),
 
+    // PostgreSQL answers only asynchronously: the hot paths go through the account cache (`withAccountCache`).
+    peekAccount: () => undefined,
+    peekWidget: () => undefined,
+
     findAccountByKey: (key) =>
       attempt(() =>
         run(

@@ -1,10 +1,10 @@
 import {
   type Micros,
   pageOfRendered,
-  type StorageFailure,
   type StoredEntry,
   StorageUnavailable,
-  type StreamStore
+  type StreamStore,
+  withEffectForms
 } from "@dashstream/core"
 import { Effect, Option } from "effect"
 import type pg from "pg"
@@ -15,11 +15,6 @@ import { db, run } from "./internal/sql.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
 export const PING_TIMEOUT_MS = 2_000
-
-const write =
-  (groupCommit: GroupCommit): StreamStore["Type"]["write"] =>
-  (writes, now) =>
-    writes.length === 0 ? Effect.void : groupCommit.write(writes, now)
 
 /** The entries of a read with `since` (see `StreamStore.read`); rejects with the `pg` error. */
 const readSince = async (pool: pg.Pool, stream: number, since: Micros, limit: number | null) => {
@@ -35,7 +30,7 @@ const noEntries: ReadonlyArray<StoredEntry> = []
 
 /** `StreamStore.readDirect`: a latest-entry read joins a batch of `latest` (see `LatestReads`). */
 const readDirect =
-  (pool: pg.Pool, latest: LatestReads): NonNullable<StreamStore["Type"]["readDirect"]> =>
+  (pool: pg.Pool, latest: LatestReads): StreamStore["Type"]["readDirect"] =>
   (stream, query, done) => {
     if (query.since === null) return latest.read(stream, done)
     void readSince(pool, stream, query.since, query.limit).then(
@@ -43,16 +38,6 @@ const readDirect =
       (cause: unknown) => done(toStorageFailure(cause), noEntries)
     )
   }
-
-/** `StreamStore.read` as an effect over `direct` (the store's `readDirect`). */
-const read =
-  (direct: NonNullable<StreamStore["Type"]["readDirect"]>): StreamStore["Type"]["read"] =>
-  (stream, query) =>
-    Effect.async<ReadonlyArray<StoredEntry>, StorageFailure>((resume) =>
-      direct(stream, query, (error, entries) =>
-        resume(error === undefined ? Effect.succeed(entries) : Effect.fail(error))
-      )
-    )
 
 /**
  * The oldest `$3` entries of stream `$1` with `ts > $2`, ascending, each rendered as a read body's `data` element
@@ -141,16 +126,15 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
  * clear, integer microseconds; contract section 10) in one statement, `None` when the widget no longer exists. `ping` fails with
  * `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
  */
-export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] => {
-  const direct = readDirect(pool, new LatestReads(pool))
-  return {
-    write: write(groupCommit),
-    writeDirect: (writes, now, done) =>
-      writes.length === 0 ? done(undefined) : groupCommit.writeDirect(writes, now, done),
-    read: read(direct),
-    readDirect: direct,
+export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] =>
+  withEffectForms({
+    writeDirect: (writes, now, done) => {
+      if (writes.length > 0) return groupCommit.writeDirect(writes, now, done)
+      done(undefined)
+      return undefined
+    },
+    readDirect: readDirect(pool, new LatestReads(pool)),
     readPage: readPage(pool),
     readLive: readLive(pool),
     ping: ping(pool)
-  }
-}
+  })

@@ -5,6 +5,7 @@ import {
   type AccountId,
   type AccountStore,
   Conflict,
+  digestAccessKey,
   deletedChange,
   type ChangeSink,
   isWidgetType,
@@ -45,7 +46,7 @@ const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no ac
 /**
  * The `AccountStore` port over an open, migrated connection (contract section 7).
  *
- * The push path's lookups (`findAccountByKey`, `findWidgets`, and their synchronous `peekAccountByKey`/`peekWidget`
+ * The push path's lookups (`findAccountByKey`, `findWidgets`, and their synchronous `peekAccount`/`peekWidget`
  * for the hot paths) are better-sqlite3 statements prepared once. Admin
  * queries are built with Kysely: single statements run through Kysely; the two that need several statements to be
  * atomic (`createAccount`, `addAccessKey`) are compiled by Kysely and run in a synchronous better-sqlite3
@@ -197,9 +198,10 @@ export const make = (
 
     // Synchronous lookups for the hot paths (see the port): a failed read is `undefined`, and the caller's effect
     // path then reports it; a widget that is not there is `null`.
-    peekAccountByKey: (key) => {
+    peekAccount: (accessKey) => {
+      if (accessKey === "") return undefined
       try {
-        return accountByKey.get(key)?.account_id as AccountId | undefined
+        return accountByKey.get(digestAccessKey(accessKey))?.account_id as AccountId | undefined
       } catch {
         return undefined
       }

@@ -14,6 +14,7 @@ import {
   type StreamStore,
   type StreamWrite,
   pointsOf,
+  withEffectForms,
   type WriteObserver
 } from "@dashstream/core"
 import { type Context, Effect, Option, Runtime, type Scope } from "effect"
@@ -78,27 +79,28 @@ const commitEachCall = (
       return nextSeq !== undefined && changes !== undefined && changes.length > 0 ? nextSeq.get() : undefined
     }
   )
-  return (writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> =>
-    Effect.try({
-      try: () => {
-        const changes = sink !== undefined && sink.active ? new Array<PendingChange>() : undefined
-        let seq: number | undefined
-        try {
-          seq = transaction.immediate(writes, now, changes)
-        } catch (cause) {
-          path.entries.discard()
-          path.lastTs.reset()
-          throw cause
-        }
-        path.lastTs.committed()
-        if (changes !== undefined && changes.length > 0) sink!.committed(changes, seq)
-        observer?.groupCommitted(1, pointsOf(writes))
-      },
-      catch: (cause) => {
-        observer?.groupCommitted(1, 0)
-        return toWriteError(cause)
-      }
-    })
+  return (
+    writes: ReadonlyArray<StreamWrite>,
+    now: Micros,
+    done: (error: WriteError | undefined) => void
+  ): undefined => {
+    const changes = sink !== undefined && sink.active ? new Array<PendingChange>() : undefined
+    let seq: number | undefined
+    try {
+      seq = transaction.immediate(writes, now, changes)
+    } catch (cause) {
+      path.entries.discard()
+      path.lastTs.reset()
+      observer?.groupCommitted(1, 0)
+      done(toWriteError(cause))
+      return undefined
+    }
+    path.lastTs.committed()
+    if (changes !== undefined && changes.length > 0) sink!.committed(changes, seq)
+    observer?.groupCommitted(1, pointsOf(writes))
+    done(undefined)
+    return undefined
+  }
 }
 
 /**
@@ -209,23 +211,16 @@ const built = (
         }
         return since.all(stream, query.since, query.limit ?? -1)
       }
-      return {
-        write:
+      return withEffectForms({
+        writeDirect:
           group === undefined
             ? commitEachCall(db, statements, options.sink, options.observer)
-            : (writes, now) => {
+            : (writes, now, done) => {
                 checkpointer?.start()
-                return group.write(writes, now)
+                if (writes.length > 0) return group.writeDirect(writes, now, done)
+                done(undefined)
+                return undefined
               },
-        ...(group === undefined
-          ? {}
-          : {
-              writeDirect: (writes, now, done) => {
-                checkpointer?.start()
-                return writes.length === 0 ? done(undefined) : group.writeDirect(writes, now, done)
-              }
-            }),
-        read: (stream, query) => Effect.try({ try: () => readSync(stream, query), catch: storageFailure }),
         readDirect: (stream, query, done) => {
           let entries: ReadonlyArray<StoredEntry>
           try {
@@ -255,6 +250,6 @@ const built = (
             catch: storageFailure
           }),
         ping: Effect.try({ try: () => void ping.get(), catch: storageFailure })
-      }
+      })
     }
   )

@@ -67,19 +67,19 @@ describe("SQLite adapter", () => {
           const stores = yield* SqliteStore.make({ filename: freshFile() })
           const { account, accessKey, widget } = yield* setup(stores, "sparkline", "series")
           const accounts = stores.accountStore
-          assert.strictEqual(accounts.peekAccountByKey!(digestAccessKey(accessKey)), account.id)
+          assert.strictEqual(accounts.peekAccount(accessKey), account.id)
           assert.deepStrictEqual(
-            accounts.peekWidget!(account.id, "series"),
+            accounts.peekWidget(account.id, "series"),
             (yield* accounts.findWidgets(account.id, ["series"])).get("series")
           )
-          assert.deepStrictEqual(accounts.peekWidget!(account.id, "series"), widget)
-          assert.isUndefined(accounts.peekAccountByKey!(digestAccessKey(newAccessKey())))
-          assert.isNull(accounts.peekWidget!(account.id, "other"))
+          assert.deepStrictEqual(accounts.peekWidget(account.id, "series"), widget)
+          assert.isUndefined(accounts.peekAccount(newAccessKey()))
+          assert.isNull(accounts.peekWidget(account.id, "other"))
           // A revoked key and a deleted widget are gone at once (no cache here).
           yield* accounts.addAccessKey(account.id, digestAccessKey(newAccessKey()), T0, true)
-          assert.isUndefined(accounts.peekAccountByKey!(digestAccessKey(accessKey)))
+          assert.isUndefined(accounts.peekAccount(accessKey))
           yield* accounts.deleteWidget(account.id, "series")
-          assert.isNull(accounts.peekWidget!(account.id, "series"))
+          assert.isNull(accounts.peekWidget(account.id, "series"))
         })
       )
   )

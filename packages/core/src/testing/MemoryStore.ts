@@ -1,5 +1,5 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
-import type { Account, AccountId, KeyDigest } from "../Account.js"
+import { type Account, type AccountId, digestAccessKey, type KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import type { Dashboard, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
@@ -10,7 +10,14 @@ import type { StoredPoint } from "../Point.js"
 import type { Rotation, RotationId } from "../Rotation.js"
 import type { RotationStorage } from "../RotationStore.js"
 import { SessionStore } from "../SessionStore.js"
-import { type ReadQuery, renderPage, type StoredEntry, StreamStore, type StreamWrite } from "../StreamStore.js"
+import {
+  type ReadQuery,
+  renderPage,
+  type StoredEntry,
+  StreamStore,
+  type StreamWrite,
+  withEffectForms
+} from "../StreamStore.js"
 import type { Micros } from "../Time.js"
 import type { ViewTokenDigest } from "../ViewToken.js"
 import type { StreamId, Widget } from "../Widget.js"
@@ -110,6 +117,10 @@ const makeState = (): State => ({
 const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
   const requireAccount = (id: AccountId) => (state.accounts.has(id) ? Effect.void : Effect.fail(accountNotFound(id)))
   const widgetsOf = (id: AccountId) => [...state.widgets.values()].filter((w) => w.accountId === id)
+  const accountOf = (key: KeyDigest): AccountId | undefined => {
+    const k = state.keys.get(key)
+    return k === undefined || k.revoked ? undefined : k.accountId
+  }
   return {
     createAccount: (account, key) =>
       Effect.sync(() => {
@@ -131,11 +142,9 @@ const accountStore = (state: State): Context.Tag.Service<AccountStore> => {
           state.keys.set(key, { accountId: id, revoked: false })
         })
       ),
-    findAccountByKey: (key) =>
-      Effect.sync(() => {
-        const k = state.keys.get(key)
-        return k === undefined || k.revoked ? Option.none() : Option.some(k.accountId)
-      }),
+    findAccountByKey: (key) => Effect.sync(() => Option.fromNullable(accountOf(key))),
+    peekAccount: (accessKey) => (accessKey === "" ? undefined : accountOf(digestAccessKey(accessKey))),
+    peekWidget: (id, name) => widgetsOf(id).find((w) => w.streamName === name) ?? null,
     createWidget: (id, streamName, type, createdAt) =>
       Effect.zipRight(
         requireAccount(id),
@@ -227,9 +236,13 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
     return entries.slice(from, to).map(toStored)
   }
 
-  return {
-    write: (writes, now) => Effect.suspend(() => writeSync(writes, now)),
-    read: (id, query) => Effect.sync(() => readSync(id, query)),
+  return withEffectForms({
+    writeDirect: (writes, now, done) => {
+      const written = writeSync(writes, now)
+      done(Either.isLeft(written) ? written.left : undefined)
+      return undefined
+    },
+    readDirect: (id, query, done) => done(undefined, readSync(id, query)),
     readPage: (id, since, limit) => Effect.sync(() => renderPage(readSync(id, { since, limit }))),
     readLive: (id, query) =>
       Effect.sync(() => {
@@ -245,7 +258,7 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
         return Option.some({ lastClear: data.lastClear, entries })
       }),
     ping: Effect.void
-  }
+  })
 }
 
 const decimationStore = (state: State): Context.Tag.Service<DecimationStore> => ({

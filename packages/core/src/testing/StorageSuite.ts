@@ -1,6 +1,7 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { accountStoreSuite } from "./storage/AccountStoreSuite.js"
+import { directForms } from "./storage/directForms.js"
 import type { Stores } from "./storage/fixtures.js"
 import { modelSuite } from "./storage/ModelSuite.js"
 import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
@@ -13,15 +14,22 @@ import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
  */
 
 /**
- * Registers the storage contract suite under `describe("storage contract: <name>")`. `makeLayer` is called once per
- * test (and once for the shared property-test store) and must give a fresh, empty, migrated store each time.
+ * Registers the storage contract suite twice, under `describe("storage contract: <name>")` and
+ * `describe("storage contract, direct forms: <name>")`: once through the ports' effect methods as the adapter gives
+ * them, once through their direct forms (`writeDirect`, `readDirect`, and `peekAccount`/`peekWidget` checked against
+ * the effect lookups; see {@link directForms}), so that both forms of every step hold to the contract on every
+ * adapter. `makeLayer` is called once per test (and once for each shared property-test store) and must give a fresh,
+ * empty, migrated store each time.
  */
 export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
-  describe(`storage contract: ${name}`, () => {
-    const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>, timeout?: number) =>
-      it.effect(title, () => Effect.provide(body, makeLayer()), timeout)
-    accountStoreSuite(test)
-    streamStoreSuite(test)
-    modelSuite(makeLayer)
-  })
+  const register = (title: string, layerOf: () => Layer.Layer<Stores, unknown>) =>
+    describe(title, () => {
+      const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>, timeout?: number) =>
+        it.effect(title, () => Effect.provide(body, layerOf()), timeout)
+      accountStoreSuite(test)
+      streamStoreSuite(test)
+      modelSuite(layerOf)
+    })
+  register(`storage contract: ${name}`, makeLayer)
+  register(`storage contract, direct forms: ${name}`, () => directForms(makeLayer()))
 }

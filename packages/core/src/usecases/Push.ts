@@ -6,11 +6,11 @@ import type { IngestPart, IngestRequest, IngestResult } from "../Ingest.js"
 import type { Limits } from "../Limits.js"
 import { decodeJsonPart, decodePushRequest, type JsonPart } from "../PushRequest.js"
 import { isStreamName } from "../StreamName.js"
-import { StreamStore, type StreamWrite } from "../StreamStore.js"
+import { StreamStore, type StreamWrite, type Withdrawable } from "../StreamStore.js"
 import { type Micros, nowMicros } from "../Time.js"
 import type { Widget } from "../Widget.js"
 import { mergePuts } from "../WritePlan.js"
-import { authenticate, peekAccountOfKey } from "./Authenticate.js"
+import { authenticate } from "./Authenticate.js"
 
 /**
  * The push use cases (spec sections 4.2-4.4, contract sections 5 and 13): a decoded request of any protocol stored
@@ -83,9 +83,33 @@ const skippedStreamsOf = (request: IngestRequest, writes: ReadonlyArray<StreamWr
   return names
 }
 
-const resultOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>): IngestResult => {
-  const skipped = request.parts.length - writes.length
-  return skipped === 0 ? noneSkipped : { skipped, skippedStreams: skippedStreamsOf(request, writes) }
+/**
+ * The step of a push after the lookups, written once for {@link ingest} and {@link ingestDirect}: each part decoded
+ * against its widget ({@link writesOf}), then every write in one `StreamStore.writeDirect`. Answers `done` once: at
+ * once for a refused request or one with nothing to write, after the commit for a stored one. Returns the write's
+ * {@link Withdrawable} when it waits in a queue.
+ */
+const storeRequest = (
+  request: IngestRequest,
+  widgets: ReadonlyMap<string, Widget | null>,
+  limits: Limits,
+  streams: StreamStore["Type"],
+  now: Micros,
+  done: IngestDone
+): Withdrawable | void => {
+  const writes = writesOf(request, widgets, limits)
+  if (Either.isLeft(writes)) return done(writes.left)
+  const skipped = request.parts.length - writes.right.length
+  if (writes.right.length === 0) {
+    return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes.right))
+  }
+  // A request's Puts to one stream are stored as one write (see `mergePuts`): the same entries and changes. Without
+  // skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
+  if (skipped === 0) return streams.writeDirect(mergePuts(writes.right), now, done)
+  const skippedStreams = skippedStreamsOf(request, writes.right)
+  return streams.writeDirect(mergePuts(writes.right), now, (error) =>
+    error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
+  )
 }
 
 /**
@@ -103,7 +127,7 @@ export const ingest = (
 ): Effect.Effect<IngestResult, PushRejection | StorageFailure, AccountStore | StreamStore> =>
   Effect.flatMap(authenticate(request.accessKey), (accountId) => ingestFor(accountId, request, limits, now))
 
-/** The steps of {@link ingest} once the account is known: its widgets, the writes, one `StreamStore.write`. */
+/** The steps of {@link ingest} once the account is known: its widgets, then {@link storeRequest}. */
 const ingestFor = (
   accountId: AccountId,
   request: IngestRequest,
@@ -115,10 +139,17 @@ const ingestFor = (
     const widgets = yield* Effect.flatMap(AccountStore, (store) =>
       store.findWidgets(accountId, namesOf(request).filter(isStreamName))
     )
-    const writes = yield* writesOf(request, widgets, limits)
-    // A request's Puts to one stream are stored as one write (see `mergePuts`): the same entries and changes.
-    if (writes.length > 0) yield* Effect.flatMap(StreamStore, (store) => store.write(mergePuts(writes), now))
-    return resultOf(request, writes)
+    const streams = yield* StreamStore
+    return yield* Effect.async<IngestResult, PushRejection | StorageFailure>((resume) => {
+      const queued = storeRequest(request, widgets, limits, streams, now, (error, skipped, skippedStreams) =>
+        resume(
+          error !== undefined
+            ? Effect.fail(error)
+            : Effect.succeed(skipped === undefined || skipped === 0 ? noneSkipped : { skipped, skippedStreams })
+        )
+      )
+      if (queued) return Effect.sync(() => queued.withdraw())
+    })
   })
 
 /**
@@ -179,11 +210,11 @@ export type IngestDone = (
 
 /**
  * {@link ingest} without an effect, for the push hot path (issue 12: no fiber per push): the same request gets the
- * same answer, through the same steps (the account, the widgets, `writesOf`, one `StreamStore.write`), but only when
- * everything it needs is at hand without an effect: the key's account and every widget from
- * `AccountStore.peekAccountByKey`/`peekWidget` (the account cache, or SQLite's synchronous lookups) and a store that
- * takes direct writes (`StreamStore.writeDirect`). Every stream name must be known found or known absent (`peekWidget`
- * answers `null`: a remembered absence, contract 13.1's skipped names), so that skip, refuse or write is decided here.
+ * same answer, through the same steps (the account, the widgets, then the same {@link storeRequest}), but only when
+ * the key's account and every widget are at hand without an effect, from `AccountStore.peekAccount`/`peekWidget`
+ * (the account cache, or SQLite's synchronous lookups). Every stream name must be known found or known absent
+ * (`peekWidget` answers `null`: a remembered absence, contract 13.1's skipped names), so that skip, refuse or write is
+ * decided here.
  * Then it answers `done` (at once for a refused request or one with nothing to write, after the commit for a stored
  * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs
  * {@link ingest}, which looks up what is missing (and then fills the cache). `now` is the receive time in
@@ -197,11 +228,7 @@ export const ingestDirect = (
   done: IngestDone,
   now: Micros = nowMicros()
 ): boolean => {
-  const writeDirect = streams.writeDirect
-  const peekAccount = accounts.peekAccountByKey
-  const peekWidget = accounts.peekWidget
-  if (writeDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
-  const accountId = peekAccountOfKey(request.accessKey, peekAccount)
+  const accountId = accounts.peekAccount(request.accessKey)
   if (accountId === undefined) return false
   // Each distinct name once: its widget, or `null` when it has none (a line protocol batch names each of its series
   // once per line). A name that cannot be a stream name is no widget on any backend (see `isStreamName`).
@@ -210,28 +237,11 @@ export const ingestDirect = (
   for (let i = 0; i < parts.length; i++) {
     const name = parts[i]!.streamName
     if (widgets.has(name)) continue
-    const widget = isStreamName(name) ? peekWidget(accountId, name) : null
+    const widget = isStreamName(name) ? accounts.peekWidget(accountId, name) : null
     if (widget === undefined) return false
     widgets.set(name, widget)
   }
-  const writes = writesOf(request, widgets, limits)
-  if (Either.isLeft(writes)) {
-    done(writes.left)
-    return true
-  }
-  const skipped = parts.length - writes.right.length
-  if (writes.right.length === 0) {
-    done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes.right))
-    return true
-  }
-  // Without skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
-  if (skipped === 0) writeDirect(mergePuts(writes.right), now, done)
-  else {
-    const skippedStreams = skippedStreamsOf(request, writes.right)
-    writeDirect(mergePuts(writes.right), now, (error) =>
-      error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
-    )
-  }
+  storeRequest(request, widgets, limits, streams, now, done)
   return true
 }
 

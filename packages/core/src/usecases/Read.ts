@@ -6,7 +6,7 @@ import { isStreamName } from "../StreamName.js"
 import { type ReadQuery, type RenderedPage, renderPage, type StoredEntry, StreamStore } from "../StreamStore.js"
 import { type Micros, sinceFromText } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
-import { authenticate, peekAccountOfKey } from "./Authenticate.js"
+import { authenticate } from "./Authenticate.js"
 
 /**
  * The read use cases (spec section 4.1, contract section 6): a stream's entries for an access key, whole
@@ -129,7 +129,14 @@ export const readPages = (
   Effect.gen(function* () {
     const { stream, query } = yield* resolveRead(accessKey, streamName, params)
     const store = yield* StreamStore
-    if (query.since === null) return { first: renderPage(yield* store.read(stream, query)), rest: undefined }
+    if (query.since === null) {
+      const first = yield* Effect.async<RenderedPage, StorageFailure>((resume) =>
+        readLatest(store, stream, (error, page) =>
+          resume(error === undefined ? Effect.succeed(page!) : Effect.fail(error))
+        )
+      )
+      return { first, rest: undefined }
+    }
     type Cursor = { readonly since: Micros; readonly remaining: number } | undefined
     // After a page: where the next one starts and how many entries `limit` still allows, or undefined at the end.
     const after = (page: RenderedPage, asked: number, remaining: number): Cursor =>
@@ -157,11 +164,10 @@ export const latestOnly: ReadQuery = { since: null, limit: null }
 
 /**
  * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot path
- * (issue 12: no fiber per read): the same answer, when everything it needs is at hand without waiting: the key's
- * account and the widget from `AccountStore.peekAccountByKey`/`peekWidget` (the cache, or synchronous lookups) and a
- * store that reads without an effect (`StreamStore.readDirect`). Then it returns `true` and answers `done` once (with
- * the first page `readPages` would give, or its storage failure; at once on SQLite, when the query returns on
- * PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs {@link readPages}, which also
+ * (issue 12: no fiber per read): the same answer, through the same last step, when the key's account and the widget
+ * are at hand without waiting, from `AccountStore.peekAccount`/`peekWidget` (the cache, or synchronous lookups). Then
+ * it returns `true` and answers `done` once (with the first page `readPages` would give, or its storage failure; at
+ * once on SQLite, when the query returns on PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs {@link readPages}, which also
  * gives every refusal (`Forbidden`, `StreamNotFound`).
  */
 export const readLatestDirect = (
@@ -171,21 +177,21 @@ export const readLatestDirect = (
   streams: StreamStore["Type"],
   done: ReadLatestDone
 ): boolean => {
-  const readDirect = streams.readDirect
-  const peekAccount = accounts.peekAccountByKey
-  const peekWidget = accounts.peekWidget
-  if (readDirect === undefined || peekAccount === undefined || peekWidget === undefined) return false
   if (!isStreamName(streamName)) return false
-  const accountId = peekAccountOfKey(accessKey, peekAccount)
+  const accountId = accounts.peekAccount(accessKey)
   if (accountId === undefined) return false
   // An absent widget (`null`) is declined too: `readPages` refuses it.
-  const widget = peekWidget(accountId, streamName)
+  const widget = accounts.peekWidget(accountId, streamName)
   if (widget == null) return false
-  readDirect(widget.id, latestOnly, (error, entries) =>
-    error === undefined ? done(undefined, renderPage(entries)) : done(error, undefined)
-  )
+  readLatest(streams, widget.id, done)
   return true
 }
+
+/** The step of a latest-entry read after the lookups, for {@link readPages} and {@link readLatestDirect} alike. */
+const readLatest = (streams: StreamStore["Type"], stream: StreamId, done: ReadLatestDone): void =>
+  streams.readDirect(stream, latestOnly, (error, entries) =>
+    error === undefined ? done(undefined, renderPage(entries)) : done(error, undefined)
+  )
 
 const findWidget = (accountId: AccountId, streamName: string) =>
   Effect.flatMap(AccountStore, (store) =>

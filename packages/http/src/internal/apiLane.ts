@@ -20,7 +20,7 @@ import {
 import { Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { api, publicApi } from "../Api.js"
 import type { HandlerConfig } from "../HttpConfig.js"
-import { type ErrorReply, errorReply, internalReply, type RateLimited, rateLimited, replyOf } from "../HttpErrors.js"
+import { type ErrorReply, errorReply, type RateLimited } from "../HttpErrors.js"
 import { adminLive } from "./adminHandlers.js"
 import { consoleLive } from "./consoleHandlers.js"
 import { docsLive, docsRoutes } from "./docs.js"
@@ -29,10 +29,10 @@ import type { Metrics } from "../Metrics.js"
 import { metricsLive } from "./metricsHandlers.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import { readLive, type WritePressure } from "./readHandlers.js"
-import { causeText } from "./causeText.js"
-import { accessKeyOfPath, redactPath, requestLine } from "./redact.js"
 import { clientInfo } from "./clientInfo.js"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { internalErrorLog, replyOfError, requestLog, takeToken } from "./laneKit.js"
+import { accessKeyOfPath } from "./redact.js"
 import { bodyTooLarge, errorResponse, routeNotFound } from "./replies.js"
 import { makeRouteTable, type RouteTable } from "./routeTable.js"
 
@@ -48,12 +48,8 @@ const rateLimitCheck =
   (limiter: RateLimiter | undefined) =>
   (accessKey: string): Effect.Effect<void, RateLimited> => {
     if (limiter === undefined) return Effect.void
-    const answer = limiter.take(accessKey)
-    const decide = (wait: number) => (wait === 0 ? Effect.void : Effect.fail(rateLimited(wait)))
-    if (typeof answer === "number") return decide(answer)
-    return Effect.flatMap(
-      Effect.promise(() => Promise.resolve(answer).catch(() => 0)),
-      decide
+    return Effect.async<void, RateLimited>((resume) =>
+      takeToken(limiter, accessKey, (refusal) => resume(refusal === undefined ? Effect.void : Effect.fail(refusal)))
     )
   }
 
@@ -119,11 +115,8 @@ const causeReply = (
     if (error._tag === "RequestError") return requestErrorReply(error, maxBodyBytes)
   }
   if (isDecodeError(error)) return decodeErrorReply(error)
-  return replyOf(error) ?? internalReply
+  return replyOfError(error)
 }
-
-const logInternal = (cause: Cause.Cause<unknown>, method: string, url: string) =>
-  Effect.logError(`internal error answering ${method} ${redactPath(url)}\n${causeText(cause, accessKeyOfPath(url))}`)
 
 /** Turns every failure of `app` into the contract's error response (and logs what answers 500). */
 const answerErrors =
@@ -134,7 +127,7 @@ const answerErrors =
         const reply = causeReply(cause, request.method, request.url, routes, maxBodyBytes)
         const response = errorResponse(reply)
         return reply.status === 500
-          ? Effect.as(logInternal(cause, request.method, request.url), response)
+          ? Effect.as(internalErrorLog(request.method, request.url, cause, accessKeyOfPath(request.url)), response)
           : Effect.succeed(response)
       })
     )
@@ -143,14 +136,12 @@ const logRequest = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const start = performance.now()
     return Effect.tap(app, (response) =>
-      Effect.logInfo(
-        requestLine(
-          request.method,
-          request.url,
-          response.status,
-          performance.now() - start,
-          clientInfo(NodeHttpServerRequest.toIncomingMessage(request)).address
-        )
+      requestLog(
+        request.method,
+        request.url,
+        response.status,
+        start,
+        clientInfo(NodeHttpServerRequest.toIncomingMessage(request)).address
       )
     )
   })

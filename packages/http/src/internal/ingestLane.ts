@@ -9,13 +9,12 @@ import {
   UseCases
 } from "@dashstream/core"
 import { Cause, Context, Effect, Either, Exit, Runtime } from "effect"
-import { type ErrorReply, internalReply, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
+import { type ErrorReply, replyOfCause } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
 import { causeText } from "./causeText.js"
-import { type RateLimiter, whenTaken } from "./rateLimiter.js"
+import { laneLogs, replyOfError, takeToken } from "./laneKit.js"
+import type { RateLimiter } from "./rateLimiter.js"
 import type { WritePressure } from "./readHandlers.js"
-import { requestLine } from "./redact.js"
-import { clientInfo } from "./clientInfo.js"
 import { bodyTooLarge, drainLimit, refuseDeclaredLength } from "./replies.js"
 import { makeSkippedLog } from "./skippedLog.js"
 
@@ -161,19 +160,7 @@ export const makeIngestLane = (
   const accounts = Context.get(runtime.context, AccountStore)
   const streams = Context.get(runtime.context, StreamStore)
 
-  const logLine = (req: IncomingMessage, route: AnyIngestRoute, status: number, start: number) => {
-    runFork(
-      Effect.logInfo(
-        requestLine(
-          req.method ?? route.method,
-          req.url ?? route.template,
-          status,
-          performance.now() - start,
-          clientInfo(req).address
-        )
-      )
-    )
-  }
+  const logs = laneLogs(runFork, logRequests)
 
   // Pushes pipelined on one connection (HTTP/1.1 lets a client send the next request before the answer) are stored
   // one after the other, in the order sent: two pushes that miss the account cache would otherwise look up the key on
@@ -222,7 +209,7 @@ export const makeIngestLane = (
       status = route.writeError(res, reply)
     }
     metrics.ingest(route.template, status, (performance.now() - start) / 1000, reply?.code, skipped)
-    if (logRequests) logLine(req, route, status, start)
+    logs.request(req, req.method ?? route.method, req.url ?? route.template, status, start)
     release(req)
   }
 
@@ -252,9 +239,7 @@ export const makeIngestLane = (
     const reply = replyOfCause(cause)
     if (reply.status === 500) {
       // The request carries the access key: keep it out of the log even if an error message quotes it.
-      runFork(
-        Effect.logError(`internal error answering ${route.method} ${route.template}\n${causeText(cause, accessKey)}`)
-      )
+      logs.internalError(route.method, route.template, cause, accessKey)
     } else if (reply.status === 503) {
       const log = logUnavailable(route, cause, accessKey)
       if (log !== undefined) runFork(log)
@@ -268,7 +253,7 @@ export const makeIngestLane = (
     route: AnyIngestRoute,
     start: number,
     error: PushRejection
-  ) => answer(req, res, route, start, replyOf(error) ?? internalReply)
+  ) => answer(req, res, route, start, replyOfError(error))
 
   const store = (
     req: IncomingMessage,
@@ -316,10 +301,10 @@ export const makeIngestLane = (
       return answerCause(req, res, route, start, Cause.die(defect), undefined)
     }
     if (limiter === undefined || accessKey === undefined) return store(req, res, route, start, body, accessKey)
-    whenTaken(limiter.take(accessKey), (wait) =>
-      wait > 0
-        ? answer(req, res, route, start, replyOf(rateLimited(wait)) ?? internalReply)
-        : store(req, res, route, start, body, accessKey)
+    takeToken(limiter, accessKey, (refusal) =>
+      refusal === undefined
+        ? store(req, res, route, start, body, accessKey)
+        : answer(req, res, route, start, replyOfError(refusal))
     )
   }
 

@@ -1,6 +1,7 @@
 import { decodePushRequest, InvalidJson, smashingRequest } from "@dashstream/core"
 import { Either } from "effect"
 import type { AnyIngestRoute, IngestRoute } from "./ingestLane.js"
+import { decodePathSegment } from "./laneKit.js"
 import { v1WriteRoute, v2WriteRoute } from "./lineProtocolRoutes.js"
 import { writeErrorReply, writePushSuccess } from "./replies.js"
 
@@ -77,11 +78,7 @@ export const smashingStreamOf = (url: string): string | undefined => {
   if (end > widgetsPrefix.length + 1 && url.charCodeAt(end - 1) === 47) end--
   const segment = url.slice(widgetsPrefix.length, end)
   if (segment === "" || segment.includes("/")) return undefined
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return undefined
-  }
+  return decodePathSegment(segment)
 }
 
 const invalidApiKey = "Invalid API key"

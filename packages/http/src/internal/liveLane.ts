@@ -19,12 +19,12 @@ import {
   type StreamStore
 } from "@dashstream/core"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
-import { errorReply, internalReply, RateLimited, rateLimited, replyOf, replyOfCause } from "../HttpErrors.js"
+import { errorReply, RateLimited } from "../HttpErrors.js"
 import type { EventStreamObserver, LiveOptions } from "../HttpConfig.js"
 import { causeText } from "./causeText.js"
-import { type RateLimiter, whenTaken } from "./rateLimiter.js"
-import { redactPath, requestLine } from "./redact.js"
-import { clientInfo } from "./clientInfo.js"
+import { decodePathSegment, laneLogs, replyOfError, takeToken } from "./laneKit.js"
+import type { RateLimiter } from "./rateLimiter.js"
+import { redactPath } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
@@ -162,18 +162,9 @@ export const makeLiveLane = (
 
   const release = (key: string) => slots.release(key)
 
-  const log = (req: IncomingMessage, status: number, start: number) => {
-    if (logRequests) {
-      const line = requestLine(
-        req.method ?? "GET",
-        req.url ?? "/",
-        status,
-        performance.now() - start,
-        clientInfo(req).address
-      )
-      runFork(Effect.logInfo(line))
-    }
-  }
+  const logs = laneLogs(runFork, logRequests)
+  const log = (req: IncomingMessage, status: number, start: number) =>
+    logs.request(req, req.method ?? "GET", req.url ?? "/", status, start)
 
   // The one place a connection is let go: on the response's `close` (client gone, ended, destroyed).
   const forget = (conn: Connection) => {
@@ -417,7 +408,7 @@ export const makeLiveLane = (
   const handleView = (req: IncomingMessage, res: ServerResponse, view: View, shown: string | undefined, t0: number) =>
     whenSlot(slots.take(view.token, maxStreamsPerKey), (taken) => {
       if (!taken) {
-        writeErrorReply(res, replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+        writeErrorReply(res, replyOfError(tooManyStreams(maxStreamsPerKey)))
         return log(req, 429, t0)
       }
       if (req.destroyed) return release(view.token)
@@ -436,14 +427,7 @@ export const makeLiveLane = (
       onExit: (exit) => {
         if (Exit.isFailure(exit)) {
           release(token)
-          const reply = replyOfCause(exit.cause)
-          if (reply.status === 500) {
-            runFork(
-              Effect.logError(
-                `internal error answering GET ${redactPath(req.url ?? "/")}\n${causeText(exit.cause, token)}`
-              )
-            )
-          }
+          const reply = logs.replyOfCause("GET", req.url ?? "/", exit.cause, token)
           writeErrorReply(res, reply)
           return log(req, reply.status, t0)
         }
@@ -471,24 +455,15 @@ export const makeLiveLane = (
     const q = url.indexOf("?")
     const segments = (q === -1 ? url : url.slice(0, q)).split("/")
     if (segments[1] === "d" || segments[1] === "r") {
-      let token: string
-      try {
-        token = decodeURIComponent(segments[2]!)
-      } catch {
-        return refuse(routeNotFound(url))
-      }
+      const token = decodePathSegment(segments[2]!)
+      if (token === undefined) return refuse(routeNotFound(url))
       const shown =
         q === -1 || segments[1] === "r" ? undefined : (new URLSearchParams(url.slice(q + 1)).get("layout") ?? undefined)
       return handleView(req, res, { kind: segments[1], token }, shown, t0)
     }
-    let key: string
-    let streamName: string
-    try {
-      key = decodeURIComponent(segments[3]!)
-      streamName = decodeURIComponent(segments[5]!)
-    } catch {
-      return refuse(routeNotFound(url))
-    }
+    const key = decodePathSegment(segments[3]!)
+    const streamName = decodePathSegment(segments[5]!)
+    if (key === undefined || streamName === undefined) return refuse(routeNotFound(url))
     const query = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
     const header = req.headers["last-event-id"]
     const params = {
@@ -497,12 +472,11 @@ export const makeLiveLane = (
     }
     const slot = () =>
       whenSlot(slots.take(key, maxStreamsPerKey), (taken) => {
-        if (!taken) return refuse(replyOf(tooManyStreams(maxStreamsPerKey)) ?? internalReply)
+        if (!taken) return refuse(replyOfError(tooManyStreams(maxStreamsPerKey)))
         if (req.destroyed) return release(key)
         resolve(req, res, key, streamName, params, t0, refuse)
       })
-    if (limiter === undefined) return slot()
-    whenTaken(limiter.take(key), (wait) => (wait > 0 ? refuse(replyOf(rateLimited(wait)) ?? internalReply) : slot()))
+    takeToken(limiter, key, (refusal) => (refusal === undefined ? slot() : refuse(replyOfError(refusal))))
   }
 
   const resolve = (
@@ -519,10 +493,7 @@ export const makeLiveLane = (
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) return start(req, res, key, exit.value, t0)
         release(key)
-        const reply = replyOfCause(exit.cause)
-        if (reply.status === 500) {
-          runFork(Effect.logError(`internal error answering GET ${redactPath(url)}\n${causeText(exit.cause, key)}`))
-        }
+        const reply = logs.replyOfCause("GET", url, exit.cause, key)
         refuse(reply)
       }
     })

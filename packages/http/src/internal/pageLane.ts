@@ -11,12 +11,10 @@ import {
   rotationPageHtml,
   type TileModel
 } from "@dashstream/dashboard-web"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { Cause, Exit, Runtime } from "effect"
 import type { ConsolePage } from "../HttpConfig.js"
-import { errorReply, internalReply, replyOfCause } from "../HttpErrors.js"
-import { causeText } from "./causeText.js"
-import { redactPath, requestLine } from "./redact.js"
-import { clientInfo } from "./clientInfo.js"
+import { errorReply, internalReply } from "../HttpErrors.js"
+import { decodePathSegment, laneLogs } from "./laneKit.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
@@ -108,15 +106,9 @@ export const makePageLane = (
     "content-type": "text/html; charset=utf-8"
   }
 
-  const log = (req: IncomingMessage, status: number, t0: number) => {
-    if (options.logRequests) {
-      runFork(
-        Effect.logInfo(
-          requestLine(req.method ?? "GET", req.url ?? "/", status, performance.now() - t0, clientInfo(req).address)
-        )
-      )
-    }
-  }
+  const logs = laneLogs(runFork, options.logRequests)
+  const log = (req: IncomingMessage, status: number, t0: number) =>
+    logs.request(req, req.method ?? "GET", req.url ?? "/", status, t0)
 
   const send = (
     req: IncomingMessage,
@@ -133,11 +125,7 @@ export const makePageLane = (
 
   // A missing bundle (not built) or any other defect: logged once per request, answered 500 without details.
   const fail = (req: IncomingMessage, res: ServerResponse, t0: number, error: unknown, secret?: string) => {
-    runFork(
-      Effect.logError(
-        `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(Cause.die(error), secret)}`
-      )
-    )
+    logs.internalError(req.method ?? "GET", req.url ?? "/", Cause.die(error), secret)
     writeErrorReply(res, internalReply)
     log(req, 500, t0)
   }
@@ -192,14 +180,7 @@ export const makePageLane = (
     token: string,
     cause: Cause.Cause<unknown>
   ) => {
-    const reply = replyOfCause(cause)
-    if (reply.status === 500) {
-      runFork(
-        Effect.logError(
-          `internal error answering ${req.method} ${redactPath(req.url ?? "/")}\n${causeText(cause, token)}`
-        )
-      )
-    }
+    const reply = logs.replyOfCause(req.method ?? "GET", req.url ?? "/", cause, token)
     writeErrorReply(res, reply)
     log(req, reply.status, t0)
   }
@@ -302,10 +283,8 @@ export const makePageLane = (
       }
       return asset(req, res, t0, ico, assets, faviconHeaders)
     }
-    let token: string
-    try {
-      token = decodeURIComponent(path.slice(3, path.endsWith("/") ? -1 : undefined))
-    } catch {
+    const token = decodePathSegment(path.slice(3, path.endsWith("/") ? -1 : undefined))
+    if (token === undefined) {
       writeErrorReply(res, routeNotFound(url))
       return log(req, 404, t0)
     }

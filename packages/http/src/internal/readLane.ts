@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AccountStore, type RenderedPage, StreamStore, UseCases } from "@dashstream/core"
-import { Cause, Context, Effect, Exit, Option, Runtime } from "effect"
-import { type ErrorReply, errorReply, internalReply, rateLimited, replyOf } from "../HttpErrors.js"
+import { Cause, Context, Exit, Option, Runtime } from "effect"
+import { type ErrorReply, errorReply } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
-import { causeText } from "./causeText.js"
-import { type RateLimiter, whenTaken } from "./rateLimiter.js"
+import { laneLogs, replyOfError, takeToken } from "./laneKit.js"
+import type { RateLimiter } from "./rateLimiter.js"
 import { readBodyText } from "./readHandlers.js"
-import { redactPath, requestLine } from "./redact.js"
-import { clientInfo } from "./clientInfo.js"
 import { writeErrorReply } from "./replies.js"
 
 /**
@@ -87,11 +85,11 @@ export const makeReadLane = (
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
   const noParams = {}
+  const logs = laneLogs(runFork, logRequests)
 
   const finish = (req: IncomingMessage, start: number, status: number) => {
-    const ms = performance.now() - start
-    metrics.request(readRoute, "GET", status, ms / 1000)
-    if (logRequests) runFork(Effect.logInfo(requestLine("GET", req.url ?? "/", status, ms, clientInfo(req).address)))
+    metrics.request(readRoute, "GET", status, (performance.now() - start) / 1000)
+    logs.request(req, "GET", req.url ?? "/", status, start)
   }
 
   const fail = (req: IncomingMessage, res: ServerResponse, start: number, reply: ErrorReply) => {
@@ -121,11 +119,8 @@ export const makeReadLane = (
   ) => {
     const failure = Cause.failureOption(cause)
     const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
-    const reply = error === undefined ? interrupted : (replyOf(error) ?? internalReply)
-    if (reply.status === 500) {
-      const url = req.url ?? "/"
-      runFork(Effect.logError(`internal error answering GET ${redactPath(url)}\n${causeText(cause, read.accessKey)}`))
-    }
+    const reply = error === undefined ? interrupted : replyOfError(error)
+    if (reply.status === 500) logs.internalError("GET", req.url ?? "/", cause, read.accessKey)
     fail(req, res, start, reply)
   }
 
@@ -149,8 +144,8 @@ export const makeReadLane = (
   return (req, res, read) => {
     const start = performance.now()
     if (limiter === undefined) return serve(req, res, read, start)
-    whenTaken(limiter.take(read.accessKey), (wait) =>
-      wait > 0 ? fail(req, res, start, replyOf(rateLimited(wait)) ?? internalReply) : serve(req, res, read, start)
+    takeToken(limiter, read.accessKey, (refusal) =>
+      refusal === undefined ? serve(req, res, read, start) : fail(req, res, start, replyOfError(refusal))
     )
   }
 }

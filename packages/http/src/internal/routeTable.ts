@@ -1,4 +1,5 @@
 import { HttpApi } from "@effect/platform"
+import { decodePathSegment } from "./laneKit.js"
 
 /**
  * The known paths and their methods, for telling 404 `not_found` (no such path) from 405 `method_not_allowed`
@@ -27,14 +28,7 @@ interface Pattern {
 const split = (path: string) => path.split("/")
 
 /** True when `segment` percent-decodes; the router matches no route through a malformed escape (`%ZZ`). */
-const decodes = (segment: string): boolean => {
-  try {
-    decodeURIComponent(segment)
-    return true
-  } catch {
-    return false
-  }
-}
+const decodes = (segment: string): boolean => decodePathSegment(segment) !== undefined
 
 const matches = (pattern: ReadonlyArray<string>, segments: ReadonlyArray<string>): boolean => {
   if (pattern.length !== segments.length) return false

@@ -5,7 +5,8 @@ import {
   defaultLimits,
   SessionStore,
   type StorageFailure,
-  StreamStore
+  StreamStore,
+  withEffectForms
 } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
 import { Console, Context, Effect, Exit, Layer, Logger, Scope } from "effect"
@@ -21,7 +22,7 @@ export interface Faults {
   readFaultAfter: number
   /** When set, `StreamStore.write` fails with it. */
   write: StorageFailure | undefined
-  /** When set, `StreamStore.write` dies with it (a defect). */
+  /** When set, `StreamStore.writeDirect` throws it (a defect; `write` dies with it). */
   writeDefect: unknown
   /** When set, `StreamStore.write` waits for this promise before writing. */
   writeGate: Promise<void> | undefined
@@ -55,39 +56,44 @@ const faultyStores = (
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
+      // The fault a read meets now, if any (counting down `readFaultAfter`).
+      const readFaultNow = (): StorageFailure | undefined => {
+        if (faults.read === undefined) return undefined
+        if (faults.readFaultAfter > 0) {
+          faults.readFaultAfter--
+          return undefined
+        }
+        return faults.read
+      }
       const readFault = <A>(read: Effect.Effect<A, StorageFailure>) =>
         Effect.suspend(() => {
-          if (faults.read === undefined) return read
-          if (faults.readFaultAfter > 0) {
-            faults.readFaultAfter--
-            return read
-          }
-          return Effect.fail(faults.read)
+          const fault = readFaultNow()
+          return fault === undefined ? read : Effect.fail(fault)
         })
-      const streamStore: Context.Tag.Service<StreamStore> = {
+      // The direct forms, as an adapter writes them; `write` and `read` are derived from them.
+      const streamStore: Context.Tag.Service<StreamStore> = withEffectForms({
         ...inner,
         ping: Effect.suspend(() => (faults.ping === undefined ? inner.ping : Effect.fail(faults.ping))),
-        read: (stream, query) => readFault(inner.read(stream, query)),
+        readDirect: (stream, query, done) => {
+          const fault = readFaultNow()
+          if (fault !== undefined) return done(fault, [])
+          inner.readDirect(stream, query, done)
+        },
         readPage: (stream, since, limit) =>
           Effect.suspend(() => {
             faults.onReadPage?.()
             return readFault(inner.readPage(stream, since, limit))
           }),
         readLive: (stream, query) => readFault(inner.readLive(stream, query)),
-        write: (writes, now) =>
-          Effect.suspend(() => {
-            faults.onWrite?.()
-            if (faults.writeDefect !== undefined) return Effect.die(faults.writeDefect)
-            if (faults.write !== undefined) return Effect.fail(faults.write)
-            const gate = faults.writeGate
-            return gate === undefined
-              ? inner.write(writes, now)
-              : Effect.zipRight(
-                  Effect.promise(() => gate),
-                  inner.write(writes, now)
-                )
-          })
-      }
+        writeDirect: (writes, now, done) => {
+          faults.onWrite?.()
+          if (faults.writeDefect !== undefined) throw faults.writeDefect
+          if (faults.write !== undefined) return done(faults.write)
+          const gate = faults.writeGate
+          if (gate === undefined) return inner.writeDirect(writes, now, done)
+          void gate.then(() => inner.writeDirect(writes, now, done))
+        }
+      })
       return Context.make(AccountStore, stores.accountStore).pipe(
         Context.add(StreamStore, streamStore),
         Context.add(ChangeFeed, stores.changeFeed),

@@ -17,45 +17,15 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { openTestDatabase } from "@dashstream/storage-postgres/testing"
 import { binArgs } from "../support/bin.js"
+import { clearCommandTypes, type WidgetType, widgetTypes } from "@dashstream/contract"
 import { afterAll, beforeAll, expect, vi } from "vitest"
 
 /** The monorepo root (the server is run from there, as `pnpm dashstream` would). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..")
 
-/** The 20 widget type identifiers of contract section 2. */
-export const widgetTypes = [
-  "number",
-  "horizontal-bar",
-  "vertical-bar",
-  "dial",
-  "sparkline",
-  "line-graph",
-  "usa-map",
-  "world-map",
-  "text-feed",
-  "leaderboard",
-  "pie-chart",
-  "bar-chart",
-  "list",
-  "image",
-  "label",
-  "table",
-  "gallery",
-  "html",
-  "xy-graph",
-  "multi-bar-graph"
-] as const
-export type WidgetType = (typeof widgetTypes)[number]
-
-/** Widget types that support `{"command": "clear"}` (contract section 4). */
-export const clearableTypes: ReadonlyArray<WidgetType> = [
-  "sparkline",
-  "line-graph",
-  "usa-map",
-  "world-map",
-  "text-feed",
-  "xy-graph"
-]
+/** The widget types and those that take `{"command": "clear"}` (contract sections 2 and 4), as the contract module writes them. */
+export { type WidgetType, widgetTypes } from "@dashstream/contract"
+export const clearableTypes: ReadonlyArray<WidgetType> = clearCommandTypes
 
 /** Widget types cleared by an empty point instead (contract section 4). */
 export const emptyPointTypes: ReadonlyArray<WidgetType> = widgetTypes.filter((t) => !clearableTypes.includes(t))

@@ -114,10 +114,11 @@ export class GroupCommit {
 
   /**
    * {@link write} without an effect (see `StreamStore.writeDirect`): `done` is called once, with `undefined` once the
-   * group the call joined is committed, else with the error {@link write} would fail with. Cannot be withdrawn.
+   * group the call joined is committed, else with the error {@link write} would fail with. Returns the queued call (see `Withdrawable`), or `undefined`
+   * when refused at once.
    */
-  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): void {
-    this.queue.writeDirect(writes, now, done)
+  writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): Pending | undefined {
+    return this.queue.writeDirect(writes, now, done)
   }
 
   /**

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, FastCheck as fc, type Layer, Stream } from "effect"
+import { AccountStore } from "../../AccountStore.js"
 import { renderEntries, StreamStore } from "../../StreamStore.js"
 import { micros, sinceFromText } from "../../Time.js"
 import * as UseCases from "../../UseCases.js"
@@ -75,6 +76,18 @@ export const modelSuite = (makeLayer: () => Layer.Layer<Stores, unknown>): void 
           // The embedding API's whole read (UseCases.read) is that same read.
           assert.deepStrictEqual(yield* UseCases.read(accessKey, "paged", params), whole)
           const { first, rest } = yield* UseCases.readPages(accessKey, "paged", params, pageSize)
+          if (params.since === undefined && limit === undefined) {
+            // The latest-entry read without an effect answers the same first page, when it answers (not on a store
+            // without synchronous lookups, PostgreSQL, unless behind the account cache).
+            const accounts = yield* AccountStore
+            const direct = yield* Effect.async<string | undefined>((resume) => {
+              const taken = UseCases.readLatestDirect(accessKey, "paged", accounts, store, (error, page) =>
+                resume(Effect.succeed(error === undefined ? page!.text : `failed: ${error._tag}`))
+              )
+              if (!taken) resume(Effect.succeed(undefined))
+            })
+            if (direct !== undefined) assert.strictEqual(direct, first.text)
+          }
           const pages = [first, ...(rest === undefined ? [] : yield* Stream.runCollect(rest))]
           for (const page of pages.slice(1)) assert.isAbove(page.count, 0)
           for (const page of pages) assert.isAtMost(page.count, params.since === undefined ? 1 : pageSize)

@@ -1,5 +1,5 @@
 import { Effect, FastCheck as fc, Option } from "effect"
-import { type Account, type AccountId, digestAccessKey, newAccessKey, newAccountId } from "../../Account.js"
+import { type Account, type AccountId, newAccessKey, newAccountId } from "../../Account.js"
 import { AccountStore } from "../../AccountStore.js"
 import type { PointOp, StoredPoint } from "../../Point.js"
 import { StreamName } from "../../StreamName.js"
@@ -7,6 +7,7 @@ import { type ReadQuery, StreamStore, type StreamWrite } from "../../StreamStore
 import { type Micros, micros } from "../../Time.js"
 import type { StreamId, Widget } from "../../Widget.js"
 import type { WidgetType } from "../../WidgetType.js"
+import { knownKey } from "./directForms.js"
 
 /** Helpers of the storage contract suites (see `../StorageSuite.ts`): fixtures, shorthands and a model of a stream. */
 
@@ -30,7 +31,7 @@ export const newAccount = (name = "test") =>
     const store = yield* AccountStore
     const accessKey = newAccessKey()
     const account: Account = { id: newAccountId(), name, createdAt: T0 }
-    yield* store.createAccount(account, digestAccessKey(accessKey))
+    yield* store.createAccount(account, knownKey(accessKey))
     return { account, accessKey }
   })
 
@@ -73,7 +74,7 @@ export const clear: PointOp = { _tag: "Clear" }
 // Options are compared through getOrNull: chai's deep equality sees Option.some(x) and Option.none() as equal.
 export const findAccount = (accessKey: string) =>
   Effect.map(
-    Effect.flatMap(AccountStore, (s) => s.findAccountByKey(digestAccessKey(accessKey))),
+    Effect.flatMap(AccountStore, (s) => s.findAccountByKey(knownKey(accessKey))),
     Option.getOrNull
   )
 
