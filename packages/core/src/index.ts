@@ -107,15 +107,24 @@ export {
   WritePlan
 } from "./WritePlan.js"
 export {
+  type GroupEnd,
+  type GroupResult,
+  type GroupRunner,
   type GroupSize,
+  type GroupTurn,
+  nodeTimers,
   PendingWrite,
   pointsOf,
-  queuedWrite,
-  queuedWriteDirect,
+  type QueueTimers,
+  retryGroup,
   takeGroup,
+  type WhenDurable,
   type WriteDone,
   type WriteError,
   type WriteObserver,
+  WriteQueue,
+  type WriteQueueErrors,
+  type WriteQueueOptions,
   writeSize
 } from "./WriteQueue.js"
 

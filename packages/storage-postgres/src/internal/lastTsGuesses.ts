@@ -56,7 +56,7 @@ export class GuessBackOff {
   private staleRun = 0
   private guessAfter = 0
 
-  /** Whether the group numbered `group` (0-based, counting every group run) may be planned on guesses. */
+  /** Whether the group numbered `group` (0-based, counting every group started) may be planned on guesses. */
   allows(group: number): boolean {
     return group >= this.guessAfter
   }

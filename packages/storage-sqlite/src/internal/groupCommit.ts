@@ -1,23 +1,23 @@
 import type Database from "better-sqlite3"
 import {
   type ChangeSink,
+  type GroupEnd,
   type GroupSize,
+  type GroupTurn,
   type Micros,
   type PendingChange,
-  PendingWrite as Pending,
-  pointsOf,
-  queuedWrite,
-  queuedWriteDirect,
+  type PendingWrite as Pending,
+  retryGroup,
   type StorageFailure,
   StorageUnavailable,
   type StreamWrite,
-  takeGroup,
   type WriteError,
   type WriteDone,
   type WriteObserver,
-  type WritePlan
+  type WritePlan,
+  WriteQueue
 } from "@dashstream/core"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import { isBusy, storageFailure } from "./errors.js"
 import type { Durability } from "./walSync.js"
 import { Sql } from "./statements.js"
@@ -50,51 +50,39 @@ export type LockWait = { readonly _tag: "busyHandler" } | { readonly _tag: "even
 /** SQLite's busy handler: the default. */
 export const busyHandler: LockWait = { _tag: "busyHandler" }
 
-// Event-loop retries: the first ones at once (setImmediate: the other process's group usually commits within a
-// millisecond or two), then 1 ms timers, which cost no CPU while waiting.
-const immediateRetries = 2
-
 const closed = new StorageUnavailable({ cause: new Error("the SQLite stream store is closed") })
 
 /**
- * Group commit of `StreamStore.write` calls over one better-sqlite3 connection.
+ * Group commit of `StreamStore.write` calls over one better-sqlite3 connection: the core's `WriteQueue` (queueing,
+ * scheduling, close and drain, counters, answers) with this connection's transaction as its `GroupRunner`.
  *
- * A call is queued and a flush is scheduled with `setImmediate`, so every call made while the current I/O phase
- * runs (all the requests parsed in it) joins the same group. A flush runs one group synchronously, start to
- * finish: `BEGIN IMMEDIATE`, each call's writes in its own `SAVEPOINT`, one `COMMIT` (with `synchronous=FULL`, one
- * WAL sync). A call that fails with a domain error (`InvalidPoint`, `StreamNotFound`) or a failed statement rolls
- * back to its savepoint and fails alone; the others stay in the group. (A call of a single write skips its
- * savepoint, having nothing to roll back on a domain error; if one of its statements fails, the group is rolled
- * back and run again with every call in a savepoint.) Every call is resumed only after the `COMMIT` returned, so
- * an acknowledged write is on disk. When `BEGIN` or `COMMIT` fails, or the transaction is lost midway, the group
- * is rolled back and every call in it fails with `StorageError` or `StorageUnavailable`: nothing of the group is
- * acknowledged.
+ * A call is queued and joins every call made while the current I/O phase runs (all the requests parsed in it). A
+ * group runs synchronously, start to finish: `BEGIN IMMEDIATE`, each call's writes in its own `SAVEPOINT`, one
+ * `COMMIT` (with `synchronous=FULL`, one WAL sync). A call that fails with a domain error (`InvalidPoint`,
+ * `StreamNotFound`) or a failed statement rolls back to its savepoint and fails alone; the others stay in the group.
+ * (A call of a single write skips its savepoint, having nothing to roll back on a domain error; if one of its
+ * statements fails, the group is rolled back and run again with every call in a savepoint.) Every call is resumed
+ * only after the `COMMIT` returned, so an acknowledged write is on disk. When `BEGIN` or `COMMIT` fails, or the
+ * transaction is lost midway, the group is rolled back and every call in it fails with `StorageError` or
+ * `StorageUnavailable`: nothing of the group is acknowledged.
  *
  * With a {@link Durability} (the default store's: `WalSync`), the group's transaction runs with
  * `synchronous=NORMAL`, so its `COMMIT` does not sync while the event loop is blocked, and its calls are resumed
  * only once the durability reports the WAL synced (off the event loop): still acknowledged only when on disk, while
  * the next group forms. When the durability can defer (`deferWhileSyncing`, as `WalSync` does), the next group
- * commits once the running sync ended rather than during it: its calls would wait for the next sync either way, and
- * everything that arrived during the sync joins it (fewer, larger transactions: 100-stream pushes 1.2-1.5x, single
- * points 1.1-1.35x in A/B runs). Calls that failed alone are answered at once. A failed sync fails the calls
- * it covered (`StorageError`), and every later call without running it.
+ * commits once the running sync ended rather than during it (the runner's `defer`): its calls would wait for the
+ * next sync either way, and everything that arrived during the sync joins it (fewer, larger transactions: 100-stream
+ * pushes 1.2-1.5x, single points 1.1-1.35x in A/B runs). Calls that failed alone are answered at once. A failed sync
+ * fails the calls it covered (`StorageError`), and every later call without running it.
  *
- * Since better-sqlite3 blocks the event loop for the whole flush, calls arriving meanwhile queue up and form the
- * next group; a queue longer than the {@link GroupLimits} is split over several flushes, each scheduled with
- * `setImmediate` so I/O is served between them. Serialising through one connection keeps read-modify-write
- * (delta, add item, `ts` assignment) atomic, and a read sees every acknowledged write.
+ * Since better-sqlite3 blocks the event loop for the whole group, calls arriving meanwhile queue up and form the
+ * next group, run on a later turn so I/O is served between groups; a queue longer than the {@link GroupLimits} is
+ * split over several turns. Serialising through one connection keeps read-modify-write (delta, add item, `ts`
+ * assignment) atomic, and a read sees every acknowledged write.
  */
 export class GroupCommit {
-  private queue: Array<Pending> = []
-  private scheduled: NodeJS.Immediate | undefined = undefined
-  // A retry of the head group after `BEGIN IMMEDIATE` found the lock taken (event-loop waits only).
-  private retry: NodeJS.Immediate | NodeJS.Timeout | undefined = undefined
-  private busyTries = 0
-  private busySince = 0
-  private busyCount = 0
+  private readonly queue: WriteQueue
   private isClosed = false
-  private groupCount = 0
-  private callCount = 0
   private readonly begin: Database.Statement
   private readonly commit: Database.Statement
   private readonly rollback: Database.Statement
@@ -108,17 +96,6 @@ export class GroupCommit {
   private readonly noBusyWait: string | undefined
   private readonly restoreBusyWait: string | undefined
   private readonly nextSeq: Database.Statement<[], number> | undefined
-  private readonly flushNow = (): void => this.flush()
-  // A flush waiting for the WAL sync in flight to end (see `flush`).
-  private deferred = false
-  private readonly flushAfterSync = (): void => {
-    this.deferred = false
-    if (this.queue.length > 0 && this.scheduled === undefined) this.flush()
-  }
-  private readonly retryNow = (): void => {
-    this.retry = undefined
-    this.flush()
-  }
   // The changes of each call of the group being attempted (undefined: nobody follows, or the call failed).
   private changes: Array<Array<PendingChange> | undefined> = []
   // The commit sequence number the group being attempted took (sequenced sinks only).
@@ -139,10 +116,10 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     statements: WriteStatements,
-    private readonly limits: GroupLimits = defaultGroupLimits,
+    limits: GroupLimits = defaultGroupLimits,
     private readonly durability: Durability | undefined = undefined,
     private readonly sink: ChangeSink | undefined = undefined,
-    private readonly observer: WriteObserver | undefined = undefined,
+    observer: WriteObserver | undefined = undefined,
     private readonly lockWait: LockWait = busyHandler
   ) {
     this.path = makeWritePath(statements)
@@ -164,26 +141,35 @@ export class GroupCommit {
       this.restoreBusyWait = `busy_timeout = ${timeout}`
     }
     if (sink?.sequenced === true) this.nextSeq = db.prepare<[], number>(Sql.nextSeq).pluck()
+    const deferWhileSyncing = durability?.deferWhileSyncing?.bind(durability)
+    this.queue = new WriteQueue(
+      deferWhileSyncing === undefined
+        ? { run: (group, turn, end) => this.runGroup(group, turn, end) }
+        : { run: (group, turn, end) => this.runGroup(group, turn, end), defer: deferWhileSyncing },
+      limits,
+      { closed },
+      observer
+    )
   }
 
   /** Groups run so far, committed or failed (for tests and benchmarks: calls / groups is the mean group size). */
   get groups(): number {
-    return this.groupCount
+    return this.queue.groups
   }
 
   /** Calls run in those groups (withdrawn calls excluded). */
   get calls(): number {
-    return this.callCount
+    return this.queue.calls
   }
 
   /** Times `BEGIN IMMEDIATE` found the write lock taken and the group was retried from the event loop. */
   get busyRetries(): number {
-    return this.busyCount
+    return this.queue.retries
   }
 
-  /** Calls queued and not yet run (withdrawn ones included until a flush drops them). */
+  /** Calls queued and not yet run (withdrawn ones included until a group forms past them). */
   get pending(): number {
-    return this.queue.length
+    return this.queue.pending
   }
 
   /**
@@ -193,23 +179,16 @@ export class GroupCommit {
    * Interrupting the fiber before the group runs withdraws the call (nothing stored).
    */
   write(writes: ReadonlyArray<StreamWrite>, now: Micros): Effect.Effect<void, WriteError> {
-    return queuedWrite(writes, now, this.refusal, this.enqueue)
+    return this.queue.write(writes, now)
   }
 
   /**
    * {@link write} without an effect (see `StreamStore.writeDirect`): `done` is called once, with `undefined` once the
-   * group the call joined is committed (durable), else with the error {@link write} would fail with. Cannot be
-   * withdrawn.
+   * group the call joined is committed (durable), else with the error {@link write} would fail with. Returns the
+   * queued call (see `Withdrawable`), or `undefined` when refused at once.
    */
   writeDirect(writes: ReadonlyArray<StreamWrite>, now: Micros, done: WriteDone): Pending | undefined {
-    return queuedWriteDirect(writes, now, this.refusal, this.enqueue, done)
-  }
-
-  private readonly refusal = (): WriteError | undefined => (this.isClosed ? closed : undefined)
-
-  private readonly enqueue = (pending: Pending): void => {
-    this.queue.push(pending)
-    if (this.scheduled === undefined && this.retry === undefined) this.scheduled = setImmediate(this.flushNow)
+    return this.queue.writeDirect(writes, now, done)
   }
 
   /**
@@ -220,60 +199,17 @@ export class GroupCommit {
   close(): void {
     if (this.isClosed) return
     this.isClosed = true
-    if (this.scheduled !== undefined) {
-      clearImmediate(this.scheduled)
-      this.scheduled = undefined
-    }
-    if (this.retry !== undefined) {
-      clearImmediate(this.retry as NodeJS.Immediate)
-      clearTimeout(this.retry as NodeJS.Timeout)
-      this.retry = undefined
-    }
-    // The last groups wait for the lock in SQLite's busy handler: there is no event loop left to wait on.
-    while (this.queue.length > 0) this.runGroup(this.take(), true)
+    // The queue runs the last groups back to back before `close` returns (they end synchronously); they wait for the
+    // lock in SQLite's busy handler, there being no event loop left to wait on (`turn.closing`).
+    void this.queue.close()
     this.durability?.flushSync()
   }
 
-  private flush(): void {
-    this.scheduled = undefined
-    if (this.retry !== undefined || this.deferred) return
-    // While the WAL sync runs, the group waits for it to end: its calls could not be acknowledged before the next
-    // sync anyway, and the calls arriving meanwhile join it (fewer, larger transactions for the same latency).
-    if (this.durability?.deferWhileSyncing?.(this.flushAfterSync) === true) {
-      this.deferred = true
-      return
-    }
-    const group = this.take()
-    if (!this.runGroup(group, false)) {
-      // The lock is taken: the group goes back to the head of the queue (later calls may join it) and is tried again.
-      this.queue = group.concat(this.queue)
-      return this.retryLater()
-    }
-    this.busyTries = 0
-    if (this.queue.length > 0 && this.scheduled === undefined && !this.isClosed) {
-      this.scheduled = setImmediate(this.flushNow)
-    }
-  }
-
-  private retryLater(): void {
-    this.busyCount++
-    if (this.busyTries++ === 0) this.busySince = performance.now()
-    this.retry = this.busyTries <= immediateRetries ? setImmediate(this.retryNow) : setTimeout(this.retryNow, 1)
-  }
-
-  // Takes the next group off the queue: calls in arrival order up to the limits, at least one; drops cancelled ones.
-  private take(): Array<Pending> {
-    const [group, rest] = takeGroup(this.queue, this.limits)
-    this.queue = rest
-    return group
-  }
-
-  // Runs a group; false when it did not run because the lock is taken and the group is to be retried (`eventLoop`
-  // lock waits only, not `blocking`).
-  private runGroup(group: ReadonlyArray<Pending>, blocking: boolean): boolean {
-    if (group.length === 0) return true
+  // The queue's runner: runs a group and ends it, or returns `retryGroup` when `BEGIN IMMEDIATE` found the lock taken
+  // (`eventLoop` lock waits only, not while closing) and the lock wait has not yet lasted `maxWaitMs`.
+  private runGroup(group: ReadonlyArray<Pending>, turn: GroupTurn, end: GroupEnd): void | typeof retryGroup {
     const durability = this.durability
-    const waitOnLoop = !blocking && this.lockWait._tag === "eventLoop"
+    const waitOnLoop = !turn.closing && this.lockWait._tag === "eventLoop"
     let outcome =
       durability === undefined
         ? this.attemptTwice(group, waitOnLoop)
@@ -281,59 +217,42 @@ export class GroupCommit {
           ? storageFailure(durability.failure)
           : this.withRelaxedSync(group, waitOnLoop)
     if (outcome === busy) {
-      const waited = performance.now() - this.busySince
-      if (this.lockWait._tag === "eventLoop" && (this.busyTries === 0 || waited < this.lockWait.maxWaitMs)) {
-        return false
+      const waited = turn.retryingMs
+      if (this.lockWait._tag === "eventLoop" && (waited === undefined || waited < this.lockWait.maxWaitMs)) {
+        return retryGroup
       }
-      this.busyTries = 0
       outcome = new StorageUnavailable({
-        cause: new Error(`the database is locked by another process (waited ${Math.round(waited)} ms)`)
+        cause: new Error(`the database is locked by another process (waited ${Math.round(waited ?? 0)} ms)`)
       })
     }
     const seq = this.seq
     this.seq = undefined
-    this.groupCount++
-    this.callCount += group.length
     if (!Array.isArray(outcome)) {
-      const failed = outcome as StorageFailure
-      for (let i = 0; i < group.length; i++) group[i]!.resume(failed)
-      this.observer?.groupCommitted(group.length, 0)
-      return true
+      this.changes = []
+      return end(outcome as StorageFailure)
     }
-    const stored: Array<Pending> = []
+    const errors = outcome as ReadonlyArray<WriteError | undefined>
     let changes: Array<PendingChange> | undefined
     for (let i = 0; i < group.length; i++) {
-      const error = outcome[i] as WriteError | undefined
-      if (error === undefined) {
-        stored.push(group[i]!)
-        const own = this.changes[i]
-        if (own !== undefined && own.length > 0) changes = changes === undefined ? own : changes.concat(own)
-      } else group[i]!.resume(error)
+      const own = this.changes[i]
+      if (errors[i] === undefined && own !== undefined && own.length > 0) {
+        changes = changes === undefined ? own : changes.concat(own)
+      }
     }
     this.changes = []
-    if (durability === undefined || stored.length === 0) {
-      for (let i = 0; i < stored.length; i++) stored[i]!.resume(undefined)
+    if (durability === undefined) {
+      end(errors)
       this.publish(changes, seq)
-      this.observe(group.length, stored)
-      return true
+      return
     }
-    durability.afterCommit((error) => {
-      const answer = error === undefined ? undefined : storageFailure(error)
-      for (let i = 0; i < stored.length; i++) stored[i]!.resume(answer)
-      if (error === undefined) this.publish(changes, seq)
-      else if (seq !== undefined) this.sink!.skipped(seq)
-      this.observe(group.length, error === undefined ? stored : [])
-    })
-    return true
-  }
-
-  // Tells the observer of a group of `calls` calls whose `stored` calls were acknowledged.
-  private observe(calls: number, stored: ReadonlyArray<Pending>): void {
-    const observer = this.observer
-    if (observer === undefined) return
-    let points = 0
-    for (let i = 0; i < stored.length; i++) points += pointsOf(stored[i]!.writes)
-    observer.groupCommitted(calls, points)
+    // The queue asks for the sync only when a call was stored (no change and no sequence number otherwise).
+    end(errors, (acknowledge) =>
+      durability.afterCommit((error) => {
+        acknowledge(error === undefined ? undefined : storageFailure(error))
+        if (error === undefined) this.publish(changes, seq)
+        else if (seq !== undefined) this.sink!.skipped(seq)
+      })
+    )
   }
 
   // Publishes the changes of acknowledged calls, in the order they were applied.
