@@ -33,9 +33,9 @@ import { makeSkippedLog } from "./skippedLog.js"
  */
 
 /**
- * One push protocol's route: how it matches, how its body is read, where its credentials are, how it is parsed
- * into an {@link IngestRequest}, and how its answers look. `B` is the body as {@link IngestRoute.body} reads it (the
- * JSON value, the text).
+ * One push protocol's route (the route table, `routeTable.ts`, matches its `template`): how its body is read, where
+ * its credentials are, how it is parsed into an {@link IngestRequest}, and how its answers look. `B` is the body as
+ * {@link IngestRoute.body} reads it (the JSON value, the text).
  */
 export interface IngestRoute<B> {
   /**
