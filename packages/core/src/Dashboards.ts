@@ -16,8 +16,8 @@ import {
 import { DashboardStore } from "./DashboardStore.js"
 import { AccountNotFound, DashboardNotFound, InvalidRequest, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
-import { nowMicros } from "./Time.js"
-import { digestViewToken, newViewToken } from "./ViewToken.js"
+import { isoTime, nowMicros } from "./Time.js"
+import { digestViewToken, newViewToken, viewUrl } from "./ViewToken.js"
 import type { Widget } from "./Widget.js"
 import { type WidgetKind, widgetKind } from "./WidgetType.js"
 
@@ -34,12 +34,34 @@ export interface DashboardWithToken {
   readonly viewToken: string
 }
 
+/**
+ * A dashboard as the admin API answers and `dashboards create --json` prints it (contract section 11):
+ * `{"id","name","tiles","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time. The store keeps only the
+ * view token's digest, so only create and rotate, which make one, pass `viewToken`; every other answer shows
+ * `viewToken` and `url` as `null`. `url` carries `basePath`, the `serve --base-path` prefix (contract section 16;
+ * `""` for the root), see `viewUrl`.
+ */
+export const dashboardView = (dashboard: Dashboard, viewToken: string | null = null, basePath = "") => ({
+  id: dashboard.id,
+  name: dashboard.name,
+  tiles: dashboard.tiles,
+  viewToken,
+  url: viewToken === null ? null : viewUrl(basePath, "dashboard", viewToken),
+  createdAt: isoTime(dashboard.createdAt)
+})
+
 const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
 
 const dashboardNotFound = (id: string) =>
   new DashboardNotFound({ message: `no dashboard with id ${JSON.stringify(id)} in this account` })
 
-const requireAccount = (accountId: string) =>
+/**
+ * Succeeds when the account exists, else fails with `AccountNotFound` (the admin use cases of dashboards and
+ * rotations check it first, so an unknown account is 404 `account_not_found` whatever else is wrong).
+ */
+export const requireAccount = (
+  accountId: string
+): Effect.Effect<void, AccountNotFound | StorageFailure, AccountStore> =>
   Effect.flatMap(AccountStore, (store) =>
     Effect.flatMap(store.getAccount(accountId as AccountId), (found) =>
       Option.isSome(found) ? Effect.void : Effect.fail(accountNotFound(accountId))

@@ -3,12 +3,12 @@ import { Effect, Option } from "effect"
 import type { AccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import type { Dashboard } from "./Dashboard.js"
-import { dashboardFeeds, type ResolvedDashboard } from "./Dashboards.js"
+import { dashboardFeeds, requireAccount, type ResolvedDashboard } from "./Dashboards.js"
 import { DashboardStore } from "./DashboardStore.js"
 import { AccountNotFound, type InvalidRequest, RotationNotFound, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
 import { checkDashboardIds, newRotationId, type Rotation, type RotationBody, type RotationId } from "./Rotation.js"
-import { nowMicros } from "./Time.js"
+import { isoTime, nowMicros } from "./Time.js"
 import { digestViewToken, newViewToken, viewUrl } from "./ViewToken.js"
 
 /**
@@ -24,17 +24,8 @@ export interface RotationWithToken {
   readonly viewToken: string
 }
 
-const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
-
 const rotationNotFound = (id: string) =>
   new RotationNotFound({ message: `no rotation with id ${JSON.stringify(id.slice(0, 100))} in this account` })
-
-const requireAccount = (accountId: string) =>
-  Effect.flatMap(AccountStore, (store) =>
-    Effect.flatMap(store.getAccount(accountId as AccountId), (found) =>
-      Option.isSome(found) ? Effect.void : Effect.fail(accountNotFound(accountId))
-    )
-  )
 
 const found = <A>(option: Option.Option<A>, id: string): Effect.Effect<A, RotationNotFound> =>
   Option.match(option, { onNone: () => Effect.fail(rotationNotFound(id)), onSome: Effect.succeed })
@@ -204,9 +195,6 @@ export const resolveRotationView = (
       }))
     }
   })
-
-/** Integer microseconds as an ISO 8601 UTC time (milliseconds), as the admin API shows times. */
-const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString()
 
 /**
  * A rotation as the admin API shows it and its `rotation` event carries it (contract section 15):

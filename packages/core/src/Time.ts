@@ -56,6 +56,12 @@ export const nextServerTs = (lastTs: Micros | null, now: Micros): Micros =>
  * The current time in microseconds: the process start on the wall clock plus the monotonic clock since then,
  * so successive calls never go backwards within a process.
  */
+/**
+ * Integer microseconds since the epoch as an ISO 8601 UTC time with milliseconds (`2026-11-26T14:44:48.123Z`), as
+ * the admin API and the console show times (`createdAt`, `expiresAt`).
+ */
+export const isoTime = (micros: number): string => new Date(Math.floor(micros / 1000)).toISOString()
+
 export const nowMicros = (): Micros => Math.floor((performance.timeOrigin + performance.now()) * 1000) as Micros
 
 /**

@@ -73,7 +73,7 @@ export { type EntryWrite, type Mutation, needsLatest } from "./Apply.js"
 export { type Limits, defaultLimits } from "./Limits.js"
 
 // Time and the `since` cursor (contract section 6).
-export { formatTs, MAX_SECONDS, type Micros, micros } from "./Time.js"
+export { formatTs, isoTime, MAX_SECONDS, type Micros, micros } from "./Time.js"
 
 // Errors (contract section 5).
 export {

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises"
 import {
   type AccountId,
   type AccountStore,
-  type Dashboard,
   Dashboards,
   type DashboardStore,
   DashboardName,
@@ -20,19 +19,6 @@ import { CommandFailed, UsageError } from "./Errors.js"
  * `Cli.ts`: what they read, call and print. Exit codes as contract section 8 says: a layout file that cannot be
  * read or breaks a tile rule is a usage error (2), as a bad flag value is; a failing store is a runtime failure (1).
  */
-
-/**
- * A dashboard as `--json` prints it: the admin API's body (contract section 11), `viewToken`/`url` null unless new;
- * `url` starts with the server's base path (contract section 16).
- */
-const dashboardJson = (dashboard: Dashboard, viewToken: string | null = null, basePath = "") => ({
-  id: dashboard.id,
-  name: dashboard.name,
-  tiles: dashboard.tiles,
-  viewToken,
-  url: viewToken === null ? null : viewUrl(basePath, "dashboard", viewToken),
-  createdAt: new Date(Math.floor(dashboard.createdAt / 1000)).toISOString()
-})
 
 const isName = Schema.is(DashboardName)
 
@@ -94,7 +80,7 @@ export const create = (
         AccountNotFound: (error) => Effect.fail(new CommandFailed({ message: error.message }))
       })
     )
-    if (json) return yield* Console.log(JSON.stringify(dashboardJson(dashboard, viewToken, basePath)))
+    if (json) return yield* Console.log(JSON.stringify(Dashboards.dashboardView(dashboard, viewToken, basePath)))
     const tiles = dashboard.tiles.length === 1 ? "1 tile" : `${dashboard.tiles.length} tiles`
     yield* Console.log(`Created dashboard ${JSON.stringify(dashboard.name)} with id ${dashboard.id} and ${tiles}.`)
     yield* Console.log("View URL path (shown only now; append it to the server's address, share it as a secret):")
@@ -114,12 +100,13 @@ export const list = (
     const dashboards = yield* Dashboards.listDashboards(accountId).pipe(
       Effect.catchTag("AccountNotFound", (error) => Effect.fail(new CommandFailed({ message: error.message })))
     )
-    if (json) return yield* Console.log(JSON.stringify({ dashboards: dashboards.map((d) => dashboardJson(d)) }))
+    if (json)
+      return yield* Console.log(JSON.stringify({ dashboards: dashboards.map((d) => Dashboards.dashboardView(d)) }))
     if (dashboards.length === 0) return yield* Console.log("The account has no dashboards yet.")
     const rows = [
       ["ID", "NAME", "TILES", "CREATED"],
       ...dashboards.map((d) => {
-        const view = dashboardJson(d)
+        const view = Dashboards.dashboardView(d)
         return [view.id, view.name, String(view.tiles.length), view.createdAt]
       })
     ]

@@ -2,13 +2,12 @@ import { HttpApiBuilder } from "@effect/platform"
 import {
   type Account,
   type ConsoleSession,
-  type Dashboard,
   Dashboards,
   formatTs,
   type Limits,
   Rotations,
   UseCases,
-  viewUrl,
+  isoTime,
   type Widget
 } from "@dashstream/core"
 import { Effect, Layer } from "effect"
@@ -16,7 +15,6 @@ import { api } from "../Api.js"
 import { adminAuthLive } from "./adminAuth.js"
 
 /** Integer microseconds as an ISO 8601 UTC time (milliseconds). */
-const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString()
 
 const accountView = (account: Account) => ({
   id: account.id,
@@ -36,24 +34,10 @@ const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => 
   latest: latest === null ? null : { ts: Number(formatTs(latest.ts)), point: JSON.parse(latest.json) as unknown }
 })
 
-/**
- * A dashboard as the admin API shows it (contract section 11). The view token exists only as a digest once stored,
- * so only create and rotate, which make one, pass it; every other answer shows `viewToken` and `url` as `null`. The
- * `url` carries the base path (contract section 16).
- */
-const dashboardView = (basePath: string, dashboard: Dashboard, viewToken: string | null = null) => ({
-  id: dashboard.id,
-  name: dashboard.name,
-  tiles: dashboard.tiles,
-  viewToken,
-  url: viewToken === null ? null : viewUrl(basePath, "dashboard", viewToken),
-  createdAt: isoTime(dashboard.createdAt)
-})
-
 const withToken =
   (basePath: string) =>
   ({ dashboard, viewToken }: Dashboards.DashboardWithToken) =>
-    dashboardView(basePath, dashboard, viewToken)
+    Dashboards.dashboardView(dashboard, viewToken, basePath)
 
 const pushSuccess = { message: "Success!" } as const
 
@@ -87,14 +71,18 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
       )
       .handle("listDashboards", ({ path }) =>
         Effect.map(Dashboards.listDashboards(path.id), (dashboards) => ({
-          dashboards: dashboards.map((d) => dashboardView(basePath, d))
+          dashboards: dashboards.map((d) => Dashboards.dashboardView(d, null, basePath))
         }))
       )
       .handle("getDashboard", ({ path }) =>
-        Effect.map(Dashboards.getDashboard(path.id, path.dashboardId), (d) => dashboardView(basePath, d))
+        Effect.map(Dashboards.getDashboard(path.id, path.dashboardId), (d) =>
+          Dashboards.dashboardView(d, null, basePath)
+        )
       )
       .handle("updateDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), (d) => dashboardView(basePath, d))
+        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), (d) =>
+          Dashboards.dashboardView(d, null, basePath)
+        )
       )
       .handle("deleteDashboard", ({ path }) => Dashboards.deleteDashboard(path.id, path.dashboardId))
       .handle("rotateViewToken", ({ path }) =>

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ConsoleSession, Forbidden, SessionStore } from "@dashstream/core"
+import { ConsoleSession, Forbidden, isoTime, SessionStore } from "@dashstream/core"
 import { Effect } from "effect"
 import { api, sessionCookieName } from "../Api.js"
 import { RateLimited, Unauthorized } from "../HttpErrors.js"
@@ -25,8 +25,6 @@ const tooManyFailures = (retryAfter: number) =>
     message: `too many failed sign-ins from this address; retry in ${retryAfter} s`,
     retryAfter
   })
-
-const isoTime = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString()
 
 /** The request's client address and scheme (see `clientInfo`, the hook for a reverse proxy). */
 const clientOf = (request: HttpServerRequest.HttpServerRequest) =>
