@@ -4,13 +4,21 @@ import {
   type DecimationEntry,
   type DecimationStore,
   type DecimationStream,
+  type EntryId,
   isWidgetType,
   StorageError,
   type StreamId
 } from "@dashstream/core"
 import { type Context, Effect } from "effect"
 import { storageFailure } from "./internal/errors.js"
-import { DecimationSql } from "./internal/statements.js"
+import { DecimationSql, Sql } from "./internal/statements.js"
+import { type BlockEntry, decodeBlock, encodeBlock } from "./internal/entryBlocks.js"
+
+/**
+ * An entry is named by its stream and its `ts` (unique per stream): its {@link EntryId} is the text
+ * `<stream id>/<ts>`, distinct across streams, as on PostgreSQL.
+ */
+const entryId = (stream: number, ts: number): EntryId => `${stream}/${ts}` as EntryId
 
 interface StreamRow {
   readonly id: number
@@ -40,8 +48,53 @@ const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
  */
 export const make = (db: Database.Database): Context.Tag.Service<DecimationStore> => {
   const streams = db.prepare<[number, number, number], StreamRow>(DecimationSql.streams)
-  const entries = db.prepare<[number, number, number, number], DecimationEntry>(DecimationSql.entries)
-  const deleteEntries = db.prepare<[string, number, number]>(DecimationSql.deleteEntries)
+  const from = db.prepare<[number, number, number, number], Buffer>(Sql.blocksFrom).pluck()
+  const newest = db.prepare<[number], number>(DecimationSql.newest).pluck()
+  const blockAt = db.prepare<[number, number], { id: number; data: Buffer }>(Sql.blockAt)
+  const updateBlock = db.prepare<[number, number, number, number, Buffer, number]>(Sql.updateBlock)
+  const deleteBlock = db.prepare<[number]>(Sql.deleteBlock)
+  const entriesBetween = (stream: number, after: number, before: number, limit: number) => {
+    const out: Array<DecimationEntry> = []
+    if (limit <= 0) return out
+    for (const data of from.iterate(stream, stream, after, after)) {
+      for (const e of decodeBlock(data)) {
+        if (e.ts <= after) continue
+        if (e.ts >= before || out.length === limit) return out
+        out.push({ id: entryId(stream, e.ts), ts: e.ts as DecimationEntry["ts"], value: e.value })
+      }
+    }
+    return out
+  }
+  // Deletes the entries of `stream` at `tss` except its newest entry, block by block; the count deleted.
+  const deleteAt = db.transaction((stream: number, tss: ReadonlyArray<number>): number => {
+    const last = newest.get(stream)
+    if (last === undefined) return 0
+    const doomed = new Set(tss.filter((ts) => ts < last))
+    const sorted = [...doomed].sort((a, b) => a - b)
+    let deleted = 0
+    let i = 0
+    while (i < sorted.length) {
+      const block = blockAt.get(stream, sorted[i]!)
+      if (block === undefined) {
+        i++
+        continue
+      }
+      const entries = decodeBlock(block.data)
+      const lastTs = entries[entries.length - 1]!.ts
+      const kept: Array<BlockEntry> = []
+      for (const e of entries)
+        if (doomed.has(e.ts)) deleted++
+        else kept.push(e)
+      if (kept.length === 0) deleteBlock.run(block.id)
+      else if (kept.length < entries.length) {
+        const { data, lastAt } = encodeBlock(kept)
+        updateBlock.run(kept[0]!.ts, kept[kept.length - 1]!.ts, kept.length, lastAt, data, block.id)
+      }
+      do i++
+      while (i < sorted.length && sorted[i]! <= lastTs)
+    }
+    return deleted
+  })
   // An in-memory database is private to its connection.
   const lockKey: unknown = db.memory ? db : Path.resolve(db.name)
 
@@ -60,14 +113,23 @@ export const make = (db: Database.Database): Context.Tag.Service<DecimationStore
       }),
     entries: (stream, { after, before, limit }) =>
       Effect.try({
-        try: (): ReadonlyArray<DecimationEntry> => entries.all(stream, after ?? NO_LOWER_BOUND, before, limit),
+        try: (): ReadonlyArray<DecimationEntry> => entriesBetween(stream, after ?? NO_LOWER_BOUND, before, limit),
         catch: storageFailure
       }),
     deleteEntries: (stream, ids) =>
       ids.length === 0
         ? Effect.succeed(0)
         : Effect.try({
-            try: () => deleteEntries.run(JSON.stringify(ids), stream, stream).changes,
+            try: () => {
+              const prefix = `${stream}/`
+              const tss: Array<number> = []
+              for (const id of ids) {
+                if (typeof id !== "string" || !id.startsWith(prefix)) continue
+                const ts = Number(id.slice(prefix.length))
+                if (Number.isSafeInteger(ts)) tss.push(ts)
+              }
+              return deleteAt(stream, tss)
+            },
             catch: storageFailure
           }),
     withPassLock: (effect) =>

@@ -18,6 +18,9 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import { acquire, acquireReadOnly, type SqliteConfig } from "./internal/database.js"
+import { entriesAfter } from "./internal/entryBlocks.js"
+import { Sql } from "./internal/statements.js"
+import { EntryBatch, prepareBlockStatements } from "./internal/writePath.js"
 import { sqliteCode, storageFailure } from "./internal/errors.js"
 import { migrationNames, runMigrations } from "./Migrations.js"
 
@@ -49,7 +52,7 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
        (SELECT count(*) FROM rotations) AS rotations`
   )
   const entryCounts = db
-    .prepare<[], [number, number]>("SELECT stream_id, count(*) FROM entries GROUP BY stream_id")
+    .prepare<[], [number, number]>("SELECT stream_id, sum(n) FROM entry_blocks GROUP BY stream_id")
     .raw(true)
   const countAccounts = db.prepare<[], number>("SELECT count(*) FROM accounts").pluck(true)
   const accounts = db.prepare<[string, number], AccountRecord>(
@@ -74,9 +77,16 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
          WHERE rotation_id = rotations.id) AS dashboardIds
        FROM rotations WHERE id > ? ORDER BY id LIMIT ?`
   )
-  const entries = db.prepare<[number, number, number], EntryRecord>(
-    "SELECT ts, value, point FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?"
-  )
+  const blocksFrom = db.prepare<[number, number, number, number], Buffer>(Sql.blocksFrom).pluck()
+  const entries = {
+    all: (stream: number, after: number, limit: number): Array<EntryRecord> =>
+      entriesAfter(
+        blocksFrom.iterate(stream, stream, after, after),
+        after,
+        limit,
+        (e) => ({ ts: e.ts, value: e.value, point: e.json }) as EntryRecord
+      )
+  }
   const insertAccount = db.prepare<[string, string, number]>(
     "INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)"
   )
@@ -96,9 +106,8 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   const insertRotationDashboard = db.prepare<[string, number, string]>(
     "INSERT INTO rotation_dashboards (rotation_id, position, dashboard_id) VALUES (?, ?, ?)"
   )
-  const insertEntry = db.prepare<[number, number, number | null, string]>(
-    "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)"
-  )
+  // Entries arrive ascending by ts, page by page, into an empty stream: the write path's batch appends them to blocks.
+  const insertBatch = new EntryBatch(prepareBlockStatements(db))
 
   const counts = attempt((): StoreCounts => {
     const row = countRow.get()!
@@ -156,7 +165,8 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
       }),
     insertEntries: (stream, rows) =>
       attempt(() => {
-        for (const r of rows) insertEntry.run(stream, r.ts, r.value, r.point)
+        for (const r of rows) insertBatch.add(stream, r.ts, r.value, r.point)
+        insertBatch.flush()
       })
   }
 

@@ -24,9 +24,11 @@ import { Checkpointer } from "./internal/checkpointer.js"
 import { PageReader } from "./internal/pageReader.js"
 import { WalSync } from "./internal/walSync.js"
 import { Sql } from "./internal/statements.js"
+import { prepareBlockReads } from "./internal/blockReads.js"
 import {
   applyWrites,
   makeWritePath,
+  prepareLatest,
   prepareWriteStatements,
   type WriteStatements,
   writePlan
@@ -139,10 +141,10 @@ const built = (
       Effect.try({
         try: () => {
           const statements = prepareWriteStatements(db)
-          const page = db.prepare<[number, number, number], string>(Sql.page).pluck(true)
+          const blocks = prepareBlockReads(db)
           const pageOnLoop = (stream: number, after: Micros, limit: number) =>
             Effect.try({
-              try: (): RenderedPage => pageOfRendered(page.all(stream, after, limit)),
+              try: (): RenderedPage => pageOfRendered(blocks.page(stream, after, limit)),
               catch: storageFailure
             })
           return {
@@ -158,10 +160,12 @@ const built = (
                 )
               : undefined,
             statements,
-            latest: db.prepare<[number], StoredEntry>(Sql.latest),
-            since: db.prepare<[number, number, number], StoredEntry>(Sql.since),
-            recent: db.prepare<[number, number], StoredEntry>(Sql.recent),
-            recentPage: db.prepare<[number, number, number], StoredEntry>(Sql.recentPage),
+            latest: prepareLatest(db),
+            since: { all: blocks.since },
+            recent: { all: blocks.recent },
+            recentPage: {
+              all: (stream: number, count: number, limit: number) => blocks.recent(stream, count).slice(0, limit)
+            },
             // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
             // database is private to this connection, so its pages are read here.
             pageOnLoop,
@@ -206,7 +210,7 @@ const built = (
     }): Context.Tag.Service<StreamStore> => {
       const readSync = (stream: number, query: ReadQuery): ReadonlyArray<StoredEntry> => {
         if (query.since === null) {
-          const row = latest.get(stream)
+          const row = latest(stream)
           return row === undefined ? [] : [row]
         }
         return since.all(stream, query.since, query.limit ?? -1)

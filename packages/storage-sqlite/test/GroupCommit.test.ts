@@ -30,6 +30,7 @@ import { type Durability, type Synced, WalSync } from "../src/internal/walSync.j
 import { prepareWriteStatements } from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+import { entryRows } from "./fixtures/entryRows.js"
 
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-group-commit-"))
 afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
@@ -67,12 +68,7 @@ const putNumber = (n: number, ts?: number): PointOp => ({
 
 // Stored entries of a stream straight from the file, as another process sees them.
 const rows = (db: Database.Database, widget: Widget) =>
-  (
-    db.prepare("SELECT ts, point FROM entries WHERE stream_id = ? ORDER BY ts").all(widget.id) as Array<{
-      readonly ts: number
-      readonly point: string
-    }>
-  ).map((r) => ({ ts: r.ts, point: JSON.parse(r.point) as Record<string, unknown> }))
+  entryRows(db, widget.id).map((r) => ({ ts: r.ts, point: JSON.parse(r.point) as Record<string, unknown> }))
 
 // Runs every call concurrently (they join one group when made in one turn) and returns each outcome.
 const concurrently = (group: GroupCommit, calls: ReadonlyArray<ReadonlyArray<StreamWrite>>, now = T0) =>
@@ -217,9 +213,9 @@ describe("group commit", () => {
         const { db, group, widget } = yield* openInternals(freshFile())
         const counter = yield* widget("counter", "number")
         const trapped = yield* widget("trapped", "sparkline")
-        // The second entry of the put aborts its statement; the first one was already inserted.
+        // Storing the put's block aborts its statement, after the call planned it and moved its last ts.
         db.exec(
-          `CREATE TRIGGER abort_second AFTER INSERT ON entries WHEN NEW.stream_id = ${trapped.id} AND NEW.ts = ${T0 + 2}
+          `CREATE TRIGGER abort_second AFTER INSERT ON entry_blocks WHEN NEW.stream_id = ${trapped.id}
            BEGIN SELECT RAISE(ABORT, 'trapped'); END`
         )
         const twoEntries: PointOp = {
@@ -256,7 +252,7 @@ describe("group commit", () => {
         // An insert into `trapped` leaves a deferred foreign-key violation: the statements succeed, COMMIT fails.
         db.exec(
           `CREATE TABLE trap (stream_id INTEGER REFERENCES streams (id) DEFERRABLE INITIALLY DEFERRED);
-           CREATE TRIGGER trap_insert AFTER INSERT ON entries WHEN NEW.stream_id = ${trapped.id}
+           CREATE TRIGGER trap_insert AFTER INSERT ON entry_blocks WHEN NEW.stream_id = ${trapped.id}
            BEGIN INSERT INTO trap VALUES (-1); END`
         )
         const calls = [
@@ -416,20 +412,10 @@ describe("crash safety", () => {
         // Opening it again recovers the WAL the killed process left behind.
         const db = new Database(filename)
         try {
-          const stored = new Map(
-            (
-              db.prepare("SELECT ts, point FROM entries WHERE stream_id = ?").all(seriesId) as Array<{
-                readonly ts: number
-                readonly point: string
-              }>
-            ).map((r) => [r.ts - T0, r.point])
-          )
+          const stored = new Map(entryRows(db, seriesId).map((r) => [r.ts - T0, r.point]))
           const missing = puts.filter((i) => stored.get(i) !== JSON.stringify({ number: i }))
           assert.deepStrictEqual(missing, [], `${missing.length} of ${puts.length} acknowledged puts missing`)
-          const counter = db
-            .prepare("SELECT point FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1")
-            .pluck()
-            .get(counterId) as string | undefined
+          const counter = entryRows(db, counterId).at(-1)?.point
           const total = counter === undefined ? 0 : (JSON.parse(counter) as { number: number }).number
           assert.isAtLeast(total, deltas)
         } finally {
@@ -481,7 +467,7 @@ describe("group commit with the WAL synced off the event loop", () => {
           [1, 2]
         )
         const other = new Database(db.name, { readonly: true })
-        assert.strictEqual((other.prepare("SELECT count(*) FROM entries").pluck().get() as number) >= 2, true)
+        assert.strictEqual(entryRows(other).length >= 2, true)
         other.close()
         assert.strictEqual(sync.held.length, 1)
         // The write to a deleted widget fails alone and is answered without waiting for the sync.

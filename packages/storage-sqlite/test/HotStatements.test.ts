@@ -54,7 +54,8 @@ const recording = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<[A, M
       })
       const readPage = PageReader.prototype.readPage
       PageReader.prototype.readPage = function (this: PageReader, ...args: Parameters<PageReader["readPage"]>) {
-        if (!executed.has(Sql.page)) executed.set(Sql.page, { sql: Sql.page, params: args })
+        if (!executed.has(Sql.blocksFrom))
+          executed.set(Sql.blocksFrom, { sql: Sql.blocksFrom, params: [args[0], args[0], args[1], args[1]] })
         return readPage.apply(this, args)
       }
       return { originals, readPage }
@@ -132,19 +133,19 @@ describe("SQLite hot statements", () => {
           Sql.setLastTs,
           Sql.clear,
           Sql.setClearedTs,
-          Sql.page,
-          Sql.since,
-          Sql.recent,
+          Sql.blocksFrom,
+          Sql.blocksNewestFirst,
+          Sql.tail,
           Sql.clearedTs,
           DecimationSql.streams,
-          DecimationSql.entries,
-          DecimationSql.deleteEntries
+          DecimationSql.newest,
+          Sql.blockAt
         ]) {
           assert.isTrue(sqls.has(expected), `not executed by the workload: ${expected}`)
         }
         assert.isTrue(
-          executed.some((e) => e.sql.startsWith("INSERT INTO entries")),
-          "no entry upsert executed"
+          executed.some((e) => e.sql.startsWith("INSERT INTO entry_blocks")),
+          "no block upsert executed"
         )
         assert.isTrue(
           executed.some((e) => e.sql.includes('from "dashboards"') && e.sql.includes('"view_token" = ?')),
@@ -155,16 +156,16 @@ describe("SQLite hot statements", () => {
     )
   }
 
-  it.effect("a missing index is caught: without entries_stream_ts the entry reads are full scans", () =>
+  it.effect("a missing index is caught: without entry_blocks_stream_ts the entry reads are full scans", () =>
     Effect.gen(function* () {
       const { filename, executed } = yield* capture(true)
       const db = new Database(filename)
-      db.exec("DROP INDEX entries_stream_ts")
+      db.exec("DROP INDEX entry_blocks_stream_ts")
       db.close()
       const scans = explainAll(filename, executed)
       assert.isTrue(
-        scans.some((s) => s.startsWith("SCAN entries") && s.includes(Sql.latest)),
-        `expected the latest-entry read to scan entries, got:\n${scans.join("\n")}`
+        scans.some((s) => s.startsWith("SCAN entry_blocks") && s.includes(Sql.latest)),
+        `expected the latest-entry read to scan entry_blocks, got:\n${scans.join("\n")}`
       )
     })
   )

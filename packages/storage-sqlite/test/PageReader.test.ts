@@ -6,7 +6,8 @@ import { type Micros, pageOfRendered, type RenderedPage, StorageUnavailable } fr
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { PageReader } from "../src/internal/pageReader.js"
-import { Sql } from "../src/internal/statements.js"
+import { prepareBlockReads } from "../src/internal/blockReads.js"
+import { EntryBatch, prepareBlockStatements } from "../src/internal/writePath.js"
 
 /**
  * The pages of streamed reads are read on a thread of their own (issue 13, defect 1: a large read must not hold the
@@ -21,23 +22,29 @@ let files = 0
 
 const T0 = 1_700_000_000_000_000
 
-/** A WAL file with the `entries` table of the schema and `count` entries of stream 1, one a second from T0. */
+/** A WAL file with the `entry_blocks` table of the schema and `count` entries of stream 1, one a second from T0. */
 const fileWith = (count: number) => {
   const filename = Path.join(dir, `pages-${++files}.db`)
   const db = new Database(filename)
   db.pragma("journal_mode = WAL")
   db.exec(
-    "CREATE TABLE entries (id INTEGER PRIMARY KEY, stream_id INTEGER NOT NULL, ts INTEGER NOT NULL, value REAL, point TEXT NOT NULL) STRICT"
+    "CREATE TABLE entry_blocks (id INTEGER PRIMARY KEY, stream_id INTEGER NOT NULL, first_ts INTEGER NOT NULL, " +
+      "last_ts INTEGER NOT NULL, n INTEGER NOT NULL, last_at INTEGER NOT NULL, data BLOB NOT NULL) STRICT"
   )
-  db.exec("CREATE UNIQUE INDEX entries_stream_ts ON entries (stream_id, ts)")
-  const insert = db.prepare("INSERT INTO entries (stream_id, ts, value, point) VALUES (1, ?, ?, ?)")
+  db.exec("CREATE UNIQUE INDEX entry_blocks_stream_ts ON entry_blocks (stream_id, first_ts)")
+  const batch = new EntryBatch(prepareBlockStatements(db))
+  const add = (ts: number, value: number, point: string) => {
+    batch.add(1, ts, value, point)
+    batch.flush()
+  }
   db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(T0 + i * 1_000_000 + (i % 3), i, `{"number":${i}}`)
+    for (let i = 0; i < count; i++) batch.add(1, T0 + i * 1_000_000 + (i % 3), i, `{"number":${i}}`)
+    batch.flush()
   })()
-  const page = db.prepare<[number, number, number], string>(Sql.page).pluck(true)
+  const reads = prepareBlockReads(db)
   const onLoop = (stream: number, after: Micros, limit: number): RenderedPage =>
-    pageOfRendered(page.all(stream, after, limit))
-  return { filename, db, onLoop, insert }
+    pageOfRendered(reads.page(stream, after, limit))
+  return { filename, db, onLoop, insert: { run: add } }
 }
 
 const withReader = <A, E>(

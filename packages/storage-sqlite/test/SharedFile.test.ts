@@ -21,6 +21,7 @@ import { busyHandler, GroupCommit, type LockWait } from "../src/internal/groupCo
 import { prepareWriteStatements } from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+import { entryRows } from "./fixtures/entryRows.js"
 
 /**
  * Several connections writing one file, as the workers of `serve --workers N` do (each opens the file itself, with
@@ -105,7 +106,7 @@ describe("several connections writing one file", () => {
         other.db.prepare("COMMIT").run()
         const outcome = yield* Effect.promise(() => Effect.runPromise(write.await))
         assert.isTrue(outcome._tag === "Success" && Either.isRight(outcome.value))
-        const stored = other.db.prepare("SELECT point FROM entries WHERE stream_id = ?").pluck().all(hot.id)
+        const stored = entryRows(other.db, hot.id).map((r) => r.point)
         assert.deepStrictEqual(stored, ['{"number":1}'])
       })
     )
@@ -143,11 +144,7 @@ describe("several connections writing one file", () => {
         const writes: Array<Effect.Effect<unknown, unknown>> = []
         for (let i = 0; i < 200; i++) writes.push((i % 2 === 0 ? a : b).group.write(deltaOne(hot), micros(T0 + i)))
         yield* Effect.all(writes, { concurrency: "unbounded" })
-        const numbers = a.db
-          .prepare("SELECT point FROM entries WHERE stream_id = ? ORDER BY ts")
-          .pluck()
-          .all(hot.id)
-          .map((p) => (JSON.parse(p as string) as { number: number }).number)
+        const numbers = entryRows(a.db, hot.id).map((r) => (JSON.parse(r.point) as { number: number }).number)
         assert.deepStrictEqual(
           numbers,
           Array.from({ length: 200 }, (_, i) => i + 1)

@@ -15,7 +15,7 @@ import { decimationSuite } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
-import { DecimationSql } from "../src/internal/statements.js"
+import { DecimationSql, Sql } from "../src/internal/statements.js"
 
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-sqlite-decimation-"))
 afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
@@ -47,24 +47,20 @@ describe("SQLite decimation store", () => {
             )
           }
           for (const d of details) {
-            assert.isFalse(/^SCAN entries\b/.test(d), `table scan: ${d}`)
+            assert.isFalse(/^SCAN entry_blocks\b/.test(d), `table scan: ${d}`)
             assert.isFalse(d.includes("TEMP B-TREE"), `sort: ${d}`)
           }
         }
         expect(
           plan(DecimationSql.streams, 0, T0, 10),
           "USING INTEGER PRIMARY KEY (rowid>?)",
-          "USING COVERING INDEX entries_stream_ts (stream_id=? AND ts<?)"
+          "USING COVERING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts<?)"
         )
-        expect(
-          plan(DecimationSql.entries, 1, 0, T0, 10),
-          "USING INDEX entries_stream_ts (stream_id=? AND ts>? AND ts<?)"
-        )
-        expect(
-          plan(DecimationSql.deleteEntries, "[1,2]", 1, 1),
-          "USING INTEGER PRIMARY KEY (rowid=?)",
-          "USING COVERING INDEX entries_stream_ts (stream_id=?)"
-        )
+        expect(plan(Sql.blocksFrom, 1, 1, 0, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts>?)")
+        expect(plan(DecimationSql.newest, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
+        expect(plan(Sql.blockAt, 1, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts<?)")
+        expect(plan(Sql.updateBlock, 1, 1, 1, 1, Buffer.alloc(0), 1), "USING INTEGER PRIMARY KEY (rowid=?)")
+        expect(plan(Sql.deleteBlock, 1), "USING INTEGER PRIMARY KEY (rowid=?)")
       } finally {
         db.close()
       }

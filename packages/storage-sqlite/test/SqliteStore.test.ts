@@ -18,6 +18,7 @@ import { Effect, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
 import { acquire } from "../src/internal/database.js"
 import { Sql } from "../src/internal/statements.js"
+import { entryRows, insertEntryRow } from "./fixtures/entryRows.js"
 
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-sqlite-"))
 afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
@@ -93,7 +94,8 @@ describe("SQLite adapter", () => {
         "0003_dashboards",
         "0004_live_sequence",
         "0005_console_sessions",
-        "0006_rotations"
+        "0006_rotations",
+        "0007_entry_blocks"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(
@@ -221,14 +223,20 @@ describe("SQLite adapter", () => {
         yield* push(stores, n, { _tag: "Put", entries: [{ point: { number: 2.5 } }] }, T0 + 1)
         yield* push(stores, xy, { _tag: "Put", entries: [{ point: { x: 1, y: -4 } }] }, T0 + 2)
         yield* push(stores, label, { _tag: "Put", entries: [{ point: { label: "hi" } }] }, T0 + 3)
-        const rows = withRawDb(filename, (db) =>
-          db.prepare("SELECT stream_id, ts, typeof(ts) AS tsType, value FROM entries ORDER BY ts").all()
-        )
-        assert.deepStrictEqual(rows, [
-          { stream_id: n.id, ts: T0 + 1, tsType: "integer", value: 2.5 },
-          { stream_id: xy.id, ts: T0 + 2, tsType: "integer", value: -4 },
-          { stream_id: label.id, ts: T0 + 3, tsType: "integer", value: null }
-        ])
+        const rows = withRawDb(filename, (db) => ({
+          entries: entryRows(db)
+            .map(({ stream_id, ts, value }) => ({ stream_id, ts, value }))
+            .sort((a, b) => a.ts - b.ts),
+          types: db.prepare("SELECT DISTINCT typeof(first_ts), typeof(last_ts) FROM entry_blocks").raw().all()
+        }))
+        assert.deepStrictEqual(rows, {
+          entries: [
+            { stream_id: n.id, ts: T0 + 1, value: 2.5 },
+            { stream_id: xy.id, ts: T0 + 2, value: -4 },
+            { stream_id: label.id, ts: T0 + 3, value: null }
+          ],
+          types: [["integer", "integer"]]
+        })
       })
     )
   )
@@ -240,11 +248,7 @@ describe("SQLite adapter", () => {
         const stores = yield* SqliteStore.make({ filename })
         const { widget } = yield* setup(stores, "text-feed")
         const text = '{ "title" : "t",  "msg":"\\u00e9" }'
-        withRawDb(filename, (db) =>
-          db
-            .prepare("INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, NULL, ?)")
-            .run(widget.id, T0, text)
-        )
+        withRawDb(filename, (db) => insertEntryRow(db, widget.id, T0, null, text))
         assert.deepStrictEqual(yield* stores.streamStore.read(widget.id, { since: null, limit: null }), [
           { ts: micros(T0), json: text }
         ])
@@ -268,16 +272,15 @@ describe("SQLite adapter", () => {
           `expected "${expected}" in ${JSON.stringify(details)}`
         )
         for (const d of details) {
-          assert.isFalse(/^SCAN (entries|streams|access_keys|accounts)\b/.test(d), `table scan: ${d}`)
+          assert.isFalse(/^SCAN (entry_blocks|streams|access_keys|accounts)\b/.test(d), `table scan: ${d}`)
           assert.isFalse(d.includes("TEMP B-TREE"), `sort: ${d}`)
         }
       }
-      expectIndexed(plan(Sql.latest, 1), "USING INDEX entries_stream_ts (stream_id=?)")
-      expectIndexed(plan(Sql.since, 1, 0, -1), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
-      expectIndexed(plan(Sql.page, 1, 0, 1000), "USING INDEX entries_stream_ts (stream_id=? AND ts>?)")
-      // The snapshot's read walks the index backwards; only its (at most 1,000) rows are sorted back to ascending.
-      assert.include(plan(Sql.recent, 1, 1000).join(" "), "USING INDEX entries_stream_ts (stream_id=?)")
-      expectIndexed(plan(Sql.clear, 1), "entries_stream_ts (stream_id=?)")
+      expectIndexed(plan(Sql.latest, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
+      expectIndexed(plan(Sql.blocksFrom, 1, 1, 0, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts>?)")
+      expectIndexed(plan(Sql.blocksNewestFirst, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
+      expectIndexed(plan(Sql.tail, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
+      expectIndexed(plan(Sql.clear, 1), "entry_blocks_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.lastTs, 1), "USING INTEGER PRIMARY KEY (rowid=?)")
       expectIndexed(plan(Sql.accountByKey, "d"), "USING INDEX sqlite_autoindex_access_keys_1 (digest=?)")
       expectIndexed(plan(Sql.widgetByName, "a", "n"), "USING INDEX streams_account_name (account_id=? AND name=?)")

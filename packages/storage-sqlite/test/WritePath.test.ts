@@ -21,6 +21,7 @@ import { GroupCommit } from "../src/internal/groupCommit.js"
 import { prepareWriteStatements } from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+import { entryRows } from "./fixtures/entryRows.js"
 
 // The write path's memory and batching (issue 12): each stream's last ts kept by the writer across groups, and the
 // entries of a call stored with multi-row upserts. What they must never change is what the file holds.
@@ -62,11 +63,7 @@ const put = (widget: Widget, entries: ReadonlyArray<readonly [number, number | u
 const op = (widget: Widget, o: PointOp): StreamWrite => ({ widget, op: o, path: "point" })
 
 const rows = (db: Database.Database, widget: Widget) =>
-  db.prepare("SELECT ts, value, point FROM entries WHERE stream_id = ? ORDER BY ts").all(widget.id) as Array<{
-    readonly ts: number
-    readonly value: number | null
-    readonly point: string
-  }>
+  entryRows(db, widget.id).map(({ ts, value, point }) => ({ ts, value, point }))
 const lastTsInFile = (db: Database.Database, widget: Widget) =>
   db.prepare("SELECT last_ts FROM streams WHERE id = ?").pluck().get(widget.id) as number | null
 
@@ -84,7 +81,7 @@ const otherConnection = <A>(filename: string, f: (db: Database.Database) => A): 
 
 const tagOf = (e: Either.Either<void, { readonly _tag: string }>) => (Either.isLeft(e) ? e.left._tag : "ok")
 
-describe("SQLite write path: last ts kept by the writer, entries in multi-row upserts", () => {
+describe("SQLite write path: last ts kept by the writer, entries in blocks", () => {
   it.effect("a call rolled back to its savepoint leaves no last ts behind", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -152,6 +149,90 @@ describe("SQLite write path: last ts kept by the writer, entries in multi-row up
         assert.strictEqual(tagOf(outcome), "StreamNotFound")
       })
     )
+  )
+
+  it.effect(
+    "back-fills and replacements merge into the blocks holding their ts; a block past 64 entries splits; a late batch in a gap is new blocks",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const s = yield* widget("s", "sparkline")
+          // 100 entries at even offsets (blocks of 32, 32, 32, 4), then calls in other orders: the odd offsets in
+          // between (descending, so not an append), a replacement of every tenth, and one before the first entry.
+          yield* group.write(
+            [
+              put(
+                s,
+                Array.from({ length: 100 }, (_, k) => [k, T0 + 2 * k] as const)
+              )
+            ],
+            micros(T0)
+          )
+          yield* group.write(
+            [
+              put(
+                s,
+                Array.from({ length: 100 }, (_, k) => [1000 + 99 - k, T0 + 2 * (99 - k) + 1] as const)
+              )
+            ],
+            micros(T0)
+          )
+          yield* group.write(
+            [
+              put(
+                s,
+                Array.from({ length: 20 }, (_, k) => [-k - 1, T0 + 20 * k] as const)
+              ),
+              put(s, [[-100, T0 - 1]])
+            ],
+            micros(T0)
+          )
+          const expected = new Map<number, number>()
+          for (let k = 0; k < 100; k++) expected.set(T0 + 2 * k, k).set(T0 + 2 * k + 1, 1000 + k)
+          for (let k = 0; k < 20; k++) expected.set(T0 + 20 * k, -k - 1)
+          expected.set(T0 - 1, -100)
+          // entryRows checks every block: disjoint ascending ranges, columns matching the data.
+          assert.deepStrictEqual(
+            rows(db, s).map((r) => [r.ts, JSON.parse(r.point).number]),
+            [...expected].sort((a, b) => a[0] - b[0])
+          )
+          const sizes = db.prepare("SELECT n FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts").pluck().all(s.id)
+          assert.isAbove(sizes.length, 4, "the merged blocks were split")
+          for (const n of sizes) assert.isAtMost(n as number, 64)
+
+          // Two full blocks, two more far ahead, then a late batch in the gap between them: new blocks, none rewritten.
+          const g = yield* widget("g", "sparkline")
+          const batch = (from: number, count: number) =>
+            put(
+              g,
+              Array.from({ length: count }, (_, k) => [from + k, T0 + from + k] as const)
+            )
+          yield* group.write([batch(0, 64)], micros(T0))
+          yield* group.write([batch(1000, 64)], micros(T0))
+          yield* group.write([batch(500, 40)], micros(T0))
+          assert.deepStrictEqual(
+            rows(db, g).map((r) => r.ts - T0),
+            [...Array.from({ length: 64 }, (_, k) => k), ...Array.from({ length: 40 }, (_, k) => 500 + k)].concat(
+              Array.from({ length: 64 }, (_, k) => 1000 + k)
+            )
+          )
+          assert.deepStrictEqual(
+            db
+              .prepare("SELECT first_ts - ?, n FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts")
+              .raw()
+              .all(T0, g.id),
+            [
+              [0, 32],
+              [32, 32],
+              [500, 32],
+              [532, 8],
+              [1000, 32],
+              [1032, 32]
+            ]
+          )
+        })
+      )
   )
 
   it.effect("1,037 entries of one call are stored in order; a later entry with the same ts replaces the earlier", () =>

@@ -44,7 +44,11 @@ export class PageReader {
   ) {}
 
   private start(): Worker {
-    const workerData: ThreadData = { filename: this.filename, busyTimeoutMillis: this.busyTimeoutMillis, sql: Sql.page }
+    const workerData: ThreadData = {
+      filename: this.filename,
+      busyTimeoutMillis: this.busyTimeoutMillis,
+      sql: Sql.blocksFrom
+    }
     const worker = new Worker(threadFile, { workerData })
     // A reader thread never keeps the process alive on its own: pages in flight belong to requests, which do.
     worker.unref()

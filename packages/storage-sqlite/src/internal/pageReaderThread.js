@@ -1,9 +1,10 @@
 // @ts-check
 import { parentPort, workerData } from "node:worker_threads"
 import Database from "better-sqlite3"
+import { entriesAfter, renderEntry } from "./entryBlocks.js"
 
 // The page reader's thread (see `pageReader.ts`), a module of its own that `new Worker` runs: one read-only
-// connection, one prepared statement (`Sql.page`, the same SQL the event-loop path runs, passed in `workerData`), one
+// connection, one prepared statement (`BlockSql.from`, the same SQL the event-loop path runs, passed in `workerData`), one
 // page per message, answered in order.
 //
 // Why JavaScript (type-checked from its JSDoc by `tsc`, `checkJs`): a worker thread's module is loaded by node
@@ -16,7 +17,7 @@ import Database from "better-sqlite3"
  * @typedef {object} ThreadData
  * @property {string} filename The database file.
  * @property {number} busyTimeoutMillis The connection's busy timeout, milliseconds.
- * @property {string} sql The page statement (`Sql.page`): parameters stream, after (microseconds), limit.
+ * @property {string} sql The blocks statement (`BlockSql.from`): parameters stream, after (microseconds).
  */
 
 /**
@@ -48,7 +49,12 @@ port.on("message", (/** @type {PageRequest} */ { id, stream, after, limit }) => 
   /** @type {PageReply} */
   let reply
   try {
-    const elements = /** @type {Array<string>} */ (page.all(stream, after, limit))
+    const elements = entriesAfter(
+      /** @type {Iterable<Buffer>} */ (page.iterate(stream, stream, after, after)),
+      after,
+      limit,
+      renderEntry
+    )
     reply = {
       id,
       text: elements.join(","),

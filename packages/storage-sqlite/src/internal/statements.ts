@@ -8,15 +8,11 @@ export const Sql = {
   /** Sets the stream's highest assigned ts. */
   setLastTs: "UPDATE streams SET last_ts = ? WHERE id = ?",
   /** Deletes every entry of a stream (clear). */
-  clear: "DELETE FROM entries WHERE stream_id = ?",
+  clear: "DELETE FROM entry_blocks WHERE stream_id = ?",
   /** Records the ts of the stream's last clear. */
   setClearedTs: "UPDATE streams SET cleared_ts = ? WHERE id = ?",
   /** The ts of the stream's last clear (`NULL`: never); no row when the stream was deleted. */
   clearedTs: "SELECT cleared_ts FROM streams WHERE id = ?",
-  /** Stores an entry, replacing the stream's entry with the same ts (contract section 3). */
-  upsert:
-    "INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?) " +
-    "ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point",
   /**
    * `[data_version, total_changes()]`: the first moves when another connection committed to the file, the second
    * counts the rows this connection changed since it opened (read as a raw row).
@@ -26,26 +22,37 @@ export const Sql = {
   nextSeq: "UPDATE live_sequence SET seq = seq + 1 WHERE id = 1 RETURNING seq",
   /** The last number of the commit sequence taken. */
   lastSeq: "SELECT seq FROM live_sequence WHERE id = 1",
-  /** The entry with the highest ts, as `{ ts, json }`. */
-  latest: "SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT 1",
-  /** The `count` most recent entries, as `{ ts, json }`, ascending. */
-  recent:
-    "SELECT ts, json FROM (SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT ?) ORDER BY ts",
-  /** The oldest `limit` of the `count` most recent entries (`stream_id, count, limit`), as `{ ts, json }`, ascending. */
-  recentPage:
-    "SELECT ts, json FROM (SELECT ts, point AS json FROM entries WHERE stream_id = ? ORDER BY ts DESC LIMIT ?) ORDER BY ts LIMIT ?",
-  /** The oldest `limit` entries with `ts > since` (`limit` -1: all), as `{ ts, json }`, ascending. */
-  since: "SELECT ts, point AS json FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
   /**
-   * The oldest `limit` entries with `ts > since`, ascending, each rendered as a read body's `data` element
-   * (`renderEntries` of the core port), one text column per row. The `ts` text is `formatTs`'s: whole seconds, or
-   * seconds, a dot and the microseconds without trailing zeros (`ts` is never negative). Rendering in SQL spares
-   * better-sqlite3 an object per row (2x faster on 100,000 rows); a `group_concat` would need a sort to be ordered.
+   * The stream's latest entry: the bytes of its last block from the last entry on (`substr` of a BLOB counts bytes),
+   * one entry to decode. Entries live in blocks (migration 0007, `entryBlocks.js`); the blocks of a stream hold
+   * disjoint `ts` ranges, so ascending by `first_ts` is ascending by `ts`.
    */
-  page:
-    `SELECT '{"ts":' || CASE WHEN ts % 1000000 = 0 THEN ts / 1000000 ` +
-    `ELSE rtrim(printf('%d.%06d', ts / 1000000, ts % 1000000), '0') END || ',"point":' || point || '}' ` +
-    "FROM entries WHERE stream_id = ? AND ts > ? ORDER BY ts LIMIT ?",
+  latest: "SELECT substr(data, last_at + 1) FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1",
+  /**
+   * The blocks holding entries with `ts > after` of a stream, ascending by `ts`: from the last block starting at or
+   * before `after` on (a seek for it, then a range scan). Parameters: stream, stream, after, after (better-sqlite3
+   * binds no numbered parameters from a list). Read with `iterate`, stopped once a page is full.
+   */
+  blocksFrom:
+    "SELECT data FROM entry_blocks WHERE stream_id = ? AND first_ts >= coalesce((SELECT first_ts FROM entry_blocks " +
+    "WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1), ?) ORDER BY first_ts",
+  /** The stream's blocks, newest first (the live snapshot's most recent entries). */
+  blocksNewestFirst: "SELECT data FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC",
+  /** The stream's tail block as a raw row `[first_ts, n, last_ts]`. */
+  tail: "SELECT first_ts, n, last_ts FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1",
+  /** The block of stream `?` whose range starts at or before `?` (the last such), as `{ id, first_ts, data }`. */
+  blockAt:
+    "SELECT id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1",
+  /** The stream's first block, as `{ id, first_ts, last_ts, data }`. */
+  firstBlock: "SELECT id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts LIMIT 1",
+  /** The `first_ts` of the stream's block after the one starting at `?`. */
+  nextFirst: "SELECT first_ts FROM entry_blocks WHERE stream_id = ? AND first_ts > ? ORDER BY first_ts LIMIT 1",
+  /** Rewrites a block by id: first ts, last ts, count, offset of the last entry, data. */
+  updateBlock: "UPDATE entry_blocks SET first_ts = ?, last_ts = ?, n = ?, last_at = ?, data = ? WHERE id = ?",
+  /** Inserts a block: stream id, first ts, last ts, count, offset of the last entry, data. */
+  insertBlock: "INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) VALUES (?, ?, ?, ?, ?, ?)",
+  /** Deletes a block by id. */
+  deleteBlock: "DELETE FROM entry_blocks WHERE id = ?",
   /** The account of a working (unrevoked) key digest. */
   accountByKey: "SELECT account_id FROM access_keys WHERE digest = ? AND revoked_at IS NULL",
   /** One widget of an account by stream name. */
@@ -59,14 +66,16 @@ export const Sql = {
 } as const
 
 /**
- * {@link Sql.upsert} of `rows` entries in one statement (`4 x rows` parameters: stream id, ts, value, point, for each
- * entry in turn). SQLite inserts the rows one after another, so a later row with the same `(stream_id, ts)` replaces
- * an earlier one, as separate statements would.
+ * Stores `rows` blocks in one statement (6 parameters each: stream id, first ts, last ts, count, byte offset of the
+ * last entry, data): a row with a new `(stream_id, first_ts)` is a new block; a row naming an existing block's
+ * `(stream_id, first_ts)` appends its entries to that block (its `last_at` then counts from the block's old end).
+ * Rows are applied one after another.
  */
-export const upsertRowsSql = (rows: number): string =>
-  "INSERT INTO entries (stream_id, ts, value, point) VALUES " +
-  Array.from({ length: rows }, () => "(?, ?, ?, ?)").join(", ") +
-  " ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point"
+export const appendRowsSql = (rows: number): string =>
+  "INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) VALUES " +
+  Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?)").join(", ") +
+  " ON CONFLICT (stream_id, first_ts) DO UPDATE SET last_ts = excluded.last_ts, n = n + excluded.n, " +
+  "last_at = length(data) + excluded.last_at, data = CAST(data || excluded.data AS BLOB)"
 
 /**
  * SQL of the decimation pass (contract section 9), prepared once per connection. Each is served by an index
@@ -75,20 +84,11 @@ export const upsertRowsSql = (rows: number): string =>
 export const DecimationSql = {
   /**
    * A page of streams with `id > ?` holding an entry with `ts < ?`, ascending by id, at most `?`. The EXISTS probe
-   * is one seek in `entries_stream_ts`: the stream's oldest entry decides.
+   * is one seek in `entry_blocks_stream_ts`: the stream's first block decides.
    */
   streams:
     "SELECT id, type FROM streams AS s WHERE id > ? " +
-    "AND EXISTS (SELECT 1 FROM entries AS e WHERE e.stream_id = s.id AND e.ts < ?) ORDER BY id LIMIT ?",
-  /** A chunk of one stream's entries with `? < ts < ?`, ascending by ts, at most `?`, as `{ id, ts, value }`. */
-  entries: "SELECT id, ts, value FROM entries WHERE stream_id = ? AND ts > ? AND ts < ? ORDER BY ts LIMIT ?",
-  /**
-   * Deletes the entries whose ids are in the JSON array `?` and belong to stream `?`, except the stream's newest
-   * entry (the third parameter is the stream again). One statement: the guard and the delete are atomic. The unary
-   * `+` keeps the planner on rowid lookups of the listed ids: by the `(stream_id, ts)` index it would walk every
-   * older entry of the stream for each batch.
-   */
-  deleteEntries:
-    "DELETE FROM entries WHERE id IN (SELECT value FROM json_each(?)) AND +stream_id = ? " +
-    "AND +ts < (SELECT max(ts) FROM entries WHERE stream_id = ?)"
+    "AND EXISTS (SELECT 1 FROM entry_blocks AS e WHERE e.stream_id = s.id AND e.first_ts < ?) ORDER BY id LIMIT ?",
+  /** The `ts` of the stream's newest entry (the last block's `last_ts`). */
+  newest: "SELECT last_ts FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1"
 } as const

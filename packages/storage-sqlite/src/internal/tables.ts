@@ -8,7 +8,7 @@ export interface Tables {
   readonly accounts: AccountsTable
   readonly access_keys: AccessKeysTable
   readonly streams: StreamsTable
-  readonly entries: EntriesTable
+  readonly entry_blocks: EntryBlocksTable
   readonly dashboards: DashboardsTable
 }
 
@@ -39,13 +39,18 @@ export interface StreamsTable {
   readonly cleared_ts: number | null
 }
 
-/** One stored entry: `point` is its JSON text as served, `value` the number decimation ranks it by. */
-export interface EntriesTable {
+/**
+ * A block of a stream's entries (migration 0007): `n` entries with `first_ts` to `last_ts`, packed in `data` (see
+ * `entryBlocks.js`), the last at byte offset `last_at`.
+ */
+export interface EntryBlocksTable {
   readonly id: Generated<number>
   readonly stream_id: number
-  readonly ts: number
-  readonly value: number | null
-  readonly point: string
+  readonly first_ts: number
+  readonly last_ts: number
+  readonly n: number
+  readonly last_at: number
+  readonly data: Buffer
 }
 
 /** One dashboard (migration 0003): `tiles` is the tiles array's JSON text, `view_token` the current token's digest. */

@@ -3,57 +3,200 @@ import {
   type Micros,
   type PendingChange,
   type PlanError,
+  type StoredEntry,
   type StoredPoint,
   type StreamId,
   type StreamWrite,
   WritePlan
 } from "@dashstream/core"
-import { Sql, upsertRowsSql } from "./statements.js"
+import { appendRowsSql, Sql } from "./statements.js"
+import { type BlockEntry, blockSize, decodeBlock, decodeEntryAt, encodeBlock } from "./entryBlocks.js"
 
-/**
- * The row counts of the multi-row upserts, largest first: a batch of n entries is stored with as few statements as
- * these sizes allow (1,000 entries: 3 x 256 + 7 x 32 + 2 x 4). One statement of 256 rows costs about half of 256
- * single-row statements in better-sqlite3 (binding is the same; the per-statement overhead is paid once).
- */
-const upsertSizes = [256, 32, 4, 1] as const
+/** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
+export interface BlockStatements {
+  readonly tail: Database.Statement<[number], [number, number, number]>
+  readonly appendRows: ReadonlyArray<Database.Statement<[Array<number | Buffer>]>>
+  readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer]>
+  readonly blockAt: Database.Statement<
+    [number, number],
+    { id: number; first_ts: number; last_ts: number; data: Buffer }
+  >
+  readonly firstBlock: Database.Statement<[number], { id: number; first_ts: number; last_ts: number; data: Buffer }>
+  readonly nextFirst: Database.Statement<[number, number], number>
+  readonly updateBlock: Database.Statement<[number, number, number, number, Buffer, number]>
+}
 
 /**
  * The prepared statements of the write path, prepared once per connection. The single-column reads are plucked
  * (no row object per call): `lastTs` gives `undefined` for a deleted stream and `null` for one without entries yet.
- * `upsertRows[k]` stores `upsertSizes[k]` entries (4 parameters each: stream id, ts, value, point JSON).
  * `changeCounts` reads `[data_version, total_changes()]`: what tells {@link LastTsCache} that the file changed
  * behind its back.
  */
-export interface WriteStatements {
+export interface WriteStatements extends BlockStatements {
   readonly lastTs: Database.Statement<[number], number | null>
-  readonly latest: Database.Statement<[number], { ts: number; json: string }>
+  readonly latest: LatestRead
   readonly clear: Database.Statement<[number]>
   readonly setClearedTs: Database.Statement<[number | null, number]>
-  readonly upsertRows: ReadonlyArray<Database.Statement<[Array<number | string | null>]>>
   readonly setLastTs: Database.Statement<[number | null, number]>
   readonly changeCounts: Database.Statement<[], [number, number]>
 }
 
+/** Prepares {@link BlockStatements}. Throws when `entry_blocks` is missing. */
+export const prepareBlockStatements = (db: Database.Database): BlockStatements => ({
+  tail: db.prepare<[number], [number, number, number]>(Sql.tail).raw() as never,
+  appendRows: appendSizes.map((k) => db.prepare<[Array<number | Buffer>]>(appendRowsSql(k))),
+  blockAt: db.prepare(Sql.blockAt),
+  firstBlock: db.prepare(Sql.firstBlock),
+  nextFirst: db.prepare<[number, number], number>(Sql.nextFirst).pluck(),
+  updateBlock: db.prepare(Sql.updateBlock),
+  insertBlock: db.prepare(Sql.insertBlock)
+})
+
 /** Prepares the write path's statements. Throws when the schema is missing (migrate first). */
 export const prepareWriteStatements = (db: Database.Database): WriteStatements => ({
+  ...prepareBlockStatements(db),
   lastTs: db.prepare<[number], number | null>(Sql.lastTs).pluck(),
-  latest: db.prepare<[number], { ts: number; json: string }>(Sql.latest),
+  latest: prepareLatest(db),
   clear: db.prepare(Sql.clear),
   setClearedTs: db.prepare(Sql.setClearedTs),
-  upsertRows: upsertSizes.map((n) => db.prepare<[Array<number | string | null>]>(upsertRowsSql(n))),
   setLastTs: db.prepare(Sql.setLastTs),
   changeCounts: db.prepare<[], [number, number]>(Sql.changeCounts).raw() as never
 })
 
+/** Row counts of the multi-row block upserts, largest first. */
+const appendSizes = [64, 8, 1] as const
+
+/** A stream's tail block as the writer knows it: `[first_ts, n, last_ts]`; `null`: the stream has no block. */
+export type Tail = [number, number, number] | null
+
+/** Reads a stream's latest entry ({@link Sql.latest}), `undefined` when it has none. Throws SQLite errors. */
+export type LatestRead = (stream: number) => StoredEntry | undefined
+
+/** Prepares {@link LatestRead} on `db`. */
+export const prepareLatest = (db: Database.Database): LatestRead => {
+  const statement = db.prepare<[number], Buffer>(Sql.latest).pluck()
+  return (stream) => {
+    const data = statement.get(stream)
+    if (data === undefined) return undefined
+    const e = decodeEntryAt(data, 0)
+    return { ts: e.ts as Micros, json: e.json }
+  }
+}
+
+// Appends `list` (strictly ascending, all newer than the stream's entries) to the stream's tail block and new blocks,
+// as rows of the block upsert queued in `rows`; returns the new tail.
+const appendEntries = (
+  rows: Array<number | Buffer>,
+  stream: number,
+  list: ReadonlyArray<BlockEntry>,
+  tail: Tail
+): Tail => {
+  let i = 0
+  let t = tail
+  if (t !== null && t[1] < blockSize) {
+    const take = Math.min(blockSize - t[1], list.length)
+    const { data, lastAt } = encodeBlock(list, 0, take)
+    const last = list[take - 1]!.ts
+    rows.push(stream, t[0], last, take, lastAt, data)
+    t = [t[0], t[1] + take, last]
+    i = take
+  }
+  while (i < list.length) {
+    const j = Math.min(i + blockSize, list.length)
+    const { data, lastAt } = encodeBlock(list, i, j)
+    rows.push(stream, list[i]!.ts, list[j - 1]!.ts, j - i, lastAt, data)
+    t = [list[i]!.ts, j - i, list[j - 1]!.ts]
+    i = j
+  }
+  return t
+}
+
+const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer>) => {
+  let at = 0
+  for (let k = 0; k < appendSizes.length; k++) {
+    const width = appendSizes[k]! * 6
+    while (rows.length - at >= width) {
+      s.appendRows[k]!.run(at === 0 && rows.length === width ? rows : rows.slice(at, at + width))
+      at += width
+    }
+  }
+}
+
+// Stores `list` (any order; a later entry with the same ts wins) into the stream's blocks: each entry goes to the
+// block with the greatest first_ts <= its ts (the first block when none), which is decoded, merged and re-encoded.
+const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<BlockEntry>) => {
+  const sorted = list
+    .map((e, k) => [e, k] as const)
+    .sort((a, b) => a[0].ts - b[0].ts || a[1] - b[1])
+    .map(([e]) => e)
+  const unique: Array<BlockEntry> = []
+  for (const e of sorted) {
+    if (unique.length > 0 && unique[unique.length - 1]!.ts === e.ts) unique[unique.length - 1] = e
+    else unique.push(e)
+  }
+  let idx = 0
+  while (idx < unique.length) {
+    const block = s.blockAt.get(stream, unique[idx]!.ts) ?? s.firstBlock.get(stream)
+    if (block === undefined) {
+      const rows: Array<number | Buffer> = []
+      appendEntries(rows, stream, unique.slice(idx), null)
+      runAppendRows(s, rows)
+      return
+    }
+    const next = s.nextFirst.get(stream, block.first_ts)
+    let k = idx
+    while (k < unique.length && (next === undefined || unique[k]!.ts < next)) k++
+    if (block.first_ts <= unique[idx]!.ts && unique[idx]!.ts > block.last_ts) {
+      // Every entry taken lies in the gap after this block (an older batch arriving late): new blocks, nothing decoded.
+      for (let i = idx; i < k; i += blockSize) {
+        const j = Math.min(i + blockSize, k)
+        const chunk = encodeBlock(unique, i, j)
+        s.insertBlock.run(stream, unique[i]!.ts, unique[j - 1]!.ts, j - i, chunk.lastAt, chunk.data)
+      }
+      idx = k
+      continue
+    }
+    const old = decodeBlock(block.data)
+    const merged: Array<BlockEntry> = []
+    let a = 0
+    let b = idx
+    while (a < old.length || b < k) {
+      if (b >= k || (a < old.length && old[a]!.ts < unique[b]!.ts)) merged.push(old[a++]!)
+      else {
+        if (a < old.length && old[a]!.ts === unique[b]!.ts) a++
+        merged.push(unique[b++]!)
+      }
+    }
+    const firstEnd = merged.length <= 2 * blockSize ? merged.length : blockSize
+    const { data, lastAt } = encodeBlock(merged, 0, firstEnd)
+    s.updateBlock.run(merged[0]!.ts, merged[firstEnd - 1]!.ts, firstEnd, lastAt, data, block.id)
+    for (let i = firstEnd; i < merged.length; i += blockSize) {
+      const j = Math.min(i + blockSize, merged.length)
+      const chunk = encodeBlock(merged, i, j)
+      s.insertBlock.run(stream, merged[i]!.ts, merged[j - 1]!.ts, j - i, chunk.lastAt, chunk.data)
+    }
+    idx = k
+  }
+}
+
 /**
- * Entries of the current call not yet stored, in the order they were produced, stored by {@link EntryBatch.flush}
- * with multi-row upserts. Rows of one statement are inserted one after another, so a later entry with the same
- * `(stream, ts)` still replaces an earlier one (contract section 3).
+ * Entries of the current call not yet stored, in the order they were produced, stored in the streams' blocks
+ * (migration 0007, `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending and newer than
+ * its tail block are appended (to the tail block, then new blocks of 32), every stream's in one multi-row upsert; the
+ * others (replacements, back-fills, any order) are merged into the blocks whose ranges hold them, a later entry with
+ * the same `(stream, ts)` replacing an earlier one (contract section 3).
  */
 export class EntryBatch {
   private rows: Array<number | string | null> = []
 
-  constructor(private readonly statements: WriteStatements) {}
+  /**
+   * `tails`: the tail blocks the writer knows, kept across calls by {@link LastTsCache} (and forgotten with it);
+   * without it each flush reads them.
+   */
+  constructor(
+    private readonly statements: BlockStatements,
+    private readonly tails: Map<number, Tail> = new Map()
+  ) {}
 
   /** Queues one entry: stream id, `ts` (microseconds), decimation value, point JSON. */
   add(stream: number, ts: number, value: number | null, json: string): void {
@@ -65,15 +208,32 @@ export class EntryBatch {
     const rows = this.rows
     if (rows.length === 0) return
     this.rows = []
-    let at = 0
-    for (let k = 0; k < upsertSizes.length; k++) {
-      const width = upsertSizes[k]! * 4
-      const statement = this.statements.upsertRows[k]!
-      while (rows.length - at >= width) {
-        statement.run(at === 0 && rows.length === width ? rows : rows.slice(at, at + width))
-        at += width
+    const byStream = new Map<number, Array<BlockEntry>>()
+    for (let i = 0; i < rows.length; i += 4) {
+      const stream = rows[i] as number
+      let list = byStream.get(stream)
+      if (list === undefined) byStream.set(stream, (list = []))
+      list.push({ ts: rows[i + 1] as number, value: rows[i + 2] as number | null, json: rows[i + 3] as string })
+    }
+    const s = this.statements
+    const tails = this.tails
+    const appends: Array<number | Buffer> = []
+    for (const [stream, list] of byStream) {
+      let ascending = true
+      for (let i = 1; i < list.length && ascending; i++) ascending = list[i]!.ts > list[i - 1]!.ts
+      let tail = ascending ? tails.get(stream) : undefined
+      if (ascending && tail === undefined) {
+        tail = (s.tail.get(stream) as Tail | undefined) ?? null
+        tails.set(stream, tail)
+      }
+      if (ascending && (tail === null || list[0]!.ts > tail![2])) {
+        tails.set(stream, appendEntries(appends, stream, list, tail!))
+      } else {
+        tails.delete(stream)
+        mergeEntries(s, stream, list)
       }
     }
+    runAppendRows(s, appends)
   }
 
   /** Forgets the queued entries (their call failed). */
@@ -97,6 +257,8 @@ export class EntryBatch {
  */
 export class LastTsCache {
   private readonly known = new Map<number, Micros | null>()
+  /** The tail blocks of the streams (see {@link EntryBatch}), trusted exactly as long as `known`. */
+  readonly tails = new Map<number, Tail>()
   private readonly dirty = new Set<number>()
   // While a call runs in a savepoint: what to put back if it is rolled back (id, previous value or absent, was dirty).
   private undo: Array<[number, Micros | null | undefined, boolean]> | undefined = undefined
@@ -117,6 +279,7 @@ export class LastTsCache {
     const seen = this.seen
     if (seen === undefined || seen[0] !== now[0] || seen[1] !== now[1] || this.known.size > LastTsCache.maxStreams) {
       this.known.clear()
+      this.tails.clear()
     }
     this.dirty.clear()
     this.undo = undefined
@@ -146,6 +309,7 @@ export class LastTsCache {
 
   /** The call's savepoint was rolled back: puts back what it changed. */
   rollback(): void {
+    this.tails.clear()
     const undo = this.undo
     this.undo = undefined
     if (undo === undefined) return
@@ -177,6 +341,7 @@ export class LastTsCache {
   /** The transaction failed or was rolled back: nothing is trusted any more. */
   reset(): void {
     this.known.clear()
+    this.tails.clear()
     this.dirty.clear()
     this.undo = undefined
     this.seen = undefined
@@ -191,11 +356,10 @@ export interface WritePath {
 }
 
 /** A write path over `statements`, with an empty cache and batch. */
-export const makeWritePath = (statements: WriteStatements): WritePath => ({
-  statements,
-  lastTs: new LastTsCache(statements),
-  entries: new EntryBatch(statements)
-})
+export const makeWritePath = (statements: WriteStatements): WritePath => {
+  const lastTs = new LastTsCache(statements)
+  return { statements, lastTs, entries: new EntryBatch(statements, lastTs.tails) }
+}
 
 /**
  * Whether changes of a stream are collected: only streams that someone follows. Safe to decide while applying: a
@@ -213,7 +377,7 @@ export const writePlan = (w: WritePath): WritePlan =>
   new WritePlan({
     lastTs: (stream) => w.lastTs.get(stream),
     latest: (stream) => {
-      const row = w.statements.latest.get(stream)
+      const row = w.statements.latest(stream)
       return row === undefined ? null : { ts: row.ts as Micros, point: JSON.parse(row.json) as StoredPoint }
     }
   })
@@ -223,7 +387,7 @@ export const writePlan = (w: WritePath): WritePlan =>
  * (`w.lastTs.validate()`): `plan` (see {@link writePlan}, reset here) plans them in order against the stored state,
  * then each planned mutation is stored (a clear also records its `ts` as the stream's `cleared_ts`). The new last
  * `ts` of each stream goes into `w.lastTs`, stored by `w.lastTs.flush()`, which the caller runs before `COMMIT`; the
- * entries of the call are stored with multi-row upserts before it returns (flushed before a clear, so a clear never
+ * entries of the call are stored in blocks before it returns (flushed before a clear, so a clear never
  * deletes what follows it). With `changes`, the changes of every write to a `followed` stream are appended to it,
  * for the caller to publish once committed. Synchronous and free of transaction control, so a group commit can run
  * several calls through it inside one transaction.
@@ -252,6 +416,7 @@ export const applyWrites = (
     if (m.clear) {
       batch.flush()
       s.clear.run(id)
+      w.lastTs.tails.delete(id)
       s.setClearedTs.run(m.clearedAt, id)
     }
     const entries = m.entries

@@ -1,0 +1,113 @@
+// @ts-check
+// The packed encoding of the `entry_blocks` rows (migration 0007): up to `blockSize` entries of one stream a row.
+// JavaScript (checked from its JSDoc, like `pageReaderThread.js`) because the page reader's thread imports it too.
+
+/** Entries per block written by appends; a merge may leave up to twice as many. */
+export const blockSize = 32
+
+/**
+ * One stored entry: `ts` (integer microseconds), the decimation value (`null` for none) and the point's JSON text.
+ * @typedef {object} BlockEntry
+ * @property {number} ts
+ * @property {number | null} value
+ * @property {string} json
+ */
+
+/**
+ * Encodes `entries[from..to)` (ascending by `ts`) as one block's bytes: each entry is `ts` (float64 LE, exact below
+ * 2^53), the value (float64 LE, NaN for null), the JSON text's UTF-8 length (uint32 LE) and the text. `lastAt` is
+ * the byte offset of the last entry (the row's `last_at`, so a latest read decodes one entry).
+ * @param {ReadonlyArray<BlockEntry>} entries
+ * @param {number} [from]
+ * @param {number} [to]
+ * @returns {{ data: Buffer, lastAt: number }}
+ */
+export const encodeBlock = (entries, from = 0, to = entries.length) => {
+  let bytes = 0
+  for (let i = from; i < to; i++) bytes += 20 + Buffer.byteLength(/** @type {BlockEntry} */ (entries[i]).json)
+  const buf = Buffer.allocUnsafe(bytes)
+  let at = 0
+  let lastAt = 0
+  for (let i = from; i < to; i++) {
+    const e = /** @type {BlockEntry} */ (entries[i])
+    lastAt = at
+    buf.writeDoubleLE(e.ts, at)
+    buf.writeDoubleLE(e.value ?? NaN, at + 8)
+    const len = buf.write(e.json, at + 20)
+    buf.writeUInt32LE(len, at + 16)
+    at += 20 + len
+  }
+  return { data: buf, lastAt }
+}
+
+/**
+ * The entry at byte offset `at` of a block's bytes.
+ * @param {Buffer} buf
+ * @param {number} at
+ * @returns {BlockEntry}
+ */
+export const decodeEntryAt = (buf, at) => {
+  const v = buf.readDoubleLE(at + 8)
+  const len = buf.readUInt32LE(at + 16)
+  return {
+    ts: buf.readDoubleLE(at),
+    value: Number.isNaN(v) ? null : v,
+    json: buf.toString("utf8", at + 20, at + 20 + len)
+  }
+}
+
+/**
+ * Every entry of a block, ascending by `ts`.
+ * @param {Buffer} buf
+ * @returns {Array<BlockEntry>}
+ */
+export const decodeBlock = (buf) => {
+  /** @type {Array<BlockEntry>} */
+  const out = []
+  for (let at = 0; at < buf.length; at += 20 + buf.readUInt32LE(at + 16)) out.push(decodeEntryAt(buf, at))
+  return out
+}
+
+/**
+ * The entries with `ts > after` of blocks given ascending (the first may start before `after`), at most `limit`
+ * (-1: all), appended to `out` through `each`.
+ * @template T
+ * @param {Iterable<Buffer>} blocks
+ * @param {number} after
+ * @param {number} limit
+ * @param {(e: BlockEntry) => T} each
+ * @returns {Array<T>}
+ */
+export const entriesAfter = (blocks, after, limit, each) => {
+  /** @type {Array<T>} */
+  const out = []
+  if (limit === 0) return out
+  for (const buf of blocks) {
+    for (let at = 0; at < buf.length; at += 20 + buf.readUInt32LE(at + 16)) {
+      if (buf.readDoubleLE(at) <= after) continue
+      out.push(each(decodeEntryAt(buf, at)))
+      if (out.length === limit) return out
+    }
+  }
+  return out
+}
+
+/**
+ * Core's `formatTs` (packages/core/src/Time.ts), copied for the page reader's thread, which cannot import the
+ * TypeScript sources; `EntryBlocks.test.ts` checks they agree.
+ * @param {number} ts
+ * @returns {string}
+ */
+export const formatTs = (ts) => {
+  const whole = Math.floor(ts / 1_000_000)
+  const frac = ts - whole * 1_000_000
+  if (frac === 0) return String(whole)
+  return `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`
+}
+
+/**
+ * An entry rendered as a read body's `data` element: `{"ts":<seconds>,"point":<point>}`.
+ * @param {BlockEntry} e
+ * @returns {string}
+ */
+export const renderEntry = (e) => `{"ts":${formatTs(e.ts)},"point":${e.json}}`
