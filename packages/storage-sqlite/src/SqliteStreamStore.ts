@@ -162,10 +162,8 @@ const built = (
             statements,
             latest: prepareLatest(db),
             since: { all: blocks.since },
-            recent: { all: blocks.recent },
-            recentPage: {
-              all: (stream: number, count: number, limit: number) => blocks.recent(stream, count).slice(0, limit)
-            },
+            recent: { all: (stream: number, count: number) => blocks.recent(stream, count, -1) },
+            recentPage: { all: blocks.recent },
             // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
             // database is private to this connection, so its pages are read here.
             pageOnLoop,

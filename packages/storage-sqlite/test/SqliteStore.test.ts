@@ -278,7 +278,8 @@ describe("SQLite adapter", () => {
       }
       expectIndexed(plan(Sql.latest, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.blocksFrom, 1, 1, 0, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts>?)")
-      expectIndexed(plan(Sql.blocksNewestFirst, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
+      expectIndexed(plan(Sql.blockCountsNewestFirst, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
+      expectIndexed(plan(Sql.blocksStartingAt, 1, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts>?)")
       expectIndexed(plan(Sql.tail, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.clear, 1), "entry_blocks_stream_ts (stream_id=?)")
       expectIndexed(plan(Sql.lastTs, 1), "USING INTEGER PRIMARY KEY (rowid=?)")

@@ -18,6 +18,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { acquire } from "../src/internal/database.js"
 import { GroupCommit } from "../src/internal/groupCommit.js"
+import { prepareBlockReads } from "../src/internal/blockReads.js"
 import { prepareWriteStatements } from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
@@ -231,6 +232,118 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
               [1032, 32]
             ]
           )
+        })
+      )
+  )
+
+  it.effect(
+    "a block closes at 16 KiB of data as well as at 32 entries: 6 KB points make blocks of 2, a larger point a block alone, a replacement leaves at most 32 KiB",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const f = yield* widget("f", "text-feed")
+          const msg = "m".repeat(6_000)
+          const feed = (entries: ReadonlyArray<readonly [string, number]>): StreamWrite => ({
+            widget: f,
+            op: {
+              _tag: "Put",
+              entries: entries.map(([title, ts]) => ({
+                point: { title, msg: title === "big" ? msg.repeat(4) : msg },
+                ts: micros(ts)
+              }))
+            },
+            path: "point"
+          })
+          // Five single appends (each onto the tail block), a batch of 5, a 24 KB point, then two small ones.
+          for (let k = 0; k < 5; k++) yield* group.write([feed([[`a${k}`, T0 + k]])], micros(T0))
+          yield* group.write([feed(Array.from({ length: 5 }, (_, k) => [`b${k}`, T0 + 10 + k] as const))], micros(T0))
+          yield* group.write([feed([["big", T0 + 20]])], micros(T0))
+          yield* group.write(
+            [
+              feed([
+                ["c0", T0 + 21],
+                ["c1", T0 + 22]
+              ])
+            ],
+            micros(T0)
+          )
+          const blocks = () =>
+            db
+              .prepare("SELECT first_ts - ?, n, length(data) FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts")
+              .raw()
+              .all(T0, f.id) as Array<[number, number, number]>
+          assert.deepStrictEqual(
+            blocks().map(([first, n]) => [first, n]),
+            [
+              [0, 2],
+              [2, 2],
+              [4, 2],
+              [11, 2],
+              [13, 2],
+              [20, 1],
+              [21, 2]
+            ]
+          )
+          for (const [, n, bytes] of blocks()) if (n > 1) assert.isAtMost(bytes, 16 * 1024)
+          // A replacement mid-history rewrites its block alone; the entries read back in order with the new point.
+          yield* group.write([feed([["a2-replaced", T0 + 2]])], micros(T0))
+          assert.deepStrictEqual(
+            rows(db, f).map((r) => [r.ts - T0, JSON.parse(r.point).title]),
+            [
+              [0, "a0"],
+              [1, "a1"],
+              [2, "a2-replaced"],
+              [3, "a3"],
+              [4, "a4"],
+              [10, "b0"],
+              [11, "b1"],
+              [12, "b2"],
+              [13, "b3"],
+              [14, "b4"],
+              [20, "big"],
+              [21, "c0"],
+              [22, "c1"]
+            ]
+          )
+          for (const [, , bytes] of blocks()) assert.isAtMost(bytes, 32 * 1024)
+        })
+      )
+  )
+
+  it.effect(
+    "the most recent entries read only the blocks they need: every count and page of them agrees with the stored entries",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const s = yield* widget("s", "sparkline")
+          // 70 entries in blocks of 32, 32, 6, then 5 more appended one at a time (the tail block grows to 11).
+          yield* group.write(
+            [
+              put(
+                s,
+                Array.from({ length: 70 }, (_, k) => [k, T0 + k] as const)
+              )
+            ],
+            micros(T0)
+          )
+          for (let k = 70; k < 75; k++) yield* group.write([put(s, [[k, T0 + k]])], micros(T0))
+          const all = rows(db, s).map((r) => r.ts)
+          assert.strictEqual(all.length, 75)
+          const reads = prepareBlockReads(db)
+          for (const count of [1, 2, 11, 12, 43, 44, 75, 76, 1000]) {
+            for (const limit of [-1, 1, 8, 11, 32, 33, 100]) {
+              const expected = all.slice(Math.max(0, all.length - count))
+              assert.deepStrictEqual(
+                reads.recent(s.id, count, limit).map((e) => e.ts),
+                limit < 0 ? expected : expected.slice(0, limit),
+                `count ${count}, limit ${limit}`
+              )
+            }
+          }
+          const empty = yield* widget("e", "sparkline")
+          assert.deepStrictEqual(reads.recent(empty.id, 10, 8), [])
         })
       )
   )

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
 import type { StoredEntry } from "@dashstream/core"
-import { type BlockEntry, decodeBlock, entriesAfter, renderEntry } from "./entryBlocks.js"
+import { type BlockEntry, entriesAfter, entriesFrom, renderEntry } from "./entryBlocks.js"
 import { Sql } from "./statements.js"
 
 const stored = (e: BlockEntry): StoredEntry => ({ ts: e.ts, json: e.json }) as StoredEntry
@@ -11,28 +11,39 @@ export interface BlockReads {
   readonly since: (stream: number, since: number, limit: number) => Array<StoredEntry>
   /** The same, each rendered as a read body's `data` element. */
   readonly page: (stream: number, since: number, limit: number) => Array<string>
-  /** The `count` most recent entries, ascending. */
-  readonly recent: (stream: number, count: number) => Array<StoredEntry>
+  /**
+   * The oldest `limit` (-1: all) of the `count` most recent entries, ascending. Only the blocks holding the entries
+   * returned are read and only those entries decoded: a snapshot's first page of 8 of 1,000 entries reads one or two
+   * blocks, not the 1,000 entries.
+   */
+  readonly recent: (stream: number, count: number, limit: number) => Array<StoredEntry>
 }
 
 /** Prepares {@link BlockReads} on `db`. */
 export const prepareBlockReads = (db: Database.Database): BlockReads => {
   const from = db.prepare<[number, number, number, number], Buffer>(Sql.blocksFrom).pluck()
-  const newestFirst = db.prepare<[number], Buffer>(Sql.blocksNewestFirst).pluck()
+  const counts = db.prepare<[number], [number, number]>(Sql.blockCountsNewestFirst).raw()
+  const startingAt = db.prepare<[number, number], Buffer>(Sql.blocksStartingAt).pluck()
   return {
     since: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, stored),
     page: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, renderEntry),
-    recent: (stream, count) => {
-      const out: Array<StoredEntry> = []
-      if (count <= 0) return out
-      for (const data of newestFirst.iterate(stream)) {
-        const entries = decodeBlock(data)
-        for (let i = entries.length - 1; i >= 0; i--) {
-          out.push(stored(entries[i]!))
-          if (out.length === count) return out.reverse()
+    recent: (stream, count, limit) => {
+      if (count <= 0) return []
+      // The block holding the oldest of the `count` most recent entries, and how many of its entries are older.
+      let start: number | undefined
+      let skip = 0
+      let total = 0
+      for (const [firstTs, n] of counts.iterate(stream) as IterableIterator<[number, number]>) {
+        start = firstTs
+        total += n
+        if (total >= count) {
+          skip = total - count
+          break
         }
       }
-      return out.reverse()
+      if (start === undefined) return []
+      const take = limit < 0 ? count : Math.min(limit, count)
+      return entriesFrom(startingAt.iterate(stream, start), skip, take, stored)
     }
   }
 }

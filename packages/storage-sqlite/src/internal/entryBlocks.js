@@ -2,8 +2,42 @@
 // The packed encoding of the `entry_blocks` rows (migration 0007): up to `blockSize` entries of one stream a row.
 // JavaScript (checked from its JSDoc, like `pageReaderThread.js`) because the page reader's thread imports it too.
 
-/** Entries per block written by appends; a merge may leave up to twice as many. */
+/** Entries per block written by appends at most; a merge may leave up to twice as many. */
 export const blockSize = 32
+
+/**
+ * Bytes of `data` per block written by appends at most (entries of 20 bytes plus the point's JSON, see
+ * {@link encodeBlock}), unless one entry alone is larger; a merge may leave up to twice as many. Whichever of
+ * {@link blockSize} and this comes first closes a block: small points fill 32 entries, a text feed's 6 KB points 2,
+ * so a read of a few large entries never materialises a block much larger than them, and an append, which rewrites
+ * its tail block's row, never rewrites more than this.
+ */
+export const blockBytes = 16 * 1024
+
+/**
+ * Where the block that takes `entries[from..to)` ends (the index after its last entry) when it already holds `n`
+ * entries of `bytes` bytes: entries join while the block holds fewer than `maxCount` and, unless it is empty, stays
+ * within `maxBytes`. Returns `from` when the block is full.
+ * @param {ReadonlyArray<BlockEntry>} entries
+ * @param {number} from
+ * @param {number} to
+ * @param {number} [n]
+ * @param {number} [bytes]
+ * @param {number} [maxCount]
+ * @param {number} [maxBytes]
+ * @returns {number}
+ */
+export const blockEnd = (entries, from, to, n = 0, bytes = 0, maxCount = blockSize, maxBytes = blockBytes) => {
+  let j = from
+  while (j < to && n < maxCount) {
+    const size = 20 + Buffer.byteLength(/** @type {BlockEntry} */ (entries[j]).json)
+    if (n > 0 && bytes + size > maxBytes) break
+    n++
+    bytes += size
+    j++
+  }
+  return j
+}
 
 /**
  * One stored entry: `ts` (integer microseconds), the decimation value (`null` for none) and the point's JSON text.
@@ -85,6 +119,34 @@ export const entriesAfter = (blocks, after, limit, each) => {
   for (const buf of blocks) {
     for (let at = 0; at < buf.length; at += 20 + buf.readUInt32LE(at + 16)) {
       if (buf.readDoubleLE(at) <= after) continue
+      out.push(each(decodeEntryAt(buf, at)))
+      if (out.length === limit) return out
+    }
+  }
+  return out
+}
+
+/**
+ * The entries of blocks given ascending, from the `skip`-th entry of the first on, at most `limit` (-1: all), through
+ * `each`. Only the entries taken are decoded; the blocks after the last taken are not read.
+ * @template T
+ * @param {Iterable<Buffer>} blocks
+ * @param {number} skip
+ * @param {number} limit
+ * @param {(e: BlockEntry) => T} each
+ * @returns {Array<T>}
+ */
+export const entriesFrom = (blocks, skip, limit, each) => {
+  /** @type {Array<T>} */
+  const out = []
+  if (limit === 0) return out
+  let skipped = 0
+  for (const buf of blocks) {
+    for (let at = 0; at < buf.length; at += 20 + buf.readUInt32LE(at + 16)) {
+      if (skipped < skip) {
+        skipped++
+        continue
+      }
       out.push(each(decodeEntryAt(buf, at)))
       if (out.length === limit) return out
     }

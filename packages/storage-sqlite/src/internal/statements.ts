@@ -36,10 +36,15 @@ export const Sql = {
   blocksFrom:
     "SELECT data FROM entry_blocks WHERE stream_id = ? AND first_ts >= coalesce((SELECT first_ts FROM entry_blocks " +
     "WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1), ?) ORDER BY first_ts",
-  /** The stream's blocks, newest first (the live snapshot's most recent entries). */
-  blocksNewestFirst: "SELECT data FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC",
-  /** The stream's tail block as a raw row `[first_ts, n, last_ts]`. */
-  tail: "SELECT first_ts, n, last_ts FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1",
+  /**
+   * The stream's blocks as raw rows `[first_ts, n]`, newest first, their data not read: how far back the `count` most
+   * recent entries start (the live snapshot), counted without decoding a block.
+   */
+  blockCountsNewestFirst: "SELECT first_ts, n FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC",
+  /** The stream's blocks starting at or after `?`, ascending. Read with `iterate`, stopped once a page is full. */
+  blocksStartingAt: "SELECT data FROM entry_blocks WHERE stream_id = ? AND first_ts >= ? ORDER BY first_ts",
+  /** The stream's tail block as a raw row `[first_ts, n, last_ts, bytes of data]`. */
+  tail: "SELECT first_ts, n, last_ts, length(data) FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1",
   /** The block of stream `?` whose range starts at or before `?` (the last such), as `{ id, first_ts, data }`. */
   blockAt:
     "SELECT id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1",

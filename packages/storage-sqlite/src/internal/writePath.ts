@@ -10,11 +10,19 @@ import {
   WritePlan
 } from "@dashstream/core"
 import { appendRowsSql, Sql } from "./statements.js"
-import { type BlockEntry, blockSize, decodeBlock, decodeEntryAt, encodeBlock } from "./entryBlocks.js"
+import {
+  type BlockEntry,
+  blockBytes,
+  blockEnd,
+  blockSize,
+  decodeBlock,
+  decodeEntryAt,
+  encodeBlock
+} from "./entryBlocks.js"
 
 /** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
 export interface BlockStatements {
-  readonly tail: Database.Statement<[number], [number, number, number]>
+  readonly tail: Database.Statement<[number], [number, number, number, number]>
   readonly appendRows: ReadonlyArray<Database.Statement<[Array<number | Buffer>]>>
   readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer]>
   readonly blockAt: Database.Statement<
@@ -43,7 +51,7 @@ export interface WriteStatements extends BlockStatements {
 
 /** Prepares {@link BlockStatements}. Throws when `entry_blocks` is missing. */
 export const prepareBlockStatements = (db: Database.Database): BlockStatements => ({
-  tail: db.prepare<[number], [number, number, number]>(Sql.tail).raw() as never,
+  tail: db.prepare<[number], [number, number, number, number]>(Sql.tail).raw() as never,
   appendRows: appendSizes.map((k) => db.prepare<[Array<number | Buffer>]>(appendRowsSql(k))),
   blockAt: db.prepare(Sql.blockAt),
   firstBlock: db.prepare(Sql.firstBlock),
@@ -66,8 +74,11 @@ export const prepareWriteStatements = (db: Database.Database): WriteStatements =
 /** Row counts of the multi-row block upserts, largest first. */
 const appendSizes = [64, 8, 1] as const
 
-/** A stream's tail block as the writer knows it: `[first_ts, n, last_ts]`; `null`: the stream has no block. */
-export type Tail = [number, number, number] | null
+/**
+ * A stream's tail block as the writer knows it: `[first_ts, n, last_ts, bytes of data]`; `null`: the stream has no
+ * block.
+ */
+export type Tail = [number, number, number, number] | null
 
 /** Reads a stream's latest entry ({@link Sql.latest}), `undefined` when it has none. Throws SQLite errors. */
 export type LatestRead = (stream: number) => StoredEntry | undefined
@@ -93,19 +104,19 @@ const appendEntries = (
 ): Tail => {
   let i = 0
   let t = tail
-  if (t !== null && t[1] < blockSize) {
-    const take = Math.min(blockSize - t[1], list.length)
+  const take = t === null ? 0 : blockEnd(list, 0, list.length, t[1], t[3])
+  if (t !== null && take > 0) {
     const { data, lastAt } = encodeBlock(list, 0, take)
     const last = list[take - 1]!.ts
     rows.push(stream, t[0], last, take, lastAt, data)
-    t = [t[0], t[1] + take, last]
+    t = [t[0], t[1] + take, last, t[3] + data.length]
     i = take
   }
   while (i < list.length) {
-    const j = Math.min(i + blockSize, list.length)
+    const j = blockEnd(list, i, list.length)
     const { data, lastAt } = encodeBlock(list, i, j)
     rows.push(stream, list[i]!.ts, list[j - 1]!.ts, j - i, lastAt, data)
-    t = [list[i]!.ts, j - i, list[j - 1]!.ts]
+    t = [list[i]!.ts, j - i, list[j - 1]!.ts, data.length]
     i = j
   }
   return t
@@ -148,8 +159,8 @@ const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<Bl
     while (k < unique.length && (next === undefined || unique[k]!.ts < next)) k++
     if (block.first_ts <= unique[idx]!.ts && unique[idx]!.ts > block.last_ts) {
       // Every entry taken lies in the gap after this block (an older batch arriving late): new blocks, nothing decoded.
-      for (let i = idx; i < k; i += blockSize) {
-        const j = Math.min(i + blockSize, k)
+      for (let i = idx, j = idx; i < k; i = j) {
+        j = blockEnd(unique, i, k)
         const chunk = encodeBlock(unique, i, j)
         s.insertBlock.run(stream, unique[i]!.ts, unique[j - 1]!.ts, j - i, chunk.lastAt, chunk.data)
       }
@@ -167,11 +178,13 @@ const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<Bl
         merged.push(unique[b++]!)
       }
     }
-    const firstEnd = merged.length <= 2 * blockSize ? merged.length : blockSize
+    // A merge that still fits twice the bounds stays one block (a replacement does not split a full block in two).
+    const whole = blockEnd(merged, 0, merged.length, 0, 0, 2 * blockSize, 2 * blockBytes) === merged.length
+    const firstEnd = whole ? merged.length : blockEnd(merged, 0, merged.length)
     const { data, lastAt } = encodeBlock(merged, 0, firstEnd)
     s.updateBlock.run(merged[0]!.ts, merged[firstEnd - 1]!.ts, firstEnd, lastAt, data, block.id)
-    for (let i = firstEnd; i < merged.length; i += blockSize) {
-      const j = Math.min(i + blockSize, merged.length)
+    for (let i = firstEnd, j = firstEnd; i < merged.length; i = j) {
+      j = blockEnd(merged, i, merged.length)
       const chunk = encodeBlock(merged, i, j)
       s.insertBlock.run(stream, merged[i]!.ts, merged[j - 1]!.ts, j - i, chunk.lastAt, chunk.data)
     }
@@ -182,7 +195,7 @@ const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<Bl
 /**
  * Entries of the current call not yet stored, in the order they were produced, stored in the streams' blocks
  * (migration 0007, `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending and newer than
- * its tail block are appended (to the tail block, then new blocks of 32), every stream's in one multi-row upsert; the
+ * its tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB), every stream's in one multi-row upsert; the
  * others (replacements, back-fills, any order) are merged into the blocks whose ranges hold them, a later entry with
  * the same `(stream, ts)` replacing an earlier one (contract section 3).
  */

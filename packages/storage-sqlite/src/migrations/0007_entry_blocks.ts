@@ -2,13 +2,14 @@ import { type Kysely, sql } from "kysely"
 
 /**
  * 0007: the entries in blocks (issue 26): `entry_blocks(id, stream_id, first_ts, last_ts, n, last_at, data)`, up to
- * 32 entries of a stream a row (more after a merge, see `internal/writePath.ts`), the blocks of a stream holding
- * disjoint `ts` ranges; `data` is packed: each entry is `ts` (float64 LE), the decimation value (float64 LE, NaN for
- * null), the point's UTF-8 length (uint32 LE) and the point's JSON text; `last_at` is the byte offset of the last
- * entry. The unique `(stream_id, first_ts)` index serves the latest entry, the `ts > since` range and the blocks a
- * write merges into; the foreign key deletes a deleted widget's blocks. Converts the entries of `entries` in place
- * (each stream's entries in `ts` order, 32 a block) and drops `entries`. Frozen in time: it takes `Kysely<any>` and
- * imports no application code (the encoder below is its own copy).
+ * 32 entries or 16 KiB of `data` of a stream a row (more after a merge, see `internal/writePath.ts`), the blocks of
+ * a stream holding disjoint `ts` ranges; `data` is packed: each entry is `ts` (float64 LE), the decimation value
+ * (float64 LE, NaN for null), the point's UTF-8 length (uint32 LE) and the point's JSON text; `last_at` is the byte
+ * offset of the last entry. The unique `(stream_id, first_ts)` index serves the latest entry, the `ts > since` range
+ * and the blocks a write merges into; the foreign key deletes a deleted widget's blocks. Converts the entries of
+ * `entries` in place (each stream's entries in `ts` order, a block closed at 32 entries or before the entry that
+ * would take its `data` past 16 KiB, so an entry larger than that is a block alone) and drops `entries`. Frozen in
+ * time: it takes `Kysely<any>` and imports no application code (the encoder below is its own copy).
  */
 export const up = async (db: Kysely<any>): Promise<void> => {
   await sql`CREATE TABLE entry_blocks (id INTEGER PRIMARY KEY,
@@ -18,10 +19,12 @@ export const up = async (db: Kysely<any>): Promise<void> => {
 
   type Row = { stream_id: number; ts: number; value: number | null; point: string }
   let pending: Array<Row> = []
+  let pendingBytes = 0
   const flush = async () => {
     if (pending.length === 0) return
     const rows = pending
     pending = []
+    pendingBytes = 0
     let bytes = 0
     for (const r of rows) bytes += 20 + Buffer.byteLength(r.point)
     const data = Buffer.alloc(bytes)
@@ -52,8 +55,15 @@ export const up = async (db: Kysely<any>): Promise<void> => {
     const page = await sql<Row>`SELECT stream_id, ts, value, point FROM entries
       WHERE (stream_id, ts) > (${after[0]}, ${after[1]}) ORDER BY stream_id, ts LIMIT 10000`.execute(db)
     for (const r of page.rows) {
-      if (pending.length === 32 || (pending.length > 0 && pending[0]!.stream_id !== r.stream_id)) await flush()
+      const size = 20 + Buffer.byteLength(r.point)
+      if (
+        pending.length > 0 &&
+        (pending.length === 32 || pendingBytes + size > 16 * 1024 || pending[0]!.stream_id !== r.stream_id)
+      ) {
+        await flush()
+      }
       pending.push(r)
+      pendingBytes += size
     }
     if (page.rows.length < 10000) break
     const last = page.rows[page.rows.length - 1]!
