@@ -17,8 +17,9 @@ import { type EntryRow, entryRows } from "./fixtures/entryRows.js"
 
 /**
  * Migration 0007 (issue 26: the entries in packed blocks) converts a database made by the code before it in place:
- * every entry is kept (stream, ts, value, point text), in blocks of at most 32 entries with disjoint ranges, the
- * `entries` table is gone, and the stores read, replace, back-fill, append, decimate and delete widgets on it.
+ * every entry is kept (stream, ts, value, point text), in blocks of at most 32 entries or 16 KiB of data with
+ * disjoint ranges, the `entries` table is gone, and the stores read, replace, back-fill, append, decimate and delete
+ * widgets on it.
  */
 
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-sqlite-migration-"))
@@ -37,7 +38,8 @@ const before = {
 }
 
 // Entries as the earlier write path stored them: stream 1 ("n", a sparkline) 70 entries, stream 2 ("x", an
-// xy-graph) 3 with a non-ASCII label and a null value, stream 3 ("gone") 1, stream 4 ("empty") none.
+// xy-graph) 3 with a non-ASCII label and a null value, stream 3 ("gone") 1, stream 4 ("empty") none, stream 5
+// ("feed", a text feed) 5 of ~6 KB (blocks of 2: a block closes at 16 KiB of data).
 const earlierEntries: Array<EntryRow> = [
   ...Array.from({ length: 70 }, (_, k) => ({
     stream_id: 1,
@@ -48,7 +50,13 @@ const earlierEntries: Array<EntryRow> = [
   { stream_id: 2, ts: T0 + 5, value: -4, point: '{"x":1,"y":-4}' },
   { stream_id: 2, ts: T0 + 6, value: null, point: '{"x":2,"y":null,"l":"é ✓"}' },
   { stream_id: 2, ts: T0 + 7, value: 0.5, point: '{"x":3,"y":0.5}' },
-  { stream_id: 3, ts: T0, value: 1, point: '{"number":1}' }
+  { stream_id: 3, ts: T0, value: 1, point: '{"number":1}' },
+  ...Array.from({ length: 5 }, (_, k) => ({
+    stream_id: 5,
+    ts: T0 + k,
+    value: null,
+    point: JSON.stringify({ title: `t${k}`, msg: "é".repeat(3_000) })
+  }))
 ]
 
 const makeEarlierDatabase = async (filename: string) => {
@@ -70,6 +78,7 @@ const makeEarlierDatabase = async (filename: string) => {
     stream.run(2, "x", "xy-graph", T0, T0 + 7)
     stream.run(3, "gone", "number", T0, T0)
     stream.run(4, "empty", "number", T0, null)
+    stream.run(5, "feed", "text-feed", T0, T0 + 4)
     const entry = db.prepare("INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)")
     // Not in ts order, as replacements and back-fills leave rows.
     for (const e of [...earlierEntries].reverse()) entry.run(e.stream_id, e.ts, e.value, e.point)
@@ -96,7 +105,10 @@ describe("migration 0007 (entries in blocks)", () => {
             [1, 32],
             [1, 6],
             [2, 3],
-            [3, 1]
+            [3, 1],
+            [5, 2],
+            [5, 2],
+            [5, 1]
           ]
         )
         assert.isUndefined(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'entries'").get())
