@@ -65,6 +65,12 @@ export const sqliteDatabase = async (dir: string, layout: Layout, fresh = false)
   await Effect.runPromise(Sqlite.migrate({ filename: loading }))
   const db = new Database(loading)
   try {
+    // The entries are loaded as rows of the schema before migration 0007 (entries in blocks), which is then run
+    // again to convert them: blocks built by the adapter's own migration rather than a copy of its encoding here.
+    db.exec(`DROP TABLE entry_blocks; DELETE FROM kysely_migration WHERE name = '0007_entry_blocks';
+      CREATE TABLE entries (id INTEGER PRIMARY KEY, stream_id INTEGER NOT NULL REFERENCES streams(id) ON DELETE CASCADE,
+        ts INTEGER NOT NULL, value REAL, point TEXT NOT NULL) STRICT;
+      CREATE UNIQUE INDEX entries_stream_ts ON entries (stream_id, ts)`)
     db.pragma("journal_mode = OFF")
     db.pragma("synchronous = OFF")
     db.pragma("locking_mode = EXCLUSIVE")
@@ -119,6 +125,7 @@ export const sqliteDatabase = async (dir: string, layout: Layout, fresh = false)
   } finally {
     db.close()
   }
+  await Effect.runPromise(Sqlite.migrate({ filename: loading }))
   const loadSeconds = (performance.now() - started) / 1000
   const marker: Marker = { layout, loadSeconds, endMicros }
   renameSync(loading, file)
