@@ -75,6 +75,69 @@ export const encodeBlock = (entries, from = 0, to = entries.length) => {
 }
 
 /**
+ * One block of {@link encodeBlocks}: `entries[from..to)` encoded, `lastAt` the offset of its last entry in `data`;
+ * `continues`: these entries go on the end of the block the encoding started in (a tail block's append).
+ * @typedef {object} EncodedBlock
+ * @property {number} from
+ * @property {number} to
+ * @property {Buffer} data
+ * @property {number} lastAt
+ * @property {boolean} continues
+ */
+
+/**
+ * Encodes `entries[from..to)` (ascending by `ts`) as consecutive blocks by the rule of {@link blockEnd}, the first
+ * continuing a block that already holds `n` entries of `bytes` bytes (a stream's tail block; 0 and 0 for none). One
+ * pass: each entry is written once into one buffer and the blocks are views of it, a block closed before the entry
+ * that would take it past a bound (the entry's size is known once written).
+ * @param {ReadonlyArray<BlockEntry>} entries
+ * @param {number} from
+ * @param {number} to
+ * @param {number} [n]
+ * @param {number} [bytes]
+ * @returns {Array<EncodedBlock>}
+ */
+export const encodeBlocks = (entries, from, to, n = 0, bytes = 0) => {
+  // A UTF-8 length is at most 3 bytes a UTF-16 unit; above 1 MiB of that bound, the exact size is worth counting.
+  let max = 0
+  for (let i = from; i < to; i++) max += 20 + 3 * /** @type {BlockEntry} */ (entries[i]).json.length
+  if (max > 1 << 20) {
+    max = 0
+    for (let i = from; i < to; i++) max += 20 + Buffer.byteLength(/** @type {BlockEntry} */ (entries[i]).json)
+  }
+  const buf = Buffer.allocUnsafe(max)
+  /** @type {Array<EncodedBlock>} */
+  const out = []
+  let continues = n > 0
+  let first = from
+  let start = 0
+  let at = 0
+  let lastAt = 0
+  for (let i = from; i < to; i++) {
+    const e = /** @type {BlockEntry} */ (entries[i])
+    buf.writeDoubleLE(e.ts, at)
+    buf.writeDoubleLE(e.value ?? NaN, at + 8)
+    const len = buf.write(e.json, at + 20)
+    buf.writeUInt32LE(len, at + 16)
+    const size = 20 + len
+    if (n > 0 && (n >= blockSize || bytes + size > blockBytes)) {
+      if (i > first) out.push({ from: first, to: i, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
+      continues = false
+      first = i
+      start = at
+      n = 0
+      bytes = 0
+    }
+    lastAt = at
+    at += size
+    n++
+    bytes += size
+  }
+  if (to > first) out.push({ from: first, to, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
+  return out
+}
+
+/**
  * The entry at byte offset `at` of a block's bytes.
  * @param {Buffer} buf
  * @param {number} at

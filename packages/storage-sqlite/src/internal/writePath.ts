@@ -17,7 +17,8 @@ import {
   blockSize,
   decodeBlock,
   decodeEntryAt,
-  encodeBlock
+  encodeBlock,
+  encodeBlocks
 } from "./entryBlocks.js"
 
 /** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
@@ -102,22 +103,16 @@ const appendEntries = (
   list: ReadonlyArray<BlockEntry>,
   tail: Tail
 ): Tail => {
-  let i = 0
   let t = tail
-  const take = t === null ? 0 : blockEnd(list, 0, list.length, t[1], t[3])
-  if (t !== null && take > 0) {
-    const { data, lastAt } = encodeBlock(list, 0, take)
-    const last = list[take - 1]!.ts
-    rows.push(stream, t[0], last, take, lastAt, data)
-    t = [t[0], t[1] + take, last, t[3] + data.length]
-    i = take
-  }
-  while (i < list.length) {
-    const j = blockEnd(list, i, list.length)
-    const { data, lastAt } = encodeBlock(list, i, j)
-    rows.push(stream, list[i]!.ts, list[j - 1]!.ts, j - i, lastAt, data)
-    t = [list[i]!.ts, j - i, list[j - 1]!.ts, data.length]
-    i = j
+  for (const { from, to, data, lastAt, continues } of encodeBlocks(list, 0, list.length, t?.[1] ?? 0, t?.[3] ?? 0)) {
+    const last = list[to - 1]!.ts
+    if (continues && t !== null) {
+      rows.push(stream, t[0], last, to - from, lastAt, data)
+      t = [t[0], t[1] + to - from, last, t[3] + data.length]
+    } else {
+      rows.push(stream, list[from]!.ts, last, to - from, lastAt, data)
+      t = [list[from]!.ts, to - from, last, data.length]
+    }
   }
   return t
 }
@@ -159,10 +154,8 @@ const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<Bl
     while (k < unique.length && (next === undefined || unique[k]!.ts < next)) k++
     if (block.first_ts <= unique[idx]!.ts && unique[idx]!.ts > block.last_ts) {
       // Every entry taken lies in the gap after this block (an older batch arriving late): new blocks, nothing decoded.
-      for (let i = idx, j = idx; i < k; i = j) {
-        j = blockEnd(unique, i, k)
-        const chunk = encodeBlock(unique, i, j)
-        s.insertBlock.run(stream, unique[i]!.ts, unique[j - 1]!.ts, j - i, chunk.lastAt, chunk.data)
+      for (const { from, to, data, lastAt } of encodeBlocks(unique, idx, k)) {
+        s.insertBlock.run(stream, unique[from]!.ts, unique[to - 1]!.ts, to - from, lastAt, data)
       }
       idx = k
       continue
