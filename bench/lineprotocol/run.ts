@@ -4,6 +4,8 @@
  *
  * - `1-field`: 1,000 lines of one float field, no tags, a nanosecond timestamp (`sensor value=21.5 1700000000...`);
  * - `telegraf`: 1,000 lines shaped like Telegraf's `cpu` input: two tags, ten float fields, a nanosecond timestamp;
+ * - `lp`: the body of the push benchmark's `lp` scenario (`cpu,cpu=cpuN,host=web1 usage_idle=<v> <ns>`, 10 series;
+ *   always 1,000 lines, whatever `--lines`);
  *
  * each also as UTF-8 bytes decoded to a string first (what the HTTP lane does with a body), and as a whole
  * `decodeLineProtocol` request with every part decoded for a line-graph stream (the whole pure part of a write, every
@@ -15,7 +17,7 @@
 import { parseArgs } from "node:util"
 import { decodeLineProtocol, defaultLimits, type LineBatch, parseLineProtocol } from "@dashstream/core"
 import { Either } from "effect"
-import { cpuFields } from "../push/lineProtocol.js"
+import { cpuFields, lineBody } from "../push/lineProtocol.js"
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "2" }, lines: { type: "string", default: "1000" } }
@@ -77,10 +79,12 @@ console.log(`node ${process.version}, ${lineCount} lines per body, ${seconds} s 
 console.log("body      case                         bytes      lines/s        field values/s")
 for (const [name, body] of [
   ["1-field", oneField],
-  ["telegraf", telegraf]
+  ["telegraf", telegraf],
+  ["lp", lineBody("lp", 1_700_000_000)]
 ] as const) {
   const bytes = Buffer.from(body, "utf8")
   const fieldsPerBody = parse(body).size
+  const linesPerBody = body.split("\n").filter((line) => line !== "").length
   const cases: Array<[string, () => unknown]> = [
     ["parse (string)", () => parse(body)],
     ["decode UTF-8 + parse", () => parse(bytes.toString("utf8"))],
@@ -89,7 +93,7 @@ for (const [name, body] of [
   for (const [label, f] of cases) {
     const perSecond = callsPerSecond(f)
     console.log(
-      `${name.padEnd(9)} ${label.padEnd(30)} ${String(bytes.length).padStart(7)} ${fmt(perSecond * lineCount).padStart(13)} ${fmt(perSecond * fieldsPerBody).padStart(20)}`
+      `${name.padEnd(9)} ${label.padEnd(30)} ${String(bytes.length).padStart(7)} ${fmt(perSecond * linesPerBody).padStart(13)} ${fmt(perSecond * fieldsPerBody).padStart(20)}`
     )
   }
 }
