@@ -766,28 +766,33 @@ class Parser {
     let c = body.charCodeAt(i)
     const negative = c === MINUS
     if (negative) c = body.charCodeAt(++i)
+    // The digits, counting the significant ones (from the first that is not 0): leading zeros are skipped first.
     let mantissa = 0
-    let digits = 0
-    let fractionDigits = 0
-    let significant = 0
+    const intStart = i
+    while (c === ZERO) c = body.charCodeAt(++i)
+    const significantStart = i
     while (c >= ZERO && c <= NINE) {
       mantissa = mantissa * 10 + (c - ZERO)
-      if (mantissa !== 0) significant++
-      digits++
       c = body.charCodeAt(++i)
     }
     const intEnd = i
+    let significant = intEnd - significantStart
+    let digits = intEnd - intStart
+    let fractionDigits = 0
     let isFloatSyntax = false
     if (c === DOT) {
       isFloatSyntax = true
       c = body.charCodeAt(++i)
+      const fractionStart = i
+      if (significant === 0) while (c === ZERO) c = body.charCodeAt(++i)
+      const fractionSignificantStart = i
       while (c >= ZERO && c <= NINE) {
         mantissa = mantissa * 10 + (c - ZERO)
-        if (mantissa !== 0) significant++
-        digits++
-        fractionDigits++
         c = body.charCodeAt(++i)
       }
+      fractionDigits = i - fractionStart
+      significant += i - fractionSignificantStart
+      digits += fractionDigits
     }
     if (digits === 0) this.invalidNumber(start, fieldKey)
     let exponent = 0
