@@ -554,16 +554,31 @@ class Parser {
     while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
     if (this.atLineEnd(i)) return this.nextLine(i)
     const tsStart = i
-    // Digits up to a space, a tab or a line end (the usual timestamp) are read at once; anything else by the scan that
-    // finds where the timestamp ends, then `timestampMicros`, which refuses it as it should.
-    while (i < n && (c = body.charCodeAt(i)) >= ZERO && c <= NINE) i++
+    // Digits up to a space, a tab or a line end (the usual timestamp) are read as they are scanned: `value` is their
+    // value, `before3` that of all but the last three (nanoseconds to microseconds), exact while within
+    // `MAX_MICROS`. Anything else goes the long way: the scan that finds where the timestamp ends, then
+    // `timestampMicros` or `digitsMicros`, which refuse it as they should.
+    let value = 0
+    let before1 = 0
+    let before2 = 0
+    let before3 = 0
+    while (i < n && (c = body.charCodeAt(i)) >= ZERO && c <= NINE) {
+      before3 = before2
+      before2 = before1
+      before1 = value
+      value = value * 10 + (c - ZERO)
+      i++
+    }
     let ts: number
     if (
       this.shortcuts &&
       i > tsStart &&
       (i === n || c === SPACE || c === TAB || c === LF || (c === CR && this.atLineEnd(i)))
     ) {
-      ts = this.digitsMicros(tsStart, i, tsStart)
+      const precision = this.precision
+      if (precision === "ns" && before3 < MAX_MICROS) ts = before3
+      else if (precision === "us" && value <= MAX_MICROS) ts = value
+      else ts = this.digitsMicros(tsStart, i, tsStart)
     } else {
       while (i < n && (c = body.charCodeAt(i)) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
       ts = this.timestampMicros(tsStart, i)
