@@ -655,13 +655,18 @@ describe("parseLineProtocol's shortcuts give what the full scan gives", () => {
     assert.isAbove(parsed, 300)
   })
 
+  // More fields than a series keeps (64), differing here and there.
+  const manyFields = [70, 66, 3].map((k) =>
+    Array.from({ length: 70 }, (_, i) => `${i === k ? "other" : `f${i}`}=${i}`).join(",")
+  )
+
   it("on bodies of one series again and again, with the same and other field keys", () => {
     fc.assert(
       fc.property(
         fc.array(
           fc.tuple(
             fc.constantFrom("cpu,host=a", "cpu,host=a\\ b", "cpu,host=ab", "cpu,host=a\\\\", "cpu\\,x,host=a"),
-            fc.constantFrom("f=1", "f=1,g=2i", "g=2i,f=1", "f\\==1", 'f="a\\" b",g=t', "fg=1", "f=1,f=2")
+            fc.constantFrom("f=1", "f=1,g=2i", "g=2i,f=1", "f\\==1", 'f="a\\" b",g=t', "fg=1", "f=1,f=2", ...manyFields)
           ),
           { minLength: 1, maxLength: 20 }
         ),

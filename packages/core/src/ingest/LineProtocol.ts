@@ -298,12 +298,20 @@ const exactPowersOfTen = Array.from({ length: 23 }, (_, k) => 10 ** k)
 class Series {
   /** The stream name of every field of a line whose measurement and tags are too long to be in a stream name. */
   readonly shared: string | undefined
-  /** The field keys of the series' latest line, by position: Telegraf writes a series' fields in one order. */
-  readonly fields: Array<SeriesField> = []
-  /** The series of the line after the latest line of this one. */
-  next: Series | undefined = undefined
+  /**
+   * The first field key of the series' latest line, which links to the next ones: a line's fields are found again by
+   * position (Telegraf writes a series' fields in one order). A list rather than an array: no array per series.
+   */
+  first: SeriesField | undefined = undefined
+  /**
+   * The slot (see `SERIES_SLOTS`) of the series of the line after the latest line of this one, -1 before one: a slot
+   * rather than the series, so that series displaced from the table are not kept alive through their successors.
+   */
+  nextSlot = -1
 
   constructor(
+    /** Its slot in the table of series. */
+    readonly slot: number,
     /** Where the series' text (escapes kept) first stands in the body, and its length. */
     readonly start: number,
     readonly length: number,
@@ -320,13 +328,16 @@ class Series {
 
 /**
  * A field key of a {@link Series}: where its text (escapes kept) stands in the body and its length, the key (escapes
- * removed), its stream's name.
+ * removed), its stream's name, and the field key after it in the series' latest line.
  */
-interface SeriesField {
-  readonly start: number
-  readonly length: number
-  readonly key: string
-  readonly stream: string
+class SeriesField {
+  constructor(
+    readonly start: number,
+    readonly length: number,
+    readonly key: string,
+    readonly stream: string,
+    public next: SeriesField | undefined
+  ) {}
 }
 
 /**
@@ -443,7 +454,8 @@ class Parser {
     // one order), else the one of its hash. Its text is the same and a space follows: its scan would end at that space,
     // with the same result. A series not found is parsed (`seriesAt`), which refuses it as it should.
     const previous = this.previous
-    let series = this.shortcuts ? previous?.next : undefined
+    let series =
+      this.shortcuts && previous !== undefined && previous.nextSlot !== -1 ? this.series[previous.nextSlot] : undefined
     if (
       series !== undefined &&
       !(body.charCodeAt(start + series.length) === SPACE && sameText(body, series.start, start, series.length))
@@ -473,11 +485,11 @@ class Parser {
       }
       if (series === undefined) {
         end = this.seriesAt(i)
-        series = new Series(start, end - start, this.measurementPrefix, this.tagsSuffix)
+        series = new Series(slot, start, end - start, this.measurementPrefix, this.tagsSuffix)
         this.series[slot] = series
       }
     }
-    if (previous !== undefined) previous.next = series
+    if (previous !== undefined) previous.nextSlot = series.slot
     this.previous = series
     i = start + series.length
     let c: number
@@ -487,19 +499,23 @@ class Parser {
     if (this.atLineEnd(i)) this.fail("missing fields")
     const batch = this.batch
     const first = batch.size
-    const fields = series.fields
+    // The field key at the same place in the series' latest line, and the one before it (kept up to the 64th).
+    let known = series.first
+    let before: SeriesField | undefined = undefined
     for (let f = 0; ; f++) {
-      // The field key: the one at the same place in the series' last line when its text is there again (its scan
-      // would stop at the same `=`, with the same result), else scanned.
-      const known = f < fields.length ? fields[f]! : undefined
-      let field: SeriesField
+      // The field key: the known one when its text is here again (its scan would stop at the same `=`, with the same
+      // result), else scanned.
+      let fieldKey: string
+      let stream: string
       if (
         known !== undefined &&
         body.charCodeAt(i + known.length) === EQUALS &&
         sameText(body, known.start, i, known.length)
       ) {
-        field = known
+        fieldKey = known.key
+        stream = known.stream
         i += known.length
+        before = known
       } else {
         const keyStart = i
         let escaped = false
@@ -520,16 +536,19 @@ class Parser {
           }
           c = body.charCodeAt(i)
         }
-        const fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
-        field = {
-          start: keyStart,
-          length: i - keyStart,
-          key: fieldKey,
-          stream: series.shared ?? series.prefix + fieldKey + series.suffix
+        fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
+        stream = series.shared ?? series.prefix + fieldKey + series.suffix
+        if (f < MAX_SERIES_FIELDS) {
+          const kept: SeriesField = new SeriesField(keyStart, i - keyStart, fieldKey, stream, known?.next)
+          if (before === undefined) series.first = kept
+          else before.next = kept
+          before = kept
+        } else {
+          before = undefined
         }
-        if (f < MAX_SERIES_FIELDS) fields[f] = field
       }
-      i = this.scanValue(i + 1, field.key)
+      known = before?.next
+      i = this.scanValue(i + 1, fieldKey)
       if (batch.size >= this.maxFieldValues) {
         throw new Failure(
           `a write may carry at most ${this.maxFieldValues} field values`,
@@ -538,7 +557,7 @@ class Parser {
           true
         )
       }
-      batch.push(field.stream, field.key, this.kind, this.value, this.valueStart, this.valueEnd, this.pointLine)
+      batch.push(stream, fieldKey, this.kind, this.value, this.valueStart, this.valueEnd, this.pointLine)
       if (i >= n) return n
       c = body.charCodeAt(i)
       if (c === COMMA) {
