@@ -53,7 +53,9 @@ describe("Checkpointer", () => {
       // thread posted while the inserts ran (queued, not yet read), which on a loaded machine can be two or more.
       const before = checkpointer.checkpoints
       await waitFor(() => rowsInFileAlone(filename) === 500)
-      assert.isAbove(checkpointer.checkpoints, before)
+      // The thread may have copied them before the first look (it runs beside this one): its message is then read
+      // only once this test yields, so the count is waited for rather than read at once.
+      await waitFor(() => checkpointer.checkpoints > before)
       assert.deepStrictEqual(failures, [])
     } finally {
       await checkpointer.close()
