@@ -315,6 +315,59 @@ describe.skipIf(db === undefined)("group commit", () => {
   )
 
   it.scopedLive(
+    "two groups in flight on one stream: the second waits for the first's read, then takes the row lock after it",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("tu")
+        const { stores } = yield* setup(schema)
+        const config = yield* parseUrl(withSchema(url, schema))
+        const pool = yield* Effect.acquireRelease(
+          Effect.sync(() => makePool(config)),
+          (pool) => Effect.promise(() => pool.end())
+        )
+        const group = yield* Effect.acquireRelease(
+          Effect.sync(
+            () => new GroupCommit(pool, { maxCalls: 1, maxEntries: 20_000, maxInFlight: 2, maxWaitMs: 5000 })
+          ),
+          (g) => Effect.promise(() => g.close())
+        )
+        const [s] = yield* widgets(stores, [["sparkline", "s"]])
+        const points = (from: number, count: number): PointOp => ({
+          _tag: "Put",
+          entries: Array.from({ length: count }, (_, i) => ({
+            point: { number: from + i },
+            ts: micros(T0 + (from + i) * 1_000_000)
+          }))
+        })
+        // Both groups run at once (one call each). The first reads the row (no guess yet); the second waits until
+        // the first learned its last_ts, then is planned on it rather than reading the row too.
+        const both = (first: PointOp, second: PointOp) =>
+          Effect.gen(function* () {
+            const a = Effect.runFork(group.write([{ widget: s!, op: first, path: "point" }], micros(T0)))
+            const b = Effect.runFork(group.write([{ widget: s!, op: second, path: "point" }], micros(T0)))
+            yield* Fiber.join(a)
+            yield* Fiber.join(b)
+          })
+        yield* both(points(0, 10), points(10, 10))
+        assert.deepStrictEqual([group.groups, group.guessedGroups, group.staleGroups], [2, 1, 0])
+        // Now both are planned on guesses. The first inserts 15,000 entries before it asks for the row lock, the
+        // second one entry: the second asks first, but takes the lock only after the first ended, and finds the
+        // last_ts the first left (a wrong guess otherwise, planned again on the rows).
+        for (let round = 0; round < 3; round++) {
+          const from = 20 + round * 15_001
+          yield* both(points(from, 15_000), points(from + 15_000, 1))
+        }
+        assert.deepStrictEqual([group.groups, group.guessedGroups, group.staleGroups], [8, 7, 0])
+        const stored = yield* readAll(stores, s!)
+        assert.strictEqual(stored.length, 20 + 3 * 15_001)
+        assert.deepStrictEqual(
+          stored.map((e) => e.point.number),
+          stored.map((_, i) => i)
+        )
+      })
+  )
+
+  it.scopedLive(
     "a group that reads rows is two round trips; texts of every kind are stored exactly (inlined as literals)",
     () =>
       Effect.gen(function* () {
