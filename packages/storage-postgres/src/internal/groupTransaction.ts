@@ -26,10 +26,11 @@ const isStaleGuess = (error: unknown): boolean => {
 
 /**
  * Sends a group's `guessedSql` statement. A group planned before this one on some of its streams may still be
- * running (`ahead`) and may not have asked for the row locks yet when this one took them (its statement started
- * late, e.g. while the server was still reading its parameters): then this one finds the `last_ts` before that group
- * and fails its guard, having stored nothing. It is sent again, once, after those groups ended: it fails again only
- * when a guess was wrong.
+ * running (`ahead`): each statement inserts its new entries before it asks for the row locks, so when that group's
+ * took longer (more entries, or it started late), this one took the locks first, found the `last_ts` before that
+ * group and failed its guard (22012), having stored nothing. It is then sent again, once, after those groups ended:
+ * it fails again only when a guess was wrong. (Waiting for them in the statement, with advisory locks, was measured
+ * to deadlock: a group holds a lock it waited for until it ends.)
  */
 const storeGuessed = async (
   client: pg.PoolClient,
@@ -102,7 +103,7 @@ export const runTransaction = async (
       guesses.learn(plan)
       const turn = guesses.turn(ids)
       try {
-        await storeGuessed(client, guessedQuery(ids, expected, arrays, channel, turn), guesses.ahead(turn.after))
+        await storeGuessed(client, guessedQuery(ids, expected, arrays, channel), guesses.ahead(turn.after))
         return { errors, planned: "guessed" }
       } catch (error) {
         guesses.forget(ids)

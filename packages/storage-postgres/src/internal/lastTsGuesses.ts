@@ -1,5 +1,4 @@
 import type { Micros, WritePlan } from "@dashstream/core"
-import { randomInt } from "node:crypto"
 
 /**
  * The `last_ts` a group commit expects each stream to hold (microseconds; `null`: none assigned yet), as the groups
@@ -14,8 +13,7 @@ export class LastTsGuesses {
   // The streams whose rows a group is reading, each with a promise settled once that group learned its plan or
   // failed (see `reading`).
   private readonly pending = new Map<number, Promise<void>>()
-  // The turns of the groups planned on guesses (see `turn`): this store's key, the next turn, each stream's last.
-  private readonly session = randomInt(-2147483648, 2147483647)
+  // The turns of the groups planned on guesses (see `turn`): the next one, and each stream's last.
   private turns = 0
   private readonly lastTurn = new Map<number, number>()
   // The turns whose statement has not ended yet, each with a promise settled when it ends.
@@ -84,12 +82,9 @@ export class LastTsGuesses {
   }
 
   /**
-   * The turn of a group planned on guesses now, for `ids` (its streams): `own`, a number no other group of this store
-   * has in use, and `after`, the turns of the latest groups planned on guesses for any of these streams, each with
-   * `session`, this store's random key. The group's statement holds the advisory lock (`session`, `own`) from its
-   * start, and takes its streams' row locks only once it got each lock of `after` (once those groups ended): the
-   * groups of a stream then take its row lock in the order they were planned, each finding the `last_ts` the one
-   * before it left, however long each one's early inserts take (`guessedSql` in `storeSql.ts`).
+   * The turn of a group planned on guesses now, for `ids` (its streams): `own`, a number no other running group of
+   * this store has, and `after`, the turns of the latest groups planned on guesses for any of these streams (see
+   * {@link ahead}). `ended` is to be called once the group's statement ended, whatever the outcome.
    */
   turn(ids: ReadonlyArray<number>): Turn {
     const own = this.turns
@@ -106,7 +101,7 @@ export class LastTsGuesses {
       this.running.delete(own)
       settle()
     }
-    return { session: this.session, own, after, ended }
+    return { own, after, ended }
   }
 
   /** Resolves once every group of the turns `after` has ended; `undefined` when none is running. */
@@ -127,7 +122,6 @@ export class LastTsGuesses {
 
 /** A group's turn (see `LastTsGuesses.turn`); `ended` is called once its statement ended, whatever the outcome. */
 export interface Turn {
-  readonly session: number
   readonly own: number
   readonly after: ReadonlyArray<number>
   readonly ended: () => void

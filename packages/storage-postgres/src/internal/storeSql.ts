@@ -276,38 +276,26 @@ export const storeSql = (a: StoreArrays, channel: string): string => {
  * The one statement of a group planned on guessed `last_ts` (see `runGroup` in `groupTransaction.ts`), prepared once
  * per connection: `$1` the group's stream ids (ascending) and `$2` their guessed `last_ts`; the new entries as
  * `$3`-`$6` and the others as `$7`-`$10` (see {@link StoreArrays}); the moved streams and their new `last_ts` as
- * `$11`, `$12`; the channel and the payloads as `$13`, `$14`; the group's turn as `$15` (the store's key), `$16` (its
- * own) and `$17` (the turns to wait for; see `LastTsGuesses.turn`).
+ * `$11`, `$12`; the channel and the payloads as `$13`, `$14`.
  *
- * `ticket` takes the advisory lock of the group's own turn first (held until the statement ends). `inserted` stores
- * the new entries next, before any row lock: while another group of the same streams holds their row locks (and
- * waits for its COMMIT to reach the disk), this one inserts its rows on another core. `turn` then waits for the
- * groups planned before this one on any of its streams (their advisory locks, free once they ended), so that the
- * groups of a stream take its row lock in the order they were planned whichever finished its inserts first (else the
- * later one would find the `last_ts` before the earlier one and fail its guard). `locked` takes the row locks in
- * ascending id (as the two-round-trip path does, so that no two groups deadlock on them). Each CTE reads the one
- * before (`(SELECT count(*) FROM ...)`), which runs it to completion first (`turn`'s one row evaluates its columns in
- * order: its own lock, the inserts, then the waits). `guard` divides by zero
- * (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ COMMITTED a
- * locked row is read as last committed, so a group that held the lock before this one is seen. The final SELECT
- * always reads `guard`, so it is always evaluated, and the statement is its own transaction: an error anywhere leaves
- * nothing stored, the early inserts included. The upsert of the other entries and the update wait for the guard
- * (`WHERE guard = 1`), so replacements apply in lock order. A new entry can only collide with another when a guess
- * was wrong: the insert then fails (unique violation, 23505; or a deadlock, 40P01, between two such inserts) and the
- * group is planned again on the rows, as for a failed guard. No clear: a statement cannot both delete a stream's
- * entries and insert the same rows.
+ * `inserted` stores the new entries first, before any lock: while another group of the same streams holds their
+ * row locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then
+ * takes the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock on them;
+ * `locked` reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard`
+ * divides by zero (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ
+ * COMMITTED a locked row is read as last committed, so a group that held the lock before this one is seen. The
+ * final SELECT always reads `guard`, so it is always evaluated, and the statement is its own transaction: an error
+ * anywhere leaves nothing stored, the early inserts included. The upsert of the other entries and the update wait
+ * for the guard (`WHERE guard = 1`), so replacements apply in lock order. A new entry can only collide with another
+ * when a guess was wrong: the insert then fails (unique violation, 23505; or a deadlock, 40P01, between two such
+ * inserts) and the group is planned again on the rows, as for a failed guard. No clear: a statement cannot both
+ * delete a stream's entries and insert the same rows.
  */
-export const guessedSql = `WITH ticket AS (
-  SELECT pg_advisory_xact_lock($15::int, $16::int)
-), inserted AS (
+export const guessedSql = `WITH inserted AS (
   INSERT INTO entries (stream_id, ts, value, point)
-  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::float8[], $6::text[]) WHERE (SELECT count(*) FROM ticket) = 1
-  RETURNING 1
-), turn AS (
-  SELECT (SELECT count(*) FROM ticket) + (SELECT count(*) FROM inserted) AS before,
-    (SELECT count(pg_advisory_xact_lock($15::int, t)) FROM unnest($17::int[]) AS t) AS waited
+  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::float8[], $6::text[]) RETURNING 1
 ), locked AS (
-  SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM turn) = 1
+  SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM inserted) >= 0
   ORDER BY id FOR UPDATE
 ), guard AS (
   SELECT 1 / ((SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
@@ -331,10 +319,9 @@ export const guessedQuery = (
   ids: ReadonlyArray<number>,
   expected: ReadonlyArray<Micros | null>,
   a: StoreArrays,
-  channel: string,
-  turn: { readonly session: number; readonly own: number; readonly after: ReadonlyArray<number> }
+  channel: string
 ): { readonly name: string; readonly text: string; readonly values: Array<unknown> } => ({
-  name: "dashstream_store_guessed_turns",
+  name: "dashstream_store_guessed",
   text: guessedSql,
   values: [
     numberArrayBinary(ids, "bigint"),
@@ -350,9 +337,6 @@ export const guessedQuery = (
     numberArrayBinary(a.moved, "bigint"),
     numberArrayBinary(a.lastTss, "bigint"),
     channel,
-    textArrayText(a.payloads),
-    turn.session,
-    turn.own,
-    numberArrayText(turn.after)
+    textArrayText(a.payloads)
   ]
 })
