@@ -315,7 +315,7 @@ describe.skipIf(db === undefined)("group commit", () => {
   )
 
   it.scopedLive(
-    "two groups in flight on one stream: the second waits for the first's read, then takes the row lock after it",
+    "two groups in flight on one stream: the second waits for the first's read, and stores after it on the guesses",
     () =>
       Effect.gen(function* () {
         const schema = freshSchema("tu")
@@ -351,8 +351,8 @@ describe.skipIf(db === undefined)("group commit", () => {
         yield* both(points(0, 10), points(10, 10))
         assert.deepStrictEqual([group.groups, group.guessedGroups, group.staleGroups], [2, 1, 0])
         // Now both are planned on guesses. The first inserts 15,000 entries before it asks for the row lock, the
-        // second one entry: the second asks first, but takes the lock only after the first ended, and finds the
-        // last_ts the first left (a wrong guess otherwise, planned again on the rows).
+        // second one entry: the second takes the lock first, finds the last_ts before the first and fails its guard,
+        // and is sent again once the first ended (rather than planned again on the rows, a stale group).
         for (let round = 0; round < 3; round++) {
           const from = 20 + round * 15_001
           yield* both(points(from, 15_000), points(from + 15_000, 1))
