@@ -368,6 +368,65 @@ describe.skipIf(db === undefined)("group commit", () => {
   )
 
   it.scopedLive(
+    "back-filled runs on guesses: one into a gap is inserted, one over stored entries replaces them, in one statement",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("bf")
+        const { stores } = yield* setup(schema)
+        const { group, sent } = yield* counted(schema)
+        const [s, t] = yield* widgets(stores, [
+          ["sparkline", "s"],
+          ["sparkline", "t"]
+        ])
+        const at = (stream: Widget, from: number, to: number, value: number) =>
+          [
+            stream,
+            {
+              _tag: "Put",
+              entries: Array.from({ length: to - from + 1 }, (_, i) => ({
+                point: { number: value + i },
+                ts: micros(T0 + (from + i) * 1_000_000)
+              }))
+            }
+          ] as const
+        // Stored: s at 100..110 and 200, t at 100 (the first group reads the rows).
+        assert.deepStrictEqual(
+          yield* together(group, [[at(s!, 100, 110, 0)], [at(s!, 200, 200, 0)], [at(t!, 100, 100, 0)]]),
+          ["Success", "Success", "Success"]
+        )
+        sent.queries = 0
+        // All below last_ts: s 10..19 (a gap), s 105..107 (over stored entries), s 150..160 (a gap between stored
+        // ones), t 50..52 then t 40 (two runs), and 120 twice in one group (the later wins).
+        assert.deepStrictEqual(
+          yield* together(group, [
+            [at(s!, 10, 19, 1000)],
+            [at(s!, 105, 107, 2000), at(t!, 50, 52, 3000)],
+            [at(s!, 150, 160, 4000)],
+            [at(t!, 40, 40, 5000)],
+            [at(s!, 120, 120, 6000)],
+            [at(s!, 120, 120, 7000)]
+          ]),
+          ["Success", "Success", "Success", "Success", "Success", "Success"]
+        )
+        assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 1, 0])
+        const byTs = (entries: ReadonlyArray<{ ts: number; point: { number: number } }>) =>
+          entries.map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
+        const range = (from: number, to: number, value: number) =>
+          Array.from({ length: to - from + 1 }, (_, i) => [from + i, value + i])
+        assert.deepStrictEqual(byTs(yield* readAll(stores, s!)), [
+          ...range(10, 19, 1000),
+          ...range(100, 104, 0),
+          ...range(105, 107, 2000),
+          ...range(108, 110, 8),
+          [120, 7000],
+          ...range(150, 160, 4000),
+          [200, 0]
+        ])
+        assert.deepStrictEqual(byTs(yield* readAll(stores, t!)), [[40, 5000], ...range(50, 52, 3000), [100, 0]])
+      })
+  )
+
+  it.scopedLive(
     "a group that reads rows is two round trips; texts of every kind are stored exactly (inlined as literals)",
     () =>
       Effect.gen(function* () {
