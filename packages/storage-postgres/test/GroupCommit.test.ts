@@ -427,6 +427,47 @@ describe.skipIf(db === undefined)("group commit", () => {
   )
 
   it.scopedLive(
+    "a back-filled entry committed by another writer after the statement's snapshot: planned again, replaced",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("bh")
+        const { stores } = yield* setup(schema)
+        const { group } = yield* counted(schema)
+        const [s] = yield* widgets(stores, [["sparkline", "s"]])
+        const at = (ts: number, value: number): PointOp => ({
+          _tag: "Put",
+          entries: [{ point: { number: value }, ts: micros(T0 + ts * 1_000_000) }]
+        })
+        yield* group.write([{ widget: s!, op: at(100, 0), path: "point" }], micros(T0))
+        // Another writer holds the stream's row lock; this group's statement starts (its snapshot has no entry at
+        // 50) and waits for the lock; the other writer stores an entry at 50 and commits, leaving last_ts as it was.
+        const other = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+            await client.connect()
+            return client
+          }),
+          (client) => Effect.promise(() => client.end())
+        )
+        yield* Effect.promise(() => other.query(`BEGIN; SELECT id FROM streams WHERE id = ${s!.id} FOR UPDATE`))
+        const write = Effect.runFork(group.write([{ widget: s!, op: at(50, 2), path: "point" }], micros(T0)))
+        yield* Effect.sleep("300 millis")
+        yield* Effect.promise(() =>
+          other.query(`INSERT INTO entries (stream_id, ts, value, point)
+            VALUES (${s!.id}, ${T0 + 50 * 1_000_000}, 1, '{"number":1}'); COMMIT`)
+        )
+        yield* Fiber.join(write)
+        // The plain insert met the other writer's entry (23505): the group was planned again on the rows, and its
+        // entry replaced the other one.
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [0, 1])
+        assert.deepStrictEqual(yield* readAll(stores, s!), [
+          { ts: T0 + 50 * 1_000_000, point: { number: 2 } },
+          { ts: T0 + 100 * 1_000_000, point: { number: 0 } }
+        ])
+      })
+  )
+
+  it.scopedLive(
     "a group that reads rows is two round trips; texts of every kind are stored exactly (inlined as literals)",
     () =>
       Effect.gen(function* () {

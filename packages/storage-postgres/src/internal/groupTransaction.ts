@@ -28,9 +28,10 @@ const isStaleGuess = (error: unknown): boolean => {
  * Sends a group's `guessedSql` statement. A group planned before this one on some of its streams may still be
  * running (`ahead`): each statement inserts its new entries before it asks for the row locks, so when that group's
  * took longer (more entries, or it started late), this one took the locks first, found the `last_ts` before that
- * group and failed its guard (22012), having stored nothing. It is then sent again, once, after those groups ended:
- * it fails again only when a guess was wrong. (Waiting for them in the statement, with advisory locks, was measured
- * to deadlock: a group holds a lock it waited for until it ends.)
+ * group and failed its guard (22012), having stored nothing; or its plain insert of a back-filled run met an entry
+ * such a group committed after this statement's snapshot (23505, see `guessedSql`). It is then sent again, once,
+ * after those groups ended: it fails again only when a guess was wrong. (Waiting for them in the statement, with
+ * advisory locks, was measured to deadlock: a group holds a lock it waited for until it ends.)
  */
 const storeGuessed = async (
   client: pg.PoolClient,
@@ -40,7 +41,8 @@ const storeGuessed = async (
   try {
     await client.query(query)
   } catch (error) {
-    if (ahead === undefined || (error as { code?: unknown }).code !== "22012") throw error
+    const code = (error as { code?: unknown }).code
+    if (ahead === undefined || (code !== "22012" && code !== "23505")) throw error
     await ahead
     await client.query(query)
   }

@@ -305,10 +305,11 @@ export const storeSql = (a: StoreArrays, channel: string): string => {
  * (bench/postgres-rows); the others are upserted.
  * `vacant` reads the entries as the statement's snapshot has them, taken before the row locks: an entry committed
  * since by the group that held them with a `ts` of a vacant run makes the insert fail (unique violation, 23505),
- * and the group is planned again on the rows, as below; an entry with another `ts` in the range changes nothing. A new entry can only collide with another
- * when a guess was wrong: the insert then fails (unique violation, 23505; or a deadlock, 40P01, between two such
- * inserts) and the group is planned again on the rows, as for a failed guard. No clear: a statement cannot both
- * delete a stream's entries and insert the same rows.
+ * and the statement is sent again once that group ended (`storeGuessed`), or planned again on the rows, as below;
+ * an entry with another `ts` in the range changes nothing. A new entry can only collide with another when a guess
+ * was wrong: the insert then fails (unique violation, 23505; or a deadlock, 40P01, between two such inserts) and
+ * the group is planned again on the rows, as for a failed guard. No clear: a statement cannot both delete a
+ * stream's entries and insert the same rows.
  */
 export const guessedSql = `WITH inserted AS (
   INSERT INTO entries (stream_id, ts, value, point)
