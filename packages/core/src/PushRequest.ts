@@ -87,38 +87,36 @@ const single = (accessKey: string, part: IngestPart<JsonPart>): PushRequest => (
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const at = (prefix: string, key: string) => (prefix === "" ? key : `${prefix}.${key}`)
+/** The path of `key` in the stream object at `index` of `streams` (`streams[3].key`), or in the body (`index` -1). */
+const at = (index: number, key: string) => (index < 0 ? key : `streams[${index}].${key}`)
 
-/** The part of `o`, a stream object at `path` (`""` or `streams[3]`), with its shape checked. */
-const part = (o: Record<string, unknown>, path: string): Either.Either<IngestPart<JsonPart>, InvalidRequest> => {
+/**
+ * The part of `o`, the body (`index` -1) or the stream object at `index` of `streams`, with its shape checked; the
+ * refusal otherwise (returned, not wrapped: this runs once per stream of a push, and paths are only built for errors).
+ */
+const part = (o: Record<string, unknown>, index: number): IngestPart<JsonPart> | InvalidRequest => {
   const streamName = o["streamName"]
   if (typeof streamName !== "string") {
-    return Either.left(
-      new InvalidRequest({
-        message: streamName === undefined ? "streamName is required" : "streamName must be a string",
-        path: at(path, "streamName")
-      })
-    )
+    return new InvalidRequest({
+      message: streamName === undefined ? "streamName is required" : "streamName must be a string",
+      path: at(index, "streamName")
+    })
   }
   if ("epoint" in o) {
-    return Either.left(
-      new InvalidRequest({
-        message: "encrypted points (epoint) are not supported: send the point unencrypted in `point` over HTTPS",
-        path: at(path, "epoint")
-      })
-    )
+    return new InvalidRequest({
+      message: "encrypted points (epoint) are not supported: send the point unencrypted in `point` over HTTPS",
+      path: at(index, "epoint")
+    })
   }
   const hasPoint = "point" in o
   const hasCommand = "command" in o && o["command"] !== undefined
   if (hasPoint && hasCommand) {
-    return Either.left(
-      new InvalidRequest({ message: "give either point or command, not both", path: at(path, "command") })
-    )
+    return new InvalidRequest({ message: "give either point or command, not both", path: at(index, "command") })
   }
   if (!hasPoint && !hasCommand) {
-    return Either.left(new InvalidRequest({ message: "point (or command) is required", path: at(path, "point") }))
+    return new InvalidRequest({ message: "point (or command) is required", path: at(index, "point") })
   }
-  return Either.right({ streamName, path: path === "" ? "point" : `${path}.point`, value: o })
+  return { streamName, path: at(index, "point"), value: o }
 }
 
 /**
@@ -144,7 +142,8 @@ export const decodePushRequest = (
   }
   const streams = body["streams"]
   if (streams === undefined) {
-    return Either.map(part(body, ""), (p) => single(accessKey, p))
+    const p = part(body, -1)
+    return p instanceof InvalidRequest ? Either.left(p) : Either.right(single(accessKey, p))
   }
   if ("streamName" in body || "point" in body || "command" in body) {
     return Either.left(new InvalidRequest({ message: "give either streams or streamName, not both", path: "streams" }))
@@ -160,14 +159,15 @@ export const decodePushRequest = (
       })
     )
   }
-  const parts: Array<IngestPart<JsonPart>> = []
+  const parts: Array<IngestPart<JsonPart>> = new Array(streams.length)
   for (let i = 0; i < streams.length; i++) {
     const s: unknown = streams[i]
-    const path = `streams[${i}]`
-    if (!isRecord(s)) return Either.left(new InvalidRequest({ message: "each stream must be an object", path }))
-    const p = part(s, path)
-    if (Either.isLeft(p)) return Either.left(p.left)
-    parts.push(p.right)
+    if (!isRecord(s)) {
+      return Either.left(new InvalidRequest({ message: "each stream must be an object", path: `streams[${i}]` }))
+    }
+    const p = part(s, i)
+    if (p instanceof InvalidRequest) return Either.left(p)
+    parts[i] = p
   }
   return Either.right({ accessKey, parts, undeclared: "reject", decode: decodeJsonPart, streamNamePath })
 }

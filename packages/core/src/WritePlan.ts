@@ -4,6 +4,7 @@ import { mutationChanges, type PendingChange } from "./ChangeFeed.js"
 import type { InvalidPoint, StreamNotFound } from "./Errors.js"
 import type { PointOp, StoredPoint } from "./Point.js"
 import { streamDeleted, type StreamWrite } from "./StreamStore.js"
+import { StreamIndex } from "./internal/streamIndex.js"
 import type { Micros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
 
@@ -175,7 +176,7 @@ class Planned implements PlannedStream, StreamState {
   }
 }
 
-// Beyond this many streams a plan indexes them in a map; below it a linear scan is cheaper than hashing.
+// Beyond this many streams a plan indexes them (by position in `records`); below it a linear scan is cheaper.
 const scanLimit = 8
 
 /**
@@ -197,7 +198,9 @@ const scanLimit = 8
 export class WritePlan {
   private readonly records: Array<Planned> = []
   private count = 0
-  private index: Map<StreamId, Planned> | undefined = undefined
+  private index: StreamIndex | undefined = undefined
+  // How many of the first records the index holds.
+  private indexed = 0
   private readonly stepStreams: Array<Planned> = []
   private readonly stepMutations: Array<Mutation> = []
   private readonly stepBefore: Array<Micros | null> = []
@@ -209,7 +212,10 @@ export class WritePlan {
   /** Forgets every planned write and everything loaded: the next {@link add} loads each stream afresh. */
   reset(): void {
     this.count = 0
-    this.index?.clear()
+    if (this.indexed > 0) {
+      this.index!.clear()
+      this.indexed = 0
+    }
     this.stepStreams.length = 0
     this.stepMutations.length = 0
     this.stepBefore.length = 0
@@ -311,7 +317,10 @@ export class WritePlan {
   }
 
   private find(id: StreamId): Planned | undefined {
-    if (this.index !== undefined && this.count > scanLimit) return this.index.get(id)
+    if (this.count > scanLimit) {
+      const at = this.index!.get(id)
+      return at < 0 ? undefined : this.records[at]
+    }
     for (let i = 0; i < this.count; i++) {
       const s = this.records[i]!
       if (s.stream === id) return s
@@ -328,10 +337,8 @@ export class WritePlan {
     s.init(id, lastTs)
     this.count++
     if (this.count > scanLimit) {
-      if (this.index === undefined) this.index = new Map()
-      if (this.index.size === 0)
-        for (let i = 0; i < this.count - 1; i++) this.index.set(this.records[i]!.stream, this.records[i]!)
-      this.index.set(id, s)
+      const index = (this.index ??= new StreamIndex())
+      for (; this.indexed < this.count; this.indexed++) index.add(this.records[this.indexed]!.stream, this.indexed)
     }
     return s
   }

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import * as fc from "fast-check"
-import { applyOp, decimationValue, type Mutation, needsLatest, type StreamState } from "../src/Apply.js"
+import { applyOp, decimationValue, type Mutation, needsLatest, pointJson, type StreamState } from "../src/Apply.js"
 import { InvalidPoint } from "../src/Errors.js"
 import type { LeaderboardItem, PointOp, StoredPoint } from "../src/Point.js"
 import { type Micros, micros } from "../src/Time.js"
@@ -344,5 +344,36 @@ describe("applyOp: server ts", () => {
         }
       })
     )
+  })
+})
+
+describe("pointJson", () => {
+  it("property: writes what JSON.stringify writes, number-only points (its fast path) and every other shape", () => {
+    const finite = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      fc.constantFrom(-0, 0, 1e21, 1e-7, 5e-324, Number.MAX_VALUE, -Number.MAX_SAFE_INTEGER, 123456789.123456)
+    )
+    const point = fc.oneof(
+      finite.map((number) => ({ number })),
+      fc.record({ number: finite, prefix: fc.string() }, { requiredKeys: ["number"] }),
+      fc.record({ number: finite, suffix: fc.string(), prefix: fc.string() }),
+      fc.record({ x: finite, y: finite }),
+      fc.record({ label: fc.string() }),
+      fc.record({ leaderboard: fc.array(fc.record({ name: fc.string(), value: finite })) })
+    )
+    fc.assert(
+      fc.property(point, (p) => {
+        assert.strictEqual(pointJson(p as StoredPoint), JSON.stringify(p))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("a number point with any other key goes through JSON.stringify", () => {
+    const p = { number: 1, note: 'say "hi"' } as unknown as StoredPoint
+    assert.strictEqual(pointJson(p), '{"number":1,"note":"say \\"hi\\""}')
+    assert.strictEqual(pointJson({ number: -0 }), '{"number":0}')
+    assert.strictEqual(pointJson({ number: 1e21 }), '{"number":1e+21}')
   })
 })

@@ -7,6 +7,7 @@ import {
   type LineBatch,
   NO_TIMESTAMP,
   parseLineProtocol,
+  parseLineProtocolInFull,
   parsePrecision,
   type Precision
 } from "../src/ingest/LineProtocol.js"
@@ -523,6 +524,160 @@ describe("parseLineProtocol reads back what @influxdata/influxdb-client's Point 
         }
       ),
       { numRuns: 1500 }
+    )
+  })
+})
+
+describe("parseLineProtocol's shortcuts give what the full scan gives", () => {
+  // Bodies whose lines repeat a few series and field keys (as real bodies do, so that the shortcuts are taken), written
+  // with escapes, quoted strings (over several lines too), odd whitespace and line ends; half of them also with every
+  // kind of mistake, here and there.
+  const pick = <A>(clean: fc.Arbitrary<A>, wrong: fc.Arbitrary<A>, withMistakes: boolean) =>
+    withMistakes ? fc.oneof({ weight: 12, arbitrary: clean }, { weight: 1, arbitrary: wrong }) : clean
+  const generated = (withMistakes: boolean) => {
+    const nameChar = pick(
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom("a", "b", "c", "x1", "\u00e9", "\ud83d\ude80") },
+        { weight: 3, arbitrary: fc.constantFrom("\\,", "\\ ", "\\=", "\\\\", '"', "#", "\t", "\r") }
+      ),
+      fc.constantFrom("\\", ",", "=", " ", "\n"),
+      withMistakes
+    )
+    const name = fc.array(nameChar, { minLength: 1, maxLength: 4 }).map((cs) => cs.join(""))
+    const tagKeys = withMistakes ? fc.array(name, { maxLength: 3 }) : fc.uniqueArray(name, { maxLength: 3 })
+    // A measurement starting with `#` makes its line a comment, which a mistake would follow (a string over two lines).
+    const measurement = withMistakes ? name : name.filter((s) => !s.startsWith("#"))
+    const series = fc
+      .tuple(measurement, tagKeys, fc.array(name, { minLength: 3, maxLength: 3 }), fc.boolean())
+      .map(([measurement, keys, values, reversed]) => {
+        const set = keys.map((k, i) => `,${k}=${values[i]}`)
+        return measurement + (reversed ? set.reverse() : set).join("")
+      })
+    const value = pick(
+      fc.oneof(
+        fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+        fc.integer().map((v) => `${v}i`),
+        fc.nat().map((v) => `${v}u`),
+        fc.constantFrom("1", "-1.5", ".5", "1.e+78", "007i", "-0i", "12u", "t", "True", "FALSE", "f"),
+        fc
+          .array(fc.constantFrom("a", " ", ",", "=", '\\"', "\\\\", "\\a", "\n", "\r\n", "\u00e9"), {
+            maxLength: 5
+          })
+          .map((cs) => `"${cs.join("")}"`)
+      ),
+      fc.constantFrom(
+        "1e400",
+        "-12u",
+        "1.5i",
+        "9223372036854775808i",
+        "yes",
+        "1.2.3",
+        "",
+        "-",
+        "1e",
+        '"a',
+        '"a"b',
+        '"\\"'
+      ),
+      withMistakes
+    )
+    const timestamp = pick(
+      fc.oneof(
+        fc.constant(""),
+        fc.nat({ max: 1_000_000 }).map(String),
+        fc.bigInt({ min: 0n, max: 4_294_967_295_000_000_000n }).map(String),
+        fc.constantFrom("0", "-0", "000", "4294967295000000000")
+      ),
+      fc.constantFrom("-5", "12a", "1.5", "99999999999999999999999", "4294967295000000001", "-"),
+      withMistakes
+    )
+    const space = pick(fc.constantFrom(" ", " ", " ", "  ", " \t"), fc.constantFrom("\t", ""), withMistakes)
+    const line = fc.record({
+      lead: fc.constantFrom("", "", "", " ", "\t", "\u0000"),
+      series: fc.nat(),
+      fields: fc.array(fc.tuple(fc.nat(), value), { minLength: withMistakes ? 0 : 1, maxLength: 4 }),
+      separators: fc.tuple(
+        space,
+        space,
+        pick(fc.constantFrom("", "", " ", " \t"), fc.constantFrom(" x", "\t"), withMistakes)
+      ),
+      timestamp,
+      end: pick(
+        fc.constantFrom("\n", "\n", "\n", "\r\n", "\n# a comment\n", "\n\n", "\n \t"),
+        fc.constant("\r"),
+        withMistakes
+      )
+    })
+    return fc
+      .record({
+        series: fc.array(series, { minLength: 1, maxLength: 4 }),
+        keys: fc.array(name, { minLength: 1, maxLength: 4 }),
+        lines: fc.array(line, { minLength: 1, maxLength: 12 })
+      })
+      .map(({ keys, lines, series }) =>
+        lines
+          .map((l) => {
+            const fields = l.fields.map(([k, v]) => `${keys[k % keys.length]}=${v}`).join(",")
+            const [beforeFields, beforeTimestamp, after] = l.separators
+            const ts = l.timestamp === "" ? "" : beforeTimestamp + l.timestamp
+            return l.lead + series[l.series % series.length] + beforeFields + fields + ts + after + l.end
+          })
+          .join("")
+      )
+  }
+  const body = fc.oneof(generated(false), generated(true))
+  // Everything a parse gives: each write (its number as `Object.is` tells them apart), or the error.
+  const outcome = (result: ReturnType<typeof parseLineProtocol>) =>
+    Either.match(result, {
+      onLeft: (e) => ({ error: e._tag, message: e.message, path: "path" in e ? e.path : undefined }),
+      onRight: (batch) => ({
+        writes: writes(batch).map((w) => w.map((x) => (typeof x === "number" && Object.is(x, -0) ? "-0" : x)))
+      })
+    })
+
+  it("on generated line protocol, in every precision", () => {
+    let parsed = 0
+    fc.assert(
+      fc.property(
+        body,
+        fc.constantFrom<Precision>("ns", "us", "ms", "s", "m", "h"),
+        fc.oneof(fc.constant(100_000), fc.integer({ min: 1, max: 40 })),
+        (body, precision, maxFieldValues) => {
+          const options = { precision, maxFieldValues }
+          const fast = outcome(parseLineProtocol(body, options))
+          assert.deepStrictEqual(fast, outcome(parseLineProtocolInFull(body, options)), JSON.stringify(body))
+          if ("writes" in fast) parsed++
+        }
+      ),
+      { numRuns: 3000 }
+    )
+    // The generator makes bodies that parse too, not only mistakes.
+    assert.isAbove(parsed, 300)
+  })
+
+  // More fields than a series keeps (64), differing here and there.
+  const manyFields = [70, 66, 3].map((k) =>
+    Array.from({ length: 70 }, (_, i) => `${i === k ? "other" : `f${i}`}=${i}`).join(",")
+  )
+
+  it("on bodies of one series again and again, with the same and other field keys", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("cpu,host=a", "cpu,host=a\\ b", "cpu,host=ab", "cpu,host=a\\\\", "cpu\\,x,host=a"),
+            fc.constantFrom("f=1", "f=1,g=2i", "g=2i,f=1", "f\\==1", 'f="a\\" b",g=t', "fg=1", "f=1,f=2", ...manyFields)
+          ),
+          { minLength: 1, maxLength: 20 }
+        ),
+        (lines) => {
+          const text = lines.map(([s, f], k) => `${s} ${f} ${1_700_000_000 + k}\n`).join("")
+          const options = { precision: "s" as const, maxFieldValues: 100_000 }
+          const fast = outcome(parseLineProtocol(text, options))
+          assert.deepStrictEqual(fast, outcome(parseLineProtocolInFull(text, options)))
+          assert.property(fast, "writes")
+        }
+      )
     )
   })
 })

@@ -7,6 +7,7 @@ import { StreamName } from "../src/StreamName.js"
 import type { StreamWrite } from "../src/StreamStore.js"
 import { type Micros, micros } from "../src/Time.js"
 import type { StreamId, Widget } from "../src/Widget.js"
+import { StreamIndex } from "../src/internal/streamIndex.js"
 import { mergePuts, type StateSource, WritePlan } from "../src/WritePlan.js"
 
 const NOW = 1_700_000_000_000_000
@@ -455,5 +456,70 @@ describe("WritePlan", () => {
     plan.reset()
     assert.strictEqual(plan.size, 0)
     assert.deepStrictEqual(plan.streams(), [])
+  })
+  it("many streams, reset before each call (SQLite's way): each call loads its streams afresh, repeats thread", () => {
+    // Ids past 2^32 share their low 32 bits (the index's hash) with small ones: 5 and 2^32 + 5 land on one slot.
+    const ids = [...Array.from({ length: 30 }, (_, i) => i + 1), 2 ** 32 + 5, 2 ** 32 + 6, 2 ** 40 + 1]
+    const storage: Storage = new Map(ids.map((id) => [id, { lastTs: null, entries: new Map() }]))
+    const { source, loads } = sourceOf(storage)
+    const plan = new WritePlan(source)
+    const delta = (id: number): StreamWrite => ({ widget: widget(id), op: { _tag: "Delta", delta: 1 }, path: "point" })
+    for (let round = 0; round < 4; round++) {
+      // Each call: a rotating subset of the streams past the linear scan, each stream written twice.
+      const chosen = ids.filter((_, i) => (i + round) % 3 !== 0)
+      plan.reset()
+      assert.isUndefined(plan.add([...chosen, ...chosen].map(delta), micros(NOW + round)))
+      assert.strictEqual(plan.size, 2 * chosen.length)
+      assert.deepStrictEqual(
+        plan.streams().map((s) => s.stream),
+        chosen
+      )
+      storePlan(storage, plan)
+    }
+    for (const [i, id] of ids.entries()) {
+      const rounds = [0, 1, 2, 3].filter((round) => (i + round) % 3 !== 0).length
+      // Each call's second delta adds to its first: the numbers count up by one per write, whatever the call.
+      assert.deepStrictEqual(
+        [...storage.get(id)!.entries.values()],
+        Array.from({ length: 2 * rounds }, (_, k) => k + 1)
+      )
+      assert.strictEqual(loads.lastTs.get(id), rounds)
+    }
+  })
+})
+
+describe("StreamIndex", () => {
+  it("property: answers as a Map does, across clears and growth", () => {
+    // Few distinct ids, so that keys come back after a clear; ids past 2^32 share their hash with small ones.
+    const id = fc.oneof(
+      fc.integer({ min: 1, max: 40 }),
+      fc.integer({ min: 1, max: 8 }).map((n) => 2 ** 32 + n),
+      fc.nat({ max: Number.MAX_SAFE_INTEGER })
+    )
+    const step = fc.oneof(
+      fc.record({ _tag: fc.constant("add" as const), id }),
+      fc.record({ _tag: fc.constant("get" as const), id }),
+      fc.constant({ _tag: "clear" as const })
+    )
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300, size: "large" }), (steps) => {
+        const index = new StreamIndex()
+        const model = new Map<number, number>()
+        const seen = new Set<number>()
+        for (const s of steps) {
+          if (s._tag !== "clear") seen.add(s.id)
+          if (s._tag === "clear") {
+            index.clear()
+            model.clear()
+          } else if (s._tag === "add") {
+            if (model.has(s.id)) continue
+            index.add(s.id, model.size)
+            model.set(s.id, model.size)
+          } else assert.strictEqual(index.get(s.id), model.get(s.id) ?? -1)
+        }
+        for (const k of seen) assert.strictEqual(index.get(k), model.get(k) ?? -1)
+      }),
+      { numRuns: 300 }
+    )
   })
 })

@@ -246,6 +246,51 @@ describe("group commit", () => {
     )
   )
 
+  it.effect("a statement failing midway in a call of several writes fails that call only (all its writes undone)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* openInternals(freshFile())
+        const counter = yield* widget("counter", "number")
+        const other = yield* widget("other", "number")
+        const trapped = yield* widget("trapped", "sparkline")
+        // The call's first writes are stored when its put to `trapped` aborts (the group is then run again, each
+        // call in a savepoint). The trigger is on whichever table entries are inserted into (rows, or blocks).
+        const table = db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('entries', 'entry_blocks')")
+          .pluck()
+          .get() as string
+        db.exec(
+          `CREATE TRIGGER abort_trapped AFTER INSERT ON ${table} WHEN NEW.stream_id = ${trapped.id}
+           BEGIN SELECT RAISE(ABORT, 'trapped'); END`
+        )
+        const groupsBefore = group.groups
+        const outcomes = yield* concurrently(group, [
+          one(counter, delta(1)),
+          [
+            { widget: counter, op: delta(100), path: "streams[0].point" },
+            { widget: other, op: delta(5), path: "streams[1].point" },
+            { widget: trapped, op: putNumber(7, T0 + 1), path: "streams[2].point" }
+          ],
+          [
+            { widget: counter, op: delta(1), path: "streams[0].point" },
+            { widget: other, op: delta(1), path: "streams[1].point" }
+          ]
+        ])
+        assert.deepStrictEqual(outcomes.map(leftTag), ["ok", "StorageError", "ok"])
+        assert.strictEqual(group.groups, groupsBefore + 1)
+        assert.deepStrictEqual(rows(db, trapped), [])
+        assert.deepStrictEqual(
+          rows(db, counter).map((r) => r.point.number),
+          [1, 2]
+        )
+        assert.deepStrictEqual(
+          rows(db, other).map((r) => r.point.number),
+          [1]
+        )
+      })
+    )
+  )
+
   it.effect("a failing COMMIT fails every call of its group and stores nothing of it", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -17,7 +17,9 @@ import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
  *
  * The parser is on the ingest hot path: one pass over the body with `charCodeAt`, no regular expression, no object per
  * field (the batch is a set of parallel arrays), substrings only for names, and number text turned into a double
- * without a substring where that is exact (see `scanNumber`).
+ * without a substring where that is exact (see `scanNumber`). A body's lines are mostly a few series again and again:
+ * a series (measurement and tags) and its field keys met before in the body are found by their text and cost no
+ * substring, and all the writes of one stream share one name string (see `Series`).
  */
 
 /**
@@ -155,8 +157,23 @@ export interface LineProtocolOptions {
 export const parseLineProtocol = (
   body: string,
   options: LineProtocolOptions
+): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => parse(body, options, true)
+
+/**
+ * @internal {@link parseLineProtocol} without its shortcuts (series and field keys met before found by their text, a
+ * timestamp of only digits read at once): every line scanned in full. For tests, which check that both give the same.
+ */
+export const parseLineProtocolInFull = (
+  body: string,
+  options: LineProtocolOptions
+): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => parse(body, options, false)
+
+const parse = (
+  body: string,
+  options: LineProtocolOptions,
+  shortcuts: boolean
 ): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => {
-  const parser = new Parser(body, options)
+  const parser = new Parser(body, options, shortcuts)
   try {
     parser.run()
     return Either.right(parser.batch)
@@ -272,6 +289,74 @@ const compareUtf8 = (a: string, b: string): number => {
 // Powers of ten exactly representable as doubles, for the fast path of `scanNumber`.
 const exactPowersOfTen = Array.from({ length: 23 }, (_, k) => 10 ** k)
 
+/**
+ * A series (a line's measurement and tags) met in a body, found again by its text (escapes kept), so that the lines of
+ * one series (a body's lines are mostly a few series, again and again) parse their measurement, tags and field keys
+ * once and share their stream names: one string per stream, hashed once where it is a map key later (the widget
+ * lookups of `UseCases.ingest`).
+ */
+class Series {
+  /** The stream name of every field of a line whose measurement and tags are too long to be in a stream name. */
+  readonly shared: string | undefined
+  /**
+   * The first field key of the series' latest line, which links to the next ones: a line's fields are found again by
+   * position (Telegraf writes a series' fields in one order). A list rather than an array: no array per series.
+   */
+  first: SeriesField | undefined = undefined
+  /**
+   * The slot (see `SERIES_SLOTS`) of the series of the line after the latest line of this one, -1 before one: a slot
+   * rather than the series, so that series displaced from the table are not kept alive through their successors.
+   */
+  nextSlot = -1
+
+  constructor(
+    /** Its slot in the table of series. */
+    readonly slot: number,
+    /** Where the series' text (escapes kept) first stands in the body, and its length. */
+    readonly start: number,
+    readonly length: number,
+    /** `<measurement>.` and the tags' `{k=v,...}` (`""` without tags), escapes removed. */
+    readonly prefix: string,
+    readonly suffix: string
+  ) {
+    // No stream name is longer than 255 characters (510 UTF-16 units). The fields of a line whose measurement and tags
+    // are already longer all share one name, which cannot be a stream name (so they are skipped): a name of its own
+    // per field would cost time in proportion to the line's length for every field (building and hashing it).
+    this.shared = prefix.length + suffix.length > 2 * MAX_STREAM_NAME_LENGTH ? prefix + suffix : undefined
+  }
+}
+
+/**
+ * A field key of a {@link Series}: where its text (escapes kept) stands in the body and its length, the key (escapes
+ * removed), its stream's name, and the field key after it in the series' latest line.
+ */
+class SeriesField {
+  constructor(
+    readonly start: number,
+    readonly length: number,
+    readonly key: string,
+    readonly stream: string,
+    public next: SeriesField | undefined
+  ) {}
+}
+
+/**
+ * True when `body[at, at + length)` is the text `body[known, known + length)`. Compared within the body, a flat string,
+ * rather than with a substring of it: no allocation, and the quickest `charCodeAt`.
+ */
+const sameText = (body: string, known: number, at: number, length: number): boolean => {
+  for (let k = 0; k < length; k++) if (body.charCodeAt(at + k) !== body.charCodeAt(known + k)) return false
+  return true
+}
+
+// The series of a body are kept in a table of this many slots, by a hash of their text; a series displaces the one in
+// its slot. A hostile body of distinct series costs a hash and a lookup more per line, and one `Series` per line (the
+// batch holds a stream name per field anyway).
+const SERIES_SLOTS = 256
+const SERIES_SLOTS_MASK = SERIES_SLOTS - 1
+// At most this many field keys are kept per series (a line may have 100,000 fields).
+const MAX_SERIES_FIELDS = 64
+
 class Parser {
   readonly batch: LineBatch
   private readonly body: string
@@ -285,13 +370,22 @@ class Parser {
   private readonly tagKeys: Array<string> = []
   private readonly tagValues: Array<string> = []
   private readonly order: Array<number> = []
+  // The series met so far (see `Series`), and the parts of the one `seriesAt` just parsed.
+  private readonly series: Array<Series | undefined> = new Array(SERIES_SLOTS)
+  private previous: Series | undefined = undefined
+  private measurementPrefix = ""
+  private tagsSuffix = ""
   // The value just scanned by `scanValue`.
   private kind: FieldKind = FieldKind.Float
   private value = 0
   private valueStart = 0
   private valueEnd = 0
 
-  constructor(body: string, options: LineProtocolOptions) {
+  constructor(
+    body: string,
+    options: LineProtocolOptions,
+    private readonly shortcuts: boolean
+  ) {
     this.body = body
     this.n = body.length
     this.precision = options.precision
@@ -354,6 +448,174 @@ class Parser {
   private point(i: number): number {
     const body = this.body
     const n = this.n
+    const start = i
+    // A series (measurement and tags) already met in this body is found by its text instead of being parsed again
+    // (see `Series`): first the one that followed the previous line's series last time (a body repeats its series in
+    // one order), else the one of its hash. Its text is the same and a space follows: its scan would end at that space,
+    // with the same result. A series not found is parsed (`seriesAt`), which refuses it as it should.
+    const previous = this.previous
+    let series =
+      this.shortcuts && previous !== undefined && previous.nextSlot !== -1 ? this.series[previous.nextSlot] : undefined
+    if (
+      series !== undefined &&
+      !(body.charCodeAt(start + series.length) === SPACE && sameText(body, series.start, start, series.length))
+    ) {
+      series = undefined
+    }
+    if (series === undefined) {
+      // The series ends at the first space that is not escaped, the scan skipping a backslash and the character after
+      // it as `seriesAt` does; one reaching a line end is not looked up (`seriesAt` refuses it).
+      let c = body.charCodeAt(i)
+      let hash = 0
+      let end = i
+      while (end < n && c !== SPACE && c !== LF) {
+        if (c === BACKSLASH && end + 1 < n && body.charCodeAt(end + 1) !== LF) {
+          hash = (Math.imul(hash, 31) + c) | 0
+          c = body.charCodeAt(++end)
+        }
+        hash = (Math.imul(hash, 31) + c) | 0
+        c = body.charCodeAt(++end)
+      }
+      const slot = (hash ^ (hash >>> 8) ^ (hash >>> 16)) & SERIES_SLOTS_MASK
+      if (c === SPACE && this.shortcuts) {
+        const known = this.series[slot]
+        if (known !== undefined && known.length === end - start && sameText(body, known.start, start, end - start)) {
+          series = known
+        }
+      }
+      if (series === undefined) {
+        end = this.seriesAt(i)
+        series = new Series(slot, start, end - start, this.measurementPrefix, this.tagsSuffix)
+        this.series[slot] = series
+      }
+    }
+    if (previous !== undefined) previous.nextSlot = series.slot
+    this.previous = series
+    i = start + series.length
+    let c: number
+    // Fields, after the space (and any more spaces or tabs, as InfluxDB skips them).
+    i++
+    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    if (this.atLineEnd(i)) this.fail("missing fields")
+    const batch = this.batch
+    const first = batch.size
+    // The field key at the same place in the series' latest line, and the one before it (kept up to the 64th).
+    let known = series.first
+    let before: SeriesField | undefined = undefined
+    for (let f = 0; ; f++) {
+      // The field key: the known one when its text is here again (its scan would stop at the same `=`, with the same
+      // result), else scanned.
+      let fieldKey: string
+      let stream: string
+      if (
+        known !== undefined &&
+        body.charCodeAt(i + known.length) === EQUALS &&
+        sameText(body, known.start, i, known.length)
+      ) {
+        fieldKey = known.key
+        stream = known.stream
+        i += known.length
+        before = known
+      } else {
+        const keyStart = i
+        let escaped = false
+        c = body.charCodeAt(i)
+        if (c === EQUALS) this.fail("missing field key")
+        for (;;) {
+          if (i >= n || c === LF || c === SPACE || c === COMMA) {
+            const key = body.slice(keyStart, i)
+            this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
+          }
+          if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+            escaped = true
+            i += 2
+          } else if (c === EQUALS) {
+            break
+          } else {
+            i++
+          }
+          c = body.charCodeAt(i)
+        }
+        fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
+        stream = series.shared ?? series.prefix + fieldKey + series.suffix
+        if (f < MAX_SERIES_FIELDS) {
+          const kept: SeriesField = new SeriesField(keyStart, i - keyStart, fieldKey, stream, known?.next)
+          if (before === undefined) series.first = kept
+          else before.next = kept
+          before = kept
+        } else {
+          before = undefined
+        }
+      }
+      known = before?.next
+      i = this.scanValue(i + 1, fieldKey)
+      if (batch.size >= this.maxFieldValues) {
+        throw new Failure(
+          `a write may carry at most ${this.maxFieldValues} field values`,
+          this.pointLine,
+          this.lineStart,
+          true
+        )
+      }
+      batch.push(stream, fieldKey, this.kind, this.value, this.valueStart, this.valueEnd, this.pointLine)
+      if (i >= n) return n
+      c = body.charCodeAt(i)
+      if (c === COMMA) {
+        i++
+        continue
+      }
+      if (c === SPACE) break
+      // `scanValue` stops only at a comma, a space or a line end.
+      return this.nextLine(i)
+    }
+    // Timestamp, after the space (and any more spaces or tabs).
+    i++
+    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    if (this.atLineEnd(i)) return this.nextLine(i)
+    const tsStart = i
+    // Digits up to a space, a tab or a line end (the usual timestamp) are read as they are scanned: `value` is their
+    // value, `before3` that of all but the last three (nanoseconds to microseconds), exact while within
+    // `MAX_MICROS`. Anything else goes the long way: the scan that finds where the timestamp ends, then
+    // `timestampMicros` or `digitsMicros`, which refuse it as they should.
+    let value = 0
+    let before1 = 0
+    let before2 = 0
+    let before3 = 0
+    while (i < n && (c = body.charCodeAt(i)) >= ZERO && c <= NINE) {
+      before3 = before2
+      before2 = before1
+      before1 = value
+      value = value * 10 + (c - ZERO)
+      i++
+    }
+    let ts: number
+    if (
+      this.shortcuts &&
+      i > tsStart &&
+      (i === n || c === SPACE || c === TAB || c === LF || (c === CR && this.atLineEnd(i)))
+    ) {
+      const precision = this.precision
+      if (precision === "ns" && before3 < MAX_MICROS) ts = before3
+      else if (precision === "us" && value <= MAX_MICROS) ts = value
+      else ts = this.digitsMicros(tsStart, i, tsStart)
+    } else {
+      while (i < n && (c = body.charCodeAt(i)) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
+      ts = this.timestampMicros(tsStart, i)
+    }
+    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    if (!this.atLineEnd(i)) this.fail("unexpected text after the timestamp")
+    const timestamps = batch.timestamps
+    for (let k = first; k < timestamps.length; k++) timestamps[k] = ts
+    return this.nextLine(i)
+  }
+
+  /**
+   * Parses the series (measurement and tags) starting at `i` into `measurementPrefix` (`cpu.`) and `tagsSuffix`
+   * (`{cpu=cpu0,host=web1}`, `""` without tags); returns the space after it. Fails as a line's series is refused.
+   */
+  private seriesAt(i: number): number {
+    const body = this.body
+    const n = this.n
     // Measurement: up to an unescaped `,` (tags follow) or space (fields follow).
     const start = i
     let escaped = false
@@ -372,83 +634,13 @@ class Parser {
       c = body.charCodeAt(i)
     }
     const measurement = escaped ? unescapeName(body, start, i) : body.slice(start, i)
-    let suffix = ""
+    this.measurementPrefix = measurement + "."
+    this.tagsSuffix = ""
     if (c === COMMA) {
       i = this.tags(i + 1)
-      suffix = this.tagSuffix()
+      this.tagsSuffix = this.tagSuffix()
     }
-    // Fields, after the space (and any more spaces or tabs, as InfluxDB skips them).
-    i++
-    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
-    if (this.atLineEnd(i)) this.fail("missing fields")
-    const prefix = measurement + "."
-    // No stream name is longer than 255 characters (510 UTF-16 units). The fields of a line whose measurement and tags
-    // are already longer all share one name, which cannot be a stream name (so they are skipped): a name of its own
-    // per field would cost time in proportion to the line's length for every field (building and hashing it).
-    const shared = prefix.length + suffix.length > 2 * MAX_STREAM_NAME_LENGTH ? prefix + suffix : undefined
-    const batch = this.batch
-    const first = batch.size
-    for (;;) {
-      const keyStart = i
-      escaped = false
-      c = body.charCodeAt(i)
-      if (c === EQUALS) this.fail("missing field key")
-      for (;;) {
-        if (i >= n || c === LF || c === SPACE || c === COMMA) {
-          const key = body.slice(keyStart, i)
-          this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
-        }
-        if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
-          escaped = true
-          i += 2
-        } else if (c === EQUALS) {
-          break
-        } else {
-          i++
-        }
-        c = body.charCodeAt(i)
-      }
-      const fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
-      i = this.scanValue(i + 1, fieldKey)
-      if (batch.size >= this.maxFieldValues) {
-        throw new Failure(
-          `a write may carry at most ${this.maxFieldValues} field values`,
-          this.pointLine,
-          this.lineStart,
-          true
-        )
-      }
-      batch.push(
-        shared ?? prefix + fieldKey + suffix,
-        fieldKey,
-        this.kind,
-        this.value,
-        this.valueStart,
-        this.valueEnd,
-        this.pointLine
-      )
-      if (i >= n) return n
-      c = body.charCodeAt(i)
-      if (c === COMMA) {
-        i++
-        continue
-      }
-      if (c === SPACE) break
-      // `scanValue` stops only at a comma, a space or a line end.
-      return this.nextLine(i)
-    }
-    // Timestamp, after the space (and any more spaces or tabs).
-    i++
-    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
-    if (this.atLineEnd(i)) return this.nextLine(i)
-    const tsStart = i
-    while (i < n && (c = body.charCodeAt(i)) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
-    const ts = this.timestampMicros(tsStart, i)
-    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
-    if (!this.atLineEnd(i)) this.fail("unexpected text after the timestamp")
-    const timestamps = batch.timestamps
-    for (let k = first; k < timestamps.length; k++) timestamps[k] = ts
-    return this.nextLine(i)
+    return i
   }
 
   /** Scans the tag set from `i` (just past the measurement's comma) into `tagKeys`/`tagValues`; returns the space. */
@@ -608,28 +800,33 @@ class Parser {
     let c = body.charCodeAt(i)
     const negative = c === MINUS
     if (negative) c = body.charCodeAt(++i)
+    // The digits, counting the significant ones (from the first that is not 0): leading zeros are skipped first.
     let mantissa = 0
-    let digits = 0
-    let fractionDigits = 0
-    let significant = 0
+    const intStart = i
+    while (c === ZERO) c = body.charCodeAt(++i)
+    const significantStart = i
     while (c >= ZERO && c <= NINE) {
       mantissa = mantissa * 10 + (c - ZERO)
-      if (mantissa !== 0) significant++
-      digits++
       c = body.charCodeAt(++i)
     }
     const intEnd = i
+    let significant = intEnd - significantStart
+    let digits = intEnd - intStart
+    let fractionDigits = 0
     let isFloatSyntax = false
     if (c === DOT) {
       isFloatSyntax = true
       c = body.charCodeAt(++i)
+      const fractionStart = i
+      if (significant === 0) while (c === ZERO) c = body.charCodeAt(++i)
+      const fractionSignificantStart = i
       while (c >= ZERO && c <= NINE) {
         mantissa = mantissa * 10 + (c - ZERO)
-        if (mantissa !== 0) significant++
-        digits++
-        fractionDigits++
         c = body.charCodeAt(++i)
       }
+      fractionDigits = i - fractionStart
+      significant += i - fractionSignificantStart
+      digits += fractionDigits
     }
     if (digits === 0) this.invalidNumber(start, fieldKey)
     let exponent = 0
@@ -717,19 +914,27 @@ class Parser {
    */
   private timestampMicros(start: number, end: number): number {
     const body = this.body
-    const text = body.slice(start, end)
     let i = start
     const negative = body.charCodeAt(i) === MINUS
     if (negative) i++
-    if (i === end) this.fail(`invalid timestamp ${quoted(text)}: expected an integer`)
+    if (i === end) this.fail(`invalid timestamp ${quoted(body.slice(start, end))}: expected an integer`)
     let zero = true
     for (let k = i; k < end; k++) {
       const c = body.charCodeAt(k)
-      if (c < ZERO || c > NINE) this.fail(`invalid timestamp ${quoted(text)}: expected an integer`)
+      if (c < ZERO || c > NINE) this.fail(`invalid timestamp ${quoted(body.slice(start, end))}: expected an integer`)
       if (c !== ZERO) zero = false
     }
     if (zero) return 0
-    if (negative) this.fail(`timestamp ${text} is before 1970`)
+    if (negative) this.fail(`timestamp ${body.slice(start, end)} is before 1970`)
+    return this.digitsMicros(i, end, start)
+  }
+
+  /**
+   * The timestamp digits `body[i, end)` in `precision` units as microseconds (see `timestampMicros`); fails when they
+   * are after {@link MAX_MICROS}, quoting the timestamp `body[start, end)`.
+   */
+  private digitsMicros(i: number, end: number, start: number): number {
+    const body = this.body
     const precision = this.precision
     let micros: number
     switch (precision) {
@@ -752,7 +957,7 @@ class Parser {
     }
     if (micros === -1) {
       this.fail(
-        `timestamp ${text} (precision ${precision}) is after 2106-02-07T06:28:15Z, the latest time Dashstream stores`
+        `timestamp ${body.slice(start, end)} (precision ${precision}) is after 2106-02-07T06:28:15Z, the latest time Dashstream stores`
       )
     }
     return micros
