@@ -315,6 +315,159 @@ describe.skipIf(db === undefined)("group commit", () => {
   )
 
   it.scopedLive(
+    "two groups in flight on one stream: the second waits for the first's read, and stores after it on the guesses",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("tu")
+        const { stores } = yield* setup(schema)
+        const config = yield* parseUrl(withSchema(url, schema))
+        const pool = yield* Effect.acquireRelease(
+          Effect.sync(() => makePool(config)),
+          (pool) => Effect.promise(() => pool.end())
+        )
+        const group = yield* Effect.acquireRelease(
+          Effect.sync(
+            () => new GroupCommit(pool, { maxCalls: 1, maxEntries: 20_000, maxInFlight: 2, maxWaitMs: 5000 })
+          ),
+          (g) => Effect.promise(() => g.close())
+        )
+        const [s] = yield* widgets(stores, [["sparkline", "s"]])
+        const points = (from: number, count: number): PointOp => ({
+          _tag: "Put",
+          entries: Array.from({ length: count }, (_, i) => ({
+            point: { number: from + i },
+            ts: micros(T0 + (from + i) * 1_000_000)
+          }))
+        })
+        // Both groups run at once (one call each). The first reads the row (no guess yet); the second waits until
+        // the first learned its last_ts, then is planned on it rather than reading the row too.
+        const both = (first: PointOp, second: PointOp) =>
+          Effect.gen(function* () {
+            const a = Effect.runFork(group.write([{ widget: s!, op: first, path: "point" }], micros(T0)))
+            const b = Effect.runFork(group.write([{ widget: s!, op: second, path: "point" }], micros(T0)))
+            yield* Fiber.join(a)
+            yield* Fiber.join(b)
+          })
+        yield* both(points(0, 10), points(10, 10))
+        assert.deepStrictEqual([group.groups, group.guessedGroups, group.staleGroups], [2, 1, 0])
+        // Now both are planned on guesses. The first inserts 15,000 entries before it asks for the row lock, the
+        // second one entry: the second takes the lock first, finds the last_ts before the first and fails its guard,
+        // and is sent again once the first ended (rather than planned again on the rows, a stale group).
+        for (let round = 0; round < 3; round++) {
+          const from = 20 + round * 15_001
+          yield* both(points(from, 15_000), points(from + 15_000, 1))
+        }
+        assert.deepStrictEqual([group.groups, group.guessedGroups, group.staleGroups], [8, 7, 0])
+        const stored = yield* readAll(stores, s!)
+        assert.strictEqual(stored.length, 20 + 3 * 15_001)
+        assert.deepStrictEqual(
+          stored.map((e) => e.point.number),
+          stored.map((_, i) => i)
+        )
+      })
+  )
+
+  it.scopedLive(
+    "back-filled runs on guesses: one into a gap is inserted, one over stored entries replaces them, in one statement",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("bf")
+        const { stores } = yield* setup(schema)
+        const { group, sent } = yield* counted(schema)
+        const [s, t] = yield* widgets(stores, [
+          ["sparkline", "s"],
+          ["sparkline", "t"]
+        ])
+        const at = (stream: Widget, from: number, to: number, value: number) =>
+          [
+            stream,
+            {
+              _tag: "Put",
+              entries: Array.from({ length: to - from + 1 }, (_, i) => ({
+                point: { number: value + i },
+                ts: micros(T0 + (from + i) * 1_000_000)
+              }))
+            }
+          ] as const
+        // Stored: s at 100..110 and 200, t at 100 (the first group reads the rows).
+        assert.deepStrictEqual(
+          yield* together(group, [[at(s!, 100, 110, 0)], [at(s!, 200, 200, 0)], [at(t!, 100, 100, 0)]]),
+          ["Success", "Success", "Success"]
+        )
+        sent.queries = 0
+        // All below last_ts: s 10..19 (a gap), s 105..107 (over stored entries), s 150..160 (a gap between stored
+        // ones), t 50..52 then t 40 (two runs), and 120 twice in one group (the later wins).
+        assert.deepStrictEqual(
+          yield* together(group, [
+            [at(s!, 10, 19, 1000)],
+            [at(s!, 105, 107, 2000), at(t!, 50, 52, 3000)],
+            [at(s!, 150, 160, 4000)],
+            [at(t!, 40, 40, 5000)],
+            [at(s!, 120, 120, 6000)],
+            [at(s!, 120, 120, 7000)]
+          ]),
+          ["Success", "Success", "Success", "Success", "Success", "Success"]
+        )
+        assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 1, 0])
+        const byTs = (entries: ReadonlyArray<{ ts: number; point: { number: number } }>) =>
+          entries.map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
+        const range = (from: number, to: number, value: number) =>
+          Array.from({ length: to - from + 1 }, (_, i) => [from + i, value + i])
+        assert.deepStrictEqual(byTs(yield* readAll(stores, s!)), [
+          ...range(10, 19, 1000),
+          ...range(100, 104, 0),
+          ...range(105, 107, 2000),
+          ...range(108, 110, 8),
+          [120, 7000],
+          ...range(150, 160, 4000),
+          [200, 0]
+        ])
+        assert.deepStrictEqual(byTs(yield* readAll(stores, t!)), [[40, 5000], ...range(50, 52, 3000), [100, 0]])
+      })
+  )
+
+  it.scopedLive(
+    "a back-filled entry committed by another writer after the statement's snapshot: planned again, replaced",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("bh")
+        const { stores } = yield* setup(schema)
+        const { group } = yield* counted(schema)
+        const [s] = yield* widgets(stores, [["sparkline", "s"]])
+        const at = (ts: number, value: number): PointOp => ({
+          _tag: "Put",
+          entries: [{ point: { number: value }, ts: micros(T0 + ts * 1_000_000) }]
+        })
+        yield* group.write([{ widget: s!, op: at(100, 0), path: "point" }], micros(T0))
+        // Another writer holds the stream's row lock; this group's statement starts (its snapshot has no entry at
+        // 50) and waits for the lock; the other writer stores an entry at 50 and commits, leaving last_ts as it was.
+        const other = yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+            await client.connect()
+            return client
+          }),
+          (client) => Effect.promise(() => client.end())
+        )
+        yield* Effect.promise(() => other.query(`BEGIN; SELECT id FROM streams WHERE id = ${s!.id} FOR UPDATE`))
+        const write = Effect.runFork(group.write([{ widget: s!, op: at(50, 2), path: "point" }], micros(T0)))
+        yield* Effect.sleep("300 millis")
+        yield* Effect.promise(() =>
+          other.query(`INSERT INTO entries (stream_id, ts, value, point)
+            VALUES (${s!.id}, ${T0 + 50 * 1_000_000}, 1, '{"number":1}'); COMMIT`)
+        )
+        yield* Fiber.join(write)
+        // The plain insert met the other writer's entry (23505): the group was planned again on the rows, and its
+        // entry replaced the other one.
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [0, 1])
+        assert.deepStrictEqual(yield* readAll(stores, s!), [
+          { ts: T0 + 50 * 1_000_000, point: { number: 2 } },
+          { ts: T0 + 100 * 1_000_000, point: { number: 0 } }
+        ])
+      })
+  )
+
+  it.scopedLive(
     "a group that reads rows is two round trips; texts of every kind are stored exactly (inlined as literals)",
     () =>
       Effect.gen(function* () {

@@ -1,7 +1,14 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import pg from "pg"
-import { numberArray, numberArrayText, sqlLiteral, textArray, textArrayText } from "../src/internal/storeSql.js"
+import {
+  numberArray,
+  numberArrayBinary,
+  numberArrayText,
+  sqlLiteral,
+  textArray,
+  textArrayText
+} from "../src/internal/storeSql.js"
 import { openTestDatabase } from "../src/testing/index.js"
 
 const db = await openTestDatabase()
@@ -47,6 +54,39 @@ describe.skipIf(db === undefined)("the group commit's SQL literals", () => {
         ),
         { numRuns: 300 }
       )
+    } finally {
+      await client.end()
+    }
+  })
+
+  it("property: number arrays in the binary format give back exactly what was written, nulls included", async () => {
+    const client = new pg.Client({ connectionString: db!.url })
+    await client.connect()
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.option(fc.maxSafeInteger().chain((n) => fc.constantFrom(n, -n, n % 4294967296))), {
+            maxLength: 6
+          }),
+          fc.array(fc.option(fc.double({ noNaN: true })), { maxLength: 6 }),
+          async (integers, doubles) => {
+            const bound = await client.query<{ i: Array<string | null>; d: Array<number | null>; n: number }>(
+              "SELECT $1::bigint[] AS i, $2::float8[] AS d, cardinality($1::bigint[]) AS n",
+              [numberArrayBinary(integers, "bigint"), numberArrayBinary(doubles, "float8")]
+            )
+            const row = bound.rows[0]!
+            assert.deepStrictEqual(
+              row.i.map((i) => (i === null ? null : Number(i))),
+              integers.map((i) => (i === 0 ? 0 : i))
+            )
+            assert.deepStrictEqual(row.d, doubles)
+            assert.strictEqual(row.n, integers.length)
+          }
+        ),
+        { numRuns: 300 }
+      )
+      assert.throws(() => numberArrayBinary([1.5], "bigint"), /not a safe integer/)
+      assert.throws(() => numberArrayBinary([2 ** 53], "bigint"), /not a safe integer/)
     } finally {
       await client.end()
     }

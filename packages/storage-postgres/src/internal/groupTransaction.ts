@@ -24,6 +24,30 @@ const isStaleGuess = (error: unknown): boolean => {
   return code === "22012" || code === "23505" || code === "40P01"
 }
 
+/**
+ * Sends a group's `guessedSql` statement. A group planned before this one on some of its streams may still be
+ * running (`ahead`): each statement inserts its new entries before it asks for the row locks, so when that group's
+ * took longer (more entries, or it started late), this one took the locks first, found the `last_ts` before that
+ * group and failed its guard (22012), having stored nothing; or its plain insert of a back-filled run met an entry
+ * such a group committed after this statement's snapshot (23505, see `guessedSql`). It is then sent again, once,
+ * after those groups ended: it fails again only when a guess was wrong. (Waiting for them in the statement, with
+ * advisory locks, was measured to deadlock: a group holds a lock it waited for until it ends.)
+ */
+const storeGuessed = async (
+  client: pg.PoolClient,
+  query: ReturnType<typeof guessedQuery>,
+  ahead: Promise<void> | undefined
+): Promise<void> => {
+  try {
+    await client.query(query)
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (ahead === undefined || (code !== "22012" && code !== "23505")) throw error
+    await ahead
+    await client.query(query)
+  }
+}
+
 /** What {@link runTransaction} did: each call's domain error (`undefined`: stored) and how the group was planned. */
 export interface GroupOutcome {
   readonly errors: Array<InvalidPoint | StreamNotFound | undefined>
@@ -64,6 +88,12 @@ export const runTransaction = async (
   }
   const ids = [...idSet].sort((a, b) => a - b)
   let planned: GroupOutcome["planned"] = "read"
+  if (useGuesses && latestSet.size === 0) {
+    // A group reading some of these rows is about to learn their true last_ts: planned on the guesses now, this one
+    // would be found wrong under the locks (after storing its new entries for nothing). It waits for that group.
+    const read = guesses.settled(ids)
+    if (read !== undefined) await read
+  }
   const expected = useGuesses && latestSet.size === 0 ? guesses.all(ids) : undefined
   if (expected !== undefined) {
     // Every stream of the group has a guess (`expected`); planning reads them before `learn` changes any.
@@ -73,13 +103,16 @@ export const runTransaction = async (
     // A group whose every call fails is planned on the rows: its errors may come from a wrong guess.
     if (arrays.cleared.length === 0 && !errors.every((e) => e !== undefined)) {
       guesses.learn(plan)
+      const turn = guesses.turn(ids)
       try {
-        await client.query(guessedQuery(ids, expected, arrays, channel))
+        await storeGuessed(client, guessedQuery(ids, expected, arrays, channel), guesses.ahead(turn.after))
         return { errors, planned: "guessed" }
       } catch (error) {
         guesses.forget(ids)
         if (!isStaleGuess(error)) throw error
         planned = "stale"
+      } finally {
+        turn.ended()
       }
     }
   }
@@ -87,6 +120,25 @@ export const runTransaction = async (
   // are read by the next statement of the same round trip, once the locks are held: in READ COMMITTED each statement
   // sees what was committed before it started, so it sees every write that held the locks before this group.
   const latestIds = [...latestSet]
+  const learned = guesses.reading(ids)
+  try {
+    return await readAndStore(client, group, channel, guesses, ids, latestIds, planned, learned)
+  } finally {
+    learned()
+  }
+}
+
+// The two round trips of a group planned on the rows (see `runTransaction`).
+const readAndStore = async (
+  client: pg.PoolClient,
+  group: ReadonlyArray<Pending>,
+  channel: string,
+  guesses: LastTsGuesses,
+  ids: ReadonlyArray<number>,
+  latestIds: ReadonlyArray<number>,
+  planned: GroupOutcome["planned"],
+  learned: () => void
+): Promise<GroupOutcome> => {
   const results = (await client.query(
     `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE` +
       (latestIds.length > 0 ? `; ${latestSql(latestIds)}` : "")
@@ -114,6 +166,8 @@ export const runTransaction = async (
     return { errors, planned }
   }
   guesses.learn(plan)
+  // A group waiting to plan on these guesses may go on now (and insert its new entries while this one commits).
+  learned()
   try {
     // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
     const stored = (await client.query(`${storeSql(storeArrays(netChanges(plan)), channel)}COMMIT`)) as unknown as
