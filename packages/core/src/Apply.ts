@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { InvalidPoint } from "./Errors.js"
 import type { LeaderboardItem, PointOp, StoredPoint } from "./Point.js"
 import { type Micros, nextServerTs } from "./Time.js"
-import { type WidgetType, widgetKind } from "./WidgetType.js"
+import { type WidgetKind, type WidgetType, widgetKind } from "./WidgetType.js"
 
 /**
  * What an adapter knows about a stream before applying a write, read inside the write transaction:
@@ -47,13 +47,16 @@ export interface Mutation {
 export const needsLatest = (op: PointOp): boolean =>
   op._tag === "Delta" || op._tag === "LeaderboardItem" || op._tag === "ListItem" || op._tag === "TableRow"
 
-/** The number decimation ranks an entry by (contract section 9): `number` for numeric types, `y` for xy-graph. */
-export const decimationValue = (type: WidgetType, point: StoredPoint): number | null => {
-  const kind = widgetKind(type)
+// `decimationValue` with the type's kind already known (a `Put` of many entries looks it up once).
+const rankedValue = (kind: WidgetKind, type: WidgetType, point: StoredPoint): number | null => {
   if (kind === "numeric" || kind === "series") return "number" in point ? point.number : null
   if (type === "xy-graph") return "y" in point ? point.y : null
   return null
 }
+
+/** The number decimation ranks an entry by (contract section 9): `number` for numeric types, `y` for xy-graph. */
+export const decimationValue = (type: WidgetType, point: StoredPoint): number | null =>
+  rankedValue(widgetKind(type), type, point)
 
 /**
  * `point` as JSON, as `JSON.stringify` writes it. A point of only a `number` (every numeric and series point without
@@ -121,12 +124,15 @@ export const applyOp = (
       const given = op.entries
       if (given.length === 1) return Either.right(putOne(type, given[0]!.point, given[0]!.ts, lastTs, now))
       const entries: Array<EntryWrite> = new Array(given.length)
+      // The widget kind once per write, not per entry (a line protocol body's write holds hundreds of entries).
+      const kind = widgetKind(type)
       let top = lastTs
       for (let i = 0; i < given.length; i++) {
         const e = given[i]!
         const ts = e.ts ?? nextServerTs(top, now)
         if (top === null || ts > top) top = ts
-        entries[i] = entryWrite(type, e.point, ts)
+        const point = e.point
+        entries[i] = { ts, point, json: pointJson(point), value: rankedValue(kind, type, point) }
       }
       return Either.right({ clear: false, clearedAt: null, entries, lastTs: top })
     }

@@ -34,6 +34,9 @@ export type PartDecoder<V> = (
   limits: Limits
 ) => Either.Either<PointOp, PartRejection>
 
+/** One entry of a `Put` operation (see `PointOp`): a point, and its client `ts` in microseconds if it has one. */
+export type PutEntry = Extract<PointOp, { readonly _tag: "Put" }>["entries"][number]
+
 /** One write a request asks for: a stream of the key's account and the content to decode against its type. */
 export interface IngestPart<V = unknown> {
   /** The stream name as sent (not yet checked: a name that cannot be a stream name is no widget). */
@@ -72,6 +75,13 @@ export interface IngestRequest<V = unknown> {
    * of any protocol is an `IngestRequest<unknown>` to the code that only passes each part's value back to it.
    */
   decode(type: WidgetType, value: V, path: string, limits: Limits): Either.Either<PointOp, PartRejection>
+  /**
+   * Optional, for a protocol whose every part is one entry (line protocol): the part decoded as the entry of a
+   * one-entry `Put`, or the refusal; the same answer as {@link decode} (`Put` of `[entry]`) without the `Either` and
+   * the `Put` around it. When present, `UseCases.ingest` uses it instead of `decode` and merges each stream's
+   * entries as it goes (see `PutMerger`), storing what `mergePuts` of the one-entry `Put`s would store.
+   */
+  decodeEntry?(type: WidgetType, value: V, path: string, limits: Limits): PutEntry | PartRejection
   /**
    * The path of the `StreamNotFound` refusing a part (`undeclared: "reject"`), from the part's path: the original
    * JSON body names its `streamName` field (`streams[3].point` gives `streams[3].streamName`). Called only to build

@@ -102,6 +102,47 @@ export const mergePuts = (writes: ReadonlyArray<StreamWrite>): ReadonlyArray<Str
   return out
 }
 
+// A stream's open merged write in a `PutMerger`: its entries, and what a next entry must be above to join it.
+interface OpenPut {
+  readonly entries: Array<PutEntries[number]>
+  lastClient: number | null
+  hasServer: boolean
+}
+
+/**
+ * The writes of a request whose parts are each a one-entry `Put` (line protocol), merged as the parts come: after
+ * {@link add} of every part in request order, {@link writes} is exactly what {@link mergePuts} returns for one
+ * one-entry `Put` write per part (same writes, order, entries and paths), without building those writes first. An
+ * entry joins its stream's last write by the rule of `mergePuts` (a server `ts`, or a client `ts` above every client
+ * `ts` of the write and with no server `ts` before it); otherwise it starts a new write at its own path.
+ */
+export class PutMerger {
+  /** The merged writes so far, in the order their first entries came. */
+  readonly writes: Array<StreamWrite> = []
+  private readonly open = new Map<StreamId, OpenPut>()
+
+  /** Adds the entry `entry` of a part to `widget`'s stream at `path`. */
+  add(widget: StreamWrite["widget"], entry: PutEntries[number], path: string): void {
+    const ts = entry.ts
+    const run = this.open.get(widget.id)
+    if (run !== undefined) {
+      if (ts === undefined) {
+        run.hasServer = true
+        run.entries.push(entry)
+        return
+      }
+      if (!run.hasServer && (run.lastClient === null || ts > run.lastClient)) {
+        run.lastClient = ts
+        run.entries.push(entry)
+        return
+      }
+    }
+    const entries = [entry]
+    this.writes.push({ widget, op: { _tag: "Put", entries }, path })
+    this.open.set(widget.id, { entries, lastClient: ts ?? null, hasServer: ts === undefined })
+  }
+}
+
 /** The entry with the highest `ts` a stream holds: `ts` in microseconds and its point. */
 export interface LatestEntry {
   readonly ts: Micros

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { InvalidPoint, type InvalidRequest, type PayloadTooLarge, quoted } from "../Errors.js"
-import type { IngestPart, IngestRequest } from "../Ingest.js"
+import type { IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
 import type { PointOp } from "../Point.js"
 import { type WidgetType, widgetKind } from "../WidgetType.js"
 import { FieldKind, type LineBatch, lineProtocolLimits, parseLineProtocol, type Precision } from "./LineProtocol.js"
@@ -56,40 +56,38 @@ class LineProtocolRequest implements IngestRequest<number> {
    * - any other widget type is refused.
    *
    * Refusals are `InvalidPoint` at `path` (`line N`), the message naming the line, the stream and its widget type.
+   * Two objects per field (the entry and its point): `ingest` merges each stream's entries into one `Put` itself.
    */
-  decode(type: WidgetType, i: number, path: string): Either.Either<PointOp, InvalidPoint> {
+  decodeEntry(type: WidgetType, i: number, path: string): PutEntry | InvalidPoint {
     const batch = this.batch
     const kind = widgetKind(type)
     if (kind === "numeric" || kind === "series") {
       if (batch.kinds[i] === FieldKind.String) {
-        return Either.left(
-          new InvalidPoint({
-            message:
-              `${path}: field ${quoted(batch.fieldKeys[i]!)} is a string, but stream ${quoted(batch.streams[i]!)} ` +
-              `is a ${type} widget, which takes numbers`,
-            path
-          })
-        )
+        return new InvalidPoint({
+          message:
+            `${path}: field ${quoted(batch.fieldKeys[i]!)} is a string, but stream ${quoted(batch.streams[i]!)} ` +
+            `is a ${type} widget, which takes numbers`,
+          path
+        })
       }
       const number = batch.numbers[i]!
       const ts = batch.timestamp(i)
-      return Either.right({
-        _tag: "Put",
-        entries: [ts === undefined ? { point: { number } } : { point: { number }, ts }]
-      })
+      return ts === undefined ? { point: { number } } : { point: { number }, ts }
     }
-    if (type === "label") return Either.right({ _tag: "Put", entries: [{ point: { label: batch.text(i) } }] })
-    if (type === "text-feed") {
-      return Either.right({ _tag: "Put", entries: [{ point: { title: batch.fieldKeys[i]!, msg: batch.text(i) } }] })
-    }
-    return Either.left(
-      new InvalidPoint({
-        message:
-          `${path}: stream ${quoted(batch.streams[i]!)} is a ${type} widget, which line protocol cannot write ` +
-          `(it writes ${lineProtocolWidgetTypes.join(", ")} widgets)`,
-        path
-      })
-    )
+    if (type === "label") return { point: { label: batch.text(i) } }
+    if (type === "text-feed") return { point: { title: batch.fieldKeys[i]!, msg: batch.text(i) } }
+    return new InvalidPoint({
+      message:
+        `${path}: stream ${quoted(batch.streams[i]!)} is a ${type} widget, which line protocol cannot write ` +
+        `(it writes ${lineProtocolWidgetTypes.join(", ")} widgets)`,
+      path
+    })
+  }
+
+  /** Field value `i` as a one-entry `Put` (see {@link decodeEntry}, which `ingest` uses instead). */
+  decode(type: WidgetType, i: number, path: string): Either.Either<PointOp, InvalidPoint> {
+    const entry = this.decodeEntry(type, i, path)
+    return entry instanceof InvalidPoint ? Either.left(entry) : Either.right({ _tag: "Put", entries: [entry] })
   }
 }
 

@@ -9,7 +9,7 @@ import { isStreamName } from "../StreamName.js"
 import { StreamStore, type StreamWrite, type Withdrawable } from "../StreamStore.js"
 import { type Micros, nowMicros } from "../Time.js"
 import type { Widget } from "../Widget.js"
-import { mergePuts } from "../WritePlan.js"
+import { mergePuts, PutMerger } from "../WritePlan.js"
 import { authenticate } from "./Authenticate.js"
 
 /**
@@ -35,16 +35,35 @@ const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
  * in request order, its widget and its content decoded against the widget type by the request's decoder
  * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
  * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
- * `parts.length - writes.length`, every other part giving exactly one write). The first error wins; nothing is stored
- * here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the same error.
+ * `parts.length - written`). Every other part gives one write, except with `request.decodeEntry`: then each part is
+ * one entry, merged into its stream's writes as it comes (`PutMerger`: already what `mergePuts` would make of them,
+ * `merged` is true). The first error wins; nothing is stored here. Shared by {@link ingest} and
+ * {@link ingestDirect}, so both refuse the same request with the same error.
  */
-const writesOf = (
+export const writesOf = (
   request: IngestRequest,
   widgets: ReadonlyMap<string, Widget | null>,
   limits: Limits
-): Either.Either<Array<StreamWrite>, PushRejection> => {
-  const writes: Array<StreamWrite> = []
+): Either.Either<RequestWrites, PushRejection> => {
   const parts = request.parts
+  if (request.decodeEntry !== undefined) {
+    const merger = new PutMerger()
+    let written = 0
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!
+      const widget = widgets.get(part.streamName)
+      if (widget == null) {
+        if (request.undeclared === "skip") continue
+        return Either.left(streamNotFound(request, part))
+      }
+      const entry = request.decodeEntry(widget.type, part.value, part.path, limits)
+      if ("_tag" in entry) return Either.left(entry)
+      merger.add(widget, entry, part.path)
+      written++
+    }
+    return Either.right({ writes: merger.writes, written, merged: true })
+  }
+  const writes: Array<StreamWrite> = []
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     const widget = widgets.get(part.streamName)
@@ -56,7 +75,17 @@ const writesOf = (
     if (Either.isLeft(op)) return Either.left(op.left)
     writes.push({ widget, op: op.right, path: part.path })
   }
-  return Either.right(writes)
+  return Either.right({ writes, written: writes.length, merged: false })
+}
+
+/**
+ * What {@link writesOf} makes of a request: its `writes` in order, how many parts they hold (`written`: the others
+ * were skipped), and whether they are already merged (see `mergePuts`).
+ */
+export interface RequestWrites {
+  readonly writes: Array<StreamWrite>
+  readonly written: number
+  readonly merged: boolean
 }
 
 const streamNotFound = (request: IngestRequest, part: IngestPart): StreamNotFound =>
@@ -100,17 +129,18 @@ const storeRequest = (
   now: Micros,
   done: IngestDone
 ): Withdrawable | void => {
-  const writes = writesOf(request, widgets, limits)
-  if (Either.isLeft(writes)) return done(writes.left)
-  const skipped = request.parts.length - writes.right.length
-  if (writes.right.length === 0) {
-    return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes.right))
+  const result = writesOf(request, widgets, limits)
+  if (Either.isLeft(result)) return done(result.left)
+  const writes = result.right.writes
+  const skipped = request.parts.length - result.right.written
+  if (writes.length === 0) {
+    return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes))
   }
   // A request's Puts to one stream are stored as one write (see `mergePuts`): the same entries and changes. Without
   // skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
-  const merged = distinct ? writes.right : mergePuts(writes.right)
+  const merged = distinct || result.right.merged ? writes : mergePuts(writes)
   if (skipped === 0) return streams.writeDirect(merged, now, done)
-  const skippedStreams = skippedStreamsOf(request, writes.right)
+  const skippedStreams = skippedStreamsOf(request, writes)
   return streams.writeDirect(merged, now, (error) =>
     error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
   )
