@@ -23,11 +23,13 @@ export const Sql = {
   /** The last number of the commit sequence taken. */
   lastSeq: "SELECT seq FROM live_sequence WHERE id = 1",
   /**
-   * The stream's latest entry: the bytes of its last block from the last entry on (`substr` of a BLOB counts bytes),
-   * one entry to decode. Entries live in blocks (migration 0007, `entryBlocks.js`); the blocks of a stream hold
+   * The stream's latest entry as `[ts, point JSON]`: its last block's `last_ts` and the JSON text of that block's
+   * last entry, which runs from 20 bytes past `last_at` to the block's end (`substr` of a BLOB counts bytes; the
+   * UTF-8 bytes cast to TEXT), so nothing is decoded in JavaScript. Entries live in blocks (migration 0007, `entryBlocks.js`); the blocks of a stream hold
    * disjoint `ts` ranges, so ascending by `first_ts` is ascending by `ts`.
    */
-  latest: "SELECT substr(data, last_at + 1) FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1",
+  latest:
+    "SELECT last_ts, CAST(substr(data, last_at + 21) AS TEXT) FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts DESC LIMIT 1",
   /**
    * The blocks holding entries with `ts > after` of a stream, ascending by `ts`: from the last block starting at or
    * before `after` on (a seek for it, then a range scan). Parameters: stream, stream, after, after (better-sqlite3

@@ -16,7 +16,6 @@ import {
   blockEnd,
   blockSize,
   decodeBlock,
-  decodeEntryAt,
   encodeBlock,
   encodeBlocks
 } from "./entryBlocks.js"
@@ -86,12 +85,13 @@ export type LatestRead = (stream: number) => StoredEntry | undefined
 
 /** Prepares {@link LatestRead} on `db`. */
 export const prepareLatest = (db: Database.Database): LatestRead => {
-  const statement = db.prepare<[number], Buffer>(Sql.latest).pluck()
+  // The tail block's `last_ts` and its last entry's JSON as text: no Buffer per read (entry layout: entryBlocks.js).
+  const statement = db.prepare<[number], [number, string]>(Sql.latest).raw() as unknown as {
+    get(stream: number): [number, string] | undefined
+  }
   return (stream) => {
-    const data = statement.get(stream)
-    if (data === undefined) return undefined
-    const e = decodeEntryAt(data, 0)
-    return { ts: e.ts as Micros, json: e.json }
+    const row = statement.get(stream)
+    return row === undefined ? undefined : { ts: row[0] as Micros, json: row[1] }
   }
 }
 
