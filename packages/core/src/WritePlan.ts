@@ -55,8 +55,10 @@ const joins = (run: PutRun, entries: PutEntries): boolean => {
  * it applies one-entry `Put`s in a row, writes to different streams do not see each other, and a `Put` can only
  * fail as its stream's first write (a deleted widget), which keeps its place and path.
  *
- * Why: a line protocol body of 1,000 lines to 10 streams is 1,000 one-entry writes, and every write costs a mutation
- * and, in the adapters, statements or rows of its own; merged it is 10. Returns `writes` itself when nothing merges.
+ * Why: every write costs a mutation and, in the adapters, statements or rows of its own; a push naming a stream
+ * several times is merged to one write per stream. (A line protocol body, 1,000 one-entry writes to 10 streams, is
+ * merged as it is decoded instead, by {@link PutMerger}, to the same writes.) Returns `writes` itself when nothing
+ * merges.
  */
 export const mergePuts = (writes: ReadonlyArray<StreamWrite>): ReadonlyArray<StreamWrite> => {
   if (writes.length < 2) return writes
