@@ -11,7 +11,16 @@ import { type Kysely, sql } from "kysely"
  * would take its `data` past 16 KiB, so an entry larger than that is a block alone) and drops `entries`. Frozen in
  * time: it takes `Kysely<any>` and imports no application code (the encoder below is its own copy).
  */
-export const up = async (db: Kysely<any>): Promise<void> => {
+export const up = (db: Kysely<any>): Promise<void> => convert(db, () => {})
+
+/**
+ * Told how far the conversion of {@link up} is: `converted` of `total` entries are in blocks. Called when it starts
+ * (`converted` 0), after each further million entries and at the end; never when there are no entries.
+ */
+export type Progress = (converted: number, total: number) => void
+
+/** {@link up}, telling `progress` how far it is (a large database takes minutes: about 15 µs per entry). */
+export const convert = async (db: Kysely<any>, progress: Progress): Promise<void> => {
   await sql`CREATE TABLE entry_blocks (id INTEGER PRIMARY KEY,
     stream_id INTEGER NOT NULL REFERENCES streams(id) ON DELETE CASCADE, first_ts INTEGER NOT NULL,
     last_ts INTEGER NOT NULL, n INTEGER NOT NULL, last_at INTEGER NOT NULL, data BLOB NOT NULL) STRICT`.execute(db)
@@ -50,6 +59,11 @@ export const up = async (db: Kysely<any>): Promise<void> => {
       })
       .execute()
   }
+  const total = (await sql<{ n: number }>`SELECT count(*) AS n FROM entries`.execute(db)).rows[0]!.n
+  const tell: Progress = (converted, total) => (total > 0 ? progress(converted, total) : undefined)
+  tell(0, total)
+  let converted = 0
+  let told = 0
   let after: [number, number] = [Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]
   for (;;) {
     const page = await sql<Row>`SELECT stream_id, ts, value, point FROM entries
@@ -65,12 +79,15 @@ export const up = async (db: Kysely<any>): Promise<void> => {
       pending.push(r)
       pendingBytes += size
     }
+    converted += page.rows.length
+    if (converted - told >= 1_000_000 && converted < total) tell((told = converted), total)
     if (page.rows.length < 10000) break
     const last = page.rows[page.rows.length - 1]!
     after = [last.stream_id, last.ts]
   }
   await flush()
   await db.schema.dropTable("entries").execute()
+  tell(total, total)
 }
 
 /** Puts the entries back in `entries` (0001's table and index) and drops `entry_blocks`. */
