@@ -19,7 +19,10 @@ export const up = (db: Kysely<any>): Promise<void> => convert(db, () => {})
  */
 export type Progress = (converted: number, total: number) => void
 
-/** {@link up}, telling `progress` how far it is (a large database takes minutes: about 3 µs per entry, measured on 1,000,000 entries of 20 per stream). */
+/**
+ * {@link up}, telling `progress` how far it is: a large database takes minutes (about 3 µs per entry, measured on
+ * 1,000,000 entries of 20 per stream).
+ */
 export const convert = async (db: Kysely<any>, progress: Progress): Promise<void> => {
   await sql`CREATE TABLE entry_blocks (id INTEGER PRIMARY KEY,
     stream_id INTEGER NOT NULL REFERENCES streams(id) ON DELETE CASCADE, first_ts INTEGER NOT NULL,
