@@ -1,5 +1,5 @@
 import type { StorageFailure } from "@dashstream/core"
-import { Effect, Schedule } from "effect"
+import { Effect, Runtime, Schedule } from "effect"
 import { type Kysely, type Migration, Migrator } from "kysely"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
@@ -35,11 +35,20 @@ export const migrationNames: ReadonlyArray<string> = Object.keys(migrations).sor
  * (`StorageUnavailable`) is retried a few times.
  */
 export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
-  Effect.tryPromise({
-    try: () =>
-      new Migrator({ db: kysely, provider: { getMigrations: () => Promise.resolve(migrations) } }).migrateToLatest(),
-    catch: storageFailure
-  }).pipe(
+  Effect.runtime<never>().pipe(
+    Effect.flatMap((runtime) => {
+      // 0007 converts every entry (minutes on a large database): its progress is logged.
+      const told: M0007.Progress = (converted, total) =>
+        Runtime.runSync(runtime)(
+          Effect.logInfo(`migration 0007_entry_blocks: ${converted} of ${total} entries converted into blocks`)
+        )
+      const all = { ...migrations, "0007_entry_blocks": { ...M0007, up: (db: Kysely<any>) => M0007.convert(db, told) } }
+      return Effect.tryPromise({
+        try: () =>
+          new Migrator({ db: kysely, provider: { getMigrations: () => Promise.resolve(all) } }).migrateToLatest(),
+        catch: storageFailure
+      })
+    }),
     Effect.flatMap(({ error, results }) =>
       error === undefined
         ? Effect.succeed((results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName))

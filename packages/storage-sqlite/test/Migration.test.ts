@@ -4,7 +4,7 @@ import * as Path from "node:path"
 import Database from "better-sqlite3"
 import { type AccountId, type EntryId, micros, type StreamId } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import { Kysely, Migrator, SqliteDialect } from "kysely"
 import * as SqliteStore from "../src/index.js"
 import * as M0001 from "../src/migrations/0001_initial.js"
@@ -88,6 +88,24 @@ const makeEarlierDatabase = async (filename: string) => {
 }
 
 describe("migration 0007 (entries in blocks)", () => {
+  it.scopedLive("logs its progress: when it starts and when it ends (every million entries between)", () =>
+    Effect.gen(function* () {
+      const filename = Path.join(dir, "progress.db")
+      yield* Effect.promise(() => makeEarlierDatabase(filename))
+      const messages: Array<unknown> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ message }) => messages.push(message))
+      )
+      assert.deepStrictEqual(yield* Effect.provide(SqliteStore.migrate({ filename }), capture), ["0007_entry_blocks"])
+      const total = earlierEntries.length
+      assert.deepStrictEqual(messages.flat(), [
+        `migration 0007_entry_blocks: 0 of ${total} entries converted into blocks`,
+        `migration 0007_entry_blocks: ${total} of ${total} entries converted into blocks`
+      ])
+    })
+  )
+
   it.scopedLive("converts a database of the earlier schema in place; the stores work on it", () =>
     Effect.gen(function* () {
       const filename = Path.join(dir, "earlier.db")

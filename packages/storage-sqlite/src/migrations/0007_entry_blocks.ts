@@ -11,7 +11,19 @@ import { type Kysely, sql } from "kysely"
  * would take its `data` past 16 KiB, so an entry larger than that is a block alone) and drops `entries`. Frozen in
  * time: it takes `Kysely<any>` and imports no application code (the encoder below is its own copy).
  */
-export const up = async (db: Kysely<any>): Promise<void> => {
+export const up = (db: Kysely<any>): Promise<void> => convert(db, () => {})
+
+/**
+ * Told how far the conversion of {@link up} is: `converted` of `total` entries are in blocks. Called when it starts
+ * (`converted` 0), after each further million entries and at the end; never when there are no entries.
+ */
+export type Progress = (converted: number, total: number) => void
+
+/**
+ * {@link up}, telling `progress` how far it is: a large database takes minutes (about 3 µs per entry, measured on
+ * 1,000,000 entries of 20 per stream).
+ */
+export const convert = async (db: Kysely<any>, progress: Progress): Promise<void> => {
   await sql`CREATE TABLE entry_blocks (id INTEGER PRIMARY KEY,
     stream_id INTEGER NOT NULL REFERENCES streams(id) ON DELETE CASCADE, first_ts INTEGER NOT NULL,
     last_ts INTEGER NOT NULL, n INTEGER NOT NULL, last_at INTEGER NOT NULL, data BLOB NOT NULL) STRICT`.execute(db)
@@ -38,18 +50,29 @@ export const up = async (db: Kysely<any>): Promise<void> => {
       data.writeUInt32LE(len, at + 16)
       at += 20 + len
     }
-    await db
-      .insertInto("entry_blocks")
-      .values({
-        stream_id: rows[0]!.stream_id,
-        first_ts: rows[0]!.ts,
-        last_ts: rows[rows.length - 1]!.ts,
-        n: rows.length,
-        last_at: lastAt,
-        data
-      })
-      .execute()
+    blocks.push({
+      stream_id: rows[0]!.stream_id,
+      first_ts: rows[0]!.ts,
+      last_ts: rows[rows.length - 1]!.ts,
+      n: rows.length,
+      last_at: lastAt,
+      data
+    })
+    if (blocks.length === 100) await insertBlocks()
   }
+  // Blocks are inserted 100 to a statement (one statement a block took 1.8-2.2x as long on 1,000,000 entries).
+  let blocks: Array<Record<string, number | Buffer>> = []
+  const insertBlocks = async () => {
+    if (blocks.length === 0) return
+    const values = blocks
+    blocks = []
+    await db.insertInto("entry_blocks").values(values).execute()
+  }
+  const total = (await sql<{ n: number }>`SELECT count(*) AS n FROM entries`.execute(db)).rows[0]!.n
+  const tell: Progress = (converted, total) => (total > 0 ? progress(converted, total) : undefined)
+  tell(0, total)
+  let converted = 0
+  let told = 0
   let after: [number, number] = [Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]
   for (;;) {
     const page = await sql<Row>`SELECT stream_id, ts, value, point FROM entries
@@ -65,12 +88,16 @@ export const up = async (db: Kysely<any>): Promise<void> => {
       pending.push(r)
       pendingBytes += size
     }
+    converted += page.rows.length
+    if (converted - told >= 1_000_000 && converted < total) tell((told = converted), total)
     if (page.rows.length < 10000) break
     const last = page.rows[page.rows.length - 1]!
     after = [last.stream_id, last.ts]
   }
   await flush()
+  await insertBlocks()
   await db.schema.dropTable("entries").execute()
+  tell(total, total)
 }
 
 /** Puts the entries back in `entries` (0001's table and index) and drops `entry_blocks`. */
