@@ -46,24 +46,9 @@ export const writesOf = (
   limits: Limits
 ): Either.Either<RequestWrites, PushRejection> => {
   const parts = request.parts
-  if (request.decodeEntry !== undefined) {
-    const merger = new PutMerger()
-    let written = 0
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!
-      const widget = widgets.get(part.streamName)
-      if (widget == null) {
-        if (request.undeclared === "skip") continue
-        return Either.left(streamNotFound(request, part))
-      }
-      const entry = request.decodeEntry(widget.type, part.value, part.path, limits)
-      if ("_tag" in entry) return Either.left(entry)
-      merger.add(widget, entry, part.path)
-      written++
-    }
-    return Either.right({ writes: merger.writes, written, merged: true })
-  }
+  const merger = request.decodeEntry !== undefined ? new PutMerger() : undefined
   const writes: Array<StreamWrite> = []
+  let written = 0
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     const widget = widgets.get(part.streamName)
@@ -71,11 +56,20 @@ export const writesOf = (
       if (request.undeclared === "skip") continue
       return Either.left(streamNotFound(request, part))
     }
-    const op = request.decode(widget.type, part.value, part.path, limits)
-    if (Either.isLeft(op)) return Either.left(op.left)
-    writes.push({ widget, op: op.right, path: part.path })
+    if (merger !== undefined) {
+      const entry = request.decodeEntry!(widget.type, part.value, part.path, limits)
+      if ("_tag" in entry) return Either.left(entry)
+      merger.add(widget, entry, part.path)
+    } else {
+      const op = request.decode(widget.type, part.value, part.path, limits)
+      if (Either.isLeft(op)) return Either.left(op.left)
+      writes.push({ widget, op: op.right, path: part.path })
+    }
+    written++
   }
-  return Either.right({ writes, written: writes.length, merged: false })
+  return Either.right(
+    merger !== undefined ? { writes: merger.writes, written, merged: true } : { writes, written, merged: false }
+  )
 }
 
 /**
