@@ -30,14 +30,19 @@ interface PutRun {
   hasServer: boolean
 }
 
+// The one join rule of `mergePuts` and `PutMerger`: whether an entry with client `ts` (`undefined`: it takes a
+// server `ts`) may follow a merged write whose client `ts` so far end at `lastClient` and that `hasServer` entries.
+const mayFollow = (lastClient: number | null, hasServer: boolean, ts: number | undefined): boolean =>
+  ts === undefined || (!hasServer && (lastClient === null || ts > lastClient))
+
 // Whether `entries` can join `run` (see `mergePuts`); when they can, the run is moved past them.
 const joins = (run: PutRun, entries: PutEntries): boolean => {
   let lastClient = run.lastClient
   let hasServer = run.hasServer
   for (let i = 0; i < entries.length; i++) {
     const ts = entries[i]!.ts
+    if (!mayFollow(lastClient, hasServer, ts)) return false
     if (ts === undefined) hasServer = true
-    else if (hasServer || (lastClient !== null && ts <= lastClient)) return false
     else lastClient = ts
   }
   run.lastClient = lastClient
@@ -127,17 +132,11 @@ export class PutMerger {
   add(widget: StreamWrite["widget"], entry: PutEntries[number], path: string): void {
     const ts = entry.ts
     const run = this.open.get(widget.id)
-    if (run !== undefined) {
-      if (ts === undefined) {
-        run.hasServer = true
-        run.entries.push(entry)
-        return
-      }
-      if (!run.hasServer && (run.lastClient === null || ts > run.lastClient)) {
-        run.lastClient = ts
-        run.entries.push(entry)
-        return
-      }
+    if (run !== undefined && mayFollow(run.lastClient, run.hasServer, ts)) {
+      if (ts === undefined) run.hasServer = true
+      else run.lastClient = ts
+      run.entries.push(entry)
+      return
     }
     const entries = [entry]
     this.writes.push({ widget, op: { _tag: "Put", entries }, path })
