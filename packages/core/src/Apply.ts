@@ -71,12 +71,12 @@ export const pointJson = (point: StoredPoint): string => {
   return JSON.stringify(point)
 }
 
-/** The {@link EntryWrite} of `point` at `ts` in a stream of type `type`. */
-const entryWrite = (type: WidgetType, point: StoredPoint, ts: Micros): EntryWrite => ({
+/** The {@link EntryWrite} of `point` at `ts` in a stream of type `type`, whose kind is `kind`. */
+const entryWrite = (kind: WidgetKind, type: WidgetType, point: StoredPoint, ts: Micros): EntryWrite => ({
   ts,
   point,
   json: pointJson(point),
-  value: decimationValue(type, point)
+  value: rankedValue(kind, type, point)
 })
 
 /**
@@ -94,7 +94,7 @@ const putOne = (
   return {
     clear: false,
     clearedAt: null,
-    entries: [entryWrite(type, point, ts)],
+    entries: [entryWrite(widgetKind(type), type, point, ts)],
     lastTs: lastTs === null || ts > lastTs ? ts : lastTs
   }
 }
@@ -131,8 +131,7 @@ export const applyOp = (
         const e = given[i]!
         const ts = e.ts ?? nextServerTs(top, now)
         if (top === null || ts > top) top = ts
-        const point = e.point
-        entries[i] = { ts, point, json: pointJson(point), value: rankedValue(kind, type, point) }
+        entries[i] = entryWrite(kind, type, e.point, ts)
       }
       return Either.right({ clear: false, clearedAt: null, entries, lastTs: top })
     }
