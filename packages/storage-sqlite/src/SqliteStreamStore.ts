@@ -28,7 +28,6 @@ import { prepareBlockReads } from "./internal/blockReads.js"
 import {
   applyWrites,
   makeWritePath,
-  prepareLatest,
   prepareWriteStatements,
   type WriteStatements,
   writePlan
@@ -160,7 +159,7 @@ const built = (
                 )
               : undefined,
             statements,
-            latest: prepareLatest(db),
+            latest: statements.latest,
             since: { all: blocks.since },
             recent: { all: (stream: number, count: number) => blocks.recent(stream, count, -1) },
             recentPage: { all: blocks.recent },
