@@ -76,6 +76,7 @@ const commitEachCall = (
       path.lastTs.validate()
       const error = applyWrites(path, plan, writes, now, followed, changes)
       if (error !== undefined) throw new Rollback(error)
+      path.entries.flush()
       path.lastTs.flush()
       return nextSeq !== undefined && changes !== undefined && changes.length > 0 ? nextSeq.get() : undefined
     }

@@ -345,6 +345,14 @@ export class GroupCommit {
           return replay
         }
       }
+      // Every call's entries at once: a stream several calls wrote is one upsert row (see `EntryBatch`).
+      try {
+        this.path.entries.flush()
+      } catch (cause) {
+        if (!this.db.inTransaction) throw cause
+        this.abort()
+        return replay
+      }
       this.path.lastTs.flush()
       if (this.nextSeq !== undefined && collect && this.collected(errors)) this.seq = this.nextSeq.get()!
       this.commit.run()
@@ -374,6 +382,7 @@ export class GroupCommit {
     let error: WriteError | undefined
     try {
       error = applyWrites(this.path, this.plan, pending.writes, pending.now, this.followed, changes)
+      if (error === undefined) this.path.entries.flush()
     } catch (cause) {
       if (!this.db.inTransaction) throw cause
       error = storageFailure(cause)

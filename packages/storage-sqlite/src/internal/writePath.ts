@@ -128,9 +128,8 @@ const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer>) => {
   }
 }
 
-// Stores `list` (any order; a later entry with the same ts wins) into the stream's blocks: each entry goes to the
-// block with the greatest first_ts <= its ts (the first block when none), which is decoded, merged and re-encoded.
-const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<BlockEntry>) => {
+// `list` in ascending `ts`, an entry replaced by a later one with the same `ts`.
+const sortUnique = (list: ReadonlyArray<BlockEntry>): Array<BlockEntry> => {
   const sorted = list
     .map((e, k) => [e, k] as const)
     .sort((a, b) => a[0].ts - b[0].ts || a[1] - b[1])
@@ -140,6 +139,12 @@ const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<Bl
     if (unique.length > 0 && unique[unique.length - 1]!.ts === e.ts) unique[unique.length - 1] = e
     else unique.push(e)
   }
+  return unique
+}
+
+// Stores `unique` (ascending, no `ts` twice) into the stream's blocks: each entry goes to the block with the greatest
+// first_ts <= its ts (the first block when none), which is decoded, merged and re-encoded.
+const mergeEntries = (s: BlockStatements, stream: number, unique: ReadonlyArray<BlockEntry>) => {
   let idx = 0
   while (idx < unique.length) {
     const block = s.blockAt.get(stream, unique[idx]!.ts) ?? s.firstBlock.get(stream)
@@ -186,14 +191,16 @@ const mergeEntries = (s: BlockStatements, stream: number, list: ReadonlyArray<Bl
 }
 
 /**
- * Entries of the current call not yet stored, in the order they were produced, stored in the streams' blocks
- * (migration 0007, `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending and newer than
- * its tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB), every stream's in one multi-row upsert; the
- * others (replacements, back-fills, any order) are merged into the blocks whose ranges hold them, a later entry with
- * the same `(stream, ts)` replacing an earlier one (contract section 3).
+ * Entries not yet stored, in the order they were produced, stored in the streams' blocks (migration 0007,
+ * `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending (once sorted) and newer than its
+ * tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB), every stream's in one
+ * multi-row upsert; the others (replacements, back-fills) are merged into the blocks whose ranges hold them, a later
+ * entry with the same `(stream, ts)` replacing an earlier one (contract section 3). A group commit queues the entries
+ * of all its calls and flushes once, so a stream written by several calls of a group costs one upsert row, not one per
+ * call (issue 26: 100-stream pushes spent a third of the server's CPU in the per-call upserts).
  */
 export class EntryBatch {
-  private rows: Array<number | string | null> = []
+  private byStream = new Map<number, Array<BlockEntry>>()
 
   /**
    * `tails`: the tail blocks the writer knows, kept across calls by {@link LastTsCache} (and forgotten with it);
@@ -206,34 +213,41 @@ export class EntryBatch {
 
   /** Queues one entry: stream id, `ts` (microseconds), decimation value, point JSON. */
   add(stream: number, ts: number, value: number | null, json: string): void {
-    this.rows.push(stream, ts, value, json)
+    let list = this.byStream.get(stream)
+    if (list === undefined) this.byStream.set(stream, (list = []))
+    list.push({ ts, value, json })
+  }
+
+  /** Whether entries of `stream` are queued (a read of its stored entries must {@link flush} first). */
+  has(stream: number): boolean {
+    return this.byStream.has(stream)
   }
 
   /** Stores the queued entries (throws SQLite errors; the batch is emptied either way). */
   flush(): void {
-    const rows = this.rows
-    if (rows.length === 0) return
-    this.rows = []
-    const byStream = new Map<number, Array<BlockEntry>>()
-    for (let i = 0; i < rows.length; i += 4) {
-      const stream = rows[i] as number
-      let list = byStream.get(stream)
-      if (list === undefined) byStream.set(stream, (list = []))
-      list.push({ ts: rows[i + 1] as number, value: rows[i + 2] as number | null, json: rows[i + 3] as string })
-    }
+    const byStream = this.byStream
+    if (byStream.size === 0) return
+    this.byStream = new Map()
     const s = this.statements
     const tails = this.tails
     const appends: Array<number | Buffer> = []
-    for (const [stream, list] of byStream) {
+    for (const [stream, queued] of byStream) {
+      let list: ReadonlyArray<BlockEntry> = queued
       let ascending = true
       for (let i = 1; i < list.length && ascending; i++) ascending = list[i]!.ts > list[i - 1]!.ts
-      let tail = ascending ? tails.get(stream) : undefined
-      if (ascending && tail === undefined) {
+      // Calls of one group may carry a stream's new entries out of order (two clients' batches): sorted, they are
+      // still appended above the tail block rather than merged into it.
+      if (!ascending) {
+        list = sortUnique(list)
+        ascending = true
+      }
+      let tail = tails.get(stream)
+      if (tail === undefined) {
         tail = (s.tail.get(stream) as Tail | undefined) ?? null
         tails.set(stream, tail)
       }
-      if (ascending && (tail === null || list[0]!.ts > tail![2])) {
-        tails.set(stream, appendEntries(appends, stream, list, tail!))
+      if (tail === null || list[0]!.ts > tail[2]) {
+        tails.set(stream, appendEntries(appends, stream, list, tail))
       } else {
         tails.delete(stream)
         mergeEntries(s, stream, list)
@@ -244,7 +258,7 @@ export class EntryBatch {
 
   /** Forgets the queued entries (their call failed). */
   discard(): void {
-    this.rows = []
+    this.byStream = new Map()
   }
 }
 
@@ -376,13 +390,14 @@ export type Followed = (stream: StreamId) => boolean
 /**
  * The core's {@link WritePlan} over a write path: it loads a stream's highest assigned `ts` through the last-`ts`
  * cache and, when an operation needs it, its latest entry, inside the caller's transaction. One per connection,
- * reused. (The latest entry is read from the table: {@link applyWrites} stores every call's entries before it
- * returns, so the next call's plan sees them.)
+ * reused. (The latest entry is read from the table, after storing the entries queued in `w.entries` when the stream
+ * has some: earlier calls of a group queue theirs, see {@link applyWrites}.)
  */
 export const writePlan = (w: WritePath): WritePlan =>
   new WritePlan({
     lastTs: (stream) => w.lastTs.get(stream),
     latest: (stream) => {
+      if (w.entries.has(stream)) w.entries.flush()
       const row = w.statements.latest(stream)
       return row === undefined ? null : { ts: row.ts as Micros, point: JSON.parse(row.json) as StoredPoint }
     }
@@ -392,15 +407,17 @@ export const writePlan = (w: WritePath): WritePlan =>
  * Applies one `write` call's writes over a transaction the caller has opened and validated the cache in
  * (`w.lastTs.validate()`): `plan` (see {@link writePlan}, reset here) plans them in order against the stored state,
  * then each planned mutation is stored (a clear also records its `ts` as the stream's `cleared_ts`). The new last
- * `ts` of each stream goes into `w.lastTs`, stored by `w.lastTs.flush()`, which the caller runs before `COMMIT`; the
- * entries of the call are stored in blocks before it returns (flushed before a clear, so a clear never
- * deletes what follows it). With `changes`, the changes of every write to a `followed` stream are appended to it,
+ * `ts` of each stream goes into `w.lastTs`, stored by `w.lastTs.flush()`, and the entries of the call are queued in
+ * `w.entries`, stored by `w.entries.flush()`: the caller runs both before `COMMIT` (entries first), after one call or
+ * after a group of them (queued entries are flushed before a clear, so a clear never deletes what follows it, and
+ * before the plan reads a stream's latest entry). With `changes`, the changes of every write to a `followed` stream are appended to it,
  * for the caller to publish once committed. Synchronous and free of transaction control, so a group commit can run
  * several calls through it inside one transaction.
  *
  * Returns the domain error the call fails with (`InvalidPoint`, or `StreamNotFound` for a deleted widget),
- * `undefined` on success; throws SQLite errors. A call that fails with a domain error has changed nothing, not even
- * the cache: the plan finds every such error before the first statement that changes anything. Group commit relies
+ * `undefined` on success; throws SQLite errors. A call that fails with a domain error has changed nothing of its own,
+ * not even the cache: the plan finds every such error before the first statement that changes anything (it may have
+ * stored earlier calls' queued entries). Group commit relies
  * on this to run one-write calls without a savepoint: keep it so.
  */
 export const applyWrites = (
@@ -432,7 +449,6 @@ export const applyWrites = (
     }
     if (m.lastTs !== plan.before(i)) w.lastTs.set(id, m.lastTs)
   }
-  batch.flush()
   if (changes !== undefined && followed !== undefined) plan.changes(followed, changes)
   return undefined
 }
