@@ -39,7 +39,13 @@ const profiled = async (db: string) => {
     ...(values.bundle ? { entry: join(root, "packages/server/bundle/bin.js") } : {})
   })
   try {
-    return await load(ds.url, ds.accessKey)
+    const result = await load(ds.url, ds.accessKey)
+    // Calls (pushes) per group commit over the run, from the server's own histogram.
+    const metrics = await (await fetch(`${ds.url}/metrics`)).text()
+    const sum = Number(/^dashstream_group_commit_calls_sum (\S+)/m.exec(metrics)?.[1])
+    const count = Number(/^dashstream_group_commit_calls_count (\S+)/m.exec(metrics)?.[1])
+    groups = `${count} group commits, ${(sum / count).toFixed(1)} calls per group`
+    return result
   } finally {
     await ds.stop()
   }
@@ -69,6 +75,7 @@ end`
   return wrk({ url, lua: script, seconds: Number(values.seconds) })
 }
 let result: Awaited<ReturnType<typeof wrk>> | undefined
+let groups = ""
 if (values.backend === "sqlite") {
   result = await profiled(`sqlite:${join(mkdtempSync(join(tmpdir(), "dashstream-bench-")), "bench.db")}`)
 } else {
@@ -85,6 +92,7 @@ const file = readdirSync(out)
   .filter((f) => f.endsWith(".cpuprofile"))
   .map((f) => join(out, f))
   .sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!
+console.log(groups)
 console.log(file)
 
 interface ProfileNode {

@@ -248,9 +248,18 @@ export class EntryBatch {
       }
       if (tail === null || list[0]!.ts > tail[2]) {
         tails.set(stream, appendEntries(appends, stream, list, tail))
-      } else {
-        tails.delete(stream)
-        mergeEntries(s, stream, list)
+        continue
+      }
+      // The entries up to the tail block's last `ts` are merged into the blocks holding their range; those above it
+      // (a group mixing late batches with new ones) are still appended, to the tail block as the merge left it.
+      const lastTs = tail[2]
+      let newer = list.length
+      while (newer > 0 && list[newer - 1]!.ts > lastTs) newer--
+      mergeEntries(s, stream, newer === list.length ? list : list.slice(0, newer))
+      if (newer === list.length) tails.delete(stream)
+      else {
+        tail = (s.tail.get(stream) as Tail | undefined) ?? null
+        tails.set(stream, appendEntries(appends, stream, list.slice(newer), tail))
       }
     }
     runAppendRows(s, appends)
