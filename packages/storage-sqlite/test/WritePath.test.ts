@@ -105,6 +105,42 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
     )
   )
 
+  it.effect(
+    "calls of one group writing one stream out of order and over each other store what they would one by one",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const a = yield* widget("a", "sparkline")
+          const span = (from: number, to: number, n: number) =>
+            Array.from({ length: to - from + 1 }, (_, k) => [n, T0 + from + k] as const)
+          yield* group.write([put(a, span(10, 14, 0))], micros(T0))
+          // One group (the entries of its calls are stored once, before COMMIT): an append above the tail, one
+          // overlapping the stored entries and the first call, a back-fill before everything, a replacement.
+          const calls: ReadonlyArray<ReadonlyArray<readonly [number, number]>> = [
+            span(20, 25, 1),
+            span(12, 22, 2),
+            span(1, 3, 3),
+            [[4, T0 + 24]],
+            [...span(40, 41, 5), ...span(30, 31, 5)]
+          ]
+          const groupsBefore = group.groups
+          yield* Effect.all(
+            calls.map((entries) => group.write([put(a, entries)], micros(T0))),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(group.groups - groupsBefore, 1)
+          const model = new Map<number, number>(span(10, 14, 0).map(([n, ts]) => [ts, n]))
+          for (const entries of calls) for (const [n, ts] of entries) model.set(ts, n)
+          assert.deepStrictEqual(
+            rows(db, a).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number]),
+            [...model].sort((x, y) => x[0] - y[0])
+          )
+          assert.strictEqual(lastTsInFile(db, a), T0 + 41)
+        })
+      )
+  )
+
   it.effect("a last ts moved by another connection is seen by the next write", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -128,18 +128,51 @@ const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer>) => {
   }
 }
 
-// `list` in ascending `ts`, an entry replaced by a later one with the same `ts`.
+// `list` in ascending `ts`, an entry replaced by a later one with the same `ts`. The list is the concatenation of the
+// calls' entries, each call's mostly ascending already: its ascending runs are merged pairwise (a later run wins a
+// tie), O(n log runs) and no allocation per entry, rather than sorted (a group of 1,000-point batches to one stream
+// holds 20,000 entries).
 const sortUnique = (list: ReadonlyArray<BlockEntry>): Array<BlockEntry> => {
-  const sorted = list
-    .map((e, k) => [e, k] as const)
-    .sort((a, b) => a[0].ts - b[0].ts || a[1] - b[1])
-    .map(([e]) => e)
-  const unique: Array<BlockEntry> = []
-  for (const e of sorted) {
-    if (unique.length > 0 && unique[unique.length - 1]!.ts === e.ts) unique[unique.length - 1] = e
-    else unique.push(e)
+  let runs: Array<Array<BlockEntry>> = []
+  let run: Array<BlockEntry> = [list[0]!]
+  for (let i = 1; i < list.length; i++) {
+    const e = list[i]!
+    if (e.ts > run[run.length - 1]!.ts) run.push(e)
+    else {
+      runs.push(run)
+      run = [e]
+    }
   }
-  return unique
+  runs.push(run)
+  while (runs.length > 1) {
+    const next: Array<Array<BlockEntry>> = []
+    for (let r = 0; r + 1 < runs.length; r += 2) next.push(mergeRuns(runs[r]!, runs[r + 1]!))
+    if (runs.length % 2 === 1) next.push(runs[runs.length - 1]!)
+    runs = next
+  }
+  return runs[0]!
+}
+
+// Merges two strictly ascending runs into one; on the same `ts`, `later`'s entry is kept.
+const mergeRuns = (earlier: ReadonlyArray<BlockEntry>, later: ReadonlyArray<BlockEntry>): Array<BlockEntry> => {
+  const out: Array<BlockEntry> = []
+  let a = 0
+  let b = 0
+  while (a < earlier.length && b < later.length) {
+    const x = earlier[a]!
+    const y = later[b]!
+    if (x.ts < y.ts) {
+      out.push(x)
+      a++
+    } else {
+      if (x.ts === y.ts) a++
+      out.push(y)
+      b++
+    }
+  }
+  while (a < earlier.length) out.push(earlier[a++]!)
+  while (b < later.length) out.push(later[b++]!)
+  return out
 }
 
 // Stores `unique` (ascending, no `ts` twice) into the stream's blocks: each entry goes to the block with the greatest
