@@ -60,8 +60,9 @@ const closed = new StorageUnavailable({ cause: new Error("the SQLite stream stor
  * group runs synchronously, start to finish: `BEGIN IMMEDIATE`, each call's writes in its own `SAVEPOINT`, one
  * `COMMIT` (with `synchronous=FULL`, one WAL sync). A call that fails with a domain error (`InvalidPoint`,
  * `StreamNotFound`) or a failed statement rolls back to its savepoint and fails alone; the others stay in the group.
- * (A group is first run without savepoints, a call having nothing to roll back on a domain error; if a statement
- * fails, the group is rolled back and run again with every call in a savepoint.) Every call is resumed
+ * (A group is first run without savepoints, a call having nothing to roll back on a domain error, and the entries of
+ * all its calls are stored together before `COMMIT`; if a statement fails, the group is rolled back and run again with
+ * every call in a savepoint, each call's entries stored before its savepoint is released.) Every call is resumed
  * only after the `COMMIT` returned, so an acknowledged write is on disk. When `BEGIN` or `COMMIT` fails, or the
  * transaction is lost midway, the group is rolled back and every call in it fails with `StorageError` or
  * `StorageUnavailable`: nothing of the group is acknowledged.
