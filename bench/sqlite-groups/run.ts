@@ -4,8 +4,8 @@
  * CPU time (user + system) per call, for loads shaped like the push benchmark's:
  *
  * - `multi`: each call one number to each of 100 streams (server-assigned `ts`);
- * - `spark`: each call 1,000 timestamped numbers to one stream, the calls' `ts` ranges as two wrk threads send them
- *   (call i of either thread covers `1e6 + i * 1000 + k` seconds, k = 0..999, so the threads replace each other's);
+ * - `spark`: each call 1,000 timestamped numbers to one stream, call i of thread t covering seconds
+ *   `1e6 + (2 * i + t) * 1000 + k`, k = 0..999 (as the push benchmark's `spark` sends them);
  * - `lp`: each call 100 timestamped numbers to each of 10 streams, call i of thread t covering second `2 * i + t`.
  *
  * Calls alternate between two threads, thread 1 `--lag` calls behind thread 0 (so its batches arrive late, as with
@@ -81,7 +81,7 @@ await Effect.runPromise(
           return [
             put(
               widgets[0]!,
-              Array.from({ length: 1000 }, (_, k) => [k, (1e6 + i * 1000 + k) * 1e6] as const)
+              Array.from({ length: 1000 }, (_, k) => [k, (1e6 + (2 * i + thread) * 1000 + k) * 1e6] as const)
             )
           ]
         }

@@ -6,6 +6,7 @@ import {
   decodeBlock,
   encodeBlock,
   encodeBlocks,
+  splitBlocks,
   utf8Length
 } from "../src/internal/entryBlocks.js"
 
@@ -53,6 +54,20 @@ const check = (list: Array<{ ts: number; value: number | null; json: string }>) 
     blocks.flatMap((b) => decodeBlock(b.data)),
     list
   )
+  // The same blocks from the entries encoded once (a group's queued entries), alone and continuing a tail block.
+  for (const [n, bytes] of [
+    [0, 0],
+    [5, 200],
+    [31, 1000],
+    [3, 16_000]
+  ] as const) {
+    const split = splitBlocks(whole.data, whole.data.length, n, bytes)
+    const encoded = encodeBlocks(list, 0, list.length, n, bytes)
+    assert.deepStrictEqual(
+      split.map((b) => [b.from, b.to, b.lastAt, b.continues, b.data.toString("hex")]),
+      encoded.map((b) => [b.from, b.to, b.lastAt, b.continues, b.data.toString("hex")])
+    )
+  }
   for (const b of blocks) {
     assert.strictEqual(b.to, blockEnd(list, b.from, list.length))
     assert.isTrue(b.to - b.from === 1 || b.data.length <= blockBytes)

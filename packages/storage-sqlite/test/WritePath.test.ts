@@ -116,10 +116,11 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
             Array.from({ length: to - from + 1 }, (_, k) => [n, T0 + from + k] as const)
           yield* group.write([put(a, span(10, 14, 0))], micros(T0))
           // One group (the entries of its calls are stored once, before COMMIT): an append above the tail, one
-          // overlapping the stored entries and the first call, a back-fill before everything, a replacement.
+          // overlapping the stored entries and the first call and going past it, a back-fill before everything, a
+          // replacement, one out of order in itself.
           const calls: ReadonlyArray<ReadonlyArray<readonly [number, number]>> = [
             span(20, 25, 1),
-            span(12, 22, 2),
+            span(12, 27, 2),
             span(1, 3, 3),
             [[4, T0 + 24]],
             [...span(40, 41, 5), ...span(30, 31, 5)]
@@ -139,6 +140,31 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
           assert.strictEqual(lastTsInFile(db, a), T0 + 41)
         })
       )
+  )
+
+  it.effect("a late batch that splits the tail block and reaches past it appends the rest to the new tail", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { db, group, widget } = yield* open(freshFile())
+        const a = yield* widget("a", "sparkline")
+        const every = (from: number, to: number, step: number, n: number) =>
+          Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, k) => [n, T0 + from + k * step] as const)
+        yield* group.write([put(a, every(10, 200, 10, 0))], micros(T0))
+        // In one group: an append to the tail block (then 23 entries), then a batch filling it past twice the block
+        // size (it splits, the tail block starting elsewhere) and going past its end.
+        const calls = [every(210, 230, 10, 1), every(1, 250, 3, 2)]
+        yield* Effect.all(
+          calls.map((entries) => group.write([put(a, entries)], micros(T0))),
+          { concurrency: "unbounded" }
+        )
+        const model = new Map<number, number>(every(10, 200, 10, 0).map(([n, ts]) => [ts, n]))
+        for (const entries of calls) for (const [n, ts] of entries) model.set(ts, n)
+        assert.deepStrictEqual(
+          rows(db, a).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number]),
+          [...model].sort((x, y) => x[0] - y[0])
+        )
+      })
+    )
   )
 
   it.effect("a last ts moved by another connection is seen by the next write", () =>

@@ -42,7 +42,7 @@ const shortText = 64
  * @param {number} at
  * @returns {number}
  */
-const writeEntry = (buf, view, e, at) => {
+export const writeEntry = (buf, view, e, at) => {
   view.setFloat64(at, e.ts, true)
   view.setFloat64(at + 8, e.value ?? NaN, true)
   const text = e.json
@@ -67,7 +67,7 @@ const writeEntry = (buf, view, e, at) => {
  * @param {Buffer} buf
  * @returns {DataView}
  */
-const viewOf = (buf) => new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+export const viewOf = (buf) => new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
 
 /**
  * Where the block that takes `entries[from..to)` ends (the index after its last entry) when it already holds `n`
@@ -181,6 +181,46 @@ export const encodeBlocks = (entries, from, to, n = 0, bytes = 0) => {
     bytes += size
   }
   if (to > first) out.push({ from: first, to, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
+  return out
+}
+
+/**
+ * Splits entries already encoded (`buf[0..end)`, ascending by `ts`, laid out as {@link encodeBlock} does) into
+ * consecutive blocks by the rule of {@link blockEnd}, the first continuing a block that already holds `n` entries of
+ * `bytes` bytes: the blocks {@link encodeBlocks} would make of the same entries, as views of `buf` (`from`, `to`:
+ * entry indices in `buf`).
+ * @param {Buffer} buf
+ * @param {number} end
+ * @param {number} [n]
+ * @param {number} [bytes]
+ * @returns {Array<EncodedBlock>}
+ */
+export const splitBlocks = (buf, end, n = 0, bytes = 0) => {
+  /** @type {Array<EncodedBlock>} */
+  const out = []
+  let continues = n > 0
+  let first = 0
+  let start = 0
+  let at = 0
+  let lastAt = 0
+  let i = 0
+  while (at < end) {
+    const size = 20 + buf.readUInt32LE(at + 16)
+    if (n > 0 && (n >= blockSize || bytes + size > blockBytes)) {
+      if (i > first) out.push({ from: first, to: i, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
+      continues = false
+      first = i
+      start = at
+      n = 0
+      bytes = 0
+    }
+    lastAt = at
+    at += size
+    n++
+    bytes += size
+    i++
+  }
+  if (i > first) out.push({ from: first, to: i, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
   return out
 }
 
