@@ -18,7 +18,7 @@ import {
   decodeBlock,
   encodeBlock,
   encodeBlocks
-} from "./entryBlocks.js"
+} from "@dashstream/core/entryBlocks"
 
 /** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
 export interface BlockStatements {
