@@ -1,0 +1,50 @@
+import type { Micros, StoredEntry } from "@dashstream/core"
+import { type BlockEntry, entriesAfter, entriesFrom } from "@dashstream/core/entryBlocks"
+
+/**
+ * The reads of entries stored in blocks (`entry_blocks`, migration 0007): the SQL that finds the blocks, and the
+ * decoding of only the entries a read returns (`@dashstream/core/entryBlocks`).
+ */
+
+/**
+ * The SQL condition on `first_ts` of the blocks of stream `stream` that may hold entries with `ts > after` (SQL
+ * expressions): the block holding `after` (the last one starting at or before it) and every later one. One index
+ * probe, then the `(stream_id, first_ts)` range.
+ */
+export const fromBlockSql = (stream: string, after: string): string =>
+  `first_ts >= coalesce((SELECT first_ts FROM entry_blocks WHERE stream_id = ${stream} AND first_ts <= ${after} ` +
+  `ORDER BY first_ts DESC LIMIT 1), ${after})`
+
+/**
+ * How many blocks a read of at most `limit` entries above a cursor needs at most (`null`: all): each block holds at
+ * least one entry, and the first may hold none above the cursor.
+ */
+export const blockLimit = (limit: number | null): number | null => (limit === null ? null : limit + 1)
+
+/** A stored entry of a block, as the core port has it. */
+export const storedEntry = (e: BlockEntry): StoredEntry => ({ ts: e.ts as Micros, json: e.json })
+
+/** The entries with `ts > after` of `blocks` (ascending), at most `limit` (`null`: all). */
+export const entriesSince = <T>(
+  blocks: ReadonlyArray<Buffer>,
+  after: number,
+  limit: number | null,
+  each: (e: BlockEntry) => T
+): Array<T> => entriesAfter(blocks, after, limit ?? -1, each)
+
+/**
+ * The oldest `limit` of the `count` most recent entries of a stream, ascending, from its newest blocks given newest
+ * first with their entry counts (`n`): only the blocks holding them are decoded, only the entries returned.
+ */
+export const recentEntries = (
+  newestFirst: ReadonlyArray<{ readonly n: number; readonly data: Buffer }>,
+  count: number,
+  limit: number
+): Array<StoredEntry> => {
+  let total = 0
+  let used = 0
+  while (used < newestFirst.length && total < count) total += newestFirst[used++]!.n
+  const blocks: Array<Buffer> = []
+  for (let i = used - 1; i >= 0; i--) blocks.push(newestFirst[i]!.data)
+  return entriesFrom(blocks, Math.max(0, total - count), Math.min(limit, count), storedEntry)
+}
