@@ -178,7 +178,19 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
         else listed = undefined
       }
     }
-    if (fresh.length > 0) pushBlocks(out.blocks, id, sorted ? fresh : fresh.sort(byTs))
+    if (fresh.length > 0) {
+      // A block never spans two writes: a late request (a back-fill) may fall between two of them, and a gap that no
+      // stored block covers takes it without a merge.
+      if (!sorted) fresh.sort(byTs)
+      let start = 0
+      for (let i = 1; i < fresh.length; i++) {
+        if (change.starts.has(fresh[i]!.ts)) {
+          pushBlocks(out.blocks, id, fresh.slice(start, i))
+          start = i
+        }
+      }
+      pushBlocks(out.blocks, id, start === 0 ? fresh : fresh.slice(start))
+    }
     if (old !== undefined) {
       old.sort(byTs)
       out.old.set(id, old)
