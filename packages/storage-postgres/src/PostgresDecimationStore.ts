@@ -7,7 +7,7 @@ import { blockLimit, fromBlockSql } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { clientConfig } from "./internal/pool.js"
 import { db, run, transaction } from "./internal/sql.js"
-import { blockArrays, byteaArrayBinary, numberArrayBinary, pushBlocks } from "./internal/storeSql.js"
+import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /**
@@ -178,18 +178,8 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
                 stream,
                 gone
               ])
-              await client.query(
-                `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-                   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[])`,
-                [
-                  numberArrayBinary(rewritten.streamIds, "bigint"),
-                  numberArrayBinary(rewritten.firstTss, "bigint"),
-                  numberArrayBinary(rewritten.lastTss, "bigint"),
-                  numberArrayBinary(rewritten.ns, "bigint"),
-                  numberArrayBinary(rewritten.lastAts, "bigint"),
-                  byteaArrayBinary(rewritten.datas)
-                ]
-              )
+              const insert = insertBlocksQuery(rewritten)
+              await client.query(insert.text, insert.values)
               return { commit: true, value: deleted }
             })
           )

@@ -20,7 +20,7 @@ import type pg from "pg"
 import { blockLimit, entriesSince, fromBlockSql } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { makePool } from "./internal/pool.js"
-import { blockArrays, byteaArrayBinary, numberArrayBinary, pushBlocks } from "./internal/storeSql.js"
+import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
 import { migrate, migrations } from "./Migrate.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
@@ -217,19 +217,8 @@ const target = (client: pg.PoolClient): CopyTarget => ({
       stream,
       rows.map((r) => ({ ts: r.ts, value: r.value, json: r.point }))
     )
-    return query(
-      client,
-      `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[])`,
-      [
-        numberArrayBinary(blocks.streamIds, "bigint"),
-        numberArrayBinary(blocks.firstTss, "bigint"),
-        numberArrayBinary(blocks.lastTss, "bigint"),
-        numberArrayBinary(blocks.ns, "bigint"),
-        numberArrayBinary(blocks.lastAts, "bigint"),
-        byteaArrayBinary(blocks.datas)
-      ]
-    )
+    const insert = insertBlocksQuery(blocks)
+    return query(client, insert.text, insert.values)
   }
 })
 

@@ -1,4 +1,4 @@
-import { AccountStore, DecimationStore, micros, StreamStore } from "@dashstream/core"
+import { AccountStore, DecimationStore, micros, StreamStore, type Widget } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely"
@@ -9,6 +9,36 @@ import { freshSchema, readAll, T0 } from "./fixtures.js"
 
 const db = await openTestDatabase()
 afterAll(() => db?.close())
+
+/** Creates `schema` and applies the migrations `names` only: a database as the code of that time made it. */
+const migrateOnly = async (kysely: Kysely<any>, schema: string, names: ReadonlyArray<string>) => {
+  await sql`create schema ${sql.id(schema)}`.execute(kysely)
+  const earlier = Object.fromEntries(names.map((name) => [name, migrations[name]!]))
+  const { error } = await new Migrator({
+    db: kysely,
+    provider: { getMigrations: async () => earlier },
+    migrationTableSchema: schema
+  }).migrateToLatest()
+  if (error !== undefined) throw error
+}
+
+/** Writes entries `[ts - T0, number]` to `widget` in one write, received at `T0 + now`. */
+const putTwo = (
+  stores: Context.Context<StreamStore>,
+  widget: Widget,
+  entries: ReadonlyArray<readonly [number, number]>,
+  now: number
+) =>
+  Context.get(stores, StreamStore).write(
+    [
+      {
+        widget,
+        op: { _tag: "Put", entries: entries.map(([ts, number]) => ({ point: { number }, ts: micros(T0 + ts) })) },
+        path: "point"
+      }
+    ],
+    micros(T0 + now)
+  )
 
 /** The migrations the code before issue 26 shipped: the schema its databases have. */
 const before = ["0001_initial", "0002_live", "0003_dashboards", "0004_console_sessions"]
@@ -24,14 +54,7 @@ describe.skipIf(db === undefined)("migration 0006 (entries without id and foreig
         yield* Effect.promise(async () => {
           const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: makePool(config, { max: 1 }) }) })
           try {
-            await sql`create schema ${sql.id(schema)}`.execute(kysely)
-            const earlier = Object.fromEntries(before.map((name) => [name, migrations[name]!]))
-            const { error } = await new Migrator({
-              db: kysely,
-              provider: { getMigrations: async () => earlier },
-              migrationTableSchema: schema
-            }).migrateToLatest()
-            if (error !== undefined) throw error
+            await migrateOnly(kysely, schema, before)
             await sql`insert into accounts (id, name, created_at) values ('acc', 'a', ${T0})`.execute(kysely)
             await sql`insert into streams (account_id, name, type, created_at, last_ts)
               values ('acc', 'n', 'sparkline', ${T0}, ${T0 + 2}), ('acc', 'gone', 'number', ${T0}, ${T0})`.execute(
@@ -64,21 +87,14 @@ describe.skipIf(db === undefined)("migration 0006 (entries without id and foreig
           ]
         )
         // A replacement of an old entry and a new one, in one write: the upsert and the plain insert.
-        yield* Context.get(stores, StreamStore).write(
+        yield* putTwo(
+          stores,
+          n!,
           [
-            {
-              widget: n!,
-              op: {
-                _tag: "Put",
-                entries: [
-                  { point: { number: 10 }, ts: micros(T0 + 1) },
-                  { point: { number: 30 }, ts: micros(T0 + 3) }
-                ]
-              },
-              path: "point"
-            }
+            [1, 10],
+            [3, 30]
           ],
-          micros(T0 + 10)
+          10
         )
         assert.deepStrictEqual(
           (yield* readAll(stores, n)).map((e) => [e.ts - T0, e.point.number]),
@@ -143,14 +159,7 @@ describe.skipIf(db === undefined)("migration 0007 (entries in blocks)", () => {
         const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: makePool(config, { max: 1 }) }) })
         yield* Effect.addFinalizer(() => Effect.promise(() => kysely.destroy()))
         yield* Effect.promise(async () => {
-          await sql`create schema ${sql.id(schema)}`.execute(kysely)
-          const earlier = Object.fromEntries(beforeBlocks.map((name) => [name, migrations[name]!]))
-          const { error } = await new Migrator({
-            db: kysely,
-            provider: { getMigrations: async () => earlier },
-            migrationTableSchema: schema
-          }).migrateToLatest()
-          if (error !== undefined) throw error
+          await migrateOnly(kysely, schema, beforeBlocks)
           await sql`insert into accounts (id, name, created_at) values ('acc', 'a', ${T0})`.execute(kysely)
           for (const [name, type] of [
             ["n", "sparkline"],
@@ -222,21 +231,14 @@ describe.skipIf(db === undefined)("migration 0007 (entries in blocks)", () => {
           [0, 1, 2, null, 4]
         )
         // A write after the conversion: a replacement inside a converted block and a new entry.
-        yield* Context.get(stores, StreamStore).write(
+        yield* putTwo(
+          stores,
+          widgets.get("n" as never)!,
           [
-            {
-              widget: widgets.get("n" as never)!,
-              op: {
-                _tag: "Put",
-                entries: [
-                  { point: { number: 1000 }, ts: micros(T0 + 50) },
-                  { point: { number: 1001 }, ts: micros(T0 + 200) }
-                ]
-              },
-              path: "point"
-            }
+            [50, 1000],
+            [200, 1001]
           ],
-          micros(T0 + 300)
+          300
         )
         const after = yield* readJson("n")
         assert.deepStrictEqual(after.length, 101)

@@ -575,6 +575,16 @@ export const guessedQuery = (
   ]
 })
 
+/**
+ * An insert of `blocks` as its SQL and values (one statement whatever the number of blocks; the arrays in the binary
+ * format), for a client's `query`.
+ */
+export const insertBlocksQuery = (blocks: BlockArrays): { readonly text: string; readonly values: Array<Buffer> } => ({
+  text: `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[])`,
+  values: blockValues(blocks)
+})
+
 const blockValues = (b: BlockArrays): Array<Buffer> => [
   numberArrayBinary(b.streamIds, "bigint"),
   numberArrayBinary(b.firstTss, "bigint"),

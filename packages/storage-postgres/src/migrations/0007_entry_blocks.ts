@@ -55,13 +55,17 @@ export const up = async (db: Kysely<any>): Promise<void> => {
       SELECT coalesce((SELECT last_ts >= lo FROM entry_blocks WHERE stream_id = stream AND first_ts <= hi
         ORDER BY first_ts DESC LIMIT 1), false)
     $$`.execute(db)
-  await sql`CREATE OR REPLACE FUNCTION dashstream_delete_entries_of_streams() RETURNS trigger LANGUAGE plpgsql
+  await deleteWithStreams(db, "entry_blocks")
+}
+
+/** Points the streams-delete trigger's function (migration 0006) at `table`: a deleted stream's rows of it go too. */
+const deleteWithStreams = (db: Kysely<any>, table: "entries" | "entry_blocks") =>
+  sql`CREATE OR REPLACE FUNCTION dashstream_delete_entries_of_streams() RETURNS trigger LANGUAGE plpgsql
     SET search_path FROM CURRENT AS $$
     BEGIN
-      DELETE FROM entry_blocks WHERE stream_id IN (SELECT id FROM deleted_streams);
+      DELETE FROM ${sql.raw(table)} WHERE stream_id IN (SELECT id FROM deleted_streams);
       RETURN NULL;
     END $$`.execute(db)
-}
 
 /**
  * Undoes {@link up}: `entries` made again (as migration 0006 left it) from the blocks, decoded here (its own copy of
@@ -95,12 +99,7 @@ export const down = async (db: Kysely<any>): Promise<void> => {
     const last = page.rows[page.rows.length - 1]!
     after = [Number(last.stream_id), Number(last.first_ts)]
   }
-  await sql`CREATE OR REPLACE FUNCTION dashstream_delete_entries_of_streams() RETURNS trigger LANGUAGE plpgsql
-    SET search_path FROM CURRENT AS $$
-    BEGIN
-      DELETE FROM entries WHERE stream_id IN (SELECT id FROM deleted_streams);
-      RETURN NULL;
-    END $$`.execute(db)
+  await deleteWithStreams(db, "entries")
   await sql`DROP FUNCTION dashstream_blocks_overlap(bigint, bigint, bigint)`.execute(db)
   await sql`DROP TABLE entry_blocks`.execute(db)
 }
