@@ -3,7 +3,7 @@ import { type BlockEntry, decodeBlock } from "@dashstream/core/entryBlocks"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
-import { blockLimit, fromBlockSql } from "./internal/blockReads.js"
+import { blocksAfterSql } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { clientConfig } from "./internal/pool.js"
 import { db, run, transaction } from "./internal/sql.js"
@@ -33,13 +33,12 @@ const tssOf = (stream: StreamId, ids: ReadonlyArray<EntryId>): Array<number> => 
 const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
 
 /**
- * The blocks of stream `$1` that may hold entries with `$2 < ts < $3`, ascending, at most `$4` of them (see
- * `blockLimit`). Named, so each connection prepares it once.
+ * The blocks of stream `$1` that hold its oldest `$4` entries with `$2 < ts < $3`, ascending (see `blocksAfterSql`).
+ * Named, so each connection prepares it once.
  */
 const entriesQuery = {
   name: "dashstream_decimation_blocks",
-  text: `SELECT data FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} AND first_ts < $3
-    ORDER BY first_ts LIMIT $4`,
+  text: `SELECT data FROM (${blocksAfterSql("$1", "$2", "$4::bigint", " AND first_ts < $3")}) AS r`,
   rowMode: "array"
 } as const
 
@@ -123,7 +122,7 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
         const from = after ?? NO_LOWER_BOUND
         const result = await pool.query<[Buffer]>({
           ...entriesQuery,
-          values: [stream, from, before, blockLimit(limit)]
+          values: [stream, from, before, limit]
         })
         const out: Array<DecimationEntry> = []
         if (limit <= 0) return out

@@ -17,7 +17,7 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import type pg from "pg"
-import { blockLimit, entriesSince, fromBlockSql } from "./internal/blockReads.js"
+import { blocksAfterSql, entriesSince } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { makePool } from "./internal/pool.js"
 import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
@@ -108,11 +108,11 @@ const source = (client: pg.PoolClient): CopySource => ({
   entries: (stream, after, limit) => {
     const from = after ?? NO_LOWER_BOUND
     return Effect.map(
-      query<{ data: Buffer } & pg.QueryResultRow>(
-        client,
-        `SELECT data FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} ORDER BY first_ts LIMIT $3`,
-        [stream, from, blockLimit(limit)]
-      ),
+      query<{ data: Buffer } & pg.QueryResultRow>(client, blocksAfterSql("$1", "$2", "$3::bigint"), [
+        stream,
+        from,
+        limit
+      ]),
       (rows) =>
         entriesSince(
           rows.map((r) => r.data),

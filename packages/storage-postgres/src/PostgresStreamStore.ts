@@ -11,25 +11,25 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
-import { blockLimit, entriesSince, fromBlockSql, recentEntries, storedEntry } from "./internal/blockReads.js"
+import { blocksAfterSql, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
 import { LatestReads } from "./internal/latestReads.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
 export const PING_TIMEOUT_MS = 2_000
 
 /**
- * The blocks of stream `$1` that may hold entries with `ts > $2`, ascending, at most `$3` of them (null: all; see
- * `blockLimit`). Named, so each connection prepares it once.
+ * The blocks of stream `$1` a read of at most `$3` entries (null: all) with `ts > $2` needs, ascending (see
+ * `blocksAfterSql`). Named, so each connection prepares it once.
  */
 const sinceQuery = {
   name: "dashstream_read_since_blocks",
-  text: `SELECT data FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} ORDER BY first_ts LIMIT $3`,
+  text: `SELECT data FROM (${blocksAfterSql("$1", "$2", "$3::bigint")}) AS r`,
   rowMode: "array"
 } as const
 
 /** The blocks of a read with `since` (see {@link sinceQuery}); rejects with the `pg` error. */
 const sinceBlocks = async (pool: pg.Pool, stream: number, since: number, limit: number | null) => {
-  const result = await pool.query<[Buffer]>({ ...sinceQuery, values: [stream, since, blockLimit(limit)] })
+  const result = await pool.query<[Buffer]>({ ...sinceQuery, values: [stream, since, limit] })
   return result.rows.map((row) => row[0])
 }
 
@@ -61,15 +61,14 @@ const readPage =
     })
 
 /**
- * Stream `$1`'s `cleared_ts` with the blocks that may hold its entries `ts > $2` (at most `$3` blocks, ascending) in
- * ONE statement, so that both are of one snapshot; one row with null `data` when no block matches, no row when the
- * stream does not exist.
+ * Stream `$1`'s `cleared_ts` with the blocks that hold its oldest `$3` entries `ts > $2` (ascending; see
+ * `blocksAfterSql`) in ONE statement, so that both are of one snapshot; one row with null `data` when no block
+ * matches, no row when the stream does not exist.
  */
 const liveSinceQuery = {
   name: "dashstream_read_live_since_blocks",
   text: `SELECT s.cleared_ts, b.n, b.data FROM streams s LEFT JOIN LATERAL (
-      SELECT first_ts, n, data FROM entry_blocks WHERE stream_id = s.id AND ${fromBlockSql("s.id", "$2")}
-      ORDER BY first_ts LIMIT $3) b ON true
+      ${blocksAfterSql("s.id", "$2", "$3::bigint")}) b ON true
     WHERE s.id = $1 ORDER BY b.first_ts`
 } as const
 
@@ -92,7 +91,7 @@ const readLive =
         const result = await pool.query<{ cleared_ts: number | null; n: number | null; data: Buffer | null }>(
           query._tag === "Recent"
             ? { ...liveRecentQuery, values: [stream, query.count] }
-            : { ...liveSinceQuery, values: [stream, query.since, blockLimit(query.limit)] }
+            : { ...liveSinceQuery, values: [stream, query.since, query.limit] }
         )
         const rows = result.rows
         if (rows.length === 0) return Option.none()

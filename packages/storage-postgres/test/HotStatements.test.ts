@@ -197,7 +197,7 @@ describe("PostgreSQL hot statements", () => {
             "latest reads, batched",
             /FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY AS s\(id, n\) CROSS JOIN LATERAL \(SELECT last_ts, last_at, data FROM entry_blocks WHERE stream_id = s\.id ORDER BY first_ts DESC LIMIT \?\)/
           ],
-          ["since read", /SELECT data FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= coalesce/],
+          ["since read", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= coalesce/],
           ["live read", /FROM streams s LEFT JOIN LATERAL/],
           ["listener read", /select data from entry_blocks where stream_id = \$1/],
           ["dashboard token lookup", /from "dashboards" where "view_token" = \$1/],

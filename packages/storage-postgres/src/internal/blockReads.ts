@@ -16,10 +16,18 @@ export const fromBlockSql = (stream: string, after: string): string =>
   `ORDER BY first_ts DESC LIMIT 1), ${after})`
 
 /**
- * How many blocks a read of at most `limit` entries above a cursor needs at most (`null`: all): each block holds at
- * least one entry, and the first may hold none above the cursor.
+ * A query of the blocks of stream `stream` a read of at most `limit` entries with `ts > after` needs (SQL
+ * expressions; `limit` a `bigint`, null: all), as `first_ts, n, data` ascending; `extra` is more of the `WHERE`.
+ * From the block holding `after` ({@link fromBlockSql}), at most `limit + 1` blocks (each holds at least one entry,
+ * the first maybe none above `after`), and of those only the ones before which fewer than `limit` entries above
+ * `after` lie (counted by `n`: the entries of the blocks between the first and this one): a page of 1,000 entries
+ * sends about 32 blocks, not 1,001. The running count is a window over the scan, which stops at the limit.
  */
-export const blockLimit = (limit: number | null): number | null => (limit === null ? null : limit + 1)
+export const blocksAfterSql = (stream: string, after: string, limit: string, extra = ""): string =>
+  `SELECT first_ts, n, data FROM (SELECT first_ts, n, data, sum(n) OVER w - n - first_value(n) OVER w AS skipped ` +
+  `FROM entry_blocks WHERE stream_id = ${stream} AND ${fromBlockSql(stream, after)}${extra} ` +
+  `WINDOW w AS (ORDER BY first_ts ROWS UNBOUNDED PRECEDING) ORDER BY first_ts LIMIT ${limit} + 1) AS b ` +
+  `WHERE ${limit} IS NULL OR b.skipped < ${limit} ORDER BY first_ts`
 
 /** A stored entry of a block, as the core port has it. */
 export const storedEntry = (e: BlockEntry): StoredEntry => ({ ts: e.ts as Micros, json: e.json })
