@@ -99,10 +99,15 @@ describe("migration 0007 (entries in blocks)", () => {
       )
       assert.deepStrictEqual(yield* Effect.provide(SqliteStore.migrate({ filename }), capture), ["0007_entry_blocks"])
       const total = earlierEntries.length
-      assert.deepStrictEqual(messages.flat(), [
+      const told = messages.flat().map(String)
+      assert.deepStrictEqual(told.slice(0, 2), [
         `migration 0007_entry_blocks: 0 of ${total} entries converted into blocks`,
         `migration 0007_entry_blocks: ${total} of ${total} entries converted into blocks`
       ])
+      // The dropped entries left free pages: the file is compacted, and says so.
+      assert.match(told[2]!, /^migration 0007_entry_blocks: compacting the file \(\d+ KiB of \d+ KiB free\)$/)
+      assert.match(told[3]!, /^migration 0007_entry_blocks: compacted the file from \d+ KiB to \d+ KiB in \d+\.\d s$/)
+      assert.strictEqual(told.length, 4)
     })
   )
 
@@ -130,6 +135,8 @@ describe("migration 0007 (entries in blocks)", () => {
           ]
         )
         assert.isUndefined(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'entries'").get())
+        // Compacted after the conversion: no free pages left by the dropped table.
+        assert.strictEqual(raw.pragma("freelist_count", { simple: true }), 0)
       } finally {
         raw.close()
       }
