@@ -524,7 +524,25 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * between two such inserts) or overlap one when a guess was wrong, and then the guard fails. No clear: a statement
  * cannot both delete a stream's blocks and insert the same rows.
  */
-export const guessedSql = `WITH inserted AS (
+export const guessedSql = guessedStatement(true)
+
+/**
+ * {@link guessedSql} without the runs of old entries (`$13`-`$21` absent): the statement of a group whose entries are
+ * all new (single points, appends), which has no `vacant` check and no second insert to plan and run.
+ */
+export const guessedNewSql = guessedStatement(false)
+
+/** The text of {@link guessedSql} (`withRuns`) or of {@link guessedNewSql}. */
+function guessedStatement(withRuns: boolean): string {
+  const runs = `vacant AS (
+  SELECT 2147483647 + count(*)::int AS free FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
+  WHERE CASE WHEN (SELECT ok FROM guard) = 1 THEN dashstream_blocks_overlap(r.id, r.lo, r.hi) END
+), backfilled AS (
+  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
+  SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bytea[])
+  WHERE (SELECT free FROM vacant) = 2147483647
+), `
+  return `WITH inserted AS (
   INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
   SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bytea[]) RETURNING 1
 ), locked AS (
@@ -533,47 +551,43 @@ export const guessedSql = `WITH inserted AS (
 ), guard AS (
   SELECT 1 / ((SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
     ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[]))::int AS ok
-), vacant AS (
-  SELECT 2147483647 + count(*)::int AS free FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
-  WHERE CASE WHEN (SELECT ok FROM guard) = 1 THEN dashstream_blocks_overlap(r.id, r.lo, r.hi) END
-), backfilled AS (
-  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-  SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bytea[])
-  WHERE (SELECT free FROM vacant) = 2147483647
-), moved AS (
+), ${withRuns ? runs : ""}moved AS (
   UPDATE streams SET last_ts = v.last_ts FROM unnest($9::bigint[], $10::bigint[]) AS v(id, last_ts)
   WHERE streams.id = v.id AND (SELECT ok FROM guard) = 1
 )
-SELECT (SELECT ok FROM guard) AS ok, (SELECT free FROM vacant) AS free,
-  (SELECT count(pg_notify($11, p)) FROM unnest($12::text[]) AS p) AS notified`
+SELECT (SELECT ok FROM guard) AS ok, ${withRuns ? "(SELECT free FROM vacant) AS free, " : ""}(SELECT count(pg_notify($11, p)) FROM unnest($12::text[]) AS p) AS notified`
+}
 
 /**
- * {@link guessedSql} with its values, as a named (prepared) query. The number arrays and the blocks go in the binary
- * format ({@link numberArrayBinary}, {@link byteaArrayBinary}), the payloads as the text of a PostgreSQL array
- * ({@link textArrayText}: one native `JSON.stringify`).
+ * {@link guessedSql} with its values, as a named (prepared) query; {@link guessedNewSql} when the group has no old
+ * entries. The number arrays and the blocks go in the binary format ({@link numberArrayBinary},
+ * {@link byteaArrayBinary}), the payloads as the text of a PostgreSQL array ({@link textArrayText}: one native
+ * `JSON.stringify`).
  */
 export const guessedQuery = (
   ids: ReadonlyArray<number>,
   expected: ReadonlyArray<Micros | null>,
   a: StoreArrays,
   channel: string
-): { readonly name: string; readonly text: string; readonly values: Array<unknown> } => ({
-  name: "dashstream_store_guessed_blocks",
-  text: guessedSql,
-  values: [
+): { readonly name: string; readonly text: string; readonly values: Array<unknown> } => {
+  const values: Array<unknown> = [
     numberArrayBinary(ids, "bigint"),
     numberArrayBinary(expected, "bigint"),
     ...blockValues(a.blocks),
     numberArrayBinary(a.moved, "bigint"),
     numberArrayBinary(a.lastTss, "bigint"),
     channel,
-    textArrayText(a.payloads),
+    textArrayText(a.payloads)
+  ]
+  if (a.runStreams.length === 0) return { name: "dashstream_store_guessed_new", text: guessedNewSql, values }
+  values.push(
     numberArrayBinary(a.runStreams, "bigint"),
     numberArrayBinary(a.runLos, "bigint"),
     numberArrayBinary(a.runHis, "bigint"),
     ...blockValues(a.runBlocks)
-  ]
-})
+  )
+  return { name: "dashstream_store_guessed_blocks", text: guessedSql, values }
+}
 
 /**
  * An insert of `blocks` as its SQL and values (one statement whatever the number of blocks; the arrays in the binary
