@@ -73,13 +73,16 @@ const liveSinceQuery = {
 } as const
 
 /**
- * As {@link liveSinceQuery}, with the stream's `$2` newest blocks, newest first (enough for its `$2` most recent
- * entries: a block holds at least one).
+ * As {@link liveSinceQuery}, with the newest blocks of the stream that hold its `$2` most recent entries, newest first:
+ * at most `$2` blocks (each holds at least one entry), and of those only the ones with fewer than `$2` entries in
+ * the blocks newer than them (a running count of `n` over the scan, which stops at the limit).
  */
 const liveRecentQuery = {
   name: "dashstream_read_live_recent_blocks",
   text: `SELECT s.cleared_ts, b.n, b.data FROM streams s LEFT JOIN LATERAL (
-      SELECT first_ts, n, data FROM entry_blocks WHERE stream_id = s.id ORDER BY first_ts DESC LIMIT $2) b ON true
+      SELECT first_ts, n, data FROM (SELECT first_ts, n, data, sum(n) OVER w - n AS newer FROM entry_blocks
+        WHERE stream_id = s.id WINDOW w AS (ORDER BY first_ts DESC ROWS UNBOUNDED PRECEDING)
+        ORDER BY first_ts DESC LIMIT $2) AS r WHERE r.newer < $2) b ON true
     WHERE s.id = $1 ORDER BY b.first_ts DESC`
 } as const
 
