@@ -435,6 +435,93 @@ describe.skipIf(db === undefined)("group commit", () => {
       })
   )
 
+  it.scopedLive("replacements far apart rewrite only the blocks that hold them, not the blocks between", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("rp")
+      const { stores } = yield* setup(schema)
+      const { group } = yield* counted(schema)
+      const [s] = yield* widgets(stores, [["sparkline", "s"]])
+      const at = (from: number, to: number, value: number): PointOp => ({
+        _tag: "Put",
+        entries: Array.from({ length: to - from + 1 }, (_, i) => ({
+          point: { number: value + i },
+          ts: micros(T0 + (from + i) * 1_000_000)
+        }))
+      })
+      // Three blocks, one write each: 1..10, 20..30, 40..50.
+      for (const [from, to] of [
+        [1, 10],
+        [20, 30],
+        [40, 50]
+      ] as const)
+        yield* group.write([{ widget: s!, op: at(from, to, 0), path: "point" }], micros(T0))
+      const blocks = () =>
+        Effect.promise(async () => {
+          const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+          await client.connect()
+          try {
+            const result = await client.query<{ first_ts: string; last_ts: string; n: number; xmin: string }>(
+              "SELECT first_ts, last_ts, n, xmin::text FROM entry_blocks ORDER BY first_ts"
+            )
+            return result.rows.map((r) => [
+              (Number(r.first_ts) - T0) / 1e6,
+              (Number(r.last_ts) - T0) / 1e6,
+              r.n,
+              r.xmin
+            ])
+          } finally {
+            await client.end()
+          }
+        })
+      const before = yield* blocks()
+      // One write replacing 5 and 45 and back-filling 15 (in the gap between the first two blocks).
+      yield* group.write(
+        [
+          {
+            widget: s!,
+            op: {
+              _tag: "Put",
+              entries: [
+                { point: { number: 500 }, ts: micros(T0 + 5 * 1_000_000) },
+                { point: { number: 1500 }, ts: micros(T0 + 15 * 1_000_000) },
+                { point: { number: 4500 }, ts: micros(T0 + 45 * 1_000_000) }
+              ]
+            },
+            path: "point"
+          }
+        ],
+        micros(T0)
+      )
+      const after = yield* blocks()
+      // The middle block is the same row version; the first and the last were rewritten with the same ranges.
+      assert.deepStrictEqual(after[2], before[1])
+      assert.deepStrictEqual(
+        after.map((b) => b.slice(0, 3)),
+        [
+          [1, 10, 10],
+          [15, 15, 1],
+          [20, 30, 11],
+          [40, 50, 11]
+        ]
+      )
+      assert.notStrictEqual(after[0]![3], before[0]![3])
+      const read = (yield* readAll(stores, s!)).map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 5),
+        [5, 500]
+      )
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 15),
+        [15, 1500]
+      )
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 45),
+        [45, 4500]
+      )
+      assert.strictEqual(read.length, 33)
+    })
+  )
+
   it.scopedLive(
     "a block committed by another writer after the statement's snapshot, over a back-filled entry: planned again, merged",
     () =>

@@ -195,8 +195,8 @@ const readAndStore = async (
     // Old entries are merged into the stored blocks they overlap, read under the locks (one more round trip).
     let merged: Merged | undefined = undefined
     if (arrays.old.size > 0) {
-      const overlapped = await client.query<OverlappedBlock>(overlappedSql(arrays.old))
-      merged = mergeOld(arrays.old, overlapped.rows)
+      const overlapped = await client.query<OverlappedBlock>(overlappedSql(arrays))
+      merged = mergeOld(arrays, overlapped.rows)
     }
     // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
     const stored = (await client.query(`${storeSql(arrays, merged, channel)}COMMIT`)) as unknown as

@@ -232,31 +232,22 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
 
 /**
  * The SQL that reads the stored blocks old entries must be merged into (see {@link mergeOld}), as
- * `stream_id, first_ts, data`: per stream of `old`, the blocks overlapping the range from its lowest to its highest
- * old `ts` (the block starting before the range and reaching into it, then those starting in it; two index probes).
+ * `stream_id, first_ts, last_ts, data`: per run of old entries ({@link StoreArrays}), the blocks overlapping its range
+ * (the block starting before the range and reaching into it, then those starting in it; two index probes). A block
+ * overlapping two runs comes twice.
  */
-export const overlappedSql = (old: ReadonlyMap<number, ReadonlyArray<EntryWrite>>): string => {
-  const ids: Array<number> = []
-  const los: Array<number> = []
-  const his: Array<number> = []
-  for (const [id, entries] of old) {
-    ids.push(id)
-    los.push(entries[0]!.ts)
-    his.push(entries[entries.length - 1]!.ts)
-  }
-  return (
-    `SELECT b.stream_id, b.first_ts, b.data FROM unnest(${numberArray(ids, "bigint")}, ${numberArray(los, "bigint")}, ` +
-    `${numberArray(his, "bigint")}) AS r(id, lo, hi) CROSS JOIN LATERAL (` +
-    "(SELECT stream_id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = r.id AND first_ts < r.lo " +
-    "ORDER BY first_ts DESC LIMIT 1) UNION ALL (SELECT stream_id, first_ts, last_ts, data FROM entry_blocks " +
-    "WHERE stream_id = r.id AND first_ts BETWEEN r.lo AND r.hi)) b WHERE b.last_ts >= r.lo ORDER BY b.stream_id, b.first_ts"
-  )
-}
+export const overlappedSql = (a: StoreArrays): string =>
+  `SELECT b.stream_id, b.first_ts, b.last_ts, b.data FROM unnest(${numberArray(a.runStreams, "bigint")}, ` +
+  `${numberArray(a.runLos, "bigint")}, ${numberArray(a.runHis, "bigint")}) AS r(id, lo, hi) CROSS JOIN LATERAL (` +
+  "(SELECT stream_id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = r.id AND first_ts < r.lo " +
+  "ORDER BY first_ts DESC LIMIT 1) UNION ALL (SELECT stream_id, first_ts, last_ts, data FROM entry_blocks " +
+  "WHERE stream_id = r.id AND first_ts BETWEEN r.lo AND r.hi)) b WHERE b.last_ts >= r.lo"
 
 /** A stored block read by {@link overlappedSql}. */
 export interface OverlappedBlock {
   readonly stream_id: number
   readonly first_ts: number
+  readonly last_ts: number
   readonly data: Buffer
 }
 
@@ -268,32 +259,68 @@ export interface Merged {
 }
 
 /**
- * The old entries of each stream merged into the stored blocks they overlap (`stored`, from {@link overlappedSql},
- * ascending per stream): those blocks' entries with the old ones (an old entry replaces a stored one of the same
- * `ts`), encoded again as blocks that replace them. The blocks read cover one contiguous range of the stream, so
- * the new blocks overlap no other.
+ * The old entries of each stream merged into the stored blocks (`stored`, from {@link overlappedSql}): a block that
+ * holds the `ts` of old entries is decoded, merged with them (an old entry replaces a stored one of the same `ts`)
+ * and encoded again in its place (its range, split if it grew past the bounds); old entries between blocks become
+ * new blocks, one group per gap (entries of one run with no stored block between them: every block overlapping a run
+ * was read). Blocks read that hold no old entry stay as they are, so replacements far apart rewrite only the blocks
+ * that hold them.
  */
-export const mergeOld = (
-  old: ReadonlyMap<number, ReadonlyArray<EntryWrite>>,
-  stored: ReadonlyArray<OverlappedBlock>
-): Merged => {
+export const mergeOld = (a: StoreArrays, stored: ReadonlyArray<OverlappedBlock>): Merged => {
   const out: Merged = { deleteStreams: [], deleteFirstTss: [], blocks: blockArrays() }
-  const byStream = new Map<number, Map<number, BlockEntry>>()
+  const blocksOf = new Map<number, Array<OverlappedBlock>>()
+  const seen = new Set<string>()
   for (const block of stored) {
-    out.deleteStreams.push(block.stream_id)
-    out.deleteFirstTss.push(block.first_ts)
-    let entries = byStream.get(block.stream_id)
-    if (entries === undefined) byStream.set(block.stream_id, (entries = new Map()))
-    for (const e of decodeBlock(block.data)) entries.set(e.ts, e)
+    const key = `${block.stream_id}/${block.first_ts}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    let list = blocksOf.get(block.stream_id)
+    if (list === undefined) blocksOf.set(block.stream_id, (list = []))
+    list.push(block)
   }
-  for (const [id, list] of old) {
-    const entries = byStream.get(id)
-    if (entries === undefined) {
-      pushBlocks(out.blocks, id, list)
-      continue
+  const runHisOf = new Map<number, Array<number>>()
+  for (let r = 0; r < a.runStreams.length; r++) {
+    let list = runHisOf.get(a.runStreams[r]!)
+    if (list === undefined) runHisOf.set(a.runStreams[r]!, (list = []))
+    list.push(a.runHis[r]!)
+  }
+  for (const [id, old] of a.old) {
+    const blocks = (blocksOf.get(id) ?? []).sort((x, y) => x.first_ts - y.first_ts)
+    const runHis = runHisOf.get(id)!.sort((x, y) => x - y)
+    // The old entries of each block that holds some, by block index.
+    const inBlock = new Map<number, Array<BlockEntry>>()
+    let gap: Array<BlockEntry> = []
+    let gapKey = -1
+    let b = 0
+    let r = 0
+    for (const e of old) {
+      while (runHis[r]! < e.ts) r++
+      while (b < blocks.length && blocks[b]!.last_ts < e.ts) b++
+      if (b < blocks.length && blocks[b]!.first_ts <= e.ts) {
+        let list = inBlock.get(b)
+        if (list === undefined) inBlock.set(b, (list = []))
+        list.push(e)
+        continue
+      }
+      // In the gap before block `b` (or after the last), within run `r`.
+      const key = r * (blocks.length + 1) + b
+      if (key !== gapKey && gap.length > 0) {
+        pushBlocks(out.blocks, id, gap)
+        gap = []
+      }
+      gapKey = key
+      gap.push(e)
     }
-    for (const e of list) entries.set(e.ts, e)
-    pushBlocks(out.blocks, id, [...entries.values()].sort(byTs))
+    if (gap.length > 0) pushBlocks(out.blocks, id, gap)
+    for (const [index, list] of inBlock) {
+      const block = blocks[index]!
+      out.deleteStreams.push(id)
+      out.deleteFirstTss.push(block.first_ts)
+      const entries = new Map<number, BlockEntry>()
+      for (const e of decodeBlock(block.data)) entries.set(e.ts, e)
+      for (const e of list) entries.set(e.ts, e)
+      pushBlocks(out.blocks, id, [...entries.values()].sort(byTs))
+    }
   }
   return out
 }
