@@ -474,7 +474,7 @@ describe.skipIf(db === undefined)("group commit", () => {
           }
         })
       const before = yield* blocks()
-      // One write replacing 5 and 45 and back-filling 15 (in the gap between the first two blocks).
+      // One write replacing 5 and 45 and back-filling 15 and 35 (in the gaps between the blocks).
       yield* group.write(
         [
           {
@@ -484,6 +484,7 @@ describe.skipIf(db === undefined)("group commit", () => {
               entries: [
                 { point: { number: 500 }, ts: micros(T0 + 5 * 1_000_000) },
                 { point: { number: 1500 }, ts: micros(T0 + 15 * 1_000_000) },
+                { point: { number: 3500 }, ts: micros(T0 + 35 * 1_000_000) },
                 { point: { number: 4500 }, ts: micros(T0 + 45 * 1_000_000) }
               ]
             },
@@ -501,6 +502,7 @@ describe.skipIf(db === undefined)("group commit", () => {
           [1, 10, 10],
           [15, 15, 1],
           [20, 30, 11],
+          [35, 35, 1],
           [40, 50, 11]
         ]
       )
@@ -518,7 +520,11 @@ describe.skipIf(db === undefined)("group commit", () => {
         read.find(([ts]) => ts === 45),
         [45, 4500]
       )
-      assert.strictEqual(read.length, 33)
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 35),
+        [35, 3500]
+      )
+      assert.strictEqual(read.length, 34)
     })
   )
 
