@@ -73,16 +73,21 @@ const liveSinceQuery = {
 } as const
 
 /**
- * As {@link liveSinceQuery}, with the newest blocks of the stream that hold its `$2` most recent entries, newest first:
- * at most `$2` blocks (each holds at least one entry), and of those only the ones with fewer than `$2` entries in
- * the blocks newer than them (a running count of `n` over the scan, which stops at the limit).
+ * As {@link liveSinceQuery}, with the blocks that hold the oldest `$3` of the stream's `$2` most recent entries,
+ * newest first, each with `newer`, the number of entries in the blocks newer than it. The stream's newest `$2` blocks
+ * at most (each holds at least one entry) are counted by `n` newest first (a window over the index scan); of those,
+ * `total` is how many of the `$2` most recent entries exist, and only the blocks holding positions `total - $3` to
+ * `total - 1` (0 the newest) are sent: a snapshot's first page of 8 of 100,000 entries sends one or two blocks.
  */
 const liveRecentQuery = {
-  name: "dashstream_read_live_recent_blocks",
-  text: `SELECT s.cleared_ts, b.n, b.data FROM streams s LEFT JOIN LATERAL (
-      SELECT first_ts, n, data FROM (SELECT first_ts, n, data, sum(n) OVER w - n AS newer FROM entry_blocks
-        WHERE stream_id = s.id WINDOW w AS (ORDER BY first_ts DESC ROWS UNBOUNDED PRECEDING)
-        ORDER BY first_ts DESC LIMIT $2) AS r WHERE r.newer < $2) b ON true
+  name: "dashstream_read_live_recent_page_blocks",
+  text: `SELECT s.cleared_ts, b.n, b.newer, b.data FROM streams s LEFT JOIN LATERAL (
+      SELECT first_ts, n, newer, data FROM (
+        SELECT first_ts, n, newer, data, least($2, max(newer + n) OVER ()) AS total FROM (
+          SELECT first_ts, n, data, sum(n) OVER w - n AS newer FROM entry_blocks WHERE stream_id = s.id
+          WINDOW w AS (ORDER BY first_ts DESC ROWS UNBOUNDED PRECEDING) ORDER BY first_ts DESC LIMIT $2) AS r
+        WHERE r.newer < $2) AS c
+      WHERE c.newer < c.total AND c.newer + c.n > c.total - $3) b ON true
     WHERE s.id = $1 ORDER BY b.first_ts DESC`
 } as const
 
@@ -91,14 +96,19 @@ const readLive =
   (stream, query) =>
     Effect.tryPromise({
       try: async () => {
-        const result = await pool.query<{ cleared_ts: number | null; n: number | null; data: Buffer | null }>(
+        const result = await pool.query<{
+          cleared_ts: number | null
+          n: number | null
+          newer: number | null
+          data: Buffer | null
+        }>(
           query._tag === "Recent"
-            ? { ...liveRecentQuery, values: [stream, query.count] }
+            ? { ...liveRecentQuery, values: [stream, query.count, Math.min(query.count, query.limit ?? query.count)] }
             : { ...liveSinceQuery, values: [stream, query.since, query.limit] }
         )
         const rows = result.rows
         if (rows.length === 0) return Option.none()
-        const blocks = rows.filter((row) => row.data !== null) as Array<{ n: number; data: Buffer }>
+        const blocks = rows.filter((row) => row.data !== null) as Array<{ n: number; newer: number; data: Buffer }>
         const entries =
           query._tag === "Recent"
             ? recentEntries(blocks, query.count, Math.min(query.count, query.limit ?? query.count))

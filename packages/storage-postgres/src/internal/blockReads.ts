@@ -41,18 +41,19 @@ export const entriesSince = <T>(
 ): Array<T> => entriesAfter(blocks, after, limit ?? -1, each)
 
 /**
- * The oldest `limit` of the `count` most recent entries of a stream, ascending, from its newest blocks given newest
- * first with their entry counts (`n`): only the blocks holding them are decoded, only the entries returned.
+ * The oldest `limit` of the `count` most recent entries of a stream, ascending, from the blocks that hold them given
+ * newest first, each with `n` and `newer` (the entries in the blocks newer than it; see `liveRecentQuery`): only the
+ * entries returned are decoded.
  */
 export const recentEntries = (
-  newestFirst: ReadonlyArray<{ readonly n: number; readonly data: Buffer }>,
+  newestFirst: ReadonlyArray<{ readonly n: number; readonly newer: number; readonly data: Buffer }>,
   count: number,
   limit: number
 ): Array<StoredEntry> => {
-  let total = 0
-  let used = 0
-  while (used < newestFirst.length && total < count) total += newestFirst[used++]!.n
+  if (newestFirst.length === 0) return []
+  const oldest = newestFirst[newestFirst.length - 1]!
   const blocks: Array<Buffer> = []
-  for (let i = used - 1; i >= 0; i--) blocks.push(newestFirst[i]!.data)
-  return entriesFrom(blocks, Math.max(0, total - count), Math.min(limit, count), storedEntry)
+  for (let i = newestFirst.length - 1; i >= 0; i--) blocks.push(newestFirst[i]!.data)
+  // The oldest block's entries older than the `count`-th most recent are skipped.
+  return entriesFrom(blocks, Math.max(0, oldest.newer + oldest.n - count), Math.min(limit, count), storedEntry)
 }
