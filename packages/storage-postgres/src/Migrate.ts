@@ -9,6 +9,7 @@ import * as m0003 from "./migrations/0003_dashboards.js"
 import * as m0004 from "./migrations/0004_console_sessions.js"
 import * as m0005 from "./migrations/0005_rotations.js"
 import * as m0006 from "./migrations/0006_entries_without_id.js"
+import * as m0007 from "./migrations/0007_entry_blocks.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /** Every migration, by name; names sort in the order they run. Never edit one that has shipped: add a new one. */
@@ -18,7 +19,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0003_dashboards": m0003,
   "0004_console_sessions": m0004,
   "0005_rotations": m0005,
-  "0006_entries_without_id": m0006
+  "0006_entries_without_id": m0006,
+  "0007_entry_blocks": m0007
 }
 
 /**

@@ -1,10 +1,13 @@
-import type { DecimationStore, EntryId, Micros, StreamId, WidgetType } from "@dashstream/core"
+import type { DecimationEntry, DecimationStore, EntryId, Micros, StreamId, WidgetType } from "@dashstream/core"
+import { type BlockEntry, decodeBlock } from "@dashstream/core/entryBlocks"
 import { Effect } from "effect"
 import { sql } from "kysely"
 import pg from "pg"
+import { blocksAfterSql } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { clientConfig } from "./internal/pool.js"
-import { affected, db, run, transaction } from "./internal/sql.js"
+import { db, run, transaction } from "./internal/sql.js"
+import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /**
@@ -25,6 +28,19 @@ const tssOf = (stream: StreamId, ids: ReadonlyArray<EntryId>): Array<number> => 
   }
   return tss
 }
+
+// Below every valid bound: microsecond timestamps start at 0 (or slightly below, for clients' own).
+const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
+
+/**
+ * The blocks of stream `$1` that hold its oldest `$4` entries with `$2 < ts < $3`, ascending (see `blocksAfterSql`).
+ * Named, so each connection prepares it once.
+ */
+const entriesQuery = {
+  name: "dashstream_decimation_blocks",
+  text: `SELECT data FROM (${blocksAfterSql("$1", "$2", "$4::bigint", " AND first_ts < $3")}) AS r`,
+  rowMode: "array"
+} as const
 
 /** The advisory lock key of the decimation pass: one per schema, so each Dashstream storage has its own pass lock. */
 const passLockKey = (config: PostgresConfig) => `dashstream decimation ${config.schema}`
@@ -86,13 +102,13 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
             .selectFrom("streams as s")
             .select(["s.id", "s.type"])
             .$if(after !== null, (q) => q.where("s.id", ">", after!))
-            // Served by the (stream_id, ts) index: the stream's first entry decides.
+            // Served by the (stream_id, first_ts) index: the stream's first block decides.
             .where(({ exists, selectFrom }) =>
               exists(
-                selectFrom("entries as e")
+                selectFrom("entry_blocks as b")
                   .select(sql`1`.as("one"))
-                  .whereRef("e.stream_id", "=", "s.id")
-                  .where("e.ts", "<", olderThan)
+                  .whereRef("b.stream_id", "=", "s.id")
+                  .where("b.first_ts", "<", olderThan)
               )
             )
             .orderBy("s.id")
@@ -102,24 +118,23 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
       ).pipe(Effect.map((rows) => rows.map((row) => ({ id: row.id as StreamId, type: row.type as WidgetType })))),
 
     entries: (stream, { after, before, limit }) =>
-      attempt(() =>
-        run(
-          pool,
-          db
-            .selectFrom("entries")
-            .select(["ts", "value"])
-            .where("stream_id", "=", stream)
-            .$if(after !== null, (q) => q.where("ts", ">", after!))
-            .where("ts", "<", before)
-            .orderBy("ts")
-            .limit(limit)
-            .compile()
-        )
-      ).pipe(
-        Effect.map((rows) =>
-          rows.map((row) => ({ id: entryId(stream, row.ts), ts: row.ts as Micros, value: row.value }))
-        )
-      ),
+      attempt(async () => {
+        const from = after ?? NO_LOWER_BOUND
+        const result = await pool.query<[Buffer]>({
+          ...entriesQuery,
+          values: [stream, from, before, limit]
+        })
+        const out: Array<DecimationEntry> = []
+        if (limit <= 0) return out
+        for (const row of result.rows) {
+          for (const e of decodeBlock(row[0])) {
+            if (e.ts <= from) continue
+            if (e.ts >= before || out.length === limit) return out
+            out.push({ id: entryId(stream, e.ts), ts: e.ts as Micros, value: e.value })
+          }
+        }
+        return out
+      }),
 
     deleteEntries: (stream, ids) => {
       const tss = tssOf(stream, ids)
@@ -132,15 +147,38 @@ export const makeDecimationStore = (pool: pg.Pool, config: PostgresConfig): Deci
                 db.selectFrom("streams").select("id").where("id", "=", stream).forUpdate().compile()
               )
               if (locked.length === 0) return { commit: false, value: 0 }
-              // Under the stream's lock no write can add a newer entry, so max(ts) is the newest for the whole delete.
-              const deleted = await affected(
-                client,
-                sql`
-                  delete from entries
-                  where stream_id = ${stream}
-                    and ts = any(${tss}::bigint[])
-                    and ts < (select max(ts) from entries where stream_id = ${stream})`.compile(db)
+              // Under the stream's lock no write can add a newer entry: the last block's last_ts is the newest.
+              const blocks = await client.query<{ first_ts: number; data: Buffer; newest: number }>(
+                `SELECT DISTINCT b.first_ts, b.data, (SELECT last_ts FROM entry_blocks WHERE stream_id = $1
+                   ORDER BY first_ts DESC LIMIT 1) AS newest
+                 FROM unnest($2::bigint[]) AS d(ts) CROSS JOIN LATERAL (SELECT first_ts, last_ts, data FROM entry_blocks
+                   WHERE stream_id = $1 AND first_ts <= d.ts ORDER BY first_ts DESC LIMIT 1) b
+                 WHERE b.last_ts >= d.ts`,
+                [stream, tss]
               )
+              if (blocks.rows.length === 0) return { commit: false, value: 0 }
+              const newest = blocks.rows[0]!.newest
+              const doomed = new Set(tss.filter((ts) => ts < newest))
+              const rewritten = blockArrays()
+              const gone: Array<number> = []
+              let deleted = 0
+              for (const block of blocks.rows) {
+                const entries = decodeBlock(block.data)
+                const kept: Array<BlockEntry> = []
+                for (const e of entries)
+                  if (doomed.has(e.ts)) deleted++
+                  else kept.push(e)
+                if (kept.length === entries.length) continue
+                gone.push(block.first_ts)
+                pushBlocks(rewritten, stream, kept)
+              }
+              if (deleted === 0) return { commit: false, value: 0 }
+              await client.query("DELETE FROM entry_blocks WHERE stream_id = $1 AND first_ts = ANY($2::bigint[])", [
+                stream,
+                gone
+              ])
+              const insert = insertBlocksQuery(rewritten)
+              await client.query(insert.text, insert.values)
               return { commit: true, value: deleted }
             })
           )

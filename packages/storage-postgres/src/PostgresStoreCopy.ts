@@ -5,6 +5,7 @@ import {
   type CopyTarget,
   type DashboardRecord,
   type EntryRecord,
+  type Micros,
   type RotationRecord,
   schemaProblem,
   SourceRefused,
@@ -16,8 +17,10 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import type pg from "pg"
+import { blocksAfterSql, entriesSince } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { makePool } from "./internal/pool.js"
+import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
 import { migrate, migrations } from "./Migrate.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
@@ -49,7 +52,7 @@ const source = (client: pg.PoolClient): CopySource => ({
     }>(client, countsSql)
     const rows = yield* query<{ stream_id: number; n: number }>(
       client,
-      "SELECT stream_id, count(*) AS n FROM entries GROUP BY stream_id"
+      "SELECT stream_id, sum(n)::bigint AS n FROM entry_blocks GROUP BY stream_id"
     )
     const entries = new Map<StreamId, number>()
     for (const r of rows) entries.set(r.stream_id as StreamId, r.n)
@@ -102,12 +105,23 @@ const source = (client: pg.PoolClient): CopySource => ({
       ),
       (rows) => rows.map((r) => ({ ...r, dashboardIds: JSON.parse(r.dashboardIds) as RotationRecord["dashboardIds"] }))
     ),
-  entries: (stream, after, limit) =>
-    query<EntryRecord & pg.QueryResultRow>(
-      client,
-      "SELECT ts, value, point FROM entries WHERE stream_id = $1 AND ts > $2 ORDER BY ts LIMIT $3",
-      [stream, after ?? NO_LOWER_BOUND, limit]
+  entries: (stream, after, limit) => {
+    const from = after ?? NO_LOWER_BOUND
+    return Effect.map(
+      query<{ data: Buffer } & pg.QueryResultRow>(client, blocksAfterSql("$1", "$2", "$3::bigint"), [
+        stream,
+        from,
+        limit
+      ]),
+      (rows) =>
+        entriesSince(
+          rows.map((r) => r.data),
+          from,
+          limit,
+          (e): EntryRecord => ({ ts: e.ts as Micros, value: e.value, point: e.json })
+        )
     )
+  }
 })
 
 // Each insert is one statement whatever the number of rows: the columns as array parameters.
@@ -195,12 +209,17 @@ const target = (client: pg.PoolClient): CopyTarget => ({
             ]
           )
         ),
-  insertEntries: (stream, rows) =>
-    query(
-      client,
-      "INSERT INTO entries (stream_id, ts, value, point) SELECT $1, * FROM unnest($2::bigint[], $3::float8[], $4::text[])",
-      [stream, rows.map((r) => r.ts), rows.map((r) => r.value), rows.map((r) => r.point)]
+  // The rows of a stream come ascending by `ts`, each call's above the last: each call's are new blocks.
+  insertEntries: (stream, rows) => {
+    const blocks = blockArrays()
+    pushBlocks(
+      blocks,
+      stream,
+      rows.map((r) => ({ ts: r.ts, value: r.value, json: r.point }))
     )
+    const insert = insertBlocksQuery(blocks)
+    return query(client, insert.text, insert.values)
+  }
 })
 
 /**

@@ -1,3 +1,4 @@
+import { renderEntry } from "@dashstream/core/entryBlocks"
 import {
   type Micros,
   pageOfRendered,
@@ -10,20 +11,26 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
+import { blocksAfterSql, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
 import { LatestReads } from "./internal/latestReads.js"
-import { db, run } from "./internal/sql.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
 export const PING_TIMEOUT_MS = 2_000
 
-/** The entries of a read with `since` (see `StreamStore.read`); rejects with the `pg` error. */
-const readSince = async (pool: pg.Pool, stream: number, since: Micros, limit: number | null) => {
-  const base = db.selectFrom("entries").select(["ts", "point"]).where("stream_id", "=", stream)
-  const rows = await run(
-    pool,
-    (limit === null ? base : base.limit(limit)).where("ts", ">", since).orderBy("ts", "asc").compile()
-  )
-  return rows.map((row): StoredEntry => ({ ts: row.ts as Micros, json: row.point }))
+/**
+ * The blocks of stream `$1` a read of at most `$3` entries (null: all) with `ts > $2` needs, ascending (see
+ * `blocksAfterSql`). Named, so each connection prepares it once.
+ */
+const sinceQuery = {
+  name: "dashstream_read_since_blocks",
+  text: `SELECT data FROM (${blocksAfterSql("$1", "$2", "$3::bigint")}) AS r`,
+  rowMode: "array"
+} as const
+
+/** The blocks of a read with `since` (see {@link sinceQuery}); rejects with the `pg` error. */
+const sinceBlocks = async (pool: pg.Pool, stream: number, since: number, limit: number | null) => {
+  const result = await pool.query<[Buffer]>({ ...sinceQuery, values: [stream, since, limit] })
+  return result.rows.map((row) => row[0])
 }
 
 const noEntries: ReadonlyArray<StoredEntry> = []
@@ -33,59 +40,55 @@ const readDirect =
   (pool: pg.Pool, latest: LatestReads): StreamStore["Type"]["readDirect"] =>
   (stream, query, done) => {
     if (query.since === null) return latest.read(stream, done)
-    void readSince(pool, stream, query.since, query.limit).then(
-      (entries) => done(undefined, entries),
+    const { since, limit } = query
+    void sinceBlocks(pool, stream, since, limit).then(
+      (blocks) => done(undefined, entriesSince(blocks, since, limit, storedEntry)),
       (cause: unknown) => done(toStorageFailure(cause), noEntries)
     )
   }
 
 /**
- * The oldest `$3` entries of stream `$1` with `ts > $2`, ascending, each rendered as a read body's `data` element
- * (`renderEntries` of the core port), one text column per row: `formatTs`'s text for `ts` (whole seconds, or
- * seconds, a dot and the microseconds without trailing zeros; `ts` is never negative) and the stored JSON text.
- * Named, so each connection prepares it once.
+ * The oldest `limit` entries of `stream` with `ts > since`, ascending, each rendered as a read body's `data` element
+ * (`renderEntries` of the core port; `renderEntry` of the block codec), decoded from the blocks that hold them.
  */
-const pageQuery = {
-  name: "dashstream_read_page",
-  text:
-    `SELECT '{"ts":' || CASE WHEN ts % 1000000 = 0 THEN (ts / 1000000)::text ` +
-    `ELSE rtrim((ts / 1000000)::text || '.' || lpad((ts % 1000000)::text, 6, '0'), '0') END ` +
-    `|| ',"point":' || point || '}' FROM entries WHERE stream_id = $1 AND ts > $2 ORDER BY ts LIMIT $3`,
-  rowMode: "array"
-} as const
-
 const readPage =
   (pool: pg.Pool): StreamStore["Type"]["readPage"] =>
   (stream, since, limit) =>
     Effect.tryPromise({
-      try: async () => {
-        const result = await pool.query<[string]>({ ...pageQuery, values: [stream, since, limit] })
-        return pageOfRendered(result.rows.map((row) => row[0]))
-      },
+      try: async () =>
+        pageOfRendered(entriesSince(await sinceBlocks(pool, stream, since, limit), since, limit, renderEntry)),
       catch: toStorageFailure
     })
 
 /**
- * Stream `$1`'s `cleared_ts` with its entries `ts > $2` (at most `$3`, ascending) in ONE statement, so that both are
- * of one snapshot; one row with null `ts` when no entry matches, no row when the stream does not exist.
+ * Stream `$1`'s `cleared_ts` with the blocks that hold its oldest `$3` entries `ts > $2` (ascending; see
+ * `blocksAfterSql`) in ONE statement, so that both are of one snapshot; one row with null `data` when no block
+ * matches, no row when the stream does not exist.
  */
 const liveSinceQuery = {
-  name: "dashstream_read_live_since",
-  text: `SELECT s.cleared_ts, e.ts, e.point FROM streams s LEFT JOIN LATERAL (
-      SELECT ts, point FROM entries WHERE stream_id = s.id AND ts > $2 ORDER BY ts LIMIT $3) e ON true
-    WHERE s.id = $1 ORDER BY e.ts`
+  name: "dashstream_read_live_since_blocks",
+  text: `SELECT s.cleared_ts, b.n, b.data FROM streams s LEFT JOIN LATERAL (
+      ${blocksAfterSql("s.id", "$2", "$3::bigint")}) b ON true
+    WHERE s.id = $1 ORDER BY b.first_ts`
 } as const
 
 /**
- * As {@link liveSinceQuery}, with the oldest `$3` of the stream's `$2` most recent entries (all of them when `$3` is
- * `$2`): the first page of a snapshot, read a page at a time.
+ * As {@link liveSinceQuery}, with the blocks that hold the oldest `$3` of the stream's `$2` most recent entries,
+ * newest first, each with `newer`, the number of entries in the blocks newer than it. The stream's newest `$2` blocks
+ * at most (each holds at least one entry) are counted by `n` newest first (a window over the index scan); of those,
+ * `total` is how many of the `$2` most recent entries exist, and only the blocks holding positions `total - $3` to
+ * `total - 1` (0 the newest) are sent: a snapshot's first page of 8 of 100,000 entries sends one or two blocks.
  */
 const liveRecentQuery = {
-  name: "dashstream_read_live_recent_page",
-  text: `SELECT s.cleared_ts, e.ts, e.point FROM streams s LEFT JOIN LATERAL (
-      SELECT ts, point FROM (
-        SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT $2) r ORDER BY ts LIMIT $3) e ON true
-    WHERE s.id = $1 ORDER BY e.ts`
+  name: "dashstream_read_live_recent_page_blocks",
+  text: `SELECT s.cleared_ts, b.n, b.newer, b.data FROM streams s LEFT JOIN LATERAL (
+      SELECT first_ts, n, newer, data FROM (
+        SELECT first_ts, n, newer, data, least($2, max(newer + n) OVER ()) AS total FROM (
+          SELECT first_ts, n, data, sum(n) OVER w - n AS newer FROM entry_blocks WHERE stream_id = s.id
+          WINDOW w AS (ORDER BY first_ts DESC ROWS UNBOUNDED PRECEDING) ORDER BY first_ts DESC LIMIT $2) AS r
+        WHERE r.newer < $2) AS c
+      WHERE c.newer < c.total AND c.newer + c.n > c.total - $3) b ON true
+    WHERE s.id = $1 ORDER BY b.first_ts DESC`
 } as const
 
 const readLive =
@@ -93,15 +96,28 @@ const readLive =
   (stream, query) =>
     Effect.tryPromise({
       try: async () => {
-        const result = await pool.query<{ cleared_ts: number | null; ts: number | null; point: string | null }>(
+        const result = await pool.query<{
+          cleared_ts: number | null
+          n: number | null
+          newer: number | null
+          data: Buffer | null
+        }>(
           query._tag === "Recent"
             ? { ...liveRecentQuery, values: [stream, query.count, Math.min(query.count, query.limit ?? query.count)] }
             : { ...liveSinceQuery, values: [stream, query.since, query.limit] }
         )
         const rows = result.rows
         if (rows.length === 0) return Option.none()
-        const entries: Array<StoredEntry> = []
-        for (const row of rows) if (row.ts !== null) entries.push({ ts: row.ts as Micros, json: row.point! })
+        const blocks = rows.filter((row) => row.data !== null) as Array<{ n: number; newer: number; data: Buffer }>
+        const entries =
+          query._tag === "Recent"
+            ? recentEntries(blocks, query.count, Math.min(query.count, query.limit ?? query.count))
+            : entriesSince(
+                blocks.map((b) => b.data),
+                query.since,
+                query.limit,
+                storedEntry
+              )
         return Option.some({ lastClear: rows[0]!.cleared_ts as Micros | null, entries })
       },
       catch: toStorageFailure

@@ -47,7 +47,7 @@ describe.skipIf(db === undefined)("several processes on one database", () => {
             "accounts",
             "dashboards",
             "ended_sessions",
-            "entries",
+            "entry_blocks",
             "kysely_migration",
             "kysely_migration_lock",
             "rotation_dashboards",

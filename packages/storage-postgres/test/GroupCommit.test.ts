@@ -2,6 +2,7 @@ import { AccountStore, micros, type PointOp, type Widget } from "@dashstream/cor
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Fiber } from "effect"
 import pg from "pg"
+import { encodeBlock } from "@dashstream/core/entryBlocks"
 import { GroupCommit } from "../src/internal/groupCommit.js"
 import { makePool } from "../src/internal/pool.js"
 import { parseUrl } from "../src/index.js"
@@ -107,10 +108,10 @@ describe.skipIf(db === undefined)("group commit", () => {
           await client.query(`
             create function ${schema}.reject_666() returns trigger language plpgsql as $$
             begin
-              if new.point = '{"number":666}' then raise exception 'rejected at commit'; end if;
+              if position('{"number":666}'::bytea in new.data) > 0 then raise exception 'rejected at commit'; end if;
               return null;
             end $$;
-            create constraint trigger reject_666 after insert or update on ${schema}.entries
+            create constraint trigger reject_666 after insert or update on ${schema}.entry_blocks
               deferrable initially deferred for each row execute function ${schema}.reject_666();`)
         } finally {
           await client.end()
@@ -368,7 +369,7 @@ describe.skipIf(db === undefined)("group commit", () => {
   )
 
   it.scopedLive(
-    "back-filled runs on guesses: one into a gap is inserted, one over stored entries replaces them, in one statement",
+    "back-filled runs on guesses: runs into gaps are inserted in one statement; a run over stored blocks is merged on the rows",
     () =>
       Effect.gen(function* () {
         const schema = freshSchema("bf")
@@ -389,26 +390,34 @@ describe.skipIf(db === undefined)("group commit", () => {
               }))
             }
           ] as const
-        // Stored: s at 100..110 and 200, t at 100 (the first group reads the rows).
-        assert.deepStrictEqual(
-          yield* together(group, [[at(s!, 100, 110, 0)], [at(s!, 200, 200, 0)], [at(t!, 100, 100, 0)]]),
-          ["Success", "Success", "Success"]
-        )
+        // Stored: s at 100..110 and 200 (two blocks: one group's new entries of a stream are one run of blocks), t at
+        // 100 (the first group reads the rows).
+        assert.deepStrictEqual(yield* together(group, [[at(s!, 100, 110, 0)], [at(t!, 100, 100, 0)]]), [
+          "Success",
+          "Success"
+        ])
+        assert.deepStrictEqual(yield* together(group, [[at(s!, 200, 200, 0)]]), ["Success"])
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [1, 0])
         sent.queries = 0
-        // All below last_ts: s 10..19 (a gap), s 105..107 (over stored entries), s 150..160 (a gap between stored
-        // ones), t 50..52 then t 40 (two runs), and 120 twice in one group (the later wins).
+        // All below last_ts, in gaps: s 10..19, s 150..160 (between stored blocks), t 50..52 then t 40 (two runs).
         assert.deepStrictEqual(
           yield* together(group, [
             [at(s!, 10, 19, 1000)],
-            [at(s!, 105, 107, 2000), at(t!, 50, 52, 3000)],
+            [at(t!, 50, 52, 3000)],
             [at(s!, 150, 160, 4000)],
-            [at(t!, 40, 40, 5000)],
-            [at(s!, 120, 120, 6000)],
-            [at(s!, 120, 120, 7000)]
+            [at(t!, 40, 40, 5000)]
           ]),
-          ["Success", "Success", "Success", "Success", "Success", "Success"]
+          ["Success", "Success", "Success", "Success"]
         )
-        assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 1, 0])
+        assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 2, 0])
+        sent.queries = 0
+        // Over stored entries: s 105..107, and 120 twice in one group (the later wins). The statement finds the run
+        // over a stored block (nothing stored), then the rows are read, the blocks overlapped read and merged.
+        assert.deepStrictEqual(
+          yield* together(group, [[at(s!, 105, 107, 2000)], [at(s!, 120, 120, 6000)], [at(s!, 120, 120, 7000)]]),
+          ["Success", "Success", "Success"]
+        )
+        assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [4, 2, 0])
         const byTs = (entries: ReadonlyArray<{ ts: number; point: { number: number } }>) =>
           entries.map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
         const range = (from: number, to: number, value: number) =>
@@ -426,8 +435,101 @@ describe.skipIf(db === undefined)("group commit", () => {
       })
   )
 
+  it.scopedLive("replacements far apart rewrite only the blocks that hold them, not the blocks between", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("rp")
+      const { stores } = yield* setup(schema)
+      const { group } = yield* counted(schema)
+      const [s] = yield* widgets(stores, [["sparkline", "s"]])
+      const at = (from: number, to: number, value: number): PointOp => ({
+        _tag: "Put",
+        entries: Array.from({ length: to - from + 1 }, (_, i) => ({
+          point: { number: value + i },
+          ts: micros(T0 + (from + i) * 1_000_000)
+        }))
+      })
+      // Three blocks, one write each: 1..10, 20..30, 40..50.
+      for (const [from, to] of [
+        [1, 10],
+        [20, 30],
+        [40, 50]
+      ] as const)
+        yield* group.write([{ widget: s!, op: at(from, to, 0), path: "point" }], micros(T0))
+      const blocks = () =>
+        Effect.promise(async () => {
+          const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+          await client.connect()
+          try {
+            const result = await client.query<{ first_ts: string; last_ts: string; n: number; xmin: string }>(
+              "SELECT first_ts, last_ts, n, xmin::text FROM entry_blocks ORDER BY first_ts"
+            )
+            return result.rows.map((r) => [
+              (Number(r.first_ts) - T0) / 1e6,
+              (Number(r.last_ts) - T0) / 1e6,
+              r.n,
+              r.xmin
+            ])
+          } finally {
+            await client.end()
+          }
+        })
+      const before = yield* blocks()
+      // One write replacing 5 and 45 and back-filling 15 and 35 (in the gaps between the blocks).
+      yield* group.write(
+        [
+          {
+            widget: s!,
+            op: {
+              _tag: "Put",
+              entries: [
+                { point: { number: 500 }, ts: micros(T0 + 5 * 1_000_000) },
+                { point: { number: 1500 }, ts: micros(T0 + 15 * 1_000_000) },
+                { point: { number: 3500 }, ts: micros(T0 + 35 * 1_000_000) },
+                { point: { number: 4500 }, ts: micros(T0 + 45 * 1_000_000) }
+              ]
+            },
+            path: "point"
+          }
+        ],
+        micros(T0)
+      )
+      const after = yield* blocks()
+      // The middle block is the same row version; the first and the last were rewritten with the same ranges.
+      assert.deepStrictEqual(after[2], before[1])
+      assert.deepStrictEqual(
+        after.map((b) => b.slice(0, 3)),
+        [
+          [1, 10, 10],
+          [15, 15, 1],
+          [20, 30, 11],
+          [35, 35, 1],
+          [40, 50, 11]
+        ]
+      )
+      assert.notStrictEqual(after[0]![3], before[0]![3])
+      const read = (yield* readAll(stores, s!)).map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 5),
+        [5, 500]
+      )
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 15),
+        [15, 1500]
+      )
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 45),
+        [45, 4500]
+      )
+      assert.deepStrictEqual(
+        read.find(([ts]) => ts === 35),
+        [35, 3500]
+      )
+      assert.strictEqual(read.length, 34)
+    })
+  )
+
   it.scopedLive(
-    "a back-filled entry committed by another writer after the statement's snapshot: planned again, replaced",
+    "a block committed by another writer after the statement's snapshot, over a back-filled entry: planned again, merged",
     () =>
       Effect.gen(function* () {
         const schema = freshSchema("bh")
@@ -452,16 +554,26 @@ describe.skipIf(db === undefined)("group commit", () => {
         yield* Effect.promise(() => other.query(`BEGIN; SELECT id FROM streams WHERE id = ${s!.id} FOR UPDATE`))
         const write = Effect.runFork(group.write([{ widget: s!, op: at(50, 2), path: "point" }], micros(T0)))
         yield* Effect.sleep("300 millis")
-        yield* Effect.promise(() =>
-          other.query(`INSERT INTO entries (stream_id, ts, value, point)
-            VALUES (${s!.id}, ${T0 + 50 * 1_000_000}, 1, '{"number":1}'); COMMIT`)
-        )
+        // The other writer's block holds 49 and 51: it overlaps the entry at 50 without sharing its `first_ts`.
+        const { data, lastAt } = encodeBlock([
+          { ts: T0 + 49 * 1_000_000, value: 1, json: '{"number":1}' },
+          { ts: T0 + 51 * 1_000_000, value: 1, json: '{"number":1}' }
+        ])
+        yield* Effect.promise(async () => {
+          await other.query(
+            `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) VALUES ($1, $2, $3, 2, $4, $5)`,
+            [s!.id, T0 + 49 * 1_000_000, T0 + 51 * 1_000_000, lastAt, data]
+          )
+          await other.query("COMMIT")
+        })
         yield* Fiber.join(write)
-        // The plain insert met the other writer's entry (23505): the group was planned again on the rows, and its
-        // entry replaced the other one.
-        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [0, 1])
+        // The statement's check of its back-filled run (a query of its own, after the lock) saw the other writer's
+        // block: the group was planned again on the rows (its guesses were right), and its entry merged into it.
+        assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [0, 0])
         assert.deepStrictEqual(yield* readAll(stores, s!), [
+          { ts: T0 + 49 * 1_000_000, point: { number: 1 } },
           { ts: T0 + 50 * 1_000_000, point: { number: 2 } },
+          { ts: T0 + 51 * 1_000_000, point: { number: 1 } },
           { ts: T0 + 100 * 1_000_000, point: { number: 0 } }
         ])
       })

@@ -26,7 +26,7 @@ import { freshSchema } from "./fixtures.js"
 const db = (await openTestDatabase({ ci: true }))!
 afterAll(() => db.close())
 
-const tables = new Set(["accounts", "access_keys", "streams", "entries", "dashboards"])
+const tables = new Set(["accounts", "access_keys", "streams", "entry_blocks", "dashboards"])
 
 /** One sent statement: its SQL and the values of its first run (none for a simple query). */
 interface Sent {
@@ -189,21 +189,21 @@ describe("PostgreSQL hot statements", () => {
           ["stream rows locked", /SELECT id, last_ts FROM streams WHERE id = ANY/],
           [
             "latest entry of a delta",
-            /CROSS JOIN LATERAL \(SELECT ts, point FROM entries WHERE stream_id = s\.id ORDER BY ts DESC LIMIT \?\)/
+            /CROSS JOIN LATERAL \(SELECT last_ts, last_at, data FROM entry_blocks WHERE stream_id = s\.id ORDER BY first_ts DESC LIMIT \?\) b$/m
           ],
-          ["entry upsert and stream update", /INSERT INTO entries .* UPDATE streams SET last_ts/],
-          ["clear", /DELETE FROM entries WHERE stream_id = ANY/],
+          ["block insert and stream update", /INSERT INTO entry_blocks .* UPDATE streams SET last_ts/],
+          ["clear", /DELETE FROM entry_blocks WHERE stream_id = ANY/],
           [
             "latest reads, batched",
-            /FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY AS s\(id, n\) CROSS JOIN LATERAL \(SELECT ts, point FROM entries WHERE stream_id = s\.id ORDER BY ts DESC LIMIT \?\)/
+            /FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY AS s\(id, n\) CROSS JOIN LATERAL \(SELECT last_ts, last_at, data FROM entry_blocks WHERE stream_id = s\.id ORDER BY first_ts DESC LIMIT \?\)/
           ],
-          ["since read", /FROM entries WHERE stream_id = \$1 AND ts > \$2 ORDER BY ts LIMIT \$3/],
+          ["since read", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= coalesce/],
           ["live read", /FROM streams s LEFT JOIN LATERAL/],
-          ["listener read", /FROM entries WHERE stream_id = \$1/],
+          ["listener read", /select data from entry_blocks where stream_id = \$1/],
           ["dashboard token lookup", /from "dashboards" where "view_token" = \$1/],
           ["decimation streams", /from "streams" as "s" where exists/],
-          ["decimation entries", /from "entries" where "stream_id" = \$1 and "ts" > \$2 and "ts" < \$3/],
-          ["decimation delete", /delete from entries where stream_id = \$1 and ts = any/]
+          ["decimation entries", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= .* AND first_ts < \$3/],
+          ["decimation delete", /FROM unnest\(\$2::bigint\[\]\) AS d\(ts\) CROSS JOIN LATERAL/]
         ] as const) {
           assert.match(all, pattern, `no ${what} among the statements sent:\n${all}`)
         }
@@ -213,14 +213,14 @@ describe("PostgreSQL hot statements", () => {
   )
 
   it.effect(
-    "a missing index is caught: without the (stream_id, ts) index the entry reads scan entries",
+    "a missing index is caught: without the (stream_id, first_ts) key the block reads scan entry_blocks",
     () =>
       Effect.gen(function* () {
         const { schema, statements } = yield* capture
         yield* Effect.promise(async () => {
           const client = new pg.Client({ connectionString: db.url })
           await client.connect()
-          await client.query(`ALTER TABLE ${schema}.entries DROP CONSTRAINT entries_stream_id_ts_key`)
+          await client.query(`ALTER TABLE ${schema}.entry_blocks DROP CONSTRAINT entry_blocks_pkey`)
           await client.end()
         })
         // The upsert names the constraint's columns (ON CONFLICT): without it, it cannot be planned at all.
@@ -229,8 +229,8 @@ describe("PostgreSQL hot statements", () => {
         assert.isTrue(
           findings.some(
             (f) =>
-              f.split("\n")[0]!.includes(" on entries") &&
-              /in: SELECT s\.n, e\.ts, e\.point FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY/.test(f)
+              f.split("\n")[0]!.includes(" on entry_blocks") &&
+              /in: SELECT s\.n, b\.last_ts, convert_from.* FROM unnest\(\$1::bigint\[\]\) WITH ORDINALITY/.test(f)
           ),
           `expected the latest-entry read to scan entries, got:\n${findings.join("\n")}`
         )

@@ -12,7 +12,7 @@ import {
 import { type Context, Effect } from "effect"
 import { storageFailure } from "./internal/errors.js"
 import { DecimationSql, Sql } from "./internal/statements.js"
-import { type BlockEntry, decodeBlock, encodeBlock } from "./internal/entryBlocks.js"
+import { type BlockEntry, decodeBlock, encodeBlock } from "@dashstream/core/entryBlocks"
 
 /**
  * An entry is named by its stream and its `ts` (unique per stream): its {@link EntryId} is the text

@@ -18,7 +18,7 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect, type Scope } from "effect"
 import { acquire, acquireReadOnly, type SqliteConfig } from "./internal/database.js"
-import { entriesAfter } from "./internal/entryBlocks.js"
+import { entriesAfter } from "@dashstream/core/entryBlocks"
 import { Sql } from "./internal/statements.js"
 import { EntryBatch, prepareBlockStatements } from "./internal/writePath.js"
 import { sqliteCode, storageFailure } from "./internal/errors.js"

@@ -10,7 +10,17 @@ import {
 } from "@dashstream/core"
 import type pg from "pg"
 import type { LastTsGuesses } from "./lastTsGuesses.js"
-import { guessedQuery, latestSql, netChanges, storeArrays, storeSql } from "./storeSql.js"
+import {
+  guessedQuery,
+  latestSql,
+  type Merged,
+  mergeOld,
+  netChanges,
+  type OverlappedBlock,
+  overlappedSql,
+  storeArrays,
+  storeSql
+} from "./storeSql.js"
 
 /** One group's transaction of the PostgreSQL group commit (see `groupCommit.ts`); its SQL is in `storeSql.ts`. */
 
@@ -20,9 +30,18 @@ import { guessedQuery, latestSql, netChanges, storeArrays, storeSql } from "./st
  * another group's (40P01, a deadlock between two such inserts): an entry above its stream's true `last_ts` cannot.
  */
 const isStaleGuess = (error: unknown): boolean => {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
+  const code = codeOf(error)
   return code === "22012" || code === "23505" || code === "40P01"
 }
+
+/**
+ * Whether `error`, from `guessedSql`, says that a run of old entries overlaps stored blocks (the integer overflow of
+ * its `vacant`, 22003; nothing else of a group overflows): the guesses were right, the entries need a merge.
+ */
+const isOccupied = (error: unknown): boolean => codeOf(error) === "22003"
+
+const codeOf = (error: unknown): unknown =>
+  typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
 
 /**
  * Sends a group's `guessedSql` statement. A group planned before this one on some of its streams may still be
@@ -62,12 +81,14 @@ export interface GroupOutcome {
  * has every stream of the group, the group is planned on the guesses and stored by ONE prepared statement in one
  * round trip (`guessedSql`: row locks in ascending id, each guess checked under them, the changes, the
  * notifications, committed as the statement ends). No lock is held while the group waits for this process. A wrong
- * guess fails the statement before it commits anything: the group is planned again as below. A group that clears a
- * stream, or whose every call fails, is planned as below too.
+ * guess fails the statement before it commits anything: the group is planned again as below, and so is a group
+ * whose old entries (replacing or back-filling) overlap stored blocks (`isOccupied`). A group that clears a stream,
+ * or whose every call fails, is planned as below too.
  *
  * Otherwise two round trips: `BEGIN`, the row locks of every stream of the group in ascending id order (so groups
  * of any number of processes cannot deadlock) and the latest points the group needs, read once the locks are held;
- * then the changes and `COMMIT`. Resolves once committed; throws when a statement or the COMMIT failed.
+ * then the changes and `COMMIT` (with old entries, a round trip between them reads the stored blocks they overlap, to
+ * merge them). Resolves once committed; throws when a statement or the COMMIT failed.
  */
 export const runTransaction = async (
   client: pg.PoolClient,
@@ -109,8 +130,9 @@ export const runTransaction = async (
         return { errors, planned: "guessed" }
       } catch (error) {
         guesses.forget(ids)
-        if (!isStaleGuess(error)) throw error
-        planned = "stale"
+        if (isOccupied(error)) planned = "read"
+        else if (!isStaleGuess(error)) throw error
+        else planned = "stale"
       } finally {
         turn.ended()
       }
@@ -169,8 +191,15 @@ const readAndStore = async (
   // A group waiting to plan on these guesses may go on now (and insert its new entries while this one commits).
   learned()
   try {
+    const arrays = storeArrays(netChanges(plan))
+    // Old entries are merged into the stored blocks they overlap, read under the locks (one more round trip).
+    let merged: Merged | undefined = undefined
+    if (arrays.old.size > 0) {
+      const overlapped = await client.query<OverlappedBlock>(overlappedSql(arrays))
+      merged = mergeOld(arrays, overlapped.rows)
+    }
     // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
-    const stored = (await client.query(`${storeSql(storeArrays(netChanges(plan)), channel)}COMMIT`)) as unknown as
+    const stored = (await client.query(`${storeSql(arrays, merged, channel)}COMMIT`)) as unknown as
       pg.QueryResult | Array<pg.QueryResult>
     const end = Array.isArray(stored) ? stored[stored.length - 1]! : stored
     // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.

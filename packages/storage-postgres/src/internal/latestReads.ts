@@ -1,20 +1,23 @@
 import type { Micros, StorageFailure, StoredEntry } from "@dashstream/core"
 import type pg from "pg"
 import { toStorageFailure } from "./errors.js"
+import { lastEntrySql } from "./storeSql.js"
 
 /** Called once with the stream's latest entry (none when it is empty), or with the failure of the batch's query. */
 export type LatestDone = (error: StorageFailure | undefined, entries: ReadonlyArray<StoredEntry>) => void
 
 /**
  * The latest entry of each stream `$1[n]`, as `n` (1-based position in `$1`), `ts`, `point`; no row for an empty
- * stream. One index probe per position (the `(stream_id, ts)` index, newest first). Named, so each connection
+ * stream. One index probe per position (the stream's last block, `(stream_id, first_ts)` newest first): its
+ * `last_ts` and its last entry's JSON, cut out of the block in SQL (`lastEntrySql`). Named, so each connection
  * prepares it once.
  */
 const batchQuery = (streams: ReadonlyArray<number>): pg.QueryArrayConfig<[ReadonlyArray<number>]> => ({
-  name: "dashstream_read_latest_batch",
+  name: "dashstream_read_latest_blocks",
   text:
-    "SELECT s.n, e.ts, e.point FROM unnest($1::bigint[]) WITH ORDINALITY AS s(id, n) " +
-    "CROSS JOIN LATERAL (SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT 1) e",
+    `SELECT s.n, b.last_ts, ${lastEntrySql("b")} FROM unnest($1::bigint[]) WITH ORDINALITY AS s(id, n) ` +
+    "CROSS JOIN LATERAL (SELECT last_ts, last_at, data FROM entry_blocks WHERE stream_id = s.id " +
+    "ORDER BY first_ts DESC LIMIT 1) b",
   values: [streams],
   rowMode: "array" as const
 })

@@ -8,9 +8,11 @@ import {
   type StreamChange,
   type StreamId
 } from "@dashstream/core"
+import { entriesAfter } from "@dashstream/core/entryBlocks"
 import { type Context, Effect } from "effect"
 import pg from "pg"
 import type { PostgresConfig } from "../PostgresConfig.js"
+import { fromBlockSql } from "./blockReads.js"
 import { type Notice, parseNotice, quoteChannel, type StoredNotice } from "./notify.js"
 import { clientConfig } from "./pool.js"
 
@@ -44,16 +46,35 @@ export const defaultListenerOptions: ListenerOptions = {
 export const listenerSuffix = "-listener"
 
 /**
- * The entries a notification names: stream `$1`, `ts` from `$2` to `$3` (inclusive), ascending; of those, only the
- * ones above `$4` (the floor, null: all) or listed in `$5`, unless `$6` (read the whole range). Named, so each
- * pooled connection prepares it once.
+ * The blocks that hold the entries a notification names: stream `$1`, `ts` from `$2` to `$3` (inclusive), ascending
+ * (the block holding `$2` and those starting up to `$3`; see {@link namedEntries}). Named, so each pooled connection
+ * prepares it once.
  */
 const readStatement = {
-  name: "dashstream_live_read",
-  text: `select ts, point from entries
-    where stream_id = $1 and ts between $2 and $3
-      and ($6::boolean or $4::bigint is null or ts > $4 or ts = any($5::bigint[]))
-    order by ts`
+  name: "dashstream_live_read_blocks",
+  text: `select data from entry_blocks where stream_id = $1 and ${fromBlockSql("$1", "$2")} and first_ts <= $3
+    order by first_ts`,
+  rowMode: "array"
+} as const
+
+/**
+ * The entries of `blocks` (ascending) a notification names: `ts` from `from` to `to` (inclusive); of those, only the
+ * ones above `floor` (null: all) or listed in `old`, unless `old` is undefined (the whole range).
+ */
+const namedEntries = (
+  blocks: ReadonlyArray<Buffer>,
+  from: number,
+  to: number,
+  floor: number | null,
+  old: ReadonlyArray<number> | undefined
+): Array<ChangedEntry> => {
+  const out: Array<ChangedEntry> = []
+  for (const e of entriesAfter(blocks, from - 1, -1, (e) => e)) {
+    if (e.ts > to) break
+    const fresh = floor === null || e.ts > floor
+    if (fresh || old === undefined || old.includes(e.ts)) out.push({ ts: e.ts as Micros, json: e.json, fresh })
+  }
+  return out
 }
 
 /** Notifications of one stream waiting for their turn; present in `queues` while its worker runs. */
@@ -255,15 +276,14 @@ export class Listener {
       const floor = first.clearedAt ?? first.before
       try {
         this.readCount++
-        const result = await this.pool.query<{ ts: number; point: string }>({
-          ...readStatement,
-          values: [stream, first.from, to, floor, first.old ?? [], first.old === undefined]
-        })
-        const entries: Array<ChangedEntry> = result.rows.map((row) => ({
-          ts: row.ts as Micros,
-          json: row.point,
-          fresh: floor === null || row.ts > floor
-        }))
+        const result = await this.pool.query<[Buffer]>({ ...readStatement, values: [stream, first.from, to] })
+        const entries = namedEntries(
+          result.rows.map((row) => row[0]),
+          first.from,
+          to,
+          floor,
+          first.old
+        )
         if (entries.length > 0) changes.push({ _tag: "Stored", entries })
       } catch {
         // The subscribers read what they missed from the database themselves (if it fails, they end).

@@ -1,4 +1,5 @@
 import type { EntryWrite, Micros, WritePlan } from "@dashstream/core"
+import { type BlockEntry, decodeBlock, encodeBlocks } from "@dashstream/core/entryBlocks"
 import { maxListed, storedPayload } from "./notify.js"
 
 /**
@@ -11,11 +12,14 @@ import { maxListed, storedPayload } from "./notify.js"
  * are integers, inlined as such; texts (points, notification payloads) are inlined as escaped literals
  * ({@link textArray}).
  *
- * Entries are stored by two inserts: the new ones (`ts` above the stream's `last_ts` before the group, or all of them
- * after a clear of the group) by a plain `INSERT`, and the others (replacing or back-filling) by an upsert. A new
- * entry cannot collide: `last_ts` is the highest `ts` ever assigned to the stream and every write holds the stream's
- * row lock, so no stored entry is above it. The plain insert is about twice as fast per row as the upsert's
- * speculative insertion (docs/benchmarks.md), and 1,000 timestamped points are nearly all new.
+ * Entries are stored in blocks (`entry_blocks`, migration 0007; the packed encoding of `@dashstream/core/entryBlocks`,
+ * up to 32 entries or 16 KiB a row). A group's new entries of a stream (`ts` above its `last_ts` before the group, or
+ * all of them after a clear of the group) become new blocks, plainly inserted: a new block cannot collide with a
+ * stored one, since `last_ts` is the highest `ts` ever assigned to the stream and every write holds the stream's row
+ * lock, so no stored block reaches above it. The others (replacing or back-filling, "old") are grouped into runs of
+ * disjoint `ts` ranges: a run that no stored block overlaps is inserted as new blocks too (a back-filled request of
+ * 1,000 points, typically); otherwise the blocks it overlaps are read, merged with it and written again
+ * ({@link mergeOld}).
  */
 
 /** The net change the group's transaction makes to one stream (see {@link netChanges}). */
@@ -28,6 +32,8 @@ export interface NetChange {
   readonly clearedAt: Micros | null
   /** Entries to store, by `ts`: a later write replaces an earlier one with the same `ts`. */
   readonly entries: Map<number, EntryWrite>
+  /** The `ts` of the first entry of each write (a run of old entries starts at one, see {@link StoreArrays}). */
+  readonly starts: Set<number>
 }
 
 /**
@@ -38,48 +44,86 @@ export interface NetChange {
 export const netChanges = (plan: WritePlan): Map<number, NetChange> => {
   const changes = new Map<number, NetChange>()
   for (const s of plan.streams()) {
-    changes.set(s.stream, { startTs: s.before, lastTs: s.lastTs, clearedAt: s.clearedAt, entries: new Map() })
+    changes.set(s.stream, {
+      startTs: s.before,
+      lastTs: s.lastTs,
+      clearedAt: s.clearedAt,
+      entries: new Map(),
+      starts: new Set()
+    })
   }
   let id = -1
   let entries: Map<number, EntryWrite> | undefined = undefined
+  let starts: Set<number> | undefined = undefined
   for (let i = 0; i < plan.size; i++) {
     const stream = plan.streamAt(i)
     if (stream !== id) {
       id = stream
-      entries = changes.get(stream)!.entries
+      const change = changes.get(stream)!
+      entries = change.entries
+      starts = change.starts
     }
     const m = plan.mutation(i)
     if (m.clear) entries!.clear()
     const list = m.entries
+    if (list.length > 0) starts!.add(list[0]!.ts)
     for (let j = 0; j < list.length; j++) entries!.set(list[j]!.ts, list[j]!)
   }
   return changes
 }
 
-/** Entries as the four arrays an insert takes: stream id, `ts` (microseconds), decimation value, point JSON. */
-export interface EntryArrays {
+/** Blocks as the six arrays an insert takes (see migration 0007), in one list per column. */
+export interface BlockArrays {
   readonly streamIds: Array<number>
-  readonly tss: Array<number>
-  readonly values: Array<number | null>
-  readonly points: Array<string>
+  readonly firstTss: Array<number>
+  readonly lastTss: Array<number>
+  readonly ns: Array<number>
+  readonly lastAts: Array<number>
+  readonly datas: Array<Buffer>
 }
 
-const entryArrays = (): EntryArrays => ({ streamIds: [], tss: [], values: [], points: [] })
+/** Empty {@link BlockArrays}. */
+export const blockArrays = (): BlockArrays => ({
+  streamIds: [],
+  firstTss: [],
+  lastTss: [],
+  ns: [],
+  lastAts: [],
+  datas: []
+})
+
+/** Appends `entries` (ascending by `ts`, of the stream `stream`) to `into` as blocks (see `encodeBlocks`). */
+export const pushBlocks = (into: BlockArrays, stream: number, entries: ReadonlyArray<BlockEntry>): void => {
+  for (const block of encodeBlocks(entries, 0, entries.length)) {
+    into.streamIds.push(stream)
+    into.firstTss.push(entries[block.from]!.ts)
+    into.lastTss.push(entries[block.to - 1]!.ts)
+    into.ns.push(block.to - block.from)
+    into.lastAts.push(block.lastAt)
+    into.datas.push(block.data)
+  }
+}
+
+const byTs = (a: BlockEntry, b: BlockEntry) => a.ts - b.ts
 
 /** The net changes of a group as the arrays its statements take (see {@link storeArrays}). */
 export interface StoreArrays {
   /** Streams the group cleared. */
   readonly cleared: Array<number>
-  /** Entries above their stream's `last_ts` before the group (or after a clear of it): plainly inserted. */
-  readonly inserted: EntryArrays
-  /** The other entries, which may replace a stored one: upserted. */
-  readonly upserted: EntryArrays
+  /** The blocks of the entries above their stream's `last_ts` before the group (or after a clear of it). */
+  readonly blocks: BlockArrays
+  /** The other entries of each stream, ascending by `ts`: they may replace stored ones. */
+  readonly old: Map<number, Array<EntryWrite>>
   /**
-   * The run of each upserted entry (same order), numbered from 0 without gaps: a number shared by consecutive
-   * upserted entries of one stream with increasing `ts` (a request's back-filled points, typically). A run with no stored entry between its lowest and
-   * highest `ts` is plainly inserted by `guessedSql`.
+   * The runs of the old entries: per stream, the `ts` ranges (inclusive, disjoint) of its old entries as the writes
+   * gave them (ascending entries of one write: a request's back-filled points, typically), ranges that overlap
+   * joined into one run.
    */
-  readonly runs: Array<number>
+  readonly runStreams: Array<number>
+  readonly runLos: Array<number>
+  readonly runHis: Array<number>
+  /** The old entries encoded run by run, for when no stored block overlaps any run (see `guessedSql`). */
+  readonly runBlocks: BlockArrays
   /** The streams whose `last_ts` or `cleared_ts` moved, with the new values. */
   readonly moved: Array<number>
   readonly lastTss: Array<number | null>
@@ -92,40 +136,77 @@ export interface StoreArrays {
 export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArrays => {
   const out: StoreArrays = {
     cleared: [],
-    inserted: entryArrays(),
-    upserted: entryArrays(),
-    runs: [],
+    blocks: blockArrays(),
+    old: new Map(),
+    runStreams: [],
+    runLos: [],
+    runHis: [],
+    runBlocks: blockArrays(),
     moved: [],
     lastTss: [],
     clearedTss: [],
     payloads: []
   }
-  let runCount = 0
   for (const [id, change] of changes) {
     if (change.clearedAt !== null) out.cleared.push(id)
     let from: number | null = null
     let to: number | null = null
-    // Entries at or below the floor are not new (see `notify.ts`): upserted, and listed while there are few.
+    // Entries at or below the floor are not new (see `notify.ts`): old, and listed while there are few.
     const floor = change.clearedAt ?? change.startTs
-    let old: Array<number> | undefined = []
+    let listed: Array<number> | undefined = []
+    const fresh: Array<EntryWrite> = []
+    let sorted = true
+    let old: Array<EntryWrite> | undefined = undefined
+    // The runs of the old entries in the order given: [lo, hi] pairs.
+    const runs: Array<[number, number]> = []
     let runTs = Infinity
     for (const entry of change.entries.values()) {
       const ts = entry.ts
-      const isOld = floor !== null && ts <= floor && change.clearedAt === null
-      const into = isOld ? out.upserted : out.inserted
-      if (isOld) {
-        out.runs.push(ts > runTs ? runCount - 1 : runCount++)
+      if (floor !== null && ts <= floor && change.clearedAt === null) {
+        ;(old ??= []).push(entry)
+        if (ts > runTs && !change.starts.has(ts)) runs[runs.length - 1]![1] = ts
+        else runs.push([ts, ts])
         runTs = ts
+      } else {
+        if (fresh.length > 0 && ts < fresh[fresh.length - 1]!.ts) sorted = false
+        fresh.push(entry)
       }
-      into.streamIds.push(id)
-      into.tss.push(ts)
-      into.values.push(entry.value)
-      into.points.push(entry.json)
       if (from === null || ts < from) from = ts
       if (to === null || ts > to) to = ts
-      if (floor !== null && ts <= floor && old !== undefined) {
-        if (old.length < maxListed) old.push(ts)
-        else old = undefined
+      if (floor !== null && ts <= floor && listed !== undefined) {
+        if (listed.length < maxListed) listed.push(ts)
+        else listed = undefined
+      }
+    }
+    if (fresh.length > 0) {
+      // A block never spans two writes: a late request (a back-fill) may fall between two of them, and a gap that no
+      // stored block covers takes it without a merge.
+      if (!sorted) fresh.sort(byTs)
+      let start = 0
+      for (let i = 1; i < fresh.length; i++) {
+        if (change.starts.has(fresh[i]!.ts)) {
+          pushBlocks(out.blocks, id, fresh.slice(start, i))
+          start = i
+        }
+      }
+      pushBlocks(out.blocks, id, start === 0 ? fresh : fresh.slice(start))
+    }
+    if (old !== undefined) {
+      old.sort(byTs)
+      out.old.set(id, old)
+      // Overlapping runs joined; each run's entries are the old entries in its range.
+      runs.sort((a, b) => a[0] - b[0])
+      let at = 0
+      for (let r = 0; r < runs.length;) {
+        const lo = runs[r]![0]
+        let hi = runs[r]![1]
+        for (r++; r < runs.length && runs[r]![0] <= hi; r++) hi = Math.max(hi, runs[r]![1])
+        const start = at
+        while (at < old.length && old[at]!.ts <= hi) at++
+        out.runStreams.push(id)
+        out.runLos.push(lo)
+        out.runHis.push(hi)
+        pushBlocks(out.runBlocks, id, old.slice(start, at))
       }
     }
     if ((change.lastTs !== change.startTs && change.lastTs !== null) || change.clearedAt !== null) {
@@ -141,7 +222,7 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
           from,
           to,
           change.clearedAt,
-          old?.sort((a, b) => a - b)
+          listed?.sort((a, b) => a - b)
         )
       )
     }
@@ -149,10 +230,112 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
   return out
 }
 
-/** The latest entry of each stream in `ids` (inlined integers), as `stream_id, ts, point`. */
+/**
+ * The SQL that reads the stored blocks old entries must be merged into (see {@link mergeOld}), as
+ * `stream_id, first_ts, last_ts, data`: per run of old entries ({@link StoreArrays}), the blocks overlapping its range
+ * (the block starting before the range and reaching into it, then those starting in it; two index probes). A block
+ * overlapping two runs comes twice.
+ */
+export const overlappedSql = (a: StoreArrays): string =>
+  `SELECT b.stream_id, b.first_ts, b.last_ts, b.data FROM unnest(${numberArray(a.runStreams, "bigint")}, ` +
+  `${numberArray(a.runLos, "bigint")}, ${numberArray(a.runHis, "bigint")}) AS r(id, lo, hi) CROSS JOIN LATERAL (` +
+  "(SELECT stream_id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = r.id AND first_ts < r.lo " +
+  "ORDER BY first_ts DESC LIMIT 1) UNION ALL (SELECT stream_id, first_ts, last_ts, data FROM entry_blocks " +
+  "WHERE stream_id = r.id AND first_ts BETWEEN r.lo AND r.hi)) b WHERE b.last_ts >= r.lo"
+
+/** A stored block read by {@link overlappedSql}. */
+export interface OverlappedBlock {
+  readonly stream_id: number
+  readonly first_ts: number
+  readonly last_ts: number
+  readonly data: Buffer
+}
+
+/** What {@link mergeOld} makes of the old entries: the blocks to delete (by stream and `first_ts`), those to insert. */
+export interface Merged {
+  readonly deleteStreams: Array<number>
+  readonly deleteFirstTss: Array<number>
+  readonly blocks: BlockArrays
+}
+
+/**
+ * The old entries of each stream merged into the stored blocks (`stored`, from {@link overlappedSql}): a block that
+ * holds the `ts` of old entries is decoded, merged with them (an old entry replaces a stored one of the same `ts`)
+ * and encoded again in its place (its range, split if it grew past the bounds); old entries between blocks become
+ * new blocks, one group per gap (entries of one run with no stored block between them: every block overlapping a run
+ * was read). Blocks read that hold no old entry stay as they are, so replacements far apart rewrite only the blocks
+ * that hold them.
+ */
+export const mergeOld = (a: StoreArrays, stored: ReadonlyArray<OverlappedBlock>): Merged => {
+  const out: Merged = { deleteStreams: [], deleteFirstTss: [], blocks: blockArrays() }
+  const blocksOf = new Map<number, Array<OverlappedBlock>>()
+  const seen = new Set<string>()
+  for (const block of stored) {
+    const key = `${block.stream_id}/${block.first_ts}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    let list = blocksOf.get(block.stream_id)
+    if (list === undefined) blocksOf.set(block.stream_id, (list = []))
+    list.push(block)
+  }
+  const runHisOf = new Map<number, Array<number>>()
+  for (let r = 0; r < a.runStreams.length; r++) {
+    let list = runHisOf.get(a.runStreams[r]!)
+    if (list === undefined) runHisOf.set(a.runStreams[r]!, (list = []))
+    list.push(a.runHis[r]!)
+  }
+  for (const [id, old] of a.old) {
+    const blocks = (blocksOf.get(id) ?? []).sort((x, y) => x.first_ts - y.first_ts)
+    const runHis = runHisOf.get(id)!.sort((x, y) => x - y)
+    // The old entries of each block that holds some, by block index.
+    const inBlock = new Map<number, Array<BlockEntry>>()
+    let gap: Array<BlockEntry> = []
+    let gapKey = -1
+    let b = 0
+    let r = 0
+    for (const e of old) {
+      while (runHis[r]! < e.ts) r++
+      while (b < blocks.length && blocks[b]!.last_ts < e.ts) b++
+      if (b < blocks.length && blocks[b]!.first_ts <= e.ts) {
+        let list = inBlock.get(b)
+        if (list === undefined) inBlock.set(b, (list = []))
+        list.push(e)
+        continue
+      }
+      // In the gap before block `b` (or after the last), within run `r`.
+      const key = r * (blocks.length + 1) + b
+      if (key !== gapKey && gap.length > 0) {
+        pushBlocks(out.blocks, id, gap)
+        gap = []
+      }
+      gapKey = key
+      gap.push(e)
+    }
+    if (gap.length > 0) pushBlocks(out.blocks, id, gap)
+    for (const [index, list] of inBlock) {
+      const block = blocks[index]!
+      out.deleteStreams.push(id)
+      out.deleteFirstTss.push(block.first_ts)
+      const entries = new Map<number, BlockEntry>()
+      for (const e of decodeBlock(block.data)) entries.set(e.ts, e)
+      for (const e of list) entries.set(e.ts, e)
+      pushBlocks(out.blocks, id, [...entries.values()].sort(byTs))
+    }
+  }
+  return out
+}
+
+/** The latest entry of each stream in `ids` (inlined integers), as `stream_id, ts, point` (see {@link lastEntrySql}). */
 export const latestSql = (ids: ReadonlyArray<number>): string =>
-  `SELECT s.id AS stream_id, e.ts, e.point FROM unnest('{${ids.join(",")}}'::bigint[]) AS s(id) ` +
-  "CROSS JOIN LATERAL (SELECT ts, point FROM entries WHERE stream_id = s.id ORDER BY ts DESC LIMIT 1) e"
+  `SELECT s.id AS stream_id, b.last_ts AS ts, ${lastEntrySql("b")} AS point FROM unnest('{${ids.join(",")}}'::bigint[]) AS s(id) ` +
+  "CROSS JOIN LATERAL (SELECT last_ts, last_at, data FROM entry_blocks WHERE stream_id = s.id ORDER BY first_ts DESC LIMIT 1) b"
+
+/**
+ * The SQL expression of the JSON text of the last entry of the block `alias` (an `entry_blocks` row): its bytes after
+ * `last_at` and the entry's 20-byte header, as text. Nothing is decoded in JavaScript.
+ */
+export const lastEntrySql = (alias: string): string =>
+  `convert_from(substring(${alias}.data from ${alias}.last_at + 21), 'UTF8')`
 
 /** A SQL string literal of `text`: quotes doubled; with a backslash, the `E''` form with backslashes doubled. */
 export const sqlLiteral = (text: string): string =>
@@ -246,37 +429,94 @@ export const numberArrayBinary = (numbers: ReadonlyArray<number | null>, type: "
 export const numberArray = (numbers: ReadonlyArray<number | null>, type: "bigint" | "float8"): string =>
   `'${numberArrayText(numbers)}'::${type}[]`
 
-const insertOf = (e: EntryArrays): string =>
-  `unnest(${numberArray(e.streamIds, "bigint")}, ${numberArray(e.tss, "bigint")}, ${numberArray(e.values, "float8")}, ${textArray(e.points)})`
+const BYTEA_OID = 17
 
 /**
- * The SQL that stores the net changes: deletes of cleared streams, then one statement inserting the new entries,
- * upserting the others, setting the new `last_ts` and `cleared_ts`, and notifying `channel` once per changed stream
- * (see `notify.ts`; PostgreSQL delivers the notifications on COMMIT only). An empty string when there is nothing to
- * store.
+ * A one-dimensional PostgreSQL `bytea[]` of `buffers` in the binary format `array_recv` reads (see
+ * {@link numberArrayBinary}): the 20-byte header, then per element its length and its bytes. One copy of each.
  */
-export const storeSql = (a: StoreArrays, channel: string): string => {
+export const byteaArrayBinary = (buffers: ReadonlyArray<Buffer>): Buffer => {
+  let size = 20
+  for (let i = 0; i < buffers.length; i++) size += 4 + buffers[i]!.length
+  const out = Buffer.allocUnsafe(size)
+  out.writeInt32BE(1, 0)
+  out.writeInt32BE(0, 4)
+  out.writeInt32BE(BYTEA_OID, 8)
+  out.writeInt32BE(buffers.length, 12)
+  out.writeInt32BE(1, 16)
+  let at = 20
+  for (let i = 0; i < buffers.length; i++) {
+    const b = buffers[i]!
+    out.writeInt32BE(b.length, at)
+    b.copy(out, at + 4)
+    at += 4 + b.length
+  }
+  return out
+}
+
+/**
+ * The SQL of `blocks` as the rows of an `INSERT INTO entry_blocks ... SELECT *`, inlined: the numbers as array
+ * literals and every block's bytes in ONE hex `bytea` literal, cut by offset (a simple query takes no parameters).
+ */
+const blocksRowsSql = (blocks: BlockArrays): string => {
+  const offsets: Array<number> = []
+  let at = 0
+  for (const d of blocks.datas) {
+    offsets.push(at)
+    at += d.length
+  }
+  const hex = Buffer.concat(blocks.datas).toString("hex")
+  return (
+    `SELECT v.stream_id, v.first_ts, v.last_ts, v.n, v.last_at, substring(a.bytes from v.at::int + 1 for v.size::int) ` +
+    `FROM (SELECT '\\x${hex}'::bytea AS bytes) a, unnest(${numberArray(blocks.streamIds, "bigint")}, ` +
+    `${numberArray(blocks.firstTss, "bigint")}, ${numberArray(blocks.lastTss, "bigint")}, ` +
+    `${numberArray(blocks.ns, "bigint")}, ${numberArray(blocks.lastAts, "bigint")}, ${numberArray(offsets, "bigint")}, ` +
+    `${numberArray(
+      blocks.datas.map((d) => d.length),
+      "bigint"
+    )}) AS v(stream_id, first_ts, last_ts, n, last_at, at, size)`
+  )
+}
+
+/** The blocks of `a` and `b` as one {@link BlockArrays} (no copy of the bytes). */
+const concatBlocks = (a: BlockArrays, b: BlockArrays): BlockArrays => ({
+  streamIds: a.streamIds.concat(b.streamIds),
+  firstTss: a.firstTss.concat(b.firstTss),
+  lastTss: a.lastTss.concat(b.lastTss),
+  ns: a.ns.concat(b.ns),
+  lastAts: a.lastAts.concat(b.lastAts),
+  datas: a.datas.concat(b.datas)
+})
+
+/**
+ * The SQL that stores the net changes of a group planned on the rows, its stream rows locked: deletes of cleared
+ * streams, deletes of the blocks the old entries were merged into (`merged`, see {@link mergeOld}; none without
+ * old entries), then one statement inserting the new blocks and the merged ones, setting the new `last_ts` and
+ * `cleared_ts`, and notifying `channel` once per changed stream (see `notify.ts`; PostgreSQL delivers the
+ * notifications on COMMIT only). An empty string when there is nothing to store.
+ */
+export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: string): string => {
   let sql = ""
-  if (a.cleared.length > 0) sql += `DELETE FROM entries WHERE stream_id = ANY(${numberArray(a.cleared, "bigint")});\n`
-  if (a.inserted.tss.length === 0 && a.upserted.tss.length === 0 && a.moved.length === 0) return sql
-  // One statement whatever the number of entries: the entries as four arrays each. The data-modifying CTEs always
-  // run to completion; the final SELECT sends the notifications.
+  if (a.cleared.length > 0)
+    sql += `DELETE FROM entry_blocks WHERE stream_id = ANY(${numberArray(a.cleared, "bigint")});\n`
+  if (merged !== undefined && merged.deleteStreams.length > 0) {
+    sql +=
+      `DELETE FROM entry_blocks WHERE (stream_id, first_ts) IN (SELECT * FROM ` +
+      `unnest(${numberArray(merged.deleteStreams, "bigint")}, ${numberArray(merged.deleteFirstTss, "bigint")}));\n`
+  }
+  const blocks = merged === undefined ? a.blocks : concatBlocks(a.blocks, merged.blocks)
+  if (blocks.datas.length === 0 && a.moved.length === 0) return sql
+  // One statement whatever the number of blocks. The data-modifying CTEs always run to completion; the final SELECT
+  // sends the notifications.
   const insert =
-    a.inserted.tss.length === 0
+    blocks.datas.length === 0
       ? ""
       : `inserted AS (
-      INSERT INTO entries (stream_id, ts, value, point) SELECT * FROM ${insertOf(a.inserted)}
-    ), `
-  const upsert =
-    a.upserted.tss.length === 0
-      ? ""
-      : `upserted AS (
-      INSERT INTO entries (stream_id, ts, value, point) SELECT * FROM ${insertOf(a.upserted)}
-      ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point
+      INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) ${blocksRowsSql(blocks)}
     ), `
   return (
     sql +
-    `WITH ${insert}${upsert}moved AS (
+    `WITH ${insert}moved AS (
       UPDATE streams SET last_ts = v.last_ts, cleared_ts = coalesce(v.cleared_ts, streams.cleared_ts)
       FROM unnest(${numberArray(a.moved, "bigint")}, ${numberArray(a.lastTss, "bigint")}, ${numberArray(a.clearedTss, "bigint")}) AS v(id, last_ts, cleared_ts)
       WHERE streams.id = v.id
@@ -286,89 +526,111 @@ export const storeSql = (a: StoreArrays, channel: string): string => {
 }
 
 /**
- * The one statement of a group planned on guessed `last_ts` (see `runGroup` in `groupTransaction.ts`), prepared once
- * per connection: `$1` the group's stream ids (ascending) and `$2` their guessed `last_ts`; the new entries as
- * `$3`-`$6` and the others as `$7`-`$10` (see {@link StoreArrays}); the moved streams and their new `last_ts` as
- * `$11`, `$12`; the channel and the payloads as `$13`, `$14`; the runs of the others as `$15` (see {@link StoreArrays}).
+ * The one statement of a group planned on guessed `last_ts` (see `runTransaction` in `groupTransaction.ts`),
+ * prepared once per connection: `$1` the group's stream ids (ascending) and `$2` their guessed `last_ts`; the new
+ * blocks as `$3`-`$8` (stream, `first_ts`, `last_ts`, `n`, `last_at`, `data`); the moved streams and their new
+ * `last_ts` as `$9`, `$10`; the channel and the payloads as `$11`, `$12`; the runs of the old entries as
+ * `$13`-`$15` (stream, lowest and highest `ts`) and their blocks as `$16`-`$21` (see {@link StoreArrays}).
  *
- * `inserted` stores the new entries first, before any lock: while another group of the same streams holds their
- * row locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then
- * takes the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock on them;
- * `locked` reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard`
- * divides by zero (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ
- * COMMITTED a locked row is read as last committed, so a group that held the lock before this one is seen. The
- * final SELECT always reads `guard`, so it is always evaluated, and the statement is its own transaction: an error
- * anywhere leaves nothing stored, the early inserts included. The other entries and the update wait for the guard
- * (`WHERE guard = 1`), so replacements apply in lock order. Those of a run with no stored entry between its lowest
- * and highest `ts` replace nothing (`vacant`: one index probe per run, a flag per run in an array indexed by run):
- * they are plainly inserted (`backfilled`), about 1.5 times cheaper than the upsert's speculative insertion
- * (bench/postgres-rows); the others are upserted.
- * `vacant` reads the entries as the statement's snapshot has them, taken before the row locks: an entry committed
- * since by the group that held them with a `ts` of a vacant run makes the insert fail (unique violation, 23505),
- * and the statement is sent again once that group ended (`storeGuessed`), or planned again on the rows, as below;
- * an entry with another `ts` in the range changes nothing. A new entry can only collide with another when a guess
- * was wrong: the insert then fails (unique violation, 23505; or a deadlock, 40P01, between two such inserts) and
- * the group is planned again on the rows, as for a failed guard. No clear: a statement cannot both delete a
- * stream's entries and insert the same rows.
+ * `inserted` stores the new blocks first, before any lock: while another group of the same streams holds their row
+ * locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then takes
+ * the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock on them; `locked`
+ * reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard` divides by zero
+ * (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ COMMITTED a locked
+ * row is read as last committed, so a group that held the lock before this one is seen. The final SELECT always
+ * reads `guard`, so it is always evaluated, and the statement is its own transaction: an error anywhere leaves
+ * nothing stored, the early inserts included.
+ *
+ * The runs of old entries wait for the guard (`WHERE guard = 1`, so after the locks). `vacant` checks each run with
+ * `dashstream_blocks_overlap` (migration 0007), a VOLATILE function: its query takes a snapshot of its own, so it
+ * sees every block committed by the groups that held the locks before this one (the statement's own snapshot was
+ * taken before it waited for them); one index probe per run. When no run overlaps a stored block, their blocks are
+ * plainly inserted (`backfilled`: a late request's points, typically); when one does, `vacant` overflows an integer
+ * (SQLSTATE 22003, see `isOccupied`) and the group is planned again on the rows, which merges old entries into the
+ * blocks they overlap. A new block can only collide with a stored one (`first_ts`, 23505; or a deadlock, 40P01,
+ * between two such inserts) or overlap one when a guess was wrong, and then the guard fails. No clear: a statement
+ * cannot both delete a stream's blocks and insert the same rows.
  */
-export const guessedSql = `WITH inserted AS (
-  INSERT INTO entries (stream_id, ts, value, point)
-  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::float8[], $6::text[]) RETURNING 1
+export const guessedSql = guessedStatement(true)
+
+/**
+ * {@link guessedSql} without the runs of old entries (`$13`-`$21` absent): the statement of a group whose entries are
+ * all new (single points, appends), which has no `vacant` check and no second insert to plan and run.
+ */
+export const guessedNewSql = guessedStatement(false)
+
+/** The text of {@link guessedSql} (`withRuns`) or of {@link guessedNewSql}. */
+function guessedStatement(withRuns: boolean): string {
+  const runs = `vacant AS (
+  SELECT 2147483647 + count(*)::int AS free FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
+  WHERE CASE WHEN (SELECT ok FROM guard) = 1 THEN dashstream_blocks_overlap(r.id, r.lo, r.hi) END
+), backfilled AS (
+  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
+  SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bytea[])
+  WHERE (SELECT free FROM vacant) = 2147483647
+), `
+  return `WITH inserted AS (
+  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
+  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bytea[]) RETURNING 1
 ), locked AS (
   SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM inserted) >= 0
   ORDER BY id FOR UPDATE
 ), guard AS (
   SELECT 1 / ((SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
     ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[]))::int AS ok
-), old AS (
-  SELECT * FROM unnest($7::bigint[], $8::bigint[], $9::float8[], $10::text[], $15::bigint[])
-    AS o(stream_id, ts, value, point, run)
-  WHERE (SELECT ok FROM guard) = 1
-), vacant AS (
-  SELECT array_agg((SELECT count(*) FROM (SELECT 1 FROM entries AS e
-    WHERE e.stream_id = r.stream_id AND e.ts BETWEEN r.lo AND r.hi LIMIT 1) AS stored) = 0 ORDER BY run) AS runs
-  FROM (SELECT run, min(stream_id) AS stream_id, min(ts) AS lo, max(ts) AS hi FROM old GROUP BY run) AS r
-), backfilled AS (
-  INSERT INTO entries (stream_id, ts, value, point)
-  SELECT stream_id, ts, value, point FROM old WHERE (SELECT runs FROM vacant)[run + 1]
-), upserted AS (
-  INSERT INTO entries (stream_id, ts, value, point)
-  SELECT stream_id, ts, value, point FROM old WHERE NOT (SELECT runs FROM vacant)[run + 1]
-  ON CONFLICT (stream_id, ts) DO UPDATE SET value = excluded.value, point = excluded.point
-), moved AS (
-  UPDATE streams SET last_ts = v.last_ts FROM unnest($11::bigint[], $12::bigint[]) AS v(id, last_ts)
+), ${withRuns ? runs : ""}moved AS (
+  UPDATE streams SET last_ts = v.last_ts FROM unnest($9::bigint[], $10::bigint[]) AS v(id, last_ts)
   WHERE streams.id = v.id AND (SELECT ok FROM guard) = 1
 )
-SELECT (SELECT ok FROM guard) AS ok, (SELECT count(pg_notify($13, p)) FROM unnest($14::text[]) AS p) AS notified`
+SELECT (SELECT ok FROM guard) AS ok, ${withRuns ? "(SELECT free FROM vacant) AS free, " : ""}(SELECT count(pg_notify($11, p)) FROM unnest($12::text[]) AS p) AS notified`
+}
 
 /**
- * {@link guessedSql} with its values, as a named (prepared) query. The number arrays go in the binary format
- * ({@link numberArrayBinary}), the text arrays as the text of PostgreSQL arrays ({@link textArrayText}: one native
- * `JSON.stringify`), both built here in one pass each rather than by `pg`'s generic array encoding.
+ * {@link guessedSql} with its values, as a named (prepared) query; {@link guessedNewSql} when the group has no old
+ * entries. The number arrays and the blocks go in the binary format ({@link numberArrayBinary},
+ * {@link byteaArrayBinary}), the payloads as the text of a PostgreSQL array ({@link textArrayText}: one native
+ * `JSON.stringify`).
  */
 export const guessedQuery = (
   ids: ReadonlyArray<number>,
   expected: ReadonlyArray<Micros | null>,
   a: StoreArrays,
   channel: string
-): { readonly name: string; readonly text: string; readonly values: Array<unknown> } => ({
-  name: "dashstream_store_guessed",
-  text: guessedSql,
-  values: [
+): { readonly name: string; readonly text: string; readonly values: Array<unknown> } => {
+  const values: Array<unknown> = [
     numberArrayBinary(ids, "bigint"),
     numberArrayBinary(expected, "bigint"),
-    numberArrayBinary(a.inserted.streamIds, "bigint"),
-    numberArrayBinary(a.inserted.tss, "bigint"),
-    numberArrayBinary(a.inserted.values, "float8"),
-    textArrayText(a.inserted.points),
-    numberArrayBinary(a.upserted.streamIds, "bigint"),
-    numberArrayBinary(a.upserted.tss, "bigint"),
-    numberArrayBinary(a.upserted.values, "float8"),
-    textArrayText(a.upserted.points),
+    ...blockValues(a.blocks),
     numberArrayBinary(a.moved, "bigint"),
     numberArrayBinary(a.lastTss, "bigint"),
     channel,
-    textArrayText(a.payloads),
-    numberArrayBinary(a.runs, "bigint")
+    textArrayText(a.payloads)
   ]
+  if (a.runStreams.length === 0) return { name: "dashstream_store_guessed_new", text: guessedNewSql, values }
+  values.push(
+    numberArrayBinary(a.runStreams, "bigint"),
+    numberArrayBinary(a.runLos, "bigint"),
+    numberArrayBinary(a.runHis, "bigint"),
+    ...blockValues(a.runBlocks)
+  )
+  return { name: "dashstream_store_guessed_blocks", text: guessedSql, values }
+}
+
+/**
+ * An insert of `blocks` as its SQL and values (one statement whatever the number of blocks; the arrays in the binary
+ * format), for a client's `query`.
+ */
+export const insertBlocksQuery = (blocks: BlockArrays): { readonly text: string; readonly values: Array<Buffer> } => ({
+  text: `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[])`,
+  values: blockValues(blocks)
 })
+
+const blockValues = (b: BlockArrays): Array<Buffer> => [
+  numberArrayBinary(b.streamIds, "bigint"),
+  numberArrayBinary(b.firstTss, "bigint"),
+  numberArrayBinary(b.lastTss, "bigint"),
+  numberArrayBinary(b.ns, "bigint"),
+  numberArrayBinary(b.lastAts, "bigint"),
+  byteaArrayBinary(b.datas)
+]

@@ -1,6 +1,6 @@
 import type { ColumnType } from "kysely"
 
-// The tables of migrations 0001 to 0003 as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
+// The tables of the migrations as Kysely sees them. BIGINT columns come back as numbers (see pool.ts).
 // Private to the adapter: rows are decoded into core types at the edge.
 
 /** `accounts`: one row per account; `created_at` in microseconds. */
@@ -30,15 +30,20 @@ export interface StreamsTable {
   readonly cleared_ts: number | null
 }
 
-/** `entries`: the stored points, unique by `(stream_id, ts)`. */
-export interface EntriesTable {
+/**
+ * `entry_blocks` (migration 0007): the stored points, up to 32 entries (or 16 KiB) of one stream a row, keyed by
+ * `(stream_id, first_ts)`; the blocks of a stream hold disjoint `ts` ranges (integer microseconds).
+ */
+export interface EntryBlocksTable {
   readonly stream_id: number
-  /** Integer microseconds since the UNIX epoch. */
-  readonly ts: number
-  /** The number decimation ranks by (`number`, or `y` for xy-graph), else null. */
-  readonly value: number | null
-  /** The stored point's JSON text, exactly as serialised on write. */
-  readonly point: string
+  readonly first_ts: number
+  readonly last_ts: number
+  /** The number of entries in `data`. */
+  readonly n: number
+  /** The byte offset of the last entry in `data`. */
+  readonly last_at: number
+  /** The entries, packed (`@dashstream/core/entryBlocks`): `ts`, decimation value, JSON length and text each. */
+  readonly data: Buffer
 }
 
 /** `dashboards` (migration 0003): `tiles` is the tiles array's JSON text, `view_token` the current token's digest. */
@@ -56,6 +61,6 @@ export interface Tables {
   readonly accounts: AccountsTable
   readonly access_keys: AccessKeysTable
   readonly streams: StreamsTable
-  readonly entries: EntriesTable
+  readonly entry_blocks: EntryBlocksTable
   readonly dashboards: DashboardsTable
 }

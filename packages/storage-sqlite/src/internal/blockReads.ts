@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3"
 import type { StoredEntry } from "@dashstream/core"
-import { type BlockEntry, entriesAfter, entriesFrom, renderEntry } from "./entryBlocks.js"
+import { type BlockEntry, entriesAfter, entriesFrom, renderEntry } from "@dashstream/core/entryBlocks"
 import { Sql } from "./statements.js"
 
 const stored = (e: BlockEntry): StoredEntry => ({ ts: e.ts, json: e.json }) as StoredEntry

@@ -1,7 +1,7 @@
 // @ts-check
 import { parentPort, workerData } from "node:worker_threads"
 import Database from "better-sqlite3"
-import { entriesAfter, renderEntry } from "./entryBlocks.js"
+import { entriesAfter, renderEntry } from "@dashstream/core/entryBlocks"
 
 // The page reader's thread (see `pageReader.ts`), a module of its own that `new Worker` runs: one read-only
 // connection, one prepared statement (`BlockSql.from`, the same SQL the event-loop path runs, passed in `workerData`), one

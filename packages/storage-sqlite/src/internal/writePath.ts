@@ -21,7 +21,7 @@ import {
   splitBlocks,
   viewOf,
   writeEntry
-} from "./entryBlocks.js"
+} from "@dashstream/core/entryBlocks"
 
 /** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
 export interface BlockStatements {

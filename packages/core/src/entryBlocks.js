@@ -1,6 +1,8 @@
 // @ts-check
-// The packed encoding of the `entry_blocks` rows (migration 0007): up to `blockSize` entries of one stream a row.
-// JavaScript (checked from its JSDoc, like `pageReaderThread.js`) because the page reader's thread imports it too.
+// The packed encoding of the `entry_blocks` rows of both storage adapters (SQLite migration 0007, PostgreSQL
+// migration 0007): up to `blockSize` entries of one stream a row. Pure (no I/O), exported as
+// `@dashstream/core/entryBlocks`. JavaScript, checked from its JSDoc, because storage-sqlite's page reader's thread
+// (a module node loads itself, no TypeScript on Node 20) imports it too; the subpath's default is this file.
 
 /** Entries per block written by appends at most; a merge may leave up to twice as many. */
 export const blockSize = 32
@@ -305,8 +307,8 @@ export const entriesFrom = (blocks, skip, limit, each) => {
 }
 
 /**
- * Core's `formatTs` (packages/core/src/Time.ts), copied for the page reader's thread, which cannot import the
- * TypeScript sources; `EntryBlocks.test.ts` checks they agree.
+ * Core's `formatTs` (`Time.ts`), copied for the page reader's thread, which cannot import the TypeScript
+ * sources; `EntryBlocks.test.ts` checks they agree.
  * @param {number} ts
  * @returns {string}
  */
