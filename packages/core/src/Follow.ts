@@ -83,9 +83,12 @@ export const followPageSize = 1000
  * The bytes of stored points a backlog page aims at: after each page, the next one asks for as many entries as
  * would fill this many bytes at the page's average entry size (at most the page size, at least 1). With the
  * pacing of `LiveSink.writable`, a client that does not read holds about one page in memory, whatever its entries
- * weigh (contract section 10's bound applies to every event stream, issue 22).
+ * weigh (contract section 10's bound applies to every event stream, issue 22). 128 KiB: with PostgreSQL's entries
+ * in blocks (issue 26), 30 clients that never read a snapshot of ~6 KB entries grew the server by 124-131 MiB at
+ * 256 KiB pages against 41-43 MiB at 128 KiB (not in proportion: see docs/benchmarks.md); entries of a few hundred
+ * bytes still fill a page of `followPageSize` (1,000).
  */
-export const followPageBytes = 256 * 1024
+export const followPageBytes = 128 * 1024
 
 /** The entries of a catch-up's first page, before the size of the stream's entries is known. */
 const firstPageSize = 8

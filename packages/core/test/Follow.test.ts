@@ -326,7 +326,7 @@ describe("follow: backlog then live (contract section 10)", () => {
         open = true
         for (const w of waiting.splice(0)) w()
         const follower = yield* Fiber.join(started)
-        // Pages after the first hold about 256 KiB: 12 entries of ~20 KB.
+        // Pages after the first hold about 128 KiB: 6 entries of ~20 KB.
         assert.isAbove(reads.length, 10)
         put(160)
         const stored = (yield* readAll(s)).map(([ts]) => ts)
