@@ -140,9 +140,8 @@ export const encodeBlock = (entries, from = 0, to = entries.length) => {
 
 /**
  * Encodes `entries[from..to)` (ascending by `ts`) as consecutive blocks by the rule of {@link blockEnd}, the first
- * continuing a block that already holds `n` entries of `bytes` bytes (a stream's tail block; 0 and 0 for none). One
- * pass: each entry is written once into one buffer and the blocks are views of it, a block closed before the entry
- * that would take it past a bound (the entry's size is known once written).
+ * continuing a block that already holds `n` entries of `bytes` bytes (a stream's tail block; 0 and 0 for none). Each
+ * entry is written once into one buffer, which {@link splitBlocks} then cuts: the blocks are views of it.
  * @param {ReadonlyArray<BlockEntry>} entries
  * @param {number} from
  * @param {number} to
@@ -160,30 +159,15 @@ export const encodeBlocks = (entries, from, to, n = 0, bytes = 0) => {
   }
   const buf = Buffer.allocUnsafe(max)
   const view = viewOf(buf)
-  /** @type {Array<EncodedBlock>} */
-  const out = []
-  let continues = n > 0
-  let first = from
-  let start = 0
   let at = 0
-  let lastAt = 0
-  for (let i = from; i < to; i++) {
-    const size = writeEntry(buf, view, /** @type {BlockEntry} */ (entries[i]), at)
-    if (n > 0 && (n >= blockSize || bytes + size > blockBytes)) {
-      if (i > first) out.push({ from: first, to: i, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
-      continues = false
-      first = i
-      start = at
-      n = 0
-      bytes = 0
-    }
-    lastAt = at
-    at += size
-    n++
-    bytes += size
+  for (let i = from; i < to; i++) at += writeEntry(buf, view, /** @type {BlockEntry} */ (entries[i]), at)
+  const blocks = splitBlocks(buf, at, n, bytes)
+  if (from === 0) return blocks
+  for (const block of blocks) {
+    block.from += from
+    block.to += from
   }
-  if (to > first) out.push({ from: first, to, data: buf.subarray(start, at), lastAt: lastAt - start, continues })
-  return out
+  return blocks
 }
 
 /**

@@ -68,6 +68,17 @@ const check = (list: Array<{ ts: number; value: number | null; json: string }>) 
       encoded.map((b) => [b.from, b.to, b.lastAt, b.continues, b.data.toString("hex")])
     )
   }
+  // A part of the entries (`from` > 0): the same blocks, their `from` and `to` indices into the whole list.
+  const from = Math.floor(list.length / 3)
+  assert.deepStrictEqual(
+    encodeBlocks(list, from, list.length).map((b) => [b.from, b.to, b.lastAt, b.data.toString("hex")]),
+    encodeBlocks(list.slice(from), 0, list.length - from).map((b) => [
+      b.from + from,
+      b.to + from,
+      b.lastAt,
+      b.data.toString("hex")
+    ])
+  )
   for (const b of blocks) {
     assert.strictEqual(b.to, blockEnd(list, b.from, list.length))
     assert.isTrue(b.to - b.from === 1 || b.data.length <= blockBytes)
