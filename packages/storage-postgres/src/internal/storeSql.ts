@@ -92,9 +92,18 @@ export const blockArrays = (): BlockArrays => ({
   datas: []
 })
 
-/** Appends `entries` (ascending by `ts`, of the stream `stream`) to `into` as blocks (see `encodeBlocks`). */
-export const pushBlocks = (into: BlockArrays, stream: number, entries: ReadonlyArray<BlockEntry>): void => {
-  for (const block of encodeBlocks(entries, 0, entries.length)) {
+/**
+ * Appends `entries[from..to)` (ascending by `ts`, of the stream `stream`; all of them by default) to `into` as blocks
+ * (see `encodeBlocks`).
+ */
+export const pushBlocks = (
+  into: BlockArrays,
+  stream: number,
+  entries: ReadonlyArray<BlockEntry>,
+  from = 0,
+  to = entries.length
+): void => {
+  for (const block of encodeBlocks(entries, from, to)) {
     into.streamIds.push(stream)
     into.firstTss.push(entries[block.from]!.ts)
     into.lastTss.push(entries[block.to - 1]!.ts)
@@ -185,11 +194,11 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
       let start = 0
       for (let i = 1; i < fresh.length; i++) {
         if (change.starts.has(fresh[i]!.ts)) {
-          pushBlocks(out.blocks, id, fresh.slice(start, i))
+          pushBlocks(out.blocks, id, fresh, start, i)
           start = i
         }
       }
-      pushBlocks(out.blocks, id, start === 0 ? fresh : fresh.slice(start))
+      pushBlocks(out.blocks, id, fresh, start)
     }
     if (old !== undefined) {
       old.sort(byTs)
@@ -206,7 +215,7 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
         out.runStreams.push(id)
         out.runLos.push(lo)
         out.runHis.push(hi)
-        pushBlocks(out.runBlocks, id, old.slice(start, at))
+        pushBlocks(out.runBlocks, id, old, start, at)
       }
     }
     if ((change.lastTs !== change.startTs && change.lastTs !== null) || change.clearedAt !== null) {
