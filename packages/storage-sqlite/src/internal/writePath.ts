@@ -350,11 +350,9 @@ export class EntryBatch {
       }
       return
     }
-    // Out of order (within one call) or not above the tail block: sorted, the entries up to the tail block's last
-    // `ts` are merged into the blocks holding their range, and those above it appended to the tail block as the
-    // merge left it.
-    let list = decodeBlock(q.buf.subarray(0, q.end))
-    if (!q.ascending) list = sortUnique(list)
+    // Out of order (within one call): sorted, then the entries up to the tail block's last `ts` are merged into the
+    // blocks holding their range, and those above it appended to the tail block as the merge left it.
+    const list = sortUnique(decodeBlock(q.buf.subarray(0, q.end)))
     if (tail === null || list[0]!.ts > tail[2]) {
       tails.set(stream, appendEntries(appends, stream, list, tail))
       return
