@@ -130,6 +130,48 @@ describe.skipIf(db === undefined)("group commit", () => {
     })
   )
 
+  it.scopedLive("a group the server aborts as a deadlock's victim runs again and is stored", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("d")
+      const { stores, group } = yield* setup(schema)
+      const [a] = yield* widgets(stores, [["number", "a"]])
+      // Another process's statement planned on guesses: it inserted its block at T0 (uncommitted) and will then ask
+      // for the stream's row lock. Its deadlock check waits 10 s, so the group below is the one PostgreSQL aborts.
+      const other = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+          await client.connect()
+          await client.query("SET deadlock_timeout = '10s'")
+          return client
+        }),
+        (client) => Effect.promise(() => client.end())
+      )
+      const { data, lastAt } = encodeBlock([{ ts: T0, value: 9, json: '{"number":9}' }])
+      yield* Effect.promise(async () => {
+        await other.query("BEGIN")
+        await other.query(
+          `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) VALUES ($1, $2, $2, 1, $3, $4)`,
+          [a!.id, T0, lastAt, data]
+        )
+      })
+      // A delta is planned on the rows: the group locks the row, plans its entry at T0 and waits on the other's block.
+      const write = Effect.runFork(
+        Effect.either(group.write([{ widget: a!, op: delta(5), path: "point" }], micros(T0)))
+      )
+      yield* Effect.sleep("300 millis")
+      // The other asks for the row lock the group holds: a deadlock, found by the group's check after 1 s.
+      const started = performance.now()
+      yield* Effect.promise(() => other.query(`SELECT id FROM streams WHERE id = ${a!.id} FOR UPDATE`))
+      const waited = performance.now() - started
+      // It waited for the group's transaction to end, aborted: the group held the lock and was the victim.
+      assert.isAtLeast(waited, 500)
+      yield* Effect.promise(() => other.query("ROLLBACK"))
+      const outcome = yield* Fiber.join(write)
+      assert.isTrue(Either.isRight(outcome), Either.isLeft(outcome) ? String(outcome.left) : "")
+      assert.deepStrictEqual(yield* readAll(stores, a!), [{ ts: T0, point: { number: 5 } }])
+    })
+  )
+
   it.scopedLive(
     "a call queued behind a stuck group fails with StorageUnavailable after maxWaitMs; the stuck one ends well",
     () =>

@@ -54,7 +54,8 @@ const closed = new StorageUnavailable({ cause: new Error("the PostgreSQL stream 
  * trip); after wrong guesses, the next 2, 4, ... 64 groups started read the rows. A call whose writes do not fit
  * (`InvalidPoint`) or whose widget was deleted (`StreamNotFound`) is left out of the plan and fails alone; the calls
  * after it see the state without it. Every call is resumed only after the `COMMIT` succeeded, so an acknowledged
- * write is committed; when any statement or the `COMMIT` fails, the transaction is rolled back (the connection is
+ * write is committed; a group the server aborts as a deadlock's victim (40P01) runs again, at most 3 times; when
+ * any other statement or the `COMMIT` fails, the transaction is rolled back (the connection is
  * discarded) and every call of the group fails with `StorageError` or `StorageUnavailable`.
  */
 export class GroupCommit {

@@ -88,7 +88,8 @@ export interface GroupOutcome {
  * Otherwise two round trips: `BEGIN`, the row locks of every stream of the group in ascending id order (so groups
  * of any number of processes cannot deadlock) and the latest points the group needs, read once the locks are held;
  * then the changes and `COMMIT` (with old entries, a round trip between them reads the stored blocks they overlap, to
- * merge them). Resolves once committed; throws when a statement or the COMMIT failed.
+ * merge them). A transaction the server aborted as a deadlock's victim stored nothing and runs again, at most 3 times
+ * in all (see `maxDeadlockAttempts`). Resolves once committed; throws when a statement or the COMMIT failed.
  */
 export const runTransaction = async (
   client: pg.PoolClient,
@@ -142,13 +143,28 @@ export const runTransaction = async (
   // are read by the next statement of the same round trip, once the locks are held: in READ COMMITTED each statement
   // sees what was committed before it started, so it sees every write that held the locks before this group.
   const latestIds = [...latestSet]
-  const learned = guesses.reading(ids)
-  try {
-    return await readAndStore(client, group, channel, guesses, ids, latestIds, planned, learned)
-  } finally {
-    learned()
+  for (let attempt = 1; ; attempt++) {
+    const learned = guesses.reading(ids)
+    try {
+      return await readAndStore(client, group, channel, guesses, ids, latestIds, planned, learned)
+    } catch (error) {
+      if (attempt >= maxDeadlockAttempts || codeOf(error) !== "40P01") throw error
+      // The server rolled back everything of the transaction but it still has to be ended before the next BEGIN.
+      await client.query("ROLLBACK")
+    } finally {
+      learned()
+    }
   }
 }
+
+/**
+ * How many times a group planned on the rows runs when PostgreSQL ends it as a deadlock's victim (40P01). Its own
+ * row locks are taken in ascending id, but a group of ANOTHER process planned on guesses inserts its new blocks
+ * before it asks for the row locks (`guessedSql`): when this group, holding a row lock, inserts a block with the
+ * same `first_ts` as that group's uncommitted one, each waits for the other, and the server aborts one of them. The
+ * guessed one is planned again (`isStaleGuess`); this one stored nothing and is run again, from `BEGIN`.
+ */
+const maxDeadlockAttempts = 3
 
 // The two round trips of a group planned on the rows (see `runTransaction`).
 const readAndStore = async (
