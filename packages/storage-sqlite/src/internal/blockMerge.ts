@@ -1,5 +1,16 @@
+import type Database from "better-sqlite3"
 import { blockBytes, blockSize, splitBlocks } from "@dashstream/core/entryBlocks"
-import type { BlockStatements } from "./writePath.js"
+
+type BlockRow = { id: number; first_ts: number; last_ts: number; data: Buffer }
+
+/** The statements {@link mergeEncoded} runs: those of `writePath.ts`'s `BlockStatements` (see `statements.ts`). */
+export interface MergeStatements {
+  readonly blockAt: Database.Statement<[number, number], BlockRow>
+  readonly firstBlock: Database.Statement<[number], BlockRow>
+  readonly nextFirst: Database.Statement<[number, number], number>
+  readonly updateBlock: Database.Statement<[number, number, number, number, Buffer, number]>
+  readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer]>
+}
 
 // Entry layout (entryBlocks.js): `ts` float64 LE at 0, value float64 LE at 8, JSON length uint32 LE at 16, JSON at 20.
 const tsAt = (buf: Buffer, at: number): number => buf.readDoubleLE(at)
@@ -32,7 +43,7 @@ const cut = (buf: Buffer, at: number, end: number, maxCount: number, maxBytes: n
 
 // Inserts the encoded entries `buf[from..to)` (ascending, in a gap of the stream's blocks or in a stream without
 // blocks) as new blocks, views of `buf`.
-const insertEncoded = (s: BlockStatements, stream: number, buf: Buffer, from: number, to: number): void => {
+const insertEncoded = (s: MergeStatements, stream: number, buf: Buffer, from: number, to: number): void => {
   for (const block of splitBlocks(buf.subarray(from, to), to - from)) {
     const { data, lastAt } = block
     s.insertBlock.run(stream, tsAt(data, 0), tsAt(data, lastAt), block.to - block.from, lastAt, data)
@@ -50,7 +61,7 @@ const insertEncoded = (s: BlockStatements, stream: number, buf: Buffer, from: nu
  * into one buffer, none decoded into objects or encoded again, so its cost is a few copies and statements, not a
  * string and an object per entry. Throws SQLite errors.
  */
-export const mergeEncoded = (s: BlockStatements, stream: number, src: Buffer, end: number): void => {
+export const mergeEncoded = (s: MergeStatements, stream: number, src: Buffer, end: number): void => {
   let idx = 0
   while (idx < end) {
     const ts0 = tsAt(src, idx)
