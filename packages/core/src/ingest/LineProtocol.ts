@@ -137,7 +137,13 @@ export class LineBatch {
    * (a string, a boolean, any other number text): the caller serialises the value.
    */
   numberJson(i: number): string | undefined {
-    return this.plain[i] ? '{"number":' + this.body.slice(this.starts[i]!, this.ends[i]!) + "}" : undefined
+    if (!this.plain[i]) return undefined
+    const json = '{"number":' + this.body.slice(this.starts[i]!, this.ends[i]!) + "}"
+    // Read once, V8 flattens the concatenation into a string of its own: otherwise it holds a slice of the body, which
+    // keeps the whole body alive (and copied by every young-generation GC) until the entry is stored, a group commit
+    // later.
+    json.charCodeAt(0)
+    return json
   }
 
   /** @internal */
