@@ -50,6 +50,20 @@ const insertEncoded = (s: MergeStatements, stream: number, buf: Buffer, from: nu
   }
 }
 
+// The merge's output buffer, reused: its blocks are bound to statements that run at once, and better-sqlite3 binds a
+// blob as SQLITE_TRANSIENT (SQLite copies it). A merge of a late 100-entry batch into a block is about 5 KB, above
+// `Buffer`'s pool (4 KiB): a buffer each would be an ArrayBuffer of its own each, left to the GC.
+let scratch = Buffer.allocUnsafe(0)
+const scratchMax = 1024 * 1024
+
+/** A buffer of at least `bytes` bytes for one merge, reused up to {@link scratchMax}. */
+const mergeBuffer = (bytes: number): Buffer => {
+  if (bytes <= scratch.length) return scratch
+  if (bytes > scratchMax) return Buffer.allocUnsafe(bytes)
+  scratch = Buffer.allocUnsafe(Math.min(scratchMax, Math.max(bytes, 2 * scratch.length, 64 * 1024)))
+  return scratch
+}
+
 /**
  * Stores the encoded entries `src[0..end)` (strictly ascending by `ts`, laid out as `encodeBlock` writes them) into
  * stream `stream`'s blocks: each entry goes to the block with the greatest `first_ts <= ts` (the first block when
@@ -81,7 +95,7 @@ export const mergeEncoded = (s: MergeStatements, stream: number, src: Buffer, en
     }
     const old = block.data
     const oldEnd = old.length
-    const out = Buffer.allocUnsafe(oldEnd + (k - idx))
+    const out = mergeBuffer(oldEnd + (k - idx))
     let o = 0
     let a = 0
     let b = idx
