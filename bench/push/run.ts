@@ -324,7 +324,8 @@ line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf"
     const telegraf = find(target, lineScenario.telegraf)
     const lpRef = find("InfluxDB 1.6", lineScenario.lp)
     if (lp && lpRef) {
-      const goal = target.includes("PostgreSQL") ? 0.6 : 1.0
+      // Issue 26: >= 1.0x on both backends (the line-protocol issue had asked 0.6x on PostgreSQL).
+      const goal = 1.0
       const x = pointsPerSec(lp) / pointsPerSec(lpRef)
       console.log(
         `- ${target}, lp: ${x.toFixed(2)}x InfluxDB (target >= ${goal.toFixed(1)}x: ${x >= goal ? "met" : "not met"})`

@@ -4,6 +4,7 @@ import * as Postgres from "@dashstream/storage-postgres"
 import * as Sqlite from "@dashstream/storage-sqlite"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
+import { Kysely, Migrator, PostgresDialect } from "kysely"
 import pg from "pg"
 import { accessKeyDigest, accountCount, accountId, entriesPerStream, type Layout, sqlOf } from "./layout.js"
 
@@ -152,10 +153,11 @@ const databaseUrl = (serverUrl: string, database: string) => {
 /**
  * A PostgreSQL database of `layout` on the server of `serverUrl` (a URL of a database to run `CREATE DATABASE`
  * from), named `dashstream_scale_<sizes>`, built unless it is there with the marker a completed load leaves (the
- * database's comment). Built by dropping and creating it, migrating with the adapter's own `migrate`, then
+ * database's comment). Built by dropping and creating it, migrating with the adapter's migrations before 0007, then
  * `INSERT ... SELECT` from `generate_series`, 50,000 streams per statement, with foreign-key triggers off
  * (`session_replication_role = replica`: the rows are consistent by construction) and `synchronous_commit` off for
- * the load only; then `VACUUM (ANALYZE)` and a checkpoint, as autovacuum would leave a table that size. With
+ * the load only; then the adapter's own `migrate` (0007 converts the entries to blocks), `VACUUM (ANALYZE)` and a
+ * checkpoint, as autovacuum would leave a table that size. With
  * `fresh`, an existing copy is rebuilt.
  */
 export const postgresDatabase = async (serverUrl: string, layout: Layout, fresh = false): Promise<Loaded> => {
@@ -180,8 +182,7 @@ export const postgresDatabase = async (serverUrl: string, layout: Layout, fresh 
     await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
     await c.query(`CREATE DATABASE ${database}`)
   })
-  const config = await Effect.runPromise(Postgres.parseUrl(url))
-  await Effect.runPromise(Postgres.migrate(config))
+  await migrateBeforeBlocks(url)
   await withClient(url, async (c) => {
     await c.query("SET session_replication_role = replica")
     await c.query("SET synchronous_commit = off")
@@ -225,6 +226,15 @@ export const postgresDatabase = async (serverUrl: string, layout: Layout, fresh 
     // The identity goes on after the loaded ids, as if the streams had been created one by one.
     await c.query(`SELECT setval(pg_get_serial_sequence('streams', 'id'), $1)`, [Math.max(layout.streams, 1)])
     await c.query("SET session_replication_role = origin")
+  })
+  // The entries are loaded as rows of the schema before migration 0007 (entries in blocks), which the adapter's own
+  // `migrate` then converts, as it converts a user's database: blocks built by the migration, not by a copy of its
+  // encoding here.
+  const converting = performance.now()
+  console.error("  PostgreSQL: migration 0007 (entries in blocks) ...")
+  await Effect.runPromise(Postgres.migrate(await Effect.runPromise(Postgres.parseUrl(url))))
+  console.error(`  PostgreSQL: converted in ${((performance.now() - converting) / 1000).toFixed(0)} s`)
+  await withClient(url, async (c) => {
     console.error("  PostgreSQL: VACUUM (ANALYZE) ...")
     await c.query("VACUUM (ANALYZE)")
     await c.query("CHECKPOINT")
@@ -233,6 +243,26 @@ export const postgresDatabase = async (serverUrl: string, layout: Layout, fresh 
   const marker: Marker = { layout, loadSeconds, endMicros }
   await withClient(serverUrl, (c) => c.query(`COMMENT ON DATABASE ${database} IS '${JSON.stringify(marker)}'`))
   return { db: url, loadSeconds, cached: false, endMicros }
+}
+
+/**
+ * Migrates the (empty) database of `url` with the PostgreSQL adapter's migrations before 0007, so that its entries
+ * are rows of `entries` (as on a database made before issue 26); throws when a migration fails.
+ */
+const migrateBeforeBlocks = async (url: string): Promise<void> => {
+  const kysely = new Kysely<any>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) })
+  })
+  try {
+    const migrations = Object.fromEntries(Object.entries(Postgres.migrations).filter(([name]) => name < "0007"))
+    const { error } = await new Migrator({
+      db: kysely,
+      provider: { getMigrations: async () => migrations }
+    }).migrateToLatest()
+    if (error !== undefined) throw error
+  } finally {
+    await kysely.destroy()
+  }
 }
 
 /** Drops the database of `layout` on the server of `serverUrl` (a baseline built for one run). */

@@ -1,5 +1,5 @@
 import type { StorageFailure } from "@dashstream/core"
-import { Effect } from "effect"
+import { Effect, Runtime } from "effect"
 import { Kysely, type Migration, Migrator, PostgresDialect, sql } from "kysely"
 import { toStorageFailure } from "./internal/errors.js"
 import { makePool } from "./internal/pool.js"
@@ -33,6 +33,20 @@ export const migrations: Readonly<Record<string, Migration>> = {
  * fails (that migration's transaction is rolled back).
  */
 export const migrate = (config: PostgresConfig): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
+  Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+    // 0007 converts every entry (minutes on a large database): its progress is logged.
+    const told: m0007.Progress = (converted, total) =>
+      Runtime.runSync(runtime)(
+        Effect.logInfo(`migration 0007_entry_blocks: ${converted} of ${total} entries converted into blocks`)
+      )
+    const all = { ...migrations, "0007_entry_blocks": { ...m0007, up: (db: Kysely<any>) => m0007.convert(db, told) } }
+    return run(config, all)
+  })
+
+const run = (
+  config: PostgresConfig,
+  all: Readonly<Record<string, Migration>>
+): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
   Effect.acquireUseRelease(
     // Two connections: one holds the advisory lock, the Migrator runs on the other. No statement timeout: waiting
     // for another process's migration is expected.
@@ -55,7 +69,7 @@ export const migrate = (config: PostgresConfig): Effect.Effect<ReadonlyArray<str
                 await sql`create schema if not exists ${sql.id(config.schema)}`.execute(kysely)
               const migrator = new Migrator({
                 db: kysely,
-                provider: { getMigrations: async () => migrations },
+                provider: { getMigrations: async () => all },
                 ...(config.schema === "public" ? {} : { migrationTableSchema: config.schema })
               })
               const { error, results } = await migrator.migrateToLatest()

@@ -477,6 +477,41 @@ describe.skipIf(db === undefined)("group commit", () => {
       })
   )
 
+  it.scopedLive("after groups whose old entries overlap stored blocks, the next groups read the rows first", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("ob")
+      const { stores } = yield* setup(schema)
+      const { group, sent } = yield* counted(schema)
+      const [s] = yield* widgets(stores, [["sparkline", "s"]])
+      const at = (ts: number, value: number): PointOp => ({
+        _tag: "Put",
+        entries: [{ point: { number: value }, ts: micros(T0 + ts * 1_000_000) }]
+      })
+      // A block of 1..10, then a new entry: the group commit knows the stream's last_ts (a guess).
+      yield* group.write(
+        [
+          {
+            widget: s!,
+            op: { _tag: "Put", entries: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((k) => at(k, 0).entries[0]!) },
+            path: "point"
+          }
+        ],
+        micros(T0)
+      )
+      yield* group.write([{ widget: s!, op: at(11, 0), path: "point" }], micros(T0))
+      // Six groups in a row each replace a stored ts. Planned on the guesses, one costs a failed statement before
+      // the three of a group planned on the rows (BEGIN and the locks, the overlapped blocks, the changes and
+      // COMMIT): the first does, then the next two read the rows first, the fourth guesses again, and so on.
+      const before = sent.queries
+      for (let k = 1; k <= 6; k++) yield* group.write([{ widget: s!, op: at(k, 100 + k), path: "point" }], micros(T0))
+      assert.strictEqual(sent.queries - before, 4 + 3 + 3 + 4 + 3 + 3)
+      assert.deepStrictEqual(
+        (yield* readAll(stores, s!)).map((e) => e.point.number),
+        [101, 102, 103, 104, 105, 106, 0, 0, 0, 0, 0]
+      )
+    })
+  )
+
   it.scopedLive("replacements far apart rewrite only the blocks that hold them, not the blocks between", () =>
     Effect.gen(function* () {
       const schema = freshSchema("rp")

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from "kysely"
 import { layer, migrate, migrations, parseUrl } from "../src/index.js"
 import { makePool } from "../src/internal/pool.js"
 import { openTestDatabase, withSchema } from "../src/testing/index.js"
+import { convert } from "../src/migrations/0007_entry_blocks.js"
 import { freshSchema, readAll, T0 } from "./fixtures.js"
 
 const db = await openTestDatabase()
@@ -140,6 +141,54 @@ describe.skipIf(db === undefined)("migration 0006 (entries without id and foreig
 const beforeBlocks = Object.keys(migrations).filter((name) => name < "0007")
 
 describe.skipIf(db === undefined)("migration 0007 (entries in blocks)", () => {
+  it.scopedLive("converts a range of streams per statement, telling its progress; the blocks are the same", () =>
+    Effect.gen(function* () {
+      // The same entries in two schemas: 0, 1, 10, 40 and 100 entries a stream (with texts of ~2 KB, so bytes close
+      // blocks too), converted 7 entries a statement in one and in one statement in the other.
+      const convertIn = (perStatement: number) =>
+        Effect.gen(function* () {
+          const schema = freshSchema("mp")
+          const config = yield* parseUrl(withSchema(db!.url, schema))
+          const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: makePool(config, { max: 1 }) }) })
+          yield* Effect.addFinalizer(() => Effect.promise(() => kysely.destroy()))
+          const told: Array<readonly [number, number]> = []
+          const blocks = yield* Effect.promise(async () => {
+            await migrateOnly(kysely, schema, beforeBlocks)
+            await sql`insert into accounts (id, name, created_at) values ('acc', 'a', ${T0})`.execute(kysely)
+            for (const [k, count] of [0, 1, 10, 40, 100].entries()) {
+              await sql`insert into streams (account_id, name, type, created_at) values ('acc', ${`s${k}`}, 'text-feed', ${T0})`.execute(
+                kysely
+              )
+              await sql`insert into entries (stream_id, ts, value, point)
+                select s.id, ${T0}::bigint + j, null, '{"title":"' || j || '","msg":"' || repeat('é', j * 37 % 1500) || '"}'
+                from streams s, generate_series(1, ${count}::int) as j where s.name = ${`s${k}`}`.execute(kysely)
+            }
+            await convert(kysely, (converted, total) => told.push([converted, total]), perStatement)
+            return (
+              await sql<Record<string, unknown>>`select s.name, b.first_ts, b.last_ts, b.n, b.last_at, b.data
+                from entry_blocks b join streams s on s.id = b.stream_id order by s.name, b.first_ts`.execute(kysely)
+            ).rows
+          })
+          return { told, blocks }
+        })
+      const inSteps = yield* convertIn(7)
+      const inOne = yield* convertIn(1_000_000)
+      assert.deepStrictEqual(inSteps.blocks, inOne.blocks)
+      assert.isAbove(inOne.blocks.length, 10)
+      assert.deepStrictEqual(inOne.told, [
+        [0, 151],
+        [151, 151]
+      ])
+      // A statement per range of whole streams: up to the stream of the 7th entry after the last one converted.
+      assert.deepStrictEqual(inSteps.told, [
+        [0, 151],
+        [11, 151],
+        [51, 151],
+        [151, 151]
+      ])
+    })
+  )
+
   it.scopedLive(
     "converts entries in place (non-ASCII, large texts, many per stream); reads, writes, deletion and down work",
     () =>

@@ -70,8 +70,12 @@ const storeGuessed = async (
 /** What {@link runTransaction} did: each call's domain error (`undefined`: stored) and how the group was planned. */
 export interface GroupOutcome {
   readonly errors: Array<InvalidPoint | StreamNotFound | undefined>
-  /** `guessed`: planned on the guesses, one round trip; `stale`: a guess was wrong, planned again on the rows. */
-  readonly planned: "guessed" | "stale" | "read"
+  /**
+   * `guessed`: planned on the guesses, one round trip; `stale`: a guess was wrong, planned again on the rows;
+   * `occupied`: the guesses were right but old entries overlapped stored blocks, planned again on the rows to merge
+   * them; `read`: planned on the rows from the start.
+   */
+  readonly planned: "guessed" | "stale" | "occupied" | "read"
 }
 
 /**
@@ -131,7 +135,7 @@ export const runTransaction = async (
         return { errors, planned: "guessed" }
       } catch (error) {
         guesses.forget(ids)
-        if (isOccupied(error)) planned = "read"
+        if (isOccupied(error)) planned = "occupied"
         else if (!isStaleGuess(error)) throw error
         else planned = "stale"
       } finally {

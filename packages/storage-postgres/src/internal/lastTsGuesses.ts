@@ -129,8 +129,10 @@ export interface Turn {
 
 /**
  * When a group commit plans on its guesses. A wrong guess costs a failed statement (a round trip) before the rows are
- * read: after a run of them (streams that other processes write too), guesses are left alone for the next 2, 4, ...
- * up to 64 groups; one group stored on guesses ends the run.
+ * read, and so does a group whose old entries overlap stored blocks (replacements of stored `ts`, back-fills into a
+ * block), which the statement cannot merge: after a run of either (streams that other processes write too, streams
+ * whose points replace stored ones), guesses are left alone for the next 2, 4, ... up to 64 groups; one group stored
+ * on guesses ends the run.
  */
 export class GuessBackOff {
   private staleRun = 0
@@ -141,10 +143,13 @@ export class GuessBackOff {
     return group >= this.guessAfter
   }
 
-  /** Tells how the group numbered `group` went: stored on its guesses, or planned again after a wrong one. */
-  record(group: number, planned: "guessed" | "stale" | "read"): void {
+  /**
+   * Tells how the group numbered `group` went: stored on its guesses, planned again after a wrong one or after its old
+   * entries overlapped stored blocks, or planned on the rows from the start.
+   */
+  record(group: number, planned: "guessed" | "stale" | "occupied" | "read"): void {
     if (planned === "guessed") this.staleRun = 0
-    else if (planned === "stale") {
+    else if (planned === "stale" || planned === "occupied") {
       this.staleRun = Math.min(this.staleRun + 1, 6)
       this.guessAfter = group + 1 + 2 ** this.staleRun
     }

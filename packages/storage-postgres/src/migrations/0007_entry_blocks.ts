@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely"
+import { type Kysely, type RawBuilder, sql } from "kysely"
 
 /**
  * 0007: the entries in blocks (issue 26), as on SQLite: `entry_blocks(stream_id, first_ts, last_ts, n, last_at,
@@ -8,13 +8,35 @@ import { type Kysely, sql } from "kysely"
  * `last_at + 20` in SQL). Why: PostgreSQL spends about 1.8 µs of its own CPU per inserted row (heap tuple and index
  * entry); a block of up to 32 entries is one row.
  *
- * Converts `entries` in place, set-based in one statement: each stream's entries in `ts` order, a block closed after
- * 32 entries or when the entries before one reach the next multiple of 16 KiB of `data` (so a block holds at most
- * 32 entries and at most 16 KiB plus its last entry), then drops `entries`. The little-endian numbers are the
- * big-endian `float8send`/`int4send` bytes reversed (in hex). The statement trigger of migration 0006 now deletes a
- * deleted stream's blocks. `dashstream_blocks_overlap` (below) serves the group commit. Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * Converts `entries` in place, set-based, a range of streams per statement (about {@link entriesPerStatement} entries):
+ * each stream's entries in `ts` order, a block closed after 32 entries or when the entries before one reach the next
+ * multiple of 16 KiB of `data` (so a block holds at most 32 entries and at most 16 KiB plus its last entry), then
+ * drops `entries`. The little-endian numbers are the big-endian `float8send`/`int4send` bytes reversed (in hex). The
+ * statement trigger of migration 0006 now deletes a deleted stream's blocks. `dashstream_blocks_overlap` (below)
+ * serves the group commit. Frozen in time: it takes `Kysely<any>` and imports no application code.
  */
-export const up = async (db: Kysely<any>): Promise<void> => {
+export const up = (db: Kysely<any>): Promise<void> => convert(db, () => undefined)
+
+/**
+ * Told how far the conversion of {@link up} is: `converted` of `total` entries are in blocks. Called when it starts
+ * (`converted` 0) and after each statement; never when there are no entries.
+ */
+export type Progress = (converted: number, total: number) => void
+
+/** About how many entries one statement of {@link convert} converts (a range of whole streams). */
+export const entriesPerStatement = 1_000_000
+
+/**
+ * {@link up}, telling `progress` how far it is (a large database takes minutes: 435 s for 20,000,000 entries of 20 per
+ * stream in one statement on a loaded 2-core machine). `perStatement` (entries, default {@link entriesPerStatement})
+ * sizes the ranges of streams: each statement converts the streams after the last one converted up to the stream of
+ * the `perStatement`-th entry after it, whole. The blocks do not depend on it.
+ */
+export const convert = async (
+  db: Kysely<any>,
+  progress: Progress,
+  perStatement: number = entriesPerStatement
+): Promise<void> => {
   await sql`CREATE TABLE entry_blocks (
     stream_id bigint NOT NULL,
     first_ts bigint NOT NULL,
@@ -29,22 +51,42 @@ export const up = async (db: Kysely<any>): Promise<void> => {
   const ts = le(sql`encode(float8send(ts::float8), 'hex')`)
   const value = le(sql`encode(float8send(coalesce(value, 'NaN'::float8)), 'hex')`)
   const length = le(sql`encode(int4send(octet_length(convert_to(point, 'UTF8'))), 'hex')`)
-  await sql`INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-    SELECT stream_id, min(ts), max(ts), count(*)::int, (max(before) - min(before))::int,
-      string_agg(bytes, ''::bytea ORDER BY ts)
-    FROM (
-      SELECT stream_id, ts, bytes, before, (row_number() OVER w - 1) / 32 AS by_count, before / 16384 AS by_bytes
+  const total = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM entries`.execute(db)).rows[0]!.n)
+  if (total > 0) progress(0, total)
+  let converted = 0
+  // Each statement's streams: ids above `after` (null: from the first) up to `upTo` (null: all the rest).
+  let after: string | null = null
+  for (;;) {
+    const from: RawBuilder<unknown> = after === null ? sql`true` : sql`stream_id > ${after}::bigint`
+    const next = await sql<{ stream_id: string }>`SELECT stream_id FROM entries WHERE ${from}
+      ORDER BY stream_id, ts OFFSET ${perStatement} LIMIT 1`.execute(db)
+    const upTo: string | null = next.rows[0]?.stream_id ?? null
+    const range = upTo === null ? from : sql`${from} AND stream_id <= ${upTo}::bigint`
+    const inserted = await sql<{ n: string }>`WITH inserted AS (
+      INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
+      SELECT stream_id, min(ts), max(ts), count(*)::int, (max(before) - min(before))::int,
+        string_agg(bytes, ''::bytea ORDER BY ts)
       FROM (
-        SELECT stream_id, ts, bytes, sum(octet_length(bytes)) OVER w - octet_length(bytes) AS before
+        SELECT stream_id, ts, bytes, before, (row_number() OVER w - 1) / 32 AS by_count, before / 16384 AS by_bytes
         FROM (
-          SELECT stream_id, ts, decode(${ts} || ${value} || ${length}, 'hex') || convert_to(point, 'UTF8') AS bytes
-          FROM entries
-        ) AS e
+          SELECT stream_id, ts, bytes, sum(octet_length(bytes)) OVER w - octet_length(bytes) AS before
+          FROM (
+            SELECT stream_id, ts, decode(${ts} || ${value} || ${length}, 'hex') || convert_to(point, 'UTF8') AS bytes
+            FROM entries WHERE ${range}
+          ) AS e
+          WINDOW w AS (PARTITION BY stream_id ORDER BY ts)
+        ) AS sized
         WINDOW w AS (PARTITION BY stream_id ORDER BY ts)
-      ) AS sized
-      WINDOW w AS (PARTITION BY stream_id ORDER BY ts)
-    ) AS numbered
-    GROUP BY stream_id, by_count, by_bytes`.execute(db)
+      ) AS numbered
+      GROUP BY stream_id, by_count, by_bytes
+      RETURNING n
+    ) SELECT coalesce(sum(n), 0) AS n FROM inserted`.execute(db)
+    converted += Number(inserted.rows[0]!.n)
+    if (total > 0) progress(converted, total)
+    // The count was taken in this migration's transaction: once every entry is converted, no range is left.
+    if (upTo === null || converted >= total) break
+    after = upTo
+  }
   await sql`DROP TABLE entries`.execute(db)
   // Whether a stored block of `stream` overlaps [lo, hi]: the block starting last at or before `hi` reaches `lo`
   // (blocks hold disjoint ranges). VOLATILE: called by a statement, its query takes a snapshot of its own (READ
