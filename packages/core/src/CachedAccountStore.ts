@@ -256,8 +256,8 @@ export const makeAccountCache = (
       }
       return found
     },
-    peekWidget: (id, name) => {
-      const now = Date.now()
+    peekWidget: (id, name, nowMillis) => {
+      const now = nowMillis ?? Date.now()
       const hit = widgets.get(id, name, now)
       if (hit !== undefined) return hit
       if (absent.get(id, name, now) !== undefined) return null

@@ -11,11 +11,27 @@ const forbidden = /[\u0000-\u001f\u007f-\u009f/]/
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /**
+ * True when `s` is 1 to 255 printable ASCII characters other than `/` (U+0020-U+007E): a stream name, decided
+ * without the regular expressions below. Almost every name pushed is such a name; checked for each stream of every
+ * push, the two regular expressions cost 3-5 µs per 100-stream push (issue 26).
+ */
+const isPlainName = (s: string): boolean => {
+  const n = s.length
+  if (n === 0 || n > MAX_STREAM_NAME_LENGTH) return false
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e || c === 0x2f) return false
+  }
+  return true
+}
+
+/**
  * Why `s` is not a stream name (contract section 2), or `undefined` when it is one: it must be 1 to 255 characters
  * (code points), well-formed Unicode (no lone surrogate: such a name cannot be encoded as UTF-8, so backends would
  * store it differently and no push could reach it), with no control character (C0, DEL or C1) and no `/`.
  */
 export const streamNameProblem = (s: string): string | undefined => {
+  if (isPlainName(s)) return undefined
   if (s.length === 0) return "stream name must not be empty"
   if (longerThan(s, MAX_STREAM_NAME_LENGTH)) return `stream name must be at most ${MAX_STREAM_NAME_LENGTH} characters`
   if (loneSurrogate.test(s)) return "stream name must be well-formed Unicode (it has a lone surrogate)"

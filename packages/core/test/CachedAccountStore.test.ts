@@ -112,6 +112,22 @@ describe("cachedAccountStore", () => {
     })
   )
 
+  it.effect("peekWidget judges expiry by the clock reading it is given (one per request), else by its own", () =>
+    Effect.gen(function* () {
+      const { counted, id } = yield* setup
+      const cached = cachedAccountStore(counted, { ttlMillis: 60_000, maxEntries: 10 })
+      assert.strictEqual((yield* cached.findWidgets(id, ["s"])).get("s")?.type, "number")
+      assert.isNull((yield* cached.findWidgets(id, ["absent"])).get("absent") ?? null)
+      const now = Date.now()
+      assert.strictEqual(cached.peekWidget(id, "s", now)?.type, "number")
+      assert.isNull(cached.peekWidget(id, "absent", now))
+      // A reading past the TTL: both entries have expired (and are forgotten), whatever the process clock says.
+      assert.isUndefined(cached.peekWidget(id, "s", now + 120_000))
+      assert.isUndefined(cached.peekWidget(id, "absent", now + 120_000))
+      assert.isUndefined(cached.peekWidget(id, "s"))
+    })
+  )
+
   it.effect("a widget created through it is found at once, one created elsewhere once the TTL has passed", () =>
     Effect.gen(function* () {
       const { accountStore, counted, id } = yield* setup

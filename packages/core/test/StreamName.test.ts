@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
+import * as fc from "fast-check"
 import { isStreamName, StreamName, streamNameProblem } from "../src/StreamName.js"
 
 describe("StreamName (contract section 2; issue 13, defect 5)", () => {
@@ -35,5 +36,33 @@ describe("StreamName (contract section 2; issue 13, defect 5)", () => {
     for (const name of [" ", "~", "\u00a0", "\ud7ff", "\ue000", "\ufffd", "\ud83d\ude00", "ünï ✓"]) {
       assert.isTrue(isStreamName(name), JSON.stringify(name))
     }
+  })
+
+  it("decides every name as the rule says, printable ASCII ones (checked without regular expressions) included", () => {
+    // The rule of contract section 2, written out plainly: 1 to 255 code points, no lone surrogate, no C0, DEL, C1, '/'.
+    const rule = (s: string): boolean => {
+      const points = [...s]
+      if (points.length === 0 || points.length > 255) return false
+      return points.every((p) => {
+        const c = p.codePointAt(0)!
+        if (c >= 0xd800 && c <= 0xdfff) return false
+        return !(c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c === 0x2f)
+      })
+    }
+    const char = fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) },
+      fc.constantFrom("/", "\u0000", "\u001f", "\u007f", "\u0080", "\u009f", "\u00a0", "\ud800", "\udc00", "🎉", "ü")
+    )
+    const name = fc.oneof(
+      fc.array(char, { maxLength: 20 }).map((cs) => cs.join("")),
+      fc.array(char, { minLength: 250, maxLength: 260 }).map((cs) => cs.join(""))
+    )
+    fc.assert(
+      fc.property(name, (s) => {
+        assert.strictEqual(isStreamName(s), rule(s), JSON.stringify(s))
+        assert.strictEqual(streamNameProblem(s) === undefined, rule(s))
+      }),
+      { numRuns: 2000 }
+    )
   })
 })

@@ -483,16 +483,14 @@ describe.skipIf(db === undefined)("group commit", () => {
       const { stores } = yield* setup(schema)
       const { group, sent } = yield* counted(schema)
       const [s] = yield* widgets(stores, [["sparkline", "s"]])
-      const at = (ts: number, value: number): PointOp => ({
-        _tag: "Put",
-        entries: [{ point: { number: value }, ts: micros(T0 + ts * 1_000_000) }]
-      })
+      const entry = (ts: number, value: number) => ({ point: { number: value }, ts: micros(T0 + ts * 1_000_000) })
+      const at = (ts: number, value: number): PointOp => ({ _tag: "Put", entries: [entry(ts, value)] })
       // A block of 1..10, then a new entry: the group commit knows the stream's last_ts (a guess).
       yield* group.write(
         [
           {
             widget: s!,
-            op: { _tag: "Put", entries: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((k) => at(k, 0).entries[0]!) },
+            op: { _tag: "Put", entries: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((k) => entry(k, 0)) },
             path: "point"
           }
         ],

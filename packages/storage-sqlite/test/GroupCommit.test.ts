@@ -684,6 +684,35 @@ describe("group commit with the WAL synced off the event loop", () => {
     })
   )
 
+  // The descriptors of this process open on `path` (Linux: /proc/self/fd).
+  const openOn = (path: string): number =>
+    Fs.readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return Fs.readlinkSync(`/proc/self/fd/${fd}`) === path
+      } catch {
+        return false
+      }
+    }).length
+
+  it.effect("WalSync opens the -wal file once and keeps it open between syncs, until flushSync", () =>
+    Effect.gen(function* () {
+      const { db, sync } = walFile()
+      const wal = `${db.name}-wal`
+      // SQLite's own connection holds the file open too.
+      const own = openOn(wal)
+      const synced = () =>
+        Effect.async<Error | undefined>((resume) => sync.afterCommit((error) => resume(Effect.succeed(error))))
+      for (let i = 0; i < 3; i++) {
+        db.prepare("INSERT INTO t VALUES (?)").run(i)
+        assert.isUndefined(yield* synced())
+        assert.strictEqual(openOn(wal), own + 1)
+      }
+      sync.flushSync()
+      assert.strictEqual(openOn(wal), own)
+      db.close()
+    })
+  )
+
   it.effect(
     "WalSync defers a flush while a sync runs: called after its callers are answered, before the next sync",
     () =>

@@ -264,10 +264,11 @@ export const ingestDirect = (
   // once per line). A name that cannot be a stream name is no widget on any backend (see `isStreamName`).
   const widgets = new Map<string, Widget | null>()
   const parts = request.parts
+  const clock = Date.now()
   for (let i = 0; i < parts.length; i++) {
     const name = parts[i]!.streamName
     if (widgets.has(name)) continue
-    const widget = isStreamName(name) ? accounts.peekWidget(accountId, name) : null
+    const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
     if (widget === undefined) return false
     widgets.set(name, widget)
   }

@@ -26,13 +26,17 @@ export interface Durability {
   readonly deferWhileSyncing?: (run: () => void) => boolean
 }
 
-const toError = (u: unknown): Error => (u instanceof Error ? u : new Error(String(u)))
+const ignore = () => {}
 
-const fsyncFile = (path: string, done: (error: Error | undefined) => void): void =>
-  Fs.open(path, "r", (openError, fd) => {
-    if (openError !== null) return done(openError)
-    Fs.fsync(fd, (syncError) => Fs.close(fd, () => done(syncError ?? undefined)))
-  })
+const closeQuietly = (fd: number): void => {
+  try {
+    Fs.closeSync(fd)
+  } catch {
+    // Already gone: nothing to release.
+  }
+}
+
+const toError = (u: unknown): Error => (u instanceof Error ? u : new Error(String(u)))
 
 const fsyncFileSync = (path: string): Error | undefined => {
   try {
@@ -56,8 +60,11 @@ const fsyncFileSync = (path: string): Error | undefined => {
  *
  * This is what `synchronous=FULL` does in WAL mode (sync the WAL after each commit), moved off the event loop:
  * an acknowledged write is still on disk. Checkpoints keep SQLite's own syncs (with `NORMAL` it syncs the WAL
- * before a checkpoint and the database file after it). Each sync opens the file anew, so a WAL file SQLite has
- * recreated is still the one synced.
+ * before a checkpoint and the database file after it). The `-wal` file is opened at the first sync and kept open
+ * until {@link WalSync.flushSync}: SQLite deletes it only when the last connection to the file closes, and the
+ * connection whose commits this syncs is open, so the file stays the same one. (Opening and closing it for every
+ * sync were two more trips to the thread pool per group commit: with single-point pushes, about 5 % of the
+ * server's CPU went to handing those over, issue 26.)
  *
  * A failed `fsync` leaves it unknown what reached the disk (the kernel may have dropped the dirty pages), so the
  * failure is sticky: the callers of that sync and every later one get the error, and the store stops acknowledging
@@ -68,6 +75,10 @@ export class WalSync implements Durability {
   private inFlight: Array<Synced> | undefined = undefined
   private failed: Error | undefined = undefined
   private idle: Array<() => void> = []
+  // The -wal file's descriptor, open from the first sync until `flushSync`.
+  private fd: number | undefined = undefined
+  // A descriptor `flushSync` let go of while a sync still used it: closed when that sync returns.
+  private closeAfterSync: number | undefined = undefined
 
   /** `walPath` is the database file's name with `-wal` appended. */
   constructor(private readonly walPath: string) {}
@@ -84,6 +95,11 @@ export class WalSync implements Durability {
 
   flushSync(): void {
     const batch = [...(this.inFlight ?? []), ...this.waiting]
+    if (this.fd !== undefined) {
+      if (this.inFlight === undefined) closeQuietly(this.fd)
+      else this.closeAfterSync = this.fd
+      this.fd = undefined
+    }
     this.inFlight = undefined
     this.waiting = []
     if (batch.length > 0) this.finish(batch, this.failed ?? fsyncFileSync(this.walPath))
@@ -107,9 +123,9 @@ export class WalSync implements Durability {
     const batch = this.waiting
     this.waiting = []
     this.inFlight = batch
-    fsyncFile(this.walPath, (error) => {
+    this.sync(batch, (error) => {
       // flushSync has answered this batch already.
-      if (this.inFlight !== batch) return
+      if (this.inFlight !== batch) return this.closeLetGo()
       this.inFlight = undefined
       this.finish(batch, error)
       // Deferred group commits run now: what they commit joins the next sync, started below.
@@ -119,6 +135,30 @@ export class WalSync implements Durability {
         else this.start()
       }
     })
+  }
+
+  // fsync of the -wal file on the thread pool for `batch`, opening the file first when it is not open yet.
+  private sync(batch: ReadonlyArray<Synced>, done: (error: Error | undefined) => void): void {
+    const fd = this.fd
+    if (fd !== undefined) return Fs.fsync(fd, (error) => done(error ?? undefined))
+    Fs.open(this.walPath, "r", (error, opened) => {
+      if (error !== null) return done(error)
+      if (this.inFlight !== batch) {
+        // flushSync ran meanwhile (and synced `batch`): this descriptor is no longer wanted.
+        Fs.close(opened, ignore)
+        return done(undefined)
+      }
+      this.fd = opened
+      Fs.fsync(opened, (syncError) => done(syncError ?? undefined))
+    })
+  }
+
+  // Closes the descriptor flushSync let go of while a sync used it.
+  private closeLetGo(): void {
+    const fd = this.closeAfterSync
+    if (fd === undefined) return
+    this.closeAfterSync = undefined
+    Fs.close(fd, ignore)
   }
 
   private finish(batch: ReadonlyArray<Synced>, error: Error | undefined): void {
