@@ -71,11 +71,20 @@ export const pointJson = (point: StoredPoint): string => {
   return JSON.stringify(point)
 }
 
-/** The {@link EntryWrite} of `point` at `ts` in a stream of type `type`, whose kind is `kind`. */
-const entryWrite = (kind: WidgetKind, type: WidgetType, point: StoredPoint, ts: Micros): EntryWrite => ({
+/**
+ * The {@link EntryWrite} of `point` at `ts` in a stream of type `type`, whose kind is `kind`; `json` is `point`
+ * serialised when the decoder gave it (a `Put` entry's `json`).
+ */
+const entryWrite = (
+  kind: WidgetKind,
+  type: WidgetType,
+  point: StoredPoint,
+  ts: Micros,
+  json: string | undefined
+): EntryWrite => ({
   ts,
   point,
-  json: pointJson(point),
+  json: json ?? pointJson(point),
   value: rankedValue(kind, type, point)
 })
 
@@ -88,13 +97,14 @@ const putOne = (
   point: StoredPoint,
   clientTs: Micros | undefined,
   lastTs: Micros | null,
-  now: Micros
+  now: Micros,
+  json?: string
 ): Mutation => {
   const ts = clientTs ?? nextServerTs(lastTs, now)
   return {
     clear: false,
     clearedAt: null,
-    entries: [entryWrite(widgetKind(type), type, point, ts)],
+    entries: [entryWrite(widgetKind(type), type, point, ts, json)],
     lastTs: lastTs === null || ts > lastTs ? ts : lastTs
   }
 }
@@ -122,7 +132,10 @@ export const applyOp = (
     }
     case "Put": {
       const given = op.entries
-      if (given.length === 1) return Either.right(putOne(type, given[0]!.point, given[0]!.ts, lastTs, now))
+      if (given.length === 1) {
+        const e = given[0]!
+        return Either.right(putOne(type, e.point, e.ts, lastTs, now, e.json))
+      }
       const entries: Array<EntryWrite> = new Array(given.length)
       // The widget kind once per write, not per entry (a line protocol body's write holds hundreds of entries).
       const kind = widgetKind(type)
@@ -131,7 +144,7 @@ export const applyOp = (
         const e = given[i]!
         const ts = e.ts ?? nextServerTs(top, now)
         if (top === null || ts > top) top = ts
-        entries[i] = entryWrite(kind, type, e.point, ts)
+        entries[i] = entryWrite(kind, type, e.point, ts, e.json)
       }
       return Either.right({ clear: false, clearedAt: null, entries, lastTs: top })
     }

@@ -60,13 +60,18 @@ export type StoredPoint =
  * stream's widget type, before it meets the stream's current state.
  *
  * - `Put`: store these entries (one per element of an array push, in order). `ts` is the client's `timestamp` in
- *   microseconds where the widget type allows it; entries without one get server-assigned `ts`.
+ *   microseconds where the widget type allows it; entries without one get server-assigned `ts`. `json`, when a
+ *   decoder has it at hand (line protocol), is `point` serialised exactly as `JSON.stringify` writes it, which the
+ *   store then does not serialise again.
  * - `Delta`: store latest `number` + `delta`; prefix/suffix carry over unless given.
  * - `LeaderboardItem`, `ListItem`, `TableRow`: store the latest collection with the item added.
  * - `Clear`: delete every entry (the clear command, or an empty point; contract section 4).
  */
 export type PointOp =
-  | { readonly _tag: "Put"; readonly entries: ReadonlyArray<{ readonly point: StoredPoint; readonly ts?: Micros }> }
+  | {
+      readonly _tag: "Put"
+      readonly entries: ReadonlyArray<{ readonly point: StoredPoint; readonly ts?: Micros; readonly json?: string }>
+    }
   | {
       readonly _tag: "Delta"
       readonly delta: number

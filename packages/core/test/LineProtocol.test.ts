@@ -144,6 +144,66 @@ describe("parseLineProtocol: the grammar", () => {
     )
   })
 
+  it("gives a number's point JSON from the body's text only when it is what serialising the number writes", () => {
+    const json = (text: string) => ok(`m v=${text}`).numberJson(0)
+    // As the push benchmark and Telegraf write them: taken from the body.
+    for (const text of ["97.312345678901", "-3.5", "0", "0.001", "0.000001", "1500", "-42", "123456789012345"]) {
+      assert.strictEqual(json(text), `{"number":${text}}`, text)
+    }
+    assert.strictEqual(json("12i"), '{"number":12}')
+    assert.strictEqual(json("-7i"), '{"number":-7}')
+    assert.strictEqual(json("12u"), '{"number":12}')
+    // Texts that `String` writes otherwise, strings and booleans: left to the store to serialise.
+    for (const text of [
+      "1.50",
+      "1.",
+      ".5",
+      "-0",
+      "-0.0",
+      "007",
+      "0.0000001",
+      "1e3",
+      "1E3",
+      "1234567890123456",
+      "-0i"
+    ]) {
+      assert.isUndefined(json(text), text)
+    }
+    for (const text of ["0007u", "1234567890123456i", '"7"', "t", "false"]) assert.isUndefined(json(text), text)
+  })
+
+  it("a number's point JSON taken from the body is the one JSON.stringify writes of its value", () => {
+    const digits = (n: number) => fc.stringMatching(new RegExp(`^[0-9]{1,${n}}$`))
+    const text = fc.oneof(
+      fc
+        .tuple(fc.boolean(), digits(18), fc.option(digits(18)), fc.constantFrom("", "i", "u"))
+        .map(
+          ([minus, int, fraction, suffix]) =>
+            (minus && suffix !== "u" ? "-" : "") +
+            int +
+            (fraction === null || suffix !== "" ? "" : `.${fraction}`) +
+            suffix
+        ),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.double({ min: -1e6, max: 1e6, noNaN: true }).map((x) => x.toFixed(4)),
+      fc.integer({ min: 0, max: 1_000_000 }).map((k) => (k / 10 + 0.012345678901).toString())
+    )
+    let taken = 0
+    fc.assert(
+      fc.property(text, (t) => {
+        const parsed = parse(`m v=${t}`)
+        if (Either.isLeft(parsed)) return
+        const batch = parsed.right
+        const json = batch.numberJson(0)
+        if (json === undefined) return
+        taken++
+        assert.strictEqual(json, JSON.stringify({ number: batch.numbers[0] }), t)
+      }),
+      { numRuns: 20_000 }
+    )
+    assert.isAbove(taken, 5_000)
+  })
+
   it("skips comments, blank lines and whitespace before a measurement, and counts them as lines", () => {
     const body = "# a comment\n\n   \t\n  cpu v=1\r\n\t# indented comment\r\n\r\nmem v=2 1000\n  \nnet v=3"
     assert.deepStrictEqual(writes(ok(body)), [

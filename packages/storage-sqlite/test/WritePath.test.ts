@@ -167,6 +167,81 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
     )
   )
 
+  it.effect(
+    "late ascending batches merged into stored blocks on their bytes (replacing, splitting, in gaps, before the first) store what a model holds",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const a = yield* widget("a", "sparkline")
+          const feed = yield* widget("f", "text-feed")
+          // A fixed pseudo-random sequence (so a failure repeats): each call an ascending batch of a random range and
+          // step, most of them below the stream's last ts (merged into the blocks holding them), some in groups of
+          // several calls. Text points of varied length make blocks close by bytes too.
+          let seed = 26
+          const random = (n: number) => {
+            seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff
+            return seed % n
+          }
+          const numbers = new Map<number, number>()
+          const texts = new Map<number, string>()
+          const batch = (n: number): Array<number> => {
+            const from = random(4000)
+            const step = 1 + random(40)
+            return Array.from({ length: 1 + random(n) }, (_, k) => from + k * step)
+          }
+          for (let round = 0; round < 60; round++) {
+            const calls = Array.from({ length: 1 + random(3) }, () => {
+              const ts = batch(150)
+              const text = batch(12)
+              const n = random(1000)
+              const msg = "m".repeat(random(3) === 0 ? 5_000 + random(4_000) : random(30))
+              return [
+                put(
+                  a,
+                  ts.map((t) => [n + t, T0 + t] as const)
+                ),
+                {
+                  widget: feed,
+                  op: {
+                    _tag: "Put",
+                    entries: text.map((t) => ({ point: { title: `${n}`, msg }, ts: micros(T0 + t) }))
+                  },
+                  path: "point"
+                } satisfies StreamWrite
+              ] as const
+            })
+            yield* Effect.all(
+              calls.map((writes) => group.write(writes, micros(T0))),
+              { concurrency: "unbounded" }
+            )
+            for (const [numberWrite, textWrite] of calls) {
+              if (numberWrite.op._tag !== "Put" || textWrite.op._tag !== "Put") throw new Error("not a Put")
+              for (const e of numberWrite.op.entries) numbers.set(e.ts!, (e.point as { number: number }).number)
+              for (const e of textWrite.op.entries) texts.set(e.ts!, JSON.stringify(e.point))
+            }
+          }
+          // entryRows checks every block: disjoint ascending ranges, columns matching the data.
+          assert.deepStrictEqual(
+            rows(db, a).map((r) => [r.ts, r.value, JSON.parse(r.point).number]),
+            [...numbers].sort((x, y) => x[0] - y[0]).map(([ts, n]) => [ts, n, n])
+          )
+          assert.deepStrictEqual(
+            rows(db, feed).map((r) => [r.ts, r.value, r.point]),
+            [...texts].sort((x, y) => x[0] - y[0]).map(([ts, json]) => [ts, null, json])
+          )
+          const blocks = db
+            .prepare("SELECT n, length(data) FROM entry_blocks ORDER BY stream_id, first_ts")
+            .raw()
+            .all() as Array<[number, number]>
+          for (const [n, bytes] of blocks) {
+            assert.isAtMost(n, 64)
+            if (n > 1) assert.isAtMost(bytes, 32 * 1024)
+          }
+        })
+      )
+  )
+
   it.effect("a last ts moved by another connection is seen by the next write", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -56,6 +56,7 @@ class LineProtocolRequest implements IngestRequest<number> {
    * - any other widget type is refused.
    *
    * Refusals are `InvalidPoint` at `path` (`line N`), the message naming the line, the stream and its widget type.
+   * A number's entry carries its point's JSON (`json`) when the body's text is it (see `LineBatch.numberJson`).
    * Two objects per field (the entry and its point): `ingest` merges each stream's entries into one `Put` itself.
    */
   decodeEntry(type: WidgetType, i: number, path: string): PutEntry | InvalidPoint {
@@ -72,7 +73,10 @@ class LineProtocolRequest implements IngestRequest<number> {
       }
       const number = batch.numbers[i]!
       const ts = batch.timestamp(i)
-      return ts === undefined ? { point: { number } } : { point: { number }, ts }
+      // The point's JSON as the body wrote it, when it is what serialising the number gives (`LineBatch.numberJson`).
+      const json = batch.numberJson(i)
+      if (json === undefined) return ts === undefined ? { point: { number } } : { point: { number }, ts }
+      return ts === undefined ? { point: { number }, json } : { point: { number }, ts, json }
     }
     if (type === "label") return { point: { label: batch.text(i) } }
     if (type === "text-feed") return { point: { title: batch.fieldKeys[i]!, msg: batch.text(i) } }

@@ -9,6 +9,7 @@ import {
   type StreamWrite,
   WritePlan
 } from "@dashstream/core"
+import { mergeEncoded } from "./blockMerge.js"
 import { appendRowsSql, Sql } from "./statements.js"
 import {
   type BlockEntry,
@@ -341,7 +342,7 @@ export class EntryBatch {
       const view = q.view
       let at = 0
       while (at < q.end && view.getFloat64(at, true) <= tail![2]) at += 20 + view.getUint32(at + 16, true)
-      mergeEntries(s, stream, decodeBlock(q.buf.subarray(0, at)))
+      mergeEncoded(s, stream, q.buf, at)
       if (at === q.end) tails.delete(stream)
       else {
         const rest = q.buf.subarray(at, q.end)
