@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { freePort, startProcess, stopProcess } from "./proc.js"
 
@@ -18,6 +19,16 @@ export interface Dashstream {
  */
 export const raiseNofile = (nofile: number): string =>
   `ulimit -n ${nofile} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`
+
+/**
+ * The node flags `dashstream` runs with (the repository's `pnpm dashstream`/`pnpm start` scripts, as the bin's first
+ * line has them): a benchmark server runs as a user's does. Read from the root package.json's `dashstream` script.
+ */
+export const serverNodeFlags: ReadonlyArray<string> = (
+  JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as {
+    scripts: Record<string, string>
+  }
+).scripts["dashstream"]!.split(" ").filter((arg) => arg.startsWith("--"))
 
 /** The admin API's bearer token of every benchmark server. */
 export const adminToken = "bench-admin-token"
@@ -48,6 +59,7 @@ export const startDashstream = async (
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const args = [
+    ...serverNodeFlags,
     ...(options.nodeArgs ?? []),
     "--conditions=@dashstream/source",
     "--import",

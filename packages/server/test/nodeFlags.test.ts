@@ -1,0 +1,56 @@
+import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { binArgs } from "./support/bin.js"
+import { childEnv, root, tempDir } from "./support.js"
+
+/**
+ * `dashstream` runs node with young-generation semi-spaces of 64 MiB (see `src/bin.ts`): line protocol batches cost
+ * about a third less CPU with them (issue 26). V8 reads the flag only at start, so every way of starting the command
+ * carries it: the bin's first line (the installed `dashstream` command, run by `env -S`) and the repository's
+ * `pnpm dashstream` and `pnpm start` scripts.
+ */
+const flag = "--max-semi-space-size=64"
+
+describe("the node flags dashstream runs with", () => {
+  it("the repository's dashstream and start scripts run node with them", () => {
+    const scripts = (
+      JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts
+    expect(scripts["dashstream"]).toBe(`node ${flag} packages/server/bundle/bin.js`)
+    expect(scripts["start"]).toBe(`node ${flag} packages/server/bundle/bin.js serve`)
+  })
+
+  it("the installed command, started by its first line, is a node process with them", async () => {
+    const bin = binArgs[0]!
+    expect(readFileSync(bin, "utf8").split("\n", 1)[0]).toBe(`#!/usr/bin/env -S node ${flag}`)
+    const dir = tempDir()
+    try {
+      // Executed as a program (not `node bin.js`): `env -S` splits the line, then execs node with the same pid.
+      const child = spawn(bin, ["serve", "--port", "0", "--db", `sqlite:${join(dir.path, "flags.db")}`], {
+        cwd: root,
+        env: childEnv()
+      })
+      let stdout = ""
+      const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
+      await new Promise<void>((ok, fail) => {
+        const timer = setTimeout(() => fail(new Error(`serve did not listen; stdout: ${stdout}`)), 20_000)
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          stdout += chunk
+          if (stdout.includes("Dashstream listening on")) {
+            clearTimeout(timer)
+            ok()
+          }
+        })
+      })
+      const argv = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0")
+      expect(argv[0]).toMatch(/node$/)
+      expect(argv).toContain(flag)
+      child.kill("SIGTERM")
+      expect(await exited).toBe(0)
+    } finally {
+      dir.remove()
+    }
+  }, 30_000)
+})
