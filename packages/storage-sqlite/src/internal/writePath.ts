@@ -13,12 +13,8 @@ import { mergeEncoded } from "./blockMerge.js"
 import { appendRowsSql, Sql } from "./statements.js"
 import {
   type BlockEntry,
-  blockBytes,
-  blockEnd,
-  blockSize,
   decodeBlock,
   encodeBlock,
-  encodeBlocks,
   splitBlocks,
   viewOf,
   writeEntry
@@ -99,30 +95,9 @@ export const prepareLatest = (db: Database.Database): LatestRead => {
   }
 }
 
-// Appends `list` (strictly ascending, all newer than the stream's entries) to the stream's tail block and new blocks,
-// as rows of the block upsert queued in `rows`; returns the new tail.
-const appendEntries = (
-  rows: Array<number | Buffer>,
-  stream: number,
-  list: ReadonlyArray<BlockEntry>,
-  tail: Tail
-): Tail => {
-  let t = tail
-  for (const { from, to, data, lastAt, continues } of encodeBlocks(list, 0, list.length, t?.[1] ?? 0, t?.[3] ?? 0)) {
-    const last = list[to - 1]!.ts
-    if (continues && t !== null) {
-      rows.push(stream, t[0], last, to - from, lastAt, data)
-      t = [t[0], t[1] + to - from, last, t[3] + data.length]
-    } else {
-      rows.push(stream, list[from]!.ts, last, to - from, lastAt, data)
-      t = [list[from]!.ts, to - from, last, data.length]
-    }
-  }
-  return t
-}
-
-// Appends the entries encoded in `buf[0..end)` (strictly ascending, all newer than the stream's entries) as
-// `appendEntries` does, the blocks being views of `buf` (nothing encoded again).
+// Appends the entries encoded in `buf[0..end)` (strictly ascending, all newer than the stream's entries) to the
+// stream's tail block and new blocks, as rows of the block upsert queued in `rows`, the blocks being views of `buf`
+// (nothing encoded again); returns the new tail.
 const appendEncoded = (rows: Array<number | Buffer>, stream: number, buf: Buffer, end: number, tail: Tail): Tail => {
   let t = tail
   for (const { from, to, data, lastAt, continues } of splitBlocks(buf, end, t?.[1] ?? 0, t?.[3] ?? 0)) {
@@ -197,54 +172,6 @@ const mergeRuns = (earlier: ReadonlyArray<BlockEntry>, later: ReadonlyArray<Bloc
   return out
 }
 
-// Stores `unique` (ascending, no `ts` twice) into the stream's blocks: each entry goes to the block with the greatest
-// first_ts <= its ts (the first block when none), which is decoded, merged and re-encoded.
-const mergeEntries = (s: BlockStatements, stream: number, unique: ReadonlyArray<BlockEntry>) => {
-  let idx = 0
-  while (idx < unique.length) {
-    const block = s.blockAt.get(stream, unique[idx]!.ts) ?? s.firstBlock.get(stream)
-    if (block === undefined) {
-      const rows: Array<number | Buffer> = []
-      appendEntries(rows, stream, unique.slice(idx), null)
-      runAppendRows(s, rows)
-      return
-    }
-    const next = s.nextFirst.get(stream, block.first_ts)
-    let k = idx
-    while (k < unique.length && (next === undefined || unique[k]!.ts < next)) k++
-    if (block.first_ts <= unique[idx]!.ts && unique[idx]!.ts > block.last_ts) {
-      // Every entry taken lies in the gap after this block (an older batch arriving late): new blocks, nothing decoded.
-      for (const { from, to, data, lastAt } of encodeBlocks(unique, idx, k)) {
-        s.insertBlock.run(stream, unique[from]!.ts, unique[to - 1]!.ts, to - from, lastAt, data)
-      }
-      idx = k
-      continue
-    }
-    const old = decodeBlock(block.data)
-    const merged: Array<BlockEntry> = []
-    let a = 0
-    let b = idx
-    while (a < old.length || b < k) {
-      if (b >= k || (a < old.length && old[a]!.ts < unique[b]!.ts)) merged.push(old[a++]!)
-      else {
-        if (a < old.length && old[a]!.ts === unique[b]!.ts) a++
-        merged.push(unique[b++]!)
-      }
-    }
-    // A merge that still fits twice the bounds stays one block (a replacement does not split a full block in two).
-    const whole = blockEnd(merged, 0, merged.length, 0, 0, 2 * blockSize, 2 * blockBytes) === merged.length
-    const firstEnd = whole ? merged.length : blockEnd(merged, 0, merged.length)
-    const { data, lastAt } = encodeBlock(merged, 0, firstEnd)
-    s.updateBlock.run(merged[0]!.ts, merged[firstEnd - 1]!.ts, firstEnd, lastAt, data, block.id)
-    for (let i = firstEnd, j = firstEnd; i < merged.length; i = j) {
-      j = blockEnd(merged, i, merged.length)
-      const chunk = encodeBlock(merged, i, j)
-      s.insertBlock.run(stream, merged[i]!.ts, merged[j - 1]!.ts, j - i, chunk.lastAt, chunk.data)
-    }
-    idx = k
-  }
-}
-
 /**
  * Entries not yet stored, in the order they were produced, stored in the streams' blocks (migration 0007,
  * `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending (once sorted) and newer than its
@@ -292,7 +219,7 @@ export class EntryBatch {
     const need = 20 + 3 * json.length
     if (q === undefined) {
       const buf = Buffer.allocUnsafe(Math.max(512, 2 * need))
-      q = { buf, view: viewOf(buf), end: 0, firstTs: ts, lastTs: ts, ascending: true, call: this.call }
+      q = { buf, view: viewOf(buf), end: 0, lastTs: ts, ascending: true, call: this.call }
       this.byStream.set(stream, q)
     } else {
       q.call = this.call
@@ -332,40 +259,29 @@ export class EntryBatch {
       tail = (s.tail.get(stream) as Tail | undefined) ?? null
       tails.set(stream, tail)
     }
-    if (q.ascending && (tail === null || q.firstTs > tail[2])) {
-      tails.set(stream, appendEncoded(appends, stream, q.buf, q.end, tail))
+    // Entries queued out of order (within one call) are sorted first, a later entry with the same `ts` replacing an
+    // earlier one, and encoded again: from here on they are stored as an ascending queue is.
+    let buf = q.buf
+    let end = q.end
+    if (!q.ascending) {
+      buf = encodeBlock(sortUnique(decodeBlock(q.buf.subarray(0, q.end)))).data
+      end = buf.length
+    }
+    if (tail === null || buf.readDoubleLE(0) > tail[2]) {
+      tails.set(stream, appendEncoded(appends, stream, buf, end, tail))
       return
     }
-    if (q.ascending) {
-      // A late batch (and the calls after it): the entries up to the tail block's last `ts` are merged into the
-      // blocks holding their range, the rest appended, as encoded, to the tail block as the merge left it.
-      const view = q.view
-      let at = 0
-      while (at < q.end && view.getFloat64(at, true) <= tail![2]) at += 20 + view.getUint32(at + 16, true)
-      mergeEncoded(s, stream, q.buf, at)
-      if (at === q.end) tails.delete(stream)
-      else {
-        const rest = q.buf.subarray(at, q.end)
-        tail = (s.tail.get(stream) as Tail | undefined) ?? null
-        tails.set(stream, appendEncoded(appends, stream, rest, rest.length, tail))
-      }
-      return
-    }
-    // Out of order (within one call): sorted, then the entries up to the tail block's last `ts` are merged into the
-    // blocks holding their range, and those above it appended to the tail block as the merge left it.
-    const list = sortUnique(decodeBlock(q.buf.subarray(0, q.end)))
-    if (tail === null || list[0]!.ts > tail[2]) {
-      tails.set(stream, appendEntries(appends, stream, list, tail))
-      return
-    }
-    const lastTs = tail[2]
-    let newer = list.length
-    while (newer > 0 && list[newer - 1]!.ts > lastTs) newer--
-    mergeEntries(s, stream, newer === list.length ? list : list.slice(0, newer))
-    if (newer === list.length) tails.delete(stream)
+    // Late entries (a late batch and the calls after it, or an out-of-order call): those up to the tail block's last
+    // `ts` are merged into the blocks holding their range, the rest appended, as encoded, to the tail block as the
+    // merge left it.
+    let at = 0
+    while (at < end && buf.readDoubleLE(at) <= tail[2]) at += 20 + buf.readUInt32LE(at + 16)
+    mergeEncoded(s, stream, buf, at)
+    if (at === end) tails.delete(stream)
     else {
+      const rest = buf.subarray(at, end)
       tail = (s.tail.get(stream) as Tail | undefined) ?? null
-      tails.set(stream, appendEntries(appends, stream, list.slice(newer), tail))
+      tails.set(stream, appendEncoded(appends, stream, rest, rest.length, tail))
     }
   }
 
@@ -382,7 +298,6 @@ interface Queued {
   buf: Buffer
   view: DataView
   end: number
-  readonly firstTs: number
   lastTs: number
   ascending: boolean
   // The call that queued the last entry (`EntryBatch.nextCall`).
