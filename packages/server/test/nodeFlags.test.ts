@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { binArgs } from "./support/bin.js"
-import { childEnv, root, tempDir } from "./support.js"
+import { root, startServer, stop, tempDir } from "./support.js"
 
 /**
  * `dashstream` runs node with young-generation semi-spaces of 64 MiB (see `src/bin.ts`): line protocol batches cost
@@ -28,27 +27,11 @@ describe("the node flags dashstream runs with", () => {
     const dir = tempDir()
     try {
       // Executed as a program (not `node bin.js`): `env -S` splits the line, then execs node with the same pid.
-      const child = spawn(bin, ["serve", "--port", "0", "--db", `sqlite:${join(dir.path, "flags.db")}`], {
-        cwd: root,
-        env: childEnv()
-      })
-      let stdout = ""
-      const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
-      await new Promise<void>((ok, fail) => {
-        const timer = setTimeout(() => fail(new Error(`serve did not listen; stdout: ${stdout}`)), 20_000)
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          stdout += chunk
-          if (stdout.includes("Dashstream listening on")) {
-            clearTimeout(timer)
-            ok()
-          }
-        })
-      })
-      const argv = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0")
+      const server = await startServer(["--db", `sqlite:${join(dir.path, "flags.db")}`], undefined, 20_000, [bin])
+      const argv = readFileSync(`/proc/${server.child.pid}/cmdline`, "utf8").split("\0")
       expect(argv[0]).toMatch(/node$/)
       expect(argv).toContain(flag)
-      child.kill("SIGTERM")
-      expect(await exited).toBe(0)
+      expect((await stop(server)).code).toBe(0)
     } finally {
       dir.remove()
     }

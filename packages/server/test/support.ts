@@ -69,11 +69,18 @@ export interface Server {
 
 /**
  * Starts `dashstream serve --port 0 ...args` and waits for `Dashstream listening on http://HOST:PORT`.
- * Rejects (and kills the process) if it exits first or does not listen within `timeoutMs`.
+ * Rejects (and kills the process) if it exits first or does not listen within `timeoutMs`. `command` is how
+ * `dashstream` is run: by default the bundle on this node (`binArgs`); `[bundle]` executes it by its first line.
  */
-export const startServer = (args: ReadonlyArray<string>, env?: Record<string, string>, timeoutMs = 20_000) =>
+export const startServer = (
+  args: ReadonlyArray<string>,
+  env?: Record<string, string>,
+  timeoutMs = 20_000,
+  command: readonly [string, ...Array<string>] = [process.execPath, ...binArgs]
+) =>
   new Promise<Server>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...binArgs, "serve", "--port", "0", ...args], {
+    const [program, ...programArgs] = command
+    const child = spawn(program, [...programArgs, "serve", "--port", "0", ...args], {
       cwd: root,
       env: childEnv(env)
     })
