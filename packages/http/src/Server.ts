@@ -8,6 +8,7 @@ import { type CorsRoute, makeCors } from "./internal/cors.js"
 import { defaultLiveOptions, makeLiveLane } from "./internal/liveLane.js"
 import { makePageLane } from "./internal/pageLane.js"
 import { makeIngestLane } from "./internal/ingestLane.js"
+import { LineProtocolParser, lineProtocolThreadMinBytes } from "./internal/lineProtocolParser.js"
 import { answerInfluxProbe } from "./internal/lineProtocolRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { type Lane, makeRouteTable, type Route, type RouteTable } from "./internal/routeTable.js"
@@ -112,7 +113,24 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     const routes = makeRouteTable(consoleOn)
     const apiLane = yield* makeApiLane(config, routes, limiter, metrics, pressure)
     const runtime = yield* Effect.runtime<Stores>()
+    // Large line protocol bodies are parsed on a thread of their own (started by the first one), ended with the scope.
+    const lineProtocol = yield* Effect.acquireRelease(
+      Effect.sync(
+        () =>
+          new LineProtocolParser({
+            threadMinBytes: lineProtocolThreadMinBytes,
+            onThreadFailure: (error) =>
+              Runtime.runFork(runtime)(
+                Effect.logWarning(
+                  `line protocol bodies are parsed on the event loop: its thread failed: ${error.message}`
+                )
+              )
+          })
+      ),
+      (parser) => Effect.promise(() => parser.close())
+    )
     const ingestLane = makeIngestLane(runtime, {
+      lineProtocol,
       limits: config.limits,
       limiter,
       logRequests: config.logRequests,
