@@ -1,7 +1,9 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
+import type { EntryWrite, Micros } from "@dashstream/core"
 import pg from "pg"
 import {
+  EntryList,
   numberArray,
   numberArrayBinary,
   numberArrayText,
@@ -90,5 +92,37 @@ describe.skipIf(db === undefined)("the group commit's SQL literals", () => {
     } finally {
       await client.end()
     }
+  })
+})
+
+describe("EntryList (a stream's net entries in a group)", () => {
+  it("property: holds what a Map by ts holds, in its order, through replacements, back-fills and clears", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant("clear" as const)), { maxLength: 60 }),
+        (ops) => {
+          const list = new EntryList()
+          const reference = new Map<number, EntryWrite>()
+          let k = 0
+          for (const op of ops) {
+            if (op === "clear") {
+              list.clear()
+              reference.clear()
+              continue
+            }
+            // Mostly ascending, as a group's appends are: the i-th write's ts is near 1e15 + 5i.
+            const entry: EntryWrite = {
+              ts: (1e15 + op + 5 * k++) as Micros,
+              point: { number: k },
+              value: k,
+              json: `{"number":${k}}`
+            }
+            list.set(entry)
+            reference.set(entry.ts, entry)
+          }
+          assert.deepStrictEqual(list.entries, [...reference.values()])
+        }
+      )
+    )
   })
 })

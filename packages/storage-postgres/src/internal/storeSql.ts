@@ -30,8 +30,11 @@ export interface NetChange {
   readonly lastTs: Micros | null
   /** The `ts` of the last clear of the group (microseconds), null when it did not clear the stream. */
   readonly clearedAt: Micros | null
-  /** Entries to store, by `ts`: a later write replaces an earlier one with the same `ts`. */
-  readonly entries: Map<number, EntryWrite>
+  /**
+   * Entries to store, each `ts` once, in the order first written: a later write replaces an earlier one with the same
+   * `ts` in its place (as a `Map` by `ts` keeps them).
+   */
+  readonly entries: Array<EntryWrite>
   /** The `ts` of the first entry of each write (a run of old entries starts at one, see {@link StoreArrays}). */
   readonly starts: Set<number>
 }
@@ -43,33 +46,77 @@ export interface NetChange {
  */
 export const netChanges = (plan: WritePlan): Map<number, NetChange> => {
   const changes = new Map<number, NetChange>()
+  const lists = new Map<number, EntryList>()
   for (const s of plan.streams()) {
+    const list = new EntryList()
+    lists.set(s.stream, list)
     changes.set(s.stream, {
       startTs: s.before,
       lastTs: s.lastTs,
       clearedAt: s.clearedAt,
-      entries: new Map(),
+      entries: list.entries,
       starts: new Set()
     })
   }
   let id = -1
-  let entries: Map<number, EntryWrite> | undefined = undefined
+  let entries: EntryList | undefined = undefined
   let starts: Set<number> | undefined = undefined
   for (let i = 0; i < plan.size; i++) {
     const stream = plan.streamAt(i)
     if (stream !== id) {
       id = stream
-      const change = changes.get(stream)!
-      entries = change.entries
-      starts = change.starts
+      entries = lists.get(stream)!
+      starts = changes.get(stream)!.starts
     }
     const m = plan.mutation(i)
     if (m.clear) entries!.clear()
     const list = m.entries
     if (list.length > 0) starts!.add(list[0]!.ts)
-    for (let j = 0; j < list.length; j++) entries!.set(list[j]!.ts, list[j]!)
+    for (let j = 0; j < list.length; j++) entries!.set(list[j]!)
   }
   return changes
+}
+
+/**
+ * A stream's entries of a group, each `ts` once, in the order first written (what a `Map` by `ts` would hold, see
+ * {@link NetChange.entries}). Entries written in ascending `ts` (a group's usual appends) are pushed as they come;
+ * the index by `ts` is built only once an entry is not above the last (a replacement or a back-fill). No `Map` key per
+ * entry: a `ts` in microseconds is above 2^31, a heap number each as a key, which the group's garbage then holds
+ * (issue 26: the `lp` profile).
+ */
+export class EntryList {
+  /** The entries so far. */
+  readonly entries: Array<EntryWrite> = []
+  private last = -Infinity
+  private index: Map<number, number> | undefined = undefined
+
+  /** Adds `entry`, replacing in its place the entry with its `ts` if there is one. */
+  set(entry: EntryWrite): void {
+    const entries = this.entries
+    const ts = entry.ts
+    if (this.index === undefined) {
+      if (ts > this.last) {
+        entries.push(entry)
+        this.last = ts
+        return
+      }
+      this.index = new Map()
+      for (let k = 0; k < entries.length; k++) this.index.set(entries[k]!.ts, k)
+    }
+    const at = this.index.get(ts)
+    if (at !== undefined) entries[at] = entry
+    else {
+      this.index.set(ts, entries.length)
+      entries.push(entry)
+    }
+  }
+
+  /** Forgets every entry (a clear of the stream in the group). */
+  clear(): void {
+    this.entries.length = 0
+    this.last = -Infinity
+    this.index = undefined
+  }
 }
 
 /** Blocks as the six arrays an insert takes (see migration 0007), in one list per column. */
@@ -169,7 +216,7 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
     // The runs of the old entries in the order given: [lo, hi] pairs.
     const runs: Array<[number, number]> = []
     let runTs = Infinity
-    for (const entry of change.entries.values()) {
+    for (const entry of change.entries) {
       const ts = entry.ts
       if (floor !== null && ts <= floor && change.clearedAt === null) {
         ;(old ??= []).push(entry)
