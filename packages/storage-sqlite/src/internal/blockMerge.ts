@@ -42,11 +42,20 @@ const cut = (buf: Buffer, at: number, end: number, maxCount: number, maxBytes: n
 }
 
 // Inserts the encoded entries `buf[from..to)` (ascending, in a gap of the stream's blocks or in a stream without
-// blocks) as new blocks, views of `buf`.
-const insertEncoded = (s: MergeStatements, stream: number, buf: Buffer, from: number, to: number): void => {
+// blocks) as new blocks, views of `buf`: at once, or as rows of the block upsert queued in `rows` (`appendRowsSql`).
+const insertEncoded = (
+  s: MergeStatements,
+  stream: number,
+  buf: Buffer,
+  from: number,
+  to: number,
+  rows: Array<number | Buffer> | undefined
+): void => {
   for (const block of splitBlocks(buf.subarray(from, to), to - from)) {
     const { data, lastAt } = block
-    s.insertBlock.run(stream, tsAt(data, 0), tsAt(data, lastAt), block.to - block.from, lastAt, data)
+    const n = block.to - block.from
+    if (rows === undefined) s.insertBlock.run(stream, tsAt(data, 0), tsAt(data, lastAt), n, lastAt, data)
+    else rows.push(stream, tsAt(data, 0), tsAt(data, lastAt), n, lastAt, data)
   }
 }
 
@@ -71,28 +80,41 @@ const mergeBuffer = (bytes: number): Buffer => {
  * gap after a block (a late batch) become new blocks; the others are merged into their block and the result cut by
  * `blockEnd`'s rule (one block while it fits twice the bounds, else blocks of up to 32 entries or 16 KiB).
  *
+ * With `rows`, the new blocks of gaps are queued there as rows of the block upsert (`appendRowsSql`), for the caller
+ * to store with the group's appends in one statement rather than one insert each; a gap's blocks never hold the
+ * stream's newest entry, and the rest of `src` is in no gap they fill. Returns whether a stored block was rewritten
+ * (a merge, as opposed to gaps only): only then may the stream's tail block have changed.
+ *
  * The merge works on the bytes (issue 26, a late line protocol batch): stored and new entries are copied in runs
  * into one buffer, none decoded into objects or encoded again, so its cost is a few copies and statements, not a
  * string and an object per entry. Throws SQLite errors.
  */
-export const mergeEncoded = (s: MergeStatements, stream: number, src: Buffer, end: number): void => {
+export const mergeEncoded = (
+  s: MergeStatements,
+  stream: number,
+  src: Buffer,
+  end: number,
+  rows?: Array<number | Buffer>
+): boolean => {
+  let rewrote = false
   let idx = 0
   while (idx < end) {
     const ts0 = tsAt(src, idx)
     const block = s.blockAt.get(stream, ts0) ?? s.firstBlock.get(stream)
     if (block === undefined) {
-      insertEncoded(s, stream, src, idx, end)
-      return
+      insertEncoded(s, stream, src, idx, end, undefined)
+      return rewrote
     }
     const next = s.nextFirst.get(stream, block.first_ts)
     let k = idx
     while (k < end && (next === undefined || tsAt(src, k) < next)) k += sizeAt(src, k)
     if (block.first_ts <= ts0 && ts0 > block.last_ts) {
       // Every entry taken lies in the gap after this block (an older batch arriving late): new blocks.
-      insertEncoded(s, stream, src, idx, k)
+      insertEncoded(s, stream, src, idx, k, rows)
       idx = k
       continue
     }
+    rewrote = true
     const old = block.data
     const oldEnd = old.length
     const out = mergeBuffer(oldEnd + (k - idx))
@@ -126,4 +148,5 @@ export const mergeEncoded = (s: MergeStatements, stream: number, src: Buffer, en
     }
     idx = k
   }
+  return rewrote
 }

@@ -274,13 +274,17 @@ export class EntryBatch {
     // Late entries (a late batch and the calls after it, or an out-of-order call): those up to the tail block's last
     // `ts` are merged into the blocks holding their range, the rest appended, as encoded, to the tail block as the
     // merge left it.
+    // New blocks in gaps between stored ones (a late batch) are queued with the appends; a merge into stored blocks
+    // may have changed the tail block, which is then read again.
     let at = 0
     while (at < end && buf.readDoubleLE(at) <= tail[2]) at += 20 + buf.readUInt32LE(at + 16)
-    mergeEncoded(s, stream, buf, at)
-    if (at === end) tails.delete(stream)
-    else {
+    const rewrote = mergeEncoded(s, stream, buf, at, appends)
+    if (rewrote) tail = undefined
+    if (at === end) {
+      if (tail === undefined) tails.delete(stream)
+    } else {
       const rest = buf.subarray(at, end)
-      tail = (s.tail.get(stream) as Tail | undefined) ?? null
+      tail ??= (s.tail.get(stream) as Tail | undefined) ?? null
       tails.set(stream, appendEncoded(appends, stream, rest, rest.length, tail))
     }
   }
