@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
@@ -113,12 +114,13 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     const routes = makeRouteTable(consoleOn)
     const apiLane = yield* makeApiLane(config, routes, limiter, metrics, pressure)
     const runtime = yield* Effect.runtime<Stores>()
-    // Large line protocol bodies are parsed on a thread of their own (started by the first one), ended with the scope.
+    // Large line protocol bodies are parsed on a thread of their own (started by the first one), ended with the scope;
+    // on a machine of one core, where it could only take turns with the event loop, on the event loop.
     const lineProtocol = yield* Effect.acquireRelease(
       Effect.sync(
         () =>
           new LineProtocolParser({
-            threadMinBytes: lineProtocolThreadMinBytes,
+            threadMinBytes: availableParallelism() > 1 ? lineProtocolThreadMinBytes : Number.POSITIVE_INFINITY,
             onThreadFailure: (error) =>
               Runtime.runFork(runtime)(
                 Effect.logWarning(
