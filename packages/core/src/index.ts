@@ -60,8 +60,6 @@ export { decodeSmashing, type SmashingPart, smashingRequest } from "./ingest/Sma
 export {
   FieldKind,
   LineBatch,
-  type LineBatchTransfer,
-  type LineColumns,
   type LineProtocolApi,
   lineProtocolLimits,
   type LineProtocolOptions,
@@ -70,7 +68,7 @@ export {
   parsePrecision,
   type Precision
 } from "./ingest/LineProtocol.js"
-export { decodeLineProtocol, lineProtocolRequest, lineProtocolWidgetTypes } from "./ingest/LineProtocolRequest.js"
+export { decodeLineProtocol, lineProtocolWidgetTypes } from "./ingest/LineProtocolRequest.js"
 export { type EntryWrite, type Mutation, needsLatest } from "./Apply.js"
 export { type Limits, defaultLimits } from "./Limits.js"
 

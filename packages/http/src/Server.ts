@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os"
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
@@ -9,7 +8,6 @@ import { type CorsRoute, makeCors } from "./internal/cors.js"
 import { defaultLiveOptions, makeLiveLane } from "./internal/liveLane.js"
 import { makePageLane } from "./internal/pageLane.js"
 import { makeIngestLane } from "./internal/ingestLane.js"
-import { LineProtocolParser, lineProtocolThreadMinBytes } from "./internal/lineProtocolParser.js"
 import { answerInfluxProbe } from "./internal/lineProtocolRoutes.js"
 import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { type Lane, makeRouteTable, type Route, type RouteTable } from "./internal/routeTable.js"
@@ -114,25 +112,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     const routes = makeRouteTable(consoleOn)
     const apiLane = yield* makeApiLane(config, routes, limiter, metrics, pressure)
     const runtime = yield* Effect.runtime<Stores>()
-    // Large line protocol bodies are parsed on a thread of their own (started by the first one), ended with the scope;
-    // on a machine of one core, where it could only take turns with the event loop, on the event loop.
-    const lineProtocol = yield* Effect.acquireRelease(
-      Effect.sync(
-        () =>
-          new LineProtocolParser({
-            threadMinBytes: availableParallelism() > 1 ? lineProtocolThreadMinBytes : Number.POSITIVE_INFINITY,
-            onThreadFailure: (error) =>
-              Runtime.runFork(runtime)(
-                Effect.logWarning(
-                  `line protocol bodies are parsed on the event loop: its thread failed: ${error.message}`
-                )
-              )
-          })
-      ),
-      (parser) => Effect.promise(() => parser.close())
-    )
     const ingestLane = makeIngestLane(runtime, {
-      lineProtocol,
       limits: config.limits,
       limiter,
       logRequests: config.logRequests,

@@ -11,9 +11,8 @@
 //   files;
 // - pg-native: pg's optional native binding, never installed by us (pg falls back to JavaScript).
 // Version.ts reads ../package.json relative to its module, which from bundle/ is still the package's package.json.
-// The SQLite page reader's thread (storage-sqlite's internal/pageReaderThread.js) and the line protocol thread (http's
-// internal/lineProtocolThread.js) are modules that `new Worker` loads from beside the code that starts them: each is
-// an entry point of its own (bundle/pageReaderThread.js, bundle/lineProtocolThread.js), beside the chunks.
+// The SQLite page reader's thread (storage-sqlite's internal/pageReaderThread.js) is a module that `new Worker` loads
+// from beside the code that starts it: it is an entry point of its own, bundle/pageReaderThread.js, beside the chunks.
 import { build } from "esbuild"
 import { rmSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -24,14 +23,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = join(root, "bundle")
 const started = performance.now()
 const sqliteAdapter = dirname(createRequire(import.meta.url).resolve("@dashstream/storage-sqlite/package.json"))
-const httpAdapter = dirname(createRequire(import.meta.url).resolve("@dashstream/http/package.json"))
 
 rmSync(outdir, { recursive: true, force: true })
 await build({
   entryPoints: [
     join(root, "dist/bin.js"),
-    { in: join(sqliteAdapter, "dist/internal/pageReaderThread.js"), out: "pageReaderThread" },
-    { in: join(httpAdapter, "dist/internal/lineProtocolThread.js"), out: "lineProtocolThread" }
+    { in: join(sqliteAdapter, "dist/internal/pageReaderThread.js"), out: "pageReaderThread" }
   ],
   bundle: true,
   splitting: true,

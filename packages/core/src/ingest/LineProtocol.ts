@@ -74,65 +74,31 @@ export type FieldKind = (typeof FieldKind)[keyof typeof FieldKind]
 export const NO_TIMESTAMP = -1
 
 /**
- * The columns of a {@link LineBatch}, one element per field write, in body order (see the fields of `LineBatch`).
- * Arrays while the parser fills them; typed arrays once a batch has crossed from a worker thread (see
- * {@link LineBatch.toTransfer}).
- */
-export interface LineColumns {
-  readonly streams: ArrayLike<string>
-  readonly fieldKeys: ArrayLike<string>
-  readonly kinds: ArrayLike<FieldKind>
-  readonly numbers: ArrayLike<number>
-  readonly timestamps: ArrayLike<number>
-  readonly lines: ArrayLike<number>
-  /** Where each value's text starts in the body (UTF-16 index; a string's without its quotes). */
-  readonly starts: ArrayLike<number>
-  /** Where each value's text ends in the body (exclusive). */
-  readonly ends: ArrayLike<number>
-  /** Whether a number's text is what `String` writes of its value (1 or `true`; see `LineBatch.numberJson`). */
-  readonly plain: ArrayLike<number | boolean>
-}
-
-/**
  * The field writes of a body, in body order: write `i` is `streams[i]`, `fieldKeys[i]`, ... Parallel arrays rather
  * than an object per write, so that a 100,000-field body costs a few arrays.
  */
 export class LineBatch {
   /** The stream of each write (contract 13.1, "Stream of a field"): `cpu.usage_idle{cpu=cpu0,host=web1}`. */
-  readonly streams: ArrayLike<string>
+  readonly streams: Array<string> = []
   /** The field key, escapes removed. */
-  readonly fieldKeys: ArrayLike<string>
-  readonly kinds: ArrayLike<FieldKind>
+  readonly fieldKeys: Array<string> = []
+  readonly kinds: Array<FieldKind> = []
   /**
    * The value as a number: a float as parsed, an integer or unsigned integer as the nearest double, a boolean as 1 or
    * 0; `NaN` for a string.
    */
-  readonly numbers: ArrayLike<number>
+  readonly numbers: Array<number> = []
   /** The line's timestamp in microseconds (nanoseconds truncated toward zero), or {@link NO_TIMESTAMP}. */
-  readonly timestamps: ArrayLike<number>
+  readonly timestamps: Array<number> = []
   /** The line of the body the write's line starts on, counting every line from 1 (comments, blank lines). */
-  readonly lines: ArrayLike<number>
+  readonly lines: Array<number> = []
   // Where each value's text lies in `body` (a string without its quotes), for `text`, which is seldom needed.
-  private readonly starts: ArrayLike<number>
-  private readonly ends: ArrayLike<number>
+  private readonly starts: Array<number> = []
+  private readonly ends: Array<number> = []
   // Whether a number's text `body[start, end)` is what `String` writes of its value (see `numberJson`).
-  private readonly plain: ArrayLike<number | boolean>
+  private readonly plain: Array<boolean> = []
 
-  /** The batch of `body` whose writes are `columns` (all of one length); the parser's own, or a transferred one's. */
-  constructor(
-    private readonly body: string,
-    columns: LineColumns
-  ) {
-    this.streams = columns.streams
-    this.fieldKeys = columns.fieldKeys
-    this.kinds = columns.kinds
-    this.numbers = columns.numbers
-    this.timestamps = columns.timestamps
-    this.lines = columns.lines
-    this.starts = columns.starts
-    this.ends = columns.ends
-    this.plain = columns.plain
-  }
+  constructor(private readonly body: string) {}
 
   /** The number of field writes. */
   get size(): number {
@@ -180,93 +146,27 @@ export class LineBatch {
     return json
   }
 
-  /**
-   * The batch as a worker thread posts it (see {@link LineBatchTransfer}), and the buffers to transfer with it
-   * (`postMessage(value, transfer)`). Read back by {@link LineBatch.fromTransfer}.
-   */
-  toTransfer(): { value: LineBatchTransfer; transfer: Array<ArrayBuffer> } {
-    const [names, stream] = indexed(this.streams)
-    const [keys, key] = indexed(this.fieldKeys)
-    const value: LineBatchTransfer = {
-      body: this.body,
-      names,
-      stream,
-      keys,
-      key,
-      kinds: Uint8Array.from(this.kinds),
-      numbers: Float64Array.from(this.numbers),
-      timestamps: Float64Array.from(this.timestamps),
-      lines: Int32Array.from(this.lines),
-      starts: Int32Array.from(this.starts),
-      ends: Int32Array.from(this.ends),
-      plain: Uint8Array.from(this.plain, Number)
-    }
-    const arrays = [value.stream, value.key, value.kinds, value.numbers, value.timestamps, value.lines, value.starts]
-    const transfer = [...arrays, value.ends, value.plain].map((a) => a.buffer as ArrayBuffer)
-    return { value, transfer }
+  /** @internal */
+  push(
+    stream: string,
+    fieldKey: string,
+    kind: FieldKind,
+    n: number,
+    start: number,
+    end: number,
+    line: number,
+    plain: boolean
+  ): void {
+    this.streams.push(stream)
+    this.fieldKeys.push(fieldKey)
+    this.kinds.push(kind)
+    this.numbers.push(n)
+    this.timestamps.push(NO_TIMESTAMP)
+    this.lines.push(line)
+    this.starts.push(start)
+    this.ends.push(end)
+    this.plain.push(plain)
   }
-
-  /** The batch a worker thread posted as `transferred` (see {@link LineBatch.toTransfer}). */
-  static fromTransfer(transferred: LineBatchTransfer): LineBatch {
-    const { names, stream, keys, key } = transferred
-    const n = stream.length
-    const streams = new Array<string>(n)
-    const fieldKeys = new Array<string>(n)
-    for (let i = 0; i < n; i++) {
-      streams[i] = names[stream[i]!]!
-      fieldKeys[i] = keys[key[i]!]!
-    }
-    return new LineBatch(transferred.body, {
-      streams,
-      fieldKeys,
-      kinds: transferred.kinds as ArrayLike<number> as ArrayLike<FieldKind>,
-      numbers: transferred.numbers,
-      timestamps: transferred.timestamps,
-      lines: transferred.lines,
-      starts: transferred.starts,
-      ends: transferred.ends,
-      plain: transferred.plain
-    })
-  }
-}
-
-/**
- * A {@link LineBatch} as a worker thread posts it (structured clone, issue 26: line protocol parsed off the event
- * loop): the body, each distinct stream name and field key once (`names`, `keys`) with one index per write
- * (`stream`, `key`), and the numeric columns as typed arrays whose buffers are transferred rather than copied
- * (`transfer` lists them for `postMessage`).
- */
-export interface LineBatchTransfer {
-  readonly body: string
-  readonly names: ReadonlyArray<string>
-  readonly stream: Int32Array
-  readonly keys: ReadonlyArray<string>
-  readonly key: Int32Array
-  readonly kinds: Uint8Array
-  readonly numbers: Float64Array
-  readonly timestamps: Float64Array
-  readonly lines: Int32Array
-  readonly starts: Int32Array
-  readonly ends: Int32Array
-  readonly plain: Uint8Array
-}
-
-// Each distinct string of `list` once, in order of first appearance, and its index for each element.
-const indexed = (list: ArrayLike<string>): [Array<string>, Int32Array] => {
-  const distinct: Array<string> = []
-  const at = new Map<string, number>()
-  const index = new Int32Array(list.length)
-  for (let i = 0; i < list.length; i++) {
-    const s = list[i]!
-    let k = at.get(s)
-    if (k === undefined) {
-      k = distinct.length
-      distinct.push(s)
-      at.set(s, k)
-    }
-    index[i] = k
-  }
-  return [distinct, index]
 }
 
 /** Options of {@link parseLineProtocol}. */
@@ -486,47 +386,8 @@ const SERIES_SLOTS_MASK = SERIES_SLOTS - 1
 // At most this many field keys are kept per series (a line may have 100,000 fields).
 const MAX_SERIES_FIELDS = 64
 
-// The parser's columns of its batch (see `LineColumns`), filled as it goes.
-class Columns {
-  readonly streams: Array<string> = []
-  readonly fieldKeys: Array<string> = []
-  readonly kinds: Array<FieldKind> = []
-  readonly numbers: Array<number> = []
-  readonly timestamps: Array<number> = []
-  readonly lines: Array<number> = []
-  readonly starts: Array<number> = []
-  readonly ends: Array<number> = []
-  readonly plain: Array<boolean> = []
-
-  get size(): number {
-    return this.streams.length
-  }
-
-  push(
-    stream: string,
-    fieldKey: string,
-    kind: FieldKind,
-    n: number,
-    start: number,
-    end: number,
-    line: number,
-    plain: boolean
-  ): void {
-    this.streams.push(stream)
-    this.fieldKeys.push(fieldKey)
-    this.kinds.push(kind)
-    this.numbers.push(n)
-    this.timestamps.push(NO_TIMESTAMP)
-    this.lines.push(line)
-    this.starts.push(start)
-    this.ends.push(end)
-    this.plain.push(plain)
-  }
-}
-
 class Parser {
   readonly batch: LineBatch
-  private readonly columns = new Columns()
   private readonly body: string
   private readonly n: number
   private readonly precision: Precision
@@ -560,7 +421,7 @@ class Parser {
     this.n = body.length
     this.precision = options.precision
     this.maxFieldValues = options.maxFieldValues
-    this.batch = new LineBatch(body, this.columns)
+    this.batch = new LineBatch(body)
   }
 
   private fail(problem: string): never {
@@ -667,7 +528,7 @@ class Parser {
     i++
     while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
     if (this.atLineEnd(i)) this.fail("missing fields")
-    const batch = this.columns
+    const batch = this.batch
     const first = batch.size
     // The field key at the same place in the series' latest line, and the one before it (kept up to the 64th).
     let known = series.first

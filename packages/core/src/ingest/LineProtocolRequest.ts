@@ -112,11 +112,3 @@ export const decodeLineProtocol = (
     parseLineProtocol(body, { precision, maxFieldValues: lineProtocolLimits.maxFieldValues }),
     (batch) => new LineProtocolRequest(accessKey, batch)
   )
-
-/**
- * A line protocol write already parsed (elsewhere: a worker thread's {@link parseLineProtocol}, see
- * `LineBatch.toTransfer`) as the request {@link decodeLineProtocol} makes of its body: the same parts, decoded the
- * same way.
- */
-export const lineProtocolRequest = (batch: LineBatch, accessKey: string): IngestRequest<number> =>
-  new LineProtocolRequest(accessKey, batch)

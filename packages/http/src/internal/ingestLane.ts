@@ -13,7 +13,6 @@ import { type ErrorReply, replyOfCause } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
 import { causeText } from "./causeText.js"
 import { laneLogs, replyOfError, takeToken } from "./laneKit.js"
-import { LineProtocolParser } from "./lineProtocolParser.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import type { WritePressure } from "./readHandlers.js"
 import { bodyTooLarge, drainLimit, refuseDeclaredLength } from "./replies.js"
@@ -65,22 +64,8 @@ export interface IngestRoute<B> {
    * scrubbed from the causes logged for the request.
    */
   readonly accessKey: (body: B, req: IncomingMessage) => string | undefined
-  /**
-   * The body as a protocol-neutral request (the protocol's parser in core), or its refusal. A route has this or
-   * {@link parseAsync}.
-   */
-  readonly parse?: (body: B, req: IncomingMessage, limits: Limits) => Either.Either<IngestRequest, PushRejection>
-  /**
-   * The same, answered through `done` (once, at once or later): for a protocol whose bodies the lane's
-   * {@link LineProtocolParser} parses, maybe on its thread (the InfluxDB writes).
-   */
-  readonly parseAsync?: (
-    body: B,
-    req: IncomingMessage,
-    limits: Limits,
-    parser: LineProtocolParser,
-    done: (parsed: Either.Either<IngestRequest, PushRejection>) => void
-  ) => void
+  /** The body as a protocol-neutral request (the protocol's parser in core), or its refusal. */
+  readonly parse: (body: B, req: IncomingMessage, limits: Limits) => Either.Either<IngestRequest, PushRejection>
   /** The status {@link writeSuccess} writes (for metrics and the log). */
   readonly successStatus: number
   /** Writes the answer to a stored request; `skipped` as `IngestResult.skipped`. */
@@ -141,11 +126,6 @@ export interface IngestLaneOptions {
   readonly pressure?: WritePressure
   /** Log the names of skipped streams, each at most once a minute (`serve --log-skipped`, contract 13.1). */
   readonly logSkipped?: boolean | undefined
-  /**
-   * Parses the line protocol routes' bodies (see {@link LineProtocolParser}); the caller starts and closes it. Without
-   * one, they are parsed on the event loop.
-   */
-  readonly lineProtocol?: LineProtocolParser | undefined
 }
 
 /**
@@ -166,7 +146,6 @@ export const makeIngestLane = (
   const streams = Context.get(runtime.context, StreamStore)
 
   const logs = laneLogs(runFork, logRequests)
-  const lineProtocol = options.lineProtocol ?? new LineProtocolParser({ threadMinBytes: Number.POSITIVE_INFINITY })
 
   // Pushes pipelined on one connection (HTTP/1.1 lets a client send the next request before the answer) are stored
   // one after the other, in the order sent: two pushes that miss the account cache would otherwise look up the key on
@@ -261,21 +240,22 @@ export const makeIngestLane = (
     error: PushRejection
   ) => answer(req, res, route, start, replyOfError(error))
 
-  /** The request parsed from a body: stored, or the parse's refusal answered. */
-  const ingest = (
+  const store = (
     req: IncomingMessage,
     res: ServerResponse,
     route: AnyIngestRoute,
     start: number,
-    parsed: Either.Either<IngestRequest, PushRejection>,
+    body: unknown,
     accessKey: string | undefined
   ) => {
-    if (Either.isLeft(parsed)) return refuse(req, res, route, start, parsed.left)
-    const request = parsed.right
+    let request: IngestRequest
     // The direct path first: no fiber when the account, the widgets and a direct write are at hand (the common
     // case); otherwise the effect, which looks up what is missing.
     let direct: boolean
     try {
+      const parsed = route.parse(body, req, limits)
+      if (Either.isLeft(parsed)) return refuse(req, res, route, start, parsed.left)
+      request = parsed.right
       direct = UseCases.ingestDirect(request, limits, accounts, streams, (error, skipped, skippedStreams) => {
         if (error === undefined) answer(req, res, route, start, undefined, skipped, skippedStreams)
         else answerCause(req, res, route, start, Cause.fail(error), accessKey)
@@ -290,40 +270,6 @@ export const makeIngestLane = (
           ? answer(req, res, route, start, undefined, exit.value.skipped, exit.value.skippedStreams)
           : answerCause(req, res, route, start, exit.cause, accessKey)
     })
-  }
-
-  /** The body parsed by the route (see `IngestRoute.parse`, `parseAsync`), then {@link ingest}. */
-  const store = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: AnyIngestRoute,
-    start: number,
-    body: unknown,
-    accessKey: string | undefined
-  ) => {
-    let parsed: Either.Either<IngestRequest, PushRejection>
-    try {
-      if (route.parseAsync !== undefined) {
-        // Answered later maybe (from the parser's thread): the parse's own steps there are guarded here too.
-        return route.parseAsync(
-          body,
-          req,
-          limits,
-          lineProtocol,
-          (later: Either.Either<IngestRequest, PushRejection>) => {
-            try {
-              ingest(req, res, route, start, later, accessKey)
-            } catch (defect) {
-              answerCause(req, res, route, start, Cause.die(defect), accessKey)
-            }
-          }
-        )
-      }
-      parsed = route.parse!(body, req, limits)
-    } catch (defect) {
-      return answerCause(req, res, route, start, Cause.die(defect), accessKey)
-    }
-    ingest(req, res, route, start, parsed, accessKey)
   }
 
   /** A body read whole: the route's steps, the rate limit, then the store. */

@@ -1,14 +1,22 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { type LineProtocolApi, lineProtocolLimits, lineProtocolRequest, parsePrecision } from "@dashstream/core"
+import {
+  decodeLineProtocol,
+  InvalidRequest,
+  type LineProtocolApi,
+  lineProtocolLimits,
+  PayloadTooLarge,
+  parsePrecision
+} from "@dashstream/core"
 import { Either } from "effect"
 import type { ErrorReply } from "../HttpErrors.js"
+import { gunzipBounded } from "./gunzip.js"
 import type { IngestRoute } from "./ingestLane.js"
 
 /**
  * The InfluxDB write APIs (contract section 13.1) as ingest routes: `POST /write` (1.x) and `POST /api/v2/write`
  * (2.x, and the v2 API of InfluxDB 3 clients), so that Telegraf and the InfluxDB client libraries feed Dashstream by
- * changing a URL and a token. Both read InfluxDB line protocol (core's `parseLineProtocol`, run by `LineProtocolParser`), plain
- * or gzip; they differ in where the access key is and in the shape of their errors.
+ * changing a URL and a token. Both read InfluxDB line protocol (core's `decodeLineProtocol`), plain or gzip; they
+ * differ in where the access key is and in the shape of their errors.
  */
 
 /** The InfluxDB version the influx endpoints announce (`X-Influxdb-Version`): the 1.x API they serve. */
@@ -52,6 +60,37 @@ export const v1AccessKey = (req: IncomingMessage): string | undefined => {
 /** The access key of a 2.x write (contract 13.1): `Authorization: Token <key>` or `Bearer <key>`. */
 export const v2AccessKey = (req: IncomingMessage): string | undefined =>
   authorizationKey(req.headers.authorization, ["token", "bearer"])
+
+const tooLarge = Either.left(
+  new PayloadTooLarge({
+    message: `the request body is larger than ${lineProtocolLimits.maxBytes} bytes after decompression`
+  })
+)
+const corrupt = Either.left(new InvalidRequest({ message: "the request body is not valid gzip data" }))
+
+/**
+ * The body as text: inflated first when `Content-Encoding: gzip` (bounded: 10 MiB, then 413), decoded as UTF-8
+ * (a byte order mark skipped). Another content encoding is 400.
+ */
+const lineProtocolText = (
+  bytes: Buffer,
+  req: IncomingMessage
+): Either.Either<string, InvalidRequest | PayloadTooLarge> => {
+  const encoding = req.headers["content-encoding"]?.trim().toLowerCase()
+  let text: Buffer = bytes
+  if (encoding === "gzip" || encoding === "x-gzip") {
+    const inflated = gunzipBounded(bytes, lineProtocolLimits.maxBytes)
+    if (inflated === "too large") return tooLarge
+    if (inflated === "corrupt") return corrupt
+    text = inflated
+  } else if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    return Either.left(
+      new InvalidRequest({ message: `Content-Encoding ${JSON.stringify(encoding)} is not supported (only gzip)` })
+    )
+  }
+  const decoded = text.toString("utf8")
+  return Either.right(decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded)
+}
 
 /** The reply's status as the influx APIs answer it: a missing or unknown key is 401 there, not 403 (contract 13.1). */
 const influxStatus = (reply: ErrorReply): number => (reply.status === 403 ? 401 : reply.status)
@@ -97,36 +136,30 @@ const route = (
   path: string,
   accessKey: (req: IncomingMessage) => string | undefined,
   writeError: (res: ServerResponse, reply: ErrorReply) => number
-): IngestRoute<Buffer> => ({
+): IngestRoute<string> => ({
   template: path,
   method: "POST",
   cors: true,
   maxBodyBytes: () => lineProtocolLimits.maxBytes,
-  // The bytes as received: inflating, decoding and parsing them is the parser's (see `LineProtocolParser`), which
-  // may run them on its thread.
-  body: (bytes) => Either.right(bytes),
+  body: lineProtocolText,
   accessKey: (_body, req) => accessKey(req),
-  parseAsync: (bytes, req, _limits, parser, done) => {
-    const precision = parsePrecision(queryOf(req.url).get("precision"), api)
-    if (Either.isLeft(precision)) return done(Either.left(precision.left))
-    const key = accessKey(req) ?? ""
-    parser.parse(bytes, req.headers["content-encoding"], precision.right, (parsed) =>
-      done(Either.map(parsed, (batch) => lineProtocolRequest(batch, key)))
-    )
-  },
+  parse: (body, req) =>
+    Either.flatMap(parsePrecision(queryOf(req.url).get("precision"), api), (precision) =>
+      decodeLineProtocol(body, accessKey(req) ?? "", precision)
+    ),
   successStatus: 204,
   writeSuccess: writeNoContent,
   writeError
 })
 
 /** `POST /write` (InfluxDB 1.x): errors as `{"error": "<message>"}`. */
-export const v1WriteRoute: IngestRoute<Buffer> = route("v1", "/write", v1AccessKey, (res, reply) => {
+export const v1WriteRoute: IngestRoute<string> = route("v1", "/write", v1AccessKey, (res, reply) => {
   const status = influxStatus(reply)
   return writeJson(res, status, reply, JSON.stringify({ error: reply.message }))
 })
 
 /** `POST /api/v2/write` (InfluxDB 2.x): errors as `{"code": "invalid" | ..., "message": "<message>"}`. */
-export const v2WriteRoute: IngestRoute<Buffer> = route("v2", "/api/v2/write", v2AccessKey, (res, reply) => {
+export const v2WriteRoute: IngestRoute<string> = route("v2", "/api/v2/write", v2AccessKey, (res, reply) => {
   const status = influxStatus(reply)
   return writeJson(res, status, reply, JSON.stringify({ code: v2Code(status), message: reply.message }))
 })
