@@ -143,8 +143,9 @@ export const acquireReadOnly = (
 
 /**
  * Opens the database with the adapter's pragmas (WAL, `synchronous` FULL unless configured otherwise, `busy_timeout`,
- * foreign keys, reads through a memory map of {@link mmapSizeBytes}) and closes it, after a WAL checkpoint, when the scope closes. Fails with `StorageError` (e.g. the
- * file is not a database or the directory cannot be created) or `StorageUnavailable` (locked).
+ * foreign keys, reads through a memory map of {@link mmapSizeBytes}) and closes it, after a WAL checkpoint, when the
+ * scope closes. Fails with `StorageError` (e.g. the file is not a database or the directory cannot be created) or
+ * `StorageUnavailable` (locked).
  */
 export const acquire = (config: SqliteConfig): Effect.Effect<Connection, StorageFailure, Scope.Scope> =>
   Effect.acquireRelease(
