@@ -15,9 +15,10 @@
  * - latest read, 1,000 streams: the same over the first 1,000 streams only (the baseline's own), in both databases:
  *   what the database's size costs when the server's caches hold what is read.
  *
- * Prints, per scenario, the median over the rounds of p99 (and p50, req/s) for both databases and the ratio
- * large ÷ baseline (target ≤ 1.5), the ratio of the lowest p99 of each side (a round disturbed by another job on the
- * shared machine only ever raises its p99), the load time, and the load average during the measurements.
+ * Prints, per scenario, the median over the rounds of p99 (and p50, req/s and the server's CPU time per request) for
+ * both databases and the ratio large ÷ baseline (target ≤ 1.5), the ratio of the lowest p99 of each side (a round
+ * disturbed by another job on the shared machine only ever raises its p99), the load time, and the load average
+ * during the measurements.
  *
  * Usage: pnpm bench:scale [--streams 1000000] [--entries 20000000] [--per-account 1000] [--only sqlite,postgres]
  *          [--seconds 10] [--warmup 3] [--rounds 5] [--connections 10] [--base-streams 1000] [--base-entries 1000]
@@ -33,7 +34,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { findTestServer } from "@dashstream/storage-postgres/testing"
 import { type Dashstream, startDashstream } from "../lib/dashstream.js"
-import { ensureDebianPackages } from "../lib/proc.js"
+import { ensureDebianPackages, treeCpuMicros } from "../lib/proc.js"
 import { type LoadResult, wrk } from "../lib/wrk.js"
 import { accessKey, accountCount, describeLayout, type Layout } from "./layout.js"
 import { dropPostgresDatabase, type Loaded, postgresDatabase, sqliteDatabase } from "./load.js"
@@ -140,6 +141,8 @@ const scenarios = allScenarios.filter(
 interface Measured {
   readonly result: LoadResult
   readonly load1: number
+  /** The server's CPU time (user + system, all threads) during the round, per request answered, in µs. */
+  readonly cpuPerRequest: number
 }
 
 interface Row {
@@ -188,12 +191,15 @@ const measureBackend = async (backend: string, dbs: { base: string; large: strin
           }
           if (round < 2 && warmup > 0) await wrk({ ...load, seconds: warmup })
           const load1 = loadavg()[0]!
+          const cpu0 = treeCpuMicros(servers[which].pid)
           const result = await wrk({ ...load, seconds })
-          measured[which].push({ result, load1 })
+          const cpuPerRequest = (treeCpuMicros(servers[which].pid) - cpu0) / Math.max(1, result.requests)
+          measured[which].push({ result, load1, cpuPerRequest })
           console.error(
             `${backend.padEnd(10)} ${scenario.name.padEnd(28)} ${which.padEnd(5)} round ${round + 1}: ` +
               `${result.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  ` +
-              `p99 ${result.p99.toFixed(2)} ms  errors ${result.errors}  load ${load1.toFixed(2)}`
+              `p99 ${result.p99.toFixed(2)} ms  cpu ${cpuPerRequest.toFixed(0)} µs/req  errors ${result.errors}  ` +
+              `load ${load1.toFixed(2)}`
           )
         }
       }
@@ -276,9 +282,10 @@ for (const { backend, loaded } of loads) {
 if (rows.length > 0) {
   console.log(
     "\n| backend | scenario | baseline p99 ms | large p99 ms | p99 ratio (≤ 1.5) | p99 ratio, best rounds | " +
-      "baseline p50 ms | large p50 ms | p50 ratio | baseline req/s | large req/s | errors | load average (1 min) |"
+      "baseline p50 ms | large p50 ms | p50 ratio | baseline req/s | large req/s | " +
+      "baseline server CPU µs/req | large server CPU µs/req | errors | load average (1 min) |"
   )
-  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
   for (const r of rows) {
     const m = (xs: ReadonlyArray<Measured>, f: (x: LoadResult) => number) => median(xs.map((x) => f(x.result)))
     const ratio = m(r.large, (x) => x.p99) / m(r.base, (x) => x.p99)
@@ -292,7 +299,9 @@ if (rows.length > 0) {
         `${ratio.toFixed(2)}${ratio <= 1.5 ? "" : " (not met)"} | ${best.toFixed(2)} | ${fmt(m(r.base, (x) => x.p50))} | ` +
         `${fmt(m(r.large, (x) => x.p50))} | ${(m(r.large, (x) => x.p50) / m(r.base, (x) => x.p50)).toFixed(2)} | ` +
         `${m(r.base, (x) => x.reqPerSec).toFixed(0)} | ` +
-        `${m(r.large, (x) => x.reqPerSec).toFixed(0)} | ${errors} | ` +
+        `${m(r.large, (x) => x.reqPerSec).toFixed(0)} | ` +
+        `${median(r.base.map((x) => x.cpuPerRequest)).toFixed(0)} | ` +
+        `${median(r.large.map((x) => x.cpuPerRequest)).toFixed(0)} | ${errors} | ` +
         `${Math.min(...loadRange).toFixed(1)}-${Math.max(...loadRange).toFixed(1)} |`
     )
   }

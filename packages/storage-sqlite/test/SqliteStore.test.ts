@@ -16,7 +16,7 @@ import { changeFeedSuite, dashboardSuite, rotationSuite, sessionSuite, storageSu
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
-import { acquire } from "../src/internal/database.js"
+import { acquire, mmapSizeBytes } from "../src/internal/database.js"
 import { Sql } from "../src/internal/statements.js"
 import { entryRows, insertEntryRow } from "./fixtures/entryRows.js"
 
@@ -127,7 +127,7 @@ describe("SQLite adapter", () => {
     })
   )
 
-  it.effect("opens with WAL, synchronous=FULL, foreign keys and the busy timeout", () =>
+  it.effect("opens with WAL, synchronous=FULL, foreign keys, the busy timeout and the file memory-mapped", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const { db } = yield* acquire({ filename: freshFile(), busyTimeoutMillis: 1234 })
@@ -135,6 +135,8 @@ describe("SQLite adapter", () => {
         assert.strictEqual(db.pragma("synchronous", { simple: true }), 2)
         assert.strictEqual(db.pragma("foreign_keys", { simple: true }), 1)
         assert.strictEqual(db.pragma("busy_timeout", { simple: true }), 1234)
+        // Reads of a large file go through the map (SQLite's default is 0: no map).
+        assert.strictEqual(db.pragma("mmap_size", { simple: true }), mmapSizeBytes)
       })
     )
   )
