@@ -83,7 +83,7 @@ const mergeBuffer = (bytes: number): Buffer => {
  * With `rows`, the new blocks of gaps are queued there as rows of the block upsert (`appendRowsSql`), for the caller
  * to store with the group's appends in one statement rather than one insert each; a gap's blocks never hold the
  * stream's newest entry, and the rest of `src` is in no gap they fill. Returns whether a stored block was rewritten
- * (a merge, as opposed to gaps only): only then may the stream's tail block have changed.
+ * or the stream had none (as opposed to gaps only): only then may the stream's tail block have changed.
  *
  * The merge works on the bytes (issue 26, a late line protocol batch): stored and new entries are copied in runs
  * into one buffer, none decoded into objects or encoded again, so its cost is a few copies and statements, not a
@@ -102,8 +102,9 @@ export const mergeEncoded = (
     const ts0 = tsAt(src, idx)
     const block = s.blockAt.get(stream, ts0) ?? s.firstBlock.get(stream)
     if (block === undefined) {
+      // A stream without blocks: these are its first, its tail among them.
       insertEncoded(s, stream, src, idx, end, undefined)
-      return rewrote
+      return true
     }
     const next = s.nextFirst.get(stream, block.first_ts)
     let k = idx

@@ -272,21 +272,19 @@ export class EntryBatch {
       return
     }
     // Late entries (a late batch and the calls after it, or an out-of-order call): those up to the tail block's last
-    // `ts` are merged into the blocks holding their range, the rest appended, as encoded, to the tail block as the
-    // merge left it.
-    // New blocks in gaps between stored ones (a late batch) are queued with the appends; a merge into stored blocks
-    // may have changed the tail block, which is then read again.
+    // `ts` are merged into the blocks holding their range (new blocks in gaps between stored ones queued with the
+    // appends), the rest appended, as encoded, to the tail block; a merge into stored blocks may have changed the
+    // tail block, which is then read again.
     let at = 0
     while (at < end && buf.readDoubleLE(at) <= tail[2]) at += 20 + buf.readUInt32LE(at + 16)
     const rewrote = mergeEncoded(s, stream, buf, at, appends)
-    if (rewrote) tail = undefined
     if (at === end) {
-      if (tail === undefined) tails.delete(stream)
-    } else {
-      const rest = buf.subarray(at, end)
-      tail ??= (s.tail.get(stream) as Tail | undefined) ?? null
-      tails.set(stream, appendEncoded(appends, stream, rest, rest.length, tail))
+      if (rewrote) tails.delete(stream)
+      return
     }
+    if (rewrote) tail = (s.tail.get(stream) as Tail | undefined) ?? null
+    const rest = buf.subarray(at, end)
+    tails.set(stream, appendEncoded(appends, stream, rest, rest.length, tail))
   }
 
   /** Forgets the queued entries (their call failed). */
