@@ -96,23 +96,45 @@ describe.skipIf(db === undefined)("the group commit's SQL literals", () => {
 })
 
 describe("EntryList (a stream's net entries in a group)", () => {
-  it("property: holds what a Map by ts holds, in its order, through replacements, back-fills and clears", () => {
+  it("property: holds what a Map by ts holds, in its order, through writes, replacements, back-fills and clears", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant("clear" as const)), { maxLength: 60 }),
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: 0, max: 10 }),
+            fc.constant("clear" as const),
+            fc.constant("write" as const),
+            fc.constant("back" as const),
+            fc.constant("next" as const),
+            fc.constant("next" as const)
+          ),
+          { maxLength: 60 }
+        ),
         (ops) => {
           const list = new EntryList()
           const reference = new Map<number, EntryWrite>()
           let k = 0
+          // A write's entries are at its base plus 0..10, or ("next") just after the write's previous entry, so they
+          // mostly ascend; a "write" starts the next one 8 above the last, a "back" one 15 below it (a late
+          // client's batch): ranges often disjoint, sometimes overlapping, `ts` sometimes repeated.
+          let base = 0
+          let previous = 0
           for (const op of ops) {
             if (op === "clear") {
               list.clear()
               reference.clear()
               continue
             }
-            // Mostly ascending, as a group's appends are: the i-th write's ts is near 1e15 + 5i.
+            if (op === "write" || op === "back") {
+              list.split()
+              base = op === "write" ? base + 8 : base - 15
+              previous = base
+              continue
+            }
+            previous = op === "next" ? previous + 1 : base + op
+            k++
             const entry: EntryWrite = {
-              ts: (1e15 + op + 5 * k++) as Micros,
+              ts: (1e15 + previous) as Micros,
               point: { number: k },
               value: k,
               json: `{"number":${k}}`
@@ -120,6 +142,7 @@ describe("EntryList (a stream's net entries in a group)", () => {
             list.set(entry)
             reference.set(entry.ts, entry)
           }
+          list.finish()
           assert.deepStrictEqual(list.entries, [...reference.values()])
         }
       )

@@ -70,53 +70,81 @@ export const netChanges = (plan: WritePlan): Map<number, NetChange> => {
     }
     const m = plan.mutation(i)
     if (m.clear) entries!.clear()
+    else entries!.split()
     const list = m.entries
     if (list.length > 0) starts!.add(list[0]!.ts)
     for (let j = 0; j < list.length; j++) entries!.set(list[j]!)
   }
+  for (const list of lists.values()) list.finish()
   return changes
 }
 
 /**
  * A stream's entries of a group, each `ts` once, in the order first written (what a `Map` by `ts` would hold, see
- * {@link NetChange.entries}). Entries written in ascending `ts` (a group's usual appends) are pushed as they come;
- * the index by `ts` is built only once an entry is not above the last (a replacement or a back-fill). No `Map` key per
- * entry: a `ts` in microseconds is above 2^31, a heap number each as a key, which the group's garbage then holds
- * (issue 26: the `lp` profile).
+ * {@link NetChange.entries}) once {@link finish} has run. Entries are pushed as they come, in pieces: a piece is an
+ * ascending run of one write's entries ({@link split} starts a new one at each write). Pieces whose `ts` ranges are
+ * disjoint cannot share a `ts`, so the pushed entries are already the answer: no `Map` key per entry (a `ts` in
+ * microseconds is above 2^31, a heap number each as a key, which the group's garbage then holds; issue 26, the `lp`
+ * profile, where two clients' interleaved batches make a group's entries of a stream ascend by piece, not as a whole).
+ * Only when two pieces' ranges overlap (a replacement, a back-fill into the group's own entries) does `finish` index
+ * them by `ts`.
  */
 export class EntryList {
-  /** The entries so far. */
+  /** The entries so far: each `ts` once only after {@link finish}. */
   readonly entries: Array<EntryWrite> = []
+  // The `ts` ranges of the pieces so far, as [lo, hi] pairs flattened (`hi` of the last piece is `last`).
+  private readonly ranges: Array<number> = []
   private last = -Infinity
-  private index: Map<number, number> | undefined = undefined
 
-  /** Adds `entry`, replacing in its place the entry with its `ts` if there is one. */
+  /** Adds `entry` (the entry with its `ts`, if there is one, is replaced in its place by {@link finish}). */
   set(entry: EntryWrite): void {
-    const entries = this.entries
     const ts = entry.ts
-    if (this.index === undefined) {
-      if (ts > this.last) {
-        entries.push(entry)
-        this.last = ts
-        return
+    if (ts <= this.last) this.split()
+    if (this.last === -Infinity) this.ranges.push(ts, ts)
+    this.entries.push(entry)
+    this.last = ts
+  }
+
+  /** Ends the current piece: the next entry starts one (called at each write, whose entries are a piece of their own). */
+  split(): void {
+    if (this.last === -Infinity) return
+    this.ranges[this.ranges.length - 1] = this.last
+    this.last = -Infinity
+  }
+
+  /** Makes {@link entries} hold each `ts` once: the first written place of a `ts`, its last written entry. */
+  finish(): void {
+    this.split()
+    const ranges = this.ranges
+    if (ranges.length <= 2 || disjoint(ranges)) return
+    const entries = this.entries
+    const index = new Map<number, number>()
+    let n = 0
+    for (let k = 0; k < entries.length; k++) {
+      const entry = entries[k]!
+      const at = index.get(entry.ts)
+      if (at !== undefined) entries[at] = entry
+      else {
+        index.set(entry.ts, n)
+        entries[n++] = entry
       }
-      this.index = new Map()
-      for (let k = 0; k < entries.length; k++) this.index.set(entries[k]!.ts, k)
     }
-    const at = this.index.get(ts)
-    if (at !== undefined) entries[at] = entry
-    else {
-      this.index.set(ts, entries.length)
-      entries.push(entry)
-    }
+    entries.length = n
   }
 
   /** Forgets every entry (a clear of the stream in the group). */
   clear(): void {
     this.entries.length = 0
+    this.ranges.length = 0
     this.last = -Infinity
-    this.index = undefined
   }
+}
+
+/** Whether the `[lo, hi]` ranges of `ranges` (pairs, flattened) are pairwise disjoint. */
+const disjoint = (ranges: ReadonlyArray<number>): boolean => {
+  const order = Array.from({ length: ranges.length / 2 }, (_, k) => 2 * k).sort((a, b) => ranges[a]! - ranges[b]!)
+  for (let k = 1; k < order.length; k++) if (ranges[order[k]!]! <= ranges[order[k - 1]! + 1]!) return false
+  return true
 }
 
 /** Blocks as the six arrays an insert takes (see migration 0007), in one list per column. */
