@@ -246,8 +246,8 @@ export interface ServeConfig {
   /** The decimation tiers; default the contract's (section 9), `5m:48h,1h:14d,1d:90d`. */
   readonly decimationPolicy: TierPolicy
   /**
-   * Processes serving HTTP on the port (`--workers`, `DASHSTREAM_WORKERS`); default the machine's available
-   * parallelism. 1 is one process, as before; more is a `node:cluster` primary and that many workers (see
+   * Processes serving HTTP on the port (`--workers`, `DASHSTREAM_WORKERS`); default 1 ({@link defaultWorkers}).
+   * 1 is one process, as before; more is a `node:cluster` primary and that many workers (see
    * `Workers.ts`).
    */
   readonly workers: number
@@ -337,7 +337,7 @@ const serve: Config.Config<ServeConfig> = Config.all({
  * `--host`, `--port` (not 0..65535), `--rate-limit` (not a whole number >= 1), `--log-requests` /
  * `DASHSTREAM_LOG_REQUESTS`, `--log-skipped` / `DASHSTREAM_LOG_SKIPPED`, `--decimate-at` / `DASHSTREAM_DECIMATE_AT`
  * (see {@link parseDailyTime}), `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}),
- * `--workers` / `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default: the machine's available parallelism) or
+ * `--workers` / `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default 1) or
  * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}), `--base-path` /
  * `DASHSTREAM_BASE_PATH` (see `parseBasePath`) or `--trust-proxy` / `DASHSTREAM_TRUST_PROXY` (see `parseTrustProxy`).
  */
