@@ -242,6 +242,109 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
       )
   )
 
+  it.effect(
+    "a call of 32 entries or more to a stream begins blocks of its own: another client's late batch between two such calls is inserted in the gap, the stored blocks untouched; single points fill the tail block",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { db, group, widget } = yield* open(freshFile())
+          const blocksOf = (w: Widget) =>
+            db
+              .prepare("SELECT first_ts, last_ts, n, hex(data) FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts")
+              .raw()
+              .all(w.id) as Array<[number, number, number, string]>
+          // 100 entries 10 µs apart from `from` (a line protocol body's points of one series, a second of them).
+          const second = (from: number, n: number) =>
+            Array.from({ length: 100 }, (_, k) => [n + k, T0 + from + 10 * k] as const)
+          for (const together of [false, true]) {
+            const a = yield* widget(`a${together}`, "sparkline")
+            // Two clients a "second" (1,000 µs) apart: calls at 0 and 2,000, then the late one at 1,000, in one group
+            // with them or in a group of its own.
+            const early = [put(a, second(0, 0)), put(a, second(2000, 200))]
+            if (together) {
+              yield* Effect.all(
+                [...early, put(a, second(1000, 100))].map((w) => group.write([w], micros(T0))),
+                {
+                  concurrency: "unbounded"
+                }
+              )
+            } else {
+              yield* Effect.all(
+                early.map((w) => group.write([w], micros(T0))),
+                { concurrency: "unbounded" }
+              )
+            }
+            const before = blocksOf(a)
+            // Each call's 100 entries: blocks of 32, 32, 32 and 4, none spanning two calls.
+            assert.deepStrictEqual(
+              before.map(([first, last, n]) => [first - T0, last - T0, n]),
+              together
+                ? [0, 1000, 2000].flatMap((s) => [
+                    [s, s + 310, 32],
+                    [s + 320, s + 630, 32],
+                    [s + 640, s + 950, 32],
+                    [s + 960, s + 990, 4]
+                  ])
+                : [0, 2000].flatMap((s) => [
+                    [s, s + 310, 32],
+                    [s + 320, s + 630, 32],
+                    [s + 640, s + 950, 32],
+                    [s + 960, s + 990, 4]
+                  ])
+            )
+            if (!together) {
+              yield* group.write([put(a, second(1000, 100))], micros(T0))
+              const after = blocksOf(a)
+              // The late call's blocks are new rows between the others, which are byte for byte as they were.
+              assert.deepStrictEqual(
+                after.filter(([first]) => first - T0 < 1000 || first - T0 >= 2000),
+                before
+              )
+              assert.deepStrictEqual(
+                after
+                  .filter(([first]) => first - T0 >= 1000 && first - T0 < 2000)
+                  .map(([f, l, n]) => [f - T0, l - T0, n]),
+                [
+                  [1000, 1310, 32],
+                  [1320, 1630, 32],
+                  [1640, 1950, 32],
+                  [1960, 1990, 4]
+                ]
+              )
+            }
+            assert.deepStrictEqual(
+              rows(db, a).map((r) => [r.ts - T0, JSON.parse(r.point).number]),
+              [0, 1000, 2000].flatMap((s) => Array.from({ length: 100 }, (_, k) => [s + 10 * k, s / 10 + k]))
+            )
+          }
+          // Single points, one call each: the tail block fills to 32 entries, then the next begins.
+          const b = yield* widget("b", "sparkline")
+          for (let k = 0; k < 40; k++) yield* group.write([put(b, [[k, T0 + k]])], micros(T0))
+          // A call of 34 entries after them begins blocks of its own (32 and 2 entries); the next single point
+          // continues the second.
+          yield* group.write(
+            [
+              put(
+                b,
+                Array.from({ length: 34 }, (_, k) => [k, T0 + 100 + k] as const)
+              )
+            ],
+            micros(T0)
+          )
+          yield* group.write([put(b, [[0, T0 + 200]])], micros(T0))
+          assert.deepStrictEqual(
+            blocksOf(b).map(([first, last, n]) => [first - T0, last - T0, n]),
+            [
+              [0, 31, 32],
+              [32, 39, 8],
+              [100, 131, 32],
+              [132, 200, 3]
+            ]
+          )
+        })
+      )
+  )
+
   it.effect("a last ts moved by another connection is seen by the next write", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -13,6 +13,7 @@ import { mergeEncoded } from "./blockMerge.js"
 import { appendRowsSql, Sql } from "./statements.js"
 import {
   type BlockEntry,
+  blockSize,
   decodeBlock,
   encodeBlock,
   splitBlocks,
@@ -114,6 +115,41 @@ const appendEncoded = (rows: Array<number | Buffer>, stream: number, buf: Buffer
   return t
 }
 
+/**
+ * Entries per stream from which a call's entries start a block of their own rather than continuing the stream's tail
+ * block: a call that fills a block by itself (a batch, a line protocol body). Its blocks then never span another
+ * call's, so a late batch of another client (two agents writing one series, each a second apart) lands in the gap
+ * between two calls' blocks, inserted as new rows, instead of inside a block spanning both, which it would have to be
+ * merged into (a read, a rewrite and an `UPDATE` of that block; issue 26, the `lp` benchmark). Calls of fewer entries
+ * (single points) go on filling the tail block.
+ */
+export const ownBlockEntries = blockSize
+
+// `appendEncoded` of `buf[from..end)`, where `cuts` (ascending byte offsets into `buf`) are the starts of calls that
+// begin blocks of their own (see `ownBlockEntries`): the tail block is not continued at a cut. Returns the new tail.
+const appendCalls = (
+  rows: Array<number | Buffer>,
+  stream: number,
+  buf: Buffer,
+  from: number,
+  end: number,
+  tail: Tail,
+  cuts: ReadonlyArray<number> | undefined
+): Tail => {
+  if (cuts === undefined) return appendEncoded(rows, stream, buf.subarray(from, end), end - from, tail)
+  let t = tail
+  let k = 0
+  while (k < cuts.length && cuts[k]! < from) k++
+  for (let start = from; start < end;) {
+    const cut = k < cuts.length && cuts[k] === start
+    if (cut) k++
+    const stop = k < cuts.length && cuts[k]! < end ? cuts[k]! : end
+    t = appendEncoded(rows, stream, buf.subarray(start, stop), stop - start, cut ? null : t)
+    start = stop
+  }
+  return t
+}
+
 const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer>) => {
   let at = 0
   for (let k = 0; k < appendSizes.length; k++) {
@@ -175,8 +211,8 @@ const mergeRuns = (earlier: ReadonlyArray<BlockEntry>, later: ReadonlyArray<Bloc
 /**
  * Entries not yet stored, in the order they were produced, stored in the streams' blocks (migration 0007,
  * `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending (once sorted) and newer than its
- * tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB), every stream's in one
- * multi-row upsert; the others (replacements, back-fills) are merged into the blocks whose ranges hold them, a later
+ * tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB; a call of
+ * {@link ownBlockEntries} entries or more begins new blocks instead), every stream's in one multi-row upsert; the others (replacements, back-fills) are merged into the blocks whose ranges hold them, a later
  * entry with the same `(stream, ts)` replacing an earlier one (contract section 3). A group commit queues the entries
  * of all its calls and flushes once, so a stream written by several calls of a group costs one upsert row, not one per
  * call (issue 26: 100-stream pushes spent a third of the server's CPU in the per-call upserts).
@@ -219,9 +255,23 @@ export class EntryBatch {
     const need = 20 + 3 * json.length
     if (q === undefined) {
       const buf = Buffer.allocUnsafe(Math.max(512, 2 * need))
-      q = { buf, view: viewOf(buf), end: 0, lastTs: ts, ascending: true, call: this.call }
+      q = {
+        buf,
+        view: viewOf(buf),
+        end: 0,
+        lastTs: ts,
+        ascending: true,
+        call: this.call,
+        callStart: 0,
+        callEntries: 0,
+        cuts: undefined
+      }
       this.byStream.set(stream, q)
     } else {
+      if (q.call !== this.call) {
+        endCall(q)
+        q.callStart = q.end
+      }
       q.call = this.call
       if (ts <= q.lastTs) q.ascending = false
       q.lastTs = ts
@@ -233,6 +283,7 @@ export class EntryBatch {
       }
     }
     q.end += writeEntry(q.buf, q.view, { ts, value, json }, q.end)
+    q.callEntries++
   }
 
   /** Whether entries of `stream` are queued (a read of its stored entries must {@link flush} first). */
@@ -263,12 +314,16 @@ export class EntryBatch {
     // earlier one, and encoded again: from here on they are stored as an ascending queue is.
     let buf = q.buf
     let end = q.end
+    endCall(q)
+    // Sorted again, the calls' entries are no longer where the cuts say: no cuts then.
+    let cuts = q.cuts
     if (!q.ascending) {
       buf = encodeBlock(sortUnique(decodeBlock(q.buf.subarray(0, q.end)))).data
       end = buf.length
+      cuts = undefined
     }
     if (tail === null || buf.readDoubleLE(0) > tail[2]) {
-      tails.set(stream, appendEncoded(appends, stream, buf, end, tail))
+      tails.set(stream, appendCalls(appends, stream, buf, 0, end, tail, cuts))
       return
     }
     // Late entries (a late batch and the calls after it, or an out-of-order call): those up to the tail block's last
@@ -283,8 +338,7 @@ export class EntryBatch {
       return
     }
     if (rewrote) tail = (s.tail.get(stream) as Tail | undefined) ?? null
-    const rest = buf.subarray(at, end)
-    tails.set(stream, appendEncoded(appends, stream, rest, rest.length, tail))
+    tails.set(stream, appendCalls(appends, stream, buf, at, end, tail, cuts))
   }
 
   /** Forgets the queued entries (their call failed). */
@@ -304,6 +358,17 @@ interface Queued {
   ascending: boolean
   // The call that queued the last entry (`EntryBatch.nextCall`).
   call: number
+  // Where that call's entries start in `buf`, and how many it queued.
+  callStart: number
+  callEntries: number
+  // The starts (offsets in `buf`, ascending) of the calls that begin blocks of their own (see `ownBlockEntries`).
+  cuts: Array<number> | undefined
+}
+
+// Ends the queue's current call: a call of `ownBlockEntries` entries or more begins blocks of its own.
+const endCall = (q: Queued): void => {
+  if (q.callEntries >= ownBlockEntries) (q.cuts ??= []).push(q.callStart)
+  q.callEntries = 0
 }
 
 /**
