@@ -715,6 +715,40 @@ describe("parseLineProtocol's shortcuts give what the full scan gives", () => {
     assert.isAbove(parsed, 300)
   })
 
+  it("over the body's bytes (an ASCII body, as the server passes it) gives what the string's code units give", () => {
+    // Bytes that are not the body's (here empty) make the parser copy the string's units instead: the reference.
+    const units = new Uint8Array(0)
+    // The generated bodies made ASCII, then some given back a name or string with é or 😀, or a byte that is not
+    // UTF-8 (decoded as U+FFFD).
+    const varied = fc.tuple(body, fc.constantFrom("", "", "é", "😀", "\uFFFD"), fc.nat()).map(([text, extra, at]) => {
+      const plain = text.replace(/[^\x00-\x7f]/g, "x")
+      const cut = plain.length === 0 ? 0 : at % plain.length
+      return plain.slice(0, cut) + extra + plain.slice(cut)
+    })
+    let ascii = 0
+    fc.assert(
+      fc.property(varied, fc.constantFrom<Precision>("ns", "us", "s"), (text, precision) => {
+        const options = { precision, maxFieldValues: 100_000 }
+        const bytes = Buffer.from(text, "utf8")
+        if (bytes.length === text.length) ascii++
+        const reference = outcome(parseLineProtocol(text, { ...options, bytes: units }))
+        assert.deepStrictEqual(outcome(parseLineProtocol(text, { ...options, bytes })), reference, JSON.stringify(text))
+        assert.deepStrictEqual(outcome(parseLineProtocol(text, options)), reference, JSON.stringify(text))
+      }),
+      { numRuns: 1000 }
+    )
+    assert.isAbove(ascii, 200)
+    // A byte that is not UTF-8 is one unit (U+FFFD) and one byte: the same length, but not ASCII.
+    const bytes = Buffer.from([...Buffer.from("m,t=a"), 0x80, ...Buffer.from(" v=1 1\n")])
+    const text = bytes.toString("utf8")
+    assert.strictEqual(text.length, bytes.length)
+    assert.deepStrictEqual(
+      outcome(parseLineProtocol(text, { precision: "s", maxFieldValues: 10, bytes })),
+      outcome(parseLineProtocol(text, { precision: "s", maxFieldValues: 10, bytes: units }))
+    )
+    assert.strictEqual(ok(text, "s").streams[0], "m.v{t=a\uFFFD}")
+  })
+
   // More fields than a series keeps (64), differing here and there.
   const manyFields = [70, 66, 3].map((k) =>
     Array.from({ length: 70 }, (_, i) => `${i === k ? "other" : `f${i}`}=${i}`).join(",")

@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer"
 import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
 import { MAX_STREAM_NAME_LENGTH } from "../StreamName.js"
@@ -174,6 +175,31 @@ export interface LineProtocolOptions {
   readonly precision: Precision
   /** At most this many field values per body (contract 13.1: 100,000, skipped ones included); more is 413. */
   readonly maxFieldValues: number
+  /**
+   * The body's bytes, when the body is their UTF-8 decoding (a request body as received): an ASCII body, which is
+   * what agents send, is then scanned over them, a byte a character, rather than through the string (see
+   * `BodyCodes`). Without them the parser encodes the body itself.
+   */
+  readonly bytes?: Uint8Array | undefined
+}
+
+/**
+ * The body's UTF-16 code units as the parser scans them (`codes[i]` is `body.charCodeAt(i)`): an ASCII body's bytes
+ * (a byte is a unit there, so an index into them is an index into the string), else the units copied from the
+ * string. Reading a typed array costs about half a `charCodeAt` (issue 26: the scan of a line's series and timestamp
+ * was most of the parse).
+ */
+type BodyCodes = Uint8Array | Uint16Array
+
+const bodyCodes = (body: string, bytes: Uint8Array | undefined): BodyCodes => {
+  if (bytes !== undefined && bytes.length === body.length && isAscii(bytes)) return bytes
+  if (bytes === undefined) {
+    const encoded = Buffer.from(body, "utf8")
+    if (encoded.length === body.length && isAscii(encoded)) return encoded
+  }
+  const codes = new Uint16Array(body.length)
+  for (let i = 0; i < body.length; i++) codes[i] = body.charCodeAt(i)
+  return codes
 }
 
 /**
@@ -373,8 +399,8 @@ class SeriesField {
  * True when `body[at, at + length)` is the text `body[known, known + length)`. Compared within the body, a flat string,
  * rather than with a substring of it: no allocation, and the quickest `charCodeAt`.
  */
-const sameText = (body: string, known: number, at: number, length: number): boolean => {
-  for (let k = 0; k < length; k++) if (body.charCodeAt(at + k) !== body.charCodeAt(known + k)) return false
+const sameText = (codes: BodyCodes, known: number, at: number, length: number): boolean => {
+  for (let k = 0; k < length; k++) if (codes[at + k] !== codes[known + k]) return false
   return true
 }
 
@@ -389,6 +415,8 @@ const MAX_SERIES_FIELDS = 64
 class Parser {
   readonly batch: LineBatch
   private readonly body: string
+  // The body's code units (see `BodyCodes`): what the scan reads; `body` gives the names' and values' text.
+  private readonly codes: BodyCodes
   private readonly n: number
   private readonly precision: Precision
   private readonly maxFieldValues: number
@@ -418,6 +446,7 @@ class Parser {
     private readonly shortcuts: boolean
   ) {
     this.body = body
+    this.codes = bodyCodes(body, options.bytes)
     this.n = body.length
     this.precision = options.precision
     this.maxFieldValues = options.maxFieldValues
@@ -430,22 +459,23 @@ class Parser {
 
   run(): void {
     const body = this.body
+    const codes = this.codes
     const n = this.n
     let i = 0
     while (i < n) {
       this.lineStart = i
       this.pointLine = this.line
-      let c = body.charCodeAt(i)
+      let c = codes[i]!
       while (c === SPACE || c === TAB || c === NUL) {
         if (++i === n) return
-        c = body.charCodeAt(i)
+        c = codes[i]!
       }
       if (c === LF) {
         i++
         this.line++
         continue
       }
-      if (c === CR && (i + 1 === n || body.charCodeAt(i + 1) === LF)) {
+      if (c === CR && (i + 1 === n || codes[i + 1]! === LF)) {
         i += 2
         this.line++
         continue
@@ -464,20 +494,21 @@ class Parser {
   /** True when `i` is where a line ends: the end of the body, `\n`, or `\r\n`. */
   private atLineEnd(i: number): boolean {
     if (i >= this.n) return true
-    const c = this.body.charCodeAt(i)
-    return c === LF || (c === CR && (i + 1 === this.n || this.body.charCodeAt(i + 1) === LF))
+    const c = this.codes[i]!
+    return c === LF || (c === CR && (i + 1 === this.n || this.codes[i + 1]! === LF))
   }
 
   /** Past the line end at `i` (which `atLineEnd` accepted): the start of the next line. */
   private nextLine(i: number): number {
     if (i >= this.n) return i
     this.line++
-    return this.body.charCodeAt(i) === LF ? i + 1 : i + 2
+    return this.codes[i]! === LF ? i + 1 : i + 2
   }
 
   /** Parses the point whose measurement starts at `i`; returns the start of the next line. */
   private point(i: number): number {
     const body = this.body
+    const codes = this.codes
     const n = this.n
     const start = i
     // A series (measurement and tags) already met in this body is found by its text instead of being parsed again
@@ -489,28 +520,28 @@ class Parser {
       this.shortcuts && previous !== undefined && previous.nextSlot !== -1 ? this.series[previous.nextSlot] : undefined
     if (
       series !== undefined &&
-      !(body.charCodeAt(start + series.length) === SPACE && sameText(body, series.start, start, series.length))
+      !(codes[start + series.length]! === SPACE && sameText(codes, series.start, start, series.length))
     ) {
       series = undefined
     }
     if (series === undefined) {
       // The series ends at the first space that is not escaped, the scan skipping a backslash and the character after
       // it as `seriesAt` does; one reaching a line end is not looked up (`seriesAt` refuses it).
-      let c = body.charCodeAt(i)
+      let c = codes[i]!
       let hash = 0
       let end = i
       while (end < n && c !== SPACE && c !== LF) {
-        if (c === BACKSLASH && end + 1 < n && body.charCodeAt(end + 1) !== LF) {
+        if (c === BACKSLASH && end + 1 < n && codes[end + 1]! !== LF) {
           hash = (Math.imul(hash, 31) + c) | 0
-          c = body.charCodeAt(++end)
+          c = codes[++end]!
         }
         hash = (Math.imul(hash, 31) + c) | 0
-        c = body.charCodeAt(++end)
+        c = codes[++end]!
       }
       const slot = (hash ^ (hash >>> 8) ^ (hash >>> 16)) & SERIES_SLOTS_MASK
       if (c === SPACE && this.shortcuts) {
         const known = this.series[slot]
-        if (known !== undefined && known.length === end - start && sameText(body, known.start, start, end - start)) {
+        if (known !== undefined && known.length === end - start && sameText(codes, known.start, start, end - start)) {
           series = known
         }
       }
@@ -526,7 +557,7 @@ class Parser {
     let c: number
     // Fields, after the space (and any more spaces or tabs, as InfluxDB skips them).
     i++
-    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    while (i < n && ((c = codes[i]!) === SPACE || c === TAB)) i++
     if (this.atLineEnd(i)) this.fail("missing fields")
     const batch = this.batch
     const first = batch.size
@@ -538,11 +569,7 @@ class Parser {
       // result), else scanned.
       let fieldKey: string
       let stream: string
-      if (
-        known !== undefined &&
-        body.charCodeAt(i + known.length) === EQUALS &&
-        sameText(body, known.start, i, known.length)
-      ) {
+      if (known !== undefined && codes[i + known.length]! === EQUALS && sameText(codes, known.start, i, known.length)) {
         fieldKey = known.key
         stream = known.stream
         i += known.length
@@ -550,14 +577,14 @@ class Parser {
       } else {
         const keyStart = i
         let escaped = false
-        c = body.charCodeAt(i)
+        c = codes[i]!
         if (c === EQUALS) this.fail("missing field key")
         for (;;) {
           if (i >= n || c === LF || c === SPACE || c === COMMA) {
             const key = body.slice(keyStart, i)
             this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
           }
-          if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+          if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
             escaped = true
             i += 2
           } else if (c === EQUALS) {
@@ -565,7 +592,7 @@ class Parser {
           } else {
             i++
           }
-          c = body.charCodeAt(i)
+          c = codes[i]!
         }
         fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
         stream = series.shared ?? series.prefix + fieldKey + series.suffix
@@ -590,7 +617,7 @@ class Parser {
       }
       batch.push(stream, fieldKey, this.kind, this.value, this.valueStart, this.valueEnd, this.pointLine, this.plain)
       if (i >= n) return n
-      c = body.charCodeAt(i)
+      c = codes[i]!
       if (c === COMMA) {
         i++
         continue
@@ -601,7 +628,7 @@ class Parser {
     }
     // Timestamp, after the space (and any more spaces or tabs).
     i++
-    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    while (i < n && ((c = codes[i]!) === SPACE || c === TAB)) i++
     if (this.atLineEnd(i)) return this.nextLine(i)
     const tsStart = i
     // Digits up to a space, a tab or a line end (the usual timestamp) are read as they are scanned: `value` is their
@@ -612,7 +639,7 @@ class Parser {
     let before1 = 0
     let before2 = 0
     let before3 = 0
-    while (i < n && (c = body.charCodeAt(i)) >= ZERO && c <= NINE) {
+    while (i < n && (c = codes[i]!) >= ZERO && c <= NINE) {
       before3 = before2
       before2 = before1
       before1 = value
@@ -630,10 +657,10 @@ class Parser {
       else if (precision === "us" && value <= MAX_MICROS) ts = value
       else ts = this.digitsMicros(tsStart, i, tsStart)
     } else {
-      while (i < n && (c = body.charCodeAt(i)) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
+      while (i < n && (c = codes[i]!) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
       ts = this.timestampMicros(tsStart, i)
     }
-    while (i < n && ((c = body.charCodeAt(i)) === SPACE || c === TAB)) i++
+    while (i < n && ((c = codes[i]!) === SPACE || c === TAB)) i++
     if (!this.atLineEnd(i)) this.fail("unexpected text after the timestamp")
     const timestamps = batch.timestamps
     for (let k = first; k < timestamps.length; k++) timestamps[k] = ts
@@ -646,15 +673,16 @@ class Parser {
    */
   private seriesAt(i: number): number {
     const body = this.body
+    const codes = this.codes
     const n = this.n
     // Measurement: up to an unescaped `,` (tags follow) or space (fields follow).
     const start = i
     let escaped = false
-    let c = body.charCodeAt(i)
+    let c = codes[i]!
     if (c === COMMA) this.fail("missing measurement")
     for (;;) {
       if (i >= n || c === LF) this.fail("missing fields")
-      if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+      if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
         escaped = true
         i += 2
       } else if (c === COMMA || c === SPACE) {
@@ -662,7 +690,7 @@ class Parser {
       } else {
         i++
       }
-      c = body.charCodeAt(i)
+      c = codes[i]!
     }
     const measurement = escaped ? unescapeName(body, start, i) : body.slice(start, i)
     this.measurementPrefix = measurement + "."
@@ -677,6 +705,7 @@ class Parser {
   /** Scans the tag set from `i` (just past the measurement's comma) into `tagKeys`/`tagValues`; returns the space. */
   private tags(i: number): number {
     const body = this.body
+    const codes = this.codes
     const n = this.n
     const keys = this.tagKeys
     const values = this.tagValues
@@ -685,13 +714,13 @@ class Parser {
     for (;;) {
       const keyStart = i
       let escaped = false
-      let c = i < n ? body.charCodeAt(i) : LF
+      let c = i < n ? codes[i]! : LF
       if (c === SPACE || c === COMMA || c === EQUALS || c === LF) this.fail("missing tag key")
       for (;;) {
         if (i >= n || c === LF || c === SPACE || c === COMMA) {
           this.fail(`tag ${quoted(body.slice(keyStart, i))} has no value`)
         }
-        if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+        if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
           escaped = true
           i += 2
         } else if (c === EQUALS) {
@@ -699,17 +728,17 @@ class Parser {
         } else {
           i++
         }
-        c = body.charCodeAt(i)
+        c = codes[i]!
       }
       const key = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
       i++
       const valueStart = i
       escaped = false
-      c = i < n ? body.charCodeAt(i) : LF
+      c = i < n ? codes[i]! : LF
       if (c === SPACE || c === COMMA || c === LF) this.fail(`tag ${quoted(key)} has an empty value`)
       for (;;) {
         if (i >= n || c === LF) this.fail("missing fields")
-        if (c === BACKSLASH && i + 1 < n && body.charCodeAt(i + 1) !== LF) {
+        if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
           escaped = true
           i += 2
         } else if (c === COMMA || c === SPACE) {
@@ -719,7 +748,7 @@ class Parser {
         } else {
           i++
         }
-        c = body.charCodeAt(i)
+        c = codes[i]!
       }
       keys.push(key)
       values.push(escaped ? unescapeName(body, valueStart, i) : body.slice(valueStart, i))
@@ -774,18 +803,19 @@ class Parser {
    */
   private scanValue(i: number, fieldKey: string): number {
     const body = this.body
+    const codes = this.codes
     const n = this.n
     if (this.atLineEnd(i)) this.fail(`field ${quoted(fieldKey)} has no value`)
-    const c = body.charCodeAt(i)
+    const c = codes[i]!
     if (c === SPACE || c === COMMA) this.fail(`field ${quoted(fieldKey)} has no value`)
     if (c === QUOTE) {
       let j = i + 1
       for (;;) {
         if (j >= n) this.fail(`unbalanced quotes in the value of field ${quoted(fieldKey)}`)
-        const d = body.charCodeAt(j)
+        const d = codes[j]!
         if (d === QUOTE) break
         if (d === BACKSLASH) {
-          if (body.charCodeAt(j + 1) === LF) this.line++
+          if (codes[j + 1]! === LF) this.line++
           j += 2
           continue
         }
@@ -829,18 +859,19 @@ class Parser {
    */
   private scanNumber(i: number, fieldKey: string): number {
     const body = this.body
+    const codes = this.codes
     const start = i
-    let c = body.charCodeAt(i)
+    let c = codes[i]!
     const negative = c === MINUS
-    if (negative) c = body.charCodeAt(++i)
+    if (negative) c = codes[++i]!
     // The digits, counting the significant ones (from the first that is not 0): leading zeros are skipped first.
     let mantissa = 0
     const intStart = i
-    while (c === ZERO) c = body.charCodeAt(++i)
+    while (c === ZERO) c = codes[++i]!
     const significantStart = i
     while (c >= ZERO && c <= NINE) {
       mantissa = mantissa * 10 + (c - ZERO)
-      c = body.charCodeAt(++i)
+      c = codes[++i]!
     }
     const intEnd = i
     let significant = intEnd - significantStart
@@ -853,16 +884,16 @@ class Parser {
     let plain = intEnd > intStart && (significantStart === intStart || intEnd - intStart === 1)
     if (c === DOT) {
       isFloatSyntax = true
-      c = body.charCodeAt(++i)
+      c = codes[++i]!
       const fractionStart = i
-      if (significant === 0) while (c === ZERO) c = body.charCodeAt(++i)
+      if (significant === 0) while (c === ZERO) c = codes[++i]!
       const fractionSignificantStart = i
       while (c >= ZERO && c <= NINE) {
         mantissa = mantissa * 10 + (c - ZERO)
-        c = body.charCodeAt(++i)
+        c = codes[++i]!
       }
       fractionDigits = i - fractionStart
-      plain &&= fractionDigits > 0 && body.charCodeAt(i - 1) !== ZERO && fractionSignificantStart - fractionStart <= 5
+      plain &&= fractionDigits > 0 && codes[i - 1]! !== ZERO && fractionSignificantStart - fractionStart <= 5
       significant += i - fractionSignificantStart
       digits += fractionDigits
     }
@@ -874,18 +905,18 @@ class Parser {
     if (c === 101 /* e */ || c === 69 /* E */) {
       isFloatSyntax = true
       plain = false
-      c = body.charCodeAt(++i)
+      c = codes[++i]!
       let expNegative = false
       if (c === 43 /* + */ || c === MINUS) {
         expNegative = c === MINUS
-        c = body.charCodeAt(++i)
+        c = codes[++i]!
       }
       let expDigits = 0
       while (c >= ZERO && c <= NINE) {
         // Beyond 1e6 the value is 0 or infinite whatever the mantissa; keep the sum exact below that.
         if (exponent < 1e6) exponent = exponent * 10 + (c - ZERO)
         expDigits++
-        c = body.charCodeAt(++i)
+        c = codes[++i]!
       }
       if (expDigits === 0) this.invalidNumber(start, fieldKey)
       if (expNegative) exponent = -exponent
@@ -902,7 +933,7 @@ class Parser {
       if (significant > 15) {
         // Beyond 15 digits, check the 64-bit range on the digits themselves, then let `Number` round.
         let from = negative ? start + 1 : start
-        while (body.charCodeAt(from) === ZERO) from++
+        while (codes[from]! === ZERO) from++
         const text = body.slice(from, intEnd)
         const max = unsigned ? "18446744073709551615" : negative ? "9223372036854775808" : "9223372036854775807"
         if (text.length > max.length || (text.length === max.length && text > max)) {
@@ -941,7 +972,7 @@ class Parser {
   /** True when `i` ends a field value: a comma, a space or a line end. */
   private endsValue(i: number): boolean {
     if (i >= this.n) return true
-    const c = this.body.charCodeAt(i)
+    const c = this.codes[i]!
     return c === COMMA || c === SPACE || this.atLineEnd(i)
   }
 
@@ -958,13 +989,14 @@ class Parser {
    */
   private timestampMicros(start: number, end: number): number {
     const body = this.body
+    const codes = this.codes
     let i = start
-    const negative = body.charCodeAt(i) === MINUS
+    const negative = codes[i]! === MINUS
     if (negative) i++
     if (i === end) this.fail(`invalid timestamp ${quoted(body.slice(start, end))}: expected an integer`)
     let zero = true
     for (let k = i; k < end; k++) {
-      const c = body.charCodeAt(k)
+      const c = codes[k]!
       if (c < ZERO || c > NINE) this.fail(`invalid timestamp ${quoted(body.slice(start, end))}: expected an integer`)
       if (c !== ZERO) zero = false
     }
@@ -979,6 +1011,7 @@ class Parser {
    */
   private digitsMicros(i: number, end: number, start: number): number {
     const body = this.body
+    const codes = this.codes
     const precision = this.precision
     let micros: number
     switch (precision) {
@@ -986,7 +1019,7 @@ class Parser {
         const cut = end - 3
         micros = cut <= i ? 0 : digitsValue(body, i, cut, MAX_MICROS)
         if (micros === MAX_MICROS) {
-          for (let k = Math.max(cut, i); k < end; k++) if (body.charCodeAt(k) !== ZERO) micros = -1
+          for (let k = Math.max(cut, i); k < end; k++) if (codes[k]! !== ZERO) micros = -1
         }
         break
       }

@@ -97,7 +97,8 @@ class LineProtocolRequest implements IngestRequest<number> {
 
 /**
  * A line protocol write (contract section 13.1) as a protocol-neutral request for `UseCases.ingest`: `body` parsed
- * with timestamps in `precision` units (see {@link parseLineProtocol}), one part per field value (see
+ * with timestamps in `precision` units (see {@link parseLineProtocol}; `bytes`, when given, are the bytes `body` was
+ * decoded from, which an ASCII body is scanned over), one part per field value (see
  * `LineProtocolRequest`), `accessKey` as the request's credentials gave it (`""` when absent: refused as
  * `Forbidden`). Fails with `InvalidRequest` (400, `line N` in the message and `path`) for a body that does not parse,
  * `PayloadTooLarge` (413) for more than 100,000 field values. The widget-type checks come later, in `ingest`, once
@@ -106,9 +107,10 @@ class LineProtocolRequest implements IngestRequest<number> {
 export const decodeLineProtocol = (
   body: string,
   accessKey: string,
-  precision: Precision
+  precision: Precision,
+  bytes?: Uint8Array
 ): Either.Either<IngestRequest<number>, InvalidRequest | PayloadTooLarge> =>
   Either.map(
-    parseLineProtocol(body, { precision, maxFieldValues: lineProtocolLimits.maxFieldValues }),
+    parseLineProtocol(body, { precision, maxFieldValues: lineProtocolLimits.maxFieldValues, bytes }),
     (batch) => new LineProtocolRequest(accessKey, batch)
   )

@@ -69,27 +69,37 @@ const tooLarge = Either.left(
 const corrupt = Either.left(new InvalidRequest({ message: "the request body is not valid gzip data" }))
 
 /**
+ * A line protocol body as read: its text, and the bytes it was decoded from (byte order mark removed), which the
+ * parser scans when the body is ASCII (see core's `LineProtocolOptions.bytes`).
+ */
+interface LineProtocolBody {
+  readonly text: string
+  readonly bytes: Buffer
+}
+
+/**
  * The body as text: inflated first when `Content-Encoding: gzip` (bounded: 10 MiB, then 413), decoded as UTF-8
  * (a byte order mark skipped). Another content encoding is 400.
  */
 const lineProtocolText = (
   bytes: Buffer,
   req: IncomingMessage
-): Either.Either<string, InvalidRequest | PayloadTooLarge> => {
+): Either.Either<LineProtocolBody, InvalidRequest | PayloadTooLarge> => {
   const encoding = req.headers["content-encoding"]?.trim().toLowerCase()
-  let text: Buffer = bytes
+  let raw: Buffer = bytes
   if (encoding === "gzip" || encoding === "x-gzip") {
     const inflated = gunzipBounded(bytes, lineProtocolLimits.maxBytes)
     if (inflated === "too large") return tooLarge
     if (inflated === "corrupt") return corrupt
-    text = inflated
+    raw = inflated
   } else if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
     return Either.left(
       new InvalidRequest({ message: `Content-Encoding ${JSON.stringify(encoding)} is not supported (only gzip)` })
     )
   }
-  const decoded = text.toString("utf8")
-  return Either.right(decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded)
+  // The UTF-8 byte order mark, EF BB BF.
+  if (raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) raw = raw.subarray(3)
+  return Either.right({ text: raw.toString("utf8"), bytes: raw })
 }
 
 /** The reply's status as the influx APIs answer it: a missing or unknown key is 401 there, not 403 (contract 13.1). */
@@ -136,7 +146,7 @@ const route = (
   path: string,
   accessKey: (req: IncomingMessage) => string | undefined,
   writeError: (res: ServerResponse, reply: ErrorReply) => number
-): IngestRoute<string> => ({
+): IngestRoute<LineProtocolBody> => ({
   template: path,
   method: "POST",
   cors: true,
@@ -145,7 +155,7 @@ const route = (
   accessKey: (_body, req) => accessKey(req),
   parse: (body, req) =>
     Either.flatMap(parsePrecision(queryOf(req.url).get("precision"), api), (precision) =>
-      decodeLineProtocol(body, accessKey(req) ?? "", precision)
+      decodeLineProtocol(body.text, accessKey(req) ?? "", precision, body.bytes)
     ),
   successStatus: 204,
   writeSuccess: writeNoContent,
@@ -153,13 +163,13 @@ const route = (
 })
 
 /** `POST /write` (InfluxDB 1.x): errors as `{"error": "<message>"}`. */
-export const v1WriteRoute: IngestRoute<string> = route("v1", "/write", v1AccessKey, (res, reply) => {
+export const v1WriteRoute: IngestRoute<LineProtocolBody> = route("v1", "/write", v1AccessKey, (res, reply) => {
   const status = influxStatus(reply)
   return writeJson(res, status, reply, JSON.stringify({ error: reply.message }))
 })
 
 /** `POST /api/v2/write` (InfluxDB 2.x): errors as `{"code": "invalid" | ..., "message": "<message>"}`. */
-export const v2WriteRoute: IngestRoute<string> = route("v2", "/api/v2/write", v2AccessKey, (res, reply) => {
+export const v2WriteRoute: IngestRoute<LineProtocolBody> = route("v2", "/api/v2/write", v2AccessKey, (res, reply) => {
   const status = influxStatus(reply)
   return writeJson(res, status, reply, JSON.stringify({ code: v2Code(status), message: reply.message }))
 })
