@@ -256,6 +256,13 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
           // 100 entries 10 µs apart from `from` (a line protocol body's points of one series, a second of them).
           const second = (from: number, n: number) =>
             Array.from({ length: 100 }, (_, k) => [n + k, T0 + from + 10 * k] as const)
+          // The blocks of one such call: 32, 32, 32 and 4 entries, as [first ts - T0, last ts - T0, n].
+          const callBlocks = (s: number) => [
+            [s, s + 310, 32],
+            [s + 320, s + 630, 32],
+            [s + 640, s + 950, 32],
+            [s + 960, s + 990, 4]
+          ]
           for (const together of [false, true]) {
             const a = yield* widget(`a${together}`, "sparkline")
             // Two clients a "second" (1,000 µs) apart: calls at 0 and 2,000, then the late one at 1,000, in one group
@@ -278,19 +285,7 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
             // Each call's 100 entries: blocks of 32, 32, 32 and 4, none spanning two calls.
             assert.deepStrictEqual(
               before.map(([first, last, n]) => [first - T0, last - T0, n]),
-              together
-                ? [0, 1000, 2000].flatMap((s) => [
-                    [s, s + 310, 32],
-                    [s + 320, s + 630, 32],
-                    [s + 640, s + 950, 32],
-                    [s + 960, s + 990, 4]
-                  ])
-                : [0, 2000].flatMap((s) => [
-                    [s, s + 310, 32],
-                    [s + 320, s + 630, 32],
-                    [s + 640, s + 950, 32],
-                    [s + 960, s + 990, 4]
-                  ])
+              (together ? [0, 1000, 2000] : [0, 2000]).flatMap(callBlocks)
             )
             if (!together) {
               yield* group.write([put(a, second(1000, 100))], micros(T0))
@@ -304,12 +299,7 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
                 after
                   .filter(([first]) => first - T0 >= 1000 && first - T0 < 2000)
                   .map(([f, l, n]) => [f - T0, l - T0, n]),
-                [
-                  [1000, 1310, 32],
-                  [1320, 1630, 32],
-                  [1640, 1950, 32],
-                  [1960, 1990, 4]
-                ]
+                callBlocks(1000)
               )
             }
             assert.deepStrictEqual(

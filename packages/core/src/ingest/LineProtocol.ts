@@ -16,11 +16,11 @@ import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
  * `TRUE`, `f`, `F`, `false`, `False`, `FALSE`); `#` comment lines, blank lines, spaces, tabs and NULs before a line's
  * measurement, and `\r\n` line ends.
  *
- * The parser is on the ingest hot path: one pass over the body with `charCodeAt`, no regular expression, no object per
- * field (the batch is a set of parallel arrays), substrings only for names, and number text turned into a double
- * without a substring where that is exact (see `scanNumber`). A body's lines are mostly a few series again and again:
- * a series (measurement and tags) and its field keys met before in the body are found by their text and cost no
- * substring, and all the writes of one stream share one name string (see `Series`).
+ * The parser is on the ingest hot path: one pass over the body's code units (an ASCII body's bytes, see `BodyCodes`),
+ * no regular expression, no object per field (the batch is a set of parallel arrays), substrings only for names, and
+ * number text turned into a double without a substring where that is exact (see `scanNumber`). A body's lines are
+ * mostly a few series again and again: a series (measurement and tags) and its field keys met before in the body are
+ * found by their text and cost no substring, and all the writes of one stream share one name string (see `Series`).
  */
 
 /**
@@ -396,8 +396,8 @@ class SeriesField {
 }
 
 /**
- * True when `body[at, at + length)` is the text `body[known, known + length)`. Compared within the body, a flat string,
- * rather than with a substring of it: no allocation, and the quickest `charCodeAt`.
+ * True when `body[at, at + length)` is the text `body[known, known + length)`. Compared within the body's code units
+ * (see `BodyCodes`) rather than with a substring of it: no allocation.
  */
 const sameText = (codes: BodyCodes, known: number, at: number, length: number): boolean => {
   for (let k = 0; k < length; k++) if (codes[at + k] !== codes[known + k]) return false

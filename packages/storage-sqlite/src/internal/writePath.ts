@@ -136,7 +136,11 @@ const appendCalls = (
   tail: Tail,
   cuts: ReadonlyArray<number> | undefined
 ): Tail => {
-  if (cuts === undefined) return appendEncoded(rows, stream, buf.subarray(from, end), end - from, tail)
+  // No cuts (no call of `ownBlockEntries` entries, or a queue sorted again): one append, the queue itself when it
+  // starts at 0 (no view of it made per stream on the single-point path).
+  if (cuts === undefined) {
+    return appendEncoded(rows, stream, from === 0 ? buf : buf.subarray(from, end), end - from, tail)
+  }
   let t = tail
   let k = 0
   while (k < cuts.length && cuts[k]! < from) k++
@@ -212,8 +216,9 @@ const mergeRuns = (earlier: ReadonlyArray<BlockEntry>, later: ReadonlyArray<Bloc
  * Entries not yet stored, in the order they were produced, stored in the streams' blocks (migration 0007,
  * `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending (once sorted) and newer than its
  * tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB; a call of
- * {@link ownBlockEntries} entries or more begins new blocks instead), every stream's in one multi-row upsert; the others (replacements, back-fills) are merged into the blocks whose ranges hold them, a later
- * entry with the same `(stream, ts)` replacing an earlier one (contract section 3). A group commit queues the entries
+ * {@link ownBlockEntries} entries or more begins new blocks instead), every stream's in one multi-row upsert; the
+ * others (replacements, back-fills) are merged into the blocks whose ranges hold them, a later entry with the same
+ * `(stream, ts)` replacing an earlier one (contract section 3). A group commit queues the entries
  * of all its calls and flushes once, so a stream written by several calls of a group costs one upsert row, not one per
  * call (issue 26: 100-stream pushes spent a third of the server's CPU in the per-call upserts).
  */
