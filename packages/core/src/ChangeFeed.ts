@@ -66,8 +66,17 @@ export class ChangeFeed extends Context.Tag("@dashstream/core/ChangeFeed")<
 >() {}
 
 /**
- * The changes one write's mutation makes (see `applyOp`): a `Cleared` when it clears, then a `Stored` of its entries.
- * `before` is the stream's highest assigned `ts` before the write (`StreamState.lastTs`), which decides `fresh`.
+ * `json` as a text of its own. A line protocol entry's JSON is a slice of one text holding the JSON of every number of
+ * its body (`LineBatch.numberJson`), and a slice keeps that text alive: a subscriber buffering a change (up to
+ * `maxPendingBytes` of JSON, counted by length) would otherwise hold a whole body's numbers per entry. Prepending a
+ * character makes V8 copy the text when it is sliced again; the result holds one character more than itself.
+ */
+const ownText = (json: string): string => (" " + json).slice(1)
+
+/**
+ * The changes one write's mutation makes (see `applyOp`): a `Cleared` when it clears, then a `Stored` of its entries,
+ * each with its point's JSON as a text of its own (see `ownText`). `before` is the stream's highest assigned `ts`
+ * before the write (`StreamState.lastTs`), which decides `fresh`.
  */
 export const mutationChanges = (mutation: Mutation, before: Micros | null): Array<StreamChange> => {
   const changes: Array<StreamChange> = []
@@ -78,7 +87,7 @@ export const mutationChanges = (mutation: Mutation, before: Micros | null): Arra
     const changed: Array<ChangedEntry> = new Array(entries.length)
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!
-      changed[i] = { ts: e.ts, json: e.json, fresh: floor === null || e.ts > floor }
+      changed[i] = { ts: e.ts, json: ownText(e.json), fresh: floor === null || e.ts > floor }
     }
     // Timestamps of one push are strictly increasing and server ts follow them, but keep the order explicit.
     if (changed.length > 1) changed.sort((a, b) => a.ts - b.ts)

@@ -83,6 +83,13 @@ export interface IngestRequest<V = unknown> {
    */
   decodeEntry?(type: WidgetType, value: V, path: string, limits: Limits): PutEntry | PartRejection
   /**
+   * Optional, with {@link decodeEntry}: called once when every part has been decoded by it and none refused, before
+   * anything is stored. A protocol may complete the entries it returned here, all at once (line protocol: their
+   * points' JSON, see `LineBatch.numberJsons`); an entry left without `json` is stored all the same, its point then
+   * serialised by `applyOp`.
+   */
+  decoded?(): void
+  /**
    * The path of the `StreamNotFound` refusing a part (`undeclared: "reject"`), from the part's path: the original
    * JSON body names its `streamName` field (`streams[3].point` gives `streams[3].streamName`). Called only to build
    * that error; without it the error has no path (the stream name came from the URL).

@@ -70,7 +70,11 @@ export type StoredPoint =
 export type PointOp =
   | {
       readonly _tag: "Put"
-      readonly entries: ReadonlyArray<{ readonly point: StoredPoint; readonly ts?: Micros; readonly json?: string }>
+      readonly entries: ReadonlyArray<{
+        readonly point: StoredPoint
+        readonly ts?: Micros | undefined
+        readonly json?: string | undefined
+      }>
     }
   | {
       readonly _tag: "Delta"

@@ -204,6 +204,39 @@ describe("parseLineProtocol: the grammar", () => {
     assert.isAbove(taken, 5_000)
   })
 
+  it("gives many writes' point JSON at once (numberJsons) as numberJson gives each, whatever the body and the order", () => {
+    const value = fc.oneof(
+      fc.integer({ min: -1_000_000, max: 1_000_000 }).map(String),
+      fc.integer({ min: 0, max: 1_000_000 }).map((k) => `${k / 10 + 0.012345678901}`),
+      fc.constantFrom("12i", "-7i", "3u", "1.50", "1e3", "t", '"x"', '"é"', "-0")
+    )
+    // A tag value that is not ASCII makes the parser scan a copy of the body's units instead of its bytes.
+    const line = fc
+      .tuple(fc.constantFrom("cpu", "mem,host=a", "net,t=é"), fc.array(value, { minLength: 1, maxLength: 4 }))
+      .map(([series, values]) => `${series} ${values.map((v, f) => `f${f}=${v}`).join(",")} 1000`)
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean(), fc.nat(), (lines, reverse, drop) => {
+        const text = lines.join("\n")
+        const batch = ok(text)
+        const all = Array.from({ length: batch.size }, (_, i) => i)
+        const writes = all.filter((i) => i % (2 + (drop % 3)) !== 0 || drop % 2 === 0)
+        if (reverse) writes.reverse()
+        assert.deepStrictEqual(
+          batch.numberJsons(writes),
+          writes.map((i) => batch.numberJson(i))
+        )
+        const fromBytes = parseLineProtocol(text, {
+          precision: "ns",
+          maxFieldValues: 100_000,
+          bytes: Buffer.from(text, "utf8")
+        })
+        if (Either.isLeft(fromBytes)) assert.fail(fromBytes.left.message)
+        assert.deepStrictEqual(fromBytes.right.numberJsons(writes), batch.numberJsons(writes))
+      }),
+      { numRuns: 2_000 }
+    )
+  })
+
   it("skips comments, blank lines and whitespace before a measurement, and counts them as lines", () => {
     const body = "# a comment\n\n   \t\n  cpu v=1\r\n\t# indented comment\r\n\r\nmem v=2 1000\n  \nnet v=3"
     assert.deepStrictEqual(writes(ok(body)), [

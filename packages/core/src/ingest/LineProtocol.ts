@@ -1,4 +1,4 @@
-import { isAscii } from "node:buffer"
+import { Buffer, isAscii } from "node:buffer"
 import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
 import { MAX_STREAM_NAME_LENGTH } from "../StreamName.js"
@@ -96,10 +96,13 @@ export class LineBatch {
   // Where each value's text lies in `body` (a string without its quotes), for `text`, which is seldom needed.
   private readonly starts: Array<number> = []
   private readonly ends: Array<number> = []
-  // Whether a number's text `body[start, end)` is what `String` writes of its value (see `numberJson`).
-  private readonly plain: Array<boolean> = []
+  /** Whether a number's text is what `String` writes of its value: {@link numberJson} has its point's JSON then. */
+  readonly plain: Array<boolean> = []
 
-  constructor(private readonly body: string) {}
+  constructor(
+    private readonly body: string,
+    private readonly codes: BodyCodes
+  ) {}
 
   /** The number of field writes. */
   get size(): number {
@@ -135,7 +138,7 @@ export class LineBatch {
    * when that text is at hand: a float or integer written as `String` writes its value (`97.5`, `-3`, `0.001`, at most
    * 15 significant digits, no exponent, no leading or trailing zeros, not `-0`) is copied from the body rather than
    * turned back into digits, which is most of the cost of serialising a number (issue 26). `undefined` otherwise
-   * (a string, a boolean, any other number text): the caller serialises the value.
+   * (a string, a boolean, any other number text): the caller serialises the value. See {@link numberJsons} for many.
    */
   numberJson(i: number): string | undefined {
     if (!this.plain[i]) return undefined
@@ -145,6 +148,48 @@ export class LineBatch {
     // later.
     json.charCodeAt(0)
     return json
+  }
+
+  /**
+   * {@link numberJson} of each of `writes` (write indices, any order), in that order: the texts are slices of one text
+   * holding them all one after another, written from the body's code units, so that a store copying them into its
+   * blocks reads one run of memory rather than a string per entry somewhere on the heap (issue 26: that copy waited on
+   * memory). A slice keeps the whole text alive (about 30 bytes a number), not the body: whatever keeps an entry's
+   * JSON longer than its write takes a copy (see `mutationChanges`).
+   */
+  numberJsons(writes: ReadonlyArray<number>): Array<string | undefined> {
+    const { plain, starts, ends, codes } = this
+    const count = writes.length
+    const out = new Array<string | undefined>(count)
+    let total = 0
+    for (let k = 0; k < count; k++) {
+      const i = writes[k]!
+      if (plain[i]) total += numberJsonOverhead + ends[i]! - starts[i]!
+    }
+    if (total === 0) return out.fill(undefined)
+    const bytes = Buffer.allocUnsafe(total)
+    let at = 0
+    for (let k = 0; k < count; k++) {
+      const i = writes[k]!
+      if (!plain[i]) continue
+      for (let h = 0; h < numberJsonOverhead - 1; h++) bytes[at++] = numberJsonHead[h]!
+      // A plain number's text is ASCII (digits, `-`, `.`), a unit a byte whatever the body.
+      for (let c = starts[i]!, end = ends[i]!; c < end; c++) bytes[at++] = codes[c]!
+      bytes[at++] = CLOSE_BRACE
+    }
+    const text = bytes.toString("latin1", 0, total)
+    at = 0
+    for (let k = 0; k < count; k++) {
+      const i = writes[k]!
+      if (!plain[i]) {
+        out[k] = undefined
+        continue
+      }
+      const end = at + numberJsonOverhead + ends[i]! - starts[i]!
+      out[k] = text.slice(at, end)
+      at = end
+    }
+    return out
   }
 
   /** @internal */
@@ -169,6 +214,11 @@ export class LineBatch {
     this.plain.push(plain)
   }
 }
+
+// `{"number":` and `}` around a number's text: its point's JSON.
+const numberJsonHead = Buffer.from('{"number":', "latin1")
+const numberJsonOverhead = numberJsonHead.length + 1
+const CLOSE_BRACE = 0x7d
 
 /** Options of {@link parseLineProtocol}. */
 export interface LineProtocolOptions {
@@ -450,7 +500,7 @@ class Parser {
     this.n = body.length
     this.precision = options.precision
     this.maxFieldValues = options.maxFieldValues
-    this.batch = new LineBatch(body)
+    this.batch = new LineBatch(body, this.codes)
   }
 
   private fail(problem: string): never {

@@ -1,7 +1,8 @@
 import { Either } from "effect"
 import { InvalidPoint, type InvalidRequest, type PayloadTooLarge, quoted } from "../Errors.js"
 import type { IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
-import type { PointOp } from "../Point.js"
+import type { PointOp, StoredPoint } from "../Point.js"
+import type { Micros } from "../Time.js"
 import { type WidgetType, widgetKind } from "../WidgetType.js"
 import { FieldKind, type LineBatch, lineProtocolLimits, parseLineProtocol, type Precision } from "./LineProtocol.js"
 
@@ -18,6 +19,18 @@ export const lineProtocolWidgetTypes: ReadonlyArray<WidgetType> = [
 ]
 
 /**
+ * The entry of one field value (see `LineProtocolRequest.decodeEntry`): one class, so every such entry has one shape,
+ * and `json` set once every field is decoded (`decoded`).
+ */
+class LineEntry {
+  constructor(
+    readonly point: StoredPoint,
+    readonly ts: Micros | undefined,
+    public json: string | undefined
+  ) {}
+}
+
+/**
  * A line protocol body as a protocol-neutral request (see `IngestRequest`): one part per field value, in body order,
  * to the stream `<measurement>.<field key>[{tags}]`, at path `line N`; a part's value is its index in the parsed
  * {@link LineBatch}. Undeclared streams are skipped and counted (contract 13.1, "Only declared streams are written").
@@ -25,6 +38,9 @@ export const lineProtocolWidgetTypes: ReadonlyArray<WidgetType> = [
 class LineProtocolRequest implements IngestRequest<number> {
   readonly undeclared = "skip"
   readonly parts: Array<IngestPart<number>>
+  // The number entries `decodeEntry` made whose JSON the body has (`LineBatch.numberJsons`), and their field values.
+  private readonly numberEntries: Array<LineEntry> = []
+  private readonly numberWrites: Array<number> = []
 
   constructor(
     readonly accessKey: string,
@@ -56,8 +72,9 @@ class LineProtocolRequest implements IngestRequest<number> {
    * - any other widget type is refused.
    *
    * Refusals are `InvalidPoint` at `path` (`line N`), the message naming the line, the stream and its widget type.
-   * A number's entry carries its point's JSON (`json`) when the body's text is it (see `LineBatch.numberJson`).
-   * Two objects per field (the entry and its point): `ingest` merges each stream's entries into one `Put` itself.
+   * A number's entry gets its point's JSON (`json`) from {@link decoded} when the body's text is it (see
+   * `LineBatch.numberJsons`). Two objects per field (the entry and its point): `ingest` merges each stream's entries
+   * into one `Put` itself.
    */
   decodeEntry(type: WidgetType, i: number, path: string): PutEntry | InvalidPoint {
     const batch = this.batch
@@ -71,21 +88,36 @@ class LineProtocolRequest implements IngestRequest<number> {
           path
         })
       }
-      const number = batch.numbers[i]!
-      const ts = batch.timestamp(i)
-      // The point's JSON as the body wrote it, when it is what serialising the number gives (`LineBatch.numberJson`).
-      const json = batch.numberJson(i)
-      if (json === undefined) return ts === undefined ? { point: { number } } : { point: { number }, ts }
-      return ts === undefined ? { point: { number }, json } : { point: { number }, ts, json }
+      const entry = new LineEntry({ number: batch.numbers[i]! }, batch.timestamp(i), undefined)
+      // The point's JSON as the body wrote it, when it is what serialising the number gives: set by `decoded`.
+      if (batch.plain[i]) {
+        this.numberEntries.push(entry)
+        this.numberWrites.push(i)
+      }
+      return entry
     }
-    if (type === "label") return { point: { label: batch.text(i) } }
-    if (type === "text-feed") return { point: { title: batch.fieldKeys[i]!, msg: batch.text(i) } }
+    if (type === "label") return new LineEntry({ label: batch.text(i) }, undefined, undefined)
+    if (type === "text-feed")
+      return new LineEntry({ title: batch.fieldKeys[i]!, msg: batch.text(i) }, undefined, undefined)
     return new InvalidPoint({
       message:
         `${path}: stream ${quoted(batch.streams[i]!)} is a ${type} widget, which line protocol cannot write ` +
         `(it writes ${lineProtocolWidgetTypes.join(", ")} widgets)`,
       path
     })
+  }
+
+  /**
+   * Sets the JSON of every number entry {@link decodeEntry} made whose JSON is the body's text, all at once: slices of
+   * one text, in body order (see `LineBatch.numberJsons`). Called by `ingest` once every part is decoded.
+   */
+  decoded(): void {
+    const entries = this.numberEntries
+    if (entries.length === 0) return
+    const jsons = this.batch.numberJsons(this.numberWrites)
+    for (let k = 0; k < entries.length; k++) entries[k]!.json = jsons[k]
+    entries.length = 0
+    this.numberWrites.length = 0
   }
 
   /** Field value `i` as a one-entry `Put` (see {@link decodeEntry}, which `ingest` uses instead). */

@@ -37,7 +37,7 @@ const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
  * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
  * `parts.length - written`). Every other part gives one write, except with `request.decodeEntry`: then each part is
  * one entry, merged into its stream's writes as it comes (`PutMerger`: already what `mergePuts` would make of them,
- * `merged` is true). The first error wins; nothing is stored here. Shared by {@link ingest} and
+ * `merged` is true), and `request.decoded` is called once they all are. The first error wins; nothing is stored here. Shared by {@link ingest} and
  * {@link ingestDirect}, so both refuse the same request with the same error.
  */
 export const writesOf = (
@@ -67,6 +67,7 @@ export const writesOf = (
     }
     written++
   }
+  if (merger !== undefined) request.decoded?.()
   return Either.right(
     merger !== undefined ? { writes: merger.writes, written, merged: true } : { writes, written, merged: false }
   )
