@@ -85,6 +85,47 @@ describe("decodeLineProtocol", () => {
   })
 })
 
+describe("LineProtocolRequest entries", () => {
+  it("carry each number's point, ts and JSON, the JSON set by decoded(), even for a request decoded twice", () => {
+    const body = ["m a=1.5,b=2i,c=1e3,d=t 1000", "m a=-0.25 2000", "n x=7", 'm a=3,s="no"'].join("\n")
+    const request = requestOf(body)
+    const decodeAll = (keep: (i: number) => boolean) =>
+      request.parts.flatMap((part) => {
+        if (!keep(part.value) || part.streamName === "m.s") return []
+        const entry = request.decodeEntry!("sparkline", part.value, part.path, defaultLimits)
+        if ("_tag" in entry) assert.fail(entry.message)
+        return [entry]
+      })
+    const expected = (entries: ReadonlyArray<{ point: unknown; ts?: number | undefined; json?: string | undefined }>) =>
+      entries.map((e) => [e.point, e.ts, e.json])
+    const first = decodeAll(() => true)
+    // Before decoded(): no JSON yet (applyOp would serialise the point).
+    assert.deepStrictEqual(
+      first.map((e) => e.json),
+      first.map(() => undefined)
+    )
+    request.decoded!()
+    const want = [
+      [{ number: 1.5 }, 1_000_000_000, '{"number":1.5}'],
+      [{ number: 2 }, 1_000_000_000, '{"number":2}'],
+      [{ number: 1000 }, 1_000_000_000, undefined],
+      [{ number: 1 }, 1_000_000_000, undefined],
+      [{ number: -0.25 }, 2_000_000_000, '{"number":-0.25}'],
+      [{ number: 7 }, undefined, '{"number":7}'],
+      [{ number: 3 }, undefined, '{"number":3}']
+    ]
+    assert.deepStrictEqual(expected(first), want)
+    // Decoded again (fewer parts): the first entries keep their JSON, the new ones get theirs.
+    const second = decodeAll((i) => i % 2 === 1)
+    request.decoded!()
+    assert.deepStrictEqual(expected(first), want)
+    assert.deepStrictEqual(
+      expected(second),
+      want.filter((_, k) => [1, 3, 5].includes(k))
+    )
+  })
+})
+
 describe("decodeLineProtocol on hostile bodies stays linear", () => {
   // A 10 MiB body is accepted; no line of it may cost more than time in proportion to its size.
   it("a line with 300,000 tags in reverse order", () => {

@@ -152,44 +152,45 @@ export class LineBatch {
 
   /**
    * {@link numberJson} of each of `writes` (write indices, any order), in that order: the texts are slices of one text
-   * holding them all one after another, written from the body's code units, so that a store copying them into its
-   * blocks reads one run of memory rather than a string per entry somewhere on the heap (issue 26: that copy waited on
-   * memory). A slice keeps the whole text alive (about 30 bytes a number), not the body: whatever keeps an entry's
-   * JSON longer than its write takes a copy (see `mutationChanges`).
+   * holding them all one after another (see {@link numberJsonText}).
    */
   numberJsons(writes: ReadonlyArray<number>): Array<string | undefined> {
+    const start = new Int32Array(this.size)
+    const end = new Int32Array(this.size)
+    const text = this.numberJsonText(writes, start, end)
+    return writes.map((i) => (end[i] === 0 ? undefined : text.slice(start[i], end[i])))
+  }
+
+  /**
+   * The {@link numberJson} of each of `writes` (write indices, any order) that has one, one after another in that
+   * order, as one text written from the body's code units; write `i`'s is `text.slice(start[i], end[i])` (`end[i]`
+   * stays 0 for a write without one). A store copying entries into its blocks then reads one run of memory rather than
+   * a string per entry somewhere on the heap (issue 26: that copy waited on memory). Slices of the text keep it alive
+   * (about 30 bytes a number), not the body: whatever keeps an entry's JSON longer than its write takes a copy (see
+   * `mutationChanges`).
+   */
+  numberJsonText(writes: ReadonlyArray<number>, start: Int32Array, end: Int32Array): string {
     const { plain, starts, ends, codes } = this
     const count = writes.length
-    const out = new Array<string | undefined>(count)
     let total = 0
     for (let k = 0; k < count; k++) {
       const i = writes[k]!
       if (plain[i]) total += numberJsonOverhead + ends[i]! - starts[i]!
     }
-    if (total === 0) return out.fill(undefined)
+    if (total === 0) return ""
     const bytes = Buffer.allocUnsafe(total)
     let at = 0
     for (let k = 0; k < count; k++) {
       const i = writes[k]!
       if (!plain[i]) continue
+      start[i] = at
       for (let h = 0; h < numberJsonOverhead - 1; h++) bytes[at++] = numberJsonHead[h]!
       // A plain number's text is ASCII (digits, `-`, `.`), a unit a byte whatever the body.
-      for (let c = starts[i]!, end = ends[i]!; c < end; c++) bytes[at++] = codes[c]!
+      for (let c = starts[i]!, e = ends[i]!; c < e; c++) bytes[at++] = codes[c]!
       bytes[at++] = CLOSE_BRACE
+      end[i] = at
     }
-    const text = bytes.toString("latin1", 0, total)
-    at = 0
-    for (let k = 0; k < count; k++) {
-      const i = writes[k]!
-      if (!plain[i]) {
-        out[k] = undefined
-        continue
-      }
-      const end = at + numberJsonOverhead + ends[i]! - starts[i]!
-      out[k] = text.slice(at, end)
-      at = end
-    }
-    return out
+    return bytes.toString("latin1", 0, total)
   }
 
   /** @internal */

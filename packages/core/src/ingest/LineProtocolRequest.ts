@@ -4,7 +4,14 @@ import type { IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
 import type { PointOp, StoredPoint } from "../Point.js"
 import type { Micros } from "../Time.js"
 import { type WidgetType, widgetKind } from "../WidgetType.js"
-import { FieldKind, type LineBatch, lineProtocolLimits, parseLineProtocol, type Precision } from "./LineProtocol.js"
+import {
+  FieldKind,
+  type LineBatch,
+  lineProtocolLimits,
+  NO_TIMESTAMP,
+  parseLineProtocol,
+  type Precision
+} from "./LineProtocol.js"
 
 /** The widget types a line protocol field can write to (contract section 13.1, "Value by widget type"). */
 export const lineProtocolWidgetTypes: ReadonlyArray<WidgetType> = [
@@ -19,15 +26,46 @@ export const lineProtocolWidgetTypes: ReadonlyArray<WidgetType> = [
 ]
 
 /**
- * The entry of one field value (see `LineProtocolRequest.decodeEntry`): one class, so every such entry has one shape,
- * and `json` set once every field is decoded (`decoded`).
+ * What the number entries of one request read, shared by them (see {@link LineEntry}): the batch's numbers and
+ * timestamps, and, once every field is decoded (`LineProtocolRequest.decoded`), their points' JSON as one text and
+ * where each write's stands in it (`jsonEnd[i]` 0: none).
+ */
+class NumberColumns {
+  json = ""
+  jsonStart: Int32Array | undefined = undefined
+  jsonEnd: Int32Array | undefined = undefined
+
+  constructor(
+    readonly numbers: ReadonlyArray<number>,
+    readonly timestamps: ReadonlyArray<number>
+  ) {}
+}
+
+/**
+ * The entry of field value `i`, a number: one object of two fields while the write waits for its group commit, its
+ * point, `ts` and JSON read from the request's columns when the write is applied (issue 26: a point, two boxed
+ * numbers and a string per field made every young-generation GC copy five objects per queued field value).
  */
 class LineEntry {
   constructor(
-    readonly point: StoredPoint,
-    readonly ts: Micros | undefined,
-    public json: string | undefined
+    private readonly of: NumberColumns,
+    private readonly i: number
   ) {}
+
+  get point(): StoredPoint {
+    return { number: this.of.numbers[this.i]! }
+  }
+
+  get ts(): Micros | undefined {
+    const ts = this.of.timestamps[this.i]!
+    return ts === NO_TIMESTAMP ? undefined : (ts as Micros)
+  }
+
+  get json(): string | undefined {
+    const of = this.of
+    const end = of.jsonEnd === undefined ? 0 : of.jsonEnd[this.i]!
+    return end === 0 ? undefined : of.json.slice(of.jsonStart![this.i]!, end)
+  }
 }
 
 /**
@@ -38,8 +76,8 @@ class LineEntry {
 class LineProtocolRequest implements IngestRequest<number> {
   readonly undeclared = "skip"
   readonly parts: Array<IngestPart<number>>
-  // The number entries `decodeEntry` made whose JSON the body has (`LineBatch.numberJsons`), and their field values.
-  private readonly numberEntries: Array<LineEntry> = []
+  // What the number entries read, and the field values of those whose JSON the body has (`LineBatch.numberJsonText`).
+  private columns: NumberColumns
   private readonly numberWrites: Array<number> = []
 
   constructor(
@@ -60,6 +98,7 @@ class LineProtocolRequest implements IngestRequest<number> {
       parts[i] = { streamName: streams[i]!, path, value: i }
     }
     this.parts = parts
+    this.columns = new NumberColumns(batch.numbers, batch.timestamps)
   }
 
   /**
@@ -72,9 +111,8 @@ class LineProtocolRequest implements IngestRequest<number> {
    * - any other widget type is refused.
    *
    * Refusals are `InvalidPoint` at `path` (`line N`), the message naming the line, the stream and its widget type.
-   * A number's entry gets its point's JSON (`json`) from {@link decoded} when the body's text is it (see
-   * `LineBatch.numberJsons`). Two objects per field (the entry and its point): `ingest` merges each stream's entries
-   * into one `Put` itself.
+   * A number's entry is a {@link LineEntry}, whose point's JSON (`json`) {@link decoded} provides when the body's text
+   * is it (see `LineBatch.numberJsonText`). `ingest` merges each stream's entries into one `Put` itself.
    */
   decodeEntry(type: WidgetType, i: number, path: string): PutEntry | InvalidPoint {
     const batch = this.batch
@@ -88,17 +126,12 @@ class LineProtocolRequest implements IngestRequest<number> {
           path
         })
       }
-      const entry = new LineEntry({ number: batch.numbers[i]! }, batch.timestamp(i), undefined)
       // The point's JSON as the body wrote it, when it is what serialising the number gives: set by `decoded`.
-      if (batch.plain[i]) {
-        this.numberEntries.push(entry)
-        this.numberWrites.push(i)
-      }
-      return entry
+      if (batch.plain[i]) this.numberWrites.push(i)
+      return new LineEntry(this.columns, i)
     }
-    if (type === "label") return new LineEntry({ label: batch.text(i) }, undefined, undefined)
-    if (type === "text-feed")
-      return new LineEntry({ title: batch.fieldKeys[i]!, msg: batch.text(i) }, undefined, undefined)
+    if (type === "label") return { point: { label: batch.text(i) } }
+    if (type === "text-feed") return { point: { title: batch.fieldKeys[i]!, msg: batch.text(i) } }
     return new InvalidPoint({
       message:
         `${path}: stream ${quoted(batch.streams[i]!)} is a ${type} widget, which line protocol cannot write ` +
@@ -108,16 +141,21 @@ class LineProtocolRequest implements IngestRequest<number> {
   }
 
   /**
-   * Sets the JSON of every number entry {@link decodeEntry} made whose JSON is the body's text, all at once: slices of
-   * one text, in body order (see `LineBatch.numberJsons`). Called by `ingest` once every part is decoded.
+   * Writes the JSON of every number entry {@link decodeEntry} made whose JSON is the body's text, all at once, as one
+   * text in body order that the entries slice (see `LineBatch.numberJsonText`). Called by `ingest` once every part is
+   * decoded; entries decoded after it (or without it) have no `json`, which `applyOp` then serialises.
    */
   decoded(): void {
-    const entries = this.numberEntries
-    if (entries.length === 0) return
-    const jsons = this.batch.numberJsons(this.numberWrites)
-    for (let k = 0; k < entries.length; k++) entries[k]!.json = jsons[k]
-    entries.length = 0
-    this.numberWrites.length = 0
+    const writes = this.numberWrites
+    if (writes.length === 0) return
+    const columns = this.columns
+    const size = this.batch.size
+    columns.jsonStart = new Int32Array(size)
+    columns.jsonEnd = new Int32Array(size)
+    columns.json = this.batch.numberJsonText(writes, columns.jsonStart, columns.jsonEnd)
+    writes.length = 0
+    // Entries decoded after this (a request decoded again) read columns of their own, filled by the next call.
+    this.columns = new NumberColumns(this.batch.numbers, this.batch.timestamps)
   }
 
   /** Field value `i` as a one-entry `Put` (see {@link decodeEntry}, which `ingest` uses instead). */
