@@ -67,7 +67,7 @@ export class ChangeFeed extends Context.Tag("@dashstream/core/ChangeFeed")<
 
 /**
  * `json` as a text of its own. A line protocol entry's JSON is a slice of one text holding the JSON of every number of
- * its body (`LineBatch.numberJson`), and a slice keeps that text alive: a subscriber buffering a change (up to
+ * its body (`LineBatch.numberJsonText`), and a slice keeps that text alive: a subscriber buffering a change (up to
  * `maxPendingBytes` of JSON, counted by length) would otherwise hold a whole body's numbers per entry. Prepending a
  * character makes V8 copy the text when it is sliced again; the result holds one character more than itself.
  */

@@ -85,7 +85,7 @@ export interface IngestRequest<V = unknown> {
   /**
    * Optional, with {@link decodeEntry}: called once when every part has been decoded by it and none refused, before
    * anything is stored. A protocol may complete the entries it returned here, all at once (line protocol: their
-   * points' JSON, see `LineBatch.numberJsons`); an entry left without `json` is stored all the same, its point then
+   * points' JSON, see `LineBatch.numberJsonText`); an entry left without `json` is stored all the same, its point then
    * serialised by `applyOp`.
    */
   decoded?(): void

@@ -152,7 +152,7 @@ export class LineBatch {
 
   /**
    * {@link numberJson} of each of `writes` (write indices, any order), in that order: the texts are slices of one text
-   * holding them all one after another (see {@link numberJsonText}).
+   * holding them all one after another (see {@link numberJsonText}, which a request's entries slice themselves).
    */
   numberJsons(writes: ReadonlyArray<number>): Array<string | undefined> {
     const start = new Int32Array(this.size)

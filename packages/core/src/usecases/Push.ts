@@ -34,11 +34,12 @@ const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
  * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
  * in request order, its widget and its content decoded against the widget type by the request's decoder
  * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
- * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then the skipped count is
- * `parts.length - written`). Every other part gives one write, except with `request.decodeEntry`: then each part is
- * one entry, merged into its stream's writes as it comes (`PutMerger`: already what `mergePuts` would make of them,
- * `merged` is true), and `request.decoded` is called once they all are. The first error wins; nothing is stored here. Shared by {@link ingest} and
- * {@link ingestDirect}, so both refuse the same request with the same error.
+ * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then
+ * the skipped count is `parts.length - written`). Every other part gives one write, except with `request.decodeEntry`:
+ * then each part is one entry, merged into its stream's writes as it comes (`PutMerger`: already what `mergePuts`
+ * would make of them, `merged` is true), and `request.decoded` is called once they all are. The first error wins;
+ * nothing is stored here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the
+ * same error.
  */
 export const writesOf = (
   request: IngestRequest,
