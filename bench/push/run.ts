@@ -366,8 +366,6 @@ if (lineLoads.length > 0) {
 line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf")} of them skipped per request)`)
   const targets = [...new Set(rows.filter((r) => r.target.startsWith("Dashstream")).map((r) => r.target))]
   for (const target of targets) {
-    const lp = find(target, lineScenario.lp, 0)
-    const telegraf = find(target, lineScenario.telegraf, 0)
     const lpRatios = ratiosOf(target, lineScenario.lp)
     if (lpRatios.length > 0) {
       // Issue 26: >= 1.0x on both backends (the line-protocol issue had asked 0.6x on PostgreSQL).
@@ -377,13 +375,21 @@ line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf"
         `- ${target}, lp: ${x.toFixed(2)}x InfluxDB${roundsNote(lpRatios)} (target >= ${goal.toFixed(1)}x: ${x >= goal ? "met" : "not met"})`
       )
     }
-    if (telegraf) {
+    // Medians over the rounds; the CPU per skipped value beyond lp's compares the two loads of the same round.
+    const telegrafRows = rows.filter((r) => r.target === target && r.scenario === lineScenario.telegraf)
+    if (telegrafRows.length > 0) {
       const skipped = skippedPerBody("telegraf")
-      const marginal = lp
-        ? `, ${((telegraf.cpuMicros - lp.cpuMicros) / skipped).toFixed(2)} µs more than lp's one-field lines per skipped value`
-        : ""
+      const reqPerSec = median(telegrafRows.map((r) => r.result.reqPerSec))
+      const cpu = median(telegrafRows.map((r) => r.cpuMicros))
+      const extra = telegrafRows.flatMap((r) => {
+        const lp = find(target, lineScenario.lp, r.round)
+        return lp === undefined ? [] : [(r.cpuMicros - lp.cpuMicros) / skipped]
+      })
+      const marginal =
+        extra.length > 0 ? `, ${median(extra).toFixed(2)} µs more than lp's one-field lines per skipped value` : ""
+      const of = telegrafRows.length > 1 ? ` (medians of ${telegrafRows.length} rounds)` : ""
       console.log(
-        `- ${target}, telegraf: ${telegraf.result.reqPerSec.toFixed(0)} req/s, server CPU ${telegraf.cpuMicros.toFixed(0)} µs/req = ${(telegraf.cpuMicros / skipped).toFixed(2)} µs per skipped field value (all of it counted)${marginal}`
+        `- ${target}, telegraf: ${reqPerSec.toFixed(0)} req/s, server CPU ${cpu.toFixed(0)} µs/req = ${(cpu / skipped).toFixed(2)} µs per skipped field value (all of it counted)${marginal}${of}`
       )
     }
   }
