@@ -24,7 +24,7 @@ const body = (lines: number, second: number): string =>
 describe("mutationChanges", () => {
   it("gives each changed entry its point's JSON as a text of its own, not a slice of its line protocol body's", () => {
     // 40 bodies of 20,000 numbers: their JSON texts weigh about 24 MB together. A subscriber buffering one change
-    // of each must not keep them alive (issue 26, `LineBatch.numberJsons`; contract section 10's memory bound).
+    // of each must not keep them alive (issue 26, `LineBatch.numberJsonText`; contract section 10's memory bound).
     const bodies = 40
     const lines = 20_000
     const before = usedHeap()
@@ -34,7 +34,14 @@ describe("mutationChanges", () => {
       if (Either.isLeft(parsed)) assert.fail(parsed.left.message)
       const batch = parsed.right
       // What a line protocol write's entries carry (`LineProtocolRequest.decoded`): slices of one text.
-      const json = batch.numberJsons(Array.from({ length: lines }, (_, i) => i))[7]!
+      const start = new Int32Array(lines)
+      const end = new Int32Array(lines)
+      const text = batch.numberJsonText(
+        Array.from({ length: lines }, (_, i) => i),
+        start,
+        end
+      )
+      const json = text.slice(start[7], end[7])
       assert.strictEqual(json, `{"number":${7 + 0.012345678901}}`)
       const entry: EntryWrite = { ts: batch.timestamp(7)!, point: { number: batch.numbers[7]! }, json, value: 7 }
       kept.push(...mutationChanges({ clear: false, clearedAt: null, entries: [entry], lastTs: entry.ts }, null))

@@ -138,7 +138,7 @@ export class LineBatch {
    * when that text is at hand: a float or integer written as `String` writes its value (`97.5`, `-3`, `0.001`, at most
    * 15 significant digits, no exponent, no leading or trailing zeros, not `-0`) is copied from the body rather than
    * turned back into digits, which is most of the cost of serialising a number (issue 26). `undefined` otherwise
-   * (a string, a boolean, any other number text): the caller serialises the value. See {@link numberJsons} for many.
+   * (a string, a boolean, any other number text): the caller serialises the value. See {@link numberJsonText} for many.
    */
   numberJson(i: number): string | undefined {
     if (!this.plain[i]) return undefined
@@ -148,17 +148,6 @@ export class LineBatch {
     // later.
     json.charCodeAt(0)
     return json
-  }
-
-  /**
-   * {@link numberJson} of each of `writes` (write indices, any order), in that order: the texts are slices of one text
-   * holding them all one after another (see {@link numberJsonText}, which a request's entries slice themselves).
-   */
-  numberJsons(writes: ReadonlyArray<number>): Array<string | undefined> {
-    const start = new Int32Array(this.size)
-    const end = new Int32Array(this.size)
-    const text = this.numberJsonText(writes, start, end)
-    return writes.map((i) => (end[i] === 0 ? undefined : text.slice(start[i], end[i])))
   }
 
   /**
