@@ -96,7 +96,7 @@ export class LineBatch {
   // Where each value's text lies in `body` (a string without its quotes), for `text`, which is seldom needed.
   private readonly starts: Array<number> = []
   private readonly ends: Array<number> = []
-  /** Whether a number's text is what `String` writes of its value: {@link numberJson} has its point's JSON then. */
+  /** Whether a number's text is what `String` writes of its value: {@link numberJsonText} has its point's JSON then. */
   readonly plain: Array<boolean> = []
 
   constructor(
@@ -134,29 +134,18 @@ export class LineBatch {
   }
 
   /**
-   * Write `i`'s point `{"number": <value>}` as JSON, exactly as `JSON.stringify` (and core's `pointJson`) writes it,
-   * when that text is at hand: a float or integer written as `String` writes its value (`97.5`, `-3`, `0.001`, at most
-   * 15 significant digits, no exponent, no leading or trailing zeros, not `-0`) is copied from the body rather than
-   * turned back into digits, which is most of the cost of serialising a number (issue 26). `undefined` otherwise
-   * (a string, a boolean, any other number text): the caller serialises the value. See {@link numberJsonText} for many.
-   */
-  numberJson(i: number): string | undefined {
-    if (!this.plain[i]) return undefined
-    const json = '{"number":' + this.body.slice(this.starts[i]!, this.ends[i]!) + "}"
-    // Read once, V8 flattens the concatenation into a string of its own: otherwise it holds a slice of the body, which
-    // keeps the whole body alive (and copied by every young-generation GC) until the entry is stored, a group commit
-    // later.
-    json.charCodeAt(0)
-    return json
-  }
-
-  /**
-   * The {@link numberJson} of each of `writes` (write indices, any order) that has one, one after another in that
-   * order, as one text written from the body's code units; write `i`'s is `text.slice(start[i], end[i])` (`end[i]`
-   * stays 0 for a write without one). A store copying entries into its blocks then reads one run of memory rather than
-   * a string per entry somewhere on the heap (issue 26: that copy waited on memory). Slices of the text keep it alive
-   * (about 30 bytes a number), not the body: whatever keeps an entry's JSON longer than its write takes a copy (see
-   * `mutationChanges`).
+   * The point `{"number": <value>}` of each of `writes` (write indices, any order) as JSON, exactly as `JSON.stringify`
+   * (and core's `pointJson`) writes it, where that text is at hand: a float or integer written as `String` writes its
+   * value (`97.5`, `-3`, `0.001`, at most 15 significant digits, no exponent, no leading or trailing zeros, not `-0`,
+   * see {@link plain}) is copied from the body rather than turned back into digits, which is most of the cost of
+   * serialising a number (issue 26). The others (a string, a boolean, any other number text) have none: the caller
+   * serialises the value.
+   *
+   * The texts stand one after another in `writes`' order, in one text written from the body's code units; write `i`'s
+   * is `text.slice(start[i], end[i])` (`end[i]` stays 0 for a write without one). A store copying entries into its
+   * blocks then reads one run of memory rather than a string per entry somewhere on the heap (issue 26: that copy
+   * waited on memory). Slices of the text keep it alive (about 30 bytes a number), not the body: whatever keeps an
+   * entry's JSON longer than its write takes a copy (see `mutationChanges`).
    */
   numberJsonText(writes: ReadonlyArray<number>, start: Int32Array, end: Int32Array): string {
     const { plain, starts, ends, codes } = this
@@ -477,7 +466,7 @@ class Parser {
   private value = 0
   private valueStart = 0
   private valueEnd = 0
-  // Whether the number just scanned is written as `String` writes its value (see `LineBatch.numberJson`).
+  // Whether the number just scanned is written as `String` writes its value (see `LineBatch.numberJsonText`).
   private plain = false
 
   constructor(
@@ -918,7 +907,7 @@ class Parser {
     let digits = intEnd - intStart
     let fractionDigits = 0
     let isFloatSyntax = false
-    // Whether the digits are written as `String` writes the value (see `LineBatch.numberJson`): an integer part
+    // Whether the digits are written as `String` writes the value (see `LineBatch.numberJsonText`): an integer part
     // without leading zeros (or `0` alone), a fraction that does not end in 0, and below 1 at most five zeros
     // after the point (`String` writes 1e-7 in exponent form).
     let plain = intEnd > intStart && (significantStart === intStart || intEnd - intStart === 1)
