@@ -13,6 +13,7 @@ export {
   type AccountCacheOptions,
   cachedAccountStore,
   defaultAccountCacheOptions,
+  Doorkeeper,
   makeAccountCache,
   withAccountCache
 } from "./CachedAccountStore.js"

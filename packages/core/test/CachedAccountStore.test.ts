@@ -2,7 +2,9 @@ import {
   AccountStore,
   type AccountId,
   cachedAccountStore,
+  defaultAccountCacheOptions,
   digestAccessKey,
+  Doorkeeper,
   makeAccountCache,
   withAccountCache,
   type StreamName
@@ -86,6 +88,77 @@ describe("cachedAccountStore", () => {
         assert.isNull(plain.peekWidget(id, "t"))
       })
   )
+
+  it.effect(
+    "with a doorkeeper, remembers a widget looked up synchronously from its second lookup within the window",
+    () =>
+      Effect.gen(function* () {
+        const { accountStore, counted, id } = yield* setup
+        yield* accountStore.createWidget(id, "t" as StreamName, "text", 0)
+        let peeks = 0
+        const synchronous: AccountStore["Type"] = {
+          ...counted,
+          peekWidget: (account, name) => {
+            peeks++
+            return Effect.runSync(accountStore.findWidgets(account, [name])).get(name) ?? null
+          }
+        }
+        // The entries live ten minutes; the doorkeeper's window is one.
+        const cached = cachedAccountStore(synchronous, {
+          ttlMillis: 600_000,
+          maxEntries: 10,
+          peekAdmissionMillis: 60_000
+        })
+        const t0 = Date.now()
+        assert.strictEqual(cached.peekWidget(id, "s", t0)?.type, "number")
+        assert.strictEqual(peeks, 1)
+        // Looked up again past the window: found, still not remembered.
+        assert.strictEqual(cached.peekWidget(id, "s", t0 + 61_000)?.type, "number")
+        assert.strictEqual(peeks, 2)
+        // Within the window of the last lookup: remembered, and answered from memory from then on.
+        assert.strictEqual(cached.peekWidget(id, "s", t0 + 62_000)?.type, "number")
+        assert.strictEqual(peeks, 3)
+        for (let i = 0; i < 3; i++) assert.strictEqual(cached.peekWidget(id, "s", t0 + 63_000)?.type, "number")
+        assert.strictEqual(peeks, 3)
+        // Another widget has its own record: its first lookup is not remembered.
+        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "text")
+        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "text")
+        assert.strictEqual(peeks, 5)
+        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "text")
+        assert.strictEqual(peeks, 5)
+        // An absent name is remembered at once, as without a doorkeeper.
+        assert.isNull(cached.peekWidget(id, "u", t0))
+        assert.isNull(cached.peekWidget(id, "u", t0))
+        assert.strictEqual(peeks, 6)
+        // The effect path remembers at once.
+        const viaEffect = cachedAccountStore(synchronous, {
+          ttlMillis: 600_000,
+          maxEntries: 10,
+          peekAdmissionMillis: 60_000
+        })
+        yield* viaEffect.findWidgets(id, ["s"])
+        assert.strictEqual(viaEffect.peekWidget(id, "s")?.type, "number")
+        assert.strictEqual(peeks, 6)
+        // The default options have the doorkeeper, over twice the entries' time to live.
+        assert.strictEqual(defaultAccountCacheOptions.peekAdmissionMillis, 2 * defaultAccountCacheOptions.ttlMillis)
+      })
+  )
+
+  it("Doorkeeper: admits an id found before within the window; ids sharing a slot push each other out", () => {
+    const door = new Doorkeeper(1_000, 8)
+    assert.isFalse(door.admit(3, 0))
+    assert.isTrue(door.admit(3, 1_000))
+    assert.isFalse(door.admit(3, 2_001))
+    assert.isTrue(door.admit(3, 2_002))
+    // 11 takes 3's slot (11 mod 8 = 3): neither is ever taken for the other.
+    assert.isFalse(door.admit(11, 2_003))
+    assert.isFalse(door.admit(3, 2_004))
+    assert.isTrue(door.admit(3, 2_005))
+    // Another slot is unaffected, and id 0 is not mistaken for an empty slot.
+    assert.isFalse(door.admit(0, 2_005))
+    assert.isTrue(door.admit(0, 2_006))
+    assert.throws(() => new Doorkeeper(1_000, 12), /power of two/)
+  })
 
   it.effect("never caches an unknown key: a key added later is found at once", () =>
     Effect.gen(function* () {
