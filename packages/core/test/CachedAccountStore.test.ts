@@ -94,7 +94,7 @@ describe("cachedAccountStore", () => {
     () =>
       Effect.gen(function* () {
         const { accountStore, counted, id } = yield* setup
-        yield* accountStore.createWidget(id, "t" as StreamName, "text", 0)
+        yield* accountStore.createWidget(id, "t" as StreamName, "label", 0)
         let peeks = 0
         const synchronous: AccountStore["Type"] = {
           ...counted,
@@ -121,10 +121,10 @@ describe("cachedAccountStore", () => {
         for (let i = 0; i < 3; i++) assert.strictEqual(cached.peekWidget(id, "s", t0 + 63_000)?.type, "number")
         assert.strictEqual(peeks, 3)
         // Another widget has its own record: its first lookup is not remembered.
-        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "text")
-        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "text")
+        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "label")
+        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "label")
         assert.strictEqual(peeks, 5)
-        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "text")
+        assert.strictEqual(cached.peekWidget(id, "t", t0 + 63_000)?.type, "label")
         assert.strictEqual(peeks, 5)
         // An absent name is remembered at once, as without a doorkeeper.
         assert.isNull(cached.peekWidget(id, "u", t0))
