@@ -88,6 +88,37 @@ const entryWrite = (
   value: rankedValue(kind, type, point)
 })
 
+/** An entry of a `Put` (`PointOp`), as a decoder gave it. */
+type GivenEntry = Extract<PointOp, { readonly _tag: "Put" }>["entries"][number]
+
+/**
+ * The {@link EntryWrite} of an entry of a `Put` of several, at `ts`: its JSON is taken (or serialised) at once, as
+ * every adapter reads it, but its point and ranked value are read from the entry when asked, which the adapters do
+ * once per entry at most (`value` when it is stored, `point` for the stream's latest). A line protocol body's entries
+ * wait for their group commit and then for the transaction's round trip: an `EntryWrite` of four fields with its
+ * point, two boxed numbers (`ts` and `value`) and its JSON was six objects per entry that young-generation
+ * collections copied (issue 26); this is three (itself, its boxed `ts` and its JSON).
+ */
+class PutEntryWrite implements EntryWrite {
+  readonly json: string
+
+  constructor(
+    readonly ts: Micros,
+    private readonly entry: GivenEntry,
+    private readonly type: WidgetType
+  ) {
+    this.json = entry.json ?? pointJson(entry.point)
+  }
+
+  get point(): StoredPoint {
+    return this.entry.point
+  }
+
+  get value(): number | null {
+    return rankedValue(widgetKind(this.type), this.type, this.entry.point)
+  }
+}
+
 /**
  * The mutation of an operation that stores one `point` (`clientTs`: the client's `ts`, else a server `ts` is
  * assigned) to a stream whose highest `ts` is `lastTs`.
@@ -137,14 +168,12 @@ export const applyOp = (
         return Either.right(putOne(type, e.point, e.ts, lastTs, now, e.json))
       }
       const entries: Array<EntryWrite> = new Array(given.length)
-      // The widget kind once per write, not per entry (a line protocol body's write holds hundreds of entries).
-      const kind = widgetKind(type)
       let top = lastTs
       for (let i = 0; i < given.length; i++) {
         const e = given[i]!
         const ts = e.ts ?? nextServerTs(top, now)
         if (top === null || ts > top) top = ts
-        entries[i] = entryWrite(kind, type, e.point, ts, e.json)
+        entries[i] = new PutEntryWrite(ts, e, type)
       }
       return Either.right({ clear: false, clearedAt: null, entries, lastTs: top })
     }

@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { applyOp, type Mutation, needsLatest, type StreamState } from "./Apply.js"
+import { applyOp, type EntryWrite, type Mutation, needsLatest, type StreamState } from "./Apply.js"
 import { mutationChanges, type PendingChange } from "./ChangeFeed.js"
 import type { InvalidPoint, StreamNotFound } from "./Errors.js"
 import type { PointOp, StoredPoint } from "./Point.js"
@@ -301,14 +301,17 @@ export class WritePlan {
         s.topPoint = null
       }
       const entries = m.entries
+      // The entry that becomes the latest; its point is read once (an entry of a `Put` of several reads it when asked).
+      let top: EntryWrite | undefined = undefined
       for (let j = 0; j < entries.length; j++) {
         const e = entries[j]!
         // On an equal ts the later entry replaces the earlier one (contract section 3), so it becomes the latest.
         if (s.topTs === null || e.ts >= s.topTs) {
           s.topTs = e.ts
-          s.topPoint = e.point
+          top = e
         }
       }
+      if (top !== undefined) s.topPoint = top.point
       s.lastTs = m.lastTs
       this.stepStreams.push(s)
       this.stepMutations.push(m)

@@ -77,6 +77,46 @@ describe("applyOp: Put", () => {
     assert.isNull(apply("label", { _tag: "Put", entries: [{ point: { label: "a" } }] }).entries[0]!.value)
   })
 
+  it("an entry of a Put of several gives the same point, JSON and decimation value as one alone", () => {
+    // A decoder's entry whose point is made when read (as a line protocol entry's is): read at most once per field.
+    let reads = 0
+    const counted = {
+      get point(): StoredPoint {
+        reads++
+        return { number: 2.5 }
+      },
+      json: '{"number":2.5}'
+    }
+    const many = apply("sparkline", {
+      _tag: "Put",
+      entries: [{ point: { number: 7, prefix: "$" } }, counted, { point: { number: -1 }, json: "[given]" }]
+    }).entries
+    assert.strictEqual(reads, 0)
+    assert.deepStrictEqual(
+      many.map((e) => [e.ts, e.point, e.json, e.value]),
+      [
+        [NOW, { number: 7, prefix: "$" }, `{"number":7,"prefix":"$"}`, 7],
+        [NOW + 1, { number: 2.5 }, '{"number":2.5}', 2.5],
+        // A given JSON is taken as it is, not serialised again.
+        [NOW + 2, { number: -1 }, "[given]", -1]
+      ]
+    )
+    assert.strictEqual(reads, 2)
+    const xy = apply("xy-graph", { _tag: "Put", entries: [{ point: { x: 1, y: 5 } }, { point: { x: 2, y: 6 } }] })
+    assert.deepStrictEqual(
+      xy.entries.map((e) => [e.json, e.value]),
+      [
+        ['{"x":1,"y":5}', 5],
+        ['{"x":2,"y":6}', 6]
+      ]
+    )
+    const labels = apply("label", { _tag: "Put", entries: [{ point: { label: "a" } }, { point: { label: "b" } }] })
+    assert.deepStrictEqual(
+      labels.entries.map((e) => e.value),
+      [null, null]
+    )
+  })
+
   it("stores nothing for an empty Put but keeps lastTs", () => {
     const m = apply("usa-map", { _tag: "Put", entries: [] }, { lastTs: NOW, latest: null })
     assert.deepStrictEqual(m, { clear: false, clearedAt: null, entries: [], lastTs: NOW })
