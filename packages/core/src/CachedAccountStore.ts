@@ -76,9 +76,10 @@ const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
  * when it will be asked for again within the cache's time to live; one looked up once among a million (a read or
  * push of a random stream) would only be allocated, kept alive for the time to live, promoted by the garbage
  * collector's young generation and collected from the old one. Measured (issue 26, `bench:scale`'s random-stream
- * reads of 1,000,000 streams on SQLite): the remembered widgets were all that outlived a young-generation collection,
- * and those collections set the reads' p99. Two ids sharing a slot only cost a lookup more: an id is never taken for
- * another.
+ * reads of 1,000,000 streams on SQLite): the remembered widgets were most of what outlived a young-generation
+ * collection, and those collections set the reads' p99. Two ids sharing a slot only cost a lookup more: an id is never
+ * taken for another. `windowMillis`: how long a lookup counts, in milliseconds; `slots`: the table's size (a power of
+ * two; 65,536 by default, 1 MiB).
  */
 export class Doorkeeper {
   private readonly ids: Float64Array
