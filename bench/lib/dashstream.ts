@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { assertBuilt } from "../../test/build.js"
 import { freePort, startProcess, stopProcess } from "./proc.js"
 
 /**
@@ -34,10 +35,19 @@ export const serverNodeFlags: ReadonlyArray<string> = (
 export const adminToken = "bench-admin-token"
 
 /**
- * Starts `dashstream serve` as a plain node process (tsx loaded in-process, so the pid measured is the server's)
- * on a free loopback port with the given `--db`, then creates an account and its widgets through the admin API.
- * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`. `entry` replaces
- * `packages/server/src/bin.ts` (a script that ends by running it); `nofile` runs the node process under
+ * The `dashstream` command as users run it (`pnpm start`, `pnpm dashstream`, the package's `bin`): the bundle that
+ * `pnpm build` (and so `pnpm install`) writes, `packages/server/bundle/bin.js`.
+ */
+export const commandBundle = (root: string): string => join(root, "packages/server/bundle/bin.js")
+
+/**
+ * Starts `dashstream serve` as a plain node process (so the pid measured is the server's) on a free loopback port with
+ * the given `--db`, then creates an account and its widgets through the admin API. The server is the command as users
+ * run it, {@link commandBundle}, which must be built from the sources as they are (else this fails, naming what is
+ * newer: run `pnpm build`); `source: true` runs `packages/server/src/bin.ts` through tsx instead (measured on `lp`
+ * bodies, PostgreSQL: 8-10% more CPU per body than the bundle, issue 26's eighth session). `entry` replaces either
+ * (a script that ends by running the command; a `.ts` one runs through tsx).
+ * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`; `nofile` runs the node process under
  * `bash -c 'ulimit -n <nofile>; exec ...'` (same pid); `nodeArgs` go to node before the script; `setup: false` skips the account (a second server on a
  * database that already has it: `accessKey` is then empty); `widgets` are declared after the standard ones.
  */
@@ -50,6 +60,7 @@ export const startDashstream = async (
     widgetType?: string
     streams?: number
     entry?: string
+    source?: boolean
     nofile?: number
     setup?: boolean
     nodeArgs?: ReadonlyArray<string>
@@ -58,13 +69,14 @@ export const startDashstream = async (
 ): Promise<Dashstream> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
+  const entry = options.entry ?? (options.source ? join(root, "packages/server/src/bin.ts") : commandBundle(root))
+  if (entry === commandBundle(root)) assertBuilt()
   const args = [
     ...serverNodeFlags,
     ...(options.nodeArgs ?? []),
-    "--conditions=@dashstream/source",
-    "--import",
-    "tsx",
-    options.entry ?? join(root, "packages/server/src/bin.ts"),
+    // The sources (and a benchmark's own TypeScript entry) run through tsx, resolving the packages to their sources.
+    ...(entry.endsWith(".ts") ? ["--conditions=@dashstream/source", "--import", "tsx"] : []),
+    entry,
     "serve",
     "--db",
     db,

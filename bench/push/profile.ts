@@ -36,7 +36,7 @@ const profiled = async (db: string) => {
   const ds = await startDashstream(root, db, {
     nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`],
     widgets: declaredStreams.map((streamName) => ({ streamName, type: "sparkline" })),
-    ...(values.bundle ? { entry: join(root, "packages/server/bundle/bin.js") } : {})
+    ...(values.bundle ? {} : { source: true })
   })
   try {
     const result = await load(ds.url, ds.accessKey)
