@@ -84,7 +84,6 @@ const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
 export class Doorkeeper {
   private readonly ids: Float64Array
   private readonly at: Float64Array
-  private readonly mask: number
 
   constructor(
     private readonly windowMillis: number,
@@ -94,7 +93,6 @@ export class Doorkeeper {
       throw new Error(`Doorkeeper: slots must be a power of two, got ${slots}`)
     this.ids = new Float64Array(slots).fill(Number.NaN)
     this.at = new Float64Array(slots)
-    this.mask = slots - 1
   }
 
   /**
@@ -103,7 +101,7 @@ export class Doorkeeper {
    */
   admit(id: number, now: number): boolean {
     // The low bits of an id (ids count up as streams are created): consecutive streams take consecutive slots.
-    const slot = (id % (this.mask + 1)) & this.mask
+    const slot = id % this.ids.length
     const seen = this.ids[slot] === id && now - this.at[slot]! <= this.windowMillis
     this.ids[slot] = id
     this.at[slot] = now
