@@ -237,6 +237,7 @@ export const makeAccountCache = (
   const widgets = new NameCache<Widget>(ttlMillis, maxEntries)
   const absent = new NameCache<true>(ttlMillis, maxAbsent)
   const doorkeeper = options.peekAdmissionMillis === undefined ? undefined : new Doorkeeper(options.peekAdmissionMillis)
+  const lookup = store.lookupWidget?.bind(store)
   // Bumped by every change to the widgets made or learnt of here: a lookup that began before it may have read the
   // store before the change, so what it found is not remembered.
   let generation = 0
@@ -317,6 +318,24 @@ export const makeAccountCache = (
         widgets.set(id, found.streamName, found)
       return found
     },
+    // The store's lookup without an effect (PostgreSQL), cached as findWidgets is; absent when the store has none.
+    lookupWidget:
+      lookup === undefined
+        ? undefined
+        : (id, name, done) => {
+            const now = Date.now()
+            const hit = widgets.get(id, name, now)
+            if (hit !== undefined) return done(undefined, hit)
+            if (absent.get(id, name, now) !== undefined) return done(undefined, null)
+            const asked = generation
+            lookup(id, name, (error, widget) => {
+              if (error === undefined && asked === generation) {
+                if (widget !== null) widgets.set(id, widget.streamName, widget)
+                else absent.set(id, ownCopy(name), true)
+              }
+              done(error, widget)
+            })
+          },
     addAccessKey: (id, key, createdAt, revokeOthers) =>
       Effect.tap(store.addAccessKey(id, key, createdAt, revokeOthers), () => {
         if (revokeOthers) forgetKeys()

@@ -7,7 +7,7 @@
 
 // Accounts, access keys and the account port (contract section 7).
 export { type Account, AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
-export { AccountStore } from "./AccountStore.js"
+export { AccountStore, type WidgetLookupDone } from "./AccountStore.js"
 export {
   type AccountCache,
   type AccountCacheOptions,

@@ -49,6 +49,16 @@ const accountExists = (on: pg.Pool | pg.PoolClient, id: string) =>
 const streamColumns = ["id", "account_id", "name", "type", "created_at"] as const
 
 /**
+ * The stream row of name `$2` of account `$1` (the columns of `streamColumns`), for `lookupWidget`. Named, so each
+ * connection prepares it once.
+ */
+const lookupWidgetQuery = (id: AccountId, name: string): pg.QueryConfig<[AccountId, string]> => ({
+  name: "dashstream_lookup_widget",
+  text: `SELECT ${streamColumns.join(", ")} FROM streams WHERE account_id = $1 AND name = $2`,
+  values: [id, name]
+})
+
+/**
  * Deletes the stream `$2` of account `$1` and notifies channel `$3` of it (`{"s":<id>,"d":1}`, see
  * `internal/notify.ts`) in the same statement, so the notification is delivered on its commit only.
  */
@@ -157,6 +167,19 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
     // PostgreSQL answers only asynchronously: the hot paths go through the account cache (`withAccountCache`).
     peekAccount: () => undefined,
     peekWidget: () => undefined,
+    // The read lane's lookup of a widget the cache does not hold: one query and a callback, no fiber (issue 26).
+    lookupWidget: (id, name, done) => {
+      pool.query<StreamRow, [AccountId, string]>(lookupWidgetQuery(id, name)).then(
+        (result) => {
+          const row = result.rows[0]
+          if (row === undefined) return done(undefined, null)
+          const widget = toWidget(row)
+          if (Either.isLeft(widget)) done(widget.left, null)
+          else done(undefined, widget.right)
+        },
+        (cause: unknown) => done(toStorageFailure(cause), null)
+      )
+    },
 
     findAccountByKey: (key) =>
       attempt(() =>

@@ -169,21 +169,36 @@ export const latestOnly: ReadQuery = { since: null, limit: null }
  * it returns `true` and answers `done` once (with the first page `readPages` would give, or its storage failure; at
  * once on SQLite, when the query returns on PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs {@link readPages}, which also
  * gives every refusal (`Forbidden`, `StreamNotFound`).
+ *
+ * With `declined` given and a store with `AccountStore.lookupWidget` (PostgreSQL), a widget `peekWidget` cannot tell
+ * is looked up through it (no fiber): it returns `true` and then either answers `done` as above (the lookup's own
+ * storage failure included, as `readPages` would fail with it) or, when the account has no such widget, calls
+ * `declined` instead, once, and the caller runs {@link readPages} for the refusal.
  */
 export const readLatestDirect = (
   accessKey: string,
   streamName: string,
   accounts: AccountStore["Type"],
   streams: StreamStore["Type"],
-  done: ReadLatestDone
+  done: ReadLatestDone,
+  declined?: () => void
 ): boolean => {
   if (!isStreamName(streamName)) return false
   const accountId = accounts.peekAccount(accessKey)
   if (accountId === undefined) return false
   // An absent widget (`null`) is declined too: `readPages` refuses it.
   const widget = accounts.peekWidget(accountId, streamName)
-  if (widget == null) return false
-  readLatest(streams, widget.id, done)
+  if (widget === null) return false
+  if (widget !== undefined) {
+    readLatest(streams, widget.id, done)
+    return true
+  }
+  if (accounts.lookupWidget === undefined || declined === undefined) return false
+  accounts.lookupWidget(accountId, streamName, (error, found) => {
+    if (error !== undefined) done(error, undefined)
+    else if (found === null) declined()
+    else readLatest(streams, found.id, done)
+  })
   return true
 }
 

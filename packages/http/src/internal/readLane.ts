@@ -125,20 +125,31 @@ export const makeReadLane = (
   }
 
   const serve = (req: IncomingMessage, res: ServerResponse, read: LatestRead, start: number) => {
-    // The direct path first: no fiber when the account and the widget are cached and the store reads synchronously.
+    // The effect's path: every refusal, and whatever the direct path declines.
+    const viaEffect = () =>
+      runCallback(UseCases.readPages(read.accessKey, read.streamName, noParams), {
+        onExit: (exit) =>
+          Exit.isSuccess(exit)
+            ? succeed(req, res, start, exit.value.first)
+            : failCause(req, res, read, start, exit.cause)
+      })
+    // The direct path first: no fiber when the account is cached and the widget cached, read synchronously (SQLite)
+    // or looked up without an effect (PostgreSQL's `lookupWidget`).
     let direct: boolean
     try {
-      direct = UseCases.readLatestDirect(read.accessKey, read.streamName, accounts, streams, (error, page) =>
-        error === undefined ? succeed(req, res, start, page!) : failCause(req, res, read, start, Cause.fail(error))
+      direct = UseCases.readLatestDirect(
+        read.accessKey,
+        read.streamName,
+        accounts,
+        streams,
+        (error, page) =>
+          error === undefined ? succeed(req, res, start, page!) : failCause(req, res, read, start, Cause.fail(error)),
+        viaEffect
       )
     } catch (defect) {
       return failCause(req, res, read, start, Cause.die(defect))
     }
-    if (direct) return
-    runCallback(UseCases.readPages(read.accessKey, read.streamName, noParams), {
-      onExit: (exit) =>
-        Exit.isSuccess(exit) ? succeed(req, res, start, exit.value.first) : failCause(req, res, read, start, exit.cause)
-    })
+    if (!direct) viaEffect()
   }
 
   return (req, res, read) => {

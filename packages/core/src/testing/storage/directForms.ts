@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { digestAccessKey, type KeyDigest } from "../../Account.js"
 import { AccountStore } from "../../AccountStore.js"
 import type { StorageFailure } from "../../Errors.js"
+import { isStreamName } from "../../StreamName.js"
 import { type StoredEntry, StreamStore } from "../../StreamStore.js"
 import type { Widget } from "../../Widget.js"
 
@@ -27,7 +28,7 @@ export const knownKey = (accessKey: string): KeyDigest => {
 
 const disagree = (what: string, peeked: unknown, found: unknown) =>
   Effect.dieMessage(
-    `${what}: the synchronous lookup answered ${JSON.stringify(peeked)}, the effect ${JSON.stringify(found)}`
+    `${what}: the direct lookup answered ${JSON.stringify(peeked)}, the effect ${JSON.stringify(found)}`
   )
 
 /**
@@ -53,7 +54,8 @@ const once = <Args extends ReadonlyArray<unknown>>(
  *   it fails the next operation of the test);
  * - `AccountStore.findAccountByKey` (for keys the suite made, see {@link knownKey}) and `findWidgets` ask
  *   `peekAccount`/`peekWidget` first and fail the test when a synchronous answer disagrees with the effect's (the ports
- *   allow a peek to decline, `undefined`, never to differ).
+ *   allow a peek to decline, `undefined`, never to differ); a store with `lookupWidget` is asked every stream name
+ *   through it too, and must answer as `findWidgets` did.
  */
 export const directForms = (layer: Layer.Layer<Stores, unknown>): Layer.Layer<Stores, unknown> =>
   Layer.effectContext(
@@ -112,7 +114,34 @@ export const directForms = (layer: Layer.Layer<Stores, unknown>): Layer.Layer<St
                 return disagree(`peekWidget(${JSON.stringify(name)})`, peeked, widget)
               }
             }
-            return Effect.succeed(found)
+            // A store's lookup without an effect must answer every stream name as findWidgets did.
+            const lookupWidget = accounts.lookupWidget
+            if (lookupWidget === undefined) return Effect.succeed(found)
+            return Effect.as(
+              Effect.forEach(names.filter(isStreamName), (name) =>
+                Effect.flatMap(
+                  Effect.async<Widget | null, StorageFailure>((resume) =>
+                    lookupWidget(
+                      id,
+                      name,
+                      once(
+                        (error: StorageFailure | undefined, widget: Widget | null) =>
+                          resume(error === undefined ? Effect.succeed(widget) : Effect.fail(error)),
+                        twice,
+                        "lookupWidget"
+                      )
+                    )
+                  ),
+                  (looked) => {
+                    const widget = found.get(name) ?? null
+                    return JSON.stringify(looked) === JSON.stringify(widget)
+                      ? Effect.void
+                      : disagree(`lookupWidget(${JSON.stringify(name)})`, looked, widget)
+                  }
+                )
+              ),
+              found
+            )
           })
       }
       return Context.make(AccountStore, peeking).pipe(Context.add(StreamStore, direct))
