@@ -245,6 +245,19 @@ export const makeAccountCache = (
     keys.clear()
     digests.clear()
   }
+  // What is remembered of stream name `name` of account `id` at `now` (milliseconds): its widget, `null` (remembered
+  // absent) or `undefined` (nothing).
+  const recallWidget = (id: AccountId, name: string, now: number): Widget | null | undefined => {
+    const hit = widgets.get(id, name, now)
+    if (hit !== undefined) return hit
+    return absent.get(id, name, now) === undefined ? undefined : null
+  }
+  // Remembers what the store answered for `name`: its widget, keyed by the store's own name (a name from a request may
+  // hold the request's body, `ownCopy`), or its absence.
+  const learnWidget = (id: AccountId, name: string, widget: Widget | null) => {
+    if (widget !== null) widgets.set(id, widget.streamName, widget)
+    else absent.set(id, ownCopy(name), true)
+  }
   const forgetWidget = (id: AccountId, streamName: string) => {
     widgets.delete(id, streamName)
     absent.delete(id, streamName)
@@ -267,9 +280,9 @@ export const makeAccountCache = (
         let missing: Array<string> | undefined
         const now = Date.now()
         for (const name of names) {
-          const hit = widgets.get(id, name, now)
-          if (hit !== undefined) found.set(name, hit)
-          else if (absent.get(id, name, now) === undefined) (missing ??= []).push(name)
+          const known = recallWidget(id, name, now)
+          if (known) found.set(name, known)
+          else if (known === undefined) (missing ??= []).push(name)
         }
         if (missing === undefined) return Effect.succeed(found)
         const asked = generation
@@ -278,11 +291,8 @@ export const makeAccountCache = (
           const current = asked === generation
           for (const name of lookedUp) {
             const widget = fetched.get(name)
-            if (widget !== undefined) {
-              found.set(name, widget)
-              // The key from the store's own name: a name from a request may hold the request's body (`ownCopy`).
-              if (current) widgets.set(id, widget.streamName, widget)
-            } else if (current) absent.set(id, ownCopy(name), true)
+            if (widget !== undefined) found.set(name, widget)
+            if (current) learnWidget(id, name, widget ?? null)
           }
           return found
         })
@@ -309,13 +319,11 @@ export const makeAccountCache = (
     },
     peekWidget: (id, name, nowMillis) => {
       const now = nowMillis ?? Date.now()
-      const hit = widgets.get(id, name, now)
-      if (hit !== undefined) return hit
-      if (absent.get(id, name, now) !== undefined) return null
+      const known = recallWidget(id, name, now)
+      if (known !== undefined) return known
       const found = store.peekWidget(id, name)
-      if (found === null) absent.set(id, ownCopy(name), true)
-      else if (found !== undefined && (doorkeeper === undefined || doorkeeper.admit(found.id, now)))
-        widgets.set(id, found.streamName, found)
+      if (found === null || (found !== undefined && (doorkeeper === undefined || doorkeeper.admit(found.id, now))))
+        learnWidget(id, name, found)
       return found
     },
     // The store's lookup without an effect (PostgreSQL), cached as findWidgets is; absent when the store has none.
@@ -323,16 +331,11 @@ export const makeAccountCache = (
       lookup === undefined
         ? undefined
         : (id, name, done) => {
-            const now = Date.now()
-            const hit = widgets.get(id, name, now)
-            if (hit !== undefined) return done(undefined, hit)
-            if (absent.get(id, name, now) !== undefined) return done(undefined, null)
+            const known = recallWidget(id, name, Date.now())
+            if (known !== undefined) return done(undefined, known)
             const asked = generation
             lookup(id, name, (error, widget) => {
-              if (error === undefined && asked === generation) {
-                if (widget !== null) widgets.set(id, widget.streamName, widget)
-                else absent.set(id, ownCopy(name), true)
-              }
+              if (error === undefined && asked === generation) learnWidget(id, name, widget)
               done(error, widget)
             })
           },
