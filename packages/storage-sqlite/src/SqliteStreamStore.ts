@@ -78,7 +78,9 @@ const commitEachCall = (
       if (error !== undefined) throw new Rollback(error)
       path.entries.flush()
       path.lastTs.flush()
-      return nextSeq !== undefined && changes !== undefined && changes.length > 0 ? nextSeq.get() : undefined
+      const seq = nextSeq !== undefined && changes !== undefined && changes.length > 0 ? nextSeq.get() : undefined
+      path.lastTs.seal()
+      return seq
     }
   )
   return (

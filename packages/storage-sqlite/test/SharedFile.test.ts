@@ -15,10 +15,17 @@ import {
   type Widget
 } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import type Database from "better-sqlite3"
 import { Effect, Either } from "effect"
 import { acquire } from "../src/internal/database.js"
 import { busyHandler, GroupCommit, type LockWait } from "../src/internal/groupCommit.js"
-import { prepareWriteStatements } from "../src/internal/writePath.js"
+import {
+  applyWrites,
+  makeWritePath,
+  prepareWriteStatements,
+  type WritePath,
+  writePlan
+} from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
 import { entryRows } from "./fixtures/entryRows.js"
@@ -83,6 +90,21 @@ const setup = (filename: string) =>
 const deltaOne = (widget: Widget): ReadonlyArray<StreamWrite> => [
   { widget, op: { _tag: "Delta", delta: 1 }, path: "point" }
 ]
+
+/**
+ * One write transaction on `db` through `path`, in the order a group commit runs one: validate the writer's cache,
+ * apply, store, seal the change counts, `COMMIT`, trust them.
+ */
+const commitOnPath = (db: Database.Database, path: WritePath, writes: ReadonlyArray<StreamWrite>, now: number) => {
+  db.prepare("BEGIN IMMEDIATE").run()
+  path.lastTs.validate()
+  assert.isUndefined(applyWrites(path, writePlan(path), writes, micros(now)))
+  path.entries.flush()
+  path.lastTs.flush()
+  path.lastTs.seal()
+  db.prepare("COMMIT").run()
+  path.lastTs.committed()
+}
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -167,6 +189,45 @@ describe("several connections writing one file", () => {
         assert.deepStrictEqual([...sinkA.skipped, ...sinkB.skipped], [])
       })
     )
+  )
+
+  it.effect(
+    "a commit another connection makes right after a group's COMMIT is seen by the next group: no entry lost",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const filename = freshFile()
+          const hot = yield* setup(filename)
+          const a = yield* connect(filename, eventLoop(5_000))
+          const { db: other } = yield* acquire({ filename })
+          const otherPath = makeWritePath(prepareWriteStatements(other))
+          // The window a second process has: between a group's COMMIT and the next statement of its connection, the
+          // other connection commits a delta to the same stream (once, right after the first group's COMMIT).
+          const group = a.group as unknown as { commit: { run: () => unknown } }
+          const commit = group.commit
+          let interleave = true
+          group.commit = {
+            run: () => {
+              const result = commit.run()
+              if (interleave) {
+                interleave = false
+                commitOnPath(other, otherPath, deltaOne(hot), T0 + 1)
+              }
+              return result
+            }
+          }
+          yield* a.group.write(deltaOne(hot), micros(T0))
+          assert.isFalse(interleave, "the other connection committed in the window")
+          // The clock has not moved: the write's `ts` comes from the stream's last `ts`, which the other commit moved.
+          yield* a.group.write(deltaOne(hot), micros(T0))
+          const stored = entryRows(other, hot.id).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number])
+          assert.deepStrictEqual(stored, [
+            [T0, 1],
+            [T0 + 1, 2],
+            [T0 + 2, 3]
+          ])
+        })
+      )
   )
 
   it.effect("a transaction whose changes nobody follows takes no sequence number", () =>

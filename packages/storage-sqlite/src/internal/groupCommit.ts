@@ -357,6 +357,7 @@ export class GroupCommit {
       }
       this.path.lastTs.flush()
       if (this.nextSeq !== undefined && collect && this.collected(errors)) this.seq = this.nextSeq.get()!
+      this.path.lastTs.seal()
       this.commit.run()
       this.path.lastTs.committed()
       return errors

@@ -398,6 +398,8 @@ export class LastTsCache {
   private undo: Array<[number, Micros | null | undefined, boolean]> | undefined = undefined
   // The change counts after the last transaction that went through this cache; undefined: nothing is trusted.
   private seen: [number, number] | undefined = undefined
+  // The change counts read by `seal` in the open transaction, trusted once it committed.
+  private sealed: [number, number] | undefined = undefined
 
   /** At most this many streams are remembered; past it the cache starts again at the next transaction. */
   static readonly maxStreams = 100_000
@@ -418,6 +420,7 @@ export class LastTsCache {
     this.dirty.clear()
     this.undo = undefined
     this.seen = undefined
+    this.sealed = undefined
   }
 
   /** The stream's highest assigned `ts` (`null`: none yet), `undefined` when the stream is deleted. */
@@ -467,9 +470,23 @@ export class LastTsCache {
     this.dirty.clear()
   }
 
-  /** The transaction committed: remembers the change counts the next {@link validate} compares with. */
+  /**
+   * Call last in each write transaction, after its last statement and before `COMMIT`: reads the change counts that
+   * {@link committed} makes the next {@link validate} compare with. Throws SQLite errors.
+   *
+   * They are read inside the transaction, while the write lock is held: read after `COMMIT`, `data_version` would
+   * already count a commit another process made between that `COMMIT` and the read, and the next transaction would
+   * trust tails and last `ts` values that commit had changed (a delta built on a stale latest entry, a block
+   * rewritten without the other process's entries). `COMMIT` itself changes neither count.
+   */
+  seal(): void {
+    this.sealed = this.statements.changeCounts.get()!
+  }
+
+  /** The transaction committed: the next {@link validate} compares with the counts {@link seal} read. */
   committed(): void {
-    this.seen = this.statements.changeCounts.get()!
+    this.seen = this.sealed
+    this.sealed = undefined
   }
 
   /** The transaction failed or was rolled back: nothing is trusted any more. */
@@ -479,6 +496,7 @@ export class LastTsCache {
     this.dirty.clear()
     this.undo = undefined
     this.seen = undefined
+    this.sealed = undefined
   }
 }
 
