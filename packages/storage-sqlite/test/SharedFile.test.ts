@@ -230,6 +230,41 @@ describe("several connections writing one file", () => {
       )
   )
 
+  it.effect("the writer's cache holds across its own groups, and is dropped after another connection's commit", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const filename = freshFile()
+        const hot = yield* setup(filename)
+        const { db } = yield* acquire({ filename })
+        // Counts the reads of a stream's stored last `ts`: what the cache saves while it is trusted.
+        const statements = prepareWriteStatements(db)
+        let reads = 0
+        const lastTs = statements.lastTs
+        const counted = { ...statements, lastTs: { get: (stream: number) => (reads++, lastTs.get(stream)) } }
+        const group = new GroupCommit(
+          db,
+          counted as never,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          eventLoop(5_000)
+        )
+        yield* Effect.addFinalizer(() => Effect.sync(() => group.close()))
+        for (let i = 0; i < 3; i++) yield* group.write(deltaOne(hot), micros(T0 + i))
+        assert.strictEqual(reads, 1, "one read for three groups of one connection")
+        const { db: other } = yield* acquire({ filename })
+        commitOnPath(other, makeWritePath(prepareWriteStatements(other)), deltaOne(hot), T0 + 3)
+        yield* group.write(deltaOne(hot), micros(T0 + 4))
+        assert.strictEqual(reads, 2, "read again after the other connection's commit")
+        assert.deepStrictEqual(
+          entryRows(db, hot.id).map((r) => (JSON.parse(r.point) as { number: number }).number),
+          [1, 2, 3, 4, 5]
+        )
+      })
+    )
+  )
+
   it.effect("a transaction whose changes nobody follows takes no sequence number", () =>
     Effect.scoped(
       Effect.gen(function* () {
