@@ -124,15 +124,17 @@ export const makeReadLane = (
     fail(req, res, start, reply)
   }
 
+  // The effect's path: every refusal, and whatever the direct path declines.
+  const viaEffect = (req: IncomingMessage, res: ServerResponse, read: LatestRead, start: number) =>
+    runCallback(UseCases.readPages(read.accessKey, read.streamName, noParams), {
+      onExit: (exit) =>
+        Exit.isSuccess(exit) ? succeed(req, res, start, exit.value.first) : failCause(req, res, read, start, exit.cause)
+    })
+
+  // Only a store with `lookupWidget` (PostgreSQL) can hand a read back to the effect's path once it has taken it.
+  const looksUp = accounts.lookupWidget !== undefined
+
   const serve = (req: IncomingMessage, res: ServerResponse, read: LatestRead, start: number) => {
-    // The effect's path: every refusal, and whatever the direct path declines.
-    const viaEffect = () =>
-      runCallback(UseCases.readPages(read.accessKey, read.streamName, noParams), {
-        onExit: (exit) =>
-          Exit.isSuccess(exit)
-            ? succeed(req, res, start, exit.value.first)
-            : failCause(req, res, read, start, exit.cause)
-      })
     // The direct path first: no fiber when the account is cached and the widget cached, read synchronously (SQLite)
     // or looked up without an effect (PostgreSQL's `lookupWidget`).
     let direct: boolean
@@ -144,12 +146,12 @@ export const makeReadLane = (
         streams,
         (error, page) =>
           error === undefined ? succeed(req, res, start, page!) : failCause(req, res, read, start, Cause.fail(error)),
-        viaEffect
+        looksUp ? () => viaEffect(req, res, read, start) : undefined
       )
     } catch (defect) {
       return failCause(req, res, read, start, Cause.die(defect))
     }
-    if (!direct) viaEffect()
+    if (!direct) viaEffect(req, res, read, start)
   }
 
   return (req, res, read) => {
