@@ -11,7 +11,10 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import pg from "pg"
 import { layer, migrate, parseUrl } from "../src/index.js"
-import { openTestDatabase, startEmbeddedPostgres } from "../src/testing/index.js"
+import { defaultListenerOptions, Listener } from "../src/internal/listener.js"
+import { channelName } from "../src/internal/notify.js"
+import { makePool } from "../src/internal/pool.js"
+import { openTestDatabase, startEmbeddedPostgres, withSchema } from "../src/testing/index.js"
 import { delta, freshSchema, processes, put, readAll, type Stores, T0, widgets, write } from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
@@ -192,6 +195,67 @@ describe("live updates across processes (contract section 10)", () => {
         `entry ${last.ts} fresh ${json(5)}`
       ])
     })
+  )
+
+  it.scopedLive(
+    "changes of different streams are published in commit order, also when an earlier stream's read returns last",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("live")
+        const [b] = yield* processes(url, schema, 1)
+        const [x, y] = yield* widgets(b!, [
+          ["number", "x"],
+          ["number", "y"]
+        ])
+        const config = yield* parseUrl(withSchema(url, schema))
+        const pool = makePool(config)
+        yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+        // The listener's reads of `x` wait for the gate; those of `y` return at once.
+        let open: () => void = () => {}
+        const gate = new Promise<void>((resolve) => {
+          open = resolve
+        })
+        let xReads = 0
+        const gated = {
+          query: async (q: { values: Array<unknown> }) => {
+            if (q.values[0] === x!.id) {
+              xReads++
+              await gate
+            }
+            return pool.query(q as never)
+          }
+        } as unknown as pg.Pool
+        const listener = new Listener(config, gated, channelName(schema), { ...defaultListenerOptions, warn: () => {} })
+        yield* Effect.addFinalizer(() => Effect.promise(() => listener.close()))
+        yield* Effect.promise(() => listener.start())
+        const received: Array<string> = []
+        for (const [w, name] of [
+          [x!, "x"],
+          [y!, "y"]
+        ] as const)
+          listener.fanout.subscribe(w.id, (c) => {
+            for (const line of flat([c])) received.push(`${name} ${line.replace(/^entry \d+ /, "")}`)
+          })
+        // Five acknowledged writes, one after the other: x, y, x, y, x.
+        for (let i = 0; i < 5; i++) yield* write(b!, [[i % 2 === 0 ? x! : y!, delta(i + 1)]], i)
+        yield* until("the five notifications", () => listener.stats.notices === 5)
+        yield* Effect.sleep("200 millis")
+        // y's reads have returned, but nothing is published while x's first read, the oldest, is pending.
+        assert.deepStrictEqual(received, [])
+        open()
+        yield* until("five entries", () => received.length >= 5)
+        const json = (n: number) => JSON.stringify({ number: n })
+        assert.deepStrictEqual(received, [
+          `x fresh ${json(1)}`,
+          `y fresh ${json(2)}`,
+          `x fresh ${json(4)}`,
+          `y fresh ${json(6)}`,
+          `x fresh ${json(9)}`
+        ])
+        // x's second and third notifications queued behind its first read were read together, and still published
+        // each at its own place.
+        assert.strictEqual(xReads, 2)
+      })
   )
 
   it.scopedLive("many writes through several processes arrive in commit order, each entry once", () =>

@@ -77,9 +77,26 @@ const namedEntries = (
   return out
 }
 
+/**
+ * A notification's place in the order notifications arrived (commit order): its changes are published once they are
+ * known and every earlier notification's changes have been published.
+ */
+interface Slot {
+  readonly stream: StreamId
+  /** `undefined` until its read has settled. */
+  changes: ReadonlyArray<StreamChange> | undefined
+  next: Slot | undefined
+}
+
+/** A notification waiting for its stream's turn, and its place in the publishing order. */
+interface Queued {
+  readonly notice: Notice
+  readonly slot: Slot
+}
+
 /** Notifications of one stream waiting for their turn; present in `queues` while its worker runs. */
 interface StreamQueue {
-  readonly notices: Array<Notice>
+  readonly items: Array<Queued>
 }
 
 const isAppend = (n: Notice): n is StoredNotice =>
@@ -94,10 +111,13 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
  *
  * - A notification of a stream nobody here follows costs nothing. Otherwise the entries it names are read from the
  *   pool and published as one `Stored` (`fresh` when `ts > (c ?? b)`), after a `Cleared` when the group cleared the
- *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue, so its changes are published
- *   in notification (commit) order; streams do not wait for each other. With `coalesce`, notifications of appended
- *   entries queued behind a read of their stream are read together, in one query of the union of their ranges. A
- *   read that fails publishes `Gap` to the stream's subscribers (they catch up from the database).
+ *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue of reads, and streams' reads do
+ *   not wait for each other; but changes are PUBLISHED in notification (commit) order across all streams, so a
+ *   subscriber of several streams (a dashboard's or a rotation's event stream) receives two acknowledged pushes to
+ *   different streams in the order they were stored (contract section 10's guarantee), whichever read returns
+ *   first. With `coalesce`, notifications of appended entries queued behind a read of their stream are read
+ *   together, in one query of the union of their ranges, and the entries are published at each notification's own
+ *   place. A read that fails publishes `Gap` to the stream's subscribers (they catch up from the database).
  * - When the connection fails, ends or stops answering the heartbeat, it is replaced after a backoff
  *   (`reconnectMinMs` doubling up to `reconnectMaxMs`, forever, one warning per attempt); once `LISTEN` succeeds
  *   again, `Gap` is published to every subscriber, so whatever was committed while nobody listened is caught up.
@@ -116,6 +136,9 @@ export class Listener {
   private retry: NodeJS.Timeout | undefined = undefined
   private heartbeat: NodeJS.Timeout | undefined = undefined
   private readonly queues = new Map<number, StreamQueue>()
+  /** The oldest notification whose changes are not published yet, and the newest (see {@link Slot}). */
+  private head: Slot | undefined = undefined
+  private tail: Slot | undefined = undefined
   private readonly ready: Promise<void>
   private settle: () => void = () => {}
   private noticeCount = 0
@@ -237,59 +260,89 @@ export class Listener {
     const notice = parseNotice(payload)
     if (notice === undefined || !this.fanout.has(notice.stream as StreamId)) return
     this.noticeCount++
+    const slot: Slot = { stream: notice.stream as StreamId, changes: undefined, next: undefined }
+    if (this.tail === undefined) this.head = slot
+    else this.tail.next = slot
+    this.tail = slot
     const queue = this.queues.get(notice.stream)
     if (queue !== undefined) {
-      queue.notices.push(notice)
+      queue.items.push({ notice, slot })
       return
     }
-    const created: StreamQueue = { notices: [notice] }
+    const created: StreamQueue = { items: [{ notice, slot }] }
     this.queues.set(notice.stream, created)
     void this.drain(notice.stream, created)
   }
 
-  // Publishes the queued notifications of one stream in order, one read at a time.
+  // Reads the queued notifications of one stream in order, one read at a time.
   private async drain(stream: number, queue: StreamQueue): Promise<void> {
     try {
-      while (queue.notices.length > 0 && !this.isClosed) {
-        const first = queue.notices.shift()!
-        if (first._tag === "Deleted") {
-          this.fanout.publish(stream as StreamId, deletedChange)
+      while (queue.items.length > 0 && !this.isClosed) {
+        const first = queue.items.shift()!
+        if (first.notice._tag === "Deleted") {
+          this.settled(first.slot, [deletedChange])
           continue
         }
-        let to = first.to
-        if (this.options.coalesce && isAppend(first)) {
-          while (queue.notices.length > 0 && isAppend(queue.notices[0]!))
-            to = (queue.notices.shift() as StoredNotice).to
+        const group: Array<Queued> = [first]
+        if (this.options.coalesce && isAppend(first.notice)) {
+          while (queue.items.length > 0 && isAppend(queue.items[0]!.notice)) group.push(queue.items.shift()!)
         }
-        await this.publishStored(stream as StreamId, first, to)
+        await this.readStored(stream as StreamId, first.notice, group)
       }
     } finally {
       this.queues.delete(stream)
     }
   }
 
-  // Publishes a group's change (`first`, its range extended to `to` by coalesced appends).
-  private async publishStored(stream: StreamId, first: StoredNotice, to: number | null): Promise<void> {
+  /**
+   * Reads a group's change (`first`, its range extended by the coalesced appends after it in `group`) and settles
+   * each notification of `group` with its own part: the entries up to its `to`.
+   */
+  private async readStored(stream: StreamId, first: StoredNotice, group: ReadonlyArray<Queued>): Promise<void> {
+    const last = group[group.length - 1]!.notice as StoredNotice
     const changes: Array<StreamChange> = []
     if (first.clearedAt !== null) changes.push({ _tag: "Cleared", at: first.clearedAt as Micros })
-    if (first.from !== null && to !== null && this.fanout.has(stream)) {
+    let entries: Array<ChangedEntry> = []
+    if (first.from !== null && last.to !== null && this.fanout.has(stream)) {
       const floor = first.clearedAt ?? first.before
       try {
         this.readCount++
-        const result = await this.pool.query<[Buffer]>({ ...readStatement, values: [stream, first.from, to] })
-        const entries = namedEntries(
+        const result = await this.pool.query<[Buffer]>({ ...readStatement, values: [stream, first.from, last.to] })
+        entries = namedEntries(
           result.rows.map((row) => row[0]),
           first.from,
-          to,
+          last.to,
           floor,
           first.old
         )
-        if (entries.length > 0) changes.push({ _tag: "Stored", entries })
       } catch {
         // The subscribers read what they missed from the database themselves (if it fails, they end).
         changes.push(gapChange)
       }
     }
-    if (!this.isClosed) this.fanout.publishAll(stream, changes)
+    // Coalesced appends have disjoint, ascending ranges (each starts above the stream's last ts before it).
+    let at = 0
+    for (let i = 0; i < group.length; i++) {
+      const to = (group[i]!.notice as StoredNotice).to
+      let end = at
+      if (i === group.length - 1) end = entries.length
+      else if (to !== null) while (end < entries.length && entries[end]!.ts <= to) end++
+      const own: Array<StreamChange> = i === 0 ? changes : []
+      if (end > at)
+        own.push({ _tag: "Stored", entries: at === 0 && end === entries.length ? entries : entries.slice(at, end) })
+      at = end
+      this.settled(group[i]!.slot, own)
+    }
+  }
+
+  // `slot`'s changes are known: publish them and every later notification's already known, in order.
+  private settled(slot: Slot, changes: ReadonlyArray<StreamChange>): void {
+    slot.changes = changes
+    while (this.head !== undefined && this.head.changes !== undefined) {
+      const ready = this.head
+      this.head = ready.next
+      if (this.head === undefined) this.tail = undefined
+      if (!this.isClosed && ready.changes!.length > 0) this.fanout.publishAll(ready.stream, ready.changes!)
+    }
   }
 }
