@@ -28,6 +28,7 @@ import {
 } from "../src/internal/writePath.js"
 import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
+import * as SqliteStreamStore from "../src/SqliteStreamStore.js"
 import { entryRows } from "./fixtures/entryRows.js"
 
 /**
@@ -220,6 +221,54 @@ describe("several connections writing one file", () => {
           assert.isFalse(interleave, "the other connection committed in the window")
           // The clock has not moved: the write's `ts` comes from the stream's last `ts`, which the other commit moved.
           yield* a.group.write(deltaOne(hot), micros(T0))
+          const stored = entryRows(other, hot.id).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number])
+          assert.deepStrictEqual(stored, [
+            [T0, 1],
+            [T0 + 1, 2],
+            [T0 + 2, 3]
+          ])
+        })
+      )
+  )
+
+  it.effect(
+    "without group commit too: a commit another connection makes right after a call's COMMIT is seen by the next call",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const filename = freshFile()
+          const hot = yield* setup(filename)
+          const { db } = yield* acquire({ filename })
+          const { db: other } = yield* acquire({ filename })
+          const otherPath = makeWritePath(prepareWriteStatements(other))
+          // The same window as above on the path that commits each call: better-sqlite3 runs the call's transaction
+          // (BEGIN IMMEDIATE to COMMIT); the other connection commits once, right after the first one returns.
+          let interleave = true
+          const hooked = new Proxy(db, {
+            get(target, key) {
+              if (key === "transaction")
+                return (fn: (...args: Array<never>) => unknown) => {
+                  const transaction = target.transaction(fn)
+                  return {
+                    immediate: (...args: Array<never>) => {
+                      const result = transaction.immediate(...args)
+                      if (interleave) {
+                        interleave = false
+                        commitOnPath(other, otherPath, deltaOne(hot), T0 + 1)
+                      }
+                      return result
+                    }
+                  }
+                }
+              const value: unknown = Reflect.get(target, key, target)
+              return typeof value === "function" ? value.bind(target) : value
+            }
+          })
+          const store = yield* SqliteStreamStore.make(hooked, { groupCommit: false })
+          yield* store.write(deltaOne(hot), micros(T0))
+          assert.isFalse(interleave, "the other connection committed in the window")
+          // The clock has not moved: the write's `ts` comes from the stream's last `ts`, which the other commit moved.
+          yield* store.write(deltaOne(hot), micros(T0))
           const stored = entryRows(other, hot.id).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number])
           assert.deepStrictEqual(stored, [
             [T0, 1],
