@@ -269,9 +269,9 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
     expect(await page.getAttribute(tileSel("revenue"), "data-state")).toBe("data")
     await push("revenue", { number: 2500, prefix: "$" })
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$2,500"`, 1_000)
-    // The html tile's sandboxed frame reports the hostile markup pushed above each time it renders it (the previous
-    // test's reconnection renders it again, and under load Chromium may load that frame only now): the sandbox at
-    // work, not an error of the page.
+    // The html tile's sandboxed frame reports the hostile markup pushed by an earlier test each time it loads it (as
+    // rendered by that test, or again by the restart test's reconnection); under load Chromium may load that frame
+    // only now. That is the sandbox at work, not an error of the page.
     const sandboxAtWork =
       "console: Blocked script execution in 'about:srcdoc' because the document's frame is sandboxed and the 'allow-scripts' permission is not set."
     expect(watch.errors.slice(errorsBefore).filter((e) => e !== sandboxAtWork)).toEqual([])
