@@ -6,6 +6,7 @@ import {
   type ChangeSink,
   digestAccessKey,
   Fanout,
+  type Micros,
   micros,
   newAccessKey,
   newAccountId,
@@ -16,7 +17,7 @@ import {
 } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import type Database from "better-sqlite3"
-import { Effect, Either } from "effect"
+import { Effect, Either, type Scope } from "effect"
 import { acquire } from "../src/internal/database.js"
 import { busyHandler, GroupCommit, type LockWait } from "../src/internal/groupCommit.js"
 import {
@@ -107,6 +108,47 @@ const commitOnPath = (db: Database.Database, path: WritePath, writes: ReadonlyAr
   path.lastTs.committed()
 }
 
+/**
+ * The window a second process has: between a writer's COMMIT and the next statement of its connection, another
+ * connection commits a delta to the same stream (once, right after the writer's first COMMIT). `writer` makes the
+ * writer under test on `filename`, calling `afterCommit` right after each of its COMMITs. Two writes at an unchanged
+ * clock must then store 1, 2, 3 with consecutive `ts`: the second write's `ts` comes from the stream's last `ts`, which
+ * the other commit moved.
+ */
+const noEntryLostInTheWindow = (
+  writer: (
+    filename: string,
+    afterCommit: () => void
+  ) => Effect.Effect<
+    (writes: ReadonlyArray<StreamWrite>, now: Micros) => Effect.Effect<unknown, unknown>,
+    unknown,
+    Scope.Scope
+  >
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const filename = freshFile()
+      const hot = yield* setup(filename)
+      const { db: other } = yield* acquire({ filename })
+      const otherPath = makeWritePath(prepareWriteStatements(other))
+      let interleave = true
+      const write = yield* writer(filename, () => {
+        if (!interleave) return
+        interleave = false
+        commitOnPath(other, otherPath, deltaOne(hot), T0 + 1)
+      })
+      yield* write(deltaOne(hot), micros(T0))
+      assert.isFalse(interleave, "the other connection committed in the window")
+      yield* write(deltaOne(hot), micros(T0))
+      const stored = entryRows(other, hot.id).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number])
+      assert.deepStrictEqual(stored, [
+        [T0, 1],
+        [T0 + 1, 2],
+        [T0 + 2, 3]
+      ])
+    })
+  )
+
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 describe("several connections writing one file", () => {
@@ -195,38 +237,19 @@ describe("several connections writing one file", () => {
   it.effect(
     "a commit another connection makes right after a group's COMMIT is seen by the next group: no entry lost",
     () =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          const filename = freshFile()
-          const hot = yield* setup(filename)
-          const a = yield* connect(filename, eventLoop(5_000))
-          const { db: other } = yield* acquire({ filename })
-          const otherPath = makeWritePath(prepareWriteStatements(other))
-          // The window a second process has: between a group's COMMIT and the next statement of its connection, the
-          // other connection commits a delta to the same stream (once, right after the first group's COMMIT).
+      noEntryLostInTheWindow((filename, afterCommit) =>
+        Effect.map(connect(filename, eventLoop(5_000)), (a) => {
+          // Wraps the group's own COMMIT statement.
           const group = a.group as unknown as { commit: { run: () => unknown } }
           const commit = group.commit
-          let interleave = true
           group.commit = {
             run: () => {
               const result = commit.run()
-              if (interleave) {
-                interleave = false
-                commitOnPath(other, otherPath, deltaOne(hot), T0 + 1)
-              }
+              afterCommit()
               return result
             }
           }
-          yield* a.group.write(deltaOne(hot), micros(T0))
-          assert.isFalse(interleave, "the other connection committed in the window")
-          // The clock has not moved: the write's `ts` comes from the stream's last `ts`, which the other commit moved.
-          yield* a.group.write(deltaOne(hot), micros(T0))
-          const stored = entryRows(other, hot.id).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number])
-          assert.deepStrictEqual(stored, [
-            [T0, 1],
-            [T0 + 1, 2],
-            [T0 + 2, 3]
-          ])
+          return (writes, now) => a.group.write(writes, now)
         })
       )
   )
@@ -234,16 +257,10 @@ describe("several connections writing one file", () => {
   it.effect(
     "without group commit too: a commit another connection makes right after a call's COMMIT is seen by the next call",
     () =>
-      Effect.scoped(
+      noEntryLostInTheWindow((filename, afterCommit) =>
         Effect.gen(function* () {
-          const filename = freshFile()
-          const hot = yield* setup(filename)
           const { db } = yield* acquire({ filename })
-          const { db: other } = yield* acquire({ filename })
-          const otherPath = makeWritePath(prepareWriteStatements(other))
-          // The same window as above on the path that commits each call: better-sqlite3 runs the call's transaction
-          // (BEGIN IMMEDIATE to COMMIT); the other connection commits once, right after the first one returns.
-          let interleave = true
+          // better-sqlite3 runs the call's transaction (BEGIN IMMEDIATE to COMMIT): wraps what it returns.
           const hooked = new Proxy(db, {
             get(target, key) {
               if (key === "transaction")
@@ -252,10 +269,7 @@ describe("several connections writing one file", () => {
                   return {
                     immediate: (...args: Array<never>) => {
                       const result = transaction.immediate(...args)
-                      if (interleave) {
-                        interleave = false
-                        commitOnPath(other, otherPath, deltaOne(hot), T0 + 1)
-                      }
+                      afterCommit()
                       return result
                     }
                   }
@@ -265,16 +279,7 @@ describe("several connections writing one file", () => {
             }
           })
           const store = yield* SqliteStreamStore.make(hooked, { groupCommit: false })
-          yield* store.write(deltaOne(hot), micros(T0))
-          assert.isFalse(interleave, "the other connection committed in the window")
-          // The clock has not moved: the write's `ts` comes from the stream's last `ts`, which the other commit moved.
-          yield* store.write(deltaOne(hot), micros(T0))
-          const stored = entryRows(other, hot.id).map((r) => [r.ts, (JSON.parse(r.point) as { number: number }).number])
-          assert.deepStrictEqual(stored, [
-            [T0, 1],
-            [T0 + 1, 2],
-            [T0 + 2, 3]
-          ])
+          return (writes, now) => store.write(writes, now)
         })
       )
   )
