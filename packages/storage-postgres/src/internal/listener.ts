@@ -287,7 +287,7 @@ export class Listener {
         if (this.options.coalesce && isAppend(first.notice)) {
           while (queue.items.length > 0 && isAppend(queue.items[0]!.notice)) group.push(queue.items.shift()!)
         }
-        await this.readStored(stream as StreamId, first.notice, group)
+        await this.readStored(stream as StreamId, group)
       }
     } finally {
       this.queues.delete(stream)
@@ -295,10 +295,11 @@ export class Listener {
   }
 
   /**
-   * Reads a group's change (`first`, its range extended by the coalesced appends after it in `group`) and settles
-   * each notification of `group` with its own part: the entries up to its `to`.
+   * Reads a group's change (its first notification's, the range extended by the coalesced appends after it) and
+   * settles each notification of `group` with its own part: the entries up to its `to`.
    */
-  private async readStored(stream: StreamId, first: StoredNotice, group: ReadonlyArray<Queued>): Promise<void> {
+  private async readStored(stream: StreamId, group: ReadonlyArray<Queued>): Promise<void> {
+    const first = group[0]!.notice as StoredNotice
     const last = group[group.length - 1]!.notice as StoredNotice
     const changes: Array<StreamChange> = []
     if (first.clearedAt !== null) changes.push({ _tag: "Cleared", at: first.clearedAt as Micros })
