@@ -13,6 +13,7 @@ import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { type Lane, makeRouteTable, type Route, type RouteTable } from "./internal/routeTable.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { laneLogs } from "./internal/laneKit.js"
+import { holdSecret } from "./internal/redact.js"
 import { refuseDeclaredLength, routeNotFound, writeErrorReply } from "./internal/replies.js"
 import { trustForwarded } from "./internal/clientInfo.js"
 import { Metrics } from "./Metrics.js"
@@ -109,6 +110,8 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     // Pushes in flight, counted by the ingest lane; streamed reads yield the event loop to them.
     const pressure: WritePressure = { inFlight: 0 }
     const consoleOn = config.adminToken !== undefined
+    // The admin token has no shape of its own: every log line of the process redacts it while this handler runs.
+    yield* holdSecret(config.adminToken)
     const routes = makeRouteTable(consoleOn)
     const apiLane = yield* makeApiLane(config, routes, limiter, metrics, pressure)
     const runtime = yield* Effect.runtime<Stores>()
