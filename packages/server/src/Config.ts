@@ -345,6 +345,22 @@ export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeCon
   load(serve, flags, env)
 
 /**
+ * The warnings `serve` logs at start for settings it accepts but that are most likely a mistake: a `--trust-proxy`
+ * range that trusts every peer (`0.0.0.0/0`, `::/0`), which lets any client choose the address and scheme the server
+ * sees (docs/running.md, "Behind a reverse proxy"). Empty when nothing is amiss.
+ */
+export const startWarnings = (config: ServeConfig): ReadonlyArray<string> => {
+  const everyone = config.trustProxy?.everyone ?? []
+  return everyone.length === 0
+    ? []
+    : [
+        `--trust-proxy ${everyone.join(",")} trusts every peer: any client can write X-Forwarded-For and ` +
+          "X-Forwarded-Proto, choosing the address the sign-in throttle and the request log see and the console " +
+          "cookie's Secure; list only your reverse proxies' addresses"
+      ]
+}
+
+/**
  * What `serve` does about the admin API and the console (contract sections 7 and 14):
  * - `Off`: off (404), with `--no-admin` / `DASHSTREAM_ADMIN=off`, or with no token configured on an address that is
  *   not loopback (nobody else on the network may find an admin API with a token printed on this machine's console);

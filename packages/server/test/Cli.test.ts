@@ -221,6 +221,31 @@ describe("flags (in process): one sentence naming the flag, exit 2", () => {
     )
     await usage(["decimate", "--now", "yesterday"], /^dashstream: --now must be an ISO 8601 time with a zone/)
   })
+
+  it("--trust-proxy refuses brackets, a zone, a prefix with a leading zero and host bits; --base-path refuses empty", async () => {
+    for (const [value, shown] of [
+      ["[::1]", '"[::1]"'],
+      ["fe80::1%eth0", '"fe80::1%eth0"'],
+      ["127.0.0.1,127.0.0.1/08", '"127.0.0.1/08"']
+    ]) {
+      const escaped = shown!.replace(/[[\]]/g, "\\$&")
+      await usage(
+        ["serve", "--trust-proxy", value!],
+        new RegExp(`^dashstream: --trust-proxy must be IP addresses.*got ${escaped}$`)
+      )
+    }
+    await usage(
+      ["serve", "--trust-proxy", "10.0.0.1/8"],
+      /^dashstream: --trust-proxy: 10\.0\.0\.1\/8 has host bits set past its \/8 prefix; did you mean the network 10\.0\.0\.0\/8\?$/
+    )
+    assertUsageError(
+      await cliInProcess(["serve", "--db", db], { DASHSTREAM_TRUST_PROXY: "fd00::1/8" }),
+      /^dashstream: DASHSTREAM_TRUST_PROXY: fd00::1\/8 has host bits set .* the network fd00::\/8\?$/
+    )
+    for (const value of ["", " "]) {
+      await usage(["serve", "--base-path", value], /^dashstream: --base-path must be a URL path .*\(\/ for the root\)/)
+    }
+  })
 })
 
 describe("help", { timeout }, () => {
@@ -354,6 +379,37 @@ describe("serve --frame-ancestors (who may frame a dashboard page)", { timeout }
       dir.remove()
     }
   })
+})
+
+describe("serve --trust-proxy trusting every peer", { timeout }, () => {
+  for (const workers of ["1", "2"]) {
+    it(`starts with a warning line naming the range (--workers ${workers})`, async () => {
+      const dir = tempDir()
+      try {
+        const db = `sqlite:${join(dir.path, "trust.db")}`
+        const server = await startServer([
+          "--db",
+          db,
+          "--workers",
+          workers,
+          "--trust-proxy",
+          "127.0.0.1,0.0.0.0/0,::/0"
+        ])
+        await stop(server)
+        const warnings = server
+          .stderr()
+          .split("\n")
+          .filter((line) => line.includes("level=WARN"))
+        assert.strictEqual(warnings.length, 1, server.stderr())
+        assert.include(warnings[0], "--trust-proxy 0.0.0.0/0,::/0 trusts every peer")
+        const quiet = await startServer(["--db", db, "--workers", workers, "--trust-proxy", "127.0.0.1"])
+        await stop(quiet)
+        assert.notInclude(quiet.stderr(), "trusts every peer")
+      } finally {
+        dir.remove()
+      }
+    })
+  }
 })
 
 describe("--version", { timeout }, () => {

@@ -100,6 +100,13 @@ describe("Config.serveConfig", () => {
       "::1"
     ])
     assert.match(leftMessage(Config.serveConfig({ "trust-proxy": "proxy.local" }, {})), /^--trust-proxy must be IP/)
+    assert.deepStrictEqual(Config.startWarnings(right(Config.serveConfig({ "trust-proxy": "10.0.0.0/8" }, {}))), [])
+    const [warning, ...more] = Config.startWarnings(
+      right(Config.serveConfig({}, { DASHSTREAM_TRUST_PROXY: "::/0,127.0.0.1" }))
+    )
+    assert.match(warning!, /^--trust-proxy ::\/0 trusts every peer: any client can write X-Forwarded-For/)
+    assert.deepStrictEqual(more, [])
+    assert.match(leftMessage(Config.serveConfig({ "base-path": "" }, {})), /^--base-path must be a URL path/)
     assert.strictEqual(right(Config.basePath(undefined, { DASHSTREAM_BASE_PATH: "/d" })), "/d")
     assert.match(leftMessage(Config.basePath("nope", {})), /^--base-path must be/)
   })
