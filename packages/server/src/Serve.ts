@@ -97,6 +97,7 @@ export const serve = (
             frameAncestors: config.frameAncestors,
             basePath: config.basePath,
             trustProxy: config.trustProxy ?? undefined,
+            requestTimeoutMs: config.requestTimeout * 1000,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,

@@ -6,6 +6,8 @@ import { type Console, Effect } from "effect"
 import * as Cli from "../src/Cli.js"
 import { assertOneLineError, assertUsageError, timeout } from "./cliSuite.js"
 import { cli, type Result, startServer, stop, tempDir } from "./support.js"
+import { assertTimedOut, trickle } from "../../http/test/support/trickle.js"
+import { entriesOf, eventsPath, openOk } from "./e2e/sse.js"
 
 /**
  * The `dashstream` command line (contract section 8): usage errors, help, version and database failures, run as real
@@ -410,6 +412,63 @@ describe("serve --trust-proxy trusting every peer", { timeout }, () => {
       }
     })
   }
+})
+
+describe("serve --request-timeout", { timeout }, () => {
+  for (const workers of ["1", "2"]) {
+    it(`answers 408 to a body trickled past it, and keeps an event stream open longer (--workers ${workers})`, async () => {
+      const dir = tempDir()
+      try {
+        const db = `sqlite:${join(dir.path, "timeout.db")}`
+        const account = await cli(["accounts", "create", "--json", "--db", db])
+        const { accessKey } = JSON.parse(account.stdout) as { accessKey: string }
+        const widget = await cli([
+          "widgets",
+          "create",
+          "--access-key",
+          accessKey,
+          "--stream",
+          "n",
+          "--type",
+          "number",
+          "--db",
+          db
+        ])
+        assert.strictEqual(widget.code, 0, widget.stderr)
+        const server = await startServer(["--db", db, "--workers", workers, "--request-timeout", "1"])
+        try {
+          const port = Number(new URL(server.url).port)
+          const stream = await openOk(server.url, eventsPath(accessKey, "n"))
+          const body = JSON.stringify({ accessKey, streamName: "n", point: 7 })
+          const head = `POST /customSend HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`
+          const answers = await Promise.all(Array.from({ length: 4 }, () => trickle(port, head, body, 100, 5_000)))
+          for (const answer of answers) assertTimedOut(answer, 1_000)
+          // The event stream, open for longer than the timeout, still delivers.
+          const pushed = await fetch(`${server.url}/customSend`, {
+            method: "POST",
+            body: JSON.stringify({ accessKey, streamName: "n", point: 8 })
+          })
+          assert.strictEqual(pushed.status, 200)
+          await stream.until("the entry", () => entriesOf(stream.events).length > 0, 5_000)
+          assert.deepStrictEqual(
+            entriesOf(stream.events).map((e) => e.point),
+            [{ number: 8 }]
+          )
+          stream.close()
+        } finally {
+          await stop(server)
+        }
+      } finally {
+        dir.remove()
+      }
+    })
+  }
+  it("a bad value is a usage error", async () => {
+    assertUsageError(
+      await cli(["serve", "--port", "0", "--request-timeout", "0"]),
+      /^dashstream: --request-timeout must be a whole number of seconds from 1 to 3600/
+    )
+  })
 })
 
 describe("--version", { timeout }, () => {

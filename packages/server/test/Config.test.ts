@@ -77,8 +77,29 @@ describe("Config.serveConfig", () => {
       corsOrigins: [],
       frameAncestors: "'self'",
       basePath: "",
-      trustProxy: null
+      trustProxy: null,
+      requestTimeout: 30
     })
+  })
+
+  it("request timeout: --request-timeout beats DASHSTREAM_REQUEST_TIMEOUT; whole seconds from 1 to 3600", () => {
+    assert.strictEqual(right(Config.serveConfig({ "request-timeout": "5" }, {})).requestTimeout, 5)
+    assert.strictEqual(
+      right(Config.serveConfig({ "request-timeout": "1" }, { DASHSTREAM_REQUEST_TIMEOUT: "90" })).requestTimeout,
+      1
+    )
+    assert.strictEqual(right(Config.serveConfig({}, { DASHSTREAM_REQUEST_TIMEOUT: "3600" })).requestTimeout, 3600)
+    for (const bad of ["0", "3601", "1.5", "-1", "", "30s", "ten"]) {
+      assert.match(
+        leftMessage(Config.serveConfig({ "request-timeout": bad }, {})),
+        /^--request-timeout must be a whole number of seconds from 1 to 3600/,
+        bad
+      )
+    }
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_REQUEST_TIMEOUT: "0" })),
+      /^DASHSTREAM_REQUEST_TIMEOUT must be a whole number of seconds/
+    )
   })
 
   it("base path and trusted proxies: flags beat DASHSTREAM_BASE_PATH / DASHSTREAM_TRUST_PROXY; bad values are usage errors", () => {
