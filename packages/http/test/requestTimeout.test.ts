@@ -63,4 +63,30 @@ describe("the request timeout", () => {
     assert.strictEqual(answer.split("HTTP/1.1 200").length, 3, answer)
     assert.notInclude(answer, "408")
   })
+
+  it("does not cut a streamed read whose client stops reading for longer", async () => {
+    // 4,000 entries of about 1 KB: four pages, more than a socket's buffers hold, so the answer waits on the client.
+    const { accessKey: feedKey } = await setupAccount(server, [["wide", "text-feed"]])
+    const msg = "m".repeat(1000)
+    for (let from = 0; from < 4000; from += 800) {
+      const point = Array.from({ length: 800 }, (_, i) => ({ title: String(from + i), msg }))
+      assert.strictEqual((await push(server, { accessKey: feedKey, streamName: "wide", point })).status, 200)
+    }
+    const received = await new Promise<Buffer>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1")
+      const chunks: Array<Buffer> = []
+      socket.on("data", (d) => chunks.push(d))
+      socket.on("end", () => resolve(Buffer.concat(chunks)))
+      socket.on("error", reject)
+      socket.setTimeout(15_000, () => socket.destroy(new Error("no end of the answer")))
+      socket.write(`GET /api/v2/${feedKey}/datastream/wide?since=0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+      socket.pause()
+      setTimeout(() => socket.resume(), 2.5 * timeoutMs)
+    })
+    const text = received.toString("utf8")
+    assert.match(text, /^HTTP\/1\.1 200 /)
+    // The chunked body holds every entry: its last title is the 4,000th.
+    assert.include(text, '"title":"3999"')
+    assert.match(text, /0\r\n\r\n$/)
+  })
 })
