@@ -15,6 +15,13 @@ export interface HttpConfig extends HandlerConfig {
    * printed (`serve --workers N`: each worker tells the primary, which prints one line for the server).
    */
   readonly onListening?: ((url: string) => void) | undefined
+  /**
+   * The most time, in milliseconds, to receive a whole request, headers and body (`serve --request-timeout`,
+   * docs/running.md "Command line and cross-origin pages"): past it the request is answered 408 `request_timeout`
+   * and its connection closed. Only the request is timed: answers that take longer (event streams, streamed reads)
+   * are not cut. Absent: 30,000 (30 s).
+   */
+  readonly requestTimeoutMs?: number | undefined
 }
 
 /**

@@ -11,11 +11,12 @@ import { Either } from "effect"
  * Checks a base path (`--base-path`, `DASHSTREAM_BASE_PATH`, named by `name` in the message): `/` followed by
  * segments of letters, digits and `-._~` separated by single slashes, no trailing slash, no `.` or `..` segment
  * (`/dashboards`, `/tools/dash`). Answers (Right) the path as it is (`""` for `/`, the root: no prefix) or, for
- * anything else, (Left) one sentence saying what is accepted.
+ * anything else (an empty or blank value among them: the root is written `/`), (Left) one sentence saying what is
+ * accepted.
  */
 export const parseBasePath = (value: string, name: string): Either.Either<string, string> => {
   const text = value.trim()
-  if (text === "/" || text === "") return Either.right("")
+  if (text === "/") return Either.right("")
   const segments = text.split("/").slice(1)
   const ok =
     text.startsWith("/") &&
@@ -24,7 +25,7 @@ export const parseBasePath = (value: string, name: string): Either.Either<string
     ? Either.right(text)
     : Either.left(
         `${name} must be a URL path such as /dashboards: a leading slash, segments of letters, digits and -._~ ` +
-          `separated by single slashes, no trailing slash and no . or .. segment, got ${JSON.stringify(value)}`
+          `separated by single slashes, no trailing slash and no . or .. segment (/ for the root), got ${JSON.stringify(value)}`
       )
 }
 
@@ -50,36 +51,81 @@ export interface TrustedProxies {
   readonly entries: ReadonlyArray<string>
   /** True when `address` (IPv4 or IPv6 text, possibly IPv4-mapped) is one of the entries; false for anything else. */
   readonly trusts: (address: string) => boolean
+  /**
+   * The entries that trust every peer (`0.0.0.0/0`, `::/0`): any client may then choose its own address and scheme.
+   * Accepted, but `serve` warns at start.
+   */
+  readonly everyone: ReadonlyArray<string>
 }
 
 /**
  * Parses a `--trust-proxy` list (`DASHSTREAM_TRUST_PROXY`, named by `name` in the message): addresses or CIDR ranges
- * separated by commas (`127.0.0.1`, `10.0.0.0/8,::1`, `fd00::/8`). Answers (Right) the {@link TrustedProxies} or
- * (Left) one sentence naming the bad entry. Matching uses node's `net.BlockList`.
+ * separated by commas (`127.0.0.1`, `10.0.0.0/8,::1`, `fd00::/8`). Answers (Right) the {@link TrustedProxies} or (Left) one sentence naming the bad entry. Refused: anything that
+ * is not an address (a host name, brackets as in `[::1]`, a zone as in `fe80::1%eth0`), a prefix length out of range
+ * or with a leading zero (`/08`), and a range with host bits set (`10.0.0.1/8`: the sentence names the network,
+ * `10.0.0.0/8`). Matching uses node's `net.BlockList`.
  */
 export const parseTrustProxy = (value: string, name: string): Either.Either<TrustedProxies, string> => {
   const list = new BlockList()
   const entries: Array<string> = []
+  const everyone: Array<string> = []
   for (const raw of value.split(",")) {
     const entry = raw.trim()
     const slash = entry.indexOf("/")
-    const address = unbracket(slash === -1 ? entry : entry.slice(0, slash))
-    const family = isIP(address)
+    const address = slash === -1 ? entry : entry.slice(0, slash)
+    // node's isIP takes an IPv6 zone (`%eth0`), which names an interface of this machine, not a peer.
+    const family = address.includes("%") ? 0 : isIP(address)
     const prefixText = slash === -1 ? undefined : entry.slice(slash + 1)
     const max = family === 4 ? 32 : 128
-    const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : -1
+    const prefix = prefixText === undefined ? max : /^(?:0|[1-9]\d{0,2})$/.test(prefixText) ? Number(prefixText) : -1
     if (family === 0 || prefix < 0 || prefix > max) {
       return Either.left(
-        `${name} must be IP addresses or CIDR ranges separated by commas, such as 127.0.0.1 or 10.0.0.0/8,::1, ` +
-          `got ${JSON.stringify(entry)}`
+        `${name} must be IP addresses or CIDR ranges separated by commas, such as 127.0.0.1 or 10.0.0.0/8,::1 ` +
+          `(no brackets, no zone, a prefix length without leading zeros), got ${JSON.stringify(entry)}`
+      )
+    }
+    const bits = family === 4 ? ipv4Bits(address) : ipv6Bits(address)
+    const mask = ((1n << BigInt(prefix)) - 1n) << BigInt(max - prefix)
+    if ((bits & mask) !== bits) {
+      const network = `${family === 4 ? ipv4Text(bits & mask) : ipv6Text(bits & mask)}/${prefix}`
+      return Either.left(
+        `${name}: ${entry} has host bits set past its /${prefix} prefix; did you mean the network ${network}?`
       )
     }
     const type = family === 4 ? "ipv4" : "ipv6"
     if (prefix === max) list.addAddress(address, type)
     else list.addSubnet(address, prefix, type)
-    entries.push(prefix === max ? address : `${address}/${prefix}`)
+    const normal = prefix === max ? address : `${address}/${prefix}`
+    entries.push(normal)
+    if (prefix === 0) everyone.push(normal)
   }
-  return Either.right({ entries, trusts: (address) => checks(list, address) })
+  return Either.right({ entries, everyone, trusts: (address) => checks(list, address) })
+}
+
+/** The dotted text of 32 bits of IPv4. */
+const ipv4Text = (bits: bigint): string => [24n, 16n, 8n, 0n].map((shift) => String((bits >> shift) & 0xffn)).join(".")
+
+/** The text of 128 bits of IPv6, in the URL standard's compressed form (`fd00::`, `::1`). */
+const ipv6Text = (bits: bigint): string => {
+  const groups = Array.from({ length: 8 }, (_, i) => ((bits >> BigInt(112 - 16 * i)) & 0xffffn).toString(16))
+  return new URL(`http://[${groups.join(":")}]`).hostname.slice(1, -1)
+}
+
+/** The 32 bits of an IPv4 address (checked by `isIP`). */
+const ipv4Bits = (address: string): bigint =>
+  address.split(".").reduce((bits, octet) => (bits << 8n) | BigInt(Number(octet)), 0n)
+
+/**
+ * The 128 bits of an IPv6 address (checked by `isIP`); the URL parser first rewrites any form (`::`, a dotted IPv4
+ * tail) as hex groups.
+ */
+const ipv6Bits = (address: string): bigint => {
+  const canonical = new URL(`http://[${address}]`).hostname.slice(1, -1)
+  const [head, tail] = canonical.includes("::") ? canonical.split("::") : [canonical, undefined]
+  const left = head === "" ? [] : head!.split(":")
+  const right = tail === undefined || tail === "" ? [] : tail.split(":")
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right]
+  return groups.reduce((bits, group) => (bits << 16n) | BigInt(parseInt(group, 16)), 0n)
 }
 
 /**
@@ -88,9 +134,6 @@ export const parseTrustProxy = (value: string, name: string): Either.Either<Trus
  */
 const hopAddress = (hop: string): string =>
   /^\[([^\]]+)\](?::\d+)?$/.exec(hop)?.[1] ?? /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop)?.[1] ?? hop
-
-const unbracket = (address: string): string =>
-  address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address
 
 const checks = (list: BlockList, address: string): boolean => {
   const family = isIP(address)

@@ -2,6 +2,7 @@ import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
+import { errorBodyText, errorReply } from "./HttpErrors.js"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
 import { makeApiLane } from "./internal/apiLane.js"
 import { type CorsRoute, makeCors } from "./internal/cors.js"
@@ -13,11 +14,28 @@ import { latestRead, makeReadLane } from "./internal/readLane.js"
 import { type Lane, makeRouteTable, type Route, type RouteTable } from "./internal/routeTable.js"
 import { makeRateLimiter } from "./internal/rateLimiter.js"
 import { laneLogs } from "./internal/laneKit.js"
+import { holdSecret } from "./internal/redact.js"
 import { refuseDeclaredLength, routeNotFound, writeErrorReply } from "./internal/replies.js"
 import { trustForwarded } from "./internal/clientInfo.js"
 import { Metrics } from "./Metrics.js"
 import { pathUnder } from "./ReverseProxy.js"
 import type { WritePressure } from "./internal/readHandlers.js"
+
+/** {@link HttpConfig.requestTimeoutMs} when absent: 30 s to receive a whole request. */
+const defaultRequestTimeoutMs = 30_000
+
+/**
+ * The options of the Node server bounding how long a request may take to arrive (see
+ * {@link HttpConfig.requestTimeoutMs}): Node's `requestTimeout` times a request from its first byte until its body
+ * has arrived, then stops (an answer may go on for hours), and `headersTimeout` may not exceed it. Node looks for
+ * late requests every `connectionsCheckingInterval` (30 s by default, which would double a 30 s bound): every half
+ * second here, sooner for a shorter bound.
+ */
+const timeoutOptions = (requestTimeoutMs: number) => ({
+  requestTimeout: requestTimeoutMs,
+  headersTimeout: requestTimeoutMs,
+  connectionsCheckingInterval: Math.min(500, Math.max(50, Math.floor(requestTimeoutMs / 4)))
+})
 
 /** How long a shutdown waits for in-flight requests before it closes their connections. */
 const gracefulMs = 10_000
@@ -74,7 +92,8 @@ export interface Handler {
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void
   /**
    * For the server's `clientError` event: answers a request Node's HTTP parser rejected (a body longer than its
-   * `Content-Length`) with a 400 JSON error, as contract section 5 asks.
+   * `Content-Length`) with a 400 JSON error, as contract section 5 asks, and one the server's request timeout ended
+   * with a 408 `request_timeout`; then closes the connection.
    */
   readonly clientError: (error: Error & { readonly code?: string }, socket: Duplex) => void
   /**
@@ -109,6 +128,8 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
     // Pushes in flight, counted by the ingest lane; streamed reads yield the event loop to them.
     const pressure: WritePressure = { inFlight: 0 }
     const consoleOn = config.adminToken !== undefined
+    // The admin token has no shape of its own: every log line of the process redacts it while this handler runs.
+    yield* holdSecret(config.adminToken)
     const routes = makeRouteTable(consoleOn)
     const apiLane = yield* makeApiLane(config, routes, limiter, metrics, pressure)
     const runtime = yield* Effect.runtime<Stores>()
@@ -211,7 +232,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       api
     }
     yield* Effect.addFinalizer(() => Effect.sync(liveLane.closeAll))
-    return { handle: onRequest, clientError: answerFramingError, endEventStreams: liveLane.closeAll }
+    return { handle: onRequest, clientError: answerClientError, endEventStreams: liveLane.closeAll }
   })
 
 /**
@@ -227,7 +248,7 @@ export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
       const { handle, clientError, endEventStreams } = yield* handler(config)
       const runFork = Runtime.runFork(yield* Effect.runtime<never>())
       const server = yield* Effect.acquireRelease(
-        Effect.sync(() => createServer(handle)),
+        Effect.sync(() => createServer(timeoutOptions(config.requestTimeoutMs ?? defaultRequestTimeoutMs), handle)),
         // Event streams never finish by themselves: end them first, so shutdown waits only for ordinary requests.
         (server) => Effect.zipRight(Effect.sync(endEventStreams), close(server))
       )
@@ -241,26 +262,51 @@ export const layer = (config: HttpConfig): Layer.Layer<never, never, Stores> =>
     })
   )
 
-const framingErrorBody = JSON.stringify({
-  error: {
-    code: "invalid_request",
-    message: "the request breaks HTTP framing (for example a body longer than its Content-Length)"
-  }
-})
-const framingErrorReply =
-  "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n" +
-  `content-length: ${Buffer.byteLength(framingErrorBody)}\r\n\r\n${framingErrorBody}`
+/**
+ * An error answer written to the socket itself, for a request no handler answers, with `Connection: close` (the
+ * connection is closed after it).
+ */
+const closingReply = (status: number, reason: string, code: string, message: string): string => {
+  const body = errorBodyText(errorReply(status, code, message))
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\nconnection: close\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  )
+}
+
+const framingErrorReply = closingReply(
+  400,
+  "Bad Request",
+  "invalid_request",
+  "the request breaks HTTP framing (for example a body longer than its Content-Length)"
+)
+
+const requestTimeoutReply = closingReply(
+  408,
+  "Request Timeout",
+  "request_timeout",
+  "the request did not arrive in time (serve --request-timeout); send it again"
+)
 
 /**
- * Answers a request Node's HTTP parser rejected (contract section 5: a body longer than its `Content-Length`, as the
- * original Node client sends for non-ASCII text) with a 400 and a JSON error body, then closes the connection.
- * Node's default is a bare 400 with no body, on which the original Node client's callback never fires.
- * Nothing is stored: the request never reached a handler.
+ * Answers what Node's HTTP parser refused on a connection, then closes it: a request that breaks framing (contract
+ * section 5: a body longer than its `Content-Length`, as the original Node client sends for non-ASCII text) with a
+ * 400, one that did not arrive within the request timeout (Node's `ERR_HTTP_REQUEST_TIMEOUT`) with a 408; each with
+ * a JSON error body. Node's default is a bare 400 or 408 with no body, on which the original Node client's callback
+ * never fires. When the answer of a request on the connection has begun, the connection is only closed (another
+ * status line would corrupt it). Nothing is stored: a refused request never completes.
  */
-const answerFramingError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
-  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
-  socket.end(framingErrorReply)
+const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable || answerBegun(socket)) return void socket.destroy()
+  socket.end(error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? requestTimeoutReply : framingErrorReply)
 }
+
+/**
+ * True when the answer on `socket` has sent its headers: Node's own default answer to a client error checks the
+ * same field, the response it attaches to the socket while it is written.
+ */
+const answerBegun = (socket: Duplex): boolean =>
+  (socket as { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage?.headersSent === true
 
 /**
  * Admin and console bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1):

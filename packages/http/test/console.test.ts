@@ -439,6 +439,40 @@ describe("console sessions (contract section 14)", () => {
     }
     assert.include(metrics, 'route="/console/session"')
   })
+
+  it("the admin token and session tokens a client puts in a path or query are redacted from the request log", async () => {
+    const value = (await session(server)).slice("dashstream_session=".length)
+    const sessionPart = value.split(".").slice(0, 2).join(".")
+    const paths = [
+      `/console/${testAdminToken}`,
+      `/admin/${testAdminToken}`,
+      `/admin/accounts/${encodeURIComponent(`Bearer ${testAdminToken}`)}`,
+      `/x/token=${testAdminToken}.txt`,
+      `/console?token=${testAdminToken}`,
+      `/console/${value}`,
+      `/console/session/${sessionPart}`,
+      `/d/x/${value}/events`
+    ]
+    const before = server.logs.length
+    for (const path of paths) await (await fetch(`${server.url}${path}`)).arrayBuffer()
+    await new Promise((r) => setTimeout(r, 50))
+    const lines = server.logs.slice(before).filter((l) => l.startsWith("INFO GET "))
+    assert.strictEqual(lines.length, paths.length, lines.join("\n"))
+    for (const secret of [testAdminToken, value, sessionPart, value.split(".")[0]!]) {
+      for (const line of lines) assert.notInclude(line, secret)
+    }
+    assert.includeMembers(
+      lines.map((line) => line.split(" ")[2]),
+      [
+        "/console/<redacted>",
+        "/admin/<redacted>",
+        "/admin/accounts/<redacted>",
+        "/x/<redacted>",
+        "/console",
+        "/console/session/<redacted>"
+      ]
+    )
+  })
 })
 
 describe("sign-in throttling", () => {

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause } from "effect"
+import { Cause, Effect } from "effect"
 import { causeText } from "../src/internal/causeText.js"
 import { smashingStreamOf } from "../src/internal/ingestRoutes.js"
 import { makeRateLimiter } from "../src/internal/rateLimiter.js"
-import { accessKeyOfPath, redactPath, requestLine, scrub } from "../src/internal/redact.js"
+import { accessKeyOfPath, holdSecret, redactPath, requestLine, scrub } from "../src/internal/redact.js"
 import { readBodyText } from "../src/internal/readHandlers.js"
 import { makeRouteTable } from "../src/internal/routeTable.js"
 import { micros, renderEntries } from "@dashstream/core"
@@ -48,6 +48,30 @@ describe("redaction", () => {
       requestLine("GET", "/api/v2/K/datastream/s", 200, 1.234, "192.0.2.7"),
       "GET /api/v2/<redacted>/datastream/s 200 1.2ms from 192.0.2.7"
     )
+  })
+
+  it("redacts console session tokens by their shape, and a held secret only while its scope is open", () => {
+    const id = "Gw2kjiFValQG7_DByQBNfg"
+    const token = `${id}.1796576323.2SlXyTpb3Ygq6nOqNDj0XcH5Sb1s9kD4vX7xPj7m2Qw`
+    assert.strictEqual(redactPath(`/console/${token}`), "/console/<redacted>")
+    assert.strictEqual(redactPath(`/console/${id}.1796576323`), "/console/<redacted>")
+    assert.strictEqual(redactPath(`/x/cookie=${encodeURIComponent(token)}/y`), "/x/<redacted>/y")
+    // A longer word or a short number after the dot is no session.
+    assert.strictEqual(redactPath(`/x/a${id}.1796576323`), `/x/a${id}.1796576323`)
+    assert.strictEqual(redactPath(`/x/${id}.17`), `/x/${id}.17`)
+    const path = "/admin/my-admin%2Ftoken/x/prefix-my-admin-token"
+    Effect.runSync(
+      Effect.scoped(
+        Effect.gen(function* () {
+          yield* holdSecret("my-admin-token")
+          yield* holdSecret("my-admin/token")
+          assert.strictEqual(redactPath(path), "/admin/<redacted>/x/<redacted>")
+          assert.strictEqual(redactPath("/a/my-admin/token/b"), "/a/<redacted>/b")
+          assert.strictEqual(scrub("said my-admin-token", undefined), "said <redacted>")
+        })
+      )
+    )
+    assert.strictEqual(redactPath(path), path)
   })
 
   it("finds the key in a path and scrubs it (and its encoded form) from text", () => {

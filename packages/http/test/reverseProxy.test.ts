@@ -45,8 +45,10 @@ describe("parseBasePath", () => {
     assert.strictEqual(right(parseBasePath("/", "--base-path")), "")
     assert.strictEqual(right(parseBasePath(" /dash ", "--base-path")), "/dash")
   })
-  it("refuses a missing leading slash, a trailing slash, . and .., empty segments and other characters", () => {
+  it("refuses an empty value, a missing leading slash, a trailing slash, . and .., empty segments and other characters", () => {
     for (const bad of [
+      "",
+      "  ",
       "dash",
       "/dash/",
       "/a/../b",
@@ -81,8 +83,9 @@ describe("pathUnder", () => {
 
 describe("parseTrustProxy", () => {
   it("addresses and CIDR ranges, IPv4 and IPv6; IPv4 entries match IPv4-mapped peers", () => {
-    const proxies = trust("127.0.0.1, 10.0.0.0/8,::1,fd00::/8,[2001:db8::7]")
+    const proxies = trust("127.0.0.1, 10.0.0.0/8,::1,fd00::/8,2001:db8::7")
     assert.deepStrictEqual(proxies.entries, ["127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8", "2001:db8::7"])
+    assert.deepStrictEqual(proxies.everyone, [])
     for (const yes of [
       "127.0.0.1",
       "::ffff:127.0.0.1",
@@ -107,11 +110,42 @@ describe("parseTrustProxy", () => {
       "10.0.0.0/x",
       "1.2.3.4,",
       "300.1.1.1",
-      "10.0.0.0/-1"
+      "10.0.0.0/-1",
+      "[::1]",
+      "[2001:db8::7]",
+      "fe80::1%eth0",
+      "fe80::/10%eth0",
+      "127.0.0.1/08",
+      "10.0.0.0/008",
+      "::1/0128"
     ]) {
       const message = left(parseTrustProxy(bad, "--trust-proxy"))
-      assert.match(message, /^--trust-proxy must be IP addresses or CIDR ranges separated by commas/)
+      assert.match(message, /^--trust-proxy must be IP addresses or CIDR ranges separated by commas/, bad)
+      assert.include(message, JSON.stringify(bad.split(",")[1] ?? bad), bad)
     }
+  })
+  it("refuses a range with host bits set, naming the network meant", () => {
+    for (const [bad, network] of [
+      ["10.0.0.1/8", "10.0.0.0/8"],
+      ["127.0.0.1/0", "0.0.0.0/0"],
+      ["192.168.1.77/24", "192.168.1.0/24"],
+      ["172.16.5.4/12", "172.16.0.0/12"],
+      ["fd00::1/8", "fd00::/8"],
+      ["2001:db8:0:0:1::/64", "2001:db8::/64"],
+      ["::ffff:10.1.2.3/104", "::ffff:a00:0/104"]
+    ] as const) {
+      assert.strictEqual(
+        left(parseTrustProxy(`127.0.0.1,${bad}`, "--trust-proxy")),
+        `--trust-proxy: ${bad} has host bits set past its /${bad.split("/")[1]} prefix; did you mean the network ${network}?`
+      )
+    }
+    for (const ok of ["10.0.0.0/8", "0.0.0.0/0", "::/0", "fd00::/8", "2001:db8::/32", "10.0.0.1/32", "::1/128"]) {
+      right(parseTrustProxy(ok, "--trust-proxy"))
+    }
+  })
+  it("names the entries that trust every peer", () => {
+    assert.deepStrictEqual(trust("127.0.0.1,0.0.0.0/0,::/0").everyone, ["0.0.0.0/0", "::/0"])
+    assert.isTrue(trust("0.0.0.0/0").trusts("203.0.113.9"))
   })
 })
 

@@ -41,15 +41,16 @@ export const commandSpecs = {
     synopsis:
       "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] [--decimate-at HH:MM|off] " +
       "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... [--no-admin] " +
-      "[--frame-ancestors SOURCES] [--base-path /PREFIX] [--trust-proxy <address or CIDR>[,...]]",
+      "[--frame-ancestors SOURCES] [--base-path /PREFIX] [--trust-proxy <address or CIDR>[,...]] " +
+      "[--request-timeout SECONDS]",
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
       "--workers N serves with N processes (default 1); --cors-origin (repeatable) lets web pages of " +
       "that origin push and read; on a loopback address without DASHSTREAM_ADMIN_TOKEN it prints a console link " +
       "with a token made for the run (--no-admin: no admin API, no console); behind a reverse proxy, --base-path " +
       "/PREFIX serves every route under /PREFIX (other paths answer 404) and --trust-proxy 127.0.0.1 believes " +
-      "X-Forwarded-For and X-Forwarded-Proto from those peers only (off by default); stops cleanly on SIGINT or " +
-      "SIGTERM",
+      "X-Forwarded-For and X-Forwarded-Proto from those peers only (off by default); --request-timeout bounds the " +
+      "time to receive a request (default 30 s, then 408); stops cleanly on SIGINT or SIGTERM",
     options: {
       host: { type: "string" },
       port: { type: "string" },
@@ -63,7 +64,8 @@ export const commandSpecs = {
       "cors-origin": { type: "string", multiple: true },
       "frame-ancestors": { type: "string" },
       "base-path": { type: "string" },
-      "trust-proxy": { type: "string" }
+      "trust-proxy": { type: "string" },
+      "request-timeout": { type: "string" }
     }
   },
   decimate: {
@@ -224,6 +226,7 @@ export const usage = (): string => {
     "  DASHSTREAM_FRAME_ANCESTORS  sites that may frame a dashboard page, a CSP source list, as --frame-ancestors (default 'self')",
     "  DASHSTREAM_BASE_PATH     path prefix every route is served under behind a reverse proxy, as --base-path (default: none)",
     "  DASHSTREAM_TRUST_PROXY   reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto are believed, as --trust-proxy (default: none)",
+    "  DASHSTREAM_REQUEST_TIMEOUT  seconds to receive a whole request, headers and body, before a 408, as --request-timeout (default 30)",
     "",
     "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
     "",

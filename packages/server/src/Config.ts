@@ -4,6 +4,7 @@ import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimat
 // The parsers alone (node:net and effect), not the HTTP interface, which `serve` loads lazily.
 import { parseBasePath, parseTrustProxy, type TrustedProxies } from "@dashstream/http/ReverseProxy"
 import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import type { commandSpecs } from "./Commands.js"
 import { UsageError } from "./Errors.js"
 
 /**
@@ -50,7 +51,8 @@ export const EnvVar = {
   corsOrigin: "DASHSTREAM_CORS_ORIGIN",
   frameAncestors: "DASHSTREAM_FRAME_ANCESTORS",
   basePath: "DASHSTREAM_BASE_PATH",
-  trustProxy: "DASHSTREAM_TRUST_PROXY"
+  trustProxy: "DASHSTREAM_TRUST_PROXY",
+  requestTimeout: "DASHSTREAM_REQUEST_TIMEOUT"
 } as const
 
 /**
@@ -190,21 +192,20 @@ const database: Config.Config<DatabaseConfig> = Config.orElseIf(databaseAt("--db
 export const databaseConfig = (flag: string | undefined, env: Env): Either.Either<DatabaseConfig, UsageError> =>
   load(database, { db: flag }, env)
 
-/** The flags `serve` reads (the others are ignored), as `util.parseArgs` returns them. */
+/** The value `util.parseArgs` gives a flag declared as `option`: text, `true` for a boolean, every text if repeatable. */
+type FlagValue<Option> = Option extends { readonly type: "boolean" }
+  ? boolean
+  : Option extends { readonly multiple: true }
+    ? ReadonlyArray<string>
+    : string
+
+/**
+ * The flags `serve` reads, as `util.parseArgs` returns them: derived from its entry in the command table
+ * (`Commands.ts`), so a flag is declared there once.
+ */
 export type ServeFlags = {
-  readonly host?: string | undefined
-  readonly port?: string | undefined
-  readonly "rate-limit"?: string | undefined
-  readonly "log-requests"?: boolean | undefined
-  readonly "log-skipped"?: boolean | undefined
-  readonly "decimate-at"?: string | undefined
-  readonly "decimation-tiers"?: string | undefined
-  readonly workers?: string | undefined
-  readonly "no-admin"?: boolean | undefined
-  readonly "cors-origin"?: ReadonlyArray<string> | undefined
-  readonly "frame-ancestors"?: string | undefined
-  readonly "base-path"?: string | undefined
-  readonly "trust-proxy"?: string | undefined
+  readonly [Name in keyof typeof commandSpecs.serve.options]?:
+    FlagValue<(typeof commandSpecs.serve.options)[Name]> | undefined
 }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
@@ -273,6 +274,12 @@ export interface ServeConfig {
    * none, the headers are ignored.
    */
   readonly trustProxy: TrustedProxies | null
+  /**
+   * The most time, in seconds, to receive a whole request, headers and body (`--request-timeout`,
+   * `DASHSTREAM_REQUEST_TIMEOUT`, see {@link parseRequestTimeout}): past it the request is answered 408
+   * `request_timeout` and its connection closed. Answers are not timed. Default 30.
+   */
+  readonly requestTimeout: number
 }
 
 /** Defaults of {@link ServeConfig}. */
@@ -280,7 +287,8 @@ export const serveDefaults = {
   host: "127.0.0.1",
   port: 8080,
   decimateAt: { hour: 3, minute: 0 },
-  frameAncestors: "'self'"
+  frameAncestors: "'self'",
+  requestTimeout: 30
 } as const
 
 /** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the contract's default (section 9). */
@@ -329,7 +337,11 @@ const serve: Config.Config<ServeConfig> = Config.all({
     serveDefaults.frameAncestors
   ),
   basePath: basePathSetting,
-  trustProxy: Config.withDefault(flagOrEnv("trust-proxy", EnvVar.trustProxy, parseTrustProxy), null)
+  trustProxy: Config.withDefault(flagOrEnv("trust-proxy", EnvVar.trustProxy, parseTrustProxy), null),
+  requestTimeout: Config.withDefault(
+    flagOrEnv("request-timeout", EnvVar.requestTimeout, parseRequestTimeout),
+    serveDefaults.requestTimeout
+  )
 })
 
 /**
@@ -339,10 +351,27 @@ const serve: Config.Config<ServeConfig> = Config.all({
  * (see {@link parseDailyTime}), `--decimation-tiers` / `DASHSTREAM_DECIMATION_TIERS` (see {@link decimationPolicy}),
  * `--workers` / `DASHSTREAM_WORKERS` (see {@link parseWorkers}; default 1) or
  * `--frame-ancestors` / `DASHSTREAM_FRAME_ANCESTORS` (see {@link parseFrameAncestors}), `--base-path` /
- * `DASHSTREAM_BASE_PATH` (see `parseBasePath`) or `--trust-proxy` / `DASHSTREAM_TRUST_PROXY` (see `parseTrustProxy`).
+ * `DASHSTREAM_BASE_PATH` (see `parseBasePath`), `--trust-proxy` / `DASHSTREAM_TRUST_PROXY` (see `parseTrustProxy`) or
+ * `--request-timeout` / `DASHSTREAM_REQUEST_TIMEOUT` (see {@link parseRequestTimeout}).
  */
 export const serveConfig = (flags: ServeFlags, env: Env): Either.Either<ServeConfig, UsageError> =>
   load(serve, flags, env)
+
+/**
+ * The warnings `serve` logs at start for settings it accepts but that are most likely a mistake: a `--trust-proxy`
+ * range that trusts every peer (`0.0.0.0/0`, `::/0`), which lets any client choose the address and scheme the server
+ * sees (docs/running.md, "Behind a reverse proxy"). Empty when nothing is amiss.
+ */
+export const startWarnings = (config: ServeConfig): ReadonlyArray<string> => {
+  const everyone = config.trustProxy?.everyone ?? []
+  return everyone.length === 0
+    ? []
+    : [
+        `--trust-proxy ${everyone.join(",")} trusts every peer: any client can write X-Forwarded-For and ` +
+          "X-Forwarded-Proto, choosing the address the sign-in throttle and the request log see and the console " +
+          "cookie's Secure; list only your reverse proxies' addresses"
+      ]
+}
 
 /**
  * What `serve` does about the admin API and the console (contract sections 7 and 14):
@@ -515,6 +544,23 @@ function parseCorsOrigins(value: string, name: string): Either.Either<ReadonlyAr
     }
   }
   return Either.right([...new Set(origins)])
+}
+
+/** The longest `--request-timeout` accepted, in seconds: an hour. */
+export const maxRequestTimeout = 3600
+
+/**
+ * Parses `--request-timeout` (or `DASHSTREAM_REQUEST_TIMEOUT`, named by `name`): a whole number of seconds from 1 to
+ * {@link maxRequestTimeout}.
+ */
+export function parseRequestTimeout(value: string, name: string): Either.Either<number, string> {
+  const n = /^\d{1,4}$/.test(value.trim()) ? Number(value.trim()) : 0
+  return n >= 1 && n <= maxRequestTimeout
+    ? Either.right(n)
+    : Either.left(
+        `${name} must be a whole number of seconds from 1 to ${maxRequestTimeout} (the time to receive a whole ` +
+          `request), got ${JSON.stringify(value)}`
+      )
 }
 
 function parseRateLimit(value: string, name: string): Either.Either<number, string> {

@@ -11,7 +11,7 @@ import {
 } from "@dashstream/core"
 import type * as HttpModule from "@dashstream/http"
 import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
-import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig } from "./Config.js"
+import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig, startWarnings } from "./Config.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, type UsageError } from "./Errors.js"
 import type { WorkerRole } from "./internal/cluster/WorkerRole.js"
@@ -33,7 +33,11 @@ const loadHttp: Effect.Effect<typeof HttpModule> = Effect.promise(() => import("
  * be answered), then the storage (the SQLite file or PostgreSQL pool is closed). The process then exits 0.
  */
 export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
-  Effect.zipRight(migrate(db), serve(db, config, undefined))
+  Effect.zipRight(Effect.zipRight(logStartWarnings(config), migrate(db)), serve(db, config, undefined))
+
+/** Logs {@link startWarnings} of `config`, one line each: once per server, by its one process or its primary. */
+export const logStartWarnings = (config: ServeConfig): Effect.Effect<void> =>
+  Effect.forEach(startWarnings(config), (warning) => Effect.logWarning(warning), { discard: true })
 
 /** Brings the schema up to date and logs it (`schema up to date`, with the migrations applied). */
 export const migrate = (db: DatabaseConfig): Effect.Effect<void, CommandFailed | UsageError> =>
@@ -93,6 +97,7 @@ export const serve = (
             frameAncestors: config.frameAncestors,
             basePath: config.basePath,
             trustProxy: config.trustProxy ?? undefined,
+            requestTimeoutMs: config.requestTimeout * 1000,
             metrics,
             rateLimiter: role?.rateLimiter,
             eventStreamSlots: role?.eventStreamSlots,

@@ -50,6 +50,7 @@ const crashWindowMs = 30_000
 
 const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
   Effect.gen(function* () {
+    yield* Serve.logStartWarnings(config)
     if (config.port !== 0) {
       yield* probePort(config).pipe(
         Effect.catchAllCause((cause) => Serve.bindFailure(cause, config)),

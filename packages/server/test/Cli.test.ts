@@ -6,6 +6,8 @@ import { type Console, Effect } from "effect"
 import * as Cli from "../src/Cli.js"
 import { assertOneLineError, assertUsageError, timeout } from "./cliSuite.js"
 import { cli, type Result, startServer, stop, tempDir } from "./support.js"
+import { assertTimedOut, trickle } from "../../http/test/support/trickle.js"
+import { entriesOf, eventsPath, openOk } from "./e2e/sse.js"
 
 /**
  * The `dashstream` command line (contract section 8): usage errors, help, version and database failures, run as real
@@ -221,6 +223,31 @@ describe("flags (in process): one sentence naming the flag, exit 2", () => {
     )
     await usage(["decimate", "--now", "yesterday"], /^dashstream: --now must be an ISO 8601 time with a zone/)
   })
+
+  it("--trust-proxy refuses brackets, a zone, a prefix with a leading zero and host bits; --base-path refuses empty", async () => {
+    for (const [value, shown] of [
+      ["[::1]", '"[::1]"'],
+      ["fe80::1%eth0", '"fe80::1%eth0"'],
+      ["127.0.0.1,127.0.0.1/08", '"127.0.0.1/08"']
+    ]) {
+      const escaped = shown!.replace(/[[\]]/g, "\\$&")
+      await usage(
+        ["serve", "--trust-proxy", value!],
+        new RegExp(`^dashstream: --trust-proxy must be IP addresses.*got ${escaped}$`)
+      )
+    }
+    await usage(
+      ["serve", "--trust-proxy", "10.0.0.1/8"],
+      /^dashstream: --trust-proxy: 10\.0\.0\.1\/8 has host bits set past its \/8 prefix; did you mean the network 10\.0\.0\.0\/8\?$/
+    )
+    assertUsageError(
+      await cliInProcess(["serve", "--db", db], { DASHSTREAM_TRUST_PROXY: "fd00::1/8" }),
+      /^dashstream: DASHSTREAM_TRUST_PROXY: fd00::1\/8 has host bits set .* the network fd00::\/8\?$/
+    )
+    for (const value of ["", " "]) {
+      await usage(["serve", "--base-path", value], /^dashstream: --base-path must be a URL path .*\(\/ for the root\)/)
+    }
+  })
 })
 
 describe("help", { timeout }, () => {
@@ -353,6 +380,94 @@ describe("serve --frame-ancestors (who may frame a dashboard page)", { timeout }
     } finally {
       dir.remove()
     }
+  })
+})
+
+describe("serve --trust-proxy trusting every peer", { timeout }, () => {
+  for (const workers of ["1", "2"]) {
+    it(`starts with a warning line naming the range (--workers ${workers})`, async () => {
+      const dir = tempDir()
+      try {
+        const db = `sqlite:${join(dir.path, "trust.db")}`
+        const server = await startServer([
+          "--db",
+          db,
+          "--workers",
+          workers,
+          "--trust-proxy",
+          "127.0.0.1,0.0.0.0/0,::/0"
+        ])
+        await stop(server)
+        const warnings = server
+          .stderr()
+          .split("\n")
+          .filter((line) => line.includes("level=WARN"))
+        assert.strictEqual(warnings.length, 1, server.stderr())
+        assert.include(warnings[0], "--trust-proxy 0.0.0.0/0,::/0 trusts every peer")
+        const quiet = await startServer(["--db", db, "--workers", workers, "--trust-proxy", "127.0.0.1"])
+        await stop(quiet)
+        assert.notInclude(quiet.stderr(), "trusts every peer")
+      } finally {
+        dir.remove()
+      }
+    })
+  }
+})
+
+describe("serve --request-timeout", { timeout }, () => {
+  for (const workers of ["1", "2"]) {
+    it(`answers 408 to a body trickled past it, and keeps an event stream open longer (--workers ${workers})`, async () => {
+      const dir = tempDir()
+      try {
+        const db = `sqlite:${join(dir.path, "timeout.db")}`
+        const account = await cli(["accounts", "create", "--json", "--db", db])
+        const { accessKey } = JSON.parse(account.stdout) as { accessKey: string }
+        const widget = await cli([
+          "widgets",
+          "create",
+          "--access-key",
+          accessKey,
+          "--stream",
+          "n",
+          "--type",
+          "number",
+          "--db",
+          db
+        ])
+        assert.strictEqual(widget.code, 0, widget.stderr)
+        const server = await startServer(["--db", db, "--workers", workers, "--request-timeout", "1"])
+        try {
+          const port = Number(new URL(server.url).port)
+          const stream = await openOk(server.url, eventsPath(accessKey, "n"))
+          const body = JSON.stringify({ accessKey, streamName: "n", point: 7 })
+          const head = `POST /customSend HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n`
+          const answers = await Promise.all(Array.from({ length: 4 }, () => trickle(port, head, body, 100, 5_000)))
+          for (const answer of answers) assertTimedOut(answer, 1_000)
+          // The event stream, open for longer than the timeout, still delivers.
+          const pushed = await fetch(`${server.url}/customSend`, {
+            method: "POST",
+            body: JSON.stringify({ accessKey, streamName: "n", point: 8 })
+          })
+          assert.strictEqual(pushed.status, 200)
+          await stream.until("the entry", () => entriesOf(stream.events).length > 0, 5_000)
+          assert.deepStrictEqual(
+            entriesOf(stream.events).map((e) => e.point),
+            [{ number: 8 }]
+          )
+          stream.close()
+        } finally {
+          await stop(server)
+        }
+      } finally {
+        dir.remove()
+      }
+    })
+  }
+  it("a bad value is a usage error", async () => {
+    assertUsageError(
+      await cli(["serve", "--port", "0", "--request-timeout", "0"]),
+      /^dashstream: --request-timeout must be a whole number of seconds from 1 to 3600/
+    )
   })
 })
 

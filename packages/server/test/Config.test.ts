@@ -77,8 +77,29 @@ describe("Config.serveConfig", () => {
       corsOrigins: [],
       frameAncestors: "'self'",
       basePath: "",
-      trustProxy: null
+      trustProxy: null,
+      requestTimeout: 30
     })
+  })
+
+  it("request timeout: --request-timeout beats DASHSTREAM_REQUEST_TIMEOUT; whole seconds from 1 to 3600", () => {
+    assert.strictEqual(right(Config.serveConfig({ "request-timeout": "5" }, {})).requestTimeout, 5)
+    assert.strictEqual(
+      right(Config.serveConfig({ "request-timeout": "1" }, { DASHSTREAM_REQUEST_TIMEOUT: "90" })).requestTimeout,
+      1
+    )
+    assert.strictEqual(right(Config.serveConfig({}, { DASHSTREAM_REQUEST_TIMEOUT: "3600" })).requestTimeout, 3600)
+    for (const bad of ["0", "3601", "1.5", "-1", "", "30s", "ten"]) {
+      assert.match(
+        leftMessage(Config.serveConfig({ "request-timeout": bad }, {})),
+        /^--request-timeout must be a whole number of seconds from 1 to 3600/,
+        bad
+      )
+    }
+    assert.match(
+      leftMessage(Config.serveConfig({}, { DASHSTREAM_REQUEST_TIMEOUT: "0" })),
+      /^DASHSTREAM_REQUEST_TIMEOUT must be a whole number of seconds/
+    )
   })
 
   it("base path and trusted proxies: flags beat DASHSTREAM_BASE_PATH / DASHSTREAM_TRUST_PROXY; bad values are usage errors", () => {
@@ -100,6 +121,13 @@ describe("Config.serveConfig", () => {
       "::1"
     ])
     assert.match(leftMessage(Config.serveConfig({ "trust-proxy": "proxy.local" }, {})), /^--trust-proxy must be IP/)
+    assert.deepStrictEqual(Config.startWarnings(right(Config.serveConfig({ "trust-proxy": "10.0.0.0/8" }, {}))), [])
+    const [warning, ...more] = Config.startWarnings(
+      right(Config.serveConfig({}, { DASHSTREAM_TRUST_PROXY: "::/0,127.0.0.1" }))
+    )
+    assert.match(warning!, /^--trust-proxy ::\/0 trusts every peer: any client can write X-Forwarded-For/)
+    assert.deepStrictEqual(more, [])
+    assert.match(leftMessage(Config.serveConfig({ "base-path": "" }, {})), /^--base-path must be a URL path/)
     assert.strictEqual(right(Config.basePath(undefined, { DASHSTREAM_BASE_PATH: "/d" })), "/d")
     assert.match(leftMessage(Config.basePath("nope", {})), /^--base-path must be/)
   })
