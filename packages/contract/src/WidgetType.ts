@@ -123,8 +123,13 @@ export const widgetTypeTable: { readonly [T in WidgetType]: WidgetTypeTraits } =
 const typesWhere = (test: (traits: WidgetTypeTraits) => boolean): ReadonlyArray<WidgetType> =>
   widgetTypes.filter((type) => test(widgetTypeTable[type]))
 
+// The kind column alone, one lookup away: the ingest path reads it once per field value.
+const kinds = Object.fromEntries(widgetTypes.map((type) => [type, widgetTypeTable[type].kind])) as Readonly<
+  Record<WidgetType, WidgetKind>
+>
+
 /** The storage kind of a widget type (see {@link WidgetKind}). */
-export const widgetKind = (type: WidgetType): WidgetKind => widgetTypeTable[type].kind
+export const widgetKind = (type: WidgetType): WidgetKind => kinds[type]
 
 /** What decimation keeps of a stream of `type` (see {@link WidgetTypeTraits.decimation}). */
 export const decimationMode = (type: WidgetType): "extremes" | "last" => widgetTypeTable[type].decimation
@@ -162,7 +167,7 @@ export const supportsClearCommand = (type: WidgetType): boolean => widgetTypeTab
 
 /**
  * Every collection key of any widget type (`leaderboard`, `chart`, `list`, `table`, `matrix`), each once: a point
- * that is one of them holding `[]` clears its stream (see {@link WidgetTypeTraits.collections}).
+ * whose only key is one of them, holding `[]`, clears its stream (see {@link WidgetTypeTraits.collections}).
  */
 export const collectionKeys: ReadonlyArray<string> = [
   ...new Set(widgetTypes.flatMap((type) => widgetTypeTable[type].collections))

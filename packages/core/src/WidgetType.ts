@@ -8,10 +8,7 @@ import { Schema } from "effect"
  */
 export {
   decimationMode,
-  isNumericWidgetType,
   lineProtocolWidgetTypes,
-  numericWidgetTypes,
-  scaleWidgetTypes,
   supportsClearCommand,
   widgetKind,
   type WidgetKind,
