@@ -1,9 +1,10 @@
 /**
  * Tile options (contract section 15) as plain data, and the one pure rule the page draws with them: the status colour
- * of a value. This module imports nothing, so the dashboard page's browser bundle uses it as it is
- * (`@dashstream/core/tileStatus`) without pulling effect in; the schema that validates options a client gives is
- * `TileOptions` in `Dashboard.ts`, built from the lists here.
+ * of a value. This module imports only `@dashstream/contract` (which imports nothing), so the dashboard page's browser
+ * bundle uses it as it is (`@dashstream/core/tileStatus`) without pulling effect in; the schema that validates options
+ * a client gives is `TileOptions` in `Dashboard.ts`, built from the lists here.
  */
+import { numericWidgetTypes, scaleWidgetTypes } from "@dashstream/contract"
 
 /** The five status colours of a threshold (contract section 15). */
 export const thresholdColors = ["green", "amber", "red", "blue", "grey"] as const
@@ -32,18 +33,11 @@ export interface TileOptionsData {
   readonly staleAfter?: number | undefined
 }
 
-/** The widget types whose tiles may carry `thresholds` (their value is a number). */
-export const thresholdTypes: ReadonlyArray<string> = [
-  "number",
-  "horizontal-bar",
-  "vertical-bar",
-  "dial",
-  "sparkline",
-  "line-graph"
-]
+/** The widget types whose tiles may carry `thresholds`: their value is a number (the contract's numeric types). */
+export const thresholdTypes: ReadonlyArray<string> = numericWidgetTypes
 
-/** The widget types whose tiles may carry `min` and `max` (they draw a scale). */
-export const scaleTypes: ReadonlyArray<string> = ["horizontal-bar", "vertical-bar", "dial"]
+/** The widget types whose tiles may carry `min` and `max`: they draw a scale (the contract's scale types). */
+export const scaleTypes: ReadonlyArray<string> = scaleWidgetTypes
 
 /** The least and greatest `staleAfter`, in seconds (10 seconds to 365 days). */
 export const STALE_AFTER_MIN = 10

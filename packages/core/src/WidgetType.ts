@@ -1,11 +1,19 @@
-import { widgetKind, widgetTypes } from "@dashstream/contract"
+import { widgetTypes } from "@dashstream/contract"
 import { Schema } from "effect"
 
 /**
- * The widget types (contract section 2) as a Schema, built on `@dashstream/contract`, where the list, the storage
- * kinds and the clear-command set are written once for core, the client and the dashboard page.
+ * The widget types as a Schema, built on `@dashstream/contract`, whose widget-type table holds every property of a
+ * type (storage kind, clearing, decimation, scale, line protocol, collection keys) once for core, the client and the
+ * dashboard page.
  */
-export { supportsClearCommand, widgetKind, type WidgetKind, widgetTypes } from "@dashstream/contract"
+export {
+  decimationMode,
+  lineProtocolWidgetTypes,
+  supportsClearCommand,
+  widgetKind,
+  type WidgetKind,
+  widgetTypes
+} from "@dashstream/contract"
 
 /** A widget type identifier; decoding rejects anything not in {@link widgetTypes}. */
 export const WidgetType = Schema.Literal(...widgetTypes)
@@ -13,12 +21,3 @@ export type WidgetType = typeof WidgetType.Type
 
 /** True when `s` is one of the 20 widget type identifiers. */
 export const isWidgetType = Schema.is(WidgetType)
-
-/**
- * How decimation chooses what to keep in a bucket (contract section 9): `extremes` keeps the first, last,
- * lowest and highest entry by the entry's numeric value (`number`, or `y` for xy-graph); `last` keeps the last.
- */
-export const decimationMode = (type: WidgetType): "extremes" | "last" => {
-  const kind = widgetKind(type)
-  return kind === "numeric" || kind === "series" || type === "xy-graph" ? "extremes" : "last"
-}

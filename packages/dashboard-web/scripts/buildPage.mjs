@@ -42,7 +42,7 @@ export const buildPage = async (page) => {
     platform: "browser",
     legalComments: "none",
     // Workspace packages from their sources (the dashboard page bundles @dashstream/core/tileStatus, which imports
-    // nothing), so a page builds without the packages' dist/ having been compiled first.
+    // only @dashstream/contract), so a page builds without the packages' dist/ having been compiled first.
     conditions: ["@dashstream/source"],
     ...page.esbuild,
     write: false,

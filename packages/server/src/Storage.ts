@@ -21,13 +21,13 @@ import { CommandFailed, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
 
 /**
- * The one place that names a storage adapter: picks SQLite or PostgreSQL from the `--db` URL (contract section 8).
+ * The one place that names a storage adapter: the backend registry, one entry per `--db` URL scheme (README,
+ * "Configuration" and "Running on PostgreSQL"). `Config.ts` parses the URL into a {@link Database}; every function
+ * here looks up the entry of its `_tag`, so a third backend is one more entry (and one more `Database` case).
  */
 
-// Each adapter (and its driver) is imported when a command first opens a database of its kind: a SQLite command never
-// loads pg, a PostgreSQL one never loads better-sqlite3, and `help` loads neither (startup time, see bench/startup).
-const loadSqlite: Effect.Effect<typeof SqliteAdapter> = Effect.promise(() => import("@dashstream/storage-sqlite"))
-const loadPostgres: Effect.Effect<typeof PostgresAdapter> = Effect.promise(() => import("@dashstream/storage-postgres"))
+/** The storage ports a backend's layer provides. */
+type Ports = AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore
 
 /**
  * How one of several processes writing the same SQLite file opens it (`serve --workers N`): `relay` carries the live
@@ -41,6 +41,98 @@ export interface SharedFile {
 }
 
 /**
+ * One database, its adapter loaded and its settings accepted: the adapter's operations, failing with the adapter's
+ * own errors (the functions below turn them into {@link failure}).
+ */
+interface OpenedDatabase {
+  /** The scoped storage ports, the schema brought up to date first (see {@link layer}). */
+  readonly layer: (observer?: WriteObserver, shared?: SharedFile) => Layer.Layer<Ports, StorageFailure>
+  /** Brings the schema up to date; the names of the migrations applied. */
+  readonly migrate: () => Effect.Effect<ReadonlyArray<string>, StorageFailure>
+  /** The `StoreCopy` port as a copy's target, schema brought up to date first. */
+  readonly storeCopy: () => Effect.Effect<StoreCopy["Type"], StorageFailure, Scope.Scope>
+  /** The `StoreCopy` port as a copy's source: read-only, never created or migrated. */
+  readonly storeCopySource: () => Effect.Effect<StoreCopy["Type"], SourceRefused | StorageFailure, Scope.Scope>
+}
+
+/** A storage backend: one entry of {@link backends}, for the databases of one `_tag`. */
+interface Backend<D extends Database> {
+  /**
+   * Loads the adapter (imported when a command first opens a database of its kind) and checks the database's
+   * settings; fails with `UsageError` when the adapter refuses them.
+   */
+  open(database: D): Effect.Effect<OpenedDatabase, UsageError>
+  /** The database as {@link describe} prints it: no user or password. */
+  describe(database: D): string
+}
+
+// Each adapter (and its driver) is imported when a command first opens a database of its kind: a SQLite command never
+// loads pg, a PostgreSQL one never loads better-sqlite3, and `help` loads neither (startup time, see bench/startup).
+const loadSqlite: Effect.Effect<typeof SqliteAdapter> = Effect.promise(() => import("@dashstream/storage-sqlite"))
+const loadPostgres: Effect.Effect<typeof PostgresAdapter> = Effect.promise(() => import("@dashstream/storage-postgres"))
+
+const sqlite: Backend<Extract<Database, { _tag: "Sqlite" }>> = {
+  open: (database) =>
+    Effect.map(loadSqlite, (Sqlite) => {
+      const config = { filename: database.filename }
+      return {
+        // The SQLite layer migrates the file when it opens it.
+        layer: (observer, shared) =>
+          Sqlite.layer(
+            shared === undefined ? config : { ...config, lockWait: shared.lockWait },
+            observer,
+            shared?.relay
+          ),
+        migrate: () => Sqlite.migrate(config),
+        storeCopy: () => Sqlite.openStoreCopy(config),
+        storeCopySource: () => Sqlite.openStoreCopySource(config)
+      }
+    }),
+  describe: (database) => `SQLite file ${database.filename}`
+}
+
+const postgres: Backend<Extract<Database, { _tag: "Postgres" }>> = {
+  open: (database) =>
+    Effect.flatMap(loadPostgres, (Postgres) =>
+      Effect.map(
+        Either.mapLeft(Postgres.parseUrl(database.url), (error) => new UsageError({ message: error.message })),
+        (config) => ({
+          // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first
+          // so every command works on a new database, not only `serve` and `migrate`.
+          layer: (observer) =>
+            Layer.unwrapEffect(Effect.as(Postgres.migrate(config), Postgres.layer(config, observer))),
+          migrate: () => Postgres.migrate(config),
+          storeCopy: () => Postgres.openStoreCopy(config),
+          storeCopySource: () => Postgres.openStoreCopySource(config)
+        })
+      )
+    ),
+  describe: (database) => {
+    const url = new URL(Redacted.value(database.url))
+    const name = decodeURIComponent(url.pathname.replace(/^\//, ""))
+    return `PostgreSQL database ${name === "" ? "(default)" : name} at ${url.hostname || "local socket"}${url.port === "" ? "" : `:${url.port}`}`
+  }
+}
+
+/** The backend registry: the entry of each kind of {@link Database}. */
+const backends: { readonly [T in Database["_tag"]]: Backend<Extract<Database, { _tag: T }>> } = {
+  Sqlite: sqlite,
+  Postgres: postgres
+}
+
+// `Backend`'s methods are bivariant in `D`, so the entry of `database._tag` takes `database` itself.
+const backendOf = (database: Database): Backend<Database> => backends[database._tag]
+
+/** `database` opened by its backend, for `use`; a failure of `use` becomes {@link failure}. */
+const withOpened = <A, R>(
+  database: Database,
+  use: (opened: OpenedDatabase) => Effect.Effect<A, StorageFailure, R>
+): Effect.Effect<A, CommandFailed | UsageError, R> =>
+  Effect.flatMap(backendOf(database).open(database), (opened) =>
+    use(opened).pipe(Effect.mapError((cause) => failure(database, cause)))
+  )
+
+/**
  * The storage ports for a database (accounts, stream data, decimation, stored-change notifications, dashboards, console
  * sign-outs). The layer is scoped: the SQLite file or the PostgreSQL pool is closed when the
  * scope that built it closes (on `serve` shutdown, after the HTTP server has finished its requests). Fails with
@@ -52,49 +144,19 @@ export const layer = (
   database: Database,
   observer?: WriteObserver,
   shared?: SharedFile
-): Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore,
-  CommandFailed | UsageError
-> =>
-  database._tag === "Sqlite"
-    ? Layer.unwrapEffect(
-        Effect.map(loadSqlite, (Sqlite) =>
-          Sqlite.layer(
-            shared === undefined
-              ? { filename: database.filename }
-              : { filename: database.filename, lockWait: shared.lockWait },
-            observer,
-            shared?.relay
-          ).pipe(Layer.mapError((cause) => failure(database, cause)))
-        )
-      )
-    : Layer.unwrapEffect(
-        Effect.flatMap(loadPostgres, (Postgres) =>
-          Effect.flatMap(postgresConfig(Postgres, database), (config) =>
-            // The PostgreSQL layer connects lazily and does not migrate (the SQLite one does, on open): migrate first
-            // so every command works on a new database, not only `serve` and `migrate`.
-            Postgres.migrate(config).pipe(
-              Effect.mapError((cause) => failure(database, cause)),
-              Effect.as(Postgres.layer(config, observer))
-            )
-          )
-        )
-      )
+): Layer.Layer<Ports, CommandFailed | UsageError> =>
+  Layer.unwrapEffect(
+    Effect.map(backendOf(database).open(database), (opened) =>
+      opened.layer(observer, shared).pipe(Layer.mapError((cause) => failure(database, cause)))
+    )
+  )
 
 /**
  * Brings the database schema up to date and returns the names of the migrations it applied (`[]` when the schema
  * was already up to date; a second run does nothing). Fails like {@link layer}.
  */
 export const migrate = (database: Database): Effect.Effect<ReadonlyArray<string>, CommandFailed | UsageError> =>
-  database._tag === "Sqlite"
-    ? Effect.flatMap(loadSqlite, (Sqlite) =>
-        Sqlite.migrate({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
-      )
-    : Effect.flatMap(loadPostgres, (Postgres) =>
-        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
-          Postgres.migrate(config).pipe(Effect.mapError((cause) => failure(database, cause)))
-        )
-      )
+  withOpened(database, (opened) => opened.migrate())
 
 /**
  * The `StoreCopy` port of a database (`dashstream copy`), its schema brought up to date first, open until the scope
@@ -103,15 +165,7 @@ export const migrate = (database: Database): Effect.Effect<ReadonlyArray<string>
 export const storeCopy = (
   database: Database
 ): Effect.Effect<StoreCopy["Type"], CommandFailed | UsageError, Scope.Scope> =>
-  database._tag === "Sqlite"
-    ? Effect.flatMap(loadSqlite, (Sqlite) =>
-        Sqlite.openStoreCopy({ filename: database.filename }).pipe(Effect.mapError((cause) => failure(database, cause)))
-      )
-    : Effect.flatMap(loadPostgres, (Postgres) =>
-        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
-          Postgres.openStoreCopy(config).pipe(Effect.mapError((cause) => failure(database, cause)))
-        )
-      )
+  withOpened(database, (opened) => opened.storeCopy())
 
 /**
  * The `StoreCopy` port of a database as the source of a copy, open until the scope closes: read-only, never created
@@ -121,19 +175,9 @@ export const storeCopy = (
 export const storeCopySource = (
   database: Database
 ): Effect.Effect<StoreCopy["Type"], SourceRefused | CommandFailed | UsageError, Scope.Scope> =>
-  database._tag === "Sqlite"
-    ? Effect.flatMap(loadSqlite, (Sqlite) =>
-        Sqlite.openStoreCopySource({ filename: database.filename }).pipe(
-          Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause)))
-        )
-      )
-    : Effect.flatMap(loadPostgres, (Postgres) =>
-        Effect.flatMap(postgresConfig(Postgres, database), (config) =>
-          Postgres.openStoreCopySource(config).pipe(
-            Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause)))
-          )
-        )
-      )
+  Effect.flatMap(backendOf(database).open(database), (opened) =>
+    opened.storeCopySource().pipe(Effect.catchIf(isStorageFailure, (cause) => Effect.fail(failure(database, cause))))
+  )
 
 const isStorageFailure = (error: unknown): error is StorageFailure =>
   error instanceof StorageError || error instanceof StorageUnavailable
@@ -142,15 +186,7 @@ const isStorageFailure = (error: unknown): error is StorageFailure =>
  * A description of the database safe to print and log: the SQLite file path, or the PostgreSQL host, port and
  * database name without user or password.
  */
-export const describe = (database: Database): string => {
-  if (database._tag === "Sqlite") return `SQLite file ${database.filename}`
-  const url = new URL(Redacted.value(database.url))
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ""))
-  return `PostgreSQL database ${name === "" ? "(default)" : name} at ${url.hostname || "local socket"}${url.port === "" ? "" : `:${url.port}`}`
-}
-
-const postgresConfig = (Postgres: typeof PostgresAdapter, database: Extract<Database, { _tag: "Postgres" }>) =>
-  Either.mapLeft(Postgres.parseUrl(database.url), (error) => new UsageError({ message: error.message }))
+export const describe = (database: Database): string => backendOf(database).describe(database)
 
 /**
  * A storage failure as one sentence for stderr: "the <database> failed: <reason>" for a `StorageError`, "the

@@ -4,10 +4,9 @@
  * `OutcomeUnknownError`, so a retry can never double-count.
  */
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+import { collectionKeys } from "@dashstream/contract"
 
-// The collection keys whose empty array clears a stream (contract section 4).
-const collectionKeys = ["leaderboard", "chart", "list", "table", "matrix"]
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The point clears the stream (contract section 4): `null`, `""`, `{}`, `[]`, or an empty collection. */
 const isEmptyPoint = (point: unknown): boolean => {

@@ -2,13 +2,15 @@
  * Pure helpers of the widgets list (contract section 14): an editable example point for each widget type (the
  * "push a test point" form starts from it), a one-line summary of a stored point, and the age of an entry.
  */
+import { isNumericWidgetType, type WidgetType } from "@dashstream/contract"
 import { formatValue, numericPoint } from "@dashstream/dashboard-web/browser/format"
 
 /**
  * An example `point` for each widget type of contract section 2, in the shape section 3 accepts: what the test
- * point form shows first. Image URLs are placeholders on `example.com`; edit them to a real picture.
+ * point form shows first. Image URLs are placeholders on `example.com`; edit them to a real picture. Keyed by
+ * `WidgetType`, so a new type does not compile until it has an example.
  */
-export const examplePoints: Readonly<Record<string, unknown>> = {
+export const examplePoints: Readonly<Record<WidgetType, unknown>> = {
   number: { number: 1284.5, prefix: "$" },
   "horizontal-bar": { number: 72, suffix: "%" },
   "vertical-bar": { number: 340 },
@@ -62,9 +64,8 @@ export const examplePoints: Readonly<Record<string, unknown>> = {
 }
 
 /** The example point of `type` as the form's text: pretty JSON (`{}` for a type this page does not know). */
-export const exampleText = (type: string): string => JSON.stringify(examplePoints[type] ?? {}, null, 2)
-
-const numericTypes = new Set(["number", "horizontal-bar", "vertical-bar", "dial", "sparkline", "line-graph"])
+export const exampleText = (type: string): string =>
+  JSON.stringify((examplePoints as Readonly<Record<string, unknown>>)[type] ?? {}, null, 2)
 
 /**
  * A stored point in one line of at most `max` characters: numeric widgets as their value with prefix and suffix
@@ -72,7 +73,7 @@ const numericTypes = new Set(["number", "horizontal-bar", "vertical-bar", "dial"
  */
 export const summarize = (type: string, point: unknown, max = 60): string => {
   let text: string
-  const numeric = numericTypes.has(type) ? numericPoint(point) : undefined
+  const numeric = isNumericWidgetType(type) ? numericPoint(point) : undefined
   if (numeric !== undefined) text = formatValue(numeric.number, numeric.prefix, numeric.suffix)
   else if (type === "label" && typeof (point as { label?: unknown } | null)?.label === "string")
     text = (point as { label: string }).label

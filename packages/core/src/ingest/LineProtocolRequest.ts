@@ -3,7 +3,7 @@ import { InvalidPoint, type InvalidRequest, type PayloadTooLarge, quoted } from 
 import type { IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
 import type { PointOp, StoredPoint } from "../Point.js"
 import type { Micros } from "../Time.js"
-import { type WidgetType, widgetKind } from "../WidgetType.js"
+import { lineProtocolWidgetTypes, type WidgetType, widgetKind } from "../WidgetType.js"
 import {
   FieldKind,
   type LineBatch,
@@ -13,17 +13,8 @@ import {
   type Precision
 } from "./LineProtocol.js"
 
-/** The widget types a line protocol field can write to (contract section 13.1, "Value by widget type"). */
-export const lineProtocolWidgetTypes: ReadonlyArray<WidgetType> = [
-  "number",
-  "horizontal-bar",
-  "vertical-bar",
-  "dial",
-  "sparkline",
-  "line-graph",
-  "label",
-  "text-feed"
-]
+/** The widget types a line protocol field can write to, from the widget-type table (`lineProtocol`). */
+export { lineProtocolWidgetTypes }
 
 /**
  * What the number entries of one request read, shared by them (see {@link LineEntry}): the batch's numbers and

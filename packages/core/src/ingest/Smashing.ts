@@ -287,7 +287,15 @@ export const decodeSmashing = (
       return feedData(type, o, part.streamName, limits)
     case "image":
       return imageData(type, o, limits)
-    default:
+    // No `default`: a new widget type fails to compile here until its Smashing mapping is chosen.
+    case "usa-map":
+    case "world-map":
+    case "gallery":
+    case "xy-graph":
+    case "bar-chart":
+    case "table":
+    case "html":
+    case "multi-bar-graph":
       return pointData(type, o, limits)
   }
 }
