@@ -521,6 +521,25 @@ print(json.dumps(out))
         400,
         { error: "the request body is not valid gzip data" }
       ])
+      // What is not gzip is 400 whatever its last four bytes say as a gzip trailer's size (here more than 10 MiB):
+      // a truncated body, text, gzip followed by garbage. Telegraf would split a batch answered 413 and retry.
+      const gzipped = gzipSync(`auth load=9 ${T0 + 9}000000000\n`)
+      for (const body of [
+        gzipped.subarray(0, gzipped.length - 4),
+        Buffer.from(`auth load=9 ${T0 + 9}000000000\n`),
+        Buffer.concat([gzipped, Buffer.from("garbage!")])
+      ]) {
+        expect(body.readUInt32LE(body.length - 4)).toBeGreaterThan(10 * 1024 * 1024)
+        const gz = { ...h, "content-encoding": "gzip" }
+        const v1 = await post(base, "/write?precision=ns", body, gz)
+        expect([v1.status, JSON.parse(v1.text)]).toEqual([400, { error: "the request body is not valid gzip data" }])
+        const v2 = await post(base, "/api/v2/write?precision=ns", body, gz)
+        expect([v2.status, JSON.parse(v2.text)]).toEqual([
+          400,
+          { code: "invalid", message: "the request body is not valid gzip data" }
+        ])
+      }
+      expect(await points(account, "auth.load")).not.toContainEqual({ ts: T0 + 9, point: { number: 9 } })
       // /ping and /query need no credentials.
       const ping = await ctx.api.fetch("/ping")
       expect([ping.status, ping.headers.get("x-influxdb-version"), ping.text]).toEqual([204, "1.8.10", ""])
