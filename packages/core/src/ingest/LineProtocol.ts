@@ -472,6 +472,8 @@ class Parser {
   private valueEnd = 0
   // Whether the number just scanned is written as `String` writes its value (see `LineBatch.numberJsonText`).
   private plain = false
+  // Whether the field key just scanned by `fieldKeyEnd` has a backslash.
+  private escaped = false
 
   constructor(
     body: string,
@@ -677,31 +679,8 @@ class Parser {
       } else {
         const keyStart = i
         const keyLine = this.line
-        let escaped = false
-        c = codes[i]!
-        if (c === EQUALS) this.fail("missing field key")
-        for (;;) {
-          if (i >= n || c === LF || c === SPACE || c === COMMA) {
-            const key = body.slice(keyStart, i)
-            this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
-          }
-          if (c === BACKSLASH) {
-            escaped = true
-            const run = i
-            i = this.pastEscape(i)
-            // A separator after an even run of backslashes: InfluxDB's two readings of the key differ (`pairedEscape`).
-            const d = codes[i - 1]!
-            if ((d === EQUALS || d === COMMA || d === SPACE) && ((i - 1 - run) & 1) === 0) {
-              i = this.pairedEscape(keyStart, i - 1)
-            }
-          } else if (c === EQUALS) {
-            break
-          } else {
-            i++
-          }
-          c = codes[i]!
-        }
-        fieldKey = escaped ? unescapeName(body, keyStart, i, true) : body.slice(keyStart, i)
+        i = this.fieldKeyEnd(i)
+        fieldKey = this.escaped ? unescapeName(body, keyStart, i, true) : body.slice(keyStart, i)
         stream = series.shared ?? series.prefix + fieldKey + series.suffix
         if (f < MAX_SERIES_FIELDS && this.line === keyLine) {
           const kept: SeriesField = new SeriesField(keyStart, i - keyStart, fieldKey, stream, known?.next)
@@ -769,6 +748,40 @@ class Parser {
     const timestamps = batch.timestamps
     for (let k = first; k < timestamps.length; k++) timestamps[k] = ts
     return this.nextLine(i)
+  }
+
+  /**
+   * The `=` ending the field key that starts at `i` (scanned in full: not one met before in its series), setting
+   * `escaped` when the key has a backslash. Fails when there is none before a `,`, a space or the line's end.
+   */
+  private fieldKeyEnd(i: number): number {
+    const codes = this.codes
+    const n = this.n
+    const keyStart = i
+    this.escaped = false
+    let c = codes[i]!
+    if (c === EQUALS) this.fail("missing field key")
+    for (;;) {
+      if (i >= n || c === LF || c === SPACE || c === COMMA) {
+        const key = this.body.slice(keyStart, i)
+        this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
+      }
+      if (c === BACKSLASH) {
+        this.escaped = true
+        const run = i
+        i = this.pastEscape(i)
+        // A separator after an even run of backslashes: InfluxDB's two readings of the key differ (`pairedEscape`).
+        const d = codes[i - 1]!
+        if ((d === EQUALS || d === COMMA || d === SPACE) && ((i - 1 - run) & 1) === 0) {
+          i = this.pairedEscape(keyStart, i - 1)
+        }
+      } else if (c === EQUALS) {
+        return i
+      } else {
+        i++
+      }
+      c = codes[i]!
+    }
   }
 
   /**
