@@ -55,6 +55,8 @@ export const influxDbCases: ReadonlyArray<InfluxDbCase> = [
   { body: `m f=1 ${T}\r\nm g=2 ${T}\r\n`, influxdb: "refused", dashstream: ["m.f", "m.g"] },
   { body: `m f=1 ${T}\rm f=2 1700000001`, influxdb: "refused" },
   { body: "m f=1\r", influxdb: "refused" },
+  { body: `m f=1 ${T}\n\r`, influxdb: "refused" },
+  { body: `m f=1 ${T}\n\r\n`, influxdb: "refused", dashstream: ["m.f"] },
   // A `\n` after a backslash (not the body's last character) continues the line, in a comment too.
   { body: "m,t=a\\\nb f=1", influxdb: ["m.f{t=a\\\nb}"] },
   { body: "# c\\\nm f=1\nm g=2", influxdb: ["m.g"] },
