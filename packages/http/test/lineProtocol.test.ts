@@ -80,7 +80,7 @@ describe("gunzipBounded", () => {
     assert.strictEqual((gunzipBounded(two, limit) as Buffer).toString(), "a v=1\nb v=2\n")
   })
 
-  it("refuses a body over the limit by its trailer, or by inflating no more than the limit when the trailer lies", () => {
+  it("refuses a body that inflates past the limit, whatever its trailer says", () => {
     const over = gzipSync(Buffer.alloc(limit + 1))
     assert.strictEqual(gunzipBounded(over, limit), "too large")
     const bomb = gzipSync(Buffer.alloc(64 * limit))
@@ -92,6 +92,24 @@ describe("gunzipBounded", () => {
     assert.strictEqual(gunzipBounded(Buffer.from("m v=1"), limit), "corrupt")
     assert.strictEqual(gunzipBounded(gzipSync("m v=1").subarray(0, 12), limit), "corrupt")
     assert.strictEqual(gunzipBounded(Buffer.alloc(0), limit), "corrupt")
+  })
+
+  it("says corrupt, not too large, whatever the last four bytes of a body that is not gzip say", () => {
+    // Each body ends in four bytes that, read as a gzip trailer's size, name far more than the limit.
+    const body = "cpu,host=web1 usage_idle=97.5 1700000000000000000\n"
+    const zipped = gzipSync(body)
+    const cases = {
+      plain: Buffer.from(body),
+      "truncated (its checksum last)": zipped.subarray(0, zipped.length - 4),
+      "trailing garbage": Buffer.concat([zipped, Buffer.from("garbage!")]),
+      "a second member cut short": Buffer.concat([zipped, zipped.subarray(0, 10), Buffer.from("zzzz")])
+    }
+    for (const [name, bytes] of Object.entries(cases)) {
+      assert.isAbove(bytes.readUInt32LE(bytes.length - 4), limit, name)
+      assert.strictEqual(gunzipBounded(bytes, limit), "corrupt", name)
+    }
+    // Zero padding after the last member is not data (gzip(1) reads it too).
+    assert.strictEqual((gunzipBounded(Buffer.concat([zipped, Buffer.alloc(8)]), limit) as Buffer).toString(), body)
   })
 })
 

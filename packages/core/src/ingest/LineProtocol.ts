@@ -9,12 +9,15 @@ import { MAX_SECONDS, type Micros, MICROS_PER_SECOND } from "../Time.js"
  *
  *     measurement[,tag_key=tag_value...] field_key=field_value[,field_key=field_value...] [timestamp]
  *
- * as InfluxDB's reference documents it and its parser (`models/points.go`) reads it: `\,` `\ ` `\=` escapes in the
- * measurement, tag keys, tag values and field keys (a backslash before any other character is a literal backslash);
- * string field values in double quotes with `\"` and `\\` escapes (they may span lines); floats (`1`, `-1.5`,
- * `1.e+78`), integers (`12i`, signed 64-bit), unsigned integers (`12u`, 64-bit), booleans (`t`, `T`, `true`, `True`,
- * `TRUE`, `f`, `F`, `false`, `False`, `FALSE`); `#` comment lines, blank lines, spaces, tabs and NULs before a line's
- * measurement, and `\r\n` line ends.
+ * as InfluxDB's reference documents it and InfluxDB 1.x's parser (`models/points.go`) reads it, escapes included: in
+ * the measurement, tag keys, tag values and field keys the character after a backslash is escaped (so `\\ ` does not
+ * end a name either), and the backslash before `,`, a space, `=` and, in the measurement and field keys, `"` is
+ * removed (any other stays); string field values in double quotes with `\"` and `\\` escapes (they may span lines);
+ * floats (`1`, `-1.5`, `1.e+78`), integers (`12i`, signed 64-bit), unsigned integers (`12u`, 64-bit), booleans (`t`,
+ * `T`, `true`, `True`, `TRUE`, `f`, `F`, `false`, `False`, `FALSE`); `#` comment lines, blank lines, spaces, tabs and
+ * NULs before a line's measurement. Deliberately unlike InfluxDB (docs/protocols.md, "Differences from InfluxDB"), a
+ * `\r\n` line end is a line end; a bare `\r` is a character of its line, and only spaces may follow a timestamp, as
+ * there.
  *
  * The parser is on the ingest hot path: one pass over the body's code units (an ASCII body's bytes, see `BodyCodes`),
  * no regular expression, no object per field (the batch is a set of parallel arrays), substrings only for names, and
@@ -311,20 +314,21 @@ const lineText = (body: string, start: number): string => {
   return body.slice(start, end > start && body.charCodeAt(end - 1) === CR ? end - 1 : end)
 }
 
-/** `body[start, end)` with the name escapes `\,` `\ ` `\=` removed; any other backslash is kept. */
-const unescapeName = (body: string, start: number, end: number): string => {
+/**
+ * `body[start, end)` with its escapes removed as InfluxDB 1.x removes them (`models/points.go`): every backslash
+ * followed by `,`, a space or `=` is dropped, and also by `"` when `quote` (a measurement or a field key; not a tag key
+ * or value); any other backslash stays. Each backslash is judged by the character after it alone, so `\\ ` is a
+ * backslash and a space.
+ */
+const unescapeName = (body: string, start: number, end: number, quote: boolean): string => {
   let out = ""
   let from = start
   for (let i = start; i < end - 1; i++) {
     if (body.charCodeAt(i) !== BACKSLASH) continue
     const next = body.charCodeAt(i + 1)
-    if (next === COMMA || next === SPACE || next === EQUALS) {
+    if (next === COMMA || next === SPACE || next === EQUALS || (quote && next === QUOTE)) {
       out += body.slice(from, i)
       from = i + 1
-      i++
-    } else if (next === BACKSLASH) {
-      // `\\` is a pair as the scanner reads it (`\\,` is a backslash, then a separator), not an escape.
-      i++
     }
   }
   return out + body.slice(from, end)
@@ -468,6 +472,8 @@ class Parser {
   private valueEnd = 0
   // Whether the number just scanned is written as `String` writes its value (see `LineBatch.numberJsonText`).
   private plain = false
+  // Whether the field key just scanned by `fieldKeyEnd` has a backslash.
+  private escaped = false
 
   constructor(
     body: string,
@@ -487,7 +493,6 @@ class Parser {
   }
 
   run(): void {
-    const body = this.body
     const codes = this.codes
     const n = this.n
     let i = 0
@@ -504,27 +509,90 @@ class Parser {
         this.line++
         continue
       }
-      if (c === CR && (i + 1 === n || codes[i + 1]! === LF)) {
+      if (c === CR && i + 1 < n && codes[i + 1]! === LF) {
         i += 2
         this.line++
         continue
       }
       if (c === HASH) {
-        const lf = body.indexOf("\n", i)
-        if (lf === -1) return
-        i = lf + 1
-        this.line++
+        i = this.pastComment(i)
         continue
       }
       i = this.point(i)
     }
   }
 
-  /** True when `i` is where a line ends: the end of the body, `\n`, or `\r\n`. */
+  /**
+   * True when `i` is where a line ends: the end of the body, `\n`, or `\r\n` (a bare `\r` is a character of the line,
+   * as in InfluxDB).
+   */
   private atLineEnd(i: number): boolean {
     if (i >= this.n) return true
     const c = this.codes[i]!
-    return c === LF || (c === CR && (i + 1 === this.n || this.codes[i + 1]! === LF))
+    return c === LF || (c === CR && i + 1 < this.n && this.codes[i + 1]! === LF)
+  }
+
+  /**
+   * Past the comment line starting at `i` (its `#`), where InfluxDB 1.x's line splitting (`scanLine`) ends it: at a
+   * `\n`, reading a backslash and the character after it as a pair, and, after the line's first space, a `"` that follows more
+   * `=` than `,` as the start or end of a quoted string, in which a `\n` does not end the line. So `# a="b` runs on to
+   * the next `"` of the body, as in InfluxDB. Counts the lines passed.
+   */
+  private pastComment(i: number): number {
+    const codes = this.codes
+    const n = this.n
+    let quoted = false
+    // InfluxDB's scan starts at the line's start: a space before the `#` counts.
+    let fields = false
+    for (let k = this.lineStart; k < i; k++) if (codes[k]! === SPACE) fields = true
+    let equals = 0
+    let commas = 0
+    for (; i < n; i++) {
+      const c = codes[i]!
+      if (c === BACKSLASH && i + 2 < n) {
+        if (codes[++i]! === LF) this.line++
+      } else if (c === LF) {
+        this.line++
+        if (!quoted) return i + 1
+      } else if (fields || (fields = c === SPACE)) {
+        if (!quoted && c === EQUALS) equals++
+        else if (!quoted && c === COMMA) commas++
+        else if (c === QUOTE && equals > commas) quoted = !quoted
+      }
+    }
+    return n
+  }
+
+  /**
+   * True when the `\n` at `lf` does not end its line: InfluxDB 1.x splits a body into lines reading a backslash and the
+   * character after it as a pair (`scanLine`), so a `\n` after an odd run of backslashes is part of the line, unless
+   * it is the body's last character.
+   */
+  private escapedLineFeed(lf: number): boolean {
+    const codes = this.codes
+    let run = lf
+    while (run > 0 && codes[run - 1]! === BACKSLASH) run--
+    return ((lf - run) & 1) === 1 && lf + 1 < this.n
+  }
+
+  /**
+   * Past the character that the backslash at `i` escapes in a measurement, a tag or a field key: InfluxDB 1.x reads a
+   * character after a backslash as escaped (`scanMeasurement`, `scanTagsKey`, `scanTo`: "the byte before is not a
+   * backslash"), so after a run of backslashes (`\\ `) the next character is escaped too. A line end is not passed
+   * over: the index of the `\n` (or the body's end) is returned, unless {@link escapedLineFeed} (then the line goes
+   * on, and is counted).
+   */
+  private pastEscape(i: number): number {
+    const codes = this.codes
+    const n = this.n
+    do i++
+    while (i < n && codes[i]! === BACKSLASH)
+    if (i >= n) return n
+    if (codes[i]! === LF) {
+      if (!this.escapedLineFeed(i)) return i
+      this.line++
+    }
+    return i + 1
   }
 
   /** Past the line end at `i` (which `atLineEnd` accepted): the start of the next line. */
@@ -554,15 +622,18 @@ class Parser {
       series = undefined
     }
     if (series === undefined) {
-      // The series ends at the first space that is not escaped, the scan skipping a backslash and the character after
-      // it as `seriesAt` does; one reaching a line end is not looked up (`seriesAt` refuses it).
+      // The series ends at the first space that is not escaped, the scan skipping a run of backslashes and the
+      // character after it as `seriesAt` does; one reaching a `\n` is not looked up (`seriesAt` reads it).
       let c = codes[i]!
       let hash = 0
       let end = i
       while (end < n && c !== SPACE && c !== LF) {
-        if (c === BACKSLASH && end + 1 < n && codes[end + 1]! !== LF) {
-          hash = (Math.imul(hash, 31) + c) | 0
-          c = codes[++end]!
+        if (c === BACKSLASH) {
+          do {
+            hash = (Math.imul(hash, 31) + c) | 0
+            c = codes[++end]!
+          } while (c === BACKSLASH)
+          if (end >= n || c === LF) break
         }
         hash = (Math.imul(hash, 31) + c) | 0
         c = codes[++end]!
@@ -575,18 +646,20 @@ class Parser {
         }
       }
       if (series === undefined) {
+        const line = this.line
         end = this.seriesAt(i)
         series = new Series(slot, start, end - start, this.measurementPrefix, this.tagsSuffix)
-        this.series[slot] = series
+        // A series over an escaped line end is not found again by its text: the lines it spans are counted by the scan.
+        if (this.line === line) this.series[slot] = series
       }
     }
     if (previous !== undefined) previous.nextSlot = series.slot
     this.previous = series
     i = start + series.length
     let c: number
-    // Fields, after the space (and any more spaces or tabs, as InfluxDB skips them).
+    // Fields, after the space (and any more spaces, tabs or NULs, as InfluxDB skips them).
     i++
-    while (i < n && ((c = codes[i]!) === SPACE || c === TAB)) i++
+    while (i < n && ((c = codes[i]!) === SPACE || c === TAB || c === NUL)) i++
     if (this.atLineEnd(i)) this.fail("missing fields")
     const batch = this.batch
     const first = batch.size
@@ -605,27 +678,11 @@ class Parser {
         before = known
       } else {
         const keyStart = i
-        let escaped = false
-        c = codes[i]!
-        if (c === EQUALS) this.fail("missing field key")
-        for (;;) {
-          if (i >= n || c === LF || c === SPACE || c === COMMA) {
-            const key = body.slice(keyStart, i)
-            this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
-          }
-          if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
-            escaped = true
-            i += 2
-          } else if (c === EQUALS) {
-            break
-          } else {
-            i++
-          }
-          c = codes[i]!
-        }
-        fieldKey = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
+        const keyLine = this.line
+        i = this.fieldKeyEnd(i)
+        fieldKey = this.escaped ? unescapeName(body, keyStart, i, true) : body.slice(keyStart, i)
         stream = series.shared ?? series.prefix + fieldKey + series.suffix
-        if (f < MAX_SERIES_FIELDS) {
+        if (f < MAX_SERIES_FIELDS && this.line === keyLine) {
           const kept: SeriesField = new SeriesField(keyStart, i - keyStart, fieldKey, stream, known?.next)
           if (before === undefined) series.first = kept
           else before.next = kept
@@ -655,12 +712,12 @@ class Parser {
       // `scanValue` stops only at a comma, a space or a line end.
       return this.nextLine(i)
     }
-    // Timestamp, after the space (and any more spaces or tabs).
+    // Timestamp, after the space (and any more spaces, tabs or NULs).
     i++
-    while (i < n && ((c = codes[i]!) === SPACE || c === TAB)) i++
+    while (i < n && ((c = codes[i]!) === SPACE || c === TAB || c === NUL)) i++
     if (this.atLineEnd(i)) return this.nextLine(i)
     const tsStart = i
-    // Digits up to a space, a tab or a line end (the usual timestamp) are read as they are scanned: `value` is their
+    // Digits up to a space or a line end (the usual timestamp) are read as they are scanned: `value` is their
     // value, `before3` that of all but the last three (nanoseconds to microseconds), exact while within
     // `MAX_MICROS`. Anything else goes the long way: the scan that finds where the timestamp ends, then
     // `timestampMicros` or `digitsMicros`, which refuse it as they should.
@@ -676,24 +733,74 @@ class Parser {
       i++
     }
     let ts: number
-    if (
-      this.shortcuts &&
-      i > tsStart &&
-      (i === n || c === SPACE || c === TAB || c === LF || (c === CR && this.atLineEnd(i)))
-    ) {
+    if (this.shortcuts && i > tsStart && (i === n || c === SPACE || c === LF || (c === CR && this.atLineEnd(i)))) {
       const precision = this.precision
       if (precision === "ns" && before3 < MAX_MICROS) ts = before3
       else if (precision === "us" && value <= MAX_MICROS) ts = value
       else ts = this.digitsMicros(tsStart, i, tsStart)
     } else {
-      while (i < n && (c = codes[i]!) !== SPACE && c !== TAB && c !== LF && !this.atLineEnd(i)) i++
+      while (i < n && (c = codes[i]!) !== SPACE && !this.atLineEnd(i)) i++
       ts = this.timestampMicros(tsStart, i)
     }
-    while (i < n && ((c = codes[i]!) === SPACE || c === TAB)) i++
+    // Only spaces after a timestamp, as InfluxDB allows (a tab there is refused).
+    while (i < n && codes[i]! === SPACE) i++
     if (!this.atLineEnd(i)) this.fail("unexpected text after the timestamp")
     const timestamps = batch.timestamps
     for (let k = first; k < timestamps.length; k++) timestamps[k] = ts
     return this.nextLine(i)
+  }
+
+  /**
+   * The `=` ending the field key that starts at `i` (scanned in full: not one met before in its series), setting
+   * `escaped` when the key has a backslash. Fails when there is none before a `,`, a space or the line's end.
+   */
+  private fieldKeyEnd(i: number): number {
+    const codes = this.codes
+    const n = this.n
+    const keyStart = i
+    this.escaped = false
+    let c = codes[i]!
+    if (c === EQUALS) this.fail("missing field key")
+    for (;;) {
+      if (i >= n || c === LF || c === SPACE || c === COMMA) {
+        const key = this.body.slice(keyStart, i)
+        this.fail(key === "" ? "missing field key" : `field ${quoted(key)} has no value (expected key=value)`)
+      }
+      if (c === BACKSLASH) {
+        this.escaped = true
+        const run = i
+        i = this.pastEscape(i)
+        // A separator after an even run of backslashes: InfluxDB's two readings of the key differ (`pairedEscape`).
+        const d = codes[i - 1]!
+        if ((d === EQUALS || d === COMMA || d === SPACE) && ((i - 1 - run) & 1) === 0) {
+          i = this.pairedEscape(keyStart, i - 1)
+        }
+      } else if (c === EQUALS) {
+        return i
+      } else {
+        i++
+      }
+      c = codes[i]!
+    }
+  }
+
+  /**
+   * InfluxDB 1.x reads a field key twice, and the two readings differ after an even run of backslashes: its field scan
+   * (`scanFields`) reads backslashes as pairs, so a `,`, space or `=` after such a run is not escaped there, while the
+   * field iterator (`scanTo`) reads it as escaped, part of the key. A line is stored only when both readings accept it,
+   * under the iterator's key. `at` is the character after the run; returns where the key's scan goes on:
+   * - after a space or a `,` the field scan finds a key without a value: refused;
+   * - after an `=` the field scan reads a value, which must be one (a number, a boolean or a string) followed by a `,`
+   *   (`f\\=1,g=2` is the field `f\=1,g` with the value 2); the key goes on after that comma.
+   */
+  private pairedEscape(keyStart: number, at: number): number {
+    const key = this.body.slice(keyStart, at)
+    if (this.codes[at]! !== EQUALS) this.fail(`field ${quoted(key)} has no value (expected key=value)`)
+    const end = this.scanValue(at + 1, key)
+    if (end >= this.n || this.codes[end]! !== COMMA) {
+      this.fail(`field ${quoted(this.body.slice(keyStart, end))} has no value (expected key=value)`)
+    }
+    return end + 1
   }
 
   /**
@@ -711,9 +818,9 @@ class Parser {
     if (c === COMMA) this.fail("missing measurement")
     for (;;) {
       if (i >= n || c === LF) this.fail("missing fields")
-      if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
+      if (c === BACKSLASH) {
         escaped = true
-        i += 2
+        i = this.pastEscape(i)
       } else if (c === COMMA || c === SPACE) {
         break
       } else {
@@ -721,7 +828,7 @@ class Parser {
       }
       c = codes[i]!
     }
-    const measurement = escaped ? unescapeName(body, start, i) : body.slice(start, i)
+    const measurement = escaped ? unescapeName(body, start, i, true) : body.slice(start, i)
     this.measurementPrefix = measurement + "."
     this.tagsSuffix = ""
     if (c === COMMA) {
@@ -749,9 +856,9 @@ class Parser {
         if (i >= n || c === LF || c === SPACE || c === COMMA) {
           this.fail(`tag ${quoted(body.slice(keyStart, i))} has no value`)
         }
-        if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
+        if (c === BACKSLASH) {
           escaped = true
-          i += 2
+          i = this.pastEscape(i)
         } else if (c === EQUALS) {
           break
         } else {
@@ -759,17 +866,19 @@ class Parser {
         }
         c = codes[i]!
       }
-      const key = escaped ? unescapeName(body, keyStart, i) : body.slice(keyStart, i)
+      const key = escaped ? unescapeName(body, keyStart, i, false) : body.slice(keyStart, i)
       i++
       const valueStart = i
       escaped = false
       c = i < n ? codes[i]! : LF
       if (c === SPACE || c === COMMA || c === LF) this.fail(`tag ${quoted(key)} has an empty value`)
+      // InfluxDB reads a tag value's first character as part of it whatever it is (`t==v` is the value `=v`).
+      if (c === EQUALS) c = codes[++i]!
       for (;;) {
         if (i >= n || c === LF) this.fail("missing fields")
-        if (c === BACKSLASH && i + 1 < n && codes[i + 1]! !== LF) {
+        if (c === BACKSLASH) {
           escaped = true
-          i += 2
+          i = this.pastEscape(i)
         } else if (c === COMMA || c === SPACE) {
           break
         } else if (c === EQUALS) {
@@ -780,7 +889,7 @@ class Parser {
         c = codes[i]!
       }
       keys.push(key)
-      values.push(escaped ? unescapeName(body, valueStart, i) : body.slice(valueStart, i))
+      values.push(escaped ? unescapeName(body, valueStart, i, false) : body.slice(valueStart, i))
       if (c === SPACE) return i
       i++
     }

@@ -5,16 +5,17 @@ export type GunzipRefusal = "too large" | "corrupt"
 
 /**
  * Inflates a gzip body (`Content-Encoding: gzip`, one or more members) to at most `maxBytes` bytes, never more
- * (contract section 13.1: a body over the limit after decompression is 413, "without inflating more than the limit").
- * Returns the inflated bytes, `"too large"` or `"corrupt"`.
+ * (docs/protocols.md, InfluxDB line protocol: a body over the limit after decompression is 413, and it is never
+ * inflated past the limit). Returns the inflated bytes, `"too large"` or `"corrupt"`.
  *
- * A gzip member ends with its inflated size modulo 2^32 (RFC 1952, ISIZE): the last member's size is at least that,
- * so a body whose trailer names more than `maxBytes` is refused before any inflating. A trailer can lie, so the
- * inflater itself also stops once its output passes `maxBytes` (zlib's `maxOutputLength`, checked after each 16 KiB
- * chunk): a gzip bomb costs at most `maxBytes` of memory and the time to inflate that much.
+ * zlib decides both: it stops once its output passes `maxBytes` (`maxOutputLength`, checked after each 16 KiB chunk),
+ * so a gzip bomb costs at most `maxBytes` of memory and the time to inflate that much, and it refuses what is not
+ * gzip, a truncated body and data after the last member other than zero padding (each member's checksum and length
+ * checked). The size in a
+ * member's trailer (ISIZE) is not trusted before that: in a body that is not gzip those four bytes are anything, and
+ * a client that splits a batch on 413 (Telegraf) would retry ever smaller pieces of a corrupt body.
  */
 export const gunzipBounded = (bytes: Buffer, maxBytes: number): Buffer | GunzipRefusal => {
-  if (bytes.length >= 18 && bytes.readUInt32LE(bytes.length - 4) > maxBytes) return "too large"
   try {
     return gunzipSync(bytes, { maxOutputLength: maxBytes })
   } catch (error) {

@@ -3,7 +3,10 @@
  * unmodified clients: the `influx` npm package (1.x `POST /write`), `@influxdata/influxdb-client` (2.x
  * `POST /api/v2/write`, gzip), Debian's InfluxDB 1.x command-line client (`influx -execute 'INSERT ...'` and
  * `-import`) and Debian's `python3-influxdb` (installed by the suite's global setup when missing). What they write is
- * read back through the export API and seen on a live event stream.
+ * read back through the export API and seen on a live event stream. The bodies of core's `influxDbCases` (escapes, line
+ * ends, odd bytes) go to the server and to a running InfluxDB 1.6 (`influxd`, also installed by the global setup), and
+ * both must store the same fields under the same names, or both refuse them, except for the table's deliberate
+ * differences.
  */
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -14,7 +17,10 @@ import { join } from "node:path"
 import { createGzip, gzipSync } from "node:zlib"
 import { InfluxDB as InfluxV2, Point, setLogger } from "@influxdata/influxdb-client"
 import { InfluxDB as InfluxV1 } from "influx"
-import { describe, expect, it } from "vitest"
+import { isStreamName } from "@dashstream/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Influx, startInflux } from "../../../../bench/push/influx.js"
+import { influxDbCases } from "../../../core/test/influxDbCases.js"
 import { parseExposition, valueOf } from "../../../http/test/support/exposition.js"
 import { debianPython, influxCliPath } from "../support/influxClientsSetup.js"
 import { type Account, backends, expectUnchanged, suiteName, testWorkers, useServer } from "./harness.js"
@@ -92,6 +98,45 @@ const post = (
   })
 
 const T0 = 1_700_000_000
+
+/** An InfluxQL query's first result's series (none: `[]`). */
+const influxQuery = async (
+  influx: Influx,
+  db: string,
+  q: string
+): Promise<Array<{ name?: string; values: Array<Array<string>> }>> => {
+  const r = await fetch(`${influx.url}/query?db=${db}&q=${encodeURIComponent(q)}`, { method: "POST" })
+  expect(r.status, q).toBe(200)
+  const json = (await r.json()) as {
+    results: Array<{ series?: Array<{ name?: string; values: Array<Array<string>> }> }>
+  }
+  return json.results[0]!.series ?? []
+}
+
+/**
+ * What InfluxDB does with a body written to a fresh database (`POST /write?precision=s`): `"refused"` or the streams of
+ * the fields it stored, `<measurement>.<field key>{<tag key>=<tag value>,...}`, read back with `SHOW FIELD KEYS` and
+ * `SHOW TAG VALUES` (a measurement's one series); `measurements` is what `SHOW MEASUREMENTS` lists.
+ */
+const influxOutcome = async (
+  influx: Influx,
+  db: string,
+  body: string
+): Promise<{ outcome: Array<string> | "refused"; measurements: Array<string> }> => {
+  await influxQuery(influx, "", `CREATE DATABASE "${db}"`)
+  const r = await fetch(`${influx.url}/write?db=${db}&precision=s`, { method: "POST", body })
+  expect([204, 400], await r.text()).toContain(r.status)
+  const measurements = (await influxQuery(influx, db, "SHOW MEASUREMENTS")).flatMap((m) => m.values.map((v) => v[0]!))
+  if (r.status === 400) return { outcome: "refused", measurements }
+  const tags = await influxQuery(influx, db, "SHOW TAG VALUES WITH KEY =~ /.*/")
+  const streams: Array<string> = []
+  for (const m of await influxQuery(influx, db, "SHOW FIELD KEYS")) {
+    const pairs = (tags.find((t) => t.name === m.name)?.values ?? []).map(([k, v]) => `${k}=${v}`).sort()
+    for (const [field] of m.values)
+      streams.push(`${m.name}.${field}${pairs.length === 0 ? "" : `{${pairs.join(",")}}`}`)
+  }
+  return { outcome: streams, measurements }
+}
 
 // The 2.x client logs every failed write to the console; the tests look at the errors themselves.
 setLogger({ error: () => {}, warn: () => {} })
@@ -521,6 +566,25 @@ print(json.dumps(out))
         400,
         { error: "the request body is not valid gzip data" }
       ])
+      // What is not gzip is 400 whatever its last four bytes say as a gzip trailer's size (here more than 10 MiB):
+      // a truncated body, text, gzip followed by garbage. Telegraf would split a batch answered 413 and retry.
+      const gzipped = gzipSync(`auth load=9 ${T0 + 9}000000000\n`)
+      for (const body of [
+        gzipped.subarray(0, gzipped.length - 4),
+        Buffer.from(`auth load=9 ${T0 + 9}000000000\n`),
+        Buffer.concat([gzipped, Buffer.from("garbage!")])
+      ]) {
+        expect(body.readUInt32LE(body.length - 4)).toBeGreaterThan(10 * 1024 * 1024)
+        const gz = { ...h, "content-encoding": "gzip" }
+        const v1 = await post(base, "/write?precision=ns", body, gz)
+        expect([v1.status, JSON.parse(v1.text)]).toEqual([400, { error: "the request body is not valid gzip data" }])
+        const v2 = await post(base, "/api/v2/write?precision=ns", body, gz)
+        expect([v2.status, JSON.parse(v2.text)]).toEqual([
+          400,
+          { code: "invalid", message: "the request body is not valid gzip data" }
+        ])
+      }
+      expect(await points(account, "auth.load")).not.toContainEqual({ ts: T0 + 9, point: { number: 9 } })
       // /ping and /query need no credentials.
       const ping = await ctx.api.fetch("/ping")
       expect([ping.status, ping.headers.get("x-influxdb-version"), ping.text]).toEqual([204, "1.8.10", ""])
@@ -529,6 +593,46 @@ print(json.dumps(out))
         const q = await ctx.api.fetch("/query?q=CREATE+DATABASE+%22telegraf%22", { method })
         expect([q.status, q.json]).toEqual([200, { results: [{ statement_id: 0 }] }])
       }
+    })
+
+    describe("bodies read as InfluxDB 1.x reads them (core's influxDbCases), beside a running InfluxDB 1.6", () => {
+      let influx: Influx | undefined
+      beforeAll(async () => {
+        influx = await startInflux()
+      }, 60_000)
+      afterAll(async () => {
+        await influx?.stop()
+      })
+
+      it("each body is refused by both, or stored by both under the same names (but for the deliberate differences)", async () => {
+        for (const [k, c] of influxDbCases.entries()) {
+          const label = JSON.stringify(c.body)
+          const fromInflux = await influxOutcome(influx!, `cases${k}`, c.body)
+          // Sorted: InfluxDB lists a measurement's fields by key.
+          const sorted = (o: ReadonlyArray<string> | "refused") => (o === "refused" ? o : [...o].sort())
+          if (c.influxdbIndexName === undefined) {
+            expect(sorted(fromInflux.outcome), label).toEqual(sorted(c.influxdb))
+          } else {
+            // InfluxDB lists the measurement under another name, with no field: the table says what its parser read.
+            expect([fromInflux.outcome, fromInflux.measurements], label).toEqual([[], [c.influxdbIndexName]])
+          }
+          const expected = c.dashstream ?? c.influxdb
+          const declared = expected === "refused" ? [] : expected.filter(isStreamName)
+          const account = await ctx.api.setup(Object.fromEntries(declared.map((s) => [s, "number"])))
+          const r = await post(ctx.server.baseUrl, "/write?precision=s", c.body, {
+            authorization: `Token ${account.accessKey}`
+          })
+          if (expected === "refused") {
+            expect([r.status, JSON.parse(r.text).error], label).toEqual([400, expect.stringMatching(/^line \d+: /)])
+            continue
+          }
+          expect([r.status, r.headers["x-dashstream-skipped"]], `${label}: ${r.text}`).toEqual([
+            204,
+            String(expected.length - declared.length)
+          ])
+          for (const stream of declared) expect((await points(account, stream)).length, `${label}: ${stream}`).toBe(1)
+        }
+      })
     })
 
     it("a gzip bomb is 413 without the server inflating it", async () => {
