@@ -322,9 +322,17 @@ describe.skipIf(db === undefined)("group commit", () => {
         const other = new GroupCommit(otherPool)
         yield* other.write([{ widget: n!, op: put(10), path: "point" }], micros(T0 + 1_000_000_000))
         yield* Effect.promise(() => other.close())
-        // The guess for n is wrong: caught under the locks, the group planned again; n's ts still increase.
+        // The guess for n is wrong: caught under the locks, the group planned again; n's ts still increase. The
+        // server refused the statement with the guard's own condition and message (what its log shows).
+        sent.failed.length = 0
         assert.deepStrictEqual(yield* together(group, [[[n!, put(5)]], [[m!, put(4)]]]), ["Success", "Success"])
         assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [1, 2])
+        assert.deepStrictEqual(sent.failed, [
+          {
+            code: "DS001",
+            message: "dashstream: stale last_ts guess, the group of writes is planned again (nothing was lost)"
+          }
+        ])
         const ns = yield* readAll(stores, n!)
         assert.deepStrictEqual(
           ns.map((e) => e.point.number),

@@ -619,8 +619,9 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * `inserted` stores the new blocks first, before any lock: while another group of the same streams holds their row
  * locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then takes
  * the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock on them; `locked`
- * reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard` divides by zero
- * (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ COMMITTED a locked
+ * reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard` calls
+ * `dashstream_stale_guess()` (migration 0008: it raises {@link staleGuessState} with a message of its own, see
+ * `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ COMMITTED a locked
  * row is read as last committed, so a group that held the lock before this one is seen. The final SELECT always
  * reads `guard`, so it is always evaluated, and the statement is its own transaction: an error anywhere leaves
  * nothing stored, the early inserts included.
@@ -636,6 +637,13 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * cannot both delete a stream's blocks and insert the same rows.
  */
 export const guessedSql = guessedStatement(true)
+
+/**
+ * The SQLSTATE `dashstream_stale_guess()` raises (migration 0008, which holds its own frozen copy): a guessed
+ * `last_ts` was wrong, the statement stored nothing. What the server's log shows for it: docs/running.md, "The
+ * PostgreSQL log".
+ */
+export const staleGuessState = "DS001"
 
 /**
  * {@link guessedSql} without the runs of old entries (`$13`-`$21` absent): the statement of a group whose entries are
@@ -660,8 +668,9 @@ function guessedStatement(withRuns: boolean): string {
   SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM inserted) >= 0
   ORDER BY id FOR UPDATE
 ), guard AS (
-  SELECT 1 / ((SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
-    ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[]))::int AS ok
+  SELECT CASE WHEN (SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
+    ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[])
+    THEN 1 ELSE dashstream_stale_guess() END AS ok
 ), ${withRuns ? runs : ""}moved AS (
   UPDATE streams SET last_ts = v.last_ts FROM unnest($9::bigint[], $10::bigint[]) AS v(id, last_ts)
   WHERE streams.id = v.id AND (SELECT ok FROM guard) = 1
