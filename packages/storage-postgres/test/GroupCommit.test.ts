@@ -461,13 +461,22 @@ describe.skipIf(db === undefined)("group commit", () => {
         )
         assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 2, 0])
         sent.queries = 0
+        sent.failed.length = 0
         // Over stored entries: s 105..107, and 120 twice in one group (the later wins). The statement finds the run
-        // over a stored block (nothing stored), then the rows are read, the blocks overlapped read and merged.
+        // over a stored block (nothing stored, with the condition's own code and message), then the rows are read,
+        // the blocks overlapped read and merged.
         assert.deepStrictEqual(
           yield* together(group, [[at(s!, 105, 107, 2000)], [at(s!, 120, 120, 6000)], [at(s!, 120, 120, 7000)]]),
           ["Success", "Success", "Success"]
         )
         assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [4, 2, 0])
+        assert.deepStrictEqual(sent.failed, [
+          {
+            code: "DS002",
+            message:
+              "dashstream: entries overlap stored blocks, the group of writes is merged the longer way (nothing was lost)"
+          }
+        ])
         const byTs = (entries: ReadonlyArray<{ ts: number; point: { number: number } }>) =>
           entries.map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
         const range = (from: number, to: number, value: number) =>

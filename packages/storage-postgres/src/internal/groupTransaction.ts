@@ -17,6 +17,7 @@ import {
   mergeOld,
   netChanges,
   type OverlappedBlock,
+  occupiedState,
   overlappedSql,
   staleGuessState,
   storeArrays,
@@ -36,10 +37,10 @@ const isStaleGuess = (error: unknown): boolean => {
 }
 
 /**
- * Whether `error`, from `guessedSql`, says that a run of old entries overlaps stored blocks (the integer overflow of
- * its `vacant`, 22003; nothing else of a group overflows): the guesses were right, the entries need a merge.
+ * Whether `error`, from `guessedSql`, says that a run of old entries overlaps stored blocks (its `vacant`'s own
+ * condition, `occupiedState`): the guesses were right, the entries need a merge.
  */
-const isOccupied = (error: unknown): boolean => codeOf(error) === "22003"
+const isOccupied = (error: unknown): boolean => codeOf(error) === occupiedState
 
 const codeOf = (error: unknown): unknown =>
   typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined

@@ -630,8 +630,9 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * `dashstream_blocks_overlap` (migration 0007), a VOLATILE function: its query takes a snapshot of its own, so it
  * sees every block committed by the groups that held the locks before this one (the statement's own snapshot was
  * taken before it waited for them); one index probe per run. When no run overlaps a stored block, their blocks are
- * plainly inserted (`backfilled`: a late request's points, typically); when one does, `vacant` overflows an integer
- * (SQLSTATE 22003, see `isOccupied`) and the group is planned again on the rows, which merges old entries into the
+ * plainly inserted (`backfilled`: a late request's points, typically); when one does, `vacant` calls
+ * `dashstream_occupied()` (migration 0008: it raises {@link occupiedState}, see `isOccupied`) and the group is
+ * planned again on the rows, which merges old entries into the
  * blocks they overlap. A new block can only collide with a stored one (`first_ts`, 23505; or a deadlock, 40P01,
  * between two such inserts) or overlap one when a guess was wrong, and then the guard fails. No clear: a statement
  * cannot both delete a stream's blocks and insert the same rows.
@@ -646,6 +647,12 @@ export const guessedSql = guessedStatement(true)
 export const staleGuessState = "DS001"
 
 /**
+ * The SQLSTATE `dashstream_occupied()` raises (migration 0008, which holds its own frozen copy): entries replacing or
+ * back-filling stored ones overlap stored blocks; the statement stored nothing and the group is merged on the rows.
+ */
+export const occupiedState = "DS002"
+
+/**
  * {@link guessedSql} without the runs of old entries (`$13`-`$21` absent): the statement of a group whose entries are
  * all new (single points, appends), which has no `vacant` check and no second insert to plan and run.
  */
@@ -654,7 +661,8 @@ export const guessedNewSql = guessedStatement(false)
 /** The text of {@link guessedSql} (`withRuns`) or of {@link guessedNewSql}. */
 function guessedStatement(withRuns: boolean): string {
   const runs = `vacant AS (
-  SELECT 2147483647 + count(*)::int AS free FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
+  SELECT CASE WHEN count(*) = 0 THEN 2147483647 ELSE dashstream_occupied() END AS free
+  FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
   WHERE CASE WHEN (SELECT ok FROM guard) = 1 THEN dashstream_blocks_overlap(r.id, r.lo, r.hi) END
 ), backfilled AS (
   INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
