@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect } from "effect"
-import { causeText } from "../src/internal/causeText.js"
+import { causeLine, causeText } from "../src/internal/causeText.js"
 import { smashingStreamOf } from "../src/internal/ingestRoutes.js"
 import { makeRateLimiter } from "../src/internal/rateLimiter.js"
 import { accessKeyOfPath, holdSecret, redactPath, requestLine, scrub } from "../src/internal/redact.js"
 import { readBodyText } from "../src/internal/readHandlers.js"
 import { makeRouteTable } from "../src/internal/routeTable.js"
-import { micros, renderEntries } from "@dashstream/core"
+import { micros, renderEntries, StorageUnavailable } from "@dashstream/core"
 
 describe("redaction", () => {
   it("redacts the access key segment of export paths and drops the query", () => {
@@ -108,6 +108,31 @@ describe("causeText (the log text of a 500)", () => {
     }
     assert.include(causeText(causes[3]!, undefined), "boom")
     assert.include(causeText(causes[2]!, undefined), "with a deep cause")
+  })
+})
+
+describe("causeLine (the one-line cause of a 503's log)", () => {
+  it("names the error at the end of the cause chain, on one line, without a stack or the secret", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })
+    // Node's connect to a name of several addresses: an AggregateError without a message of its own.
+    const both = new AggregateError([new Error("connect ECONNREFUSED ::1:5432"), refused])
+    const cases: ReadonlyArray<readonly [Cause.Cause<unknown>, string]> = [
+      [Cause.fail(new StorageUnavailable({ cause: refused })), "connect ECONNREFUSED 127.0.0.1:5432"],
+      [
+        Cause.fail(new StorageUnavailable({ cause: both })),
+        "connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432"
+      ],
+      [
+        Cause.fail(
+          new StorageUnavailable({ cause: new Error("wrapped", { cause: new Error("terminated\nunexpectedly") }) })
+        ),
+        "terminated unexpectedly"
+      ],
+      [Cause.fail(new StorageUnavailable({ cause: undefined })), "StorageUnavailable"],
+      [Cause.fail(new StorageUnavailable({ cause: new Error("no ds_secret here") })), "no <redacted> here"],
+      [Cause.interrupt("fiber" as never), "interrupted"]
+    ]
+    for (const [cause, line] of cases) assert.strictEqual(causeLine(cause, "ds_secret"), line)
   })
 })
 

@@ -101,6 +101,11 @@ describe("latest-entry reads on the direct lane", () => {
         .length,
       2
     )
+    // The 503 in one line, with the cause under the StorageUnavailable and no stack.
+    assert.deepStrictEqual(
+      server.logs.filter((line) => line.includes("answered 503")),
+      ["WARN GET /api/v2/:accessKey/datastream/:streamName answered 503 unavailable: pool exhausted"]
+    )
     for (const line of server.logs) assert.notInclude(line, key)
   })
 

@@ -14,6 +14,7 @@ import {
 import { Effect, Either, Option } from "effect"
 import { sql } from "kysely"
 import type pg from "pg"
+import { answerQuery } from "./internal/direct.js"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
 import { channelName } from "./internal/notify.js"
 import { db, run, transaction } from "./internal/sql.js"
@@ -168,16 +169,20 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
     peekAccount: () => undefined,
     peekWidget: () => undefined,
     // The read lane's lookup of a widget the cache does not hold: one query and a callback, no fiber (issue 26).
+    // Answered through `answerQuery` (`internal/direct.ts`): a throw from `done` is answered, never a crash.
     lookupWidget: (id, name, done) => {
-      pool.query<StreamRow, [AccountId, string]>(lookupWidgetQuery(id, name)).then(
+      answerQuery(
+        pool.query<StreamRow, [AccountId, string]>(lookupWidgetQuery(id, name)),
+        (error, found: Either.Either<Widget | null, StorageError>) => {
+          if (error !== undefined) done(error, null)
+          else if (Either.isLeft(found)) done(found.left, null)
+          else done(undefined, found.right)
+        },
         (result) => {
           const row = result.rows[0]
-          if (row === undefined) return done(undefined, null)
-          const widget = toWidget(row)
-          if (Either.isLeft(widget)) done(widget.left, null)
-          else done(undefined, widget.right)
+          return row === undefined ? Either.right(null) : toWidget(row)
         },
-        (cause: unknown) => done(toStorageFailure(cause), null)
+        Either.right(null)
       )
     },
 

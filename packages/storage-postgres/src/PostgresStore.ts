@@ -73,10 +73,15 @@ export const make = (
     const warn = (message: string) => {
       Runtime.runFork(runtime)(Effect.logWarning(message))
     }
+    const info = (message: string) => {
+      Runtime.runFork(runtime)(Effect.logInfo(message))
+    }
     // Closed before the pool ends: its reads use the pool.
     const listener = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const listener = new Listener(config, pool, channel, { ...defaultListenerOptions, warn })
+        const listener = new Listener(config, pool, channel, { ...defaultListenerOptions, warn, info })
+        // A new pooled connection means the database answers: the listener need not wait for its next attempt.
+        pool.on("connect", () => listener.wake())
         void listener.start()
         return listener
       }),

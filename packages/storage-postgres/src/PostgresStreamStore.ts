@@ -12,6 +12,7 @@ import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
 import { blocksAfterSql, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
+import { answerQuery } from "./internal/direct.js"
 import { LatestReads } from "./internal/latestReads.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
@@ -35,15 +36,20 @@ const sinceBlocks = async (pool: pg.Pool, stream: number, since: number, limit: 
 
 const noEntries: ReadonlyArray<StoredEntry> = []
 
-/** `StreamStore.readDirect`: a latest-entry read joins a batch of `latest` (see `LatestReads`). */
+/**
+ * `StreamStore.readDirect`: a latest-entry read joins a batch of `latest` (see `LatestReads`); both answer through
+ * `answer` (`internal/direct.ts`), so a throw from `done` is answered 500, never a crash.
+ */
 const readDirect =
   (pool: pg.Pool, latest: LatestReads): StreamStore["Type"]["readDirect"] =>
   (stream, query, done) => {
     if (query.since === null) return latest.read(stream, done)
     const { since, limit } = query
-    void sinceBlocks(pool, stream, since, limit).then(
-      (blocks) => done(undefined, entriesSince(blocks, since, limit, storedEntry)),
-      (cause: unknown) => done(toStorageFailure(cause), noEntries)
+    answerQuery(
+      sinceBlocks(pool, stream, since, limit),
+      done,
+      (blocks) => entriesSince(blocks, since, limit, storedEntry),
+      noEntries
     )
   }
 

@@ -322,9 +322,17 @@ describe.skipIf(db === undefined)("group commit", () => {
         const other = new GroupCommit(otherPool)
         yield* other.write([{ widget: n!, op: put(10), path: "point" }], micros(T0 + 1_000_000_000))
         yield* Effect.promise(() => other.close())
-        // The guess for n is wrong: caught under the locks, the group planned again; n's ts still increase.
+        // The guess for n is wrong: caught under the locks, the group planned again; n's ts still increase. The
+        // server refused the statement with the guard's own condition and message (what its log shows).
+        sent.failed.length = 0
         assert.deepStrictEqual(yield* together(group, [[[n!, put(5)]], [[m!, put(4)]]]), ["Success", "Success"])
         assert.deepStrictEqual([group.guessedGroups, group.staleGroups], [1, 2])
+        assert.deepStrictEqual(sent.failed, [
+          {
+            code: "DS001",
+            message: "dashstream: stale last_ts guess, the group of writes is planned again (nothing was lost)"
+          }
+        ])
         const ns = yield* readAll(stores, n!)
         assert.deepStrictEqual(
           ns.map((e) => e.point.number),
@@ -453,13 +461,22 @@ describe.skipIf(db === undefined)("group commit", () => {
         )
         assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [1, 2, 0])
         sent.queries = 0
+        sent.failed.length = 0
         // Over stored entries: s 105..107, and 120 twice in one group (the later wins). The statement finds the run
-        // over a stored block (nothing stored), then the rows are read, the blocks overlapped read and merged.
+        // over a stored block (nothing stored, with the condition's own code and message), then the rows are read,
+        // the blocks overlapped read and merged.
         assert.deepStrictEqual(
           yield* together(group, [[at(s!, 105, 107, 2000)], [at(s!, 120, 120, 6000)], [at(s!, 120, 120, 7000)]]),
           ["Success", "Success", "Success"]
         )
         assert.deepStrictEqual([sent.queries, group.guessedGroups, group.staleGroups], [4, 2, 0])
+        assert.deepStrictEqual(sent.failed, [
+          {
+            code: "DS002",
+            message:
+              "dashstream: entries overlap stored blocks, the group of writes is merged the longer way (nothing was lost)"
+          }
+        ])
         const byTs = (entries: ReadonlyArray<{ ts: number; point: { number: number } }>) =>
           entries.map((e) => [(e.ts - T0) / 1_000_000, e.point.number])
         const range = (from: number, to: number, value: number) =>

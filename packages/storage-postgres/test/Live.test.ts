@@ -9,6 +9,7 @@ import {
 } from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
+import * as net from "node:net"
 import pg from "pg"
 import { layer, migrate, parseUrl } from "../src/index.js"
 import { defaultListenerOptions, Listener } from "../src/internal/listener.js"
@@ -73,6 +74,73 @@ const terminateListener = (applicationName: string) =>
      where datname = current_database() and application_name = $1 and query like 'LISTEN%'`,
     [applicationName]
   ).then((r) => r.rowCount ?? 0)
+
+/**
+ * A TCP proxy on 127.0.0.1 to the PostgreSQL server of `target` that can play an outage: `down` drops every
+ * connection through it and resets new ones until `up`.
+ */
+const outageProxy = async (target: URL) => {
+  let isDown = false
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((client) => {
+    if (isDown) return void client.resetAndDestroy()
+    const upstream = net.connect(Number(target.port || 5432), target.hostname)
+    const end = () => {
+      client.destroy()
+      upstream.destroy()
+      sockets.delete(client)
+      sockets.delete(upstream)
+    }
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on("error", end)
+      socket.on("close", end)
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as net.AddressInfo).port
+  const dropAll = () => {
+    for (const socket of sockets) socket.resetAndDestroy()
+  }
+  return {
+    /** `url` with the proxy's host and port. */
+    through: (url: string) => {
+      const u = new URL(url)
+      u.hostname = "127.0.0.1"
+      u.port = String(port)
+      return u.toString()
+    },
+    down: () => {
+      isDown = true
+      dropAll()
+    },
+    up: () => {
+      isDown = false
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        dropAll()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/**
+ * Writes through `writer` and measures how long after its acknowledgement `received` (a subscriber's changes) shows
+ * it: the entry itself, or a `Gap` published after the acknowledgement (the subscriber then reads it from the database).
+ */
+const ackToReceived = (writer: Stores, widget: Widget, received: ReadonlyArray<StreamChange>, offset: number) =>
+  Effect.gen(function* () {
+    yield* write(writer, [[widget, delta(1)]], offset)
+    const acked = performance.now()
+    const before = received.length
+    yield* until("the entry or a Gap", () =>
+      received.slice(before).some((c) => c._tag === "Gap" || c._tag === "Stored")
+    )
+    return performance.now() - acked
+  })
 
 describe("live updates across processes (contract section 10)", () => {
   it.scopedLive(
@@ -326,6 +394,67 @@ describe("live updates across processes (contract section 10)", () => {
         // In order and never twice.
         for (let i = 1; i < entries.length; i++) assert.isAbove(entries[i]!.ts, entries[i - 1]!.ts)
         assert.isTrue(Option.isSome(yield* liveState(a!, g!)))
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "after an outage of the listening connection, an acknowledged write reaches a subscriber within 1 s",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("live")
+        const [b] = yield* processes(url, schema, 1)
+        const [n] = yield* widgets(b!, [["number", "n"]])
+        const proxy = yield* Effect.acquireRelease(
+          Effect.promise(() => outageProxy(new URL(url))),
+          (p) => Effect.promise(p.close)
+        )
+        // Process `a` reaches the database through the proxy; `b` writes directly, so nothing of `a` but its own
+        // attempts can tell it that the database is back.
+        const warnings: Array<string> = []
+        const config = yield* parseUrl(proxy.through(withSchema(url, schema)))
+        const pool = makePool(config)
+        yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+        const listener = new Listener(config, pool, channelName(schema), {
+          ...defaultListenerOptions,
+          warn: (message) => warnings.push(message),
+          info: () => {}
+        })
+        yield* Effect.addFinalizer(() => Effect.promise(() => listener.close()))
+        yield* Effect.promise(() => listener.start())
+        const received: Array<StreamChange> = []
+        listener.fanout.subscribe(n!.id, (c) => received.push(c))
+        assert.isBelow(yield* ackToReceived(b!, n!, received, 0), 1_000)
+        // A 3.3 s outage: with a delay doubling from 100 ms the attempts would come at 3.1 s and 6.3 s.
+        proxy.down()
+        yield* Effect.sleep("3300 millis")
+        proxy.up()
+        const latency = yield* ackToReceived(b!, n!, received, 1)
+        assert.isBelow(latency, 1_000)
+        // A warning per cause (the connection lost, then each attempt refused), not one per attempt (about 16).
+        assert.deepStrictEqual(
+          warnings.map((w) => w.replace(/127\.0\.0\.1:\d+/, "<proxy>")),
+          [
+            "live updates: the PostgreSQL notification connection failed (read ECONNRESET); retrying every 200 ms",
+            "live updates: the PostgreSQL notification connection failed (connect ECONNRESET <proxy>); retrying every 200 ms"
+          ]
+        )
+        // `wake` (a pooled connection was just opened) tries at once, whatever the delay.
+        const slow = new Listener(config, pool, channelName(schema), {
+          ...defaultListenerOptions,
+          reconnectMs: 60_000,
+          warn: () => {},
+          info: () => {}
+        })
+        yield* Effect.addFinalizer(() => Effect.promise(() => slow.close()))
+        yield* Effect.promise(() => slow.start())
+        const slowReceived: Array<StreamChange> = []
+        slow.fanout.subscribe(n!.id, (c) => slowReceived.push(c))
+        proxy.down()
+        yield* until("the lost connection", () => !slow.listening)
+        proxy.up()
+        slow.wake()
+        assert.isBelow(yield* ackToReceived(b!, n!, slowReceived, 2), 1_000)
       }),
     30_000
   )

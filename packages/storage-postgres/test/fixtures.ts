@@ -86,7 +86,8 @@ export const put = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { 
 export const countingPool = (url: string, schema: string) =>
   Effect.gen(function* () {
     const config = yield* parseUrl(withSchema(url, schema))
-    const sent = { queries: 0 }
+    // `failed`: the SQLSTATE and message of every query the server refused, in order.
+    const sent = { queries: 0, failed: [] as Array<{ readonly code: string; readonly message: string }> }
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = makePool(config)
@@ -94,7 +95,13 @@ export const countingPool = (url: string, schema: string) =>
           const query = client.query.bind(client) as (...args: ReadonlyArray<unknown>) => unknown
           ;(client as unknown as { query: typeof query }).query = (...args) => {
             sent.queries++
-            return query(...args)
+            const result = query(...args)
+            if (result instanceof Promise) {
+              result.catch((error: { code?: string; message?: string }) => {
+                if (typeof error.code === "string") sent.failed.push({ code: error.code, message: error.message ?? "" })
+              })
+            }
+            return result
           }
         })
         return pool

@@ -8,10 +8,9 @@ import {
   StreamStore,
   UseCases
 } from "@dashstream/core"
-import { Cause, Context, Effect, Either, Exit, Runtime } from "effect"
+import { Cause, Context, Either, Exit, Runtime } from "effect"
 import { type ErrorReply, replyOfCause } from "../HttpErrors.js"
 import type { Metrics } from "../Metrics.js"
-import { causeText } from "./causeText.js"
 import { laneLogs, replyOfError, takeToken } from "./laneKit.js"
 import type { RateLimiter } from "./rateLimiter.js"
 import type { WritePressure } from "./readHandlers.js"
@@ -83,38 +82,6 @@ export type AnyIngestRoute = IngestRoute<any>
 
 const ignore = () => {}
 
-/** The shortest time between two log lines about pushes answered 503 (storage unreachable). */
-const unavailableLogIntervalMs = 1000
-
-/**
- * Logs a push answered 503 `unavailable` (storage unreachable) with its cause, at most once per
- * {@link unavailableLogIntervalMs}: during an outage every push fails, and one line per push would flood the log.
- * Each line says how many 503s went unlogged since the previous one. Returns the effect to run, or `undefined` when
- * this one is not logged.
- */
-const makeUnavailableLog = () => {
-  let lastAt = Number.NEGATIVE_INFINITY
-  let unlogged = 0
-  return (
-    route: AnyIngestRoute,
-    cause: Cause.Cause<unknown>,
-    accessKey: string | undefined
-  ): Effect.Effect<void> | undefined => {
-    const now = performance.now()
-    if (now - lastAt < unavailableLogIntervalMs) {
-      unlogged++
-      return undefined
-    }
-    const more = unlogged === 0 ? "" : ` (${unlogged} more 503 answers since the previous line)`
-    lastAt = now
-    unlogged = 0
-    return Effect.logWarning(
-      `${route.method} ${route.template} answered 503 unavailable: storage unreachable, nothing stored${more}\n` +
-        causeText(cause, accessKey)
-    )
-  }
-}
-
 /** What the ingest lane needs from the server. */
 export interface IngestLaneOptions {
   readonly limits: Limits
@@ -140,7 +107,6 @@ export const makeIngestLane = (
   const pressure = options.pressure ?? { inFlight: 0 }
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
-  const logUnavailable = makeUnavailableLog()
   const logSkipped = options.logSkipped === true ? makeSkippedLog() : undefined
   const accounts = Context.get(runtime.context, AccountStore)
   const streams = Context.get(runtime.context, StreamStore)
@@ -226,8 +192,7 @@ export const makeIngestLane = (
       // The request carries the access key: keep it out of the log even if an error message quotes it.
       logs.internalError(route.method, route.template, cause, accessKey)
     } else if (reply.status === 503) {
-      const log = logUnavailable(route, cause, accessKey)
-      if (log !== undefined) runFork(log)
+      logs.unavailable(route.method, route.template, cause, accessKey)
     }
     answer(req, res, route, start, reply)
   }

@@ -121,6 +121,7 @@ export const makeReadLane = (
     const error = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
     const reply = error === undefined ? interrupted : replyOfError(error)
     if (reply.status === 500) logs.internalError("GET", req.url ?? "/", cause, read.accessKey)
+    else if (reply.status === 503) logs.unavailable("GET", readRoute, cause, read.accessKey)
     fail(req, res, start, reply)
   }
 

@@ -17,7 +17,9 @@ import {
   mergeOld,
   netChanges,
   type OverlappedBlock,
+  occupiedState,
   overlappedSql,
+  staleGuessState,
   storeArrays,
   storeSql
 } from "./storeSql.js"
@@ -25,20 +27,20 @@ import {
 /** One group's transaction of the PostgreSQL group commit (see `groupCommit.ts`); its SQL is in `storeSql.ts`. */
 
 /**
- * Whether `error`, from `guessedSql` (`storeSql.ts`), says that a guessed `last_ts` was wrong: the guard's division
- * by zero (22012; nothing else of a group divides), or a new entry that collided with a stored one (23505) or with
- * another group's (40P01, a deadlock between two such inserts): an entry above its stream's true `last_ts` cannot.
+ * Whether `error`, from `guessedSql` (`storeSql.ts`), says that a guessed `last_ts` was wrong: the guard's own
+ * condition (`staleGuessState`), or a new entry that collided with a stored one (23505) or with another group's
+ * (40P01, a deadlock between two such inserts): an entry above its stream's true `last_ts` cannot.
  */
 const isStaleGuess = (error: unknown): boolean => {
   const code = codeOf(error)
-  return code === "22012" || code === "23505" || code === "40P01"
+  return code === staleGuessState || code === "23505" || code === "40P01"
 }
 
 /**
- * Whether `error`, from `guessedSql`, says that a run of old entries overlaps stored blocks (the integer overflow of
- * its `vacant`, 22003; nothing else of a group overflows): the guesses were right, the entries need a merge.
+ * Whether `error`, from `guessedSql`, says that a run of old entries overlaps stored blocks (its `vacant`'s own
+ * condition, `occupiedState`): the guesses were right, the entries need a merge.
  */
-const isOccupied = (error: unknown): boolean => codeOf(error) === "22003"
+const isOccupied = (error: unknown): boolean => codeOf(error) === occupiedState
 
 const codeOf = (error: unknown): unknown =>
   typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
@@ -47,7 +49,7 @@ const codeOf = (error: unknown): unknown =>
  * Sends a group's `guessedSql` statement. A group planned before this one on some of its streams may still be
  * running (`ahead`): each statement inserts its new entries before it asks for the row locks, so when that group's
  * took longer (more entries, or it started late), this one took the locks first, found the `last_ts` before that
- * group and failed its guard (22012), having stored nothing; or its plain insert of a back-filled run met an entry
+ * group and failed its guard (`staleGuessState`), having stored nothing; or its plain insert of a back-filled run met an entry
  * such a group committed after this statement's snapshot (23505, see `guessedSql`). It is then sent again, once,
  * after those groups ended: it fails again only when a guess was wrong. (Waiting for them in the statement, with
  * advisory locks, was measured to deadlock: a group holds a lock it waited for until it ends.)
@@ -61,7 +63,7 @@ const storeGuessed = async (
     await client.query(query)
   } catch (error) {
     const code = (error as { code?: unknown }).code
-    if (ahead === undefined || (code !== "22012" && code !== "23505")) throw error
+    if (ahead === undefined || (code !== staleGuessState && code !== "23505")) throw error
     await ahead
     await client.query(query)
   }

@@ -1,6 +1,6 @@
 import type { Micros, StorageFailure, StoredEntry } from "@dashstream/core"
 import type pg from "pg"
-import { toStorageFailure } from "./errors.js"
+import { answer, answerQuery } from "./direct.js"
 import { lastEntrySql } from "./storeSql.js"
 
 /** Called once with the stream's latest entry (none when it is empty), or with the failure of the batch's query. */
@@ -28,6 +28,7 @@ interface Pending {
 }
 
 const none: ReadonlyArray<StoredEntry> = []
+const noneFound: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined> = []
 
 /**
  * Latest-entry reads (`StreamStore.read` without `since`) batched per turn of the event loop (issue 12): the reads
@@ -39,7 +40,8 @@ const none: ReadonlyArray<StoredEntry> = []
  *
  * A read sees everything committed before its batch's query starts, so everything acknowledged before the read was
  * asked for (a batch is sent after its reads were asked). A failed query answers every read of its batch with the
- * failure (`StorageUnavailable` when the server is unreachable, `StorageError` otherwise).
+ * failure (`StorageUnavailable` when the server is unreachable, `StorageError` otherwise). Each read is answered
+ * through `answer` (`direct.ts`): a continuation that throws is answered again with a `StorageError`, alone.
  */
 export class LatestReads {
   private queue: Array<Pending> = []
@@ -75,16 +77,18 @@ export class LatestReads {
 
   private send(batch: ReadonlyArray<Pending>): void {
     const streams = batch.map((p) => p.stream)
-    this.pool.query<[number, number, string], [ReadonlyArray<number>]>(batchQuery(streams)).then(
+    // One answer per read, each through `answer`: a read whose continuation throws is answered 500 alone.
+    answerQuery(
+      this.pool.query<[number, number, string], [ReadonlyArray<number>]>(batchQuery(streams)),
+      (error: StorageFailure | undefined, found: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined>) => {
+        for (let i = 0; i < batch.length; i++) answer(batch[i]!.done, error, found[i] ?? none, none)
+      },
       (result) => {
         const found: Array<ReadonlyArray<StoredEntry> | undefined> = new Array(batch.length)
         for (const row of result.rows) found[Number(row[0]) - 1] = [{ ts: row[1] as Micros, json: row[2] }]
-        for (let i = 0; i < batch.length; i++) batch[i]!.done(undefined, found[i] ?? none)
+        return found
       },
-      (cause: unknown) => {
-        const failure = toStorageFailure(cause)
-        for (let i = 0; i < batch.length; i++) batch[i]!.done(failure, none)
-      }
+      noneFound
     )
   }
 }

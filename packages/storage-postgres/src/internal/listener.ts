@@ -18,10 +18,11 @@ import { clientConfig } from "./pool.js"
 
 /** Settings of a {@link Listener}; durations in milliseconds. */
 export interface ListenerOptions {
-  /** The first delay before reconnecting; doubled after each failed attempt (default 100). */
-  readonly reconnectMinMs: number
-  /** The longest delay between two attempts (default 5,000). */
-  readonly reconnectMaxMs: number
+  /**
+   * The delay before each new attempt while the connection is down (default 200): short and fixed, so that live
+   * updates resume within it once the database answers again (a connection refused costs the server nothing).
+   */
+  readonly reconnectMs: number
   /**
    * How often the idle listening connection is checked with `SELECT 1` (default 30,000), so that a connection that
    * died silently (a network that dropped it without a reset) is replaced; 0 never.
@@ -29,17 +30,19 @@ export interface ListenerOptions {
   readonly heartbeatMs: number
   /** Merge the notifications of appended entries queued behind a read of the same stream into one read (default on). */
   readonly coalesce: boolean
-  /** Reports a failed or lost connection (once per attempt). */
+  /** Reports a failed or lost connection: once when it fails, then again only when the cause changes. */
   readonly warn: (message: string) => void
+  /** Reports that the connection listens again after a failure. */
+  readonly info: (message: string) => void
 }
 
-/** The default {@link ListenerOptions} (warnings go to `console.warn`). */
+/** The default {@link ListenerOptions} (warnings go to `console.warn`, the rest to `console.info`). */
 export const defaultListenerOptions: ListenerOptions = {
-  reconnectMinMs: 100,
-  reconnectMaxMs: 5_000,
+  reconnectMs: 200,
   heartbeatMs: 30_000,
   coalesce: true,
-  warn: (message) => console.warn(message)
+  warn: (message) => console.warn(message),
+  info: (message) => console.info(message)
 }
 
 /** The suffix of the listening connection's `application_name` (`dashstream-listener` unless the URL names one). */
@@ -102,7 +105,12 @@ interface StreamQueue {
 const isAppend = (n: Notice): n is StoredNotice =>
   n._tag === "Stored" && n.clearedAt === null && n.from !== null && (n.before === null || n.from > n.before)
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+const message = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  // Node's connect to a name of several addresses fails with an AggregateError of one error per address.
+  const inner = (error as { errors?: unknown }).errors
+  return error.message === "" && Array.isArray(inner) && inner.length > 0 ? message(inner[0]) : error.message
+}
 
 /**
  * The PostgreSQL `ChangeFeed` of one store (one server process): ONE dedicated connection (not from the pool)
@@ -118,10 +126,11 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
  *   first. With `coalesce`, notifications of appended entries queued behind a read of their stream are read
  *   together, in one query of the union of their ranges, and the entries are published at each notification's own
  *   place. A read that fails publishes `Gap` to the stream's subscribers (they catch up from the database).
- * - When the connection fails, ends or stops answering the heartbeat, it is replaced after a backoff
- *   (`reconnectMinMs` doubling up to `reconnectMaxMs`, forever, one warning per attempt); once `LISTEN` succeeds
- *   again, `Gap` is published to every subscriber, so whatever was committed while nobody listened is caught up.
- *   The same happens when the database is down when the store starts.
+ * - When the connection fails, ends or stops answering the heartbeat, a new one is tried every `reconnectMs`,
+ *   forever (a warning when it fails and when the cause changes, one line once it listens again), and at once when
+ *   {@link wake} says the database answers; once `LISTEN` succeeds again, `Gap` is published to every subscriber, so
+ *   whatever was committed while nobody listened is caught up. So live updates resume within `reconnectMs` of the
+ *   database's return. The same happens when the database is down when the store starts.
  * - `subscribe` first waits until the first connection attempt has settled, so a subscriber of a store whose
  *   database is up misses no change committed after `subscribe` returns; if the attempt failed, the `Gap` sent on
  *   reconnection covers it.
@@ -133,6 +142,8 @@ export class Listener {
   private isListening = false
   private isClosed = false
   private failures = 0
+  /** The cause last warned about while down (`undefined` while listening). */
+  private warned: string | undefined = undefined
   private retry: NodeJS.Timeout | undefined = undefined
   private heartbeat: NodeJS.Timeout | undefined = undefined
   private readonly queues = new Map<number, StreamQueue>()
@@ -172,6 +183,17 @@ export class Listener {
     return this.ready
   }
 
+  /**
+   * Tells the listener that the database answers (a pooled connection was just opened): while it waits to reconnect,
+   * it tries at once instead of at the end of its `reconnectMs`. Does nothing while connected or connecting.
+   */
+  wake(): void {
+    if (this.retry === undefined || this.isClosed) return
+    clearTimeout(this.retry)
+    this.retry = undefined
+    void this.connect()
+  }
+
   /** Closes the connection; no reconnection after it. Resolves once the connection is closed. */
   async close(): Promise<void> {
     this.isClosed = true
@@ -193,6 +215,7 @@ export class Listener {
   }
 
   private async connect(): Promise<void> {
+    this.retry = undefined
     if (this.isClosed) return
     const base = clientConfig(this.config, false)
     // Named after the URL's application_name (or `dashstream`), so that it can be told apart in pg_stat_activity.
@@ -223,7 +246,13 @@ export class Listener {
     }
     if (client !== this.client) return
     this.isListening = true
+    if (this.failures > 0) {
+      this.options.info(
+        `live updates: the PostgreSQL notification connection listens again (after ${this.failures} failed attempts)`
+      )
+    }
     this.failures = 0
+    this.warned = undefined
     this.connectCount++
     if (this.options.heartbeatMs > 0 && this.heartbeat === undefined) {
       this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs)
@@ -248,12 +277,15 @@ export class Listener {
     client.end().catch(() => undefined)
     this.settle()
     if (this.isClosed) return
-    const delay = Math.min(this.options.reconnectMaxMs, this.options.reconnectMinMs * 2 ** Math.min(this.failures, 30))
     this.failures++
-    this.options.warn(
-      `live updates: the PostgreSQL notification connection failed (${message(error)}); reconnecting in ${delay} ms (attempt ${this.failures})`
-    )
-    this.retry = setTimeout(() => void this.connect(), delay)
+    const cause = message(error)
+    if (cause !== this.warned) {
+      this.warned = cause
+      this.options.warn(
+        `live updates: the PostgreSQL notification connection failed (${cause}); retrying every ${this.options.reconnectMs} ms`
+      )
+    }
+    this.retry = setTimeout(() => void this.connect(), this.options.reconnectMs)
   }
 
   private notified(payload: string | undefined): void {

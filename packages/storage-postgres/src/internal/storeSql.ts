@@ -619,8 +619,9 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * `inserted` stores the new blocks first, before any lock: while another group of the same streams holds their row
  * locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then takes
  * the row locks in ascending id (as the two-round-trip path does, so that no two groups deadlock on them; `locked`
- * reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard` divides by zero
- * (SQLSTATE 22012, see `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ COMMITTED a locked
+ * reads `inserted`, so the insert has run to completion before the first lock is asked for). `guard` calls
+ * `dashstream_stale_guess()` (migration 0008: it raises {@link staleGuessState} with a message of its own, see
+ * `isStaleGuess`) unless every row exists with its guessed `last_ts`; in READ COMMITTED a locked
  * row is read as last committed, so a group that held the lock before this one is seen. The final SELECT always
  * reads `guard`, so it is always evaluated, and the statement is its own transaction: an error anywhere leaves
  * nothing stored, the early inserts included.
@@ -629,13 +630,27 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * `dashstream_blocks_overlap` (migration 0007), a VOLATILE function: its query takes a snapshot of its own, so it
  * sees every block committed by the groups that held the locks before this one (the statement's own snapshot was
  * taken before it waited for them); one index probe per run. When no run overlaps a stored block, their blocks are
- * plainly inserted (`backfilled`: a late request's points, typically); when one does, `vacant` overflows an integer
- * (SQLSTATE 22003, see `isOccupied`) and the group is planned again on the rows, which merges old entries into the
+ * plainly inserted (`backfilled`: a late request's points, typically); when one does, `vacant` calls
+ * `dashstream_occupied()` (migration 0008: it raises {@link occupiedState}, see `isOccupied`) and the group is
+ * planned again on the rows, which merges old entries into the
  * blocks they overlap. A new block can only collide with a stored one (`first_ts`, 23505; or a deadlock, 40P01,
  * between two such inserts) or overlap one when a guess was wrong, and then the guard fails. No clear: a statement
  * cannot both delete a stream's blocks and insert the same rows.
  */
 export const guessedSql = guessedStatement(true)
+
+/**
+ * The SQLSTATE `dashstream_stale_guess()` raises (migration 0008, which holds its own frozen copy): a guessed
+ * `last_ts` was wrong, the statement stored nothing. What the server's log shows for it: docs/running.md, "The
+ * PostgreSQL log".
+ */
+export const staleGuessState = "DS001"
+
+/**
+ * The SQLSTATE `dashstream_occupied()` raises (migration 0008, which holds its own frozen copy): entries replacing or
+ * back-filling stored ones overlap stored blocks; the statement stored nothing and the group is merged on the rows.
+ */
+export const occupiedState = "DS002"
 
 /**
  * {@link guessedSql} without the runs of old entries (`$13`-`$21` absent): the statement of a group whose entries are
@@ -646,7 +661,8 @@ export const guessedNewSql = guessedStatement(false)
 /** The text of {@link guessedSql} (`withRuns`) or of {@link guessedNewSql}. */
 function guessedStatement(withRuns: boolean): string {
   const runs = `vacant AS (
-  SELECT 2147483647 + count(*)::int AS free FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
+  SELECT CASE WHEN count(*) = 0 THEN 2147483647 ELSE dashstream_occupied() END AS free
+  FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
   WHERE CASE WHEN (SELECT ok FROM guard) = 1 THEN dashstream_blocks_overlap(r.id, r.lo, r.hi) END
 ), backfilled AS (
   INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
@@ -660,8 +676,9 @@ function guessedStatement(withRuns: boolean): string {
   SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM inserted) >= 0
   ORDER BY id FOR UPDATE
 ), guard AS (
-  SELECT 1 / ((SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
-    ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[]))::int AS ok
+  SELECT CASE WHEN (SELECT count(*) FROM locked JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, last_ts)
+    ON locked.id = v.id AND locked.last_ts IS NOT DISTINCT FROM v.last_ts) = cardinality($1::bigint[])
+    THEN 1 ELSE dashstream_stale_guess() END AS ok
 ), ${withRuns ? runs : ""}moved AS (
   UPDATE streams SET last_ts = v.last_ts FROM unnest($9::bigint[], $10::bigint[]) AS v(id, last_ts)
   WHERE streams.id = v.id AND (SELECT ok FROM guard) = 1
