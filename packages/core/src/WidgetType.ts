@@ -1,5 +1,6 @@
 import { widgetKind, widgetTypes } from "@dashstream/contract"
 import { Schema } from "effect"
+import type { SelectionMode } from "./BucketSelection.js"
 
 /**
  * The widget types (contract section 2) as a Schema, built on `@dashstream/contract`, where the list, the storage
@@ -15,10 +16,10 @@ export type WidgetType = typeof WidgetType.Type
 export const isWidgetType = Schema.is(WidgetType)
 
 /**
- * How decimation chooses what to keep in a bucket (contract section 9): `extremes` keeps the first, last,
+ * How decimation and range reads choose what to keep in a bucket (README, "Decimation"): `extremes` keeps the first, last,
  * lowest and highest entry by the entry's numeric value (`number`, or `y` for xy-graph); `last` keeps the last.
  */
-export const decimationMode = (type: WidgetType): "extremes" | "last" => {
+export const decimationMode = (type: WidgetType): SelectionMode => {
   const kind = widgetKind(type)
   return kind === "numeric" || kind === "series" || type === "xy-graph" ? "extremes" : "last"
 }

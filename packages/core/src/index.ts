@@ -211,6 +211,9 @@ export {
 export * as Rotations from "./Rotations.js"
 export type { RotationStorage } from "./RotationStore.js"
 
+// The per-bucket selection rule of decimation and range reads.
+export { BucketKeeper, type SelectionMode } from "./BucketSelection.js"
+
 // Decimation (contract section 9): the port the pass runs over.
 export {
   type DecimationEntry,
