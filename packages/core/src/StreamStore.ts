@@ -1,4 +1,5 @@
 import { Context, Effect, type Option } from "effect"
+import type { SelectionMode } from "./BucketSelection.js"
 import { type InvalidPoint, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import type { PointOp } from "./Point.js"
 import { formatTs, MICROS_PER_SECOND, type Micros } from "./Time.js"
@@ -44,6 +45,26 @@ export interface RenderedPage {
  */
 export interface ReadQuery {
   readonly since: Micros | null
+  readonly limit: number | null
+}
+
+/**
+ * A range read of one stream. Times are integer microseconds; every bound may be `null` (no bound).
+ * - `from`: inclusive lower bound; `since`: exclusive lower bound (a paging cursor, as in the export read). At most
+ *   one of the two is given.
+ * - `to`: inclusive upper bound.
+ * - `points`: `null` for every entry in the window, ascending, at most `limit` (`null`: no cap), the oldest first;
+ *   or N (2..10,000) to keep only what the bucket rule keeps of N buckets over the window (`readRangeFrom` in
+ *   `RangeRead.ts`) (`limit` must then be
+ *   `null`).
+ * - `mode`: what a bucket keeps with `points` (`decimationMode` of the stream's widget type); ignored without.
+ */
+export interface RangeQuery {
+  readonly from: Micros | null
+  readonly since: Micros | null
+  readonly to: Micros | null
+  readonly points: number | null
+  readonly mode: SelectionMode
   readonly limit: number | null
 }
 
