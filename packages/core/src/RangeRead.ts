@@ -122,7 +122,8 @@ const stored = (e: RangeEntry): StoredEntry => ({ ts: e.ts as Micros, json: e.js
  * `points=N`: the window's bounds `L` (`from`, or `since`, or the oldest `ts` in the window) and `U` (`to`, or the
  * newest `ts` in the window) are settled first (one cheap read each, only for a missing bound), then every entry of
  * `[L, U]` is fed page by page to {@link makeRangeSelector}: memory is one page plus the kept entries (4N at
- * most). A window without entries, or with `U < L`, reads `[]`. Fails with the source's `StorageFailure`.
+ * most). Between pages the fiber yields, so a source that reads synchronously holds the event loop one page at a time.
+ * A window without entries, or with `U < L`, reads `[]`. Fails with the source's `StorageFailure`.
  */
 export const readRangeFrom = (
   source: RangeSource,
@@ -143,6 +144,7 @@ export const readRangeFrom = (
         if (page.length < asked) break
         remaining -= page.length
         cursor = page[page.length - 1]!.ts
+        yield* Effect.yieldNow()
       }
       return out
     }
@@ -173,6 +175,8 @@ export const readRangeFrom = (
       }
       if (page.length < pageSize) break
       cursor = page[page.length - 1]!.ts
+      // A source that reads synchronously (SQLite) holds the event loop one page at a time, not a window.
+      yield* Effect.yieldNow()
     }
     return selector.finish().map(stored)
   })

@@ -138,6 +138,17 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      */
     readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
     /**
+     * A range read (README, "Range reads"; see {@link RangeQuery}): the entries of one stream in a time window,
+     * ascending by `ts`, each a stored entry unchanged; with `points`, only what the bucket rule keeps of each of
+     * N buckets. `[]` for an empty window or stream. Adapters implement it with `readRangeFrom` (`RangeRead.ts`) over
+     * pages of their stored entries, so a window of any size is read in one pass holding one page and the kept
+     * entries (at most 4N), never the window.
+     */
+    readonly readRange: (
+      stream: StreamId,
+      query: RangeQuery
+    ) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
+    /**
      * The entries `query` names (see {@link LiveQuery}) together with the `ts` of the stream's last clear, read as of
      * ONE moment (one statement or one synchronous read), so that a live event stream can tell whether the entries
      * it reads come before or after a clear (contract section 10). `None` when the widget no longer exists.

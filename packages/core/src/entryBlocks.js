@@ -248,13 +248,28 @@ export const decodeBlock = (buf) => {
  * @param {(e: BlockEntry) => T} each
  * @returns {Array<T>}
  */
-export const entriesAfter = (blocks, after, limit, each) => {
+export const entriesAfter = (blocks, after, limit, each) => entriesBetween(blocks, after, Infinity, limit, each)
+
+/**
+ * The entries with `after < ts <= to` of blocks given ascending (the first may start before `after`), at most
+ * `limit` (-1: all), through `each`: a range read's page. The blocks after the first entry past `to` are not read.
+ * @template T
+ * @param {Iterable<Buffer>} blocks
+ * @param {number} after
+ * @param {number} to
+ * @param {number} limit
+ * @param {(e: BlockEntry) => T} each
+ * @returns {Array<T>}
+ */
+export const entriesBetween = (blocks, after, to, limit, each) => {
   /** @type {Array<T>} */
   const out = []
   if (limit === 0) return out
   for (const buf of blocks) {
     for (let at = 0; at < buf.length; at += 20 + buf.readUInt32LE(at + 16)) {
-      if (buf.readDoubleLE(at) <= after) continue
+      const ts = buf.readDoubleLE(at)
+      if (ts <= after) continue
+      if (ts > to) return out
       out.push(each(decodeEntryAt(buf, at)))
       if (out.length === limit) return out
     }

@@ -2,6 +2,7 @@ import { renderEntry } from "@dashstream/core/entryBlocks"
 import {
   type Micros,
   pageOfRendered,
+  readRangeFrom,
   type StoredEntry,
   StorageUnavailable,
   type StreamStore,
@@ -11,7 +12,7 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
-import { blocksAfterSql, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
+import { blocksAfterSql, entriesBetweenOf, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
 import { LatestReads } from "./internal/latestReads.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
@@ -59,6 +60,53 @@ const readPage =
         pageOfRendered(entriesSince(await sinceBlocks(pool, stream, since, limit), since, limit, renderEntry)),
       catch: toStorageFailure
     })
+
+/**
+ * The blocks of stream `$1` a range read's page of at most `$3` entries with `$2 < ts <= $4` needs (`$4` null: no
+ * upper bound), ascending: {@link sinceQuery}'s blocks, none starting after `$4`.
+ */
+const rangePageQuery = {
+  name: "dashstream_read_range_blocks",
+  text: `SELECT data FROM (${blocksAfterSql("$1", "$2", "$3::bigint", " AND ($4::bigint IS NULL OR first_ts <= $4::bigint)")}) AS r`,
+  rowMode: "array"
+} as const
+
+/** The `ts` of stream `$1`'s newest entry (its last block's `last_ts`); no row for an empty stream. */
+const newestQuery = {
+  name: "dashstream_read_newest_ts",
+  text: "SELECT last_ts FROM entry_blocks WHERE stream_id = $1 ORDER BY first_ts DESC LIMIT 1",
+  rowMode: "array"
+} as const
+
+/** `StreamStore.readRange`: core's range read over pages of blocks, one statement a page. */
+const readRange =
+  (pool: pg.Pool): StreamStore["Type"]["readRange"] =>
+  (stream, query) =>
+    readRangeFrom(
+      {
+        page: (after, to, limit) =>
+          Effect.tryPromise({
+            try: async () => {
+              const result = await pool.query<[Buffer]>({ ...rangePageQuery, values: [stream, after, limit, to] })
+              return entriesBetweenOf(
+                result.rows.map((row) => row[0]),
+                after,
+                to,
+                limit
+              )
+            },
+            catch: toStorageFailure
+          }),
+        newest: Effect.tryPromise({
+          try: async () => {
+            const result = await pool.query<[number]>({ ...newestQuery, values: [stream] })
+            return result.rows.length === 0 ? null : Number(result.rows[0]![0])
+          },
+          catch: toStorageFailure
+        })
+      },
+      query
+    )
 
 /**
  * Stream `$1`'s `cleared_ts` with the blocks that hold its oldest `$3` entries `ts > $2` (ascending; see
@@ -151,6 +199,7 @@ export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): Stream
     },
     readDirect: readDirect(pool, new LatestReads(pool)),
     readPage: readPage(pool),
+    readRange: readRange(pool),
     readLive: readLive(pool),
     ping: ping(pool)
   })

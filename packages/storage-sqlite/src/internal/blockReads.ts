@@ -1,14 +1,20 @@
 import type Database from "better-sqlite3"
 import type { StoredEntry } from "@dashstream/core"
-import { type BlockEntry, entriesAfter, entriesFrom, renderEntry } from "@dashstream/core/entryBlocks"
+import { type BlockEntry, entriesAfter, entriesBetween, entriesFrom, renderEntry } from "@dashstream/core/entryBlocks"
 import { Sql } from "./statements.js"
 
 const stored = (e: BlockEntry): StoredEntry => ({ ts: e.ts, json: e.json }) as StoredEntry
+const asIs = (e: BlockEntry): BlockEntry => e
 
 /** The block reads of one connection, prepared once. Throw SQLite errors. */
 export interface BlockReads {
   /** The oldest `limit` entries with `ts > since` (`limit` -1: all), ascending. */
   readonly since: (stream: number, since: number, limit: number) => Array<StoredEntry>
+  /**
+   * The oldest `limit` (>= 1) entries with `after < ts <= to` (`to` null: no bound), ascending, with their bucket
+   * values: a range read's page (`RangeSource.page`). Stops reading blocks at the first entry past `to`.
+   */
+  readonly between: (stream: number, after: number, to: number | null, limit: number) => Array<BlockEntry>
   /** The same, each rendered as a read body's `data` element. */
   readonly page: (stream: number, since: number, limit: number) => Array<string>
   /**
@@ -26,6 +32,8 @@ export const prepareBlockReads = (db: Database.Database): BlockReads => {
   const startingAt = db.prepare<[number, number], Buffer>(Sql.blocksStartingAt).pluck()
   return {
     since: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, stored),
+    between: (stream, after, to, limit) =>
+      entriesBetween(from.iterate(stream, stream, after, after), after, to ?? Infinity, limit, asIs),
     page: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, renderEntry),
     recent: (stream, count, limit) => {
       if (count <= 0) return []
