@@ -227,6 +227,7 @@ export {
   type RangeSource,
   readRangeFrom
 } from "./RangeRead.js"
+export { isRangeRead, limitFromText, MAX_LIMIT, type RangeParams, rangeQueryOf } from "./RangeParams.js"
 
 // Decimation (contract section 9): the port the pass runs over.
 export {
