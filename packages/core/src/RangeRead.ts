@@ -114,6 +114,26 @@ export interface RangeSource {
 /** Entries per page {@link readRangeFrom} asks its source for by default. */
 export const defaultRangePageSize = 8_192
 
+/** How long a range read holds the event loop at most before it yields, in milliseconds (see {@link yieldEvery}). */
+const YIELD_AFTER_MS = 20
+
+/**
+ * `next` yields to the event loop once `ms` milliseconds have passed since the last yield, else does nothing: a source
+ * that reads synchronously (SQLite) holds the loop a few pages at a time, not a window, without paying a timer turn
+ * (about a millisecond) on every page.
+ */
+const yieldEvery = (ms: number) => {
+  let since = performance.now()
+  return {
+    next: Effect.suspend(() => {
+      const now = performance.now()
+      if (now - since < ms) return Effect.void
+      since = now
+      return Effect.yieldNow()
+    })
+  }
+}
+
 const stored = (e: RangeEntry): StoredEntry => ({ ts: e.ts as Micros, json: e.json })
 
 /**
@@ -122,7 +142,8 @@ const stored = (e: RangeEntry): StoredEntry => ({ ts: e.ts as Micros, json: e.js
  * `points=N`: the window's bounds `L` (`from`, or `since`, or the oldest `ts` in the window) and `U` (`to`, or the
  * newest `ts` in the window) are settled first (one cheap read each, only for a missing bound), then every entry of
  * `[L, U]` is fed page by page to {@link makeRangeSelector}: memory is one page plus the kept entries (4N at
- * most). Between pages the fiber yields, so a source that reads synchronously holds the event loop one page at a time.
+ * most). Between pages the fiber yields once it has run 20 ms, so a source that reads synchronously holds the event
+ * loop a few pages at a time.
  * A window without entries, or with `U < L`, reads `[]`. Fails with the source's `StorageFailure`.
  */
 export const readRangeFrom = (
@@ -131,6 +152,7 @@ export const readRangeFrom = (
   pageSize: number = defaultRangePageSize
 ): Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure> =>
   Effect.gen(function* () {
+    const turn = yieldEvery(YIELD_AFTER_MS)
     // Entries at ts 0 are valid: a `since` bound below 0 (`since=0`) means "from 0 on", as `from=0` does.
     const after = query.from !== null ? query.from - 1 : query.since !== null ? query.since : -1
     if (query.points === null) {
@@ -144,7 +166,7 @@ export const readRangeFrom = (
         if (page.length < asked) break
         remaining -= page.length
         cursor = page[page.length - 1]!.ts
-        yield* Effect.yieldNow()
+        yield* turn.next
       }
       return out
     }
@@ -175,8 +197,7 @@ export const readRangeFrom = (
       }
       if (page.length < pageSize) break
       cursor = page[page.length - 1]!.ts
-      // A source that reads synchronously (SQLite) holds the event loop one page at a time, not a window.
-      yield* Effect.yieldNow()
+      yield* turn.next
     }
     return selector.finish().map(stored)
   })

@@ -1,4 +1,4 @@
-import { renderEntry } from "@dashstream/core/entryBlocks"
+import { blockSize, type EntryRef, renderEntry } from "@dashstream/core/entryBlocks"
 import {
   type Micros,
   pageOfRendered,
@@ -12,7 +12,14 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
-import { blocksAfterSql, entriesBetweenOf, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
+import {
+  blocksAfterSql,
+  entriesBetweenOf,
+  entriesSince,
+  fromBlockSql,
+  recentEntries,
+  storedEntry
+} from "./internal/blockReads.js"
 import { LatestReads } from "./internal/latestReads.js"
 
 /** How long `ping` waits for `SELECT 1` before reporting the storage unavailable. */
@@ -62,14 +69,47 @@ const readPage =
     })
 
 /**
- * The blocks of stream `$1` a range read's page of at most `$3` entries with `$2 < ts <= $4` needs (`$4` null: no
- * upper bound), ascending: {@link sinceQuery}'s blocks, none starting after `$4`.
+ * At most `$3` blocks of stream `$1` from the one holding `$2` on (see `fromBlockSql`), none starting after `$4`
+ * (null: no bound), ascending: a range read's page is a few such chunks at most, each one index range scan.
  */
-const rangePageQuery = {
+const rangeBlocksQuery = {
   name: "dashstream_read_range_blocks",
-  text: `SELECT data FROM (${blocksAfterSql("$1", "$2", "$3::bigint", " AND ($4::bigint IS NULL OR first_ts <= $4::bigint)")}) AS r`,
+  text:
+    `SELECT data FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} ` +
+    "AND ($4::bigint IS NULL OR first_ts <= $4::bigint) ORDER BY first_ts LIMIT $3",
   rowMode: "array"
 } as const
+
+/**
+ * `RangeSource.page`: the oldest `limit` entries with `after < ts <= to`, decoded from chunks of blocks sized for
+ * them (a block holds `blockSize` entries when full, fewer after a decimation pass): when a chunk of full count comes
+ * back short of `limit` entries, the next chunk is read after its last entry, so a page is short only at the end.
+ */
+const rangePage = async (
+  pool: pg.Pool,
+  stream: number,
+  after: number,
+  to: number | null,
+  limit: number
+): Promise<Array<EntryRef>> => {
+  const out: Array<EntryRef> = []
+  let cursor = after
+  for (;;) {
+    const wanted = limit - out.length
+    // The first block may hold nothing after the cursor: one more than the entries wanted fill.
+    const blocks = Math.ceil(wanted / blockSize) + 1
+    const result = await pool.query<[Buffer]>({ ...rangeBlocksQuery, values: [stream, cursor, blocks, to] })
+    const found = entriesBetweenOf(
+      result.rows.map((row) => row[0]),
+      cursor,
+      to,
+      wanted
+    )
+    for (const e of found) out.push(e)
+    if (out.length >= limit || result.rows.length < blocks || found.length === 0) return out
+    cursor = found[found.length - 1]!.ts
+  }
+}
 
 /** The `ts` of stream `$1`'s newest entry (its last block's `last_ts`); no row for an empty stream. */
 const newestQuery = {
@@ -78,25 +118,14 @@ const newestQuery = {
   rowMode: "array"
 } as const
 
-/** `StreamStore.readRange`: core's range read over pages of blocks, one statement a page. */
+/** `StreamStore.readRange`: core's range read over pages of blocks. */
 const readRange =
   (pool: pg.Pool): StreamStore["Type"]["readRange"] =>
   (stream, query) =>
     readRangeFrom(
       {
         page: (after, to, limit) =>
-          Effect.tryPromise({
-            try: async () => {
-              const result = await pool.query<[Buffer]>({ ...rangePageQuery, values: [stream, after, limit, to] })
-              return entriesBetweenOf(
-                result.rows.map((row) => row[0]),
-                after,
-                to,
-                limit
-              )
-            },
-            catch: toStorageFailure
-          }),
+          Effect.tryPromise({ try: () => rangePage(pool, stream, after, to, limit), catch: toStorageFailure }),
         newest: Effect.tryPromise({
           try: async () => {
             const result = await pool.query<[number]>({ ...newestQuery, values: [stream] })

@@ -1,10 +1,16 @@
 import type Database from "better-sqlite3"
 import type { StoredEntry } from "@dashstream/core"
-import { type BlockEntry, entriesAfter, entriesBetween, entriesFrom, renderEntry } from "@dashstream/core/entryBlocks"
+import {
+  type BlockEntry,
+  entriesAfter,
+  entriesFrom,
+  type EntryRef,
+  refsBetween,
+  renderEntry
+} from "@dashstream/core/entryBlocks"
 import { Sql } from "./statements.js"
 
 const stored = (e: BlockEntry): StoredEntry => ({ ts: e.ts, json: e.json }) as StoredEntry
-const asIs = (e: BlockEntry): BlockEntry => e
 
 /** The block reads of one connection, prepared once. Throw SQLite errors. */
 export interface BlockReads {
@@ -12,9 +18,10 @@ export interface BlockReads {
   readonly since: (stream: number, since: number, limit: number) => Array<StoredEntry>
   /**
    * The oldest `limit` (>= 1) entries with `after < ts <= to` (`to` null: no bound), ascending, with their bucket
-   * values: a range read's page (`RangeSource.page`). Stops reading blocks at the first entry past `to`.
+   * values, JSON decoded when asked for: a range read's page (`RangeSource.page`). Stops reading blocks at the first
+   * entry past `to`.
    */
-  readonly between: (stream: number, after: number, to: number | null, limit: number) => Array<BlockEntry>
+  readonly between: (stream: number, after: number, to: number | null, limit: number) => Array<EntryRef>
   /** The same, each rendered as a read body's `data` element. */
   readonly page: (stream: number, since: number, limit: number) => Array<string>
   /**
@@ -33,7 +40,7 @@ export const prepareBlockReads = (db: Database.Database): BlockReads => {
   return {
     since: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, stored),
     between: (stream, after, to, limit) =>
-      entriesBetween(from.iterate(stream, stream, after, after), after, to ?? Infinity, limit, asIs),
+      refsBetween(from.iterate(stream, stream, after, after), after, to ?? Infinity, limit),
     page: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, renderEntry),
     recent: (stream, count, limit) => {
       if (count <= 0) return []

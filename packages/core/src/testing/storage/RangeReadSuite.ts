@@ -129,6 +129,19 @@ export const rangeReadSuite = (test: SuiteTest): void => {
     )
 
     test(
+      "large points (a few a stored block) read and page the same",
+      Effect.gen(function* () {
+        const w = yield* newWidget("text-feed")
+        const msg = "x".repeat(7_000)
+        yield* write(w, put(...Array.from({ length: 40 }, (_, i) => ({ title: `t${i}`, msg }))), at(0))
+        const all = yield* readAll(w)
+        assert.deepStrictEqual(yield* readRange(w, { from: at(3), limit: 9 }), all.slice(3, 12))
+        assert.deepStrictEqual(yield* readRange(w, { since: at(3), to: at(30), limit: 100 }), all.slice(4, 31))
+        assert.deepStrictEqual(tsOf(yield* readRange(w, { from: at(1), points: 3 })), [13, 26, 39])
+      })
+    )
+
+    test(
       "an empty stream, a window before the oldest or after the newest entry, and U < L all read []",
       Effect.gen(function* () {
         const empty = yield* newWidget("number", "empty")
