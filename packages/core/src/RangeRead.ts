@@ -100,7 +100,7 @@ export interface RangeEntry {
 export interface RangeSource {
   /**
    * The oldest `limit` (>= 1) entries with `after < ts` and, unless `to` is `null`, `ts <= to` (microseconds),
-   * ascending by `ts`.
+   * ascending by `ts`: fewer than `limit` only when no more match, since a short page ends the read.
    */
   readonly page: (
     after: number,
