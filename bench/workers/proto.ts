@@ -278,6 +278,7 @@ const ipcStreamStore = (): Context.Tag.Service<StreamStore> => {
     },
     readPage: () => notHere,
     readLive: () => notHere,
+    readRange: () => notHere,
     ping: Effect.void
   })
 }

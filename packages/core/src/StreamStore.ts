@@ -1,4 +1,5 @@
 import { Context, Effect, type Option } from "effect"
+import type { SelectionMode } from "./BucketSelection.js"
 import { type InvalidPoint, quoted, type StorageFailure, StreamNotFound } from "./Errors.js"
 import type { PointOp } from "./Point.js"
 import { formatTs, MICROS_PER_SECOND, type Micros } from "./Time.js"
@@ -44,6 +45,26 @@ export interface RenderedPage {
  */
 export interface ReadQuery {
   readonly since: Micros | null
+  readonly limit: number | null
+}
+
+/**
+ * A range read of one stream. Times are integer microseconds; every bound may be `null` (no bound).
+ * - `from`: inclusive lower bound; `since`: exclusive lower bound (a paging cursor, as in the export read). At most
+ *   one of the two is given.
+ * - `to`: inclusive upper bound.
+ * - `points`: `null` for every entry in the window, ascending, at most `limit` (`null`: no cap), the oldest first;
+ *   or N (2..10,000) to keep only what the bucket rule keeps of N buckets over the window (`readRangeFrom` in
+ *   `RangeRead.ts`) (`limit` must then be
+ *   `null`).
+ * - `mode`: what a bucket keeps with `points` (`decimationMode` of the stream's widget type); ignored without.
+ */
+export interface RangeQuery {
+  readonly from: Micros | null
+  readonly since: Micros | null
+  readonly to: Micros | null
+  readonly points: number | null
+  readonly mode: SelectionMode
   readonly limit: number | null
 }
 
@@ -116,6 +137,17 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      * {@link RenderedPage}); what `read(stream, { since, limit })` returns, as text. The export read's pages.
      */
     readonly readPage: (stream: StreamId, since: Micros, limit: number) => Effect.Effect<RenderedPage, StorageFailure>
+    /**
+     * A range read (README, "Range reads"; see {@link RangeQuery}): the entries of one stream in a time window,
+     * ascending by `ts`, each a stored entry unchanged; with `points`, only what the bucket rule keeps of each of
+     * N buckets. `[]` for an empty window or stream. Adapters implement it with `readRangeFrom` (`RangeRead.ts`) over
+     * pages of their stored entries, so a window of any size is read in one pass holding one page and the kept
+     * entries (at most 4N), never the window.
+     */
+    readonly readRange: (
+      stream: StreamId,
+      query: RangeQuery
+    ) => Effect.Effect<ReadonlyArray<StoredEntry>, StorageFailure>
     /**
      * The entries `query` names (see {@link LiveQuery}) together with the `ts` of the stream's last clear, read as of
      * ONE moment (one statement or one synchronous read), so that a live event stream can tell whether the entries

@@ -248,18 +248,82 @@ export const decodeBlock = (buf) => {
  * @param {(e: BlockEntry) => T} each
  * @returns {Array<T>}
  */
-export const entriesAfter = (blocks, after, limit, each) => {
+export const entriesAfter = (blocks, after, limit, each) => entriesBetween(blocks, after, Infinity, limit, each)
+
+/**
+ * The entries with `after < ts <= to` of blocks given ascending (the first may start before `after`), at most
+ * `limit` (-1: all), through `each`: a range read's page. The blocks after the first entry past `to` are not read.
+ * @template T
+ * @param {Iterable<Buffer>} blocks
+ * @param {number} after
+ * @param {number} to
+ * @param {number} limit
+ * @param {(e: BlockEntry) => T} each
+ * @returns {Array<T>}
+ */
+export const entriesBetween = (blocks, after, to, limit, each) =>
+  scanBetween(blocks, after, to, limit, (buf, at) => each(decodeEntryAt(buf, at)))
+
+/**
+ * {@link entriesBetween} as {@link EntryRef}s: `ts` and value read, the JSON text only when asked for (a range read
+ * with `points` renders the few entries its buckets keep, not every entry it ranks).
+ * @param {Iterable<Buffer>} blocks
+ * @param {number} after
+ * @param {number} to
+ * @param {number} limit
+ * @returns {Array<EntryRef>}
+ */
+export const refsBetween = (blocks, after, to, limit) =>
+  scanBetween(blocks, after, to, limit, (buf, at) => new EntryRef(buf, at))
+
+/**
+ * @template T
+ * @param {Iterable<Buffer>} blocks
+ * @param {number} after
+ * @param {number} to
+ * @param {number} limit
+ * @param {(buf: Buffer, at: number) => T} make
+ * @returns {Array<T>}
+ */
+const scanBetween = (blocks, after, to, limit, make) => {
   /** @type {Array<T>} */
   const out = []
   if (limit === 0) return out
   for (const buf of blocks) {
     for (let at = 0; at < buf.length; at += 20 + buf.readUInt32LE(at + 16)) {
-      if (buf.readDoubleLE(at) <= after) continue
-      out.push(each(decodeEntryAt(buf, at)))
+      const ts = buf.readDoubleLE(at)
+      if (ts <= after) continue
+      if (ts > to) return out
+      out.push(make(buf, at))
       if (out.length === limit) return out
     }
   }
   return out
+}
+
+/** The entry at a byte offset of a block, its `ts` and value read, its JSON text decoded when first asked for. */
+export class EntryRef {
+  /**
+   * @param {Buffer} buf
+   * @param {number} at
+   */
+  constructor(buf, at) {
+    const v = buf.readDoubleLE(at + 8)
+    /** @readonly */
+    this.ts = buf.readDoubleLE(at)
+    /** @readonly */
+    this.value = Number.isNaN(v) ? null : v
+    /** @private */
+    this.buf = buf
+    /** @private */
+    this.at = at
+  }
+
+  /** @returns {string} */
+  get json() {
+    const at = this.at
+    return this.buf.toString("utf8", at + 20, at + 20 + this.buf.readUInt32LE(at + 16))
+  }
 }
 
 /**

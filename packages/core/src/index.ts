@@ -135,6 +135,7 @@ export {
   type LivePage,
   type LiveQuery,
   pageOfRendered,
+  type RangeQuery,
   type ReadQuery,
   type RenderedPage,
   renderedTs,
@@ -210,6 +211,23 @@ export {
 } from "./Rotation.js"
 export * as Rotations from "./Rotations.js"
 export type { RotationStorage } from "./RotationStore.js"
+
+// The per-bucket selection rule of decimation and range reads.
+export { BucketKeeper, type SelectionMode } from "./BucketSelection.js"
+// Range reads: the bucketing of `points=N`, the streaming selection, and the one read every adapter calls.
+export {
+  defaultRangePageSize,
+  makeRangeSelector,
+  MAX_POINTS,
+  MIN_POINTS,
+  type PointBuckets,
+  pointBuckets,
+  type RangeEntry,
+  type RangeSelector,
+  type RangeSource,
+  readRangeFrom
+} from "./RangeRead.js"
+export { isRangeRead, limitFromText, MAX_LIMIT, type RangeParams, rangeQueryOf } from "./RangeParams.js"
 
 // Decimation (contract section 9): the port the pass runs over.
 export {

@@ -8,6 +8,7 @@
  * towards the past, the buckets of a stream read in ascending `ts` order are contiguous runs: state is O(1) per
  * stream, and an entry is reported as soon as it can no longer be a first/last/lowest/highest.
  */
+import { BucketKeeper, type SelectionMode } from "@dashstream/core"
 import { Data } from "effect"
 import { bucketStart } from "./internal/time.js"
 import type { TierPolicy } from "./TierPolicy.js"
@@ -28,13 +29,8 @@ export interface Entry<Id extends EntryId = EntryId> {
   readonly value: number | null
 }
 
-/**
- * What a qualifying bucket keeps (contract section 9):
- * - `"extremes"`: numeric widgets (number family, sparkline, line-graph; by `number`) and xy-graph (by `y`): the
- *   first, last, lowest and highest entries, among equal values the earliest; at most 4.
- * - `"last"`: every other widget type: the last entry.
- */
-export type SelectionMode = "extremes" | "last"
+/** What a qualifying bucket keeps (contract section 9): core's `SelectionMode`, the one rule of both users. */
+export type { SelectionMode }
 
 /** Options of one pass over one stream: the tiers, the pass time `now` (integer microseconds), the mode. */
 export interface SelectionOptions {
@@ -88,30 +84,26 @@ const makePlan = (policy: TierPolicy, now: number): Plan => {
 
 const NO_DELETIONS: ReadonlyArray<never> = Object.freeze([])
 
-/** The selection state of one stream: the current bucket and its first/last/lowest/highest entries so far. */
+/**
+ * The selection state of one stream: the current tier bucket, whose first/last/lowest/highest entries so far core's
+ * `BucketKeeper` tracks (the one per-bucket rule, shared with range reads).
+ */
 class StreamState<Id extends EntryId> {
   private readonly horizon: number
-  /** Timestamp of the newest entry seen; in a bucket, that bucket's last entry. */
+  private readonly keeper: BucketKeeper<Id>
+  /** Timestamp of the newest entry seen. */
   private lastTs = -Infinity
-  private lastId: Id | undefined = undefined
   /** Set once an entry lies in no qualifying bucket: so do all later ones, which are all kept. */
   private recent = false
   /** Exclusive end of the current bucket; an entry at or after it opens the next bucket. */
   private bucketEnd = -Infinity
-  private firstTs = NaN
-  /** `NaN` when the bucket has no value yet. */
-  private minTs = NaN
-  private minValue = 0
-  private minId: Id | undefined = undefined
-  private maxTs = NaN
-  private maxValue = 0
-  private maxId: Id | undefined = undefined
 
   constructor(
     private readonly plan: Plan,
-    private readonly extremes: boolean
+    mode: SelectionMode
   ) {
     this.horizon = plan.cutoffs[0]!
+    this.keeper = new BucketKeeper<Id>(mode)
   }
 
   /** Consumes one entry, appending the ids it makes final deletions to `out`. */
@@ -125,47 +117,7 @@ class StreamState<Id extends EntryId> {
     this.lastTs = ts
     if (this.recent) return
     if (ts >= this.bucketEnd) return this.open(id, ts, value)
-
-    const previousId = this.lastId as Id
-    this.lastId = id
-    if (!this.extremes) {
-      out.push(previousId)
-      return
-    }
-    // The previous last and a displaced lowest/highest can never be a first/last/lowest/highest again: last only
-    // moves forward, and the lowest/highest are only displaced by strictly lower/higher values.
-    let displacedTs = NaN
-    let displacedId: Id | undefined
-    if (value !== null && value === value) {
-      if (this.minTs !== this.minTs) {
-        this.minTs = this.maxTs = ts
-        this.minValue = this.maxValue = value
-        this.minId = this.maxId = id
-      } else if (value < this.minValue) {
-        displacedTs = this.minTs
-        displacedId = this.minId
-        this.minTs = ts
-        this.minValue = value
-        this.minId = id
-      } else if (value > this.maxValue) {
-        displacedTs = this.maxTs
-        displacedId = this.maxId
-        this.maxTs = ts
-        this.maxValue = value
-        this.maxId = id
-      }
-    }
-    const firstTs = this.firstTs
-    if (previousTs !== firstTs && previousTs !== this.minTs && previousTs !== this.maxTs) out.push(previousId)
-    if (
-      displacedTs === displacedTs &&
-      displacedTs !== firstTs &&
-      displacedTs !== previousTs &&
-      displacedTs !== this.minTs &&
-      displacedTs !== this.maxTs
-    ) {
-      out.push(displacedId as Id)
-    }
+    this.keeper.add(ts, value, id, out)
   }
 
   /** Starts the bucket of `ts`, the first entry after the current bucket, or marks the rest of the stream recent. */
@@ -180,16 +132,7 @@ class StreamState<Id extends EntryId> {
     while (!(ts < cutoffs[tier]!)) tier--
     const width = widths[tier]!
     this.bucketEnd = bucketStart(ts, width) + width
-    this.firstTs = ts
-    this.lastId = id
-    if (this.extremes && value !== null && value === value) {
-      this.minTs = this.maxTs = ts
-      this.minValue = this.maxValue = value
-      this.minId = this.maxId = id
-    } else {
-      this.minTs = this.maxTs = NaN
-      this.minId = this.maxId = undefined
-    }
+    this.keeper.open(ts, value, id)
   }
 }
 
@@ -202,7 +145,7 @@ const finished = () =>
  * Throws `SelectionInputError` if `now` is not a safe integer.
  */
 export const makeSelector = <Id extends EntryId = EntryId>(options: SelectionOptions): Selector<Id> => {
-  const state = new StreamState<Id>(makePlan(options.policy, options.now), options.mode === "extremes")
+  const state = new StreamState<Id>(makePlan(options.policy, options.now), options.mode)
   let done = false
   return {
     push: (chunk) => {
@@ -286,7 +229,7 @@ export const makeStreamsSelector = <Id extends EntryId = EntryId, Key extends St
         if (current === undefined || key !== currentKey) {
           current = states.get(key)
           if (current === undefined) {
-            current = new StreamState<Id>(plan, options.modeOf(key) === "extremes")
+            current = new StreamState<Id>(plan, options.modeOf(key))
             states.set(key, current)
           }
           currentKey = key

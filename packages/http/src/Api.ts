@@ -355,7 +355,28 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
             })
           ),
           limit: Schema.optional(
-            Schema.String.annotations({ description: "1..100000: at most this many entries, the oldest first" })
+            Schema.String.annotations({
+              description: "1..100000: at most this many entries, the oldest first. Not with points"
+            })
+          ),
+          from: Schema.optional(
+            Schema.String.annotations({
+              description:
+                "UNIX seconds (decimal, no exponent): a range read of the entries with ts >= from. Not with since"
+            })
+          ),
+          to: Schema.optional(
+            Schema.String.annotations({
+              description: "UNIX seconds (decimal, no exponent): a range read of the entries with ts <= to"
+            })
+          ),
+          points: Schema.optional(
+            Schema.String.annotations({
+              description:
+                "2..10000: a range read reduced to this many time buckets over [from, to] (the oldest and newest ts " +
+                "when a bound is absent); each bucket keeps its first, last, lowest and highest entry (by number, " +
+                "by y for xy-graph; earliest on ties), other widget types its last entry"
+            })
           )
         })
       )
@@ -368,7 +389,9 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
       .annotate(
         OpenApi.Description,
         "Entries in ascending ts, answered with Cache-Control: no-store (spec section 4.1, contract section 6). " +
-          "More than 1,000 entries are streamed (chunked transfer encoding), 1,000 at a time"
+          "More than 1,000 entries are streamed (chunked transfer encoding), 1,000 at a time. With any of from, to " +
+          "or points it is a range read: the stored entries of the time window, unchanged, reduced to at most 4 " +
+          "per bucket with points; a bad bound, points or limit is 400 invalid_request whose path names the parameter"
       )
   )
   .annotate(OpenApi.Title, "Export") {}

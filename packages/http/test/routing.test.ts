@@ -185,7 +185,7 @@ describe("routing, health and documentation", () => {
     const read = spec.paths["/api/v2/{accessKey}/datastream/{streamName}"].get
     assert.deepStrictEqual(
       read.parameters.map((p: any) => `${p.in}:${p.name}`),
-      ["path:accessKey", "path:streamName", "query:since", "query:limit"]
+      ["path:accessKey", "path:streamName", "query:since", "query:limit", "query:from", "query:to", "query:points"]
     )
     assert.hasAllKeys(read.responses, ["200", "400", "403", "404", "429", "500", "503"])
     const text = JSON.stringify(spec)

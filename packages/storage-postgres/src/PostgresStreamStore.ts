@@ -1,7 +1,8 @@
-import { renderEntry } from "@dashstream/core/entryBlocks"
+import { blockSize, type EntryRef, renderEntry } from "@dashstream/core/entryBlocks"
 import {
   type Micros,
   pageOfRendered,
+  readRangeFrom,
   type StoredEntry,
   StorageUnavailable,
   type StreamStore,
@@ -11,7 +12,14 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { toStorageFailure } from "./internal/errors.js"
 import type { GroupCommit } from "./internal/groupCommit.js"
-import { blocksAfterSql, entriesSince, recentEntries, storedEntry } from "./internal/blockReads.js"
+import {
+  blocksAfterSql,
+  entriesBetweenOf,
+  entriesSince,
+  fromBlockSql,
+  recentEntries,
+  storedEntry
+} from "./internal/blockReads.js"
 import { answerQuery } from "./internal/direct.js"
 import { LatestReads } from "./internal/latestReads.js"
 
@@ -65,6 +73,75 @@ const readPage =
         pageOfRendered(entriesSince(await sinceBlocks(pool, stream, since, limit), since, limit, renderEntry)),
       catch: toStorageFailure
     })
+
+/**
+ * At most `$3` blocks of stream `$1` from the one holding `$2` on (see `fromBlockSql`), none starting after `$4`
+ * (null: no bound), ascending: a range read's page is a few such chunks at most, each one index range scan.
+ */
+const rangeBlocksQuery = {
+  name: "dashstream_read_range_blocks",
+  text:
+    `SELECT data FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} ` +
+    "AND ($4::bigint IS NULL OR first_ts <= $4::bigint) ORDER BY first_ts LIMIT $3",
+  rowMode: "array"
+} as const
+
+/**
+ * `RangeSource.page`: the oldest `limit` entries with `after < ts <= to`, decoded from chunks of blocks sized for
+ * them (a block holds `blockSize` entries when full, fewer after a decimation pass): when a chunk of full count comes
+ * back short of `limit` entries, the next chunk is read after its last entry, so a page is short only at the end.
+ */
+const rangePage = async (
+  pool: pg.Pool,
+  stream: number,
+  after: number,
+  to: number | null,
+  limit: number
+): Promise<Array<EntryRef>> => {
+  const out: Array<EntryRef> = []
+  let cursor = after
+  for (;;) {
+    const wanted = limit - out.length
+    // The first block may hold nothing after the cursor: one more than the entries wanted fill.
+    const blocks = Math.ceil(wanted / blockSize) + 1
+    const result = await pool.query<[Buffer]>({ ...rangeBlocksQuery, values: [stream, cursor, blocks, to] })
+    const found = entriesBetweenOf(
+      result.rows.map((row) => row[0]),
+      cursor,
+      to,
+      wanted
+    )
+    for (const e of found) out.push(e)
+    if (out.length >= limit || result.rows.length < blocks || found.length === 0) return out
+    cursor = found[found.length - 1]!.ts
+  }
+}
+
+/** The `ts` of stream `$1`'s newest entry (its last block's `last_ts`); no row for an empty stream. */
+const newestQuery = {
+  name: "dashstream_read_newest_ts",
+  text: "SELECT last_ts FROM entry_blocks WHERE stream_id = $1 ORDER BY first_ts DESC LIMIT 1",
+  rowMode: "array"
+} as const
+
+/** `StreamStore.readRange`: core's range read over pages of blocks. */
+const readRange =
+  (pool: pg.Pool): StreamStore["Type"]["readRange"] =>
+  (stream, query) =>
+    readRangeFrom(
+      {
+        page: (after, to, limit) =>
+          Effect.tryPromise({ try: () => rangePage(pool, stream, after, to, limit), catch: toStorageFailure }),
+        newest: Effect.tryPromise({
+          try: async () => {
+            const result = await pool.query<[number]>({ ...newestQuery, values: [stream] })
+            return result.rows.length === 0 ? null : Number(result.rows[0]![0])
+          },
+          catch: toStorageFailure
+        })
+      },
+      query
+    )
 
 /**
  * Stream `$1`'s `cleared_ts` with the blocks that hold its oldest `$3` entries `ts > $2` (ascending; see
@@ -157,6 +234,7 @@ export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): Stream
     },
     readDirect: readDirect(pool, new LatestReads(pool)),
     readPage: readPage(pool),
+    readRange: readRange(pool),
     readLive: readLive(pool),
     ping: ping(pool)
   })

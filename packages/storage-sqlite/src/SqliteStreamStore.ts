@@ -14,6 +14,7 @@ import {
   type StreamStore,
   type StreamWrite,
   pointsOf,
+  readRangeFrom,
   withEffectForms,
   type WriteObserver
 } from "@dashstream/core"
@@ -166,6 +167,7 @@ const built = (
             since: { all: blocks.since },
             recent: { all: (stream: number, count: number) => blocks.recent(stream, count, -1) },
             recentPage: { all: blocks.recent },
+            between: blocks.between,
             // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
             // database is private to this connection, so its pages are read here.
             pageOnLoop,
@@ -202,6 +204,7 @@ const built = (
       since,
       recent,
       recentPage,
+      between,
       pageOnLoop,
       reader,
       clearedTs,
@@ -235,6 +238,16 @@ const built = (
           done(undefined, entries)
         },
         readPage: reader === undefined ? pageOnLoop : (stream, after, limit) => reader.readPage(stream, after, limit),
+        // Each page is one synchronous read of the blocks it needs; the fiber may yield between pages.
+        readRange: (stream, query) =>
+          readRangeFrom(
+            {
+              page: (after, to, limit) =>
+                Effect.try({ try: () => between(stream, after, to, limit), catch: storageFailure }),
+              newest: Effect.try({ try: () => latest(stream)?.ts ?? null, catch: storageFailure })
+            },
+            query
+          ),
         // Both statements run in one synchronous call on the one connection: no write can come between them.
         readLive: (stream, query) =>
           Effect.try({

@@ -9,6 +9,7 @@ import { AccountNotFound, Conflict, type InvalidPoint, quoted, StorageError, Str
 import type { StoredPoint } from "../Point.js"
 import type { Rotation, RotationId } from "../Rotation.js"
 import type { RotationStorage } from "../RotationStore.js"
+import { readRangeFrom } from "../RangeRead.js"
 import { SessionStore } from "../SessionStore.js"
 import {
   type ReadQuery,
@@ -244,6 +245,20 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
     },
     readDirect: (id, query, done) => done(undefined, readSync(id, query)),
     readPage: (id, since, limit) => Effect.sync(() => renderPage(readSync(id, { since, limit }))),
+    readRange: (id, query) =>
+      readRangeFrom(
+        {
+          page: (after, to, limit) =>
+            Effect.sync(() => {
+              const entries = state.data.get(id)?.entries ?? []
+              const from = upperBound(entries, after)
+              const end = Math.min(from + limit, to === null ? entries.length : upperBound(entries, to))
+              return from >= end ? [] : entries.slice(from, end)
+            }),
+          newest: Effect.sync(() => state.data.get(id)?.entries.at(-1)?.ts ?? null)
+        },
+        query
+      ),
     readLive: (id, query) =>
       Effect.sync(() => {
         const data = state.data.get(id)

@@ -4,13 +4,15 @@ import { accountStoreSuite } from "./storage/AccountStoreSuite.js"
 import { directForms } from "./storage/directForms.js"
 import type { Stores } from "./storage/fixtures.js"
 import { modelSuite } from "./storage/ModelSuite.js"
+import { rangeReadProperties, rangeReadSuite } from "./storage/RangeReadSuite.js"
 import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
 
 /**
  * The storage contract suite: what every adapter of `AccountStore` and `StreamStore` must do (contract sections
  * 3, 4, 6 and 7, and the port docs). Each adapter's test file calls {@link storageSuite} with its layer, so the
  * memory, SQLite and PostgreSQL adapters are held to the same behaviour. Its parts, one file each under `storage/`:
- * the `AccountStore` part (accounts, widgets), the `StreamStore` part (write, read) and the model properties.
+ * the `AccountStore` part (accounts, widgets), the `StreamStore` part (write, read), the model properties and the
+ * range reads (`StreamStore.readRange`).
  */
 
 /**
@@ -22,14 +24,19 @@ import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
  * empty, migrated store each time.
  */
 export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
-  const register = (title: string, layerOf: () => Layer.Layer<Stores, unknown>) =>
+  const register = (title: string, layerOf: () => Layer.Layer<Stores, unknown>, effectForms: boolean) =>
     describe(title, () => {
       const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>, timeout?: number) =>
         it.effect(title, () => Effect.provide(body, layerOf()), timeout)
       accountStoreSuite(test)
       streamStoreSuite(test)
       modelSuite(layerOf)
+      // `readRange` has no direct form: its tests run once.
+      if (effectForms) {
+        rangeReadSuite(test)
+        rangeReadProperties(layerOf)
+      }
     })
-  register(`storage contract: ${name}`, makeLayer)
-  register(`storage contract, direct forms: ${name}`, () => directForms(makeLayer()))
+  register(`storage contract: ${name}`, makeLayer, true)
+  register(`storage contract, direct forms: ${name}`, () => directForms(makeLayer()), false)
 }

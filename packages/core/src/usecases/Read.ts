@@ -1,9 +1,18 @@
-import { Effect, Either, Option, Schema, Stream } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
 import type { AccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { type Forbidden, InvalidRequest, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "../Errors.js"
 import { isStreamName } from "../StreamName.js"
-import { type ReadQuery, type RenderedPage, renderPage, type StoredEntry, StreamStore } from "../StreamStore.js"
+import { badLimit, isRangeRead, limitFromText, type RangeParams, rangeQueryOf } from "../RangeParams.js"
+import {
+  type RangeQuery,
+  type ReadQuery,
+  type RenderedPage,
+  renderPage,
+  type StoredEntry,
+  StreamStore
+} from "../StreamStore.js"
+import { decimationMode } from "../WidgetType.js"
 import { type Micros, sinceFromText } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
 import { authenticate } from "./Authenticate.js"
@@ -13,21 +22,19 @@ import { authenticate } from "./Authenticate.js"
  * ({@link read}), a page at a time ({@link readPages}), and the latest entry without a fiber ({@link readLatestDirect}).
  */
 
-/** The query of an export read as it arrives in the URL (contract section 6): both optional, both strings. */
-export interface ReadParams {
-  readonly since?: string | undefined
-  readonly limit?: string | undefined
-}
+/**
+ * The query of an export read as it arrives in the URL (README, "API"): every parameter optional, all strings. With
+ * any of `from`, `to` or `points` it is a range read (README, "Range reads"; see {@link rangeQueryOf}).
+ */
+export type ReadParams = RangeParams
 
-const decodeLimit = Schema.decodeUnknownEither(
-  Schema.String.pipe(Schema.pattern(/^\d+$/), Schema.compose(Schema.NumberFromString), Schema.between(1, 100_000))
-)
-
-/** A read resolved against the account: the stream to read and the query, validated (see {@link ReadQuery}). */
-interface ResolvedRead {
-  readonly stream: StreamId
-  readonly query: ReadQuery
-}
+/**
+ * A read resolved against the account: the stream to read and the query, validated: an export read's
+ * {@link ReadQuery}, or a range read's {@link RangeQuery}.
+ */
+type ResolvedRead =
+  | { readonly stream: StreamId; readonly range: false; readonly query: ReadQuery }
+  | { readonly stream: StreamId; readonly range: true; readonly query: RangeQuery }
 
 const resolveRead = (
   accessKey: string,
@@ -40,6 +47,12 @@ const resolveRead = (
 > =>
   Effect.gen(function* () {
     const accountId = yield* authenticate(accessKey)
+    if (isRangeRead(params)) {
+      const widget = yield* findWidget(accountId, streamName)
+      const query = rangeQueryOf(params, decimationMode(widget.type))
+      if (Either.isLeft(query)) return yield* query.left
+      return { stream: widget.id, range: true, query: query.right }
+    }
     let since: Micros | null = null
     if (params.since !== undefined) {
       const bound = sinceFromText(params.since)
@@ -52,24 +65,21 @@ const resolveRead = (
     }
     let limit: number | null = null
     if (params.limit !== undefined) {
-      const decoded = decodeLimit(params.limit)
-      if (Either.isLeft(decoded)) {
-        return yield* new InvalidRequest({
-          message: `limit must be a whole number from 1 to 100000, got ${quoted(params.limit)}`,
-          path: "limit"
-        })
-      }
-      limit = decoded.right
+      const decoded = limitFromText(params.limit)
+      if (decoded === undefined) return yield* new InvalidRequest({ message: badLimit(params.limit), path: "limit" })
+      limit = decoded
     }
     const widget = yield* findWidget(accountId, streamName)
-    return { stream: widget.id, query: { since, limit } }
+    return { stream: widget.id, range: false, query: { since, limit } }
   })
 
 /**
  * Reads a stream as the export API does (spec section 4.1, contract section 6), for programs that embed the core:
  * without `since` the latest entry only; `since=0` every entry; `since=T` the entries with `ts > T` (T in UNIX
- * seconds), ascending by `ts`, at most `limit` (1..100000) of them, oldest first. `ts` of the result in microseconds,
- * the point as its stored JSON text. Fails with `Forbidden`, `InvalidSince`, `InvalidRequest` (bad `limit`),
+ * seconds), ascending by `ts`, at most `limit` (1..100000) of them, oldest first; with any of `from`, `to` or
+ * `points`, a range read (README, "Range reads"; `StreamStore.readRange`). `ts` of the result in microseconds,
+ * the point as its stored JSON text. Fails with `Forbidden`, `InvalidSince`, `InvalidRequest` (bad `limit`; for a
+ * range read, any bad parameter, see `rangeQueryOf`),
  * `StreamNotFound` (also when the stream exists in another account) or a storage failure. The whole result is in
  * memory at once; {@link readPages} delivers the same entries a page at a time (what the HTTP server uses).
  */
@@ -82,8 +92,10 @@ export const read = (
   Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
   AccountStore | StreamStore
 > =>
-  Effect.flatMap(resolveRead(accessKey, streamName, params), ({ stream, query }) =>
-    Effect.flatMap(StreamStore, (store) => store.read(stream, query))
+  Effect.flatMap(resolveRead(accessKey, streamName, params), (resolved) =>
+    Effect.flatMap(StreamStore, (store) =>
+      resolved.range ? store.readRange(resolved.stream, resolved.query) : store.read(resolved.stream, resolved.query)
+    )
   )
 
 /** Entries per page of {@link readPages} by default: ~40 KB of JSON for number points. */
@@ -104,10 +116,13 @@ export interface ReadPages {
  * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
  * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
  * them, oldest first; a page of at most `pageSize` entries at a time, rendered by the storage, so that a reader of a
- * large stream holds one page in memory, not the stream (issue "ingest and read performance").
+ * large stream holds one page in memory, not the stream. With any of `from`, `to` or `points` it is a range read
+ * (README, "Range reads"): without `points` paged the same way through `StreamStore.readRange`, with `points` one
+ * page of what the buckets keep (at most 4 entries a bucket).
  *
  * Everything that can refuse the read is decided by the returned effect, before any entry is delivered: `Forbidden`,
- * `InvalidSince` (`since` not a non-negative decimal number), `InvalidRequest` (bad `limit`), `StreamNotFound` (also
+ * `InvalidSince` (`since` not a non-negative decimal number), `InvalidRequest` (bad `limit`; for a range read any
+ * bad parameter, with `path` naming it, see `rangeQueryOf`), `StreamNotFound` (also
  * when the stream exists in another account), and a storage failure on the first page. Each later page is fetched when `rest` is pulled,
  * as a keyset query (`StreamStore.readPage`: `ts >` the last `ts` delivered, at most the page size, within `limit`),
  * so no storage connection or cursor is held between pages and pushes to the stream go on while it is read. `rest`
@@ -127,8 +142,10 @@ export const readPages = (
   AccountStore | StreamStore
 > =>
   Effect.gen(function* () {
-    const { stream, query } = yield* resolveRead(accessKey, streamName, params)
+    const resolved = yield* resolveRead(accessKey, streamName, params)
     const store = yield* StreamStore
+    if (resolved.range) return yield* rangePages(store, resolved.stream, resolved.query, pageSize)
+    const { stream, query } = resolved
     if (query.since === null) {
       const first = yield* Effect.async<RenderedPage, StorageFailure>((resume) =>
         readLatest(store, stream, (error, page) =>
@@ -137,23 +154,61 @@ export const readPages = (
       )
       return { first, rest: undefined }
     }
+    return yield* pagesOf((since, asked) => store.readPage(stream, since ?? query.since!, asked), query.limit, pageSize)
+  })
+
+/**
+ * Pages of at most `pageSize` entries within `limit` (`null`: none): `fetch(null, n)` gives the first page,
+ * `fetch(ts, n)` the page after `ts`, the last `ts` delivered (a keyset cursor), each at most `n` entries. The first
+ * page is fetched at once; the others when `rest` is pulled, until a page comes back short.
+ */
+const pagesOf = (
+  fetch: (since: Micros | null, asked: number) => Effect.Effect<RenderedPage, StorageFailure>,
+  limit: number | null,
+  pageSize: number
+): Effect.Effect<ReadPages, StorageFailure> =>
+  Effect.gen(function* () {
     type Cursor = { readonly since: Micros; readonly remaining: number } | undefined
     // After a page: where the next one starts and how many entries `limit` still allows, or undefined at the end.
     const after = (page: RenderedPage, asked: number, remaining: number): Cursor =>
       page.count < asked || remaining <= 0 || page.lastTs === null ? undefined : { since: page.lastTs, remaining }
-    const budget = query.limit ?? Number.POSITIVE_INFINITY
+    const budget = limit ?? Number.POSITIVE_INFINITY
     const firstAsked = Math.min(pageSize, budget)
-    const first = yield* store.readPage(stream, query.since, firstAsked)
+    const first = yield* fetch(null, firstAsked)
     const start = after(first, firstAsked, budget - first.count)
     if (start === undefined) return { first, rest: undefined }
     const rest = Stream.unfoldEffect<Cursor, RenderedPage, StorageFailure, never>(start, (cursor) => {
       if (cursor === undefined) return Effect.succeed(Option.none())
       const asked = Math.min(pageSize, cursor.remaining)
-      return Effect.map(store.readPage(stream, cursor.since, asked), (page) =>
+      return Effect.map(fetch(cursor.since, asked), (page) =>
         page.count === 0 ? Option.none() : Option.some([page, after(page, asked, cursor.remaining - page.count)])
       )
     })
     return { first, rest }
+  })
+
+/**
+ * The pages of a range read (see {@link readPages}): with `points`, one page of everything the read keeps (4N entries
+ * at most); without, pages of at most `pageSize` entries, each the next `StreamStore.readRange` after the last `ts`
+ * delivered (`since`), up to `to` and within `limit`.
+ */
+const rangePages = (
+  store: StreamStore["Type"],
+  stream: StreamId,
+  query: RangeQuery,
+  pageSize: number
+): Effect.Effect<ReadPages, StorageFailure> =>
+  Effect.gen(function* () {
+    if (query.points !== null) return { first: renderPage(yield* store.readRange(stream, query)), rest: undefined }
+    const page = (since: Micros | null, asked: number) =>
+      Effect.map(
+        store.readRange(
+          stream,
+          since === null ? { ...query, limit: asked } : { ...query, from: null, since, limit: asked }
+        ),
+        renderPage
+      )
+    return yield* pagesOf(page, query.limit, pageSize)
   })
 
 /** How {@link readLatestDirect} answers: the storage failure, or the rendered page of at most one entry. */

@@ -1,5 +1,5 @@
 import type { Micros, StoredEntry } from "@dashstream/core"
-import { type BlockEntry, entriesAfter, entriesFrom } from "@dashstream/core/entryBlocks"
+import { type BlockEntry, entriesAfter, entriesFrom, type EntryRef, refsBetween } from "@dashstream/core/entryBlocks"
 
 /**
  * The reads of entries stored in blocks (`entry_blocks`, migration 0007): the SQL that finds the blocks, and the
@@ -28,6 +28,17 @@ export const blocksAfterSql = (stream: string, after: string, limit: string, ext
   `FROM entry_blocks WHERE stream_id = ${stream} AND ${fromBlockSql(stream, after)}${extra} ` +
   `WINDOW w AS (ORDER BY first_ts ROWS UNBOUNDED PRECEDING) ORDER BY first_ts LIMIT ${limit} + 1) AS b ` +
   `WHERE ${limit} IS NULL OR b.skipped < ${limit} ORDER BY first_ts`
+
+/**
+ * The entries with `after < ts <= to` (`to` null: no bound) of `blocks` (ascending), at most `limit`, with their
+ * bucket values, JSON decoded when asked for: a range read's page (`RangeSource.page`).
+ */
+export const entriesBetweenOf = (
+  blocks: ReadonlyArray<Buffer>,
+  after: number,
+  to: number | null,
+  limit: number
+): Array<EntryRef> => refsBetween(blocks, after, to ?? Infinity, limit)
 
 /** A stored entry of a block, as the core port has it. */
 export const storedEntry = (e: BlockEntry): StoredEntry => ({ ts: e.ts as Micros, json: e.json })

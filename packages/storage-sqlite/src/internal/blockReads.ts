@@ -1,6 +1,13 @@
 import type Database from "better-sqlite3"
 import type { StoredEntry } from "@dashstream/core"
-import { type BlockEntry, entriesAfter, entriesFrom, renderEntry } from "@dashstream/core/entryBlocks"
+import {
+  type BlockEntry,
+  entriesAfter,
+  entriesFrom,
+  type EntryRef,
+  refsBetween,
+  renderEntry
+} from "@dashstream/core/entryBlocks"
 import { Sql } from "./statements.js"
 
 const stored = (e: BlockEntry): StoredEntry => ({ ts: e.ts, json: e.json }) as StoredEntry
@@ -9,6 +16,12 @@ const stored = (e: BlockEntry): StoredEntry => ({ ts: e.ts, json: e.json }) as S
 export interface BlockReads {
   /** The oldest `limit` entries with `ts > since` (`limit` -1: all), ascending. */
   readonly since: (stream: number, since: number, limit: number) => Array<StoredEntry>
+  /**
+   * The oldest `limit` (>= 1) entries with `after < ts <= to` (`to` null: no bound), ascending, with their bucket
+   * values, JSON decoded when asked for: a range read's page (`RangeSource.page`). Stops reading blocks at the first
+   * entry past `to`.
+   */
+  readonly between: (stream: number, after: number, to: number | null, limit: number) => Array<EntryRef>
   /** The same, each rendered as a read body's `data` element. */
   readonly page: (stream: number, since: number, limit: number) => Array<string>
   /**
@@ -26,6 +39,8 @@ export const prepareBlockReads = (db: Database.Database): BlockReads => {
   const startingAt = db.prepare<[number, number], Buffer>(Sql.blocksStartingAt).pluck()
   return {
     since: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, stored),
+    between: (stream, after, to, limit) =>
+      refsBetween(from.iterate(stream, stream, after, after), after, to ?? Infinity, limit),
     page: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, renderEntry),
     recent: (stream, count, limit) => {
       if (count <= 0) return []

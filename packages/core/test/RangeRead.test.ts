@@ -1,0 +1,153 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FastCheck as fc } from "effect"
+import type { SelectionMode } from "../src/BucketSelection.js"
+import { makeRangeSelector, pointBuckets, type RangeEntry, readRangeFrom, type RangeSource } from "../src/RangeRead.js"
+import type { RangeQuery } from "../src/StreamStore.js"
+import type { Micros } from "../src/Time.js"
+
+// Bucket k holds t exactly when k * (U - L) <= (t - L) * N < (k + 1) * (U - L) (the last also holds U).
+const inBucket = (t: number, k: number, lower: number, upper: number, n: number): boolean => {
+  if (upper === lower) return k === 0
+  const x = BigInt(t - lower) * BigInt(n)
+  const span = BigInt(upper - lower)
+  return BigInt(k) * span <= x && (k === n - 1 || x < BigInt(k + 1) * span)
+}
+
+// Windows from a few microseconds to 2^32 seconds, where (t - L) * N exceeds 2^53.
+const windowArb = fc
+  .record({
+    lower: fc.integer({ min: 0, max: 2 ** 40 }),
+    span: fc.oneof(fc.integer({ min: 0, max: 1_000 }), fc.integer({ min: 0, max: 4_294_967_295_000_000 })),
+    n: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 10_000 }))
+  })
+  .chain(({ lower, n, span }) =>
+    fc.record({
+      lower: fc.constant(lower),
+      upper: fc.constant(lower + span),
+      n: fc.constant(n),
+      t: fc.integer({ min: lower, max: lower + span })
+    })
+  )
+
+describe("pointBuckets", () => {
+  it.prop("an entry's bucket is min(N - 1, floor((t - L) * N / (U - L))), exactly", [windowArb], ([w]) => {
+    const { bucketOf } = pointBuckets(w.lower, w.upper, w.n)
+    assert.isTrue(inBucket(w.t, bucketOf(w.t), w.lower, w.upper, w.n))
+  })
+
+  it.prop("endOf(k) is the first t of a later bucket: t - 1 is still in bucket k", [windowArb], ([w]) => {
+    const { bucketOf, endOf } = pointBuckets(w.lower, w.upper, w.n)
+    const k = bucketOf(w.t)
+    const end = endOf(k)
+    if (end === Infinity) return assert.strictEqual(k, w.upper === w.lower ? 0 : w.n - 1)
+    assert.isTrue(end > w.t)
+    assert.isTrue(inBucket(end - 1, k, w.lower, w.upper, w.n))
+    if (end <= w.upper) assert.isAbove(bucketOf(end), k)
+  })
+
+  it("a year of microseconds in 10,000 buckets: no floating-point edge error", () => {
+    const lower = 1_700_000_000_000_000
+    const upper = lower + 365 * 86_400_000_000 + 7
+    const { bucketOf, endOf } = pointBuckets(lower, upper, 10_000)
+    for (let k = 0; k < 9_999; k++) {
+      const end = endOf(k)
+      assert.strictEqual(bucketOf(end - 1), k)
+      assert.strictEqual(bucketOf(end), k + 1)
+    }
+    assert.strictEqual(bucketOf(upper), 9_999)
+  })
+})
+
+interface E {
+  readonly ts: number
+  readonly value: number | null
+}
+
+// Dense streams over a small range, ties common: bucket edges fall on entries.
+const streamArb = fc
+  .uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 40 })
+  .chain((ts) =>
+    fc.tuple(
+      fc.constant([...ts].sort((a, b) => a - b)),
+      fc.array(fc.option(fc.integer({ min: 0, max: 3 })), { minLength: ts.length, maxLength: ts.length })
+    )
+  )
+  .map(([ts, values]) => ts.map((t, i): E => ({ ts: t, value: values[i]! })))
+
+const reference = (entries: ReadonlyArray<E>, mode: SelectionMode, lower: number, upper: number, n: number) => {
+  const kept = new Set<E>()
+  for (let k = 0; k < n; k++) {
+    const bucket = entries.filter((e) => inBucket(e.ts, k, lower, upper, n))
+    if (bucket.length === 0) continue
+    kept.add(bucket[bucket.length - 1]!)
+    if (mode === "last") continue
+    kept.add(bucket[0]!)
+    const valued = bucket.filter((e) => e.value !== null)
+    if (valued.length === 0) continue
+    kept.add(valued.reduce((a, b) => (b.value! < a.value! ? b : a)))
+    kept.add(valued.reduce((a, b) => (b.value! > a.value! ? b : a)))
+  }
+  return entries.filter((e) => kept.has(e))
+}
+
+describe("makeRangeSelector", () => {
+  it.prop(
+    "keeps, per bucket, what the bucket rule keeps, ascending",
+    [
+      streamArb,
+      fc.constantFrom<SelectionMode>("extremes", "last"),
+      fc.integer({ min: 0, max: 30 }),
+      fc.integer({ min: 0, max: 40 }),
+      fc.integer({ min: 1, max: 12 })
+    ],
+    ([stream, mode, lower, span, n]) => {
+      const upper = lower + span
+      const window = stream.filter((e) => e.ts >= lower && e.ts <= upper)
+      const selector = makeRangeSelector<E>(mode, lower, upper, n)
+      for (const e of window) selector.push(e.ts, e.value, e)
+      assert.deepStrictEqual(selector.finish(), reference(window, mode, lower, upper, n))
+    },
+    { fastCheck: { numRuns: 1_000 } }
+  )
+})
+
+describe("readRangeFrom", () => {
+  const sourceOf = (entries: ReadonlyArray<E>, pages: Array<number>): RangeSource => ({
+    page: (after, to, limit) =>
+      Effect.sync(() => {
+        const found = entries
+          .filter((e) => e.ts > after && (to === null || e.ts <= to))
+          .slice(0, limit)
+          .map((e): RangeEntry => ({ ...e, json: String(e.value) }))
+        pages.push(found.length)
+        return found
+      }),
+    newest: Effect.sync(() => entries.at(-1)?.ts ?? null)
+  })
+
+  it.effect.prop(
+    "pages of any size give the answer of one page; a page never exceeds the page size",
+    [
+      streamArb,
+      fc.integer({ min: 1, max: 5 }),
+      fc.option(fc.integer({ min: 2, max: 8 }), { nil: null }),
+      fc.option(fc.integer({ min: 0, max: 60 }), { nil: null }),
+      fc.option(fc.integer({ min: 0, max: 60 }), { nil: null })
+    ],
+    ([stream, pageSize, points, from, to]) =>
+      Effect.gen(function* () {
+        const query: RangeQuery = {
+          from: from as Micros | null,
+          since: null,
+          to: to as Micros | null,
+          points,
+          mode: "extremes",
+          limit: null
+        }
+        const pages: Array<number> = []
+        const paged = yield* readRangeFrom(sourceOf(stream, pages), query, pageSize)
+        assert.deepStrictEqual(paged, yield* readRangeFrom(sourceOf(stream, []), query, 1_000))
+        assert.isTrue(pages.every((size) => size <= pageSize))
+      })
+  )
+})
