@@ -6,6 +6,7 @@ import { parseBasePath, parseTrustProxy, type TrustedProxies } from "@dashstream
 import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { otherVariables, type ServeFlagName, type ServeFlags, type ServeFlagSpec, serveFlags } from "./ServeFlags.js"
 import { UsageError } from "./Errors.js"
+import { type Database, parseUrl } from "./Storage.js"
 
 /**
  * The server's configuration, read from command-line flags and environment variables (contract section 8) with
@@ -97,10 +98,8 @@ const flagOrEnv = <A>(flag: string, variable: string, parse: Parse<A>): Config.C
 /** The database when no `--db` and no `DASHSTREAM_DB` is given: a SQLite file under the working directory. */
 export const defaultDatabaseUrl = "sqlite:./data/dashstream.db"
 
-/** Which database to use: a SQLite file (the path as given, relative to the working directory) or a PostgreSQL URL. */
-export type Database =
-  | { readonly _tag: "Sqlite"; readonly filename: string }
-  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string> }
+/** Which database to use: a SQLite file or a PostgreSQL URL (the backends of `Storage.ts`). */
+export type { Database }
 
 /** Where a setting came from; the first-start hint repeats `--db` only when the user typed it. */
 export type Source = "flag" | "env" | "default"
@@ -112,38 +111,18 @@ export interface DatabaseConfig {
   readonly url: Redacted.Redacted<string>
 }
 
-const dbForms = "sqlite:<path> (for example sqlite:./data/dashstream.db) or a postgres:// or postgresql:// URL"
-
 /**
  * Parses a database URL: `sqlite:<path>` (the path may be relative; its directory is created on first use) or
- * `postgres://...` / `postgresql://...` (the URL must parse; the adapter checks the rest). `name` is the flag or
- * variable the value came from, used in the error message. The value itself is never echoed (it may hold a
- * password), only its scheme.
+ * `postgres://...` / `postgresql://...` (the URL must parse; the adapter checks the rest), as the backend registry
+ * (`Storage.ts`) recognises them. `name` is the flag or variable the value came from, used in the error message. The
+ * value itself is never echoed (it may hold a password), only its scheme.
  */
 export const parseDatabaseUrl = (value: string, name: string): Either.Either<Database, UsageError> =>
-  Either.mapLeft(readDatabaseUrl(value, name), (message) => new UsageError({ message }))
-
-const readDatabaseUrl: Parse<Database> = (value, name) => {
-  const trimmed = value.trim()
-  if (trimmed.startsWith("sqlite:")) {
-    const filename = trimmed.slice("sqlite:".length)
-    return filename === ""
-      ? Either.left(`${name} sqlite: needs a file path, as in ${dbForms.split(" or ")[0]}`)
-      : Either.right({ _tag: "Sqlite", filename })
-  }
-  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
-    return URL.canParse(trimmed)
-      ? Either.right({ _tag: "Postgres", url: Redacted.make(trimmed) })
-      : Either.left(`${name} is not a valid URL; expected postgres://user:password@host:port/database`)
-  }
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]
-  const got = trimmed === "" ? "an empty value" : scheme === undefined ? "a value without a scheme" : `a ${scheme}: URL`
-  return Either.left(`${name} must be ${dbForms}, got ${got}`)
-}
+  Either.mapLeft(parseUrl(value, name), (message) => new UsageError({ message }))
 
 const databaseAt = (name: string, source: Source): Config.Config<DatabaseConfig> =>
   Config.mapOrFail(Config.redacted(name), (url) =>
-    Either.match(readDatabaseUrl(Redacted.value(url), name), {
+    Either.match(parseUrl(Redacted.value(url), name), {
       onLeft: (message) => Either.left(ConfigError.InvalidData([], message)),
       onRight: (database) => Either.right({ database, source, url })
     })
@@ -155,7 +134,7 @@ const database: Config.Config<DatabaseConfig> = Config.orElseIf(databaseAt("--db
   orElse: () => databaseAt(otherVariables.db.name, "env")
 }).pipe(
   Config.withDefault<DatabaseConfig>({
-    database: { _tag: "Sqlite", filename: defaultDatabaseUrl.slice("sqlite:".length) },
+    database: Either.getOrThrow(parseUrl(defaultDatabaseUrl, "the default database")),
     source: "default",
     url: Redacted.make(defaultDatabaseUrl)
   })
