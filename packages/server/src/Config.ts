@@ -249,7 +249,7 @@ const sentence =
   (text, name) =>
     Either.mapLeft(parse(text, name), (error) => error.message)
 
-/** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the default of section 9. */
+/** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the default tiers (README "Decimation"). */
 const tiers: Config.Config<TierPolicy> = serveFlag("decimation-tiers", (text, name) =>
   Either.mapLeft(parsePolicy(text), (error) => `${name}: ${error.message}`)
 )
