@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from "node:util"
+import { environmentHelp, serveOptions, serveSynopsis } from "./ServeFlags.js"
 import { version } from "./Version.js"
 
 /**
@@ -38,11 +39,7 @@ export const commonOptions: Options = {
 export const commandSpecs = {
   serve: {
     words: ["serve"],
-    synopsis:
-      "[--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] [--decimate-at HH:MM|off] " +
-      "[--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] [--cors-origin <origin>|*]... [--no-admin] " +
-      "[--frame-ancestors SOURCES] [--base-path /PREFIX] [--trust-proxy <address or CIDR>[,...]] " +
-      "[--request-timeout SECONDS]",
+    synopsis: serveSynopsis,
     summary:
       "run the HTTP server (migrates the schema first) and the daily decimation pass (default 03:00 UTC); " +
       "--workers N serves with N processes (default 1); --cors-origin (repeatable) lets web pages of " +
@@ -51,22 +48,7 @@ export const commandSpecs = {
       "/PREFIX serves every route under /PREFIX (other paths answer 404) and --trust-proxy 127.0.0.1 believes " +
       "X-Forwarded-For and X-Forwarded-Proto from those peers only (off by default); --request-timeout bounds the " +
       "time to receive a request (default 30 s, then 408); stops cleanly on SIGINT or SIGTERM",
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      "rate-limit": { type: "string" },
-      "log-requests": { type: "boolean" },
-      "log-skipped": { type: "boolean" },
-      "decimate-at": { type: "string" },
-      "decimation-tiers": { type: "string" },
-      workers: { type: "string" },
-      "no-admin": { type: "boolean" },
-      "cors-origin": { type: "string", multiple: true },
-      "frame-ancestors": { type: "string" },
-      "base-path": { type: "string" },
-      "trust-proxy": { type: "string" },
-      "request-timeout": { type: "string" }
-    }
+    options: serveOptions
   },
   decimate: {
     words: ["decimate"],
@@ -214,19 +196,7 @@ export const usage = (): string => {
     "Every command takes --db URL: sqlite:<path> (default sqlite:./data/dashstream.db) or postgres://user:password@host:port/database.",
     "",
     "Environment:",
-    "  DASHSTREAM_DB            database URL, as --db (the flag wins)",
-    "  DASHSTREAM_ADMIN_TOKEN   enables the admin API (/admin) for requests with Authorization: Bearer <token>",
-    "  DASHSTREAM_LOG_REQUESTS  1 to log one line per request, as --log-requests",
-    "  DASHSTREAM_LOG_SKIPPED   1 to log the stream names InfluxDB line protocol writes skipped (not widgets), each at most once a minute, as --log-skipped",
-    "  DASHSTREAM_LOG_LEVEL     trace, debug, info (default), warning, error, fatal or none; logs go to stderr",
-    "  DASHSTREAM_DEBUG         1 to print the cause and stack trace of an error",
-    "  DASHSTREAM_DECIMATE_AT   daily UTC time of serve's decimation pass, HH:MM or off, as --decimate-at (default 03:00)",
-    "  DASHSTREAM_DECIMATION_TIERS  decimation tiers, as --decimation-tiers (default 5m:48h,1h:14d,1d:90d)",
-    "  DASHSTREAM_WORKERS       processes serving HTTP, as --workers (default 1: one process)",
-    "  DASHSTREAM_FRAME_ANCESTORS  sites that may frame a dashboard page, a CSP source list, as --frame-ancestors (default 'self')",
-    "  DASHSTREAM_BASE_PATH     path prefix every route is served under behind a reverse proxy, as --base-path (default: none)",
-    "  DASHSTREAM_TRUST_PROXY   reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For/-Proto are believed, as --trust-proxy (default: none)",
-    "  DASHSTREAM_REQUEST_TIMEOUT  seconds to receive a whole request, headers and body, before a 408, as --request-timeout (default 30)",
+    ...environmentHelp(),
     "",
     "Exit codes: 0 success, 1 runtime failure, 2 usage error.",
     "",

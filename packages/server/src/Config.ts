@@ -1,25 +1,18 @@
 import { BlockList, isIP } from "node:net"
 import { MAX_SECONDS, type Micros, micros } from "@dashstream/core"
-import { defaultPolicy, parsePolicy, type TierPolicy } from "@dashstream/decimation"
+import { parsePolicy, type TierPolicy } from "@dashstream/decimation"
 // The parsers alone (node:net and effect), not the HTTP interface, which `serve` loads lazily.
 import { parseBasePath, parseTrustProxy, type TrustedProxies } from "@dashstream/http/ReverseProxy"
 import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
-import type { commandSpecs } from "./Commands.js"
+import { otherVariables, type ServeFlagName, type ServeFlags, type ServeFlagSpec, serveFlags } from "./ServeFlags.js"
 import { UsageError } from "./Errors.js"
-
-/**
- * `serve --workers` when not given: one process, on both backends. On the 2-core machines the benchmarks run on, one
- * process pushes faster than two (SQLite single points 0.87x InfluxDB with one against 0.60x with two, PostgreSQL
- * 0.48x against 0.34x: two processes' group commits wait on each other, for SQLite's write lock or PostgreSQL's row
- * locks of the streams both write), while two serve more latest-entry reads; README "Several processes" says how to
- * choose (issue 26).
- */
-export const defaultWorkers = 1
+import { type Database, parseUrl } from "./Storage.js"
 
 /**
  * The server's configuration, read from command-line flags and environment variables (contract section 8) with
  * effect's `Config`. Each setting is a `Config` that reads the key `--<flag>` and, when no flag was given, its
- * environment variable (a flag beats its variable), then falls back to its default. {@link provider} puts a command's
+ * environment variable (a flag beats its variable), then falls back to its default; the names, variables and defaults
+ * of `serve`'s flags are declared in `ServeFlags.ts`, the parsers here. {@link provider} puts a command's
  * flags and the environment behind one `ConfigProvider`, so tests pass an environment of their own.
  *
  * A bad value fails with a {@link UsageError} (exit code 2) whose message is one sentence naming the flag (or
@@ -35,25 +28,6 @@ export type Env = Readonly<Record<string, string | undefined>>
  * `undefined` (or absent) for a flag not given.
  */
 export type Flags = Readonly<Record<string, string | ReadonlyArray<string> | boolean | undefined>>
-
-/** Environment variable names (contract section 8 and the README's configuration table). */
-export const EnvVar = {
-  db: "DASHSTREAM_DB",
-  adminToken: "DASHSTREAM_ADMIN_TOKEN",
-  admin: "DASHSTREAM_ADMIN",
-  logRequests: "DASHSTREAM_LOG_REQUESTS",
-  logSkipped: "DASHSTREAM_LOG_SKIPPED",
-  logLevel: "DASHSTREAM_LOG_LEVEL",
-  debug: "DASHSTREAM_DEBUG",
-  decimateAt: "DASHSTREAM_DECIMATE_AT",
-  decimationTiers: "DASHSTREAM_DECIMATION_TIERS",
-  workers: "DASHSTREAM_WORKERS",
-  corsOrigin: "DASHSTREAM_CORS_ORIGIN",
-  frameAncestors: "DASHSTREAM_FRAME_ANCESTORS",
-  basePath: "DASHSTREAM_BASE_PATH",
-  trustProxy: "DASHSTREAM_TRUST_PROXY",
-  requestTimeout: "DASHSTREAM_REQUEST_TIMEOUT"
-} as const
 
 /**
  * The `ConfigProvider` of one command: each flag given under the key `--<name>` (a boolean flag as `"true"`, a
@@ -124,10 +98,8 @@ const flagOrEnv = <A>(flag: string, variable: string, parse: Parse<A>): Config.C
 /** The database when no `--db` and no `DASHSTREAM_DB` is given: a SQLite file under the working directory. */
 export const defaultDatabaseUrl = "sqlite:./data/dashstream.db"
 
-/** Which database to use: a SQLite file (the path as given, relative to the working directory) or a PostgreSQL URL. */
-export type Database =
-  | { readonly _tag: "Sqlite"; readonly filename: string }
-  | { readonly _tag: "Postgres"; readonly url: Redacted.Redacted<string> }
+/** Which database to use: a SQLite file or a PostgreSQL URL (the backends of `Storage.ts`). */
+export type { Database }
 
 /** Where a setting came from; the first-start hint repeats `--db` only when the user typed it. */
 export type Source = "flag" | "env" | "default"
@@ -139,38 +111,18 @@ export interface DatabaseConfig {
   readonly url: Redacted.Redacted<string>
 }
 
-const dbForms = "sqlite:<path> (for example sqlite:./data/dashstream.db) or a postgres:// or postgresql:// URL"
-
 /**
  * Parses a database URL: `sqlite:<path>` (the path may be relative; its directory is created on first use) or
- * `postgres://...` / `postgresql://...` (the URL must parse; the adapter checks the rest). `name` is the flag or
- * variable the value came from, used in the error message. The value itself is never echoed (it may hold a
- * password), only its scheme.
+ * `postgres://...` / `postgresql://...` (the URL must parse; the adapter checks the rest), as the backend registry
+ * (`Storage.ts`) recognises them. `name` is the flag or variable the value came from, used in the error message. The
+ * value itself is never echoed (it may hold a password), only its scheme.
  */
 export const parseDatabaseUrl = (value: string, name: string): Either.Either<Database, UsageError> =>
-  Either.mapLeft(readDatabaseUrl(value, name), (message) => new UsageError({ message }))
-
-const readDatabaseUrl: Parse<Database> = (value, name) => {
-  const trimmed = value.trim()
-  if (trimmed.startsWith("sqlite:")) {
-    const filename = trimmed.slice("sqlite:".length)
-    return filename === ""
-      ? Either.left(`${name} sqlite: needs a file path, as in ${dbForms.split(" or ")[0]}`)
-      : Either.right({ _tag: "Sqlite", filename })
-  }
-  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
-    return URL.canParse(trimmed)
-      ? Either.right({ _tag: "Postgres", url: Redacted.make(trimmed) })
-      : Either.left(`${name} is not a valid URL; expected postgres://user:password@host:port/database`)
-  }
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]
-  const got = trimmed === "" ? "an empty value" : scheme === undefined ? "a value without a scheme" : `a ${scheme}: URL`
-  return Either.left(`${name} must be ${dbForms}, got ${got}`)
-}
+  Either.mapLeft(parseUrl(value, name), (message) => new UsageError({ message }))
 
 const databaseAt = (name: string, source: Source): Config.Config<DatabaseConfig> =>
   Config.mapOrFail(Config.redacted(name), (url) =>
-    Either.match(readDatabaseUrl(Redacted.value(url), name), {
+    Either.match(parseUrl(Redacted.value(url), name), {
       onLeft: (message) => Either.left(ConfigError.InvalidData([], message)),
       onRight: (database) => Either.right({ database, source, url })
     })
@@ -179,10 +131,10 @@ const databaseAt = (name: string, source: Source): Config.Config<DatabaseConfig>
 /** `--db`, else `DASHSTREAM_DB`, else {@link defaultDatabaseUrl}. */
 const database: Config.Config<DatabaseConfig> = Config.orElseIf(databaseAt("--db", "flag"), {
   if: ConfigError.isMissingDataOnly,
-  orElse: () => databaseAt(EnvVar.db, "env")
+  orElse: () => databaseAt(otherVariables.db.name, "env")
 }).pipe(
   Config.withDefault<DatabaseConfig>({
-    database: { _tag: "Sqlite", filename: defaultDatabaseUrl.slice("sqlite:".length) },
+    database: Either.getOrThrow(parseUrl(defaultDatabaseUrl, "the default database")),
     source: "default",
     url: Redacted.make(defaultDatabaseUrl)
   })
@@ -192,21 +144,8 @@ const database: Config.Config<DatabaseConfig> = Config.orElseIf(databaseAt("--db
 export const databaseConfig = (flag: string | undefined, env: Env): Either.Either<DatabaseConfig, UsageError> =>
   load(database, { db: flag }, env)
 
-/** The value `util.parseArgs` gives a flag declared as `option`: text, `true` for a boolean, every text if repeatable. */
-type FlagValue<Option> = Option extends { readonly type: "boolean" }
-  ? boolean
-  : Option extends { readonly multiple: true }
-    ? ReadonlyArray<string>
-    : string
-
-/**
- * The flags `serve` reads, as `util.parseArgs` returns them: derived from its entry in the command table
- * (`Commands.ts`), so a flag is declared there once.
- */
-export type ServeFlags = {
-  readonly [Name in keyof typeof commandSpecs.serve.options]?:
-    FlagValue<(typeof commandSpecs.serve.options)[Name]> | undefined
-}
+/** The flags `serve` reads, as `util.parseArgs` returns them (declared in `ServeFlags.ts`). */
+export type { ServeFlags }
 
 /** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
 export interface DailyTime {
@@ -247,7 +186,7 @@ export interface ServeConfig {
   /** The decimation tiers; default the contract's (section 9), `5m:48h,1h:14d,1d:90d`. */
   readonly decimationPolicy: TierPolicy
   /**
-   * Processes serving HTTP on the port (`--workers`, `DASHSTREAM_WORKERS`); default 1 ({@link defaultWorkers}).
+   * Processes serving HTTP on the port (`--workers`, `DASHSTREAM_WORKERS`); default 1.
    * 1 is one process, as before; more is a `node:cluster` primary and that many workers (see
    * `Workers.ts`).
    */
@@ -282,66 +221,75 @@ export interface ServeConfig {
   readonly requestTimeout: number
 }
 
-/** Defaults of {@link ServeConfig}. */
-export const serveDefaults = {
-  host: "127.0.0.1",
-  port: 8080,
-  decimateAt: { hour: 3, minute: 0 },
-  frameAncestors: "'self'",
-  requestTimeout: 30
-} as const
+/**
+ * The setting of the `serve` flag `name` (`ServeFlags.ts`): the flag if given, else its variable if it has one, read by
+ * `parse`; else its default text read by `parse` (a bad default is a defect, thrown when it is read), or `unset`
+ * for a flag without a default (the compiler asks for `unset` exactly then).
+ */
+const serveFlag = <F extends ServeFlagName, A>(
+  name: F,
+  parse: Parse<A>,
+  ...unset: (typeof serveFlags)[F] extends { readonly default: string } ? [] : [unset: A]
+): Config.Config<A> => {
+  const spec: ServeFlagSpec = serveFlags[name]
+  const read = spec.env === undefined ? setting(`--${name}`, parse) : flagOrEnv(name, spec.env.name, parse)
+  const { default: text } = spec
+  const fallback =
+    text === undefined
+      ? Config.succeed(unset[0] as A)
+      : Config.sync(() =>
+          Either.getOrThrowWith(parse(text, `the default of --${name}`), (message) => new Error(message))
+        )
+  return Config.orElseIf(read, { if: ConfigError.isMissingDataOnly, orElse: () => fallback })
+}
 
-/** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the contract's default (section 9). */
-const tiers: Config.Config<TierPolicy> = Config.withDefault(
-  flagOrEnv("decimation-tiers", EnvVar.decimationTiers, (text, name) =>
-    Either.mapLeft(parsePolicy(text), (error) => `${name}: ${error.message}`)
-  ),
-  defaultPolicy
+/** A parser of `UsageError`s as a {@link Parse}. */
+const sentence =
+  <A>(parse: (text: string, name: string) => Either.Either<A, UsageError>): Parse<A> =>
+  (text, name) =>
+    Either.mapLeft(parse(text, name), (error) => error.message)
+
+/** `--decimation-tiers`, else `DASHSTREAM_DECIMATION_TIERS`, else the default tiers (README "Decimation"). */
+const tiers: Config.Config<TierPolicy> = serveFlag("decimation-tiers", (text, name) =>
+  Either.mapLeft(parsePolicy(text), (error) => `${name}: ${error.message}`)
 )
 
 /** `--base-path`, else `DASHSTREAM_BASE_PATH`, else `""` (the root; contract section 16). */
-const basePathSetting: Config.Config<string> = Config.withDefault(
-  flagOrEnv("base-path", EnvVar.basePath, parseBasePath),
-  ""
-)
+const basePathSetting: Config.Config<string> = serveFlag("base-path", parseBasePath, "")
+
+/** `DASHSTREAM_ADMIN`'s variable name: `--no-admin` turns the admin API off, the variable says whether it is on. */
+const adminVariable = serveFlags["no-admin"].env.name
 
 /** Every setting of `serve`, one entry each, in the order their errors are reported. */
 const serve: Config.Config<ServeConfig> = Config.all({
-  host: Config.withDefault(setting("--host", parseHost), serveDefaults.host),
-  port: Config.withDefault(setting("--port", parsePort), serveDefaults.port),
-  rateLimit: Config.withDefault(setting("--rate-limit", parseRateLimit), null),
-  adminToken: Config.map(Config.option(Config.redacted(EnvVar.adminToken)), Option.getOrNull),
+  host: serveFlag("host", parseHost),
+  port: serveFlag("port", parsePort),
+  rateLimit: serveFlag<"rate-limit", number | null>("rate-limit", parseRateLimit, null),
+  adminToken: Config.map(Config.option(Config.redacted(otherVariables.adminToken.name)), Option.getOrNull),
   admin: Config.withDefault(
     Config.orElseIf(
       Config.map(setting("--no-admin", parseBoolean), (no) => !no),
-      { if: ConfigError.isMissingDataOnly, orElse: () => setting(EnvVar.admin, parseBoolean) }
+      { if: ConfigError.isMissingDataOnly, orElse: () => setting(adminVariable, parseBoolean) }
     ),
     true
   ),
-  logRequests: Config.withDefault(flagOrEnv("log-requests", EnvVar.logRequests, parseBoolean), false),
-  logSkipped: Config.withDefault(flagOrEnv("log-skipped", EnvVar.logSkipped, parseBoolean), false),
-  decimateAt: Config.withDefault(
-    flagOrEnv("decimate-at", EnvVar.decimateAt, (text, name) =>
-      Either.mapLeft(parseDailyTime(text, name), (error) => error.message)
-    ),
-    serveDefaults.decimateAt
+  logRequests: serveFlag("log-requests", parseBoolean, false),
+  logSkipped: serveFlag("log-skipped", parseBoolean, false),
+  // Lambdas: these parsers are declared further down.
+  decimateAt: serveFlag(
+    "decimate-at",
+    sentence((text, name) => parseDailyTime(text, name))
   ),
   decimationPolicy: tiers,
-  workers: Config.withDefault(
-    flagOrEnv("workers", EnvVar.workers, (text, name) => Either.mapLeft(parseWorkers(text, name), (e) => e.message)),
-    defaultWorkers
+  workers: serveFlag(
+    "workers",
+    sentence((text, name) => parseWorkers(text, name))
   ),
-  corsOrigins: Config.withDefault(flagOrEnv("cors-origin", EnvVar.corsOrigin, parseCorsOrigins), []),
-  frameAncestors: Config.withDefault(
-    flagOrEnv("frame-ancestors", EnvVar.frameAncestors, parseFrameAncestors),
-    serveDefaults.frameAncestors
-  ),
+  corsOrigins: serveFlag("cors-origin", parseCorsOrigins, []),
+  frameAncestors: serveFlag("frame-ancestors", parseFrameAncestors),
   basePath: basePathSetting,
-  trustProxy: Config.withDefault(flagOrEnv("trust-proxy", EnvVar.trustProxy, parseTrustProxy), null),
-  requestTimeout: Config.withDefault(
-    flagOrEnv("request-timeout", EnvVar.requestTimeout, parseRequestTimeout),
-    serveDefaults.requestTimeout
-  )
+  trustProxy: serveFlag<"trust-proxy", TrustedProxies | null>("trust-proxy", parseTrustProxy, null),
+  requestTimeout: serveFlag("request-timeout", parseRequestTimeout)
 })
 
 /**
@@ -595,7 +543,7 @@ const logLevels: ReadonlyMap<string, LogLevel.LogLevel> = new Map([
 ])
 
 const logLevelSetting: Config.Config<LogLevel.LogLevel> = Config.withDefault(
-  setting(EnvVar.logLevel, (value, name) =>
+  setting(otherVariables.logLevel.name, (value, name) =>
     Either.fromOption(
       Option.fromNullable(logLevels.get(value.toLowerCase())),
       () => `${name} must be one of trace, debug, info, warning, error, fatal or none`
@@ -611,7 +559,7 @@ const logLevelSetting: Config.Config<LogLevel.LogLevel> = Config.withDefault(
 export const logLevel = (env: Env): Either.Either<LogLevel.LogLevel, UsageError> => load(logLevelSetting, {}, env)
 
 const debugSetting: Config.Config<boolean> = Config.withDefault(
-  setting(EnvVar.debug, (value) => Either.right(trueWords.has(value.toLowerCase()))),
+  setting(otherVariables.debug.name, (value) => Either.right(trueWords.has(value.toLowerCase()))),
   false
 )
 

@@ -1,7 +1,6 @@
-import * as Path from "node:path"
 import { copyStore, type CopyProgress, type SourceProblem } from "@dashstream/core"
-import { Console, Effect, Redacted } from "effect"
-import { type Database, parseDatabaseUrl } from "./Config.js"
+import { Console, Effect } from "effect"
+import { parseDatabaseUrl } from "./Config.js"
 import { CommandFailed, UsageError } from "./Errors.js"
 import * as Storage from "./Storage.js"
 
@@ -13,11 +12,6 @@ import * as Storage from "./Storage.js"
 
 /** Minimum time between two progress lines on stderr, in milliseconds. */
 const progressIntervalMs = 2_000
-
-const same = (a: Database, b: Database): boolean =>
-  a._tag === "Sqlite" && b._tag === "Sqlite"
-    ? Path.resolve(a.filename) === Path.resolve(b.filename)
-    : a._tag === "Postgres" && b._tag === "Postgres" && Redacted.value(a.url) === Redacted.value(b.url)
 
 const count = (n: number) => n.toLocaleString("en-US")
 
@@ -68,7 +62,7 @@ export const run = (fromUrl: string, toUrl: string): Effect.Effect<void, UsageEr
   Effect.gen(function* () {
     const from = yield* parseDatabaseUrl(fromUrl, "--from")
     const to = yield* parseDatabaseUrl(toUrl, "--to")
-    if (same(from, to)) return yield* new UsageError({ message: "--from and --to name the same database" })
+    if (Storage.same(from, to)) return yield* new UsageError({ message: "--from and --to name the same database" })
     const source = Storage.describe(from)
     const target = Storage.describe(to)
     let last = 0

@@ -232,7 +232,7 @@ export const firstStartHint = (db: DatabaseConfig, config: ServeConfig, admin: A
   const dbFlag =
     db.source !== "flag"
       ? ""
-      : db.database._tag === "Postgres" && new URL(Redacted.value(db.url)).password !== ""
+      : Storage.holdsSecret(db.database)
         ? " --db <your --db URL>"
         : ` --db ${shellQuote(Redacted.value(db.url))}`
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host

@@ -1,3 +1,4 @@
+import * as Path from "node:path"
 import {
   type AccountStore,
   type ChangeFeed,
@@ -16,15 +17,30 @@ import {
 import type * as PostgresAdapter from "@dashstream/storage-postgres"
 import type * as SqliteAdapter from "@dashstream/storage-sqlite"
 import { Effect, Either, Layer, Redacted, type Scope } from "effect"
-import type { Database } from "./Config.js"
 import { CommandFailed, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
 
 /**
  * The one place that names a storage adapter: the backend registry, one entry per `--db` URL scheme (README,
- * "Configuration" and "Running on PostgreSQL"). `Config.ts` parses the URL into a {@link Database}; every function
- * here looks up the entry of its `_tag`, so a third backend is one more entry (and one more `Database` case).
+ * "Configuration" and "Running on PostgreSQL"). An entry recognises its URLs ({@link parseUrl}, which `Config.ts`
+ * reads `--db` with) and answers every question about its databases; every function here looks up the entry of the
+ * database's `_tag`, so a third backend is one more entry (and one more {@link Database} case).
  */
+
+/** A SQLite file: its path as given, relative to the working directory. */
+export interface SqliteDatabase {
+  readonly _tag: "Sqlite"
+  readonly filename: string
+}
+
+/** A PostgreSQL database: its URL, which may hold a password. */
+export interface PostgresDatabase {
+  readonly _tag: "Postgres"
+  readonly url: Redacted.Redacted<string>
+}
+
+/** Which database to use, as a `--db` URL names it (README, "Configuration"). */
+export type Database = SqliteDatabase | PostgresDatabase
 
 /** The storage ports a backend's layer provides. */
 type Ports = AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore
@@ -57,6 +73,22 @@ interface OpenedDatabase {
 
 /** A storage backend: one entry of {@link backends}, for the databases of one `_tag`. */
 interface Backend<D extends Database> {
+  /** Its URL form as error messages show it: `sqlite:<path> (for example sqlite:./data/dashstream.db)`. */
+  readonly form: string
+  /**
+   * The database of `url` (trimmed) when its scheme is this backend's, else `undefined`; the sentence for stderr when
+   * the scheme is this backend's but the rest is not (`name` is the flag or variable, the URL is never echoed).
+   */
+  recognise(url: string, name: string): Either.Either<D, string> | undefined
+  /** A text equal for two databases of this backend exactly when they are one database (`copy` refuses those). */
+  identity(database: D): string
+  /** True when the URL holds a secret (a password) that must not be printed, not even back to its user. */
+  holdsSecret(database: D): boolean
+  /**
+   * True when several processes writing the database share one file, which each must open with a {@link SharedFile}
+   * (`serve --workers N`); false when the backend serves several processes as it is.
+   */
+  readonly sharedFile: boolean
   /**
    * Loads the adapter (imported when a command first opens a database of its kind) and checks the database's
    * settings; fails with `UsageError` when the adapter refuses them.
@@ -71,7 +103,20 @@ interface Backend<D extends Database> {
 const loadSqlite: Effect.Effect<typeof SqliteAdapter> = Effect.promise(() => import("@dashstream/storage-sqlite"))
 const loadPostgres: Effect.Effect<typeof PostgresAdapter> = Effect.promise(() => import("@dashstream/storage-postgres"))
 
-const sqlite: Backend<Extract<Database, { _tag: "Sqlite" }>> = {
+const sqliteForm = "sqlite:<path> (for example sqlite:./data/dashstream.db)"
+
+const sqlite: Backend<SqliteDatabase> = {
+  form: sqliteForm,
+  recognise: (url, name) => {
+    if (!url.startsWith("sqlite:")) return undefined
+    const filename = url.slice("sqlite:".length)
+    return filename === ""
+      ? Either.left(`${name} sqlite: needs a file path, as in ${sqliteForm}`)
+      : Either.right({ _tag: "Sqlite", filename })
+  },
+  identity: (database) => Path.resolve(database.filename),
+  holdsSecret: () => false,
+  sharedFile: true,
   open: (database) =>
     Effect.map(loadSqlite, (Sqlite) => {
       const config = { filename: database.filename }
@@ -91,7 +136,17 @@ const sqlite: Backend<Extract<Database, { _tag: "Sqlite" }>> = {
   describe: (database) => `SQLite file ${database.filename}`
 }
 
-const postgres: Backend<Extract<Database, { _tag: "Postgres" }>> = {
+const postgres: Backend<PostgresDatabase> = {
+  form: "a postgres:// or postgresql:// URL",
+  recognise: (url, name) =>
+    !/^postgres(ql)?:\/\//i.test(url)
+      ? undefined
+      : URL.canParse(url)
+        ? Either.right({ _tag: "Postgres", url: Redacted.make(url) })
+        : Either.left(`${name} is not a valid URL; expected postgres://user:password@host:port/database`),
+  identity: (database) => Redacted.value(database.url),
+  holdsSecret: (database) => new URL(Redacted.value(database.url)).password !== "",
+  sharedFile: false,
   open: (database) =>
     Effect.flatMap(loadPostgres, (Postgres) =>
       Effect.map(
@@ -122,6 +177,40 @@ const backends: { readonly [T in Database["_tag"]]: Backend<Extract<Database, { 
 
 // `Backend`'s methods are bivariant in `D`, so the entry of `database._tag` takes `database` itself.
 const backendOf = (database: Database): Backend<Database> => backends[database._tag]
+
+const registered: ReadonlyArray<Backend<Database>> = Object.values(backends)
+
+/** The URL forms `--db` accepts, for error messages: `sqlite:<path> (...) or a postgres:// or postgresql:// URL`. */
+const forms = registered.map((backend) => backend.form).join(" or ")
+
+/**
+ * Parses a database URL (trimmed) with the backend whose scheme it has: `sqlite:<path>` or `postgres://...` /
+ * `postgresql://...` (the URL must parse; the adapter checks the rest when it opens it). Fails with the sentence for
+ * stderr, naming `name` (the flag or variable) and never echoing the value (it may hold a password), only its scheme.
+ */
+export const parseUrl = (value: string, name: string): Either.Either<Database, string> => {
+  const url = value.trim()
+  for (const backend of registered) {
+    const recognised = backend.recognise(url, name)
+    if (recognised !== undefined) return recognised
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]
+  const got = url === "" ? "an empty value" : scheme === undefined ? "a value without a scheme" : `a ${scheme}: URL`
+  return Either.left(`${name} must be ${forms}, got ${got}`)
+}
+
+/** True when `a` and `b` are one database: the same SQLite file (path resolved) or the same PostgreSQL URL. */
+export const same = (a: Database, b: Database): boolean =>
+  a._tag === b._tag && backendOf(a).identity(a) === backendOf(b).identity(b)
+
+/** True when the database's URL holds a secret (a PostgreSQL password), so the URL is never printed. */
+export const holdsSecret = (database: Database): boolean => backendOf(database).holdsSecret(database)
+
+/**
+ * True when several processes writing the database share one file (SQLite), each opening it with a
+ * {@link SharedFile} under `serve --workers N`.
+ */
+export const sharesFile = (database: Database): boolean => backendOf(database).sharedFile
 
 /** `database` opened by its backend, for `use`; a failure of `use` becomes {@link failure}. */
 const withOpened = <A, R>(

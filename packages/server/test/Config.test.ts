@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Config as EffectConfig, Either, LogLevel, Redacted } from "effect"
 import { defaultPolicy, formatPolicy } from "@dashstream/decimation"
 import * as Config from "../src/Config.js"
+import { type ServeFlagSpec, serveFlags } from "../src/ServeFlags.js"
 
 const right = <A, E>(either: Either.Either<A, E>): A => {
   if (Either.isLeft(either)) assert.fail(`expected a value, got ${String(either.left)}`)
@@ -80,6 +81,19 @@ describe("Config.serveConfig", () => {
       trustProxy: null,
       requestTimeout: 30
     })
+  })
+
+  it("reads every flag of ServeFlags.ts under its name, and its variable under the name declared there", () => {
+    for (const [name, spec] of Object.entries(serveFlags) as ReadonlyArray<[string, ServeFlagSpec]>) {
+      if (spec.type === "string") {
+        const bad = spec.multiple === true ? ["\u0001bad"] : "\u0001bad"
+        assert.match(leftMessage(Config.serveConfig({ [name]: bad }, {})), new RegExp(`^--${name}\\b`), name)
+      }
+      if (spec.env !== undefined) {
+        const message = leftMessage(Config.serveConfig({}, { [spec.env.name]: "\u0001bad" }))
+        assert.match(message, new RegExp(`^${spec.env.name}\\b`), spec.env.name)
+      }
+    }
   })
 
   it("request timeout: --request-timeout beats DASHSTREAM_REQUEST_TIMEOUT; whole seconds from 1 to 3600", () => {

@@ -1,8 +1,7 @@
 import type { AccountCache, AccountStore, SessionCache, SessionStore } from "@dashstream/core"
 import type { MetricsSnapshot, OtherProcesses, RateLimiter, StreamSlots } from "@dashstream/http"
 import { Effect } from "effect"
-import type { Database } from "../../Config.js"
-import type { SharedFile } from "../../Storage.js"
+import { type Database, type SharedFile, sharesFile } from "../../Storage.js"
 import type { FromPrimary } from "./protocol.js"
 import {
   ClusterRelay,
@@ -98,8 +97,7 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
         const role = (decimate: boolean, relay: ClusterRelay, adminToken: string | undefined): WorkerRole => ({
           decimate,
           adminToken,
-          shared:
-            database._tag === "Sqlite" ? { relay, lockWait: { _tag: "eventLoop", maxWaitMs: lockWaitMs } } : undefined,
+          shared: sharesFile(database) ? { relay, lockWait: { _tag: "eventLoop", maxWaitMs: lockWaitMs } } : undefined,
           rateLimiter: rateLimit === null ? undefined : new LeasedRateLimiter(link, rateLimit, workers),
           eventStreamSlots: clusterStreamSlots(link),
           listening: (url) => link.send({ ds: "listening", url }),
