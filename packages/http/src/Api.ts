@@ -18,6 +18,7 @@ import {
 import { Schema } from "effect"
 import { errors } from "./HttpErrors.js"
 import { cleanDecodeErrors } from "./internal/openApiCleanup.js"
+import { Cors, Lane } from "./api/Routing.js"
 
 /**
  * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7, 11, 14) as an `HttpApi`: paths, parameters, bodies and
@@ -154,6 +155,8 @@ const pushEndpoint = <const Name extends string, const Path extends "/customSend
 export class PushGroup extends HttpApiGroup.make("push", { topLevel: true })
   .add(pushEndpoint("push", "/customSend").annotate(OpenApi.Summary, "Push, clear or multi-stream push"))
   .add(pushEndpoint("pushTrailingSlash", "/customSend/").annotate(OpenApi.Summary, "Same as POST /customSend"))
+  .annotate(Lane, "ingest")
+  .annotate(Cors, true)
   .annotate(OpenApi.Title, "Push") {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -232,6 +235,8 @@ export class InfluxGroup extends HttpApiGroup.make("influx", { topLevel: true })
       .addError(withStatus(V1Error, 413))
       .addError(withStatus(V1Error, 429))
       .addError(withStatus(V1Error, 503))
+      .annotate(Lane, "ingest")
+      .annotate(Cors, true)
       .annotate(OpenApi.Summary, "Write line protocol (InfluxDB 1.x API)")
       .annotate(
         OpenApi.Description,
@@ -253,6 +258,8 @@ export class InfluxGroup extends HttpApiGroup.make("influx", { topLevel: true })
       .addError(withStatus(V2Error, 413))
       .addError(withStatus(V2Error, 429))
       .addError(withStatus(V2Error, 503))
+      .annotate(Lane, "ingest")
+      .annotate(Cors, true)
       .annotate(OpenApi.Summary, "Write line protocol (InfluxDB 2.x API)")
       .annotate(
         OpenApi.Description,
@@ -284,6 +291,7 @@ export class InfluxGroup extends HttpApiGroup.make("influx", { topLevel: true })
       .addSuccess(Schema.Struct({ results: Schema.Array(Schema.Struct({ statement_id: Schema.Number })) }))
       .annotate(OpenApi.Summary, "Same as GET /query")
   )
+  .annotate(Lane, "probe")
   .annotate(OpenApi.Title, "InfluxDB line protocol") {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -331,6 +339,8 @@ export class SmashingGroup extends HttpApiGroup.make("smashing", { topLevel: tru
           "as auth_token. 204 with an empty body once stored."
       )
   )
+  .annotate(Lane, "ingest")
+  .annotate(Cors, true)
   .annotate(OpenApi.Title, "Smashing") {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -371,6 +381,8 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
           "More than 1,000 entries are streamed (chunked transfer encoding), 1,000 at a time"
       )
   )
+  .annotate(Lane, "read")
+  .annotate(Cors, true)
   .annotate(OpenApi.Title, "Export") {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -420,6 +432,8 @@ export class LiveGroup extends HttpApiGroup.make("live", { topLevel: true })
       .annotate(OpenApi.Summary, "Follow a stream live (Server-Sent Events)")
       .annotate(OpenApi.Description, liveDescription)
   )
+  .annotate(Lane, "live")
+  .annotate(Cors, true)
   .annotate(OpenApi.Title, "Live updates") {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -462,6 +476,8 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(errors("DashboardNotFound"))
       .addError(errors("RateLimited"))
+      .annotate(Lane, "live")
+      .annotate(Cors, true)
       .annotate(OpenApi.Summary, "The dashboard's event stream (Server-Sent Events)")
       .annotate(
         OpenApi.Description,
@@ -495,6 +511,8 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(errors("RotationNotFound"))
       .addError(errors("RateLimited"))
+      .annotate(Lane, "live")
+      .annotate(Cors, true)
       .annotate(OpenApi.Summary, "The rotation's one event stream (Server-Sent Events)")
       .annotate(
         OpenApi.Description,
@@ -513,6 +531,12 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
       .addSuccess(HttpApiSchema.Text({ contentType: "application/octet-stream" }))
       .annotate(OpenApi.Summary, "A file of the dashboard page (content-hashed name, cached for a year)")
   )
+  .add(
+    HttpApiEndpoint.get("favicon", "/favicon.ico")
+      .addSuccess(HttpApiSchema.Text({ contentType: "image/svg+xml" }))
+      .annotate(OpenApi.Exclude, true)
+  )
+  .annotate(Lane, "page")
   .annotate(OpenApi.Title, "Dashboard page") {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -554,6 +578,15 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
       )
   )
   .annotate(OpenApi.Title, "Metrics") {}
+
+/**
+ * `GET /openapi.json` (this document) and `GET /docs` (Swagger UI), served by the `HttpApi` lane (`internal/docs.ts`);
+ * left out of the document itself.
+ */
+export class DocsGroup extends HttpApiGroup.make("docs", { topLevel: true })
+  .add(HttpApiEndpoint.get("openApi", "/openapi.json").addSuccess(Schema.Unknown))
+  .add(HttpApiEndpoint.get("swagger", "/docs").addSuccess(HttpApiSchema.Text({ contentType: "text/html" })))
+  .annotate(OpenApi.Exclude, true) {}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Admin
@@ -878,6 +911,7 @@ export class ConsolePageGroup extends HttpApiGroup.make("consolePage", { topLeve
       .addSuccess(HttpApiSchema.Text({ contentType: "application/octet-stream" }))
       .annotate(OpenApi.Summary, "A file of the console page (content-hashed name, cached for a year)")
   )
+  .annotate(Lane, "page")
   .annotate(OpenApi.Title, "Console") {}
 
 /**
@@ -948,6 +982,7 @@ export const publicApi = base
   .add(ViewGroup)
   .add(HealthGroup)
   .add(MetricsGroup)
+  .add(DocsGroup)
 
 /** The whole API, admin and console included (contract sections 1, 5, 6, 7, 11, 14). */
 export const api = publicApi.add(AdminGroup).add(ConsolePageGroup).add(ConsoleGroup)
