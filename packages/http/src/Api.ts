@@ -55,3 +55,9 @@ export const publicApi = base
 
 /** The whole API, admin and console included (contract sections 1, 5, 6, 7, 11, 14). */
 export const api = publicApi.add(AdminGroup).add(ConsolePageGroup).add(ConsoleGroup)
+
+/**
+ * The OpenAPI 3.1 document of {@link api} (admin and console included), as `GET /openapi.json` serves it with the
+ * admin API on and no base path. The console's API types are generated from it at build time.
+ */
+export const openApiDocument = (): OpenApi.OpenAPISpec => OpenApi.fromApi(api)
