@@ -74,7 +74,8 @@ const close = (server: NodeServer) =>
 
 /**
  * The routes a web page on another origin may call when `corsOrigins` allows it (see `internal/cors.ts`): the routes
- * of the table marked `cors` (every ingest route that declares it, the export read and the event streams). Never the
+ * of the table marked `cors` (their endpoints' `Cors` annotation: the push protocols, the export read and the event
+ * streams). Never the
  * admin API, the console or the dashboard pages.
  */
 const corsRoutes = (table: RouteTable): ReadonlyArray<CorsRoute> =>
@@ -109,8 +110,8 @@ export interface Handler {
  * layers (for example `@dashstream/storage-sqlite`'s `layer`). {@link layer} is this handler in a Node server of its
  * own.
  *
- * Several lanes share the handler, and one route table (`internal/routeTable.ts`) says which lane answers each
- * route: the pushes (`POST /customSend[/]` and the other push protocols of `internal/ingestRoutes.ts`: the InfluxDB
+ * Several lanes share the handler, and one route table (`internal/routeTable.ts`, derived from the `HttpApi`
+ * definition and its `Lane` annotations) says which lane answers each route: the pushes (`POST /customSend[/]` and the other push protocols of `internal/ingestRoutes.ts`: the InfluxDB
  * writes among them) are answered by a direct ingest lane (see `internal/ingestLane.ts`), InfluxDB's `/ping` and
  * `/query` by a fixed answer (`internal/lineProtocolRoutes.ts`), the latest-entry read
  * `GET /api/v2/<KEY>/datastream/<STREAM>` (no query) by a direct read lane (see `internal/readLane.ts`),

@@ -2,8 +2,11 @@
  * `@dashstream/http`: the HTTP interface of Dashstream on `@effect/platform` (contract sections 1, 5, 6, 7).
  */
 
-/** The `HttpApi` definition of every route (admin included), from which the OpenAPI document is generated. */
-export { api } from "./Api.js"
+/**
+ * The `HttpApi` definition of every route (admin included), from which the OpenAPI document and the server's route
+ * table are derived; `openApiDocument()` is that document (`GET /openapi.json` with the admin API on).
+ */
+export { api, openApiDocument } from "./Api.js"
 
 /**
  * What the composition root passes to {@link layer} (bind address, admin token, limits, rate limit, logging), and to

@@ -1,10 +1,13 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { makeRouteTable, methodsOf, routes } from "../src/internal/routeTable.js"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Cors, Lane } from "../src/api/Routing.js"
+import { customSendRoute } from "../src/internal/ingestRoutes.js"
+import { makeRouteTable, methodsOf, paramsOf, routes, routesOf } from "../src/internal/routeTable.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 /**
- * The route table (`internal/routeTable.ts`) is the one list of routes: the server dispatches from it, and the
- * OpenAPI document that `Api.ts` describes must name exactly its documented routes (issue 27).
+ * The route table (`internal/routeTable.ts`) is derived from the `HttpApi` (`Api.ts`): the server dispatches from it,
+ * and the OpenAPI document generated from the same definition names exactly its documented routes.
  */
 
 const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
@@ -96,5 +99,46 @@ describe("the route table and the OpenAPI document", () => {
     assert.deepStrictEqual(table.allowed("/d/t/events"), ["GET"])
     assert.deepStrictEqual(table.allowed("/query"), ["GET", "HEAD", "POST"])
     assert.strictEqual(table.template("/admin/accounts/7/rotations/3/"), "/admin/accounts/:id/rotations/:rotationId")
+  })
+
+  it("derives each route from its endpoints: lane, CORS, documented, admin, the push protocol by endpoint name", () => {
+    const pages = HttpApiGroup.make("pages")
+      .add(HttpApiEndpoint.get("page", "/p/:token"))
+      .add(HttpApiEndpoint.get("events", "/p/:token/events").annotate(Lane, "live").annotate(Cors, true))
+      .add(HttpApiEndpoint.get("icon", "/icon").annotate(OpenApi.Exclude, true))
+      .annotate(Lane, "page")
+    const pushes = HttpApiGroup.make("pushes")
+      .add(HttpApiEndpoint.post("push", "/in/:stream"))
+      .add(HttpApiEndpoint.post("pushSlash", "/in/:stream/"))
+      .annotate(Lane, "ingest")
+    const admin = HttpApiGroup.make("admin")
+      .add(HttpApiEndpoint.get("list", "/things"))
+      .add(HttpApiEndpoint.post("create", "/things"))
+    const derived = routesOf(HttpApi.make("t").add(pages).add(pushes).add(admin), new Set(["pages", "pushes"]), {
+      push: customSendRoute
+    })
+    const row = ({ path, methods, lane, documented, admin, cors }: (typeof derived)[number]) =>
+      `${methods.join(",")} ${path} ${lane}${documented ? "" : " undocumented"}${admin ? " admin" : ""}${cors ? " cors" : ""}`
+    assert.deepStrictEqual(derived.map(row), [
+      "GET /p/:token page",
+      "GET /p/:token/events live cors",
+      "GET /icon page undocumented",
+      "POST /in/:stream ingest",
+      "GET,POST /things api admin"
+    ])
+    const push = derived[3]!.ingest!
+    assert.strictEqual(push.template, "/in/:stream")
+    assert.strictEqual(push.method, "POST")
+    assert.strictEqual(push.parse, customSendRoute.parse)
+    assert.deepStrictEqual(push.params("/in/a%20b/?x=1"), { stream: "a b" })
+    assert.throws(() => routesOf(HttpApi.make("t").add(pushes), new Set(), {}), /no push protocol named push/)
+  })
+
+  it("gives the path parameters of a matched URL, percent-decoded; one shared object when there are none", () => {
+    const params = paramsOf("/admin/accounts/:id/widgets/:stream")
+    assert.deepStrictEqual(params("/admin/accounts/7/widgets/a%2Fb/?q=1"), { id: "7", stream: "a/b" })
+    const none = paramsOf("/customSend")
+    assert.strictEqual(none("/customSend"), none("/customSend/?x"))
+    assert.deepStrictEqual(none("/customSend"), {})
   })
 })

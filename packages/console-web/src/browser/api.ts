@@ -2,55 +2,41 @@
  * The admin API and the console session as the page calls them (contract sections 7, 11, 14): same-origin `fetch`
  * with the session cookie, and the header `X-Dashstream-Console: 1` on every request that changes something (the
  * server refuses a cookie-authenticated change without it). Every failure is an {@link ApiError} carrying the
- * contract's error body (`code`, `message`, `path`).
+ * contract's error body (`code`, `message`, `path`). The types of the answers are generated from the server's OpenAPI
+ * document (`generated/api.ts`, written by `scripts/build.mjs`; see docs/internals.md, "The console's API types").
  */
 
-/** An account as `GET /admin/accounts` lists it (section 14; never a key). */
-export interface Account {
-  readonly id: string
-  readonly name: string
-  readonly createdAt: string
-}
+import type { components, paths } from "./generated/api.js"
+
+type Schemas = components["schemas"]
+
+/** The JSON body of the success answer (200 or 201) of `method` on `path`, as the OpenAPI document declares it. */
+type Answer<P extends keyof paths, M extends "get" | "post" | "put"> =
+  NonNullable<paths[P][M]> extends { readonly responses: infer R }
+    ? (R extends { readonly 200: infer S } ? S : R extends { readonly 201: infer S } ? S : never) extends {
+        readonly content: { readonly "application/json": infer A }
+      }
+      ? A
+      : never
+    : never
+
+/** An account as `GET /admin/accounts` lists it (never a key). */
+export type Account = Schemas["Account"]
 
 /** A stored entry: `ts` in UNIX seconds (microsecond precision), the stored point. */
-export interface StoredEntry {
-  readonly ts: number
-  readonly point: unknown
-}
+export type StoredEntry = Schemas["ReadEntry"]
 
-/** A widget as `GET /admin/accounts/<id>/widgets` lists it (sections 7 and 14). */
-export interface Widget {
-  readonly streamName: string
-  readonly type: string
-  readonly createdAt: string
-  /** The stream's newest entry, `null` when empty (absent from a server without section 14's addition). */
-  readonly latest?: StoredEntry | null
-}
+/** A widget as `GET /admin/accounts/<id>/widgets` lists it, with its stream's newest entry (`null` when empty). */
+export type Widget = Schemas["WidgetWithLatest"]
 
 /**
- * A tile as the admin API stores it (section 11): grid cells, 12 columns. Fields this page does not know (the tile
- * options of section 15, or later ones) are kept as they came and sent back unchanged.
+ * A tile as the admin API stores it: grid cells, 12 columns. Fields this page does not know (later additions) are
+ * kept as they came and sent back unchanged.
  */
-export interface TileJson {
-  readonly streamName: string
-  readonly title?: string
-  readonly x: number
-  readonly y: number
-  readonly w: number
-  readonly h: number
-  readonly options?: Readonly<Record<string, unknown>>
-  readonly [other: string]: unknown
-}
+export type TileJson = Schemas["Tile"] & { readonly [other: string]: unknown }
 
 /** A dashboard as the admin API answers it; `viewToken` and `url` only on create and rotate (shown once). */
-export interface Dashboard {
-  readonly id: string
-  readonly name: string
-  readonly tiles: ReadonlyArray<TileJson>
-  readonly viewToken: string | null
-  readonly url: string | null
-  readonly createdAt: string
-}
+export type Dashboard = Schemas["Dashboard"]
 
 /** A failed request: the HTTP status and the contract's error body (section 5). */
 export class ApiError extends Error {
@@ -135,32 +121,52 @@ export const api = {
   signIn: (token: string) => request<void>("POST", sessionPath, { token }),
   /** `DELETE /console/session`: ends the session everywhere. */
   signOut: () => request<void>("DELETE", sessionPath),
-  listAccounts: () => request<{ accounts: ReadonlyArray<Account> }>("GET", "/admin/accounts").then((r) => r.accounts),
+  listAccounts: () => request<Answer<"/admin/accounts", "get">>("GET", "/admin/accounts").then((r) => r.accounts),
   createAccount: (name: string) =>
-    request<{ id: string; name: string; accessKey: string }>("POST", "/admin/accounts", name === "" ? {} : { name }),
+    request<Answer<"/admin/accounts", "post">>("POST", "/admin/accounts", name === "" ? {} : { name }),
   newAccessKey: (id: string, revokeOthers: boolean) =>
-    request<{ accessKey: string }>(
+    request<Answer<"/admin/accounts/{id}/access-keys", "post">>(
       "POST",
       `${accountPath(id)}/access-keys${revokeOthers ? "?revokeOthers=true" : ""}`
     ).then((r) => r.accessKey),
   listWidgets: (id: string) =>
-    request<{ widgets: ReadonlyArray<Widget> }>("GET", `${accountPath(id)}/widgets`).then((r) => r.widgets),
+    request<Answer<"/admin/accounts/{id}/widgets", "get">>("GET", `${accountPath(id)}/widgets`).then((r) => r.widgets),
   createWidget: (id: string, streamName: string, type: string) =>
-    request<Widget>("POST", `${accountPath(id)}/widgets`, { streamName, type }),
+    request<Answer<"/admin/accounts/{id}/widgets", "post">>("POST", `${accountPath(id)}/widgets`, { streamName, type }),
   deleteWidget: (id: string, streamName: string) =>
     request<void>("DELETE", `${accountPath(id)}/widgets/${enc(streamName)}`),
   pushPoint: (id: string, streamName: string, point: unknown) =>
-    request<{ message: string }>("POST", `${accountPath(id)}/widgets/${enc(streamName)}/points`, point),
+    request<Answer<"/admin/accounts/{id}/widgets/{stream}/points", "post">>(
+      "POST",
+      `${accountPath(id)}/widgets/${enc(streamName)}/points`,
+      point
+    ),
   listDashboards: (id: string) =>
-    request<{ dashboards: ReadonlyArray<Dashboard> }>("GET", `${accountPath(id)}/dashboards`).then((r) => r.dashboards),
+    request<Answer<"/admin/accounts/{id}/dashboards", "get">>("GET", `${accountPath(id)}/dashboards`).then(
+      (r) => r.dashboards
+    ),
   getDashboard: (id: string, dashboardId: string) =>
-    request<Dashboard>("GET", `${accountPath(id)}/dashboards/${enc(dashboardId)}`),
+    request<Answer<"/admin/accounts/{id}/dashboards/{dashboardId}", "get">>(
+      "GET",
+      `${accountPath(id)}/dashboards/${enc(dashboardId)}`
+    ),
   createDashboard: (id: string, name: string, tiles?: ReadonlyArray<TileJson>) =>
-    request<Dashboard>("POST", `${accountPath(id)}/dashboards`, tiles === undefined ? { name } : { name, tiles }),
+    request<Answer<"/admin/accounts/{id}/dashboards", "post">>(
+      "POST",
+      `${accountPath(id)}/dashboards`,
+      tiles === undefined ? { name } : { name, tiles }
+    ),
   saveDashboard: (id: string, dashboardId: string, name: string, tiles: ReadonlyArray<TileJson>) =>
-    request<Dashboard>("PUT", `${accountPath(id)}/dashboards/${enc(dashboardId)}`, { name, tiles }),
+    request<Answer<"/admin/accounts/{id}/dashboards/{dashboardId}", "put">>(
+      "PUT",
+      `${accountPath(id)}/dashboards/${enc(dashboardId)}`,
+      { name, tiles }
+    ),
   deleteDashboard: (id: string, dashboardId: string) =>
     request<void>("DELETE", `${accountPath(id)}/dashboards/${enc(dashboardId)}`),
   rotateViewLink: (id: string, dashboardId: string) =>
-    request<Dashboard>("POST", `${accountPath(id)}/dashboards/${enc(dashboardId)}/view-token`)
+    request<Answer<"/admin/accounts/{id}/dashboards/{dashboardId}/view-token", "post">>(
+      "POST",
+      `${accountPath(id)}/dashboards/${enc(dashboardId)}/view-token`
+    )
 }

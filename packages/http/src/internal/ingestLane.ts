@@ -32,24 +32,11 @@ import { makeSkippedLog } from "./skippedLog.js"
  */
 
 /**
- * One push protocol's route (the route table, `routeTable.ts`, matches its `template`): how its body is read, where
+ * One push protocol (an entry of `ingestRoutes.ts` under its endpoint's name in `Api.ts`): how its body is read, where
  * its credentials are, how it is parsed into an {@link IngestRequest}, and how its answers look. `B` is the body as
- * {@link IngestRoute.body} reads it (the JSON value, the text).
+ * {@link IngestProtocol.body} reads it (the JSON value, the text).
  */
-export interface IngestRoute<B> {
-  /**
-   * The route template, as the `HttpApi` describes it (`/customSend`, `/widgets/:streamName`): the route table's path
-   * pattern (`routeTable.ts`, which matches requests to it), the metrics label and the name in log lines; never the
-   * URL (it may carry a key).
-   */
-  readonly template: string
-  /** The one method served (`POST`). */
-  readonly method: string
-  /**
-   * Whether `serve --cors-origin` applies (preflights answered, CORS headers set): yes for push protocols a browser
-   * may call, never for admin or console paths.
-   */
-  readonly cors: boolean
+export interface IngestProtocol<B> {
   /** The most bytes of body read (413 beyond, in the route's error shape). */
   readonly maxBodyBytes: (limits: Limits) => number
   /**
@@ -63,8 +50,16 @@ export interface IngestRoute<B> {
    * scrubbed from the causes logged for the request.
    */
   readonly accessKey: (body: B, req: IncomingMessage) => string | undefined
-  /** The body as a protocol-neutral request (the protocol's parser in core), or its refusal. */
-  readonly parse: (body: B, req: IncomingMessage, limits: Limits) => Either.Either<IngestRequest, PushRejection>
+  /**
+   * The body as a protocol-neutral request (the protocol's parser in core), or its refusal. `params` are the route's
+   * `:name` path parameters, percent-decoded (`{streamName}` for `/widgets/:streamName`).
+   */
+  readonly parse: (
+    body: B,
+    req: IncomingMessage,
+    limits: Limits,
+    params: Readonly<Record<string, string>>
+  ) => Either.Either<IngestRequest, PushRejection>
   /** The status {@link writeSuccess} writes (for metrics and the log). */
   readonly successStatus: number
   /** Writes the answer to a stored request; `skipped` as `IngestResult.skipped`. */
@@ -74,6 +69,23 @@ export interface IngestRoute<B> {
    * answer (section 5: status, code, message, path, headers such as `Retry-After`).
    */
   readonly writeError: (res: ServerResponse, reply: ErrorReply) => number
+}
+
+/** A push protocol of any body type. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyIngestProtocol = IngestProtocol<any>
+
+/** A push protocol bound to its route of the route table (`routeTable.ts`, which builds it from the `HttpApi`). */
+export interface IngestRoute<B> extends IngestProtocol<B> {
+  /**
+   * The route template, as the `HttpApi` declares it (`/customSend`, `/widgets/:streamName`): the metrics label and
+   * the name in log lines; never the URL (it may carry a key).
+   */
+  readonly template: string
+  /** The one method served (`POST`). */
+  readonly method: string
+  /** The template's path parameters of a URL the route table gave to this route, percent-decoded. */
+  readonly params: (url: string) => Readonly<Record<string, string>>
 }
 
 /** An ingest route of any body type (the route table holds several). */
@@ -218,7 +230,7 @@ export const makeIngestLane = (
     // case); otherwise the effect, which looks up what is missing.
     let direct: boolean
     try {
-      const parsed = route.parse(body, req, limits)
+      const parsed = route.parse(body, req, limits, route.params(req.url ?? "/"))
       if (Either.isLeft(parsed)) return refuse(req, res, route, start, parsed.left)
       request = parsed.right
       direct = UseCases.ingestDirect(request, limits, accounts, streams, (error, skipped, skippedStreams) => {

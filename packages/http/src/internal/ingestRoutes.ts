@@ -1,16 +1,14 @@
 import { decodePushRequest, InvalidJson, smashingRequest } from "@dashstream/core"
 import { Either } from "effect"
-import type { AnyIngestRoute, IngestRoute } from "./ingestLane.js"
-import { decodePathSegment } from "./laneKit.js"
+import type { AnyIngestProtocol, IngestProtocol } from "./ingestLane.js"
 import { v1WriteRoute, v2WriteRoute } from "./lineProtocolRoutes.js"
 import { writeErrorReply, writePushSuccess } from "./replies.js"
 
 /**
- * The push protocols the ingest lane serves, one entry each (issue 23): the original `POST /customSend`,
- * Smashing's `POST /widgets/<stream name>`, InfluxDB's `POST /write` and `POST /api/v2/write` (line protocol,
- * contract 13.1). A new
- * protocol is its parser in core plus an entry here (the route table, `routeTable.ts`, takes every entry as a route;
- * its description goes in `Api.ts` for the OpenAPI document).
+ * The push protocols the ingest lane serves, one entry each: the original `POST /customSend`, Smashing's
+ * `POST /widgets/<stream name>`, InfluxDB's `POST /write` and `POST /api/v2/write` (line protocol). A new protocol is
+ * its parser in core, its endpoint in `Api.ts` (path, method, `Lane` `ingest`, its description for the OpenAPI
+ * document) and an entry here under the endpoint's name (the route table, `routeTable.ts`, binds the two).
  */
 
 const emptyBody = Either.left(new InvalidJson({ message: "the request body is empty" }))
@@ -41,10 +39,7 @@ export const stringFieldOf = (body: unknown, key: string): string | undefined =>
  * `POST /customSend[/]` (spec sections 4.2-4.4, contract sections 1 and 5): the original JSON body with `accessKey`,
  * 200 `{"message":"Success!"}` once stored, errors as `{"error": {"code", "message", "path"?}}`.
  */
-export const customSendRoute: IngestRoute<unknown> = {
-  template: "/customSend",
-  method: "POST",
-  cors: true,
+export const customSendRoute: IngestProtocol<unknown> = {
   maxBodyBytes: (limits) => limits.maxBodyBytes,
   body: jsonBody,
   accessKey: (body) => stringFieldOf(body, "accessKey"),
@@ -55,23 +50,6 @@ export const customSendRoute: IngestRoute<unknown> = {
     writeErrorReply(res, reply)
     return reply.status
   }
-}
-
-const widgetsPrefix = "/widgets/"
-
-/**
- * The stream name of a Smashing push's path, `/widgets/<stream name>` (one segment, URL-decoded; one trailing slash
- * and the query ignored), or `undefined` for any other path, also for a malformed percent escape (then the path is
- * no route: 404 `not_found`, as the router answers).
- */
-export const smashingStreamOf = (url: string): string | undefined => {
-  if (!url.startsWith(widgetsPrefix)) return undefined
-  const q = url.indexOf("?")
-  let end = q === -1 ? url.length : q
-  if (end > widgetsPrefix.length + 1 && url.charCodeAt(end - 1) === 47) end--
-  const segment = url.slice(widgetsPrefix.length, end)
-  if (segment === "" || segment.includes("/")) return undefined
-  return decodePathSegment(segment)
 }
 
 const invalidApiKey = "Invalid API key"
@@ -85,14 +63,12 @@ const invalidApiKeyHeaders = {
  * once stored; a missing or unknown `auth_token` is 401 with the text body `Invalid API key`, as Smashing answers;
  * every other error in the contract's JSON shape (section 5).
  */
-export const smashingRoute: IngestRoute<unknown> = {
-  template: "/widgets/:streamName",
-  method: "POST",
-  cors: true,
+export const smashingRoute: IngestProtocol<unknown> = {
   maxBodyBytes: (limits) => limits.maxBodyBytes,
   body: jsonBody,
   accessKey: (body) => stringFieldOf(body, "auth_token"),
-  parse: (body, req) => Either.right(smashingRequest(smashingStreamOf(req.url ?? "")!, body)),
+  // The route's one parameter: the matcher took only a non-empty segment that percent-decodes.
+  parse: (body, _req, _limits, params) => Either.right(smashingRequest(params.streamName!, body)),
   successStatus: 204,
   writeSuccess: (res) => {
     res.writeHead(204)
@@ -111,5 +87,10 @@ export const smashingRoute: IngestRoute<unknown> = {
   }
 }
 
-/** Every ingest route, in the order they are tried. */
-export const ingestRoutes: ReadonlyArray<AnyIngestRoute> = [customSendRoute, smashingRoute, v1WriteRoute, v2WriteRoute]
+/** Every push protocol, by the name of its endpoint in `Api.ts` (whose `Lane` annotation is `ingest`). */
+export const ingestRoutes: Readonly<Record<string, AnyIngestProtocol>> = {
+  push: customSendRoute,
+  smashing: smashingRoute,
+  influxWriteV1: v1WriteRoute,
+  influxWriteV2: v2WriteRoute
+}

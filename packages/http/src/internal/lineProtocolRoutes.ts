@@ -10,7 +10,7 @@ import {
 import { Either } from "effect"
 import type { ErrorReply } from "../HttpErrors.js"
 import { gunzipBounded } from "./gunzip.js"
-import type { IngestRoute } from "./ingestLane.js"
+import type { IngestProtocol } from "./ingestLane.js"
 
 /**
  * The InfluxDB write APIs (contract section 13.1) as ingest routes: `POST /write` (1.x) and `POST /api/v2/write`
@@ -143,13 +143,9 @@ const writeNoContent = (res: ServerResponse, skipped: number): void => {
 
 const route = (
   api: LineProtocolApi,
-  path: string,
   accessKey: (req: IncomingMessage) => string | undefined,
   writeError: (res: ServerResponse, reply: ErrorReply) => number
-): IngestRoute<LineProtocolBody> => ({
-  template: path,
-  method: "POST",
-  cors: true,
+): IngestProtocol<LineProtocolBody> => ({
   maxBodyBytes: () => lineProtocolLimits.maxBytes,
   body: lineProtocolText,
   accessKey: (_body, req) => accessKey(req),
@@ -163,13 +159,13 @@ const route = (
 })
 
 /** `POST /write` (InfluxDB 1.x): errors as `{"error": "<message>"}`. */
-export const v1WriteRoute: IngestRoute<LineProtocolBody> = route("v1", "/write", v1AccessKey, (res, reply) => {
+export const v1WriteRoute: IngestProtocol<LineProtocolBody> = route("v1", v1AccessKey, (res, reply) => {
   const status = influxStatus(reply)
   return writeJson(res, status, reply, JSON.stringify({ error: reply.message }))
 })
 
 /** `POST /api/v2/write` (InfluxDB 2.x): errors as `{"code": "invalid" | ..., "message": "<message>"}`. */
-export const v2WriteRoute: IngestRoute<LineProtocolBody> = route("v2", "/api/v2/write", v2AccessKey, (res, reply) => {
+export const v2WriteRoute: IngestProtocol<LineProtocolBody> = route("v2", v2AccessKey, (res, reply) => {
   const status = influxStatus(reply)
   return writeJson(res, status, reply, JSON.stringify({ code: v2Code(status), message: reply.message }))
 })

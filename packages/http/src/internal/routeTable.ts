@@ -1,24 +1,25 @@
-import type { AnyIngestRoute } from "./ingestLane.js"
+import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { OpenApi } from "@effect/platform"
+import { Context } from "effect"
+import { api, publicApi } from "../Api.js"
+import { Cors, Lane, type LaneName } from "../api/Routing.js"
+import type { AnyIngestProtocol, AnyIngestRoute } from "./ingestLane.js"
 import { ingestRoutes } from "./ingestRoutes.js"
 import { decodePathSegment } from "./laneKit.js"
 
 /**
- * Every route Dashstream serves, as data (issue 27): one table, from which the server dispatches each request to its
- * lane, tells 404 `not_found` from 405 `method_not_allowed` (with `Allow`), labels request metrics, and applies CORS;
- * the OpenAPI document (`Api.ts`) is checked against it (`packages/http/test/routeTable.test.ts`: every documented
- * route is in the document and every path of the document is here).
+ * Every route Dashstream serves, as data: one table, from which the server dispatches each request to its lane, tells
+ * 404 `not_found` from 405 `method_not_allowed` (with `Allow`), labels request metrics, and applies CORS. It is
+ * derived from the `HttpApi` definition (`Api.ts`): each endpoint's method and path, its `Lane` and `Cors` annotations
+ * (`api/Routing.ts`), whether the OpenAPI document describes it (not `OpenApi.Exclude`), and whether it is served only
+ * with the admin API on (its group is in `api` and not in `publicApi`).
  *
- * A new route is an entry here, plus its handler in its lane (and, when documented, its description in `Api.ts`).
+ * A new route is an endpoint in `Api.ts` plus its handler in its lane (a push protocol: an entry of `ingestRoutes.ts`
+ * under the endpoint's name).
  */
 
-/**
- * Who answers a route. `ingest`: the push protocols (`ingestLane.ts`, counted there); `read`: the latest-entry read
- * (`readLane.ts`, counted there; it takes only the plainest GETs and leaves every other request of its route to the
- * `api` lane); `probe`: InfluxDB's fixed `/ping` and `/query` answers; `live`: Server-Sent Events (`liveLane.ts`);
- * `page`: the dashboard, rotation and console pages and their files (`pageLane.ts`); `api`: the `HttpApi`
- * (`apiLane.ts`), which also answers every request no route serves (404, or 405 with `Allow`).
- */
-export type Lane = "ingest" | "read" | "probe" | "live" | "page" | "api"
+/** Who answers a route (see {@link LaneName}). */
+export type { LaneName as Lane } from "../api/Routing.js"
 
 /** One route of the table. */
 export interface Route {
@@ -31,80 +32,93 @@ export interface Route {
   readonly path: string
   /** The methods served, HEAD not listed: HEAD is served wherever GET is, except on event streams (lane `live`). */
   readonly methods: ReadonlyArray<string>
-  readonly lane: Lane
-  /** Described in the OpenAPI document (`GET /openapi.json`, `Api.ts`). */
+  readonly lane: LaneName
+  /** Described in the OpenAPI document (`GET /openapi.json`). */
   readonly documented: boolean
   /** Served only with the admin API on (`serve --admin-token`); otherwise no route (404). */
-  readonly admin?: boolean
+  readonly admin: boolean
   /** `serve --cors-origin` applies (see `cors.ts`): never on admin, console or page routes. */
-  readonly cors?: boolean
+  readonly cors: boolean
   /** The push protocol's entry (lane `ingest`): how its body is read and parsed, how it answers. */
   readonly ingest?: AnyIngestRoute
 }
 
-const get = (path: string, lane: Lane, more: Partial<Route> = {}): Route => ({
-  path,
-  methods: ["GET"],
-  lane,
-  documented: true,
-  ...more
-})
+/** A path without its one trailing slash (`/customSend/` is `/customSend`: the matcher ignores it). */
+const trimSlash = (path: string): string => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path)
 
-const admin = (path: string, ...methods: ReadonlyArray<string>): Route => ({
-  path,
-  methods,
-  lane: "api",
-  documented: true,
-  admin: true
-})
+/**
+ * The routes of an `HttpApi`, one per path (its endpoints' methods together), in declaration order. An endpoint whose
+ * path and method an earlier one has (`/customSend/` after `/customSend`) adds nothing. Throws at module load when a
+ * path's endpoints disagree on lane, CORS or admin, or an `ingest` endpoint has no entry in `ingestRoutes`.
+ */
+export const routesOf = (
+  definition: HttpApi.HttpApi.Any,
+  publicGroups: ReadonlySet<string>,
+  protocols: Readonly<Record<string, AnyIngestProtocol>> = ingestRoutes
+): ReadonlyArray<Route> => {
+  const byPath = new Map<string, Route & { methods: Array<string> }>()
+  const groups = Object.values((definition as unknown as HttpApi.HttpApi.AnyWithProps).groups)
+  for (const group of groups as ReadonlyArray<HttpApiGroup.HttpApiGroup.AnyWithProps>) {
+    for (const endpoint of Object.values(
+      group.endpoints
+    ) as ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>) {
+      const { method, name } = endpoint
+      const annotations = Context.merge(group.annotations, endpoint.annotations)
+      const path = trimSlash(endpoint.path)
+      const lane = Context.get(annotations, Lane)
+      const route = {
+        path,
+        methods: [method],
+        lane,
+        documented: !Context.get(annotations, OpenApi.Exclude),
+        admin: !publicGroups.has(group.identifier),
+        cors: Context.get(annotations, Cors)
+      }
+      const seen = byPath.get(path)
+      if (seen === undefined) {
+        if (lane !== "ingest") byPath.set(path, route)
+        else {
+          const protocol = protocols[name]
+          if (protocol === undefined) throw new Error(`${method} ${path}: no push protocol named ${name}`)
+          byPath.set(path, { ...route, ingest: { ...protocol, template: path, method, params: paramsOf(path) } })
+        }
+        continue
+      }
+      if (seen.methods.includes(method)) continue
+      if (seen.lane !== lane || seen.cors !== route.cors || seen.admin !== route.admin || lane === "ingest")
+        throw new Error(`${method} ${path}: its lane, CORS or admin differ from the path's other endpoints`)
+      seen.methods.push(method)
+    }
+  }
+  return [...byPath.values()]
+}
 
-/** The table (the order matters only for dispatch, where two routes could serve one request: none do today). */
-export const routes: ReadonlyArray<Route> = [
-  // Push protocols (contract sections 1, 13.1, 13.2).
-  ...ingestRoutes.map((route): Route => ({
-    path: route.template,
-    methods: [route.method],
-    lane: "ingest",
-    documented: true,
-    cors: route.cors,
-    ingest: route
-  })),
-  // InfluxDB's probes (contract 13.1).
-  get("/ping", "probe"),
-  { path: "/query", methods: ["GET", "POST"], lane: "probe", documented: true },
-  // Export read and live updates (contract sections 6, 10).
-  get("/api/v2/:accessKey/datastream/:streamName", "read", { cors: true }),
-  get("/api/v2/:accessKey/datastream/:streamName/events", "live", { cors: true }),
-  // Dashboards and rotations (contract sections 11, 15).
-  get("/d/:viewToken", "page"),
-  get("/d/:viewToken/events", "live", { cors: true }),
-  get("/r/:viewToken", "page"),
-  get("/r/:viewToken/events", "live", { cors: true }),
-  get("/assets/:file", "page"),
-  get("/favicon.ico", "page", { documented: false }),
-  // Health, metrics, documentation.
-  get("/healthz", "api"),
-  get("/readyz", "api"),
-  get("/metrics", "api"),
-  get("/openapi.json", "api", { documented: false }),
-  get("/docs", "api", { documented: false }),
-  // The admin API (contract section 7 and on).
-  admin("/admin/accounts", "GET", "POST"),
-  admin("/admin/accounts/:id/access-keys", "POST"),
-  admin("/admin/accounts/:id/widgets", "GET", "POST"),
-  admin("/admin/accounts/:id/widgets/:stream", "DELETE"),
-  admin("/admin/accounts/:id/widgets/:stream/points", "POST"),
-  admin("/admin/accounts/:id/dashboards", "GET", "POST"),
-  admin("/admin/accounts/:id/dashboards/:dashboardId", "GET", "PUT", "DELETE"),
-  admin("/admin/accounts/:id/dashboards/:dashboardId/view-token", "POST"),
-  admin("/admin/accounts/:id/rotations", "GET", "POST"),
-  admin("/admin/accounts/:id/rotations/:rotationId", "GET", "PUT", "DELETE"),
-  admin("/admin/accounts/:id/rotations/:rotationId/view-token", "POST"),
-  // The console (contract section 14).
-  get("/console", "page", { admin: true }),
-  get("/console/assets/:file", "page", { admin: true }),
-  admin("/console/session", "GET", "POST", "DELETE")
-]
+const noParams: Readonly<Record<string, string>> = {}
+
+/**
+ * The path parameters of `pattern` (`/widgets/:streamName`) in a URL that matches it (see {@link makeRouteTable}),
+ * percent-decoded: `{streamName: "a b"}` for `/widgets/a%20b/?x=1`. A pattern without parameters gives one shared
+ * empty object (nothing allocated per request).
+ */
+export const paramsOf = (pattern: string): ((url: string) => Readonly<Record<string, string>>) => {
+  const segments = pattern.split("/")
+  if (!segments.some((segment) => segment.startsWith(":"))) return () => noParams
+  return (url) => {
+    const end = pathEnd(url)
+    const params: Record<string, string> = {}
+    let from = 1
+    for (let i = 1; i < segments.length; i++) {
+      const to = segmentEnd(url, from, end)
+      const segment = segments[i]!
+      if (segment.startsWith(":")) params[segment.slice(1)] = decodePathSegment(url.slice(from, to)) ?? ""
+      from = to + 1
+    }
+    return params
+  }
+}
+
+/** The table: every route of {@link api} (the admin and console routes marked `admin`). */
+export const routes: ReadonlyArray<Route> = routesOf(api, new Set(Object.keys(publicApi.groups)))
 
 /** The methods a route answers: its own, plus HEAD wherever GET is, except on event streams. */
 export const methodsOf = (route: Route): ReadonlyArray<string> =>

@@ -1,0 +1,103 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { errors } from "../HttpErrors.js"
+import { Cors, Lane } from "./Routing.js"
+
+const ViewTokenPath = Schema.Struct({
+  viewToken: Schema.String.annotations({ description: "The dashboard's view token (never logged)" })
+})
+
+const RotationTokenPath = Schema.Struct({
+  viewToken: Schema.String.annotations({ description: "The rotation's view token (never logged)" })
+})
+
+/**
+ * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11), and a rotation's
+ * `GET /r/:viewToken` and `GET /r/:viewToken/events` (section 15); served by the page and live lanes.
+ */
+export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("page", "/d/:viewToken")
+      .setPath(ViewTokenPath)
+      .setUrlParams(
+        Schema.Struct({
+          theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
+        })
+      )
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .addError(errors("DashboardNotFound"))
+      .annotate(OpenApi.Summary, "The dashboard page")
+      .annotate(
+        OpenApi.Description,
+        "The live dashboard of this view token, as an HTML page with a Content-Security-Policy; it draws every tile " +
+          "and follows `/d/<viewToken>/events`. An unknown or rotated token answers 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("dashboardEvents", "/d/:viewToken/events")
+      .setPath(ViewTokenPath)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(errors("DashboardNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(Lane, "live")
+      .annotate(Cors, true)
+      .annotate(OpenApi.Summary, "The dashboard's event stream (Server-Sent Events)")
+      .annotate(
+        OpenApi.Description,
+        'One event stream for the whole page: `event: snapshot` with data `{"tiles": {"<streamName>": [entries...]}}` ' +
+          "(the latest entry of state tiles, the latest 2 of number tiles, up to 1,000 recent entries of series and " +
+          'events tiles), then `event: entry` `{"streamName","ts","point"}`, `event: clear` `{"streamName"}` and ' +
+          '`event: deleted` `{"streamName"}` as they happen. A reconnect gets a fresh snapshot; a rotated token ends it.'
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("rotationPage", "/r/:viewToken")
+      .setPath(RotationTokenPath)
+      .setUrlParams(
+        Schema.Struct({
+          theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
+        })
+      )
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/html" }))
+      .addError(errors("RotationNotFound"))
+      .annotate(OpenApi.Summary, "The rotation page")
+      .annotate(
+        OpenApi.Description,
+        "Each dashboard of the rotation full-screen in turn, its name as the page title, for intervalSeconds, " +
+          "looping, with a small progress indicator (contract section 15); all live over `/r/<viewToken>/events`. " +
+          "The same headers as the dashboard page. An unknown, rotated or deleted token answers 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("rotationEvents", "/r/:viewToken/events")
+      .setPath(RotationTokenPath)
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(errors("RotationNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(Lane, "live")
+      .annotate(Cors, true)
+      .annotate(OpenApi.Summary, "The rotation's one event stream (Server-Sent Events)")
+      .annotate(
+        OpenApi.Description,
+        'First `event: rotation` with data `{"rotation": {"id","name","dashboardIds","intervalSeconds","viewToken",' +
+          '"url","createdAt"}, "dashboards": [{"id","name","tiles": [{...tile, "type"}]}]}`, then one `event: ' +
+          "snapshot` for the union of the dashboards' tiles (as a dashboard's), then `event: entry` " +
+          '`{"streamName","dashboardId","dashboardIds","ts","point"}`, `event: clear` and `event: deleted` ' +
+          '`{"streamName","dashboardId","dashboardIds"}` (the dashboards showing the stream; one subscription per ' +
+          "stream however many show it). A change of the rotation or of one of its dashboards sends a new `event: " +
+          "rotation`, then a snapshot of the tiles it did not show before. A rotated or deleted token ends it."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("asset", "/assets/:file")
+      .setPath(Schema.Struct({ file: Schema.String }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/octet-stream" }))
+      .annotate(OpenApi.Summary, "A file of the dashboard page (content-hashed name, cached for a year)")
+  )
+  .add(
+    HttpApiEndpoint.get("favicon", "/favicon.ico")
+      .addSuccess(HttpApiSchema.Text({ contentType: "image/svg+xml" }))
+      .annotate(OpenApi.Exclude, true)
+  )
+  .annotate(Lane, "page")
+  .annotate(OpenApi.Title, "Dashboard page") {}
