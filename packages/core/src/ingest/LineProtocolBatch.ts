@@ -198,7 +198,7 @@ export interface LineProtocolOptions extends LexerOptions {
 /**
  * Parses a line protocol body (docs/api.md, section 13.1) into its field writes, in body order. Fails with
  * `InvalidRequest` (400) at the first line that does not parse, or whose timestamp is before 1970 or after
- * {@link MAX_SECONDS} (section 3): its message starts with the line (`line 3: ...`, counting every line of the body
+ * 2106-02-07T06:28:15Z: its message starts with the line (`line 3: ...`, counting every line of the body
  * from 1) and quotes it, its `path` is `line 3`. Fails with `PayloadTooLarge` (413) when the body holds more than
  * `maxFieldValues` field values. A body of only comments and blank lines is an empty batch.
  */
