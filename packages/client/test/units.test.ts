@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { Dashstream } from "../src/index.js"
 import { formatSeconds } from "../src/Follow.js"
@@ -88,9 +89,9 @@ describe("helpers", () => {
 })
 
 describe("portability", () => {
-  it("the library imports nothing but its own modules and the contract module, which imports nothing (no node: built-ins, no packages): it runs in browsers", () => {
-    const check = (dir: string, allowed: RegExp) => {
-      const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))
+  it("the library imports nothing but its own modules, the contract module and eventsource-parser, which import nothing (no node: built-ins, no packages): it runs in browsers", () => {
+    const check = (dir: string, allowed: RegExp, extension = ".ts") => {
+      const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(extension))
       expect(files.length).toBeGreaterThan(1)
       for (const file of files) {
         const text = readFileSync(join(dir, file), "utf8")
@@ -100,8 +101,10 @@ describe("portability", () => {
         expect(text, file).not.toMatch(/\b(process|Buffer|require)\s*[.(]/)
       }
     }
-    check(join(import.meta.dirname, "../src"), /^(\.\.?\/|@dashstream\/contract$)/)
+    check(join(import.meta.dirname, "../src"), /^(\.\.?\/|@dashstream\/contract$|eventsource-parser$)/)
     check(join(import.meta.dirname, "../../contract/src"), /^\.\.?\//)
+    const sseParser = dirname(createRequire(import.meta.url).resolve("eventsource-parser"))
+    check(sseParser, /^\.\.?\//, ".js")
   })
 })
 

@@ -34,7 +34,7 @@ class NumberColumns {
 
 /**
  * The entry of field value `i`, a number: one object of two fields while the write waits for its group commit, its
- * point, `ts` and JSON read from the request's columns when the write is applied (issue 26: a point, two boxed
+ * point, `ts` and JSON read from the request's columns when the write is applied (a point, two boxed
  * numbers and a string per field made every young-generation GC copy five objects per queued field value).
  */
 class LineEntry {
@@ -62,7 +62,7 @@ class LineEntry {
 /**
  * A line protocol body as a protocol-neutral request (see `IngestRequest`): one part per field value, in body order,
  * to the stream `<measurement>.<field key>[{tags}]`, at path `line N`; a part's value is its index in the parsed
- * {@link LineBatch}. Undeclared streams are skipped and counted (contract 13.1, "Only declared streams are written").
+ * {@link LineBatch}. Undeclared streams are skipped and counted (docs/api.md, section 13.1, "Only declared streams are written").
  */
 class LineProtocolRequest implements IngestRequest<number> {
   readonly undeclared = "skip"
@@ -93,7 +93,7 @@ class LineProtocolRequest implements IngestRequest<number> {
   }
 
   /**
-   * Field value `i` as the entry its stream's widget type stores (contract 13.1, "Value by widget type"):
+   * Field value `i` as the entry its stream's widget type stores (docs/api.md, section 13.1, "Value by widget type"):
    *
    * - number, horizontal-bar, vertical-bar, dial, sparkline, line-graph: `{number}` (a boolean is 1 or 0) with the
    *   line's timestamp as its `ts` (none: the server assigns it). A string value is refused.
@@ -157,7 +157,7 @@ class LineProtocolRequest implements IngestRequest<number> {
 }
 
 /**
- * A line protocol write (contract section 13.1) as a protocol-neutral request for `UseCases.ingest`: `body` parsed
+ * A line protocol write (docs/api.md, section 13.1) as a protocol-neutral request for `UseCases.ingest`: `body` parsed
  * with timestamps in `precision` units (see {@link parseLineProtocol}; `bytes`, when given, are the bytes `body` was
  * decoded from, which an ASCII body is scanned over), one part per field value (see
  * `LineProtocolRequest`), `accessKey` as the request's credentials gave it (`""` when absent: refused as
