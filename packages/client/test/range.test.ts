@@ -153,3 +153,17 @@ describe("range errors", () => {
     })
   })
 })
+
+describe("the OpenAPI document", () => {
+  it("describes the range options the client sends, with their bounds", async () => {
+    const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { parameters: Array<{ name: string; description?: string }> } }>
+    }
+    const read = Object.entries(spec.paths).find(([path]) => path.endsWith("/datastream/{streamName}"))?.[1]
+    const described = new Map(read?.get?.parameters.map((p) => [p.name, p.description ?? ""]))
+    expect(described.get("from")).toMatch(/UNIX seconds, 0 to 4294967295/)
+    expect(described.get("to")).toMatch(/UNIX seconds, 0 to 4294967295/)
+    expect(described.get("points")).toMatch(/^2\.\.10000: /)
+    expect(described.get("limit")).toMatch(/^1\.\.100000: .*Not with points/)
+  })
+})
