@@ -68,6 +68,27 @@ export interface ReadOptions extends CallOptions {
   readonly limit?: number
 }
 
+/**
+ * Options of {@link Dashstream.range} (README, "Range reads"): a time window in UNIX seconds, whole or reduced to
+ * `points` buckets. Every field is optional; the server checks them and answers 400 `invalid_request` with `path`
+ * naming the one at fault.
+ */
+export interface RangeOptions extends CallOptions {
+  /** The window's inclusive lower bound, UNIX seconds (none: from the oldest entry). Not together with `since`. */
+  readonly from?: number
+  /** The window's inclusive upper bound, UNIX seconds (none: up to the newest entry). */
+  readonly to?: number
+  /**
+   * Reduces the window to this many buckets (2 to 10,000), each keeping what decimation keeps of a bucket (first,
+   * last, lowest and highest for numeric widgets, the last for others): at most 4 entries a bucket, one request.
+   */
+  readonly points?: number
+  /** The exclusive form of `from` (entries with `ts` strictly greater), to resume after the last `ts` read. */
+  readonly since?: number
+  /** Without `points`: entries per request, 1 to 100,000 (1,000). Not together with `points`. */
+  readonly limit?: number
+}
+
 /** The names of the streams of `W`. */
 export type StreamOf<W extends Widgets> = keyof W & string
 
@@ -197,6 +218,49 @@ export class Dashstream<const W extends Widgets = Widgets> {
       yield* page
       if (page.length < limit) return
       since = page[page.length - 1]!.ts
+    }
+  }
+
+  /**
+   * Reads a time window of a stream (`GET /api/v2/<KEY>/datastream/<STREAM>?from=&to=&points=`, README "Range
+   * reads"): its stored entries with `from <= ts <= to` (or `ts > since`), ascending, typed as {@link read}'s.
+   * Without `points`, one page of `limit` entries per request, each page starting after the last `ts` of the previous
+   * one (`since`), up to `to`; with `points`, one request whose answer holds at most 4 entries a bucket, stored
+   * entries unchanged. With no bound and no `points`, the whole stream (`from=0`). Bad options are the server's to
+   * judge: `DashstreamError` 400 `invalid_request` with `path` `"from"`, `"to"`, `"points"`, `"since"` or `"limit"`
+   * (403, 404 `stream_not_found` as for {@link read}), or `NetworkError`.
+   *
+   * ```ts
+   * const now = Date.now() / 1000
+   * for await (const { ts, point } of ds.range("revenue", { from: now - 30 * 86400, to: now, points: 1000 })) draw(ts, point)
+   * ```
+   */
+  async *range<S extends StreamOf<W>>(
+    stream: S,
+    options: RangeOptions = {}
+  ): AsyncGenerator<Entry<StoredPointOf<W[S]>>, void, undefined> {
+    const { from, to, points, since, limit } = options
+    const unbounded = from === undefined && to === undefined && points === undefined && since === undefined
+    const query = (params: Record<string, number | undefined>) =>
+      "?" +
+      Object.entries(params)
+        .flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${formatSeconds(value)}`]))
+        .join("&")
+    if (points !== undefined) {
+      yield* await this.get<StoredPointOf<W[S]>>(stream, query({ from, since, to, points, limit }), options.signal)
+      return
+    }
+    const pageSize = limit ?? 1000
+    let page = await this.get<StoredPointOf<W[S]>>(
+      stream,
+      query({ from: unbounded ? 0 : from, since, to, limit: pageSize }),
+      options.signal
+    )
+    for (;;) {
+      yield* page
+      if (page.length < pageSize) return
+      const after = page[page.length - 1]!.ts
+      page = await this.get<StoredPointOf<W[S]>>(stream, query({ since: after, to, limit: pageSize }), options.signal)
     }
   }
 

@@ -7,6 +7,7 @@ export {
   type BatchOptions,
   type CallOptions,
   type DashstreamOptions,
+  type RangeOptions,
   type ReadOptions,
   type RetryOptions,
   type StreamOf,

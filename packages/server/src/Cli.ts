@@ -34,6 +34,7 @@ import {
 import * as Config from "./Config.js"
 import * as DashboardCommands from "./DashboardCommands.js"
 import * as RotationCommands from "./RotationCommands.js"
+import * as StreamCommands from "./StreamCommands.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -186,6 +187,23 @@ const runs: { readonly [N in CommandName]: Run } = {
         }
       }
     }).pipe(withStorage(db)),
+  "streams read": (values, { db }) =>
+    Effect.flatMap(
+      StreamCommands.parseReadFlags({
+        from: string(values, "from"),
+        to: string(values, "to"),
+        since: string(values, "since"),
+        points: string(values, "points"),
+        limit: string(values, "limit")
+      }),
+      (params) =>
+        StreamCommands.read(
+          string(values, "access-key")!,
+          string(values, "stream")!,
+          params,
+          values.json === true
+        ).pipe(withStorage(db))
+    ),
   "dashboards create": (values, { db, env }) =>
     Effect.gen(function* () {
       const name = yield* DashboardCommands.parseName(string(values, "name")!)

@@ -84,6 +84,26 @@ export const commandSpecs = {
     options: { "access-key": { type: "string" }, json: { type: "boolean" } },
     required: ["access-key"]
   },
+  "streams read": {
+    words: ["streams", "read"],
+    synopsis: "--access-key K --stream S [--from T] [--to T] [--points N] [--since T] [--limit N] [--json]",
+    summary:
+      "print a stream's entries, ascending: with --from/--to (inclusive; UNIX seconds or ISO 8601 times) a time " +
+      "window, with --points N (2 to 10000) reduced to N buckets as decimation keeps them, --since T after T, " +
+      "--limit N at most N; without bounds every entry; one line per entry, its time and point " +
+      '(--json: {"data":[{"ts","point"}]}, as the HTTP read answers)',
+    options: {
+      "access-key": { type: "string" },
+      stream: { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      points: { type: "string" },
+      since: { type: "string" },
+      limit: { type: "string" },
+      json: { type: "boolean" }
+    },
+    required: ["access-key", "stream"]
+  },
   "dashboards create": {
     words: ["dashboards", "create"],
     synopsis: "--access-key K --name N [--layout FILE] [--json] [--base-path /PREFIX]",

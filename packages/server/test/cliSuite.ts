@@ -313,6 +313,82 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
       assert.strictEqual(missing.code, 1)
     })
 
+    it("streams read prints a window, whole or in points, as lines or as the HTTP read's JSON; bad flags exit 2", async () => {
+      const { accessKey } = await createAccount()
+      await createWidget(accessKey, "temperature", "line-graph")
+      // 2,100 entries one second apart: more than one page of the read, so output is streamed page by page.
+      const t0 = 1_700_000_000
+      const values = Array.from({ length: 2100 }, (_, i) => (i % 2 === 0 ? i : -i))
+      const server = await startServer(["--db", db])
+      try {
+        const points = values.map((number, i) => ({ number, timestamp: t0 + i }))
+        const pushed = await postJson(`${server.url}/customSend`, {
+          accessKey,
+          streamName: "temperature",
+          point: points
+        })
+        assert.strictEqual(pushed.status, 200, JSON.stringify(pushed.body))
+      } finally {
+        assert.strictEqual((await stop(server)).code, 0)
+      }
+      type Body = { data: Array<{ ts: number; point: { number: number } }> }
+      const read = async (...flags: Array<string>) => {
+        const result = await cli([
+          "streams",
+          "read",
+          "--access-key",
+          accessKey,
+          "--stream",
+          "temperature",
+          ...flags,
+          "--db",
+          db
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(result.stderr, "")
+        return result.stdout
+      }
+      const json = async (...flags: Array<string>) => JSON.parse(await read(...flags, "--json")) as Body
+
+      const all = await json()
+      assert.deepStrictEqual(
+        all.data.map((e) => [e.ts, e.point.number]),
+        values.map((number, i) => [t0 + i, number])
+      )
+      const lines = (await read()).trimEnd().split("\n")
+      assert.strictEqual(lines.length, 2100)
+      assert.strictEqual(lines[1], '2023-11-14T22:13:21.000Z {"number":-1}')
+
+      const window = await json("--from", "2023-11-14T22:13:22Z", "--to", String(t0 + 5))
+      assert.deepStrictEqual(
+        window.data.map((e) => e.ts),
+        [t0 + 2, t0 + 3, t0 + 4, t0 + 5]
+      )
+      const after = await json("--since", String(t0 + 2097.5), "--limit", "1")
+      assert.deepStrictEqual(after.data, [{ ts: t0 + 2098, point: { number: 2098 } }])
+
+      const reduced = await json("--points", "10")
+      assert.isAtMost(reduced.data.length, 40)
+      const numbers = reduced.data.map((e) => e.point.number)
+      assert.strictEqual(Math.min(...numbers), Math.min(...values))
+      assert.strictEqual(Math.max(...numbers), Math.max(...values))
+      for (const entry of reduced.data) assert.strictEqual(entry.point.number, values[entry.ts - t0])
+
+      const base = ["streams", "read", "--access-key", accessKey, "--stream", "temperature", "--db", db]
+      assertUsageError(
+        await cli([...base, "--from", String(t0 + 5), "--to", String(t0 + 2)]),
+        /--to: to must not be before from/
+      )
+      assertUsageError(await cli([...base, "--points", "1"]), /--points: points must be a whole number from 2 to 10000/)
+      assertUsageError(
+        await cli([...base, "--from", "yesterday"]),
+        /--from must be UNIX seconds .* or an ISO 8601 time/
+      )
+      const missing = await cli(["streams", "read", "--access-key", accessKey, "--stream", "nope", "--db", db])
+      assert.strictEqual(missing.code, 1)
+      assertOneLineError(missing, /no widget with stream name "nope"/)
+    })
+
     it("an unknown access key exits 1", async () => {
       const list = await cli(["widgets", "list", "--access-key", "not-a-key", "--db", db])
       assert.strictEqual(list.code, 1)

@@ -40,12 +40,15 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
           from: Schema.optional(
             Schema.String.annotations({
               description:
-                "UNIX seconds (decimal, no exponent): a range read of the entries with ts >= from. Not with since"
+                "UNIX seconds, 0 to 4294967295 (decimal, no exponent): a range read of the entries with ts >= from. " +
+                "Not with since"
             })
           ),
           to: Schema.optional(
             Schema.String.annotations({
-              description: "UNIX seconds (decimal, no exponent): a range read of the entries with ts <= to"
+              description:
+                "UNIX seconds, 0 to 4294967295 (decimal, no exponent): a range read of the entries with ts <= to; " +
+                "not before from"
             })
           ),
           points: Schema.optional(
