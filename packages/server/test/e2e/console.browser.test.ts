@@ -9,13 +9,14 @@
  * screenshot (`docs/console.png`) is taken here.
  */
 import { mkdirSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { dirname } from "node:path"
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { screenshotPath } from "../support/screenshots.js"
 
-const screenshot = fileURLToPath(new URL("../../../../docs/console.png", import.meta.url))
+const screenshot = screenshotPath("console.png")
 
 /**
  * Chromium logs every non-2xx answer to a `fetch` as a console error ("Failed to load resource: ... status of 401").
@@ -535,7 +536,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.textContent === "$2,184.5"`, 5_000)
     await page.click(itemSel("cpu"))
     await page.waitForTimeout(300)
-    mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
+    mkdirSync(dirname(screenshot), { recursive: true })
     await page.screenshot({ path: screenshot })
     expect(unexpected(watch)).toEqual([])
     expect(watch.foreignRequests).toEqual([])

@@ -8,15 +8,16 @@
 import { createServer, type Server as HttpServer } from "node:http"
 import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { mkdirSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { dirname } from "node:path"
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { entries, tiles } from "../../../dashboard-web/test/support/fixture.js"
 import { pictureSvg } from "../../../dashboard-web/test/support/pageServer.js"
 import { Api, type Database, type RunningServer, sqliteDatabase, startServer, timestampTypes } from "./harness.js"
+import { screenshotPath } from "../support/screenshots.js"
 
-const screenshot = fileURLToPath(new URL("../../../../docs/dashboard.png", import.meta.url))
+const screenshot = screenshotPath("dashboard.png")
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -144,7 +145,7 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
     expect(await page.locator(`${tileSel("latency")} svg path[d^="M1 0A1 1 0 1 1"]`).count()).toBeGreaterThan(0)
     expect(await page.locator(`${tileSel("notice")} iframe[sandbox=""]`).count()).toBe(1)
     await page.waitForTimeout(300)
-    mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
+    mkdirSync(dirname(screenshot), { recursive: true })
     await page.screenshot({ path: screenshot })
     expect(watch.errors).toEqual([])
     expect(watch.foreignRequests).toEqual([])

@@ -6,13 +6,14 @@
  * token ends the page. An empty rotation says so. The README's screenshot (`docs/rotation.png`) is taken here.
  */
 import { mkdirSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { dirname } from "node:path"
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { screenshotPath } from "../support/screenshots.js"
 
-const screenshot = fileURLToPath(new URL("../../../../docs/rotation.png", import.meta.url))
+const screenshot = screenshotPath("rotation.png")
 
 const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 const text = async (page: Page, selector: string): Promise<string> =>
@@ -132,7 +133,7 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     await push("revenue", { number: 1300, prefix: "$" })
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$1,300"`, 1_000)
     await page.waitForTimeout(200)
-    mkdirSync(fileURLToPath(new URL("../../../../docs/", import.meta.url)), { recursive: true })
+    mkdirSync(dirname(screenshot), { recursive: true })
     await page.screenshot({ path: screenshot })
 
     // After 5 s: B, with its name as the title; a push appears on it.

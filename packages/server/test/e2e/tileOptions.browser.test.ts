@@ -7,13 +7,13 @@
  * has an icon (no 404 in the console), also at `/favicon.ico`. The README's screenshot of the status colours
  * (`docs/tile-status.png`) is taken here.
  */
-import { fileURLToPath } from "node:url"
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { screenshotPath } from "../support/screenshots.js"
 
-const screenshot = fileURLToPath(new URL("../../../../docs/tile-status.png", import.meta.url))
+const screenshot = screenshotPath("tile-status.png")
 
 /** The status colours of the dark theme (the page's stylesheet, `--status-*`), as computed CSS colours. */
 const css = {
