@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { foldAntimeridian } from "../src/browser/views/antimeridian.js"
 import { addEntry, decodeEvent, snapshotEntries } from "../src/browser/TileData.js"
-import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl } from "../src/browser/format.js"
+import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl, tileTitle } from "../src/browser/format.js"
 import { heldEntries, widgetTypes } from "../src/index.js"
 import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
 
@@ -132,6 +132,20 @@ describe("format", () => {
     assert.strictEqual(safeImageUrl("https://a.example/x.png"), "https://a.example/x.png")
     for (const bad of ["javascript:alert(1)", "data:image/png;base64,AA", "/relative.png", 42]) {
       assert.strictEqual(safeImageUrl(bad), undefined)
+    }
+  })
+})
+
+describe("tile titles", () => {
+  it("a title as written; a line-protocol stream name reads as its measurement.field and tag values", () => {
+    assert.strictEqual(tileTitle("revenue", "Revenue today"), "Revenue today")
+    assert.strictEqual(tileTitle("revenue"), "revenue")
+    assert.strictEqual(tileTitle("cpu.usage_idle{cpu=cpu-total,host=web1}"), "cpu.usage_idle (cpu-total, web1)")
+    assert.strictEqual(tileTitle("cpu.usage_idle{cpu=cpu-total,host=web1}", "CPU idle"), "CPU idle")
+    // A tag value holding a comma or an equals sign (escapes are removed from stream names).
+    assert.strictEqual(tileTitle("m.f{a=x,y,b=p=q}"), "m.f (x,y, p=q)")
+    for (const plain of ["{a=b}", "m.f{}", "m.f{novalue}", "m.f{a=b}x", "set {a=b"]) {
+      assert.strictEqual(tileTitle(plain), plain)
     }
   })
 })

@@ -76,4 +76,28 @@ describe("a wall screen, 1920x1080", () => {
       await view.close()
     }
   })
+
+  it("titles are shown as written; a line-protocol stream's title names its tag values", async () => {
+    const lineProtocol = "cpu.usage_idle{cpu=cpu-total,host=web1}"
+    const tiles: ReadonlyArray<TileModel> = [
+      tileOf("number", 0, 0, 4, 2),
+      { streamName: lineProtocol, type: "number", x: 4, y: 0, w: 4, h: 2, deleted: false }
+    ]
+    const view = await openTiles(browser, tiles, 2, {
+      viewport: wall,
+      more: () => ({ [lineProtocol]: [{ ts: 1_700_000_000, point: { number: 97.5 } }] })
+    })
+    try {
+      const titles = view.page.locator(".ds-tile-title")
+      assert.strictEqual(await titles.nth(0).textContent(), "Revenue today")
+      assert.strictEqual(
+        await titles.nth(0).evaluate((e) => (globalThis as any).getComputedStyle(e).textTransform),
+        "none"
+      )
+      assert.strictEqual(await titles.nth(1).textContent(), "cpu.usage_idle (cpu-total, web1)")
+      assert.strictEqual(await titles.nth(1).getAttribute("title"), lineProtocol)
+    } finally {
+      await view.close()
+    }
+  })
 })

@@ -1,7 +1,7 @@
 import type { Entry, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
 import { el } from "./dom.js"
-import { formatAge } from "./format.js"
+import { formatAge, tileTitle } from "./format.js"
 import { renderers } from "./renderers/index.js"
 import type { RenderContext, TileBody } from "./renderers/Renderer.js"
 import { addEntry, snapshotEntries } from "./TileData.js"
@@ -62,7 +62,7 @@ export class Tile {
     s.setProperty("--y", String(model.y + 1))
     s.setProperty("--w", String(model.w))
     s.setProperty("--h", String(model.h))
-    this.title.textContent = model.title ?? model.streamName
+    this.title.textContent = tileTitle(model.streamName, model.title)
     this.title.title = model.title ?? model.streamName
     const staleAfter = model.options?.staleAfter
     if (staleAfter === undefined && this.staleTimer !== undefined) {
