@@ -100,4 +100,21 @@ describe("a wall screen, 1920x1080", () => {
       await view.close()
     }
   })
+
+  it("a pie labels its slices, or names them in a legend when too small for labels", async () => {
+    const tiles = [tileOf("pie-chart", 0, 0, 4, 3), { ...tileOf("pie-chart", 4, 0, 2, 1), streamName: "regions" }]
+    const view = await openTiles(browser, [...tiles, tileOf("label", 0, 5, 1, 1)], 3, { viewport: wall })
+    try {
+      const chartTexts = (n: number) =>
+        view.page.locator(".ds-type-pie-chart").nth(n).locator("svg text").allTextContents()
+      const big = (await chartTexts(0)).join(" ")
+      for (const name of ["Chrome", "Safari", "Firefox", "Edge"]) assert.include(big, name)
+      const small = (await chartTexts(1)).join(" ")
+      for (const name of ["AMER", "EMEA", "APAC"]) assert.include(small, name)
+      const problems = await view.page.evaluate(textProblems, ".ds-type-pie-chart")
+      assert.deepStrictEqual(problems, [], problems.join("\n"))
+    } finally {
+      await view.close()
+    }
+  })
 })

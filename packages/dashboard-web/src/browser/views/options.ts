@@ -99,22 +99,63 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
 }
 
 /**
- * Pure: a pie option with its slice labels sized for `width` x `height` pixels: none on a small chart (the slices
- * alone), elsewhere names cut to a width the chart holds (the pie's `avoidLabelOverlap` keeps them apart).
+ * Pure: a pie option sized for `width` x `height` pixels. Every pie says what its slices are: on a chart of at least
+ * 220 x 150 px each slice carries its name and value (names cut to a width the chart holds; the pie's
+ * `avoidLabelOverlap` keeps them apart); on a smaller one a legend beside the pie names as many slices as its
+ * height holds, largest first, and on a tile too small even for that (under 160 x 56 px) the slices stand alone.
+ * Text grows with the chart (`chartFontSize`).
  */
 export const fitPie = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
   const o = option as { series?: Array<Axis> }
   const series = o.series?.[0]
   if (series === undefined) return option
-  const show = Math.min(width, height) >= 150 && width >= 220
+  const fontSize = chartFontSize(width, height)
+  const labels = Math.min(width, height) >= 150 && width >= 220
+  const legendFont = 12
+  const itemHeight = legendFont + 6
+  const rows = Math.floor((height - 4) / itemHeight)
+  const legend = !labels && width >= 160 && rows >= 2
+  const slices = (series["data"] as ReadonlyArray<{ readonly name: string; readonly value: number }>) ?? []
+  const named = [...slices].sort((a, b) => b.value - a.value).slice(0, Math.max(0, rows))
+  const side = Math.min(height, width * 0.45)
   return {
     ...option,
+    ...(legend
+      ? {
+          legend: {
+            show: true,
+            orient: "vertical",
+            right: 0,
+            top: "middle",
+            itemWidth: 10,
+            itemHeight: 10,
+            itemGap: 6,
+            padding: 0,
+            data: named.map((s) => s.name),
+            textStyle: {
+              fontSize: legendFont,
+              width: Math.max(24, width - side - 30),
+              overflow: "truncate",
+              ellipsis: "\u2026"
+            }
+          }
+        }
+      : { legend: { show: false } }),
     series: [
       {
         ...series,
-        radius: show ? ["30%", "54%"] : ["38%", "80%"],
-        label: { ...series["label"], show, width: Math.max(40, width * 0.2), overflow: "truncate", ellipsis: "\u2026" },
-        labelLine: { ...series["labelLine"], show }
+        radius: labels ? ["30%", "54%"] : legend ? [Math.round(side * 0.19), Math.round(side * 0.45)] : ["38%", "80%"],
+        center: legend ? [Math.round(side / 2), "50%"] : series["center"],
+        label: {
+          ...series["label"],
+          show: labels,
+          fontSize,
+          lineHeight: Math.round(fontSize * 1.2),
+          width: Math.max(40, width * 0.2),
+          overflow: "truncate",
+          ellipsis: "\u2026"
+        },
+        labelLine: { ...series["labelLine"], show: labels }
       }
     ]
   }
