@@ -20,6 +20,7 @@ afterAll(async () => {
 })
 
 const wall = { width: 1920, height: 1080 }
+const phone = { width: 390, height: 844 }
 
 const byType = new Map(fixtureTiles.map((t) => [t.type, t]))
 const tileOf = (type: WidgetType, x: number, y: number, w: number, h: number): TileModel => ({
@@ -112,6 +113,41 @@ describe("a wall screen, 1920x1080", () => {
       const small = (await chartTexts(1)).join(" ")
       for (const name of ["AMER", "EMEA", "APAC"]) assert.include(small, name)
       const problems = await view.page.evaluate(textProblems, ".ds-type-pie-chart")
+      assert.deepStrictEqual(problems, [], problems.join("\n"))
+    } finally {
+      await view.close()
+    }
+  })
+})
+
+const charts: ReadonlyArray<WidgetType> = ["line-graph", "bar-chart", "multi-bar-graph", "xy-graph", "pie-chart"]
+
+describe("chart labels never overlap nor are cut", () => {
+  for (const [w, h] of [
+    [1, 1],
+    [2, 1],
+    [3, 2]
+  ] as const) {
+    it(`${w}x${h} charts of an 8-row dashboard at 1920x1080`, async () => {
+      const tiles = charts.map((type, i) => tileOf(type, i * w, 0, w, h))
+      const view = await openTiles(browser, [...tiles, tileOf("label", 11, 7, 1, 1)], charts.length + 1, {
+        viewport: wall
+      })
+      try {
+        await view.page.screenshot({ path: `/tmp/wall-charts-${w}x${h}.png` })
+        const problems = await view.page.evaluate(textProblems, ".ds-tile")
+        assert.deepStrictEqual(problems, [], problems.join("\n"))
+      } finally {
+        await view.close()
+      }
+    })
+  }
+
+  it("charts on a 390x844 phone", async () => {
+    const tiles = charts.map((type, i) => tileOf(type, (i % 3) * 4, Math.floor(i / 3) * 2, 4, 2))
+    const view = await openTiles(browser, tiles, charts.length, { viewport: phone })
+    try {
+      const problems = await view.page.evaluate(textProblems, ".ds-tile")
       assert.deepStrictEqual(problems, [], problems.join("\n"))
     } finally {
       await view.close()
