@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { foldAntimeridian } from "../src/browser/views/antimeridian.js"
-import { addEntry, decodeEvent, snapshotEntries } from "../src/browser/TileData.js"
+import { addEntry, decodeEvent, onScreenOrder, snapshotEntries } from "../src/browser/TileData.js"
 import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl, tileTitle } from "../src/browser/format.js"
 import { heldEntries, widgetTypes } from "../src/index.js"
 import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
@@ -136,7 +136,7 @@ describe("format", () => {
   })
 })
 
-describe("tile titles", () => {
+describe("tile titles and order", () => {
   it("a title as written; a line-protocol stream name reads as its measurement.field and tag values", () => {
     assert.strictEqual(tileTitle("revenue", "Revenue today"), "Revenue today")
     assert.strictEqual(tileTitle("revenue"), "revenue")
@@ -147,6 +147,21 @@ describe("tile titles", () => {
     for (const plain of ["{a=b}", "m.f{}", "m.f{novalue}", "m.f{a=b}x", "set {a=b"]) {
       assert.strictEqual(tileTitle(plain), plain)
     }
+  })
+  it("tiles in on-screen order: by row, then column", () => {
+    const tiles = [
+      { x: 8, y: 2 },
+      { x: 4, y: 0 },
+      { x: 0, y: 2 },
+      { x: 0, y: 0 }
+    ]
+    assert.deepStrictEqual(onScreenOrder(tiles), [
+      { x: 0, y: 0 },
+      { x: 4, y: 0 },
+      { x: 0, y: 2 },
+      { x: 8, y: 2 }
+    ])
+    assert.deepStrictEqual(tiles[0], { x: 8, y: 2 }, "the input is left as it was")
   })
 })
 

@@ -154,3 +154,30 @@ describe("chart labels never overlap nor are cut", () => {
     }
   })
 })
+
+describe("a phone, 390x844", () => {
+  it("tiles stack in on-screen order (by row, then column), whatever the saved order", async () => {
+    const tiles = [
+      tileOf("label", 8, 2, 4, 2),
+      tileOf("number", 4, 0, 4, 2),
+      tileOf("list", 0, 2, 8, 2),
+      tileOf("sparkline", 0, 0, 4, 2),
+      tileOf("leaderboard", 8, 0, 4, 2)
+    ]
+    const view = await openTiles(browser, tiles, 5, { viewport: phone })
+    try {
+      const order = await view.page.locator(".ds-tile").evaluateAll((all) =>
+        all
+          .map((e) => ({
+            type: (e as any).dataset["type"] as string,
+            y: (e as any).getBoundingClientRect().top as number
+          }))
+          .sort((a, b) => a.y - b.y)
+          .map((t) => t.type)
+      )
+      assert.deepStrictEqual(order, ["sparkline", "number", "leaderboard", "list", "label"])
+    } finally {
+      await view.close()
+    }
+  })
+})

@@ -9,6 +9,7 @@ import { connect, type ConnectionState } from "./Connection.js"
 import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
+import { onScreenOrder } from "./TileData.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",
@@ -70,7 +71,7 @@ const start = (): void => {
     const previous = tiles
     tiles = new Map()
     const elements: Array<HTMLElement> = []
-    for (const model of models) {
+    for (const model of onScreenOrder(models)) {
       const same = previous.get(model.streamName)
       const at = same?.findIndex((t) => t.model.type === model.type && !model.deleted) ?? -1
       let tile: Tile

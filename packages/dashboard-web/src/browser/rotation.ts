@@ -13,7 +13,7 @@ import { heldEntries } from "../WidgetType.js"
 import { connect, type ConnectionState } from "./Connection.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
-import { addEntry, snapshotEntries, toTileModel } from "./TileData.js"
+import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",
@@ -164,7 +164,7 @@ export const startRotation = (config: RotationPageConfig): void => {
     root.dataset["dashboardId"] = dashboard.id
     root.dataset["rotationIndex"] = String(index)
     const elements: Array<HTMLElement> = []
-    for (const model of dashboard.tiles) {
+    for (const model of onScreenOrder(dashboard.tiles)) {
       const tile = new Tile(model, ctx)
       fill(tile)
       elements.push(tile.element)
