@@ -43,12 +43,18 @@ describe("held entries (contract section 11)", () => {
       })
     )
   })
-  it("a snapshot's deleted member names the tiles whose widget is gone; absent, none is", () => {
+  it("a snapshot's deleted member names the tiles whose widget is gone (absent, none is); now is the server's time", () => {
     const snapshot = decodeEvent("snapshot", '{"tiles":{"a":[{"ts":1,"point":2}]},"deleted":["b",3]}')
     assert.deepStrictEqual(snapshot, {
       kind: "snapshot",
       tiles: new Map([["a", [{ ts: 1, point: 2 }]]]),
       deleted: new Set(["b"])
+    })
+    assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{},"deleted":[],"now":1700000000.25}'), {
+      kind: "snapshot",
+      tiles: new Map<string, ReadonlyArray<{ ts: number; point: unknown }>>(),
+      deleted: new Set<string>(),
+      now: 1700000000.25
     })
     assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{}}'), {
       kind: "snapshot",

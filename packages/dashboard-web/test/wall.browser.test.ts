@@ -1,7 +1,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Browser, Page } from "@playwright/test"
 import type { TileModel, WidgetType } from "../src/index.js"
-import { launchChromium } from "./support/browser.js"
+import { launchChromium, until } from "./support/browser.js"
 import { tiles as fixtureTiles } from "./support/fixture.js"
 import { openTiles, textProblems } from "./support/legibility.js"
 
@@ -176,6 +176,38 @@ describe("a phone, 390x844", () => {
           .map((t) => t.type)
       )
       assert.deepStrictEqual(order, ["sparkline", "number", "leaderboard", "list", "label"])
+    } finally {
+      await view.close()
+    }
+  })
+})
+
+describe("stale ages by the server's clock", () => {
+  const stale = { ...tileOf("number", 0, 0, 4, 2), options: { staleAfter: 60 } }
+  /** Opens a stale-after-60-s tile whose entry is `age` seconds old by a server whose clock is `ahead` s ahead. */
+  const openAged = (age: number, ahead: number) => {
+    const serverNow = Date.now() / 1000 + ahead
+    return openTiles(browser, [stale], 1, {
+      viewport: wall,
+      more: () => ({ revenue: [{ ts: serverNow - age, point: { number: 5 } }] }),
+      now: serverNow
+    })
+  }
+
+  it("a screen 10 minutes fast does not call a 30-second-old entry stale", async () => {
+    const view = await openAged(30, -600)
+    try {
+      assert.strictEqual(await view.page.locator(".ds-tile").getAttribute("data-stale"), null)
+    } finally {
+      await view.close()
+    }
+  })
+
+  it("a screen 10 minutes slow says a 10.5-minute-old entry is 10 min old", async () => {
+    const view = await openAged(630, 600)
+    try {
+      await until(view.page, `document.querySelector('.ds-tile').dataset.stale === "true"`, 5_000)
+      assert.strictEqual(await view.page.locator(".ds-stale").textContent(), "No data for 10 min")
     } finally {
       await view.close()
     }

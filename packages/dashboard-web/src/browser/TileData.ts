@@ -42,6 +42,8 @@ export type DashboardEvent =
       readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>>
       /** The streams whose widget no longer exists (the snapshot's `deleted` member; absent from older servers). */
       readonly deleted: ReadonlySet<string>
+      /** The server's clock as it sent the snapshot, in seconds (`now`; absent from older servers). */
+      readonly now?: number
     }
   | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
   | { readonly kind: "clear"; readonly streamName: string }
@@ -108,7 +110,10 @@ export const decodeEvent = (type: string, data: string): DashboardEvent | undefi
       const deleted = new Set(
         Array.isArray(rawDeleted) ? rawDeleted.filter((d): d is string => typeof d === "string") : []
       )
-      return { kind: "snapshot", tiles, deleted }
+      const now = obj["now"]
+      return typeof now === "number" && Number.isFinite(now)
+        ? { kind: "snapshot", tiles, deleted, now }
+        : { kind: "snapshot", tiles, deleted }
     }
     case "entry": {
       const entry = toEntry(obj)

@@ -6,6 +6,7 @@
  */
 import type { PageConfig, RotationPageConfig, TileModel } from "../Model.js"
 import { connect, type ConnectionState } from "./Connection.js"
+import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
@@ -114,6 +115,7 @@ const start = (): void => {
       }
       if (event.kind === "snapshot") {
         performance.mark("ds-snapshot")
+        if (event.now !== undefined) syncServerClock(event.now)
         // A tile named in `deleted` shows "stream deleted"; one in `tiles` shows its entries; one it does not name
         // keeps what it holds (the snapshot after a layout event names only the tiles new to the page).
         for (const [streamName, list] of tiles) {

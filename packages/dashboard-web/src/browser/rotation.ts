@@ -11,6 +11,7 @@
 import type { Entry, RotationDashboardModel, RotationPageConfig, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
 import { connect, type ConnectionState } from "./Connection.js"
+import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
 import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
@@ -215,6 +216,7 @@ export const startRotation = (config: RotationPageConfig): void => {
       if (event.kind === "snapshot") {
         snapshotSeen = true
         performance.mark("ds-snapshot")
+        if (event.now !== undefined) syncServerClock(event.now)
         for (const [streamName, entries] of event.tiles) {
           held.set(streamName, snapshotEntries(entries, keepOf(streamName)))
           deleted.delete(streamName)

@@ -103,7 +103,7 @@ const drawn = (n: number) => `document.querySelectorAll('.ds-tile[data-state="da
 
 /**
  * Serves `tiles` with the fixture's entries (and `more`), opens the page at `viewport`, waits until `n` tiles are
- * drawn, maps included, and the charts have laid out.
+ * drawn, maps included, and the charts have laid out. `now` is the server's time the snapshot says (seconds).
  */
 export const openTiles = async (
   browser: Browser,
@@ -112,10 +112,12 @@ export const openTiles = async (
   options: {
     readonly viewport: { readonly width: number; readonly height: number }
     readonly more?: (origin: string) => Record<string, ReadonlyArray<Entry>>
+    readonly now?: number
   }
 ) => {
   const server = await startPageServer({ name: "Legibility", tiles, theme: "dark" })
   server.snapshot = { ...entries(server.origin), ...options.more?.(server.origin) }
+  server.now = options.now
   const watch = await isolatedPage(browser, server.origin, { viewport: options.viewport })
   await watch.page.goto(server.url)
   await until(watch.page, drawn(n), 15_000)
