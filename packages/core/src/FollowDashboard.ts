@@ -3,6 +3,7 @@ import type { ChangeFeed } from "./ChangeFeed.js"
 import { StorageError, type StorageFailure } from "./Errors.js"
 import { type Follower, followPageSize, followStream, type LiveSink } from "./Follow.js"
 import type { StreamStore } from "./StreamStore.js"
+import { formatTs, nowMicros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
 
 /**
@@ -371,7 +372,8 @@ class DashboardFollow implements DashboardFollower {
           this.sink.snapshot(`${this.members++ > 0 ? "," : ""}${JSON.stringify(tile.streamName)}:[]`, false)
         yield* this.sink.writable
       }
-      this.sink.snapshot(`},"deleted":${JSON.stringify(deleted)}}`, true)
+      // The server's clock as the snapshot ends: a page measures its own clock's offset by it (stale ages).
+      this.sink.snapshot(`},"deleted":${JSON.stringify(deleted)},"now":${formatTs(nowMicros())}}`, true)
       yield* this.release()
     })
   }

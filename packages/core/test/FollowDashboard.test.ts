@@ -54,6 +54,7 @@ const setup = Effect.gen(function* () {
 const recorder = () => {
   const events: Array<string> = []
   const pieces: Array<string> = []
+  const nows: Array<number> = []
   let snapshot = ""
   let open = true
   const waiting: Array<() => void> = []
@@ -62,7 +63,11 @@ const recorder = () => {
       pieces.push(part)
       snapshot += part
       if (!last) return
-      events.push(`snapshot ${snapshot}`)
+      // The server's time (`now`) differs run to run: checked once below, dropped here.
+      const now = /,"now":(\d+(?:\.\d+)?)\}$/.exec(snapshot)
+      if (now === null) throw new Error(`snapshot without the server's time: ${snapshot}`)
+      nows.push(Number(now[1]))
+      events.push(`snapshot ${snapshot.slice(0, now.index)}}`)
       snapshot = ""
     },
     entry: (d) => events.push(`entry ${d}`),
@@ -80,6 +85,8 @@ const recorder = () => {
   return {
     events,
     pieces,
+    /** The server's time (`now`, seconds) each snapshot carried. */
+    nows,
     sink,
     /** Stops (`false`) or lets through (`true`) the sink's `writable`. */
     gate: (isOpen: boolean) => {
@@ -128,7 +135,7 @@ describe("followDashboard (contract section 11)", () => {
       for (const n of [1, 2, 3, 4]) s.write(s.spark, num(n))
       s.write(s.board, label("a"))
       s.write(s.board, label("b"))
-      const { sent, sink } = recorder()
+      const { nows, sent, sink } = recorder()
       const follower = follow(
         s,
         [
@@ -141,6 +148,9 @@ describe("followDashboard (contract section 11)", () => {
       yield* follower.idle
       const events = sent()
       assert.strictEqual(events.length, 1)
+      // The snapshot carries the server's clock (seconds), for the page's stale ages.
+      assert.strictEqual(nows.length, 1)
+      assert.approximately(nows[0]!, Date.now() / 1000, 5)
       assert.deepStrictEqual(JSON.parse(events[0]!.slice("snapshot ".length)), {
         tiles: {
           spark: [

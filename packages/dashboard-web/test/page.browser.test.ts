@@ -1,6 +1,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Browser, Page } from "@playwright/test"
 import { namedColors } from "../src/browser/format.js"
+import { onScreenOrder } from "../src/browser/TileData.js"
 import { palette } from "../src/browser/views/options.js"
 import type { TileModel } from "../src/index.js"
 import { isolatedPage, launchChromium, until, type PageWatch } from "./support/browser.js"
@@ -288,11 +289,13 @@ describe("themes and small screens", () => {
     await watch.context.close()
   })
 
-  it("tiles stack on a narrow screen", async () => {
+  it("tiles stack on a narrow screen, in on-screen order", async () => {
     const watch = await isolatedPage(browser, server.origin, { viewport: { width: 600, height: 900 } })
     await watch.page.goto(server.url)
     await until(watch.page, allDrawn(20), 10_000)
-    const boxes = await Promise.all(tiles.map((t) => watch.page.locator(tileSel(t.streamName)).boundingBox()))
+    const boxes = await Promise.all(
+      onScreenOrder(tiles).map((t) => watch.page.locator(tileSel(t.streamName)).boundingBox())
+    )
     for (const b of boxes) {
       assert.strictEqual(Math.round(b!.x), Math.round(boxes[0]!.x))
       assert.isAbove(b!.width, 500)

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { foldAntimeridian } from "../src/browser/views/antimeridian.js"
-import { addEntry, decodeEvent, snapshotEntries } from "../src/browser/TileData.js"
-import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl } from "../src/browser/format.js"
+import { addEntry, decodeEvent, onScreenOrder, snapshotEntries } from "../src/browser/TileData.js"
+import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl, tileTitle } from "../src/browser/format.js"
 import { heldEntries, widgetTypes } from "../src/index.js"
 import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
 
@@ -43,12 +43,18 @@ describe("held entries (contract section 11)", () => {
       })
     )
   })
-  it("a snapshot's deleted member names the tiles whose widget is gone; absent, none is", () => {
+  it("a snapshot's deleted member names the tiles whose widget is gone (absent, none is); now is the server's time", () => {
     const snapshot = decodeEvent("snapshot", '{"tiles":{"a":[{"ts":1,"point":2}]},"deleted":["b",3]}')
     assert.deepStrictEqual(snapshot, {
       kind: "snapshot",
       tiles: new Map([["a", [{ ts: 1, point: 2 }]]]),
       deleted: new Set(["b"])
+    })
+    assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{},"deleted":[],"now":1700000000.25}'), {
+      kind: "snapshot",
+      tiles: new Map<string, ReadonlyArray<{ ts: number; point: unknown }>>(),
+      deleted: new Set<string>(),
+      now: 1700000000.25
     })
     assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{}}'), {
       kind: "snapshot",
@@ -133,6 +139,35 @@ describe("format", () => {
     for (const bad of ["javascript:alert(1)", "data:image/png;base64,AA", "/relative.png", 42]) {
       assert.strictEqual(safeImageUrl(bad), undefined)
     }
+  })
+})
+
+describe("tile titles and order", () => {
+  it("a title as written; a line-protocol stream name reads as its measurement.field and tag values", () => {
+    assert.strictEqual(tileTitle("revenue", "Revenue today"), "Revenue today")
+    assert.strictEqual(tileTitle("revenue"), "revenue")
+    assert.strictEqual(tileTitle("cpu.usage_idle{cpu=cpu-total,host=web1}"), "cpu.usage_idle (cpu-total, web1)")
+    assert.strictEqual(tileTitle("cpu.usage_idle{cpu=cpu-total,host=web1}", "CPU idle"), "CPU idle")
+    // A tag value holding a comma or an equals sign (escapes are removed from stream names).
+    assert.strictEqual(tileTitle("m.f{a=x,y,b=p=q}"), "m.f (x,y, p=q)")
+    for (const plain of ["{a=b}", "m.f{}", "m.f{novalue}", "m.f{a=b}x", "set {a=b"]) {
+      assert.strictEqual(tileTitle(plain), plain)
+    }
+  })
+  it("tiles in on-screen order: by row, then column", () => {
+    const tiles = [
+      { x: 8, y: 2 },
+      { x: 4, y: 0 },
+      { x: 0, y: 2 },
+      { x: 0, y: 0 }
+    ]
+    assert.deepStrictEqual(onScreenOrder(tiles), [
+      { x: 0, y: 0 },
+      { x: 4, y: 0 },
+      { x: 0, y: 2 },
+      { x: 8, y: 2 }
+    ])
+    assert.deepStrictEqual(tiles[0], { x: 8, y: 2 }, "the input is left as it was")
   })
 })
 

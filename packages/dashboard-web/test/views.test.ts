@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { view as barChart } from "../src/browser/views/barChart.js"
 import { fitDial, view as dial } from "../src/browser/views/dial.js"
-import { statusColors } from "../src/browser/views/options.js"
+import { chartFontSize, fitAxes, fitPie, statusColors } from "../src/browser/views/options.js"
 import { view as gallery } from "../src/browser/views/gallery.js"
 import { barGaugeView } from "../src/browser/views/gauge.js"
 import { srcdoc, view as html } from "../src/browser/views/html.js"
@@ -292,6 +292,33 @@ describe("state tiles show only the latest entry", () => {
       )
       assert.strictEqual(o.series[0]!["data"][1].label.formatter(), "B\n5")
     }
+  })
+  it("pie: slice labels on a large chart, a legend of the largest slices on a small one, neither on a tiny one", () => {
+    const rows = Array.from({ length: 8 }, (_, i) => ({ name: `s${i}`, value: i + 1 }))
+    const option = pie(at({ chart: rows }))!
+    type Fitted = { series: Array<Record<string, any>>; legend: Record<string, any> }
+    const large = fitPie(option, 600, 400) as Fitted
+    assert.isTrue(large.series[0]!["label"].show)
+    assert.isFalse(large.legend["show"])
+    assert.strictEqual(large.series[0]!["label"].fontSize, chartFontSize(600, 400))
+    const small = fitPie(option, 260, 80) as Fitted
+    assert.isFalse(small.series[0]!["label"].show)
+    assert.isTrue(small.legend["show"])
+    // 80 px holds four 18-px legend rows: the four largest slices.
+    assert.deepStrictEqual(small.legend["data"], ["s7", "s6", "s5", "s4"])
+    const tiny = fitPie(option, 90, 60) as Fitted
+    assert.isFalse(tiny.series[0]!["label"].show)
+    assert.isFalse(tiny.legend["show"])
+  })
+  it("chart text grows with the chart: 12 px on a small tile, up to 28 px on a whole wall screen", () => {
+    assert.strictEqual(chartFontSize(90, 60), 12)
+    assert.strictEqual(chartFontSize(1860, 960), 28)
+    assert.isAbove(chartFontSize(600, 400), 12)
+    const line = lineGraph(at(1, 2, 3))!.option
+    const fitted = fitAxes(line, 1860, 960) as { xAxis: Record<string, any>; yAxis: Record<string, any> }
+    assert.strictEqual(fitted.xAxis["axisLabel"].fontSize, 28)
+    // Ticks spread as the text grows: at most one per 110 px of 14-px text across, scaled to 28 px.
+    assert.isAtMost(fitted.xAxis["splitNumber"], Math.floor(1860 / 220))
   })
   it("bar chart: one bar per row in its named colour", () => {
     const o = opt(

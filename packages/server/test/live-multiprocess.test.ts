@@ -173,7 +173,11 @@ describe("live event streams across three serve processes on one PostgreSQL data
     const at = stream.events.findIndex((e) => e.event === "layout")
     expect(JSON.parse(stream.events[at]!.data).name).toBe("wall 2")
     await stream.until("the snapshot of the added tile", () => stream.events.length > at + 1)
-    expect(JSON.parse(stream.events[at + 1]!.data)).toEqual({ tiles: { added: [] }, deleted: [] })
+    expect(JSON.parse(stream.events[at + 1]!.data)).toEqual({
+      tiles: { added: [] },
+      deleted: [],
+      now: expect.any(Number)
+    })
     expect((await push(urls[2]!, accessKey, "removed", 1)).status).toBe(200)
     expect((await push(urls[2]!, accessKey, "kept", 2)).status).toBe(200)
     await stream.until("the kept stream's entry", () => stream.events.length > at + 2)

@@ -1,7 +1,8 @@
 import type { Entry, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
+import { serverNow } from "./clock.js"
 import { el } from "./dom.js"
-import { formatAge } from "./format.js"
+import { formatAge, tileTitle } from "./format.js"
 import { renderers } from "./renderers/index.js"
 import type { RenderContext, TileBody } from "./renderers/Renderer.js"
 import { addEntry, snapshotEntries } from "./TileData.js"
@@ -15,8 +16,9 @@ export type TileState = "data" | "empty" | "deleted"
  *
  * Staleness (contract section 15): a tile with a `staleAfter` option whose newest entry is older than that many
  * seconds is marked `data-stale="true"` (dimmed by the stylesheet) and says "No data for <age>"; a one-second timer
- * counts the age up, and an entry clears it. An empty tile is never stale. The age is the browser's clock minus the
- * entry's `ts` (the server's clock, or the pusher's timestamp): clocks that disagree shift it.
+ * counts the age up, and an entry clears it. An empty tile is never stale. The age is the server's clock (`clock.ts`:
+ * the browser's, corrected by the snapshot's `now`) minus the entry's `ts` (the server's clock, or the pusher's
+ * timestamp), so a screen whose own clock is off still shows the right age.
  */
 export class Tile {
   readonly element: HTMLElement
@@ -62,7 +64,7 @@ export class Tile {
     s.setProperty("--y", String(model.y + 1))
     s.setProperty("--w", String(model.w))
     s.setProperty("--h", String(model.h))
-    this.title.textContent = model.title ?? model.streamName
+    this.title.textContent = tileTitle(model.streamName, model.title)
     this.title.title = model.title ?? model.streamName
     const staleAfter = model.options?.staleAfter
     if (staleAfter === undefined && this.staleTimer !== undefined) {
@@ -79,7 +81,7 @@ export class Tile {
   private checkStale(): void {
     const staleAfter = this.placed.options?.staleAfter
     const newest = this.entries[this.entries.length - 1]
-    const age = newest === undefined ? 0 : Date.now() / 1000 - newest.ts
+    const age = newest === undefined ? 0 : serverNow() - newest.ts
     const stale = staleAfter !== undefined && newest !== undefined && !this.deleted && age > staleAfter
     if (stale) {
       this.element.dataset["stale"] = "true"

@@ -20,6 +20,14 @@ export const addEntry = (held: ReadonlyArray<Entry>, entry: Entry, keep: number)
 export const snapshotEntries = (entries: ReadonlyArray<Entry>, keep: number): ReadonlyArray<Entry> =>
   entries.reduce<ReadonlyArray<Entry>>((held, e) => addEntry(held, e, keep), [])
 
+/**
+ * The tiles in the order a reader sees them on screen: by row (`y`), then column (`x`); the saved array's order does
+ * not matter. The page puts its tiles in the document in this order, so a phone, where the tiles stack in one column
+ * (docs/live-and-dashboards.md, Dashboards), shows them top to bottom and left to right as the wide grid does.
+ */
+export const onScreenOrder = <T extends Pick<TileModel, "x" | "y">>(tiles: ReadonlyArray<T>): Array<T> =>
+  [...tiles].sort((a, b) => a.y - b.y || a.x - b.x)
+
 /** Decodes one entry of an event's data; `undefined` when it has no finite `ts`. */
 export const toEntry = (raw: unknown): Entry | undefined => {
   if (typeof raw !== "object" || raw === null) return undefined
@@ -34,6 +42,8 @@ export type DashboardEvent =
       readonly tiles: ReadonlyMap<string, ReadonlyArray<Entry>>
       /** The streams whose widget no longer exists (the snapshot's `deleted` member; absent from older servers). */
       readonly deleted: ReadonlySet<string>
+      /** The server's clock as it sent the snapshot, in seconds (`now`; absent from older servers). */
+      readonly now?: number
     }
   | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
   | { readonly kind: "clear"; readonly streamName: string }
@@ -100,7 +110,10 @@ export const decodeEvent = (type: string, data: string): DashboardEvent | undefi
       const deleted = new Set(
         Array.isArray(rawDeleted) ? rawDeleted.filter((d): d is string => typeof d === "string") : []
       )
-      return { kind: "snapshot", tiles, deleted }
+      const now = obj["now"]
+      return typeof now === "number" && Number.isFinite(now)
+        ? { kind: "snapshot", tiles, deleted, now }
+        : { kind: "snapshot", tiles, deleted }
     }
     case "entry": {
       const entry = toEntry(obj)

@@ -9,7 +9,7 @@ import type { EChartsCoreOption } from "echarts/core"
 import { SVGRenderer } from "echarts/renderers"
 import type { Mounted, RenderContext } from "./renderers/Renderer.js"
 import { el } from "./dom.js"
-import { palette } from "./views/options.js"
+import { chartFontSize, palette } from "./views/options.js"
 
 echarts.use([
   BarChart,
@@ -61,12 +61,18 @@ export const mountChart = (
   const host = el("div", "ds-chart")
   body.append(host)
   const chart = echarts.init(host, ctx.theme === "light" ? "ds-light" : "ds-dark", { renderer: "svg" })
+  // ECharts measures text (to fit axes, legends and labels) with a canvas font built from `fontFamily`; "inherit"
+  // means nothing to a canvas, so the page's own font is named.
+  const fontFamily = getComputedStyle(host).fontFamily
   let ready = before === undefined
   let pending: EChartsCoreOption | undefined
   let current: EChartsCoreOption | undefined
   const draw = (option: EChartsCoreOption) => {
     current = option
-    chart.setOption(fit === undefined ? option : fit(option, chart.getWidth(), chart.getHeight()), { notMerge: true })
+    // Text ECharts gives no size of its own (a time axis' labels) inherits the size the chart's other text has.
+    host.style.fontSize = `${chartFontSize(chart.getWidth(), chart.getHeight())}px`
+    const fitted = fit === undefined ? option : fit(option, chart.getWidth(), chart.getHeight())
+    chart.setOption({ ...fitted, textStyle: { ...(fitted["textStyle"] as object), fontFamily } }, { notMerge: true })
   }
   const resize = new ResizeObserver(() => {
     chart.resize()

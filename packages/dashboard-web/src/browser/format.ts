@@ -134,3 +134,23 @@ export const formatAge = (seconds: number): string => {
   const d = Math.floor(h / 24)
   return `${d} days`
 }
+
+/**
+ * A tile's title (docs/api.md section 11.2): its `title` when given, else its stream name as written, except that a
+ * line-protocol stream name `<measurement>.<field>{<key>=<value>,...}` (section 13.1) reads `<measurement>.<field>
+ * (<value>, ...)`: `cpu.usage_idle{cpu=cpu-total,host=web1}` -> `cpu.usage_idle (cpu-total, web1)`. A part between
+ * the commas with no `=` belongs to the value before it (a tag value holding a comma).
+ */
+export const tileTitle = (streamName: string, title?: string): string => {
+  if (title !== undefined) return title
+  const match = /^([^{}]+)\{(.+)\}$/.exec(streamName)
+  if (match === null) return streamName
+  const values: Array<string> = []
+  for (const part of match[2]!.split(",")) {
+    const eq = part.indexOf("=")
+    if (eq > 0) values.push(part.slice(eq + 1))
+    else if (values.length > 0) values[values.length - 1] += `,${part}`
+    else return streamName
+  }
+  return `${match[1]} (${values.join(", ")})`
+}

@@ -6,9 +6,11 @@
  */
 import type { PageConfig, RotationPageConfig, TileModel } from "../Model.js"
 import { connect, type ConnectionState } from "./Connection.js"
+import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
+import { onScreenOrder } from "./TileData.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",
@@ -70,7 +72,7 @@ const start = (): void => {
     const previous = tiles
     tiles = new Map()
     const elements: Array<HTMLElement> = []
-    for (const model of models) {
+    for (const model of onScreenOrder(models)) {
       const same = previous.get(model.streamName)
       const at = same?.findIndex((t) => t.model.type === model.type && !model.deleted) ?? -1
       let tile: Tile
@@ -113,6 +115,7 @@ const start = (): void => {
       }
       if (event.kind === "snapshot") {
         performance.mark("ds-snapshot")
+        if (event.now !== undefined) syncServerClock(event.now)
         // A tile named in `deleted` shows "stream deleted"; one in `tiles` shows its entries; one it does not name
         // keeps what it holds (the snapshot after a layout event names only the tiles new to the page).
         for (const [streamName, list] of tiles) {

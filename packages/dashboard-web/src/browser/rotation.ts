@@ -11,9 +11,10 @@
 import type { Entry, RotationDashboardModel, RotationPageConfig, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
 import { connect, type ConnectionState } from "./Connection.js"
+import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
-import { addEntry, snapshotEntries, toTileModel } from "./TileData.js"
+import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",
@@ -164,7 +165,7 @@ export const startRotation = (config: RotationPageConfig): void => {
     root.dataset["dashboardId"] = dashboard.id
     root.dataset["rotationIndex"] = String(index)
     const elements: Array<HTMLElement> = []
-    for (const model of dashboard.tiles) {
+    for (const model of onScreenOrder(dashboard.tiles)) {
       const tile = new Tile(model, ctx)
       fill(tile)
       elements.push(tile.element)
@@ -215,6 +216,7 @@ export const startRotation = (config: RotationPageConfig): void => {
       if (event.kind === "snapshot") {
         snapshotSeen = true
         performance.mark("ds-snapshot")
+        if (event.now !== undefined) syncServerClock(event.now)
         for (const [streamName, entries] of event.tiles) {
           held.set(streamName, snapshotEntries(entries, keepOf(streamName)))
           deleted.delete(streamName)

@@ -31,6 +31,8 @@ export interface PageServer {
   snapshot: Record<string, ReadonlyArray<Entry>>
   /** The stream names the snapshot names as deleted (its `deleted` member). */
   deleted: ReadonlyArray<string>
+  /** The server's time the snapshot carries (its `now`, seconds); the real clock's when `undefined`. */
+  now: number | undefined
   /** Sends one event to every open event stream. */
   readonly send: (type: "entry" | "clear" | "deleted" | "layout" | "snapshot", data: unknown) => void
   /** Number of open event streams. */
@@ -44,9 +46,14 @@ export const startPageServer = async (model: Omit<DashboardModel, "eventsPath">)
   const streams = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
   const files = assets()
-  const state: { snapshot: Record<string, ReadonlyArray<Entry>>; deleted: ReadonlyArray<string> } = {
+  const state: {
+    snapshot: Record<string, ReadonlyArray<Entry>>
+    deleted: ReadonlyArray<string>
+    now: number | undefined
+  } = {
     snapshot: {},
-    deleted: []
+    deleted: [],
+    now: undefined
   }
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname
@@ -57,7 +64,7 @@ export const startPageServer = async (model: Omit<DashboardModel, "eventsPath">)
     }
     if (path === eventsPath) {
       res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-store" })
-      const snapshot = { tiles: state.snapshot, deleted: state.deleted }
+      const snapshot = { tiles: state.snapshot, deleted: state.deleted, now: state.now ?? Date.now() / 1000 }
       res.write(`retry: 300\n\nevent: snapshot\ndata: ${JSON.stringify(snapshot)}\n\n`)
       streams.add(res)
       res.on("close", () => streams.delete(res))
@@ -104,6 +111,12 @@ export const startPageServer = async (model: Omit<DashboardModel, "eventsPath">)
     },
     set deleted(d) {
       state.deleted = d
+    },
+    get now() {
+      return state.now
+    },
+    set now(n) {
+      state.now = n
     },
     send: (type, data) => {
       for (const res of streams) res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`)

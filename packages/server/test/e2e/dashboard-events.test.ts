@@ -121,7 +121,11 @@ for (const backend of backends) {
       await stream.until("the snapshot of the new tile", () => stream.events.length > at + 1)
       expect(stream.events[at + 1]!.event).toBe("snapshot")
       const snapshot = JSON.parse(stream.events[at + 1]!.data) as { tiles: Record<string, Array<{ point: unknown }>> }
-      expect(snapshot).toEqual({ tiles: { c: [expect.objectContaining({ point: { number: 5 } })] }, deleted: [] })
+      expect(snapshot).toEqual({
+        tiles: { c: [expect.objectContaining({ point: { number: 5 } })] },
+        deleted: [],
+        now: expect.any(Number)
+      })
 
       // The removed tile's stream is not sent any more; the kept and the added ones are.
       expectSuccess(await api.pushPoint(account.accessKey, "b", { label: "secret" }))
@@ -166,7 +170,7 @@ for (const backend of backends) {
       await again.until("the layout and the snapshot", () => again.events.length >= 2)
       expect(again.events.map((e) => e.event)).toEqual(["layout", "snapshot"])
       expect(JSON.parse(again.events[0]!.data)).toEqual({ name: "two", tiles: [{ ...tiles[0], type: "number" }] })
-      expect(JSON.parse(again.events[1]!.data)).toEqual({ tiles: { b: [] }, deleted: [] })
+      expect(JSON.parse(again.events[1]!.data)).toEqual({ tiles: { b: [] }, deleted: [], now: expect.any(Number) })
       again.close()
     })
 

@@ -3,7 +3,7 @@ import { view } from "../views/label.js"
 import type { Renderer } from "./Renderer.js"
 
 /**
- * label: the latest text, as large as the tile holds it (11 to 64 px, wrapping); a text too long for the tile even at
+ * label: the latest text, as large as the tile holds it (11 to 320 px, wrapping); a text too long for the tile even at
  * 11 px shows the lines that fit and ends with an ellipsis (`-webkit-line-clamp`).
  */
 export const renderer: Renderer<string> = {
@@ -13,7 +13,7 @@ export const renderer: Renderer<string> = {
     body.append(label)
     const fit = () => {
       label.classList.remove("ds-clamped")
-      fitFontSize(label, 11, 64)
+      fitFontSize(label, 11, 320)
       if (label.scrollHeight > label.clientHeight + 1) {
         const lineHeight = parseFloat(getComputedStyle(label).lineHeight) || 13
         label.style.setProperty("--lines", String(Math.max(1, Math.floor(label.clientHeight / lineHeight))))

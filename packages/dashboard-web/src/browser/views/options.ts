@@ -34,15 +34,24 @@ type Axis = Record<string, any>
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n))
 
 /**
+ * Pure: the font size in pixels of a chart's labels for a chart of `width` x `height` pixels: 12 on a small tile,
+ * growing with the chart up to 28 (a whole 1920x1080 wall screen), so a wall screen's charts read from across a room.
+ */
+export const chartFontSize = (width: number, height: number): number =>
+  Math.round(clamp(Math.min(width / 32, height / 16), 12, 28))
+
+/**
  * Pure: a cartesian chart's option (line graph, bar charts, xy graph) with its axes sized for a chart of `width` x
  * `height` pixels, so that no label overlaps another or is cut (issue 25): as many ticks as the size holds (about one
- * per 110 px across, one per 45 px up), compact numbers (`1.2K`), category names cut with an ellipsis to their
+ * per 110 px across, one per 45 px up, at 14 px text; farther apart as the text grows with the chart, see
+ * `chartFontSize`), compact numbers (`1.2K`), category names cut with an ellipsis to their
  * slot, no labels at all on an axis too short for them, the legend only when there is room; ECharts' `hideOverlap`
  * drops any label that would still touch another.
  */
 export const fitAxes = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
   const o = option as { xAxis?: Axis; yAxis?: Axis; legend?: Axis; grid?: Axis }
-  const fontSize = width < 260 || height < 140 ? 12 : 14
+  const fontSize = chartFontSize(width, height)
+  const spread = Math.max(1, fontSize / 14)
   const fit = (axis: Axis | undefined, across: boolean): Axis | undefined => {
     if (axis === undefined) return undefined
     const length = across ? width : height
@@ -58,7 +67,9 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
     }
     return {
       ...axis,
-      ...(axis["type"] === "category" ? {} : { splitNumber: clamp(Math.floor(length / (across ? 110 : 45)), 1, 5) }),
+      ...(axis["type"] === "category"
+        ? {}
+        : { splitNumber: clamp(Math.floor(length / ((across ? 110 : 45) * spread)), 1, 5) }),
       axisLabel: label
     }
   }
@@ -75,30 +86,76 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
           legend: {
             ...o.legend,
             show: legendShown,
-            textStyle: { fontSize: 13, width: Math.max(40, width / 4), overflow: "truncate", ellipsis: "\u2026" }
+            textStyle: {
+              fontSize: fontSize - 1,
+              width: Math.max(40, width / 4),
+              overflow: "truncate",
+              ellipsis: "\u2026"
+            }
           },
-          grid: { ...o.grid, top: legendShown ? 34 : 12 }
+          grid: { ...o.grid, top: legendShown ? Math.round(fontSize * 2.4) : 12 }
         })
   }
 }
 
 /**
- * Pure: a pie option with its slice labels sized for `width` x `height` pixels: none on a small chart (the slices
- * alone), elsewhere names cut to a width the chart holds (the pie's `avoidLabelOverlap` keeps them apart).
+ * Pure: a pie option sized for `width` x `height` pixels. Every pie says what its slices are: on a chart of at least
+ * 220 x 150 px each slice carries its name and value (names cut to a width the chart holds; the pie's
+ * `avoidLabelOverlap` keeps them apart); on a smaller one a legend beside the pie names as many slices as its
+ * height holds, largest first, and on a tile too small even for that (under 160 x 56 px) the slices stand alone.
+ * Text grows with the chart (`chartFontSize`).
  */
 export const fitPie = (option: EChartsCoreOption, width: number, height: number): EChartsCoreOption => {
   const o = option as { series?: Array<Axis> }
   const series = o.series?.[0]
   if (series === undefined) return option
-  const show = Math.min(width, height) >= 150 && width >= 220
+  const fontSize = chartFontSize(width, height)
+  const labels = Math.min(width, height) >= 150 && width >= 220
+  const legendFont = 12
+  const itemHeight = legendFont + 6
+  const rows = Math.floor((height - 4) / itemHeight)
+  const legend = !labels && width >= 160 && rows >= 2
+  const slices = (series["data"] as ReadonlyArray<{ readonly name: string; readonly value: number }>) ?? []
+  const named = [...slices].sort((a, b) => b.value - a.value).slice(0, Math.max(0, rows))
+  const side = Math.min(height, width * 0.45)
   return {
     ...option,
+    ...(legend
+      ? {
+          legend: {
+            show: true,
+            orient: "vertical",
+            right: 0,
+            top: "middle",
+            itemWidth: 10,
+            itemHeight: 10,
+            itemGap: 6,
+            padding: 0,
+            data: named.map((s) => s.name),
+            textStyle: {
+              fontSize: legendFont,
+              width: Math.max(24, width - side - 30),
+              overflow: "truncate",
+              ellipsis: "\u2026"
+            }
+          }
+        }
+      : { legend: { show: false } }),
     series: [
       {
         ...series,
-        radius: show ? ["30%", "54%"] : ["38%", "80%"],
-        label: { ...series["label"], show, width: Math.max(40, width * 0.2), overflow: "truncate", ellipsis: "\u2026" },
-        labelLine: { ...series["labelLine"], show }
+        radius: labels ? ["30%", "54%"] : legend ? [Math.round(side * 0.19), Math.round(side * 0.45)] : ["38%", "80%"],
+        center: legend ? [Math.round(side / 2), "50%"] : series["center"],
+        label: {
+          ...series["label"],
+          show: labels,
+          fontSize,
+          lineHeight: Math.round(fontSize * 1.2),
+          width: Math.max(40, width * 0.2),
+          overflow: "truncate",
+          ellipsis: "\u2026"
+        },
+        labelLine: { ...series["labelLine"], show: labels }
       }
     ]
   }
