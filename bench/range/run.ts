@@ -1,7 +1,7 @@
 /**
  * Range read benchmark (README, "Range reads"): the same 30 days of 10-second points (259,200 entries) loaded into
  * InfluxDB 1.6 and into Dashstream on SQLite and on PostgreSQL, then the 30-day and 24-hour windows at 1,000 points
- * queried by 4 clients (wrk, 2 threads) for `--seconds` each: Dashstream's
+ * queried by `--connections` clients (wrk, default 4; 2 threads, 1 for one client) for `--seconds` each: Dashstream's
  * `GET /api/v2/<key>/datastream/s0?from=&to=&points=1000` against InfluxQL's
  * `SELECT first(v), last(v), min(v), max(v) FROM m WHERE time >= .. AND time < .. GROUP BY time(<window / 1000>)`.
  * Prints queries/s, p50 and p99 of each and Dashstream's ratio to InfluxDB's queries/s of the same round, with the
@@ -47,6 +47,8 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds)
 const warmup = Number(values.warmup)
 const connections = Number(values.connections)
+// wrk needs a connection a thread at least.
+const threads = Math.min(2, connections)
 const rounds = Number(values.rounds)
 const only = new Set(values.only.split(","))
 const root = join(import.meta.dirname, "..", "..")
@@ -227,8 +229,8 @@ interface Row {
 const rows: Array<Row> = []
 
 const measure = async (target: string, window: string, round: number, url: string, lua: string): Promise<void> => {
-  if (warmup > 0) await wrk({ url, lua, seconds: warmup, connections })
-  const result = await wrk({ url, lua, seconds, connections })
+  if (warmup > 0) await wrk({ url, lua, seconds: warmup, connections, threads })
+  const result = await wrk({ url, lua, seconds, connections, threads })
   rows.push({ target, window, round, result })
   console.error(
     `round ${round + 1}  ${target.padEnd(22)} ${window.padEnd(22)} ${result.reqPerSec.toFixed(0).padStart(7)} q/s  ` +
@@ -325,7 +327,7 @@ const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math
 
 console.log(
   `\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; load average ` +
-    `${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; wrk -t2 -c${connections} -d${seconds}s; ` +
+    `${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; wrk -t${threads} -c${connections} -d${seconds}s; ` +
     `median of ${rounds} round(s)\n`
 )
 console.log("| target | window | queries/s | p50 ms | p99 ms | ÷ InfluxDB queries/s |")
