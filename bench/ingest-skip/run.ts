@@ -1,5 +1,5 @@
 /**
- * Line protocol batches with skipped streams (contract 13.1), in one process, no HTTP: how long `UseCases.ingestDirect`
+ * Line protocol batches with skipped streams (docs/api.md section 13.1), in one process, no HTTP: how long `UseCases.ingestDirect`
  * (falling back to the `ingest` effect when it declines, as the ingest lane does) takes per request for a
  * Telegraf-shaped batch: 1,000 lines of 10 float fields, 100 series (`cpu,cpu=cpuN,host=hostM`), one field of each
  * series declared as a line-graph widget, so 90% of the 10,000 field values go to undeclared streams and are skipped

@@ -1,5 +1,5 @@
 /**
- * The SQLite entries layout study (issue 26): the cost of storing and reading entries in three layouts, with the
+ * The SQLite entries layout study: the cost of storing and reading entries in three layouts, with the
  * adapter's own statements and pragmas, in one process without HTTP.
  *
  * - `rows`: the table before migration 0007 (one row per entry, unique `(stream_id, ts)` index), written by the adapter's multi-row

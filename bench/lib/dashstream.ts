@@ -45,7 +45,7 @@ export const commandBundle = (root: string): string => join(root, "packages/serv
  * the given `--db`, then creates an account and its widgets through the admin API. The server is the command as users
  * run it, {@link commandBundle}, which must be built from the sources as they are (else this fails, naming what is
  * newer: run `pnpm build`); `source: true` runs `packages/server/src/bin.ts` through tsx instead (measured on `lp`
- * bodies, PostgreSQL: 8-10% more CPU per body than the bundle, issue 26's eighth session). `entry` replaces either
+ * bodies, PostgreSQL: 8-10% more CPU per body than the bundle, measured 2026-11-27). `entry` replaces either
  * (a script that ends by running the command; a `.ts` one runs through tsx).
  * `extraArgs` are passed to `serve`; `widgetType` is the type of `s0`..`s99`; `nofile` runs the node process under
  * `bash -c 'ulimit -n <nofile>; exec ...'` (same pid); `nodeArgs` go to node before the script; `setup: false` skips the account (a second server on a

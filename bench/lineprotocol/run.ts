@@ -1,5 +1,5 @@
 /**
- * Line protocol parser micro-benchmark (contract section 13.1): how many lines and field values per second
+ * Line protocol parser micro-benchmark (docs/api.md section 13.1): how many lines and field values per second
  * `parseLineProtocol` reads, on one core, for
  *
  * - `1-field`: 1,000 lines of one float field, no tags, a nanosecond timestamp (`sensor value=21.5 1700000000...`);

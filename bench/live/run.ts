@@ -1,5 +1,5 @@
 /**
- * Live-updates benchmark (issue 9, contract section 10). Two parts, each printed as a table:
+ * Live-updates benchmark (docs/api.md section 10). Two parts, each printed as a table:
  *
  * 1. Push-to-event latency at 1, 100 and 1,000 subscribers of one stream under a steady push rate (50 pushes/s for
  *    10 s after a 1 s warm-up): on SQLite (one process), and on PostgreSQL with two `dashstream serve` processes on

@@ -1,7 +1,7 @@
 /**
  * `dashstream serve` with two benchmark hooks; everything else is the real server (`packages/server/src/bin.ts`,
  * loaded last):
- * - `BENCH_MAX_STREAMS_PER_KEY`: the open event streams allowed per access key (contract section 10: 100), so that
+ * - `BENCH_MAX_STREAMS_PER_KEY`: the open event streams allowed per access key (docs/api.md section 10: 100), so that
  *   1,000 subscribers can follow one stream. `dashstream serve` has no flag for it, so this sets the live lane's
  *   default before the server is loaded.
  * - `BENCH_MEMORY_FILE`: on SIGUSR2 the process runs a full garbage collection (when node was started with

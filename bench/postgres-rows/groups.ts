@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL group commit without HTTP (issue 26): `writers` concurrent writers, each pushing `points`
+ * The PostgreSQL group commit without HTTP: `writers` concurrent writers, each pushing `points`
  * timestamped points to one sparkline per call (the bench/push `spark` load: two interleaved sequences of
  * 1,000-second blocks, so most blocks land below the stream's `last_ts`), for `seconds`. Prints calls/s, this
  * process's CPU per call and the PostgreSQL backends' CPU per call (from /proc: the backends of this run's own

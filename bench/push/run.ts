@@ -9,7 +9,7 @@
  *   [--workers 1,2] [--rounds 3]
  *
  * `--scenarios` runs only some of the scenarios (default: all): single, delta, multi, spark, latest, lp, telegraf;
- * InfluxDB runs only the loads the chosen ones compare with. `lp` and `telegraf` (issue 23, contract 13.1, see
+ * InfluxDB runs only the loads the chosen ones compare with. `lp` and `telegraf` (docs/api.md section 13.1, see
  * `lineProtocol.ts`) send the same line protocol bodies to InfluxDB's `/write?db=bench` and to Dashstream's
  * `/write?db=x&p=<key>`; `telegraf`'s summary gives the server's CPU per skipped field value.
  * `--workers` runs each Dashstream target once per worker count given (`serve --workers N`; default 1); the peak RSS
@@ -17,7 +17,7 @@
  * `--rounds N` (default 1) measures every target N times in turn (ceiling, InfluxDB, SQLite, PostgreSQL, then again),
  * each Dashstream figure compared with InfluxDB's of the same round, and prints each ratio's median over the rounds:
  * on a shared machine whose neighbours come and go, a run's targets minutes apart see different machines, and the
- * median of alternating rounds is what the targets of issue 26 are judged by.
+ * median of alternating rounds is what the push targets are judged by.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -266,7 +266,7 @@ end`
   }
 }
 
-/** The line protocol loads' streams, declared as sparklines (contract 13.1: only declared streams are written). */
+/** The line protocol loads' streams, declared as sparklines (docs/api.md section 13.1: only declared streams are written). */
 const widgets = declaredStreams.map((streamName) => ({ streamName, type: "sparkline" }))
 
 const named = (name: string, workers: number) => (workers === 1 ? name : `${name}, ${workers} workers`)
@@ -368,7 +368,7 @@ line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf"
   for (const target of targets) {
     const lpRatios = ratiosOf(target, lineScenario.lp)
     if (lpRatios.length > 0) {
-      // Issue 26: >= 1.0x on both backends (the line-protocol issue had asked 0.6x on PostgreSQL).
+      // The target: >= 1.0x on both backends.
       const goal = 1.0
       const x = median(lpRatios)
       console.log(

@@ -4,7 +4,7 @@
  * its RSS before them; the peak is the kernel's VmHWM, reset before the reads, and RSS sampled every 5 ms), for
  * Dashstream on SQLite and PostgreSQL (`--only` picks).
  *
- * Scenario `push-during-reads` (issue 13, defect 1: a large read must not freeze the server): fills a stream of
+ * Scenario `push-during-reads` (a large read must not freeze the server): fills a stream of
  * `--entries` (use 500000), then measures push latency with wrk (`--connections` connections pushing single numbers
  * for `--seconds`) twice: with no reader, then while `--readers` clients read the stream with `since=0` over and over.
  * Prints both p99s and their ratio (target: within 2x).

@@ -247,7 +247,7 @@ export const postgresDatabase = async (serverUrl: string, layout: Layout, fresh 
 
 /**
  * Migrates the (empty) database of `url` with the PostgreSQL adapter's migrations before 0007, so that its entries
- * are rows of `entries` (as on a database made before issue 26); throws when a migration fails.
+ * are rows of `entries` (as on a database made before migration 0007); throws when a migration fails.
  */
 const migrateBeforeBlocks = async (url: string): Promise<void> => {
   const kysely = new Kysely<any>({

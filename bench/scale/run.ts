@@ -1,5 +1,5 @@
 /**
- * Scale benchmark (issue 12): push and latest-read latency with 1,000,000 streams and 20,000,000 entries in the
+ * Scale benchmark: push and latest-read latency with 1,000,000 streams and 20,000,000 entries in the
  * database, against a near-empty one, on SQLite and PostgreSQL. Target: p99 within 1.5x of the near-empty database.
  *
  * For each backend: bulk-loads the large database (set-up, not the measurement: see `load.ts`; cached between runs in

@@ -1,5 +1,5 @@
 /**
- * The SQLite group commit's CPU per call without HTTP (issue 26, third session): runs groups of `write` calls through
+ * The SQLite group commit's CPU per call without HTTP: runs groups of `write` calls through
  * the adapter's `GroupCommit` on a fresh file (`synchronous=NORMAL`, so no fsync is measured) and prints the process's
  * CPU time (user + system) per call, for loads shaped like the push benchmark's:
  *

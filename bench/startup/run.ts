@@ -1,5 +1,5 @@
 /**
- * Startup benchmark (issue 11): how long `dashstream` takes, run as installed (`node packages/server/bundle/bin.js`,
+ * Startup benchmark: how long `dashstream` takes, run as installed (`node packages/server/bundle/bin.js`,
  * the package's `bin`, plain node, no tsx), over `--runs` runs each (default 7), printing the median, minimum and maximum wall time:
  * - `help`: until the process has exited (target <= 0.5 s);
  * - `accounts create` on a migrated SQLite database: until the process has exited (target <= 1 s);

@@ -1,5 +1,5 @@
 /**
- * Prototype servers for issue 12's `serve --workers N` study (run by `bench/workers/run.ts`, not part of the
+ * Prototype servers for the `serve --workers N` study (run by `bench/workers/run.ts`, not part of the
  * product). One node:cluster primary forks N workers that all serve HTTP on one port (the primary hands out the
  * connections round-robin). Every worker serves `POST /customSend` the way the product's push lane does
  * (`packages/http/src/internal/ingestLane.ts`): raw body, `JSON.parse`, then the real `UseCases.push` (shape check,

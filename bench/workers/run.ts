@@ -1,5 +1,5 @@
 /**
- * The `serve --workers N` study of issue 12 (`pnpm bench:workers`): measures, on loopback, today's `dashstream serve`
+ * The `serve --workers N` study (`pnpm bench:workers`): measures, on loopback, today's `dashstream serve`
  * (one process) against the two prototypes of `bench/workers/proto.ts` with N workers, and the bare node:http
  * ceiling with N processes, under the same wrk load as `bench:push` (2 threads, 50 connections, `--seconds` after a
  * `--warmup`): single-point pushes to 100 streams, and `{"delta":1}` to one hot stream. Every configuration runs on a

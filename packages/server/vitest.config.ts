@@ -27,7 +27,7 @@ export default defineProject({
  * The end-to-end suites as one project per backend (`DASHSTREAM_E2E_BACKENDS`, see test/e2e/harness.ts), listed by
  * the root vitest.config.ts: the SQLite and PostgreSQL halves of each file are two test files' worth of work that
  * run in parallel, rather than one after the other in one file. The whole suite runs a third time against
- * `serve --workers 2` on SQLite (issue 12: the file written by two processes, each with its own group commit; live
+ * `serve --workers 2` on SQLite (the file written by two processes, each with its own group commit; live
  * updates relayed between them; per-server rate limit, event-stream bound and metrics). PostgreSQL with several
  * processes is what several servers on one database already are (test/multiprocess.test.ts,
  * test/live-multiprocess.test.ts, test/Workers.test.ts).

@@ -1,6 +1,6 @@
 /**
  * Dashstream's core embedded in a Node program, with SQLite storage and no HTTP server: create an account and a
- * widget, push points, read them back, as the push and export API would (contract sections 4 to 6).
+ * widget, push points, read them back, as the push and export API would (docs/api.md sections 4 to 6).
  *
  * Usage: node dist/push-and-read.js [database file]   (default: embedded.db in the current directory)
  */

@@ -7,7 +7,7 @@ import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { assertBuilt, repoRoot } from "../../../test/build.js"
 
 /**
- * The packages as people install them (issue 11): every package is packed with `pnpm pack` (which rewrites
+ * The packages as people install them: every package is packed with `pnpm pack` (which rewrites
  * `workspace:*` to versions), the tarballs are installed with npm into a temporary project outside the workspace
  * together with this example's own files, the example is compiled with `tsc` against the installed `.d.ts` files
  * and run with plain node. A broken `exports` map, a missing file in `files`, a declaration that does not compile or
@@ -144,7 +144,7 @@ describe("the packed packages, installed with npm", { timeout: 60_000 }, () => {
       // The dashboard page and its script: the prebuilt bundle ships in @dashstream/dashboard-web.
       const page = await fetch(`${base}${dashboard}`)
       assert.strictEqual(page.status, 200)
-      // Its URLs are relative to the page (`../assets/...` from `/d/<token>`, contract section 16).
+      // Its URLs are relative to the page (`../assets/...` from `/d/<token>`, docs/api.md section 16).
       const script = /<script[^>]+src="(\.\.\/assets\/app\.[0-9a-f]+\.js)"/.exec(await page.text())?.[1]
       assert.isDefined(script)
       const asset = await fetch(new URL(script!, `${base}${dashboard}`))

@@ -102,7 +102,7 @@ export type StreamPush<W extends Widgets> = {
 const defaultRetry: RetryOptions = { retries: 4, baseDelayMs: 200, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 }
 
 /**
- * A client of one Dashstream account (contract sections 3-6 and 10), for Node >= 20 and browsers: `fetch` only, no
+ * A client of one Dashstream account (docs/api.md sections 3-6 and 10), for Node >= 20 and browsers: `fetch` only, no
  * dependency. Times are UNIX seconds as numbers (microsecond precision), never milliseconds.
  *
  * ```ts
@@ -111,7 +111,7 @@ const defaultRetry: RetryOptions = { retries: 4, baseDelayMs: 200, maxDelayMs: 1
  * for await (const { ts, point } of ds.read("revenue", { since: 0 })) console.log(ts, point)
  * ```
  *
- * Failures (see `Errors.ts`): `DashstreamError` for an error answer (`code` after contract section 5),
+ * Failures (see `Errors.ts`): `DashstreamError` for an error answer (`code` after docs/api.md section 5),
  * `NetworkError` when no answer came and retrying did not help, `OutcomeUnknownError` for a push that may have been
  * stored and is not safe to repeat. Retries use exponential backoff with full jitter and honour `Retry-After` on 429
  * and 503; a push is repeated after an ambiguous failure (timeout, connection cut after sending) only when repeating
@@ -145,7 +145,7 @@ export class Dashstream<const W extends Widgets = Widgets> {
   }
 
   /**
-   * Pushes one point to a stream (`POST /customSend`, contract section 3) and resolves once the server answered 200,
+   * Pushes one point to a stream (`POST /customSend`, docs/api.md section 3) and resolves once the server answered 200,
    * i.e. the point is durably stored. With `batch`, the push joins the next multi-stream request and resolves when
    * that request stored it; its errors are still its own.
    *
@@ -160,7 +160,7 @@ export class Dashstream<const W extends Widgets = Widgets> {
   }
 
   /**
-   * Pushes to several streams in ONE request (`{accessKey, streams: [...]}`, contract section 5): validated whole and
+   * Pushes to several streams in ONE request (`{accessKey, streams: [...]}`, docs/api.md section 5): validated whole and
    * stored in one transaction, so either every part is stored or none. A stream may appear more than once; its parts
    * apply in order. Validation errors carry `path` = `streams[i]...`. Never batched. Retried after an ambiguous
    * failure only if every part is safe to repeat.
@@ -179,7 +179,7 @@ export class Dashstream<const W extends Widgets = Widgets> {
   }
 
   /**
-   * Deletes every stored entry of a stream (contract section 4). Sparkline, line-graph, the maps, text-feed and
+   * Deletes every stored entry of a stream (docs/api.md section 4). Sparkline, line-graph, the maps, text-feed and
    * xy-graph take `{"command": "clear"}`; every other type is cleared by an empty point (`null`). The widget type
    * picks the request: from `type`, else from the `widgets` option, else the command is tried and, on 400
    * `unsupported_command`, the empty point is pushed. Safe to retry.
@@ -198,7 +198,7 @@ export class Dashstream<const W extends Widgets = Widgets> {
   }
 
   /**
-   * Reads a stream's entries in ascending `ts` (`GET /api/v2/<KEY>/datastream/<STREAM>?since=&limit=`, contract
+   * Reads a stream's entries in ascending `ts` (`GET /api/v2/<KEY>/datastream/<STREAM>?since=&limit=`, docs/api.md
    * section 6), one page of `limit` entries per request, each page starting after the last `ts` of the previous one,
    * so nothing is missed or repeated. Entries pushed while it pages are included. Throws `DashstreamError` (403,
    * 404 `stream_not_found`, 400 `invalid_since`) or `NetworkError`.
@@ -264,7 +264,7 @@ export class Dashstream<const W extends Widgets = Widgets> {
     }
   }
 
-  /** The most recent entry of a stream, or `undefined` when it is empty (a read without `since`, contract section 6). */
+  /** The most recent entry of a stream, or `undefined` when it is empty (a read without `since`, docs/api.md section 6). */
   async latest<S extends StreamOf<W>>(
     stream: S,
     options?: CallOptions
@@ -274,7 +274,7 @@ export class Dashstream<const W extends Widgets = Widgets> {
   }
 
   /**
-   * Follows a stream live over Server-Sent Events (contract section 10): an async iterator of `entry` and `clear`
+   * Follows a stream live over Server-Sent Events (docs/api.md section 10): an async iterator of `entry` and `clear`
    * events that reconnects by itself and resumes with `Last-Event-ID`, ends when the widget is deleted, and closes
    * its connection on `break` (see {@link Follow}). Nothing is sent before the first `next()`.
    *

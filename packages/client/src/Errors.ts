@@ -1,6 +1,6 @@
 /**
  * What a Dashstream call can fail with:
- * - {@link DashstreamError}: the server answered with an error (contract section 5), discriminated by `code`;
+ * - {@link DashstreamError}: the server answered with an error (docs/api.md section 5), discriminated by `code`;
  * - {@link NetworkError}: no answer (connection refused or cut, timeout) and retrying did not help; when this is
  *   thrown for a push, the push was one that is safe to repeat, or it certainly was not sent;
  * - {@link OutcomeUnknownError}: a push that is not safe to repeat may or may not have been stored, so it was not
@@ -9,7 +9,7 @@
  */
 
 /**
- * The error codes of contract section 5 and the admin API, plus `http_error` for an answer that does not carry a
+ * The error codes of docs/api.md section 5 and the admin API, plus `http_error` for an answer that does not carry a
  * Dashstream error body (a proxy's 502, say).
  */
 export type ErrorCode =
@@ -40,7 +40,7 @@ export abstract class DashstreamClientError extends Error {
 }
 
 /**
- * The server answered a non-2xx status with `{"error": {"code", "message", "path"?}}` (contract section 5). `path`
+ * The server answered a non-2xx status with `{"error": {"code", "message", "path"?}}` (docs/api.md section 5). `path`
  * points into the request body for validation errors (`point.leaderboard[2].value`; in a multi-stream push
  * `streams[3].point...`). For 429 and 503 it is thrown once the retries are used up.
  */

@@ -4,7 +4,7 @@ import { SseParser } from "./internal/sse.js"
 import { errorOf, redactUrl } from "./internal/transport.js"
 
 /**
- * One event of a followed stream (contract section 10):
+ * One event of a followed stream (docs/api.md section 10):
  * - `entry`: a stored entry (`ts` in UNIX seconds, microsecond precision); a timestamped push that replaced an entry
  *   comes again with the same `ts`;
  * - `clear`: the stream was cleared (every earlier entry is gone).
@@ -58,7 +58,7 @@ export interface FollowTarget {
 
 /**
  * A live subscription to one stream: an async iterator of {@link FollowEvent}s over Server-Sent Events
- * (`GET /api/v2/<KEY>/datastream/<STREAM>/events`, contract section 10).
+ * (`GET /api/v2/<KEY>/datastream/<STREAM>/events`, docs/api.md section 10).
  *
  * When the connection drops (or the server ends it, e.g. on shutdown), it reconnects with backoff and resumes with
  * `Last-Event-ID` = the last id received, so no entry is missed or repeated (a resume from before a clear gets the

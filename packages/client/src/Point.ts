@@ -1,5 +1,5 @@
 /**
- * Point shapes per widget type (contract section 3): what a push may send (`PushPoints`) and what a read or a live
+ * Point shapes per widget type (docs/api.md section 3): what a push may send (`PushPoints`) and what a read or a live
  * event returns (`StoredPoints`), from `@dashstream/contract`, where they are written once for the server, this
  * client and the dashboard page.
  */

@@ -1,6 +1,6 @@
 import type { WidgetType } from "@dashstream/contract"
 
-/** The widget types and which of them take the clear command (contract sections 2 and 4), from `@dashstream/contract`. */
+/** The widget types and which of them take the clear command (docs/api.md sections 2 and 4), from `@dashstream/contract`. */
 export { clearCommandTypes, type WidgetType, widgetTypes } from "@dashstream/contract"
 
 /**

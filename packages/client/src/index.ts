@@ -1,5 +1,5 @@
 /**
- * `@dashstream/client`: a typed client of the Dashstream push, export and live-update API (contract sections 3-6 and
+ * `@dashstream/client`: a typed client of the Dashstream push, export and live-update API (docs/api.md sections 3-6 and
  * 10) for Node >= 20 and browsers. It uses `fetch` only and has no dependency.
  */
 export {

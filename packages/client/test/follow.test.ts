@@ -125,7 +125,7 @@ describe("follow", () => {
     await follow.return()
   })
 
-  it("without since, a connection dropped before its first event reconnects from the latest entry, not the start (issue 22 item 4)", async () => {
+  it("without since, a connection dropped before its first event reconnects from the latest entry, not the start", async () => {
     const ds = client()
     for (let i = 0; i < 5; i++) await ds.push("g", i)
     proxy.heads.length = 0

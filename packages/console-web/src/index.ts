@@ -1,5 +1,5 @@
 /**
- * `@dashstream/console-web`: the console page of contract section 14, Node side (no DOM types).
+ * `@dashstream/console-web`: the console page of docs/api.md section 14, Node side (no DOM types).
  *
  * {@link consolePage} is the page as the HTTP server serves it (`HandlerConfig.console` of `@dashstream/http`): the
  * server answers `GET /console` (only while the admin API is on) with its `html` and `headers` (which carry

@@ -16,7 +16,7 @@ describe("pageHtml", () => {
     assert.match(manifest().style, /^\/console\/assets\/app\.[0-9a-f]{10}\.css$/)
     assert.strictEqual([...html.matchAll(/<link rel="stylesheet"/g)].length, 1)
   })
-  it("puts its asset and map outline URLs under the root it is given (contract section 16: `./` at /console)", () => {
+  it("puts its asset and map outline URLs under the root it is given (docs/api.md section 16: `./` at /console)", () => {
     const relative = pageHtml("./")
     assert.include(relative, `<script src=".${manifest().script}" defer>`)
     assert.include(relative, `<link rel="stylesheet" href=".${manifest().style}">`)

@@ -1,7 +1,7 @@
 import type { WidgetType } from "./WidgetType.js"
 
 /**
- * Point shapes per widget type (contract section 3): what a push may send (`PushPoints`) and what a read or a live
+ * Point shapes per widget type (docs/api.md section 3): what a push may send (`PushPoints`) and what a read or a live
  * event returns (`StoredPoints`). Times are UNIX seconds as JSON numbers (integer or fractional, microsecond
  * precision), never milliseconds. Numbers may be sent as numeric strings (`"42"`); they are stored as numbers.
  */
@@ -10,7 +10,7 @@ import type { WidgetType } from "./WidgetType.js"
 export type Numeric = number | string
 
 // ---------------------------------------------------------------------------------------------------------------
-// Stored points (contract section 3, column "Stored point")
+// Stored points (docs/api.md section 3, column "Stored point")
 
 /** A stored number, bar, dial, sparkline or line-graph entry. */
 export interface StoredNumber {
@@ -19,7 +19,7 @@ export interface StoredNumber {
   readonly suffix?: string
 }
 
-/** The five colours a map point may carry; any other value is stored without a colour (contract section 3). */
+/** The five colours a map point may carry; any other value is stored without a colour (docs/api.md section 3). */
 export type MapColor = "red" | "blue" | "green" | "purple" | "yellow"
 
 /** One usa-map or world-map event: `latitude` in [-90, 90], `longitude` in [-180, 180]. */
@@ -123,7 +123,7 @@ export interface MatrixPoint {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Push points (contract section 3, column "Accepted point")
+// Push points (docs/api.md section 3, column "Accepted point")
 
 /**
  * A number with an optional client time. With `timestamp` (UNIX seconds), the entry's `ts` is that time and a second
@@ -176,7 +176,7 @@ export interface TableRowPush {
   readonly tableRow: ReadonlyArray<string | number>
 }
 
-/** What a push may send, per widget type (contract section 3). Arrays store one entry per element, all or nothing. */
+/** What a push may send, per widget type (docs/api.md section 3). Arrays store one entry per element, all or nothing. */
 export interface PushPoints {
   readonly number: NumericPush
   readonly "horizontal-bar": NumericPush
@@ -200,7 +200,7 @@ export interface PushPoints {
   readonly "multi-bar-graph": MatrixPoint
 }
 
-/** What a read or a live event returns, per widget type (contract section 3, column "Stored point"). */
+/** What a read or a live event returns, per widget type (docs/api.md section 3, column "Stored point"). */
 export interface StoredPoints {
   readonly number: StoredNumber
   readonly "horizontal-bar": StoredNumber
@@ -230,7 +230,7 @@ export type PushPointOf<T extends WidgetType> = PushPoints[T]
 /** The stored point of widget type `T`. */
 export type StoredPointOf<T extends WidgetType> = StoredPoints[T]
 
-/** One stored entry, as the export API returns it (contract section 6). */
+/** One stored entry, as the export API returns it (docs/api.md section 6). */
 export interface Entry<P = StoredPointOf<WidgetType>> {
   /** UNIX seconds with microsecond precision; strictly increasing within a stream. */
   readonly ts: number

@@ -14,7 +14,7 @@ import {
   widgetTypeTable
 } from "../src/index.js"
 
-describe("the widget types (contract sections 2-4)", () => {
+describe("the widget types (docs/api.md sections 2-4)", () => {
   it("are 20 distinct identifiers, and isWidgetType knows exactly them", () => {
     assert.strictEqual(new Set(widgetTypes).size, 20)
     for (const type of widgetTypes) assert.isTrue(isWidgetType(type))

@@ -8,7 +8,7 @@ export type AccountId = typeof AccountId.Type
 /** A new random account id. */
 export const newAccountId = (): AccountId => randomUUID() as AccountId
 
-/** An account (contract section 7). `name` is free text, possibly empty. `createdAt` in integer microseconds. */
+/** An account (docs/api.md section 7). `name` is free text, possibly empty. `createdAt` in integer microseconds. */
 export interface Account {
   readonly id: AccountId
   readonly name: string
@@ -17,7 +17,7 @@ export interface Account {
 
 /**
  * The SHA-256 digest of an access key, lowercase hex (64 characters). Only digests are stored
- * (contract section 7), so a leaked database does not leak usable keys.
+ * (docs/api.md section 7), so a leaked database does not leak usable keys.
  */
 export type KeyDigest = string & { readonly KeyDigest: unique symbol }
 

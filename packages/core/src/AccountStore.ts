@@ -12,7 +12,7 @@ import type { WidgetType } from "./WidgetType.js"
 export type WidgetLookupDone = (error: StorageFailure | undefined, widget: Widget | null) => void
 
 /**
- * The storage port of accounts, access keys and widgets (contract section 7). Access keys are only ever seen by
+ * The storage port of accounts, access keys and widgets (docs/api.md section 7). Access keys are only ever seen by
  * the store as SHA-256 digests. Times are integer microseconds.
  */
 export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
@@ -23,7 +23,7 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
     /** The account, if it exists. */
     readonly getAccount: (id: AccountId) => Effect.Effect<Option.Option<Account>, StorageFailure>
     /**
-     * Every account, oldest first (by `createdAt`, then by id), for the admin API's list (contract section 14). Access
+     * Every account, oldest first (by `createdAt`, then by id), for the admin API's list (docs/api.md section 14). Access
      * keys are not part of an account: nothing here can show one.
      */
     readonly listAccounts: Effect.Effect<ReadonlyArray<Account>, StorageFailure>
@@ -58,14 +58,14 @@ export class AccountStore extends Context.Tag("@dashstream/core/AccountStore")<
      * name that `findWidgets` would find, nor a widget it would not, except within the cache's time to live (a widget
      * created or deleted through another process). `nowMillis` is the caller's `Date.now()`, read once for the
      * names of one request (a cache compares it with its entries' expiry; `Date.now()` per name was 4-7 µs per
-     * 100-stream push, issue 26); without it the store reads the clock itself.
+     * 100-stream push); without it the store reads the clock itself.
      */
     readonly peekWidget: (id: AccountId, name: string, nowMillis?: number) => Widget | null | undefined
     /**
      * For the read hot path of a store that cannot read synchronously (PostgreSQL); optional, left out by stores
      * that can ({@link peekWidget} answers for them): the widget of stream name `name` of account `id` without an
      * effect, as {@link findWidgets} of that one name answers it (`null`: the account has no widget of that name), or
-     * the storage failure (`StorageUnavailable`, `StorageError`). `done` is called once. Measured (issue 26): a fiber
+     * the storage failure (`StorageUnavailable`, `StorageError`). `done` is called once. Measured: a fiber
      * suspended on the effect's query per read of an uncached stream kept about 2 KB of every read alive past a
      * young-generation collection, which the 64 MiB semi-spaces gather into pauses of up to 15 ms.
      */

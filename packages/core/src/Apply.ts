@@ -16,7 +16,7 @@ export interface StreamState {
 }
 
 /**
- * One entry to store. `ts` in microseconds; an existing entry with the same `ts` is replaced (contract section 3,
+ * One entry to store. `ts` in microseconds; an existing entry with the same `ts` is replaced (docs/api.md section 3,
  * "replace on equal ts"). `json` is `point` serialised; `value` is the number decimation ranks by (`number`, or `y`
  * for xy-graph; `null` for other types).
  */
@@ -33,7 +33,7 @@ export interface EntryWrite {
  *
  * A clear takes a `ts` of its own, assigned as a server `ts` is (`clearedAt`, microseconds): it is greater than every
  * `ts` it cleared and smaller than every server `ts` assigned after it, so it can serve as the `id` of the clear event
- * of a live event stream (contract section 10) and a client resuming from an older id learns that it missed it.
+ * of a live event stream (docs/api.md section 10) and a client resuming from an older id learns that it missed it.
  */
 export interface Mutation {
   readonly clear: boolean
@@ -54,14 +54,14 @@ const rankedValue = (kind: WidgetKind, type: WidgetType, point: StoredPoint): nu
   return null
 }
 
-/** The number decimation ranks an entry by (contract section 9): `number` for numeric types, `y` for xy-graph. */
+/** The number decimation ranks an entry by (docs/api.md section 9): `number` for numeric types, `y` for xy-graph. */
 export const decimationValue = (type: WidgetType, point: StoredPoint): number | null =>
   rankedValue(widgetKind(type), type, point)
 
 /**
  * `point` as JSON, as `JSON.stringify` writes it. A point of only a `number` (every numeric and series point without
  * prefix or suffix, the bulk of what is pushed) is written directly: `JSON.stringify` writes a finite number as
- * `String` does, and that is about half the cost of the generic serialiser on the push path (issue 26).
+ * `String` does, and that is about half the cost of the generic serialiser on the push path.
  */
 export const pointJson = (point: StoredPoint): string => {
   if ("number" in point) {
@@ -97,7 +97,7 @@ type GivenEntry = Extract<PointOp, { readonly _tag: "Put" }>["entries"][number]
  * once per entry at most (`value` when it is stored, `point` for the stream's latest). A line protocol body's entries
  * wait for their group commit and then for the transaction's round trip: an `EntryWrite` of four fields with its
  * point, two boxed numbers (`ts` and `value`) and its JSON was six objects per entry that young-generation
- * collections copied (issue 26); this is three (itself, its boxed `ts` and its JSON).
+ * collections copied; this is three (itself, its boxed `ts` and its JSON).
  */
 class PutEntryWrite implements EntryWrite {
   readonly json: string
@@ -141,7 +141,7 @@ const putOne = (
 }
 
 /**
- * Applies a decoded operation to a stream's state (contract sections 3 and 4). Pure: the same inputs give the
+ * Applies a decoded operation to a stream's state (docs/api.md sections 3 and 4). Pure: the same inputs give the
  * same mutation. Server-assigned `ts` are `now` or, if the stream already reached it, one microsecond past the
  * stream's highest `ts`. Fails with `InvalidPoint` (at `path`) when the operation does not fit the stored state:
  * a table row whose width differs from the header row, or a delta whose sum is not a finite number (`1e308 + 1e308`).
@@ -153,7 +153,7 @@ export const applyOp = (
   now: Micros,
   path: string
 ): Either.Either<Mutation, InvalidPoint> => {
-  // No closure per call: this runs once per write on the push path (a helper closure was 3-7 % of its CPU, issue 26).
+  // No closure per call: this runs once per write on the push path (a helper closure was 3-7 % of its CPU).
   const lastTs = state.lastTs
   const latest = state.latest
   switch (op._tag) {
@@ -182,7 +182,7 @@ export const applyOp = (
       const prefix = op.prefix ?? base?.prefix
       const suffix = op.suffix ?? base?.suffix
       const number = (base?.number ?? 0) + op.delta
-      // A stored number is always finite (contract section 3): JSON would turn Infinity into null.
+      // A stored number is always finite (docs/api.md section 3): JSON would turn Infinity into null.
       if (!Number.isFinite(number)) {
         return Either.left(
           new InvalidPoint({
@@ -207,7 +207,7 @@ export const applyOp = (
         return op.item
       })
       if (!found) board.push(op.item)
-      // Array.prototype.sort is stable, so equal values keep their order (contract section 3).
+      // Array.prototype.sort is stable, so equal values keep their order (docs/api.md section 3).
       board.sort((a, b) => b.value - a.value)
       return Either.right(putOne(type, { leaderboard: board }, undefined, lastTs, now))
     }

@@ -1,7 +1,7 @@
 import { Effect, Option, ParseResult, type Schema, SchemaAST } from "effect"
 
 /**
- * Decode errors that stay small whatever the input (issue 22 item 5). effect's formatters print the value that
+ * Decode errors that stay small whatever the input. effect's formatters print the value that
  * failed (`Expected string, actual <value>`) in full and by recursion: a request body nested 5,000 levels deep
  * overflowed the stack while the error was being formatted (a 500 instead of a 400), and a 100,000-element array
  * was echoed whole in the error message. {@link withBoundedIssues} makes a schema's decode failures carry a short

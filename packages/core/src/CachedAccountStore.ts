@@ -45,7 +45,7 @@ interface Cached<A> {
  * are stored in the order they expire (an entry is only set when absent or expired, always for `ttlMillis`), so the
  * oldest come first. Evicting in bulk keeps it cheap: a `Map` leaves a hole where an entry was deleted until it
  * rehashes, and iteration walks the holes, so taking the first key one eviction at a time walks every hole left by
- * the evictions before (about 100 µs per insert into a full 100,000-entry cache, measured; issue 12).
+ * the evictions before (about 100 µs per insert into a full 100,000-entry cache, measured).
  */
 const evict = <A>(map: Map<string, Cached<A>>, now: number) => {
   let drop = Math.max(1, Math.ceil(map.size / 10))
@@ -75,7 +75,7 @@ const recall = <A>(map: Map<string, Cached<A>>, key: string): A | undefined => {
  * last found (milliseconds), indexed by the id, with no allocation per lookup. A widget is worth remembering only
  * when it will be asked for again within the cache's time to live; one looked up once among a million (a read or
  * push of a random stream) would only be allocated, kept alive for the time to live, promoted by the garbage
- * collector's young generation and collected from the old one. Measured (issue 26, `bench:scale`'s random-stream
+ * collector's young generation and collected from the old one. Measured (`bench:scale`'s random-stream
  * reads of 1,000,000 streams on SQLite): the remembered widgets were most of what outlived a young-generation
  * collection, and those collections set the reads' p99. Two ids sharing a slot only cost a lookup more: an id is never
  * taken for another. `windowMillis`: how long a lookup counts, in milliseconds; `slots`: the table's size (a power of
@@ -117,7 +117,7 @@ interface Named<A> extends Cached<A> {
 /**
  * What is remembered of the stream names of every account (their widgets, or their absence): looked up by account
  * then by name, so that a lookup builds no key (a key string `account + name` per stream name was hashed afresh on
- * every lookup: 3 % of a 100-stream push's CPU, issue 26), and kept in the order remembered, which is the order
+ * every lookup: 3 % of a 100-stream push's CPU), and kept in the order remembered, which is the order
  * they expire, for {@link evict}'s bulk eviction. At most `maxEntries` entries.
  */
 class NameCache<A> {
@@ -189,7 +189,7 @@ const ownCopy = (key: string): string => (key + "\u0000").slice(0, -1)
  * Wraps an {@link AccountStore} so that the two lookups every push and read makes, access key → account and stream
  * name → widget, are answered from memory for `ttlMillis` after the store answered them. A widget is remembered
  * found or absent: a stream name the account has no widget of is answered "absent" from memory too (the line
- * protocol skips such names, contract 13.1, and an agent sends far more of them than a dashboard declares), so that
+ * protocol skips such names, docs/api.md section 13.1, and an agent sends far more of them than a dashboard declares), so that
  * a request naming them is answered without asking the store, and `peekWidget` can say `null`. An access key is
  * only remembered when found (a key created a moment ago is seen at once).
  *
@@ -297,7 +297,7 @@ export const makeAccountCache = (
           return found
         })
       }),
-    // The key's digest is remembered (a SHA-256 per push was ~4% of the push path's CPU, issue 12); a miss asks the
+    // The key's digest is remembered (a SHA-256 per push was ~4% of the push path's CPU); a miss asks the
     // store's own synchronous lookup (SQLite), and remembers what it answered.
     peekAccount: (accessKey) => {
       if (accessKey === "") return undefined

@@ -5,14 +5,14 @@ import type { Micros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
 
 /**
- * Stored-change notifications (contract section 10): what the write path stored, cleared or deleted, per stream,
+ * Stored-change notifications (docs/api.md section 10): what the write path stored, cleared or deleted, per stream,
  * published only once the write is durable, so a live event stream never shows a point a crash could still lose.
  */
 
 /**
  * An entry a write stored. `fresh` is true when its `ts` was above every `ts` the stream had ever assigned before
  * the write (always so for a server-assigned `ts`); a write that is not fresh may have replaced an entry with the
- * same `ts` (contract section 3) or gone in below newer entries. The backlog-then-live hand-over relies on it (see
+ * same `ts` (docs/api.md section 3) or gone in below newer entries. The backlog-then-live hand-over relies on it (see
  * `Follow.ts`): a fresh entry at or below what a subscriber was already sent is one the backlog sent.
  */
 export interface ChangedEntry extends StoredEntry {

@@ -5,7 +5,7 @@ import { SessionStore } from "./SessionStore.js"
 import { MICROS_PER_SECOND, type Micros } from "./Time.js"
 
 /**
- * Console sessions (contract section 14): what a signed-in browser holds instead of the admin token. A session is a
+ * Console sessions (docs/api.md section 14): what a signed-in browser holds instead of the admin token. A session is a
  * signed token `<id>.<expires>.<signature>`:
  * - `id`: 128 random bits, base64url (22 characters), the name under which a sign-out is recorded;
  * - `expires`: UNIX seconds, 12 hours after sign-in;
@@ -16,7 +16,7 @@ import { MICROS_PER_SECOND, type Micros } from "./Time.js"
  * signature cannot tell, that a session was signed out, is asked of `SessionStore` (see {@link isSignedIn}).
  */
 
-/** How long a session lasts after sign-in: 12 hours (contract section 14), in seconds. */
+/** How long a session lasts after sign-in: 12 hours (docs/api.md section 14), in seconds. */
 export const SESSION_LIFETIME_SECONDS = 12 * 60 * 60
 
 /** The key sessions are signed with, derived from one admin token (see {@link sessionKey}). */
@@ -99,7 +99,7 @@ export const isSignedIn = (session: Session): Effect.Effect<boolean, StorageFail
   Effect.flatMap(SessionStore, (store) => Effect.map(store.isSessionEnded(session.id), (ended) => !ended))
 
 /**
- * Signs `session` out (contract section 14): from then on {@link isSignedIn} is false for it, in every process on the
+ * Signs `session` out (docs/api.md section 14): from then on {@link isSignedIn} is false for it, in every process on the
  * database, also when its token is replayed. `now` in integer microseconds.
  */
 export const signOut = (session: Session, now: Micros): Effect.Effect<void, StorageFailure, SessionStore> =>

@@ -9,14 +9,14 @@ import { scaleTypes, STALE_AFTER_MAX, STALE_AFTER_MIN, thresholdColors, threshol
 import { type WidgetType, widgetKind } from "./WidgetType.js"
 
 /**
- * Dashboards (contract section 11): a named, arranged set of tiles of one account, each tile showing one stream on a
+ * Dashboards (docs/api.md section 11): a named, arranged set of tiles of one account, each tile showing one stream on a
  * grid 12 columns wide. The grid rules live here, in the {@link Tiles} schema, and nowhere else: the admin API decodes
  * its bodies with it, the CLI decodes `--layout` files with it ({@link decodeLayout}), and {@link defaultLayout} is
  * tested against it. The one rule that needs storage (a tile's stream must be a widget of the account) is
  * {@link checkStreams}.
  */
 
-/** Columns of the dashboard grid (contract section 11). */
+/** Columns of the dashboard grid (docs/api.md section 11). */
 export const GRID_COLUMNS = 12
 
 /**
@@ -49,11 +49,11 @@ const finite = (name: string) =>
     Schema.finite({ message: () => `${name} must be a finite number` })
   )
 
-// Unknown keys are refused (contract section 15), each at its own path (`options.colour`).
+// Unknown keys are refused (docs/api.md section 15), each at its own path (`options.colour`).
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 /**
- * One threshold of a tile (contract section 15): `{"above": n, "color"}` or `{"below": n, "color"}`, exactly one of
+ * One threshold of a tile (docs/api.md section 15): `{"above": n, "color"}` or `{"below": n, "color"}`, exactly one of
  * `above`/`below`, `color` one of `green`, `amber`, `red`, `blue`, `grey`.
  */
 export const Threshold = Schema.Struct({
@@ -74,7 +74,7 @@ export const Threshold = Schema.Struct({
   .annotations({ identifier: "Threshold" })
 
 /**
- * A tile's `options` (contract section 15), the rules that need no widget type: `thresholds` (at most 20), `min` and
+ * A tile's `options` (docs/api.md section 15), the rules that need no widget type: `thresholds` (at most 20), `min` and
  * `max` (finite numbers, `min < max` when both are given), `staleAfter` (whole seconds, 10 to 31,536,000); unknown
  * keys are refused. Which widget types may carry which option is {@link checkStreams}'s rule.
  */
@@ -85,7 +85,7 @@ export const TileOptions = Schema.Struct({
       .pipe(Schema.maxItems(20, { message: () => "a tile has at most 20 thresholds" }))
       .annotations({
         description:
-          "Status colours of the value (contract section 15): the value takes the colour of the LAST threshold it " +
+          "Status colours of the value (docs/api.md section 15): the value takes the colour of the LAST threshold it " +
           "meets (greater than above, less than below), else its default colour; bars and dials draw the bands. " +
           "On number, horizontal-bar, vertical-bar, dial, sparkline and line-graph tiles only"
       })
@@ -126,7 +126,7 @@ export const TileOptions = Schema.Struct({
   .annotations({
     identifier: "TileOptions",
     description:
-      "Options of a tile (contract section 15). thresholds: [{above|below: n, color}], the value's colour is the " +
+      "Options of a tile (docs/api.md section 15). thresholds: [{above|below: n, color}], the value's colour is the " +
       "colour of the last threshold it meets (greater than above, less than below); colors green, amber, red, blue, " +
       "grey; on number, horizontal-bar, vertical-bar, dial, sparkline and line-graph tiles. min, max: the scale of " +
       "horizontal-bar, vertical-bar and dial tiles, min < max. staleAfter: whole seconds (10 to 31536000), any tile: " +
@@ -135,10 +135,10 @@ export const TileOptions = Schema.Struct({
 export type TileOptions = typeof TileOptions.Type
 
 /**
- * A tile (contract section 11): `{"streamName", "title"?, "x", "y", "w", "h"}`, in grid cells. `x` is the column
+ * A tile (docs/api.md section 11): `{"streamName", "title"?, "x", "y", "w", "h"}`, in grid cells. `x` is the column
  * (0..11), `y` the row (0 at the top), `w` and `h` the width and height (at least 1). Integers, `x + w <= 12`,
  * `y + h <=` {@link MAX_GRID_ROWS}. `title` (at most {@link MAX_NAME_LENGTH} characters) is shown instead of the
- * stream name. `options` (contract section 15) as {@link TileOptions}. Errors carry the field's path (`tiles[2].w`,
+ * stream name. `options` (docs/api.md section 15) as {@link TileOptions}. Errors carry the field's path (`tiles[2].w`,
  * `tiles[1].options.thresholds[0].color`).
  */
 export const Tile = Schema.Struct({
@@ -167,7 +167,7 @@ export const Tile = Schema.Struct({
     description:
       "A tile showing one stream on a grid 12 columns wide, in cells: x column (0..11), y row (0 at the top), w " +
       "width, h height; integers, x + w <= 12. Tiles of a dashboard do not overlap. title is shown instead of the " +
-      "stream name; options as TileOptions (contract section 15)"
+      "stream name; options as TileOptions (docs/api.md section 15)"
   })
 export type Tile = typeof Tile.Type
 
@@ -258,8 +258,8 @@ export const decodeLayout = (json: unknown): Either.Either<ReadonlyArray<Tile>, 
 
 /**
  * The rules that need the account's widgets, given as stream name to widget type: every tile's stream must be a
- * widget of the account (contract section 11, path `tiles[i].streamName`), and a tile's options must suit its
- * widget's type (contract section 15): `thresholds` only on number, horizontal-bar, vertical-bar, dial, sparkline and
+ * widget of the account (docs/api.md section 11, path `tiles[i].streamName`), and a tile's options must suit its
+ * widget's type (docs/api.md section 15): `thresholds` only on number, horizontal-bar, vertical-bar, dial, sparkline and
  * line-graph tiles, `min`/`max` only on horizontal-bar, vertical-bar and dial tiles (path
  * `tiles[i].options.thresholds`). `InvalidRequest` for the first tile that breaks one.
  */
@@ -368,7 +368,7 @@ const bandCount = (n: number): number => {
 }
 
 /**
- * The layout of a dashboard created without `tiles` (contract section 11): one tile per widget, in the order given
+ * The layout of a dashboard created without `tiles` (docs/api.md section 11): one tile per widget, in the order given
  * (the caller passes the account's widgets in creation order). Pure.
  *
  * The widgets are split, in order, into bands of equal height (2 rows) that each fill the 12 columns: the number of

@@ -6,11 +6,11 @@ import type { RotationStorage } from "./RotationStore.js"
 import type { ViewTokenDigest } from "./ViewToken.js"
 
 /**
- * The storage port of dashboards (contract section 11). View tokens are only ever seen by the store as SHA-256
+ * The storage port of dashboards (docs/api.md section 11). View tokens are only ever seen by the store as SHA-256
  * digests, one per dashboard. Tiles are stored as given (validated by the caller) and read back equal; they name
  * streams, not widgets, so deleting a widget leaves its tiles in place. Every method that takes an account id and a
  * dashboard id finds the dashboard only in that account (`None` / `false` otherwise). Times are integer
- * microseconds. The port also stores rotations (contract section 15, {@link RotationStorage}): deleting a dashboard
+ * microseconds. The port also stores rotations (docs/api.md section 15, {@link RotationStorage}): deleting a dashboard
  * removes it from every rotation's `dashboardIds` in the same commit.
  */
 export class DashboardStore extends Context.Tag("@dashstream/core/DashboardStore")<
@@ -34,7 +34,7 @@ export class DashboardStore extends Context.Tag("@dashstream/core/DashboardStore
     ) => Effect.Effect<Option.Option<Dashboard>, StorageFailure>
     /**
      * Deletes a dashboard; `false` when there was none. Its view token stops working with it, and it leaves every
-     * rotation's `dashboardIds` (contract section 15).
+     * rotation's `dashboardIds` (docs/api.md section 15).
      */
     readonly delete: (account: AccountId, id: DashboardId) => Effect.Effect<boolean, StorageFailure>
     /** Replaces the view token digest (rotation): from the commit on, only the new token finds the dashboard. */

@@ -22,7 +22,7 @@ import type { Widget } from "./Widget.js"
 import { type WidgetKind, widgetKind } from "./WidgetType.js"
 
 /**
- * The use cases of dashboards (contract section 11): what the admin API, the CLI and the dashboard page call.
+ * The use cases of dashboards (docs/api.md section 11): what the admin API, the CLI and the dashboard page call.
  * Bodies arrive decoded (`CreateDashboardBody`, `UpdateDashboardBody`: the grid rules are in their schemas); these
  * check what needs storage (the account, its widgets) and keep view tokens secret: a token is returned only by the
  * call that makes it (create, rotate), the store keeps its SHA-256 digest.
@@ -35,10 +35,10 @@ export interface DashboardWithToken {
 }
 
 /**
- * A dashboard as the admin API answers and `dashboards create --json` prints it (contract section 11):
+ * A dashboard as the admin API answers and `dashboards create --json` prints it (docs/api.md section 11):
  * `{"id","name","tiles","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time. The store keeps only the
  * view token's digest, so only create and rotate, which make one, pass `viewToken`; every other answer shows
- * `viewToken` and `url` as `null`. `url` carries `basePath`, the `serve --base-path` prefix (contract section 16;
+ * `viewToken` and `url` as `null`. `url` carries `basePath`, the `serve --base-path` prefix (docs/api.md section 16;
  * `""` for the root), see `viewUrl`.
  */
 export const dashboardView = (dashboard: Dashboard, viewToken: string | null = null, basePath = "") => ({
@@ -96,7 +96,7 @@ const defaultTiles = (widgets: ReadonlyArray<Widget>): Either.Either<ReadonlyArr
   )
 
 /**
- * Creates a dashboard with a new view token (contract section 11). Without `tiles`, one tile per widget of the
+ * Creates a dashboard with a new view token (docs/api.md section 11). Without `tiles`, one tile per widget of the
  * account in creation order (`defaultLayout`). Fails with `AccountNotFound`, or `InvalidRequest` (path
  * `tiles[i].streamName`) when a tile's stream is not a widget of the account, or (path `tiles`) when the account has
  * more widgets than a dashboard may have tiles and no `tiles` were given.
@@ -181,7 +181,7 @@ export const deleteDashboard = (
   })
 
 /**
- * Gives a dashboard a new view token and returns it (contract section 11); the old view URL stops working at once.
+ * Gives a dashboard a new view token and returns it (docs/api.md section 11); the old view URL stops working at once.
  * Fails with `AccountNotFound` or `DashboardNotFound`.
  */
 export const rotateViewToken = (
@@ -227,7 +227,7 @@ export interface ResolvedDashboard {
 const unknownViewToken = new DashboardNotFound({ message: "no dashboard has this view token" })
 
 /**
- * The dashboard of a view token (contract section 11, `GET /d/<viewToken>`) with each tile's widget (type and
+ * The dashboard of a view token (docs/api.md section 11, `GET /d/<viewToken>`) with each tile's widget (type and
  * stream) looked up now. Fails with `DashboardNotFound` for an unknown or rotated token (the page answers 404).
  */
 export const resolveView = (
@@ -248,11 +248,11 @@ export const resolveView = (
     }
   })
 
-/** The most entries a series or events tile's snapshot holds (contract section 11). */
+/** The most entries a series or events tile's snapshot holds (docs/api.md section 11). */
 export const MAX_SNAPSHOT_ENTRIES = 1000
 
 /**
- * The snapshot rule (contract section 11): how many of a stream's most recent entries a dashboard snapshot sends
+ * The snapshot rule (docs/api.md section 11): how many of a stream's most recent entries a dashboard snapshot sends
  * for a tile of this kind.
  * - `state` tiles (leaderboards, lists, tables, ...): 1, the latest entry: it is the whole state.
  * - `series` and `events` tiles (sparkline, line graph, maps, feeds, gallery, xy): the most recent
@@ -289,7 +289,7 @@ const layoutTile = ({ tile, widget }: ResolvedTile) => ({ ...tile, type: widget 
 
 /**
  * What a dashboard's event stream follows (see `followDashboard`): its feeds, the data of its `layout` event
- * (contract section 14, "Layout changes reach open pages": `{"name","tiles"}`, each tile as stored plus its widget's
+ * (docs/api.md section 14, "Layout changes reach open pages": `{"name","tiles"}`, each tile as stored plus its widget's
  * `type`, `null` when its widget no longer exists, so that a page can draw a tile it did not show before), and the
  * key that tells a changed name or tiles.
  */

@@ -17,7 +17,7 @@ export interface DecimationStream {
 }
 
 /**
- * A stored entry as the decimation pass sees it (contract section 9): its id, `ts` in integer microseconds since
+ * A stored entry as the decimation pass sees it (docs/api.md section 9): its id, `ts` in integer microseconds since
  * the UNIX epoch, and `value`, the number decimation ranks it by as stored at write time (`number` of numeric
  * widgets, `y` of xy-graph; `null` for other types, see `decimationValue`).
  */
@@ -49,7 +49,7 @@ export interface EntryChunk {
 }
 
 /**
- * The storage port of the decimation pass (contract section 9): what a pass over every stream needs, in pieces
+ * The storage port of the decimation pass (docs/api.md section 9): what a pass over every stream needs, in pieces
  * small enough that concurrent pushes wait milliseconds, never the whole pass. Adapters (memory, SQLite,
  * PostgreSQL) implement it beside `StreamStore`; `decimationSuite` in `@dashstream/core/testing` checks that they
  * agree. Every operation fails with `StorageFailure` only.
@@ -70,7 +70,7 @@ export class DecimationStore extends Context.Tag("@dashstream/core/DecimationSto
     /**
      * Deletes these entries of `stream` in one short transaction and returns how many it deleted. Ids that are not
      * the stream's (another stream's, already deleted) are skipped. The stream's newest entry (highest `ts`) is
-     * never deleted, even when listed (contract section 9: "the newest entry of every stream is always kept"), so
+     * never deleted, even when listed (docs/api.md section 9: "the newest entry of every stream is always kept"), so
      * a push racing the pass cannot leave a stream without its latest value.
      */
     readonly deleteEntries: (stream: StreamId, ids: ReadonlyArray<EntryId>) => Effect.Effect<number, StorageFailure>

@@ -2,10 +2,10 @@ import { Data, Schema } from "effect"
 
 /**
  * Domain errors. None of them knows about HTTP: the HTTP adapter maps each `_tag` to the status and error code
- * of contract section 5. `path` points into the request body (for example `streams[3].point.leaderboard[2].value`).
+ * of docs/api.md section 5. `path` points into the request body (for example `streams[3].point.leaderboard[2].value`).
  */
 
-/** The push body is not JSON (contract section 5: 400 `invalid_json`). */
+/** The push body is not JSON (docs/api.md section 5: 400 `invalid_json`). */
 export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", {
   message: Schema.String
 }) {}
@@ -58,7 +58,7 @@ export class DashboardNotFound extends Schema.TaggedError<DashboardNotFound>()("
 }) {}
 
 /**
- * No rotation with that id in the account (admin API and CLI; 404 `rotation_not_found`, contract section 15), or no
+ * No rotation with that id in the account (admin API and CLI; 404 `rotation_not_found`, docs/api.md section 15), or no
  * rotation with that view token (the page answers 404). The message never contains a view token.
  */
 export class RotationNotFound extends Schema.TaggedError<RotationNotFound>()("RotationNotFound", {
@@ -67,7 +67,7 @@ export class RotationNotFound extends Schema.TaggedError<RotationNotFound>()("Ro
 
 /**
  * `text` as quoted in an error message: JSON-quoted, cut to its first 100 characters (then `...` and its length),
- * so that an error about a 900 KB name does not echo it whole (issue 13, defect 6).
+ * so that an error about a 900 KB name does not echo it whole.
  */
 export const quoted = (text: string): string => {
   if (text.length <= 100) return JSON.stringify(text)

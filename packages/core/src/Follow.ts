@@ -8,7 +8,7 @@ import { authenticate } from "./usecases/Authenticate.js"
 import type { StreamId } from "./Widget.js"
 
 /**
- * Following a stream live (contract section 10): the backlog a subscriber asked for, then every change as it is
+ * Following a stream live (docs/api.md section 10): the backlog a subscriber asked for, then every change as it is
  * stored, handed over so that no entry is missed or sent twice. Written once here; the HTTP adapter only turns what
  * a {@link LiveSink} receives into Server-Sent Events, and the storage adapters only publish changes.
  */
@@ -34,7 +34,7 @@ export interface LiveSink {
   /**
    * Told `true` when the subscriber starts sending live changes (the backlog is done) and `false` when it goes back to
    * reading the storage (after a `Gap`). While live, nothing paces the sends: the HTTP adapter bounds what it holds
-   * for a slow client then (contract section 10, 1 MiB).
+   * for a slow client then (docs/api.md section 10, 1 MiB).
    */
   readonly live?: (isLive: boolean) => void
 }
@@ -45,11 +45,11 @@ export interface Follower {
   readonly close: () => void
 }
 
-/** Where a subscription starts (contract section 10, "Start"). */
+/** Where a subscription starts (docs/api.md section 10, "Start"). */
 export type FollowStart =
   /** Neither `Last-Event-ID` nor `since`: the latest entry (if any), then new ones. */
   | { readonly _tag: "Latest" }
-  /** The `count` (>= 1) most recent entries, then new ones (a dashboard tile's snapshot, contract section 11). */
+  /** The `count` (>= 1) most recent entries, then new ones (a dashboard tile's snapshot, docs/api.md section 11). */
   | { readonly _tag: "Recent"; readonly count: number }
   /** `since`: entries with `ts > since` (microseconds, see `sinceBound`), then new ones. */
   | { readonly _tag: "Since"; readonly since: Micros }
@@ -83,8 +83,8 @@ export const followPageSize = 1000
  * The bytes of stored points a backlog page aims at: after each page, the next one asks for as many entries as
  * would fill this many bytes at the page's average entry size (at most the page size, at least 1). With the
  * pacing of `LiveSink.writable`, a client that does not read holds about one page in memory, whatever its entries
- * weigh (contract section 10's bound applies to every event stream, issue 22). 128 KiB: with PostgreSQL's entries
- * in blocks (issue 26), 30 clients that never read a snapshot of ~6 KB entries grew the server by 124-131 MiB at
+ * weigh (docs/api.md section 10's bound applies to every event stream). 128 KiB: with PostgreSQL's entries
+ * in blocks, 30 clients that never read a snapshot of ~6 KB entries grew the server by 124-131 MiB at
  * 256 KiB pages against 41-43 MiB at 128 KiB (not in proportion: see docs/benchmarks.md); entries of a few hundred
  * bytes still fill a page of `followPageSize` (1,000).
  */
@@ -130,7 +130,7 @@ const maxCursor = MAX_SECONDS * MICROS_PER_SECOND
 
 const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidSince> => {
   // The same rule as the export read's `since` (a decimal number of seconds; `0x10` is refused), and no larger than
-  // the largest `ts`: a stream following from beyond it would stay silent for ever (issue 22, item 11).
+  // the largest `ts`: a stream following from beyond it would stay silent for ever.
   const bound = sinceFromText(text)
   if (bound === undefined) {
     return Either.left(
@@ -148,7 +148,7 @@ const parseCursor = (text: string, what: string): Either.Either<Micros, InvalidS
 }
 
 /**
- * Where a subscription starts from what the client sent (contract section 10): `Last-Event-ID` wins over `since`.
+ * Where a subscription starts from what the client sent (docs/api.md section 10): `Last-Event-ID` wins over `since`.
  * Fails with `InvalidSince` when the one used is not a non-negative number of seconds, or is above `MAX_SECONDS`
  * (nothing could ever follow it).
  */
@@ -163,7 +163,7 @@ export const followStart = (params: FollowParams): Either.Either<FollowStart, In
 }
 
 /**
- * Resolves a live subscription to a stream (contract section 10). Everything that refuses it is decided here, before
+ * Resolves a live subscription to a stream (docs/api.md section 10). Everything that refuses it is decided here, before
  * anything is sent: `Forbidden` (unknown key), `InvalidSince` (bad `since` or `Last-Event-ID`), `StreamNotFound`, a
  * storage failure.
  */

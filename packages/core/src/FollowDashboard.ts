@@ -7,18 +7,18 @@ import { formatTs, nowMicros } from "./Time.js"
 import type { StreamId } from "./Widget.js"
 
 /**
- * A dashboard's one event stream (contract section 11): `event: snapshot` with the recent entries of every tile, then
+ * A dashboard's one event stream (docs/api.md section 11): `event: snapshot` with the recent entries of every tile, then
  * `entry` and `clear` events of every tile's stream as they are stored. Built on {@link followStream}, one
- * subscription per stream, so each tile gets the backlog-then-live hand-over of contract section 10: nothing stored
+ * subscription per stream, so each tile gets the backlog-then-live hand-over of docs/api.md section 10: nothing stored
  * after the snapshot's reads is missed, nothing in the snapshot is sent again.
  *
- * The snapshot is written as the client takes it (issue 22): tile after tile, a storage page at a time, each page
+ * The snapshot is written as the client takes it: tile after tile, a storage page at a time, each page
  * read once the sink can take more (`DashboardSink.writable`), so a client that does not read holds about a page of
  * the server's memory, whatever the dashboard holds. A snapshot is one event: what the tiles already written send
  * meanwhile waits until it ends, and when more than `maxHeldBytes` wait, the client is too slow and is let go
- * (`DashboardSink.overflowed`, contract section 10's bound).
+ * (`DashboardSink.overflowed`, docs/api.md section 10's bound).
  *
- * A layout change re-scopes the subscription at once (contract section 14, "Layout changes reach open pages"): the
+ * A layout change re-scopes the subscription at once (docs/api.md section 14, "Layout changes reach open pages"): the
  * streams no longer on the dashboard stop (nothing more of them is sent, also of what waited behind a snapshot), then
  * `event: layout` says the new name and tiles and a snapshot follows with the tiles it did not show before.
  */
@@ -33,7 +33,7 @@ export interface DashboardFeed {
   /** The widget's type (`null` without a widget): a widget made again with another type changes the layout. */
   readonly type?: string | null | undefined
   /**
-   * A rotation's stream (contract section 15): the dashboards that show this stream, in the rotation's order. Each of
+   * A rotation's stream (docs/api.md section 15): the dashboards that show this stream, in the rotation's order. Each of
    * its `entry`, `clear` and `deleted` events then names them (`"dashboardId"`: the first, `"dashboardIds"`: all).
    * Absent for a dashboard's own stream.
    */
@@ -93,7 +93,7 @@ export interface DashboardSink {
 
 /** How a dashboard subscription bounds what it holds for its client. */
 export interface DashboardFollowOptions {
-  /** Bytes of events held while a snapshot is written, beyond which the client is let go (contract section 10). */
+  /** Bytes of events held while a snapshot is written, beyond which the client is let go (docs/api.md section 10). */
   readonly maxHeldBytes: number
   /** The most entries of one storage read (default {@link followPageSize}). */
   readonly pageSize?: number

@@ -5,7 +5,7 @@ import type { PointOp } from "./Point.js"
 import type { WidgetType } from "./WidgetType.js"
 
 /**
- * The protocol-neutral form of a push (issue 23): what every ingestion protocol's parser produces and what
+ * The protocol-neutral form of a push: what every ingestion protocol's parser produces and what
  * `UseCases.ingest` / `UseCases.ingestDirect` store. The original JSON body (`decodePushRequest`), Smashing's widget
  * pushes and the InfluxDB line protocol are parsers into it; what happens next (the key's account, the widgets, one
  * decoded write per part, one `StreamStore.write` for the whole request) is written once, in core.
@@ -16,16 +16,16 @@ import type { WidgetType } from "./WidgetType.js"
  * push hot path).
  */
 
-/** Why a part's content is refused: each of these is a 400 (or 413) of contract section 5, with a `path`. */
+/** Why a part's content is refused: each of these is a 400 (or 413) of docs/api.md section 5, with a `path`. */
 export type PartRejection = InvalidPoint | PayloadTooLarge | UnsupportedCommand | InvalidRequest
 
 /**
- * Decodes one part's content against its stream's widget type into the operation to store (contract section 3),
+ * Decodes one part's content against its stream's widget type into the operation to store (docs/api.md section 3),
  * or the refusal. `path` is the part's {@link IngestPart.path}, to prefix the paths of the errors it returns;
  * `limits` bound arrays (`maxArrayElements`). Pure, and called at most once per part (not for skipped parts).
  *
  * Timestamps in a decoded {@link PointOp} are in microseconds (`ts?: Micros`); an entry without one takes the
- * server's receive time (contract section 3).
+ * server's receive time (docs/api.md section 3).
  */
 export type PartDecoder<V> = (
   type: WidgetType,
@@ -54,13 +54,13 @@ export interface IngestPart<V = unknown> {
 /**
  * What to do with a part whose stream is not a widget of the key's account: `"reject"` refuses the whole request
  * with `StreamNotFound` (the original push, Smashing), `"skip"` leaves that part out and counts it (the line
- * protocol, contract 13.1: an agent sends far more series than a dashboard shows; `X-Dashstream-Skipped`).
+ * protocol, docs/api.md section 13.1: an agent sends far more series than a dashboard shows; `X-Dashstream-Skipped`).
  */
 export type UndeclaredStreams = "reject" | "skip"
 
 /**
  * A decoded push, protocol-neutral: the access key, the parts in request order, and how to decode them. Stored all
- * or nothing, in one `StreamStore.write` (contract section 5); parts to the same stream apply in order.
+ * or nothing, in one `StreamStore.write` (docs/api.md section 5); parts to the same stream apply in order.
  *
  * `V` is the protocol's part content (the original JSON: the part's object; Smashing: its body; line protocol: a
  * field value with its timestamp in microseconds).

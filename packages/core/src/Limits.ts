@@ -1,5 +1,5 @@
 /**
- * Request limits (contract section 5, "Default limits"). Exceeding one is 413 `payload_too_large`.
+ * Request limits (docs/api.md section 5, "Default limits"). Exceeding one is 413 `payload_too_large`.
  * `maxBodyBytes` in bytes.
  */
 export interface Limits {

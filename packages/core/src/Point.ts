@@ -3,7 +3,7 @@ import type { GalleryPoint, HtmlPoint, ImagePoint, LabelPoint, MatrixPoint, Text
 import type { Micros } from "./Time.js"
 
 /**
- * Stored point shapes (contract section 3, column "Stored point"), as `@dashstream/contract` writes them once for
+ * Stored point shapes (docs/api.md section 3, column "Stored point"), as `@dashstream/contract` writes them once for
  * core, the client and the dashboard page. These are what the export API returns in `data[].point`; unknown fields a
  * client sent are not part of them.
  */
@@ -65,7 +65,7 @@ export type StoredPoint =
  *   store then does not serialise again.
  * - `Delta`: store latest `number` + `delta`; prefix/suffix carry over unless given.
  * - `LeaderboardItem`, `ListItem`, `TableRow`: store the latest collection with the item added.
- * - `Clear`: delete every entry (the clear command, or an empty point; contract section 4).
+ * - `Clear`: delete every entry (the clear command, or an empty point; docs/api.md section 4).
  */
 export type PointOp =
   | {

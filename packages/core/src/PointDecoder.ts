@@ -20,7 +20,7 @@ import { MAX_SECONDS } from "./Time.js"
 import { supportsClearCommand, type WidgetType } from "./WidgetType.js"
 
 /**
- * Decodes a pushed `point` against the stream's widget type (contract sections 3 and 4) into the operation it asks
+ * Decodes a pushed `point` against the stream's widget type (docs/api.md sections 3 and 4) into the operation it asks
  * for. Pure and synchronous; `path` is where the point stands in the request body (`point`, `streams[3].point`) and
  * prefixes the `path` of every error.
  *

@@ -25,7 +25,7 @@ export type JsonPart = Readonly<Record<string, unknown>>
 export type PushRequest = IngestRequest<JsonPart>
 
 /**
- * Decodes a `command` against a widget type (spec section 4.3, contract section 4): `"clear"` on sparkline,
+ * Decodes a `command` against a widget type (spec section 4.3, docs/api.md section 4): `"clear"` on sparkline,
  * line-graph, maps, text feed and xy-graph. `path` is where the command stands (`command`, `streams[3].command`).
  * Fails with `UnsupportedCommand` for any other command, or for `clear` on a type that is cleared by an empty point
  * instead (the message says so).
@@ -61,7 +61,7 @@ const besidePoint = (pointPath: string, key: string): string => pointPath.slice(
 
 /**
  * The {@link IngestRequest.decode} of a push body's parts: the part's `command` through {@link decodeCommand}, else
- * its `point` through `decodePoint` (contract sections 3 and 4). `path` is the point's path.
+ * its `point` through `decodePoint` (docs/api.md sections 3 and 4). `path` is the point's path.
  */
 export const decodeJsonPart = (
   type: WidgetType,
@@ -120,7 +120,7 @@ const part = (o: Record<string, unknown>, index: number): IngestPart<JsonPart> |
 }
 
 /**
- * Checks the shape of a parsed push body (spec sections 4.2-4.4, contract section 5): an object with a string
+ * Checks the shape of a parsed push body (spec sections 4.2-4.4, docs/api.md section 5): an object with a string
  * `accessKey` and either `streamName` with `point` or `command`, or `streams` = array of `{streamName, point}`
  * (or `{streamName, command}`). The result is an {@link IngestRequest} whose parts are decoded by
  * {@link decodeJsonPart}, refusing undeclared streams with `StreamNotFound` at `streamName` (`streams[3].streamName`). Fails with `InvalidRequest` (with `path`) for a wrong shape, an `epoint`, or both

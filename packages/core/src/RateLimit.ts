@@ -1,5 +1,5 @@
 /**
- * The per-access-key rate limit of contract section 5 (`serve --rate-limit N`: N requests per second per key, with
+ * The per-access-key rate limit of docs/api.md section 5 (`serve --rate-limit N`: N requests per second per key, with
  * bursts of N, 429 `rate_limited` with `Retry-After` beyond that) as token buckets, one per key. Pure: the clock is
  * passed in. The HTTP adapter takes one token per request; with `serve --workers`, the server's primary process
  * holds the buckets and grants tokens to the workers a few at a time (`take` with `want` above 1).

@@ -6,7 +6,7 @@ import type { Rotation, RotationId } from "./Rotation.js"
 import type { ViewTokenDigest } from "./ViewToken.js"
 
 /**
- * The storage of rotations (contract section 15), part of the `DashboardStore` port (a rotation lists dashboards, and
+ * The storage of rotations (docs/api.md section 15), part of the `DashboardStore` port (a rotation lists dashboards, and
  * a deleted dashboard leaves every rotation in the same commit). View tokens are only ever seen by the store as
  * SHA-256 digests, one per rotation, in a namespace of their own (a rotation's digest never finds a dashboard, nor the
  * reverse). Every method that takes an account id and a rotation id finds the rotation only in that account (`None` /

@@ -12,7 +12,7 @@ import { isoTime, nowMicros } from "./Time.js"
 import { digestViewToken, newViewToken, viewUrl } from "./ViewToken.js"
 
 /**
- * The use cases of rotations (contract section 15): what the admin API, the CLI and the rotation page call. Bodies
+ * The use cases of rotations (docs/api.md section 15): what the admin API, the CLI and the rotation page call. Bodies
  * arrive decoded (`RotationBody`: name, interval and the count of dashboards are in its schema); these check what
  * needs storage (the account, its dashboards) and keep view tokens secret, as `Dashboards` does: a token is returned
  * only by the call that makes it (create, rotate), the store keeps its SHA-256 digest.
@@ -39,7 +39,7 @@ const accountDashboards = (accountId: string, body: RotationBody) =>
   })
 
 /**
- * Creates a rotation with a new view token (contract section 15). Fails with `AccountNotFound`, or `InvalidRequest`
+ * Creates a rotation with a new view token (docs/api.md section 15). Fails with `AccountNotFound`, or `InvalidRequest`
  * (path `dashboardIds[i]`) when an id is not one of the account's dashboards.
  */
 export const createRotation = (
@@ -84,7 +84,7 @@ export const getRotation = (
 
 /**
  * Replaces a rotation's name, dashboards and interval and returns the new version; its view token keeps working, and
- * its open pages follow the change (contract section 15). Fails with `AccountNotFound`, `RotationNotFound`, or
+ * its open pages follow the change (docs/api.md section 15). Fails with `AccountNotFound`, `RotationNotFound`, or
  * `InvalidRequest` (path `dashboardIds[i]`).
  */
 export const updateRotation = (
@@ -120,7 +120,7 @@ export const deleteRotation = (
   })
 
 /**
- * Gives a rotation a new view token and returns it (contract section 15); the old view URL stops working at once.
+ * Gives a rotation a new view token and returns it (docs/api.md section 15); the old view URL stops working at once.
  * Fails with `AccountNotFound` or `RotationNotFound`.
  */
 export const rotateRotationViewToken = (
@@ -160,7 +160,7 @@ export interface ResolvedRotation {
 const unknownViewToken = new RotationNotFound({ message: "no rotation has this view token" })
 
 /**
- * The rotation of a view token (contract section 15, `GET /r/<viewToken>`) with its dashboards and each tile's widget
+ * The rotation of a view token (docs/api.md section 15, `GET /r/<viewToken>`) with its dashboards and each tile's widget
  * looked up now (one read of the account's dashboards, one of the widgets of every stream they show). Fails with
  * `RotationNotFound` for an unknown or rotated token, or a deleted rotation (the page answers 404). A dashboard token
  * opens no rotation, and a rotation token no dashboard.
@@ -197,10 +197,10 @@ export const resolveRotationView = (
   })
 
 /**
- * A rotation as the admin API shows it and its `rotation` event carries it (contract section 15):
+ * A rotation as the admin API shows it and its `rotation` event carries it (docs/api.md section 15):
  * `{"id","name","dashboardIds","intervalSeconds","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time.
  * `viewToken` and `url` are `null` when the token is not at hand (the store keeps only its digest); `url` carries
- * `basePath`, the `serve --base-path` prefix (contract section 16; `""` for the root), see `viewUrl`.
+ * `basePath`, the `serve --base-path` prefix (docs/api.md section 16; `""` for the root), see `viewUrl`.
  */
 export const rotationView = (rotation: Rotation, viewToken: string | null = null, basePath = "") => ({
   id: rotation.id,
@@ -215,7 +215,7 @@ export const rotationView = (rotation: Rotation, viewToken: string | null = null
 /**
  * What a rotation's event stream follows (see `followDashboard`): the union of its dashboards' feeds (one per
  * distinct stream, each naming the dashboards that show it, in the rotation's order), the data of its `rotation`
- * event (contract section 15): `{"rotation": <the rotation as the admin API shows it>, "dashboards": [{"id", "name",
+ * event (docs/api.md section 15): `{"rotation": <the rotation as the admin API shows it>, "dashboards": [{"id", "name",
  * "tiles": [...]}]}` with each tile as a dashboard's `layout` event shows it (its widget's `type`, `null` when the
  * widget no longer exists), and the key that tells a change of the rotation or of any of its dashboards.
  */

@@ -3,7 +3,7 @@ import type { StorageFailure } from "./Errors.js"
 import type { Micros } from "./Time.js"
 
 /**
- * The storage port of console sign-outs (contract section 14). A console session is a signed token that any process
+ * The storage port of console sign-outs (docs/api.md section 14). A console session is a signed token that any process
  * holding the admin token can check by itself (see `ConsoleSession.ts`); what a signature cannot say is that the
  * session was signed out, so sign-outs are recorded here, where every process on the database sees them. A record is
  * needed only until the session would have expired anyway.
@@ -33,7 +33,7 @@ export interface SessionCacheOptions {
 
 /**
  * "Signed in" is not trusted at all (`ttlMillis` 0): every console request asks the store (one indexed lookup), so a
- * sign-out made through any process is refused by every other at once, as contract section 14 asks ("from then on").
+ * sign-out made through any process is refused by every other at once, as docs/api.md section 14 asks ("from then on").
  * A console makes a few requests a second, one operator at a time, so the lookup costs nothing that matters. Sign-outs
  * are still remembered (10,000 of them), so a replayed cookie is refused from memory.
  */

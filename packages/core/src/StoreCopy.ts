@@ -8,14 +8,14 @@ import type { ViewTokenDigest } from "./ViewToken.js"
 import type { StreamId } from "./Widget.js"
 
 /**
- * Copying a whole store into another (contract section 12: `dashstream copy --from URL --to URL`, also the backup):
+ * Copying a whole store into another (docs/api.md section 12: `dashstream copy --from URL --to URL`, also the backup):
  * the port each storage adapter implements, the rows it moves, and {@link copyStore}, the use case that moves them.
  *
  * Rows are copied as stored, not re-derived: stream ids, `ts` (integer microseconds), the point's JSON text, the
  * decimation `value`, each stream's `last_ts` and `cleared_ts`, and each dashboard's id, tiles JSON text and view
  * token digest, and each rotation's id, dashboards and view token digest, so the copy answers every read exactly as the
- * original, live event streams resume on it (contract section 10) and every dashboard's and rotation's view URL opens
- * the same page on it (contract sections 11 and 15).
+ * original, live event streams resume on it (docs/api.md section 10) and every dashboard's and rotation's view URL opens
+ * the same page on it (docs/api.md sections 11 and 15).
  */
 
 /** An account row. `createdAt` in integer microseconds. */
@@ -50,7 +50,7 @@ export interface StreamRecord {
 }
 
 /**
- * A dashboard row, as stored (contract section 11): its id (a UUID), the JSON text of its tiles (which name streams,
+ * A dashboard row, as stored (docs/api.md section 11): its id (a UUID), the JSON text of its tiles (which name streams,
  * not stream ids), the SHA-256 digest of its current view token (never the token), `createdAt` in integer
  * microseconds. Dashboards have no other time: an update changes only the name and tiles.
  */
@@ -65,7 +65,7 @@ export interface DashboardRecord {
 }
 
 /**
- * A rotation as stored (contract section 15): its id (a UUID), its dashboards' ids in order, the SHA-256 digest of its
+ * A rotation as stored (docs/api.md section 15): its id (a UUID), its dashboards' ids in order, the SHA-256 digest of its
  * current view token (never the token), `createdAt` in integer microseconds.
  */
 export interface RotationRecord {
@@ -150,7 +150,7 @@ export interface CopyTarget {
 }
 
 /**
- * The storage port of copying (contract section 12), implemented by the SQLite and PostgreSQL adapters over a
+ * The storage port of copying (docs/api.md section 12), implemented by the SQLite and PostgreSQL adapters over a
  * migrated database.
  */
 export class StoreCopy extends Context.Tag("@dashstream/core/StoreCopy")<
@@ -176,7 +176,7 @@ export class StoreCopy extends Context.Tag("@dashstream/core/StoreCopy")<
 >() {}
 
 /**
- * Why a database cannot be the source of a copy (contract section 12: a backup job with a typo must fail loudly,
+ * Why a database cannot be the source of a copy (docs/api.md section 12: a backup job with a typo must fail loudly,
  * and copy reads its source without ever writing it, not even to bring its schema up to date):
  * - `missing`: no such SQLite file (it is not created);
  * - `not-dashstream`: no Dashstream schema (an empty file, another application's database, not a database at all);
@@ -318,7 +318,7 @@ export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Ar
 }
 
 /**
- * Copies every account, access key digest, widget, dashboard, rotation and entry of `source` into `target` (contract
+ * Copies every account, access key digest, widget, dashboard, rotation and entry of `source` into `target` (docs/api.md
  * sections 12 and 15), then checks that the copy's counts (accounts, access keys, widgets, dashboards, rotations,
  * entries per stream) equal the original's.
  *

@@ -13,7 +13,7 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
 /**
  * True when `s` is 1 to 255 printable ASCII characters other than `/` (U+0020-U+007E): a stream name, decided
  * without the regular expressions below. Almost every name pushed is such a name; checked for each stream of every
- * push, the two regular expressions cost 3-5 µs per 100-stream push (issue 26).
+ * push, the two regular expressions cost 3-5 µs per 100-stream push.
  */
 const isPlainName = (s: string): boolean => {
   const n = s.length
@@ -26,7 +26,7 @@ const isPlainName = (s: string): boolean => {
 }
 
 /**
- * Why `s` is not a stream name (contract section 2), or `undefined` when it is one: it must be 1 to 255 characters
+ * Why `s` is not a stream name (docs/api.md section 2), or `undefined` when it is one: it must be 1 to 255 characters
  * (code points), well-formed Unicode (no lone surrogate: such a name cannot be encoded as UTF-8, so backends would
  * store it differently and no push could reach it), with no control character (C0, DEL or C1) and no `/`.
  */
@@ -43,7 +43,7 @@ export const streamNameProblem = (s: string): string | undefined => {
 export const isStreamName = (s: string): boolean => streamNameProblem(s) === undefined
 
 /**
- * A stream name (contract section 2): 1 to 255 characters (code points), well-formed Unicode, no control characters
+ * A stream name (docs/api.md section 2): 1 to 255 characters (code points), well-formed Unicode, no control characters
  * (C0, DEL, C1), no `/`. Unique per account; two accounts may use the same name. The one rule for every backend:
  * a name it refuses is never stored, and a push or read naming it finds no widget.
  */

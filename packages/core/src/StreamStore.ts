@@ -27,7 +27,7 @@ export interface StoredEntry {
  */
 export interface RenderedPage {
   /**
-   * The entries, ascending by `ts`, as the elements of a read body's `data` array (contract section 6):
+   * The entries, ascending by `ts`, as the elements of a read body's `data` array (docs/api.md section 6):
    * `{"ts":<seconds>,"point":<stored JSON>}` joined by `,`, with `ts` printed as `formatTs` prints it (exact to the
    * microsecond, no trailing zeros). `""` when `count` is 0.
    */
@@ -39,7 +39,7 @@ export interface RenderedPage {
 }
 
 /**
- * A read of one stream (contract section 6). `since` is the strict lower bound in microseconds (entries with
+ * A read of one stream (docs/api.md section 6). `since` is the strict lower bound in microseconds (entries with
  * `ts > since`; 0 reads everything), or `null` for "the latest entry only". `limit` caps the number of entries,
  * the oldest first; `null` means no cap. `limit` is ignored when `since` is `null`.
  */
@@ -123,7 +123,7 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
      * Entries of one stream in ascending `ts` (see {@link ReadQuery}); `[]` for an empty stream. Answers `done`
      * exactly once, with the entries or the storage failure: before returning where the adapter reads synchronously
      * (SQLite, memory), once the query returns otherwise (PostgreSQL). No effect: the latest-entry read's hot path
-     * calls it directly (issue 12).
+     * calls it directly.
      */
     readonly readDirect: (
       stream: StreamId,
@@ -151,7 +151,7 @@ export class StreamStore extends Context.Tag("@dashstream/core/StreamStore")<
     /**
      * The entries `query` names (see {@link LiveQuery}) together with the `ts` of the stream's last clear, read as of
      * ONE moment (one statement or one synchronous read), so that a live event stream can tell whether the entries
-     * it reads come before or after a clear (contract section 10). `None` when the widget no longer exists.
+     * it reads come before or after a clear (docs/api.md section 10). `None` when the widget no longer exists.
      */
     readonly readLive: (stream: StreamId, query: LiveQuery) => Effect.Effect<Option.Option<LivePage>, StorageFailure>
     /** Succeeds when the storage answers a trivial query (used by `/readyz`). */

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 /**
  * How every length rule counts (stream names, account and dashboard names, tile titles): in characters, meaning
  * Unicode code points, as the README and the contract say, not in UTF-16 units (`string.length`), which counts an
- * emoji outside the Basic Multilingual Plane twice (issue 22 item 10). JSON Schema's `maxLength` counts the same way.
+ * emoji outside the Basic Multilingual Plane twice. JSON Schema's `maxLength` counts the same way.
  */
 
 /** The number of Unicode code points of `s`: a surrogate pair counts once, a lone surrogate once. */

@@ -1,12 +1,12 @@
 /**
- * Tile options (contract section 15) as plain data, and the one pure rule the page draws with them: the status colour
+ * Tile options (docs/api.md section 15) as plain data, and the one pure rule the page draws with them: the status colour
  * of a value. This module imports only `@dashstream/contract` (which imports nothing), so the dashboard page's browser
  * bundle uses it as it is (`@dashstream/core/tileStatus`) without pulling effect in; the schema that validates options
  * a client gives is `TileOptions` in `Dashboard.ts`, built from the lists here.
  */
 import { numericWidgetTypes, scaleWidgetTypes } from "@dashstream/contract"
 
-/** The five status colours of a threshold (contract section 15). */
+/** The five status colours of a threshold (docs/api.md section 15). */
 export const thresholdColors = ["green", "amber", "red", "blue", "grey"] as const
 
 /** A threshold's colour name. */
@@ -23,7 +23,7 @@ export interface Threshold {
 }
 
 /**
- * A tile's `options` (contract section 15), as stored once validated: `thresholds` (status colours of the value),
+ * A tile's `options` (docs/api.md section 15), as stored once validated: `thresholds` (status colours of the value),
  * `min`/`max` (the scale of bars and dials, `min < max`), `staleAfter` (whole seconds, 10 to 31,536,000).
  */
 export interface TileOptionsData {
@@ -48,7 +48,7 @@ export const meets = (value: number, threshold: Threshold): boolean =>
   threshold.above !== undefined ? value > threshold.above : threshold.below !== undefined && value < threshold.below
 
 /**
- * The status colour of `value` (contract section 15): the colour of the LAST threshold in the list that it meets,
+ * The status colour of `value` (docs/api.md section 15): the colour of the LAST threshold in the list that it meets,
  * `undefined` (the default colour) when it meets none or there are none. Pure.
  */
 export const thresholdColor = (

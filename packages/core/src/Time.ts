@@ -2,7 +2,7 @@ import { Either, Schema } from "effect"
 
 /**
  * A point in time as integer microseconds since the UNIX epoch. Every stored `ts` is one
- * (contract section 3: "`ts` is UNIX seconds, microsecond precision"); JSON shows it in seconds.
+ * (docs/api.md section 3: "`ts` is UNIX seconds, microsecond precision"); JSON shows it in seconds.
  */
 export type Micros = number & { readonly Micros: unique symbol }
 
@@ -45,7 +45,7 @@ export const formatTs = (ts: Micros): string => {
 }
 
 /**
- * The `ts` the server assigns to a new entry (contract section 3, "Time"): the receive time `now`, unless the
+ * The `ts` the server assigns to a new entry (docs/api.md section 3, "Time"): the receive time `now`, unless the
  * stream's highest `ts` is already at or past it, in which case that `ts` plus one microsecond. This keeps
  * server-assigned `ts` strictly increasing per stream even when the clock stalls or moves back.
  */
@@ -100,7 +100,7 @@ export const sinceBound = (seconds: number): Micros => {
 }
 
 /**
- * A `since` cursor as it arrives in a query string or a `Last-Event-ID` header (contract sections 6 and 10) to its
+ * A `since` cursor as it arrives in a query string or a `Last-Event-ID` header (docs/api.md sections 6 and 10) to its
  * strict lower bound in microseconds ({@link sinceBound}); `undefined` when it is not a non-negative decimal number of
  * UNIX seconds (`since=0x10` is refused as `"0x10"` is refused as a number in a push). The one rule of both reads.
  */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto"
 
 /**
- * Dashboard view tokens (contract section 11): the secret in a dashboard's view URL `/d/<viewToken>`. It reads that
+ * Dashboard view tokens (docs/api.md section 11): the secret in a dashboard's view URL `/d/<viewToken>`. It reads that
  * dashboard's tiles and nothing else (it is not an access key and cannot push). Random, stored only as a digest,
  * replaced by rotation (the old one stops working at once).
  */
@@ -20,13 +20,13 @@ export const newViewToken = (): string => `dv_${randomBytes(32).toString("base64
 export const digestViewToken = (viewToken: string): ViewTokenDigest =>
   createHash("sha256").update(viewToken, "utf8").digest("hex") as ViewTokenDigest
 
-/** What a view token opens: a dashboard's page (`/d/<token>`) or a rotation's (`/r/<token>`, contract section 15). */
+/** What a view token opens: a dashboard's page (`/d/<token>`) or a rotation's (`/r/<token>`, docs/api.md section 15). */
 export type ViewKind = "dashboard" | "rotation"
 
 const viewSegment: Readonly<Record<ViewKind, string>> = { dashboard: "d", rotation: "r" }
 
 /**
- * The URL path of a view page as Dashstream returns and prints it (contract sections 11, 15, 16): `basePath` (the
+ * The URL path of a view page as Dashstream returns and prints it (docs/api.md sections 11, 15, 16): `basePath` (the
  * `serve --base-path` prefix, `""` for the root) then `/d/<viewToken>` for a dashboard or `/r/<viewToken>` for a
  * rotation. Every view URL is built here, so each carries the base path. Base64url tokens need no escaping; any
  * other character is percent-encoded.

@@ -7,7 +7,7 @@ export type StreamId = number & { readonly StreamId: unique symbol }
 
 /**
  * A widget: one stream of one account with one widget type, declared when the widget is created
- * (contract section 2). `createdAt` in integer microseconds.
+ * (docs/api.md section 2). `createdAt` in integer microseconds.
  */
 export interface Widget {
   readonly id: StreamId

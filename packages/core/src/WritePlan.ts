@@ -305,7 +305,7 @@ export class WritePlan {
       let top: EntryWrite | undefined = undefined
       for (let j = 0; j < entries.length; j++) {
         const e = entries[j]!
-        // On an equal ts the later entry replaces the earlier one (contract section 3), so it becomes the latest.
+        // On an equal ts the later entry replaces the earlier one (docs/api.md section 3), so it becomes the latest.
         if (s.topTs === null || e.ts >= s.topTs) {
           s.topTs = e.ts
           top = e

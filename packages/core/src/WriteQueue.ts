@@ -48,7 +48,7 @@ export const pointsOf = (writes: ReadonlyArray<StreamWrite>): number => {
 
 /**
  * Told of every group a storage adapter's group commit ran, so that the composition root can count them (the
- * metrics of contract section 12) without the storage knowing how. Called on the event loop once per group, once its
+ * metrics of docs/api.md section 12) without the storage knowing how. Called on the event loop once per group, once its
  * calls are answered (with `synchronous=FULL` on SQLite, after the WAL sync); it must be cheap and must not throw.
  */
 export interface WriteObserver {

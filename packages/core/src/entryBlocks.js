@@ -32,7 +32,7 @@ export const utf8Length = (text) => {
 }
 
 // Texts up to this many UTF-16 units are tried as ASCII, a byte a unit, before the native UTF-8 encoder, whose call
-// costs more than such a text's copy (issue 26: entries of number points are 1-20 characters of JSON).
+// costs more than such a text's copy (entries of number points are 1-20 characters of JSON).
 const shortText = 64
 
 /**

@@ -5,7 +5,7 @@
  * storage contract suites.
  */
 
-// Accounts, access keys and the account port (contract section 7).
+// Accounts, access keys and the account port (docs/api.md section 7).
 export { type Account, AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
 export { AccountStore, type WidgetLookupDone } from "./AccountStore.js"
 export {
@@ -18,7 +18,7 @@ export {
   withAccountCache
 } from "./CachedAccountStore.js"
 
-// Widgets, streams and points (contract sections 2 and 3).
+// Widgets, streams and points (docs/api.md sections 2 and 3).
 export type { StreamId, Widget } from "./Widget.js"
 export { decimationMode, isWidgetType, WidgetType, widgetTypes } from "./WidgetType.js"
 export { isStreamName, MAX_STREAM_NAME_LENGTH, StreamName } from "./StreamName.js"
@@ -43,7 +43,7 @@ export type {
   XyPoint
 } from "./Point.js"
 export { decodePoint } from "./PointDecoder.js"
-// Request bodies decoded by Schema with errors that never echo deeply nested input (issue 22 item 5).
+// Request bodies decoded by Schema with errors that never echo deeply nested input.
 export { withBoundedIssues } from "./BoundedIssues.js"
 // Pushes from any protocol (IngestRequest), and the original JSON body as one parser into it.
 export {
@@ -55,9 +55,9 @@ export {
   type UndeclaredStreams
 } from "./Ingest.js"
 export { decodeCommand, decodeJsonPart, decodePushRequest, type JsonPart, type PushRequest } from "./PushRequest.js"
-// Other pushers (contract section 13): each protocol is a parser into an IngestRequest.
+// Other pushers (docs/api.md section 13): each protocol is a parser into an IngestRequest.
 export { decodeSmashing, type SmashingPart, smashingRequest } from "./ingest/Smashing.js"
-// InfluxDB line protocol (contract section 13.1): a parser into an IngestRequest.
+// InfluxDB line protocol (docs/api.md section 13.1): a parser into an IngestRequest.
 export {
   FieldKind,
   LineBatch,
@@ -73,10 +73,10 @@ export { decodeLineProtocol, lineProtocolWidgetTypes } from "./ingest/LineProtoc
 export { type EntryWrite, type Mutation, needsLatest } from "./Apply.js"
 export { type Limits, defaultLimits } from "./Limits.js"
 
-// Time and the `since` cursor (contract section 6).
+// Time and the `since` cursor (docs/api.md section 6).
 export { formatTs, isoTime, MAX_SECONDS, type Micros, micros } from "./Time.js"
 
-// Errors (contract section 5).
+// Errors (docs/api.md section 5).
 export {
   AccountNotFound,
   Conflict,
@@ -147,7 +147,7 @@ export {
   withEffectForms
 } from "./StreamStore.js"
 
-// Live updates (contract section 10): what storage publishes, and the backlog-then-live hand-over.
+// Live updates (docs/api.md section 10): what storage publishes, and the backlog-then-live hand-over.
 export {
   ChangeFeed,
   type ChangedEntry,
@@ -168,7 +168,7 @@ export {
   followDashboard
 } from "./FollowDashboard.js"
 
-// Dashboards (contract section 11).
+// Dashboards (docs/api.md section 11).
 export {
   CreateDashboardBody,
   type Dashboard,
@@ -181,7 +181,7 @@ export {
   TileOptions,
   UpdateDashboardBody
 } from "./Dashboard.js"
-// Tile options (contract section 15): the status colour rule, also bundled by the dashboard page (`./tileStatus`).
+// Tile options (docs/api.md section 15): the status colour rule, also bundled by the dashboard page (`./tileStatus`).
 export {
   STALE_AFTER_MAX,
   STALE_AFTER_MIN,
@@ -197,7 +197,7 @@ export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
 export { type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
 
-// Rotations (contract section 15).
+// Rotations (docs/api.md section 15).
 export {
   checkDashboardIds,
   checkRotationBody,
@@ -229,7 +229,7 @@ export {
 } from "./RangeRead.js"
 export { isRangeRead, limitFromText, MAX_LIMIT, type RangeParams, rangeQueryOf } from "./RangeParams.js"
 
-// Decimation (contract section 9): the port the pass runs over.
+// Decimation (docs/api.md section 9): the port the pass runs over.
 export {
   type DecimationEntry,
   DecimationStore,
@@ -239,7 +239,7 @@ export {
   type StreamPage
 } from "./DecimationStore.js"
 
-// Copying a deployment between stores (contract section 12).
+// Copying a deployment between stores (docs/api.md section 12).
 export {
   type AccessKeyRecord,
   type AccountRecord,
@@ -263,7 +263,7 @@ export {
   TargetNotEmpty
 } from "./StoreCopy.js"
 
-// Console sessions (contract section 14): signed sessions of the admin token, and the port of sign-outs.
+// Console sessions (docs/api.md section 14): signed sessions of the admin token, and the port of sign-outs.
 export * as ConsoleSession from "./ConsoleSession.js"
 export {
   defaultSessionCacheOptions,
@@ -274,5 +274,5 @@ export {
   withSessionCache
 } from "./SessionStore.js"
 
-// Rate limiting (contract section 5).
+// Rate limiting (docs/api.md section 5).
 export { type Grant, retryAfterSeconds, TokenBuckets } from "./RateLimit.js"

@@ -183,7 +183,7 @@ describe("applyOp: Delta", () => {
     assert.strictEqual(m.entries[0]!.ts, NOW + 2)
   })
 
-  it("refuses a delta whose result is not finite, with InvalidPoint at the delta (issue 13, defect 3)", () => {
+  it("refuses a delta whose result is not finite, with InvalidPoint at the delta", () => {
     for (const [latest, delta] of [
       [1e308, 1e308],
       [-1e308, -1e308],

@@ -323,7 +323,7 @@ describe("cachedAccountStore", () => {
     })
   )
 
-  // Issue 12: with a million streams, a full widget cache took ~100 µs per miss to make room (one eviction at a
+  // With a million streams, a full widget cache took ~100 µs per miss to make room (one eviction at a
   // time walks every hole the earlier evictions left in the Map). 300,000 misses past a full 100,000-entry cache took
   // about 10x what the same misses cost in a cache that never fills; making room in bulk costs about 2x. Compared with
   // that baseline in the same run, not against a fixed time, so a loaded machine slows both alike.

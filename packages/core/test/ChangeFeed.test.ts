@@ -24,7 +24,7 @@ const body = (lines: number, second: number): string =>
 describe("mutationChanges", () => {
   it("gives each changed entry its point's JSON as a text of its own, not a slice of its line protocol body's", () => {
     // 40 bodies of 20,000 numbers: their JSON texts weigh about 24 MB together. A subscriber buffering one change
-    // of each must not keep them alive (issue 26, `LineBatch.numberJsonText`; contract section 10's memory bound).
+    // of each must not keep them alive (`LineBatch.numberJsonText`; docs/api.md section 10's memory bound).
     const bodies = 40
     const lines = 20_000
     const before = usedHeap()

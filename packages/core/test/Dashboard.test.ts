@@ -30,7 +30,7 @@ const firstIssue = (tiles: unknown): [string | undefined, string] | "ok" => {
   return Either.isRight(decoded) ? "ok" : [decoded.left.path, decoded.left.message]
 }
 
-describe("Tile and Tiles: the grid rules of contract section 11", () => {
+describe("Tile and Tiles: the grid rules of docs/api.md section 11", () => {
   it("accepts tiles on the 12-column grid, with or without title, touching but not overlapping", () => {
     assert.strictEqual(firstIssue([tile(0, 0, 12, 1), tile(0, 1, 6, 2), tile(6, 1, 6, 2)]), "ok")
     assert.strictEqual(firstIssue([{ ...tile(11, 999, 1, 1), title: "" }]), "ok")
@@ -96,7 +96,7 @@ describe("Tile and Tiles: the grid rules of contract section 11", () => {
     for (const bad of [{}, null, "tiles", { tiles: {} }, 3]) assert.isTrue(Either.isLeft(decodeLayout(bad)))
   })
 
-  it("a layout nested too deeply or too wide is refused with a short message, not a stack overflow (issue 22 item 5)", () => {
+  it("a layout nested too deeply or too wide is refused with a short message, not a stack overflow", () => {
     let deep: unknown = 1
     for (let i = 0; i < 100_000; i++) deep = [deep]
     const wide = Array.from({ length: 100_000 }, () => 1)
@@ -139,7 +139,7 @@ describe("Tile and Tiles: the grid rules of contract section 11", () => {
   })
 })
 
-describe("tile options: contract section 15", () => {
+describe("tile options: docs/api.md section 15", () => {
   const withOptions = (options: unknown) => [tile(0, 0, 1, 1, "a"), { ...tile(1, 0, 1, 1, "b"), options }]
 
   it("accepts thresholds, min/max and staleAfter at their bounds, and keeps them as given", () => {
@@ -246,7 +246,7 @@ describe("tile options: contract section 15", () => {
   })
 })
 
-describe("thresholdColor: the status colour of a value (contract section 15)", () => {
+describe("thresholdColor: the status colour of a value (docs/api.md section 15)", () => {
   const threshold = fc
     .record({
       side: fc.constantFrom("above" as const, "below" as const),
@@ -390,7 +390,7 @@ describe("view tokens", () => {
     assert.match(digestViewToken(tokens[0]!), /^[0-9a-f]{64}$/)
     assert.notStrictEqual(digestViewToken(tokens[0]!), digestViewToken(tokens[1]!))
     assert.strictEqual(viewPath("dv_abc"), "/d/dv_abc")
-    // Every view URL carries the base path (contract section 16): dashboards at /d/, rotations at /r/.
+    // Every view URL carries the base path (docs/api.md section 16): dashboards at /d/, rotations at /r/.
     assert.strictEqual(viewUrl("", "dashboard", "dv_abc"), "/d/dv_abc")
     assert.strictEqual(viewUrl("/dashboards", "dashboard", "dv_abc"), "/dashboards/d/dv_abc")
     assert.strictEqual(viewUrl("/tools/dash", "rotation", "rv_x-y"), "/tools/dash/r/rv_x-y")

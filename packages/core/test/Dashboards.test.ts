@@ -52,7 +52,7 @@ describe("dashboard use cases", () => {
     )
   )
 
-  it.effect("the default layout obeys the tile limit a PUT of its tiles obeys (issue 22 item 7)", () =>
+  it.effect("the default layout obeys the tile limit a PUT of its tiles obeys", () =>
     run(
       Effect.gen(function* () {
         const names = Array.from({ length: MAX_TILES + 1 }, (_, i) => `w${String(i).padStart(3, "0")}`)

@@ -10,7 +10,7 @@ import {
   utf8Length
 } from "../src/entryBlocks.js"
 
-// The packed block encoding (migration 0007) with its short-ASCII fast path (issue 26): every text, short or long,
+// The packed block encoding (migration 0007) with its short-ASCII fast path: every text, short or long,
 // ASCII or not, must come back as it went in, with the lengths the native UTF-8 encoder gives.
 
 const entry = fc.record({

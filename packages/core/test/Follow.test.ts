@@ -138,7 +138,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant("outage" as const), writes: fc.integer({ min: 1, max: 4 }) }) }
 )
 
-describe("follow: backlog then live (contract section 10)", () => {
+describe("follow: backlog then live (docs/api.md section 10)", () => {
   it.effect(
     "property: random pushes, timestamped replacements, clears, outages and reconnects with the last id: the client ends with exactly what is stored, no server-assigned entry twice or out of order",
     () =>
@@ -363,7 +363,7 @@ describe("follow: backlog then live (contract section 10)", () => {
     // A decimal number, as the export read's since: no hexadecimal, binary, sign or spaces.
     for (const since of ["0x10", "0b1", "+5", " 5", "Infinity"]) assert.isTrue(Either.isLeft(followStart({ since })))
     assert.isTrue(Either.isLeft(followStart({ lastEventId: "0x10" })))
-    // Beyond the largest ts (MAX_SECONDS) a cursor would never deliver: refused (issue 22, item 11).
+    // Beyond the largest ts (MAX_SECONDS) a cursor would never deliver: refused.
     for (const cursor of ["1e20", "4294967296", "4294967295.5", "9".repeat(400)]) {
       assert.isTrue(Either.isLeft(followStart({ lastEventId: cursor })), cursor)
       assert.isTrue(Either.isLeft(followStart({ since: cursor })), cursor)

@@ -128,7 +128,7 @@ const settle = Effect.gen(function* () {
 const num = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n } }] })
 const label = (text: string): PointOp => ({ _tag: "Put", entries: [{ point: { label: text } }] })
 
-describe("followDashboard (contract section 11)", () => {
+describe("followDashboard (docs/api.md section 11)", () => {
   it.effect("a snapshot of the most recent entries per tile, then entry and clear events with the stream name", () =>
     Effect.gen(function* () {
       const s = yield* setup
@@ -160,7 +160,7 @@ describe("followDashboard (contract section 11)", () => {
           ],
           board: [{ ts: (T0 + 60) / 1e6, point: { label: "b" } }]
         },
-        // A tile whose widget does not exist is named as such (issue 22, item 6).
+        // A tile whose widget does not exist is named as such.
         deleted: ["gone"]
       })
       s.write(s.spark, num(5))
@@ -223,26 +223,24 @@ describe("followDashboard (contract section 11)", () => {
       })
   )
 
-  it.effect(
-    "a tile's widget deleted before its turn in the snapshot is named in its deleted member (issue 22, item 6)",
-    () =>
-      Effect.gen(function* () {
-        const s = yield* setup
-        s.setHook(() => {
-          Effect.runSync(s.stores.accountStore.deleteWidget(s.board.accountId, "board"))
-          s.setHook(() => {})
-        })
-        const { sent, sink } = recorder()
-        yield* follow(
-          s,
-          [
-            { streamName: "board", stream: s.board.id, recent: 1 },
-            { streamName: "spark", stream: s.spark.id, recent: 5 }
-          ],
-          sink
-        ).idle
-        assert.deepStrictEqual(sent(), [`snapshot {"tiles":{"spark":[]},"deleted":["board"]}`])
+  it.effect("a tile's widget deleted before its turn in the snapshot is named in its deleted member", () =>
+    Effect.gen(function* () {
+      const s = yield* setup
+      s.setHook(() => {
+        Effect.runSync(s.stores.accountStore.deleteWidget(s.board.accountId, "board"))
+        s.setHook(() => {})
       })
+      const { sent, sink } = recorder()
+      yield* follow(
+        s,
+        [
+          { streamName: "board", stream: s.board.id, recent: 1 },
+          { streamName: "spark", stream: s.spark.id, recent: 5 }
+        ],
+        sink
+      ).idle
+      assert.deepStrictEqual(sent(), [`snapshot {"tiles":{"spark":[]},"deleted":["board"]}`])
+    })
   )
 
   it.effect(
@@ -346,7 +344,7 @@ describe("followDashboard (contract section 11)", () => {
   )
 })
 
-describe("followDashboard: layout changes (contract section 14; issue 22, item 2)", () => {
+describe("followDashboard: layout changes (docs/api.md section 14)", () => {
   const sparkFeed = (s: { spark: Widget }) => ({
     streamName: "spark",
     stream: s.spark.id,

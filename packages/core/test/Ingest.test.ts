@@ -18,7 +18,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 
 /**
- * `UseCases.ingest` and `ingestDirect` store any protocol's `IngestRequest` (issue 23): a toy protocol whose part
+ * `UseCases.ingest` and `ingestDirect` store any protocol's `IngestRequest`: a toy protocol whose part
  * content is a number, decoded by the request's one decoder, checks the steps every protocol shares.
  */
 
@@ -93,7 +93,7 @@ const fixtureWith = (ttlMillis: number) =>
 
 const fixture = fixtureWith(60_000)
 
-describe("UseCases.ingest (issue 23)", () => {
+describe("UseCases.ingest", () => {
   it.effect("stores every part, in order, in one write, through the request's decoder", () =>
     Effect.gen(function* () {
       const f = yield* fixture
@@ -239,7 +239,7 @@ describe("UseCases.ingest (issue 23)", () => {
     })
   )
 
-  describe("a line protocol batch (contract 13.1: undeclared streams are skipped)", () => {
+  describe("a line protocol batch (docs/api.md section 13.1: undeclared streams are skipped)", () => {
     const T = 1_700_000_000_000_000_000n
     const batch = (i: number) =>
       Either.getOrThrow(

@@ -343,7 +343,7 @@ describe("parseLineProtocol: escaping (the reference's cases)", () => {
       "fieldKey",
       "Launch 🚀"
     ],
-    // `\=` is an escape in the measurement too (contract 13.1), quotes and `#` inside names are literal.
+    // `\=` is an escape in the measurement too (docs/api.md section 13.1), quotes and `#` inside names are literal.
     ["a\\=b,k=v f=1", "a=b.f{k=v}", "f", "1"],
     ['m,k=v#1 f"=1', 'm.f"{k=v#1}', 'f"', "1"],
     // A backslash before anything else stays; the character after a backslash is escaped, so in `\\\\,` the comma is

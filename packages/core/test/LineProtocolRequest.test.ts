@@ -18,7 +18,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 
 /**
- * A line protocol write as an `IngestRequest` (contract section 13.1), stored through `UseCases.ingest` into the
+ * A line protocol write as an `IngestRequest` (docs/api.md section 13.1), stored through `UseCases.ingest` into the
  * memory store: the value mapping by widget type, skipped streams, all or nothing, retries.
  */
 
@@ -149,7 +149,7 @@ describe("decodeLineProtocol on hostile bodies stays linear", () => {
   })
 })
 
-describe("line protocol through UseCases.ingest (contract 13.1)", () => {
+describe("line protocol through UseCases.ingest (docs/api.md section 13.1)", () => {
   it.effect("stores numbers with the line's timestamp on the number family; booleans as 1 and 0", () =>
     Effect.gen(function* () {
       const types: Array<WidgetType> = ["number", "horizontal-bar", "vertical-bar", "dial", "sparkline", "line-graph"]

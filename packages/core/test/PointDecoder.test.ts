@@ -61,7 +61,7 @@ const numericTypes = [...numberFamily, ...seriesTypes] as const
 const clearCommandTypes = widgetTypes.filter(supportsClearCommand)
 const emptyClearedTypes = widgetTypes.filter((t) => !supportsClearCommand(t))
 
-describe("decodePoint: numbers (contract section 3, Numbers)", () => {
+describe("decodePoint: numbers (docs/api.md section 3, Numbers)", () => {
   for (const type of numericTypes) {
     describe(type, () => {
       it("accepts a bare number", () => {
@@ -855,7 +855,7 @@ describe("decodePoint: image, label, html", () => {
   })
 })
 
-describe("decodePoint: empty points (contract section 4)", () => {
+describe("decodePoint: empty points (docs/api.md section 4)", () => {
   const empties: ReadonlyArray<unknown> = [null, "", {}, []]
 
   for (const type of emptyClearedTypes) {
@@ -889,7 +889,7 @@ describe("decodePoint: empty points (contract section 4)", () => {
     })
   }
 
-  it("the clear-command types are exactly the six of contract section 4", () => {
+  it("the clear-command types are exactly the six of docs/api.md section 4", () => {
     assert.deepStrictEqual(clearCommandTypes, [
       "sparkline",
       "line-graph",

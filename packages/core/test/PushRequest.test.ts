@@ -120,7 +120,7 @@ describe("decodePushRequest: multi-stream (spec 4.4)", () => {
 const command = (type: WidgetType, command: unknown, pointPath: string) =>
   decodeJsonPart(type, { streamName: "s", command }, pointPath, defaultLimits)
 
-describe("decodeJsonPart: commands (contract section 4)", () => {
+describe("decodeJsonPart: commands (docs/api.md section 4)", () => {
   it("clears the six clear-command types", () => {
     for (const type of ["sparkline", "line-graph", "usa-map", "world-map", "text-feed", "xy-graph"] as const) {
       assert.deepStrictEqual(command(type, "clear", "point"), Either.right({ _tag: "Clear" }))

@@ -17,7 +17,7 @@ import { Effect } from "effect"
 
 /**
  * `UseCases.readLatestDirect` with a store that cannot read synchronously but has `AccountStore.lookupWidget`
- * (PostgreSQL's case, issue 26): a widget the cache does not hold is looked up without a fiber, and the read answers
+ * (PostgreSQL's case): a widget the cache does not hold is looked up without a fiber, and the read answers
  * what `readPages` answers, or hands a missing widget back to the caller (`declined`) for the refusal.
  */
 

@@ -14,7 +14,7 @@ import * as UseCases from "../src/UseCases.js"
 import { MemoryStore } from "../src/testing/index.js"
 
 /**
- * Rotations (contract section 15): the body rules with the paths the admin API reports, the use cases over the memory
+ * Rotations (docs/api.md section 15): the body rules with the paths the admin API reports, the use cases over the memory
  * store (the account's dashboards only, tokens as dashboards have them), and a rotation's one event stream as core
  * builds it: the union of its dashboards' streams, each followed once, its events naming the dashboards that show it.
  */

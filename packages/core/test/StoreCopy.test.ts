@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { schemaProblem } from "../src/index.js"
 
-describe("schemaProblem (which databases a copy reads, contract section 12)", () => {
+describe("schemaProblem (which databases a copy reads, docs/api.md section 12)", () => {
   const known = ["0001_initial", "0002_live", "0003_dashboards"]
 
   it("accepts exactly this version's migrations, in any order", () => {

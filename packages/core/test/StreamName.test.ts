@@ -3,7 +3,7 @@ import { Either, Schema } from "effect"
 import * as fc from "fast-check"
 import { isStreamName, StreamName, streamNameProblem } from "../src/StreamName.js"
 
-describe("StreamName (contract section 2; issue 13, defect 5)", () => {
+describe("StreamName (docs/api.md section 2)", () => {
   it("refuses lone surrogates, C0, DEL and C1 controls, '/', and the empty name", () => {
     for (const name of [
       "",
@@ -39,7 +39,7 @@ describe("StreamName (contract section 2; issue 13, defect 5)", () => {
   })
 
   it("decides every name as the rule says, printable ASCII ones (checked without regular expressions) included", () => {
-    // The rule of contract section 2, written out plainly: 1 to 255 code points, no lone surrogate, no C0, DEL, C1, '/'.
+    // The rule of docs/api.md section 2, written out plainly: 1 to 255 code points, no lone surrogate, no C0, DEL, C1, '/'.
     const rule = (s: string): boolean => {
       const points = [...s]
       if (points.length === 0 || points.length > 255) return false

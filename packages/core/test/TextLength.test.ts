@@ -6,8 +6,8 @@ import { MAX_STREAM_NAME_LENGTH, streamNameProblem } from "../src/StreamName.js"
 import * as UseCases from "../src/UseCases.js"
 
 /**
- * Every length rule counts characters as the README says: Unicode code points, not UTF-16 units (issue 22 item 10:
- * a 200-emoji dashboard name was refused). An emoji outside the BMP is one character and two UTF-16 units.
+ * Every length rule counts characters as the README says: Unicode code points, not UTF-16 units
+ * (a 200-emoji dashboard name was refused). An emoji outside the BMP is one character and two UTF-16 units.
  */
 const emoji = "😀"
 

@@ -35,7 +35,7 @@ describe("secondsToMicros", () => {
     assert.strictEqual(secondsToMicros(MAX_SECONDS), MAX_MICROS)
   })
 
-  it("maps -0 and times below half a microsecond to ts 0, never -0 (issue 13, defect 4)", () => {
+  it("maps -0 and times below half a microsecond to ts 0, never -0", () => {
     for (const seconds of [-0, 0, 1e-7, 4.9e-7]) {
       assert.isTrue(Object.is(secondsToMicros(seconds), 0), String(seconds))
     }

@@ -1,4 +1,4 @@
-// The page's icon (issue 25: without one, every page load logged a 404 for /favicon.ico): three rising bars on a
+// The page's icon (without one, every page load logged a 404 for /favicon.ico): three rising bars on a
 // dark rounded square, as SVG (linked from the page head) and as a 32x32 ICO (answered at /favicon.ico for clients
 // that ask for it without reading the page), both drawn from the one list of shapes below.
 

@@ -1,7 +1,7 @@
 import type { TileOptionsData } from "@dashstream/core/tileStatus"
 import type { WidgetType } from "./WidgetType.js"
 
-/** One tile of a dashboard as the page draws it (contract section 11); grid units, 12 columns wide. */
+/** One tile of a dashboard as the page draws it (docs/api.md section 11); grid units, 12 columns wide. */
 export interface TileModel {
   /** The stream the tile shows. */
   readonly streamName: string
@@ -15,11 +15,11 @@ export interface TileModel {
   readonly h: number
   /** True when the tile's widget no longer exists: the tile shows "stream deleted". */
   readonly deleted: boolean
-  /** The tile's options as stored (contract section 15: thresholds, min/max, staleAfter), validated by the server. */
+  /** The tile's options as stored (docs/api.md section 15: thresholds, min/max, staleAfter), validated by the server. */
   readonly options?: TileOptionsData | undefined
 }
 
-/** What the server passes to `pageHtml` for `GET /d/<viewToken>` (contract section 11). */
+/** What the server passes to `pageHtml` for `GET /d/<viewToken>` (docs/api.md section 11). */
 export interface DashboardModel {
   readonly name: string
   readonly tiles: ReadonlyArray<TileModel>
@@ -30,7 +30,7 @@ export interface DashboardModel {
   readonly eventsPath: string
   readonly theme: "dark" | "light"
   /**
-   * The path from the page back to the served root (contract section 16), which the page's asset and map outline
+   * The path from the page back to the served root (docs/api.md section 16), which the page's asset and map outline
    * URLs start with: `../` for `/d/<viewToken>` makes them relative to where the page was served, so it works under
    * any base path or proxy prefix. Absent: `/` (absolute paths).
    */
@@ -51,14 +51,14 @@ export interface Entry {
   readonly point: unknown
 }
 
-/** One dashboard of a rotation as the rotation page draws it (contract section 15). */
+/** One dashboard of a rotation as the rotation page draws it (docs/api.md section 15). */
 export interface RotationDashboardModel {
   readonly id: string
   readonly name: string
   readonly tiles: ReadonlyArray<TileModel>
 }
 
-/** What the server passes to `rotationPageHtml` for `GET /r/<viewToken>` (contract section 15). */
+/** What the server passes to `rotationPageHtml` for `GET /r/<viewToken>` (docs/api.md section 15). */
 export interface RotationModel {
   /** The rotation's name (the page's title while it has no dashboards). */
   readonly name: string

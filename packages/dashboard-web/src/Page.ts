@@ -3,7 +3,7 @@ import type { BundleManifest } from "./Bundle.js"
 import type { DashboardModel, PageConfig, RotationModel, RotationPageConfig, TileModel } from "./Model.js"
 
 /**
- * The Content-Security-Policy header value of the dashboard page (contract section 11), framed by the sites
+ * The Content-Security-Policy header value of the dashboard page (docs/api.md section 11), framed by the sites
  * `frameAncestors` names.
  * - Scripts only from the page's own origin, never inline (the layout travels as a JSON data block).
  * - `connect-src 'self'`: the event stream and the map outlines.
@@ -78,7 +78,7 @@ const tileConfig = (t: TileModel): TileModel => ({
 })
 
 /**
- * The HTML of `GET /d/<viewToken>` (contract section 11): a shell that loads ONE script and ONE stylesheet (hashed
+ * The HTML of `GET /d/<viewToken>` (docs/api.md section 11): a shell that loads ONE script and ONE stylesheet (hashed
  * names from `bundle/manifest.json`) and carries the layout, the event stream path and the map outline URLs as a JSON
  * data block (`#ds-dashboard`, never inline script). The page draws itself in the browser. Send it with
  * {@link pageHeaders}. Throws `BundleNotBuilt` when the bundle has not been built.
@@ -106,7 +106,7 @@ export const pageHtml = (model: DashboardModel): string => {
 }
 
 /**
- * The HTML of `GET /r/<viewToken>` (contract section 15): the same shell, script and stylesheet as the dashboard page
+ * The HTML of `GET /r/<viewToken>` (docs/api.md section 15): the same shell, script and stylesheet as the dashboard page
  * ({@link pageHtml}; send it with the same headers), carrying the rotation (its interval, its dashboards in order and
  * each one's tiles) and its one event stream's path as the `#ds-rotation` data block; the script then shows each
  * dashboard full-screen in turn. The title is the first dashboard's name (the rotation's when it has none). Throws

@@ -1,14 +1,14 @@
 import { type WidgetType, widgetKind } from "@dashstream/contract"
 
 /**
- * The 20 widget type identifiers (contract section 2), from `@dashstream/contract`: it imports nothing, so the browser
+ * The 20 widget type identifiers (docs/api.md section 2), from `@dashstream/contract`: it imports nothing, so the browser
  * bundle does not pull in effect.
  */
 export { type WidgetType, widgetTypes } from "@dashstream/contract"
 
 /**
  * How many entries a tile holds in the browser:
- * - `state` types (leaderboards, lists, tables, ...) show only their latest entry (contract section 3, kind "state");
+ * - `state` types (leaderboards, lists, tables, ...) show only their latest entry (docs/api.md section 3, kind "state");
  * - `numeric` gauges show the latest value and the change since the previous one, so they keep two;
  * - `series` and `events` types keep the most recent {@link maxHeldEntries}, like the section-11 snapshot.
  */

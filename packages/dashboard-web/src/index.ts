@@ -1,8 +1,8 @@
 /**
- * `@dashstream/dashboard-web`: the dashboard page of contract section 11, Node side (no DOM types).
+ * `@dashstream/dashboard-web`: the dashboard page of docs/api.md section 11, Node side (no DOM types).
  *
  * The server answers `GET /d/<viewToken>` with {@link pageHtml} (and a rotation's `GET /r/<viewToken>` with
- * {@link rotationPageHtml}, contract section 15) and the headers {@link pageHeaders} (which carry
+ * {@link rotationPageHtml}, docs/api.md section 15) and the headers {@link pageHeaders} (which carry
  * {@link contentSecurityPolicy}), and serves every entry of {@link assets} at its URL path with
  * `Cache-Control: public, max-age=31536000, immutable`. The browser code (`src/browser/`) is bundled by
  * `scripts/build.mjs` into `bundle/` at install time.

@@ -7,7 +7,7 @@ import { tiles as fixtureTiles } from "./support/fixture.js"
 import { openTiles, textProblems } from "./support/legibility.js"
 
 /**
- * Legibility (issue 25): every widget type drawn at 1x1 and 2x1 on a 1280x720 screen of an 8-row dashboard (the
+ * Legibility: every widget type drawn at 1x1 and 2x1 on a 1280x720 screen of an 8-row dashboard (the
  * smallest tiles a wall screen shows) and at 12x8 (the whole screen), with no two text boxes overlapping and no text
  * cut or outside its tile (what counts as text: `support/textProblems.ts`).
  */
@@ -76,7 +76,7 @@ describe("legibility: every widget type at 1x1, 2x1 and 12x8 on a 1280x720 scree
   }
 })
 
-/** Long texts everywhere a pushed string or a title shows (issue 25: long names are ellipsised, never cut). */
+/** Long texts everywhere a pushed string or a title shows (long names are ellipsised, never cut). */
 const long = (origin: string): Record<string, ReadonlyArray<Entry>> => {
   const t0 = 1_700_000_000
   const name = (i: number) =>

@@ -194,7 +194,7 @@ describe("the 20-tile dashboard", () => {
     assert.strictEqual(server.openStreams(), 1)
   })
 
-  it("a widget deleted while the page was away: the fresh snapshot names it deleted and the tile says so (issue 22, item 6)", async () => {
+  it("a widget deleted while the page was away: the fresh snapshot names it deleted and the tile says so", async () => {
     const { page } = watch
     assert.strictEqual(await page.evaluate(`${q(tileSel("deploys"))}.dataset.state`), "data")
     const { deploys: _, ...rest } = entries(server.origin)
@@ -216,7 +216,7 @@ describe("the 20-tile dashboard", () => {
   })
 })
 
-describe("layout changes (contract section 14; issue 22, item 2)", () => {
+describe("layout changes (docs/api.md section 14)", () => {
   const small: ReadonlyArray<TileModel> = [
     { streamName: "kept", type: "number", x: 0, y: 0, w: 6, h: 1, deleted: false },
     { streamName: "gone", type: "label", x: 6, y: 0, w: 6, h: 1, deleted: false }

@@ -35,7 +35,7 @@ describe("pageHtml", () => {
     assert.notInclude(html, "<script>window.pwned")
     assert.notInclude(html, "<!--")
   })
-  it("puts its asset and map outline URLs under `root`, relative to where it is served (contract section 16)", () => {
+  it("puts its asset and map outline URLs under `root`, relative to where it is served (docs/api.md section 16)", () => {
     const relative = pageHtml({ ...model, eventsPath: "../d/tok/events", root: "../" })
     assert.include(relative, `<script src="..${manifest().script}" defer>`)
     assert.include(relative, `<link rel="stylesheet" href="..${manifest().style}">`)

@@ -6,7 +6,7 @@ import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl, tileTit
 import { heldEntries, widgetTypes } from "../src/index.js"
 import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
 
-describe("held entries (contract section 11)", () => {
+describe("held entries (docs/api.md section 11)", () => {
   it("an entry with a held ts replaces it; others are inserted in ts order", () => {
     let held = snapshotEntries(
       [
@@ -112,7 +112,7 @@ describe("held entries (contract section 11)", () => {
 })
 
 describe("format", () => {
-  it("ages as a wall screen says them (the stale text of contract section 15)", () => {
+  it("ages as a wall screen says them (the stale text of docs/api.md section 15)", () => {
     for (const [seconds, text] of [
       [0, "0 s"],
       [59.9, "59 s"],

@@ -102,7 +102,7 @@ describe("sparkline and line graph", () => {
   })
 })
 
-describe("tile options (contract section 15)", () => {
+describe("tile options (docs/api.md section 15)", () => {
   const thresholds = [
     { above: 80, color: "amber" },
     { above: 95, color: "red" },

@@ -1,5 +1,5 @@
 /**
- * The decimation pass (contract section 9): visits every stream holding entries older than the decimation horizon,
+ * The decimation pass (docs/api.md section 9): visits every stream holding entries older than the decimation horizon,
  * streams its old entries through a `Selector` in chunks, and deletes what the selector drops in short batches.
  * No I/O of its own: everything goes through the `DecimationStore` port.
  */
@@ -61,7 +61,7 @@ const positiveInteger = (name: string, value: number): Effect.Effect<number> =>
     : Effect.dieMessage(`decimation pass: ${name} must be a positive integer, got ${value}`)
 
 /**
- * Runs one decimation pass at `options.now` over every stream (contract section 9) and reports what it did.
+ * Runs one decimation pass at `options.now` over every stream (docs/api.md section 9) and reports what it did.
  *
  * For each stream with entries older than `decimationHorizon(policy, now)`, ascending by id: reads those entries in
  * ascending `ts` in chunks of `chunkSize`, feeds them to `makeSelector` (mode from the widget type, values from

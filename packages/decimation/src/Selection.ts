@@ -1,5 +1,5 @@
 /**
- * Which entries a decimation pass deletes (contract section 9), streaming and allocation-free per entry.
+ * Which entries a decimation pass deletes (docs/api.md section 9), streaming and allocation-free per entry.
  *
  * Each entry belongs to the coarsest tier whose epoch-aligned bucket holding it has qualified (its end is at least
  * the tier's minimum age before `now`); entries in no qualifying bucket are kept. Within each such bucket, mode
@@ -29,7 +29,7 @@ export interface Entry<Id extends EntryId = EntryId> {
   readonly value: number | null
 }
 
-/** What a qualifying bucket keeps (contract section 9): core's `SelectionMode`, the one rule of both users. */
+/** What a qualifying bucket keeps (docs/api.md section 9): core's `SelectionMode`, the one rule of both users. */
 export type { SelectionMode }
 
 /** Options of one pass over one stream: the tiers, the pass time `now` (integer microseconds), the mode. */

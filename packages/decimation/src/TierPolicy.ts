@@ -1,5 +1,5 @@
 /**
- * Decimation tiers: which bucket width applies to data of which age (contract section 9).
+ * Decimation tiers: which bucket width applies to data of which age (docs/api.md section 9).
  *
  * All durations are integer microseconds, like entry timestamps (microseconds since the UNIX epoch).
  */
@@ -8,7 +8,7 @@ import { MICROS, bucketStart, formatMicros, type Unit } from "./internal/time.js
 
 /**
  * One tier: buckets of `bucketWidth` microseconds, epoch-aligned, are decimated once their END is at least
- * `minAge` microseconds before the pass time (contract section 9).
+ * `minAge` microseconds before the pass time (docs/api.md section 9).
  */
 export interface Tier {
   /** Bucket width in microseconds, a positive integer. */
@@ -126,7 +126,7 @@ export const formatPolicy = (policy: TierPolicy): string =>
 /**
  * Exclusive upper bound, in microseconds, of the timestamps a pass at `now` can delete: every entry with
  * `ts >= decimationHorizon(policy, now)` lies in no qualifying bucket and is kept, and the selection of the entries
- * below it does not depend on the entries above it. Lets storage read only `ts < horizon` (contract section 9).
+ * below it does not depend on the entries above it. Lets storage read only `ts < horizon` (docs/api.md section 9).
  *
  * It is the end of the newest qualifying finest bucket: `floor((now - minAge1) / width1) * width1`; coarser tiers
  * never reach further because their ages are larger and their edges are edges of the finest tier.

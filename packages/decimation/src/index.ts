@@ -1,5 +1,5 @@
 /**
- * `@dashstream/decimation`: the decimation pass (contract section 9), its selection algorithm and its tier policy.
+ * `@dashstream/decimation`: the decimation pass (docs/api.md section 9), its selection algorithm and its tier policy.
  * The selection and the policy are pure; the pass does its I/O through core's `DecimationStore` port only.
  * Timestamps and durations are integer microseconds.
  */

@@ -97,7 +97,7 @@ const withWrappedStore = <A, E, R>(
   body: Effect.Effect<A, E, R>
 ) => Effect.flatMap(DecimationStore, (store) => Effect.provideService(body, DecimationStore, wrap(store)))
 
-describe("runPass (contract section 9)", () => {
+describe("runPass (docs/api.md section 9)", () => {
   test(
     "numeric tiers: first, last, lowest and highest per bucket; recent data kept whole",
     Effect.gen(function* () {

@@ -27,7 +27,7 @@ const RUNS = { numRuns: 400 }
 
 const idsOf = (entries: ReadonlyArray<Entry<number>>) => entries.map((entry) => entry.id)
 
-describe("decimation properties (contract section 9)", () => {
+describe("decimation properties (docs/api.md section 9)", () => {
   it("1. keeps a subset of the input in input order: deletions are distinct ids of the input", () => {
     fc.assert(
       fc.property(scenarioArb, (scenario) => {

@@ -1,5 +1,5 @@
 /**
- * Generators and a reference model for the decimation tests. The model follows contract section 9 literally
+ * Generators and a reference model for the decimation tests. The model follows docs/api.md section 9 literally
  * (`Math.floor` buckets, whole stream in memory) so that it shares no code with the streaming implementation.
  */
 import { Either } from "effect"

@@ -12,7 +12,7 @@ import { ReadGroup } from "./api/Read.js"
 import { SmashingGroup } from "./api/Smashing.js"
 
 /**
- * The HTTP contract of Dashstream (contract sections 1, 5, 6, 7, 11, 14) as an `HttpApi`: paths, parameters, bodies and
+ * The HTTP contract of Dashstream (docs/api.md sections 1, 5, 6, 7, 11, 14) as an `HttpApi`: paths, parameters, bodies and
  * every error response, one group per file under `api/`. The OpenAPI document (`/openapi.json`, `/docs`) and the
  * server's route table (`internal/routeTable.ts`) are derived from it; handlers live in `internal/`.
  */
@@ -53,7 +53,7 @@ export const publicApi = base
   .add(MetricsGroup)
   .add(DocsGroup)
 
-/** The whole API, admin and console included (contract sections 1, 5, 6, 7, 11, 14). */
+/** The whole API, admin and console included (docs/api.md sections 1, 5, 6, 7, 11, 14). */
 export const api = publicApi.add(AdminGroup).add(ConsolePageGroup).add(ConsoleGroup)
 
 /**

@@ -4,7 +4,7 @@ import type { StreamSlots } from "./internal/streamSlots.js"
 import type { Metrics } from "./Metrics.js"
 import type { TrustedProxies } from "./ReverseProxy.js"
 
-/** How the HTTP server runs (contract sections 1, 5, 7). Built by the composition root from flags and environment. */
+/** How the HTTP server runs (docs/api.md sections 1, 5, 7). Built by the composition root from flags and environment. */
 export interface HttpConfig extends HandlerConfig {
   /** Interface to bind, e.g. `"127.0.0.1"`. */
   readonly host: string
@@ -30,12 +30,12 @@ export interface HttpConfig extends HandlerConfig {
  */
 export interface HandlerConfig {
   /**
-   * The admin API's bearer token, also the key of console sessions (contract sections 7 and 14); `undefined` disables
+   * The admin API's bearer token, also the key of console sessions (docs/api.md sections 7 and 14); `undefined` disables
    * the admin API and the console (their paths answer 404 `not_found`).
    */
   readonly adminToken: string | undefined
   /**
-   * The console page (contract section 14), served at `GET /console` and `/console/assets/<name>` while the admin
+   * The console page (docs/api.md section 14), served at `GET /console` and `/console/assets/<name>` while the admin
    * API is on; without it those paths answer 404 (the admin API and sign-in still work).
    */
   readonly console?: ConsolePage | undefined
@@ -60,14 +60,14 @@ export interface HandlerConfig {
    */
   readonly corsOrigins?: ReadonlyArray<string> | undefined
   /**
-   * The path prefix every route is served under (contract section 16, `serve --base-path`): `/dashboards` serves
+   * The path prefix every route is served under (docs/api.md section 16, `serve --base-path`): `/dashboards` serves
    * `/dashboards/customSend`, `/dashboards/d/<viewToken>`, ..., and answers 404 for every path outside it; the view
    * URLs of the admin API, the OpenAPI server URL and the console cookie's `Path` carry it. Checked by the caller with
    * `parseBasePath` (a leading slash, no trailing one). Absent or `""`: the root.
    */
   readonly basePath?: string | undefined
   /**
-   * The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (contract section 16,
+   * The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (docs/api.md section 16,
    * `serve --trust-proxy`, see `parseTrustProxy`): for their requests only, the client address (sign-in throttling,
    * request log) and the scheme (the console cookie's `Secure`) come from those headers. Absent: no peer is trusted.
    */
@@ -76,27 +76,27 @@ export interface HandlerConfig {
   readonly logRequests: boolean
   /**
    * Log the stream names line protocol writes skipped (not widgets of the key's account), each distinct name at most
-   * once a minute (`serve --log-skipped`, contract 13.1). Off when absent.
+   * once a minute (`serve --log-skipped`, docs/api.md section 13.1). Off when absent.
    */
   readonly logSkipped?: boolean | undefined
   /**
-   * The dashboard page's CSP `frame-ancestors` (contract section 11): a source list such as
+   * The dashboard page's CSP `frame-ancestors` (docs/api.md section 11): a source list such as
    * `'self' https://wiki.example.com`, checked by the caller (it goes into a header as it is); `'self'` when absent.
    */
   readonly frameAncestors?: string | undefined
-  /** Bounds and timings of live event streams (contract section 10); the defaults when absent. */
+  /** Bounds and timings of live event streams (docs/api.md section 10); the defaults when absent. */
   readonly live?: Partial<LiveOptions> | undefined
   /** Told when event streams open and close and when events are sent (for metrics); none when absent. */
   readonly eventStreams?: EventStreamObserver | undefined
   /**
-   * Where requests are counted and what `GET /metrics` serves (contract section 12). Pass the instance whose
+   * Where requests are counted and what `GET /metrics` serves (docs/api.md section 12). Pass the instance whose
    * `writeObserver` the storage layer was given and whose `decimationPass` the daily pass reports to, so `/metrics`
    * shows them; when undefined the server makes its own (requests and process metrics only).
    */
   readonly metrics?: Metrics | undefined
 }
 
-/** Bounds and timings of live event streams (contract section 10). */
+/** Bounds and timings of live event streams (docs/api.md section 10). */
 export interface LiveOptions {
   /** A `: ping` comment after this many milliseconds without a write (15,000). */
   readonly heartbeatMs: number
@@ -119,7 +119,7 @@ export interface EventStreamObserver {
 }
 
 /**
- * The console page (contract section 14) as the server serves it, the way it serves the dashboard page: one HTML
+ * The console page (docs/api.md section 14) as the server serves it, the way it serves the dashboard page: one HTML
  * document and its content-hashed files. Provided by the console's web package; the server adds
  * `Referrer-Policy: no-referrer`, `X-Content-Type-Options: nosniff` and `Cache-Control: no-store` to the page unless
  * `headers` says otherwise.

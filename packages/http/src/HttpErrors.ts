@@ -18,19 +18,19 @@ import {
 import { Cause, Option, ParseResult, Schema } from "effect"
 
 /**
- * The HTTP adapter is the one place that maps errors to status codes and to the error body of contract section 5:
+ * The HTTP adapter is the one place that maps errors to status codes and to the error body of docs/api.md section 5:
  * `{"error": {"code", "message", "path"?}}`. This module holds that table, the two errors that exist only at the
  * HTTP edge (`Unauthorized`, `RateLimited`), and the schemas that document each error response in the OpenAPI
  * document.
  */
 
-/** A wrong or missing `Authorization: Bearer <admin token>` on the admin API (contract section 7: 401 `unauthorized`). */
+/** A wrong or missing `Authorization: Bearer <admin token>` on the admin API (docs/api.md section 7: 401 `unauthorized`). */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   message: Schema.String
 }) {}
 
 /**
- * The access key used up its request budget (contract section 5: 429 `rate_limited`). `retryAfter` is the
+ * The access key used up its request budget (docs/api.md section 5: 429 `rate_limited`). `retryAfter` is the
  * `Retry-After` header value in whole seconds (at least 1).
  */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
@@ -42,11 +42,11 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 export const rateLimited = (retryAfter: number): RateLimited =>
   new RateLimited({ message: `too many requests for this access key; retry in ${retryAfter} s`, retryAfter })
 
-/** The error body of every non-2xx response (contract section 5). */
+/** The error body of every non-2xx response (docs/api.md section 5). */
 export const ErrorResponse = Schema.Struct({
   error: Schema.Struct({
     code: Schema.String.annotations({
-      description: "Stable snake_case code (contract section 5), e.g. invalid_json, forbidden, stream_not_found"
+      description: "Stable snake_case code (docs/api.md section 5), e.g. invalid_json, forbidden, stream_not_found"
     }),
     message: Schema.String.annotations({ description: "A human sentence; never a stack trace, SQL or a secret" }),
     path: Schema.optional(
@@ -92,7 +92,7 @@ interface Mapping {
 const internalMessage = "internal server error"
 const unavailableMessage = "storage is unavailable; nothing was stored, retry later"
 
-/** Contract section 5's table (plus the admin API's codes of sections 7, 11 and 15), by error tag. */
+/** docs/api.md section 5's table (plus the admin API's codes of sections 7, 11 and 15), by error tag. */
 const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   InvalidJson: { status: 400, code: "invalid_json", is: (u) => u instanceof InvalidJson },
   InvalidRequest: { status: 400, code: "invalid_request", is: (u) => u instanceof InvalidRequest },

@@ -3,7 +3,7 @@ import type { WriteObserver } from "@dashstream/core"
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 
 /**
- * Dashstream's Prometheus metrics (contract section 12), served as text at `GET /metrics`.
+ * Dashstream's Prometheus metrics (docs/api.md section 12), served as text at `GET /metrics`.
  *
  * Names follow Prometheus conventions: base units (seconds, bytes), `_total` on counters, a `dashstream_` prefix on
  * Dashstream's own and the standard `process_*` and `nodejs_*` metrics of `prom-client`. No label ever carries an
@@ -14,7 +14,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, R
  * Its recording methods are plain synchronous calls, cheap enough for the push path; everything is computed into
  * text only when `/metrics` is scraped.
  *
- * For the live event stream lane (contract section 10): call {@link Metrics.eventStreamOpened} when an event stream
+ * For the live event stream lane (docs/api.md section 10): call {@link Metrics.eventStreamOpened} when an event stream
  * starts (after its 200 is decided), {@link Metrics.eventStreamClosed} exactly once when it ends for any reason,
  * and {@link Metrics.eventsSent} with the number of events written to it (entries, clears, deletions; not pings).
  */
@@ -176,14 +176,14 @@ export class Metrics {
 
   private readonly pushErrors = new Counter({
     name: "dashstream_push_errors_total",
-    help: "Pushes answered with an error, by the error code of the answer (contract section 5)",
+    help: "Pushes answered with an error, by the error code of the answer (docs/api.md section 5)",
     labelNames: ["code"] as const,
     registers: [this.registry]
   })
 
   private readonly ingestSkipped = new Counter({
     name: "dashstream_ingest_skipped_total",
-    help: "Values of stored pushes left out because their stream is not a declared widget (line protocol, contract 13.1)",
+    help: "Values of stored pushes left out because their stream is not a declared widget (line protocol, docs/api.md section 13.1)",
     registers: [this.registry]
   })
 
@@ -353,7 +353,7 @@ export class Metrics {
     })
   }
 
-  /** A live event stream started (contract section 10): `dashstream_event_streams_open` goes up by one. */
+  /** A live event stream started (docs/api.md section 10): `dashstream_event_streams_open` goes up by one. */
   eventStreamOpened(): void {
     this.eventStreams.inc()
   }
@@ -368,7 +368,7 @@ export class Metrics {
     if (n > 0) this.events.inc(n)
   }
 
-  /** Records a completed decimation pass (contract section 9): its counts, its duration and when it ended. */
+  /** Records a completed decimation pass (docs/api.md section 9): its counts, its duration and when it ended. */
   decimationPass(result: DecimationPassFigures): void {
     this.decimationPasses.inc()
     if (result.entriesExamined > 0) this.decimationExamined.inc(result.entriesExamined)

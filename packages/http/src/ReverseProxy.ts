@@ -2,7 +2,7 @@ import { BlockList, isIP } from "node:net"
 import { Either } from "effect"
 
 /**
- * Running behind a reverse proxy (contract section 16): the base path Dashstream is served under
+ * Running behind a reverse proxy (docs/api.md section 16): the base path Dashstream is served under
  * (`serve --base-path`), the peers whose forwarded headers are believed (`serve --trust-proxy`), and the one place
  * that reads `X-Forwarded-For` / `X-Forwarded-Proto`.
  */
@@ -30,7 +30,7 @@ export const parseBasePath = (value: string, name: string): Either.Either<string
 }
 
 /**
- * The request target `url` as seen under `basePath` (contract section 16): `/dash/customSend` is `/customSend`, `/dash`
+ * The request target `url` as seen under `basePath` (docs/api.md section 16): `/dash/customSend` is `/customSend`, `/dash`
  * and `/dash?x` are `/` and `/?x`; `undefined` for a target outside it (`/dashboards` for the base path `/dash`,
  * `/customSend`). Matched case-sensitively, as every path of the contract.
  */
@@ -157,7 +157,7 @@ const ipv4OfMapped = (address: string): string | undefined => {
 export const clientAddress = (address: string): string => ipv4OfMapped(address) ?? address
 
 /**
- * The client address of a request whose TCP peer `peer` is trusted (contract section 16): the last untrusted address
+ * The client address of a request whose TCP peer `peer` is trusted (docs/api.md section 16): the last untrusted address
  * of `X-Forwarded-For` (`forwardedFor`, the header's value; several headers joined by commas), walking from the right
  * past trusted proxies (an entry may carry a port: `192.0.2.1:443`, `[2001:db8::1]:443`). Each proxy appends the
  * address it saw, so the entries left of the first untrusted one from the right were written by the client and are

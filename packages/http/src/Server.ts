@@ -93,7 +93,7 @@ export interface Handler {
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void
   /**
    * For the server's `clientError` event: answers a request Node's HTTP parser rejected (a body longer than its
-   * `Content-Length`) with a 400 JSON error, as contract section 5 asks, and one the server's request timeout ended
+   * `Content-Length`) with a 400 JSON error, as docs/api.md section 5 asks, and one the server's request timeout ended
    * with a 408 `request_timeout`; then closes the connection.
    */
   readonly clientError: (error: Error & { readonly code?: string }, socket: Duplex) => void
@@ -105,7 +105,7 @@ export interface Handler {
 }
 
 /**
- * Dashstream's HTTP interface (contract sections 1, 5, 6, 7, 10-12) without a server of its own: mount
+ * Dashstream's HTTP interface (docs/api.md sections 1, 5, 6, 7, 10-12) without a server of its own: mount
  * {@link Handler.handle} in yours, for every path or for the ones you choose, and provide Dashstream's storage
  * layers (for example `@dashstream/storage-sqlite`'s `layer`). {@link layer} is this handler in a Node server of its
  * own.
@@ -171,7 +171,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       logs.request(req, req.method ?? "?", req.url ?? "/", 404, performance.now())
     }
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-      // Once, before any lane looks at the request (contract section 16): who the client is behind a trusted proxy,
+      // Once, before any lane looks at the request (docs/api.md section 16): who the client is behind a trusted proxy,
       // and the path under the base path, which every lane, route table and log line sees from here on.
       if (trustProxy !== undefined) trustForwarded(req, trustProxy)
       if (basePath !== "") {
@@ -237,7 +237,7 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
   })
 
 /**
- * Serves Dashstream's HTTP interface (contract sections 1, 5, 6, 7) while the layer's scope is open: the
+ * Serves Dashstream's HTTP interface (docs/api.md sections 1, 5, 6, 7) while the layer's scope is open: the
  * {@link handler} in a Node server of its own. Once bound it writes one line to stdout:
  * `Dashstream listening on http://HOST:PORT[/BASE-PATH]` (the real port), or tells `config.onListening` instead.
  * Closing the scope ends the live event streams, stops accepting, lets in-flight requests finish, then releases the
@@ -290,7 +290,7 @@ const requestTimeoutReply = closingReply(
 )
 
 /**
- * Answers what Node's HTTP parser refused on a connection, then closes it: a request that breaks framing (contract
+ * Answers what Node's HTTP parser refused on a connection, then closes it: a request that breaks framing (docs/api.md
  * section 5: a body longer than its `Content-Length`, as the original Node client sends for non-ASCII text) with a
  * 400, one that did not arrive within the request timeout (Node's `ERR_HTTP_REQUEST_TIMEOUT`) with a 408; each with
  * a JSON error body. Node's default is a bare 400 or 408 with no body, on which the original Node client's callback
@@ -310,7 +310,7 @@ const answerBegun = (socket: Duplex): boolean =>
   (socket as { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage?.headersSent === true
 
 /**
- * Admin and console bodies are JSON whatever their `Content-Type` says, as push bodies are (contract section 1):
+ * Admin and console bodies are JSON whatever their `Content-Type` says, as push bodies are (docs/api.md section 1):
  * `curl -d '{...}'` labels JSON `application/x-www-form-urlencoded`, and HttpApi would otherwise decode it as a form
  * and drop the fields (or, for a sign-in, take an HTML form's fields).
  */

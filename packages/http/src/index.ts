@@ -1,5 +1,5 @@
 /**
- * `@dashstream/http`: the HTTP interface of Dashstream on `@effect/platform` (contract sections 1, 5, 6, 7).
+ * `@dashstream/http`: the HTTP interface of Dashstream on `@effect/platform` (docs/api.md sections 1, 5, 6, 7).
  */
 
 /**
@@ -16,7 +16,7 @@ export type { ConsolePage, HandlerConfig, HttpConfig } from "./HttpConfig.js"
 
 /**
  * What a server whose processes share the limits passes in `HandlerConfig.rateLimiter` and `eventStreamSlots`
- * (`serve --workers N`): the per-key rate limit (contract section 5) and the bound on open event streams per key
+ * (`serve --workers N`): the per-key rate limit (docs/api.md section 5) and the bound on open event streams per key
  * (section 10), enforced per server rather than per process.
  */
 export type { RateLimiter } from "./internal/rateLimiter.js"
@@ -30,7 +30,7 @@ export type { StreamSlots } from "./internal/streamSlots.js"
 export { type Handler, handler, layer, type Stores } from "./Server.js"
 
 /**
- * `new Metrics()`: the registry of Prometheus metrics served at `GET /metrics` (contract section 12), with the
+ * `new Metrics()`: the registry of Prometheus metrics served at `GET /metrics` (docs/api.md section 12), with the
  * functions that record them (`writeObserver` for the storage adapters, `decimationPass`, and `eventStreamOpened`,
  * `eventStreamClosed`, `eventsSent` for live event streams).
  */
@@ -44,7 +44,7 @@ export {
 } from "./Metrics.js"
 
 /**
- * Behind a reverse proxy (contract section 16): `parseBasePath` checks `serve --base-path`, `parseTrustProxy` reads
+ * Behind a reverse proxy (docs/api.md section 16): `parseBasePath` checks `serve --base-path`, `parseTrustProxy` reads
  * `serve --trust-proxy` into the `TrustedProxies` a `HandlerConfig` takes, `forwardedClient` is the client address a
  * trusted proxy's `X-Forwarded-For` gives, `pathUnder` a request target under the base path.
  */

@@ -165,7 +165,7 @@ describe("admin API", () => {
     )
   })
 
-  it("answers 400 invalid_request, never 500, for deeply nested bodies, and keeps the message short (issue 22 item 5)", async () => {
+  it("answers 400 invalid_request, never 500, for deeply nested bodies, and keeps the message short", async () => {
     const { json: account } = await admin(server, "POST", "/admin/accounts", { name: "deep" })
     await admin(server, "POST", `/admin/accounts/${account.id}/widgets`, { streamName: "s", type: "number" })
     const { json: dashboard } = await admin(server, "POST", `/admin/accounts/${account.id}/dashboards`, { name: "d" })

@@ -71,7 +71,7 @@ const consoleHeader = { "x-dashstream-console": "1" }
 
 const accountCount = async (server: TestServer) => (await admin(server, "GET", "/admin/accounts")).json.accounts.length
 
-describe("admin API additions (contract section 14)", () => {
+describe("admin API additions (docs/api.md section 14)", () => {
   let server: TestServer
 
   beforeAll(async () => {
@@ -253,7 +253,7 @@ describe("admin API additions (contract section 14)", () => {
   })
 })
 
-describe("console sessions (contract section 14)", () => {
+describe("console sessions (docs/api.md section 14)", () => {
   let server: TestServer
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { admin, json, setupAccount, startServer, testAdminToken, type TestServer } from "./support/server.js"
 
-/** The dashboard endpoints of the admin API (contract section 11), over the real server and the memory store. */
+/** The dashboard endpoints of the admin API (docs/api.md section 11), over the real server and the memory store. */
 describe("admin API: dashboards", () => {
   let server: TestServer
 
@@ -154,7 +154,7 @@ describe("admin API: dashboards", () => {
     assert.deepStrictEqual([badJson.status, badJson.body.error.code], [400, "invalid_json"])
   })
 
-  it("tile options (contract section 15): stored and answered as given; invalid ones are 400 with path, nothing stored", async () => {
+  it("tile options (docs/api.md section 15): stored and answered as given; invalid ones are 400 with path, nothing stored", async () => {
     const { id } = await setupAccount(server, [
       ["n", "number"],
       ["l", "list"],

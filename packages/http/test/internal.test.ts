@@ -14,7 +14,7 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/api/v3/SECRET/datastream/s"), "/api/<redacted>")
     assert.strictEqual(redactPath("/api/SECRET"), "/api/<redacted>")
     assert.strictEqual(redactPath("/customSend?x=1"), "/customSend")
-    // Whatever the shape (issue 13, defect 2).
+    // Whatever the shape.
     assert.strictEqual(redactPath("http://h:1/api/v2/SECRET/datastream/s?since=0"), "/api/v2/<redacted>/datastream/s")
     assert.strictEqual(redactPath("//api/v2/SECRET/datastream/s"), "//api/v2/<redacted>/datastream/s")
     assert.strictEqual(redactPath("/API/V2/SECRET/x"), "/API/V2/<redacted>/x")
@@ -25,7 +25,7 @@ describe("redaction", () => {
     assert.strictEqual(redactPath("/r/TOKEN?theme=light"), "/r/<redacted>")
     assert.strictEqual(redactPath("/other/ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"), "/other/<redacted>")
     assert.strictEqual(redactPath("http://h"), "/")
-    // Anything shaped like a view token or an access key, in any segment and inside one (issue 22 item 8).
+    // Anything shaped like a view token or an access key, in any segment and inside one.
     const view = "dv_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
     const key = "ds_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
     assert.strictEqual(redactPath(`/assets/${view}`), "/assets/<redacted>")
@@ -87,7 +87,7 @@ const served = makeRouteTable(true)
 const isPush = (method: string, url: string) => served.match(method, url)?.path === "/customSend"
 
 describe("causeText (the log text of a 500)", () => {
-  it("formats causes that carry values nested too deeply for effect's formatter, without throwing (issue 22 item 5)", () => {
+  it("formats causes that carry values nested too deeply for effect's formatter, without throwing", () => {
     let arrays: unknown = 1
     let objects: unknown = "deep"
     for (let i = 0; i < 100_000; i++) {
@@ -178,7 +178,7 @@ describe("rate limiter", () => {
     assert.strictEqual(limiter.take("a"), 4)
   })
 
-  it("forgets idle keys when many are seen (issue 13: a test that can fail)", () => {
+  it("forgets idle keys when many are seen (a test that can fail)", () => {
     let now = 0
     const limiter = makeRateLimiter(1, () => now)
     for (let i = 0; i < 30_000; i++) limiter.take(`old${i}`)

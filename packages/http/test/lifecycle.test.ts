@@ -80,7 +80,7 @@ describe("lifecycle and logging", () => {
     }
   })
 
-  it("redacts access keys and view tokens whatever the request target's shape, in logs and 404 bodies (issue 13, defect 2)", async () => {
+  it("redacts access keys and view tokens whatever the request target's shape, in logs and 404 bodies", async () => {
     const server = await startServer({ logRequests: true })
     try {
       const { accessKey } = await setupAccount(server, [["n", "number"]])
@@ -102,7 +102,7 @@ describe("lifecycle and logging", () => {
         `//d/${token}/x`,
         `/D/${token}`,
         `http://127.0.0.1:${port}/d/${token}`,
-        // Token-shaped segments on paths that are not routes (issue 22 item 8).
+        // Token-shaped segments on paths that are not routes.
         `/assets/${viewToken}`,
         `/${viewToken}`,
         `/dashboard/${viewToken}`,

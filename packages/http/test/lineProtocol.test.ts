@@ -9,7 +9,7 @@ import { makeRouteTable } from "../src/internal/routeTable.js"
 import { makeSkippedLog } from "../src/internal/skippedLog.js"
 import { setupAccount, startServer, type TestServer } from "./support/server.js"
 
-/** The pieces of the InfluxDB routes (contract 13.1) that need no server: matching, credentials, gzip, skip log. */
+/** The pieces of the InfluxDB routes (docs/api.md section 13.1) that need no server: matching, credentials, gzip, skip log. */
 
 const request = (url: string, authorization?: string): IncomingMessage =>
   ({ url, headers: authorization === undefined ? {} : { authorization } }) as unknown as IncomingMessage

@@ -3,7 +3,7 @@ import { entriesOf, eventsPath, openEvents, openOk } from "../../server/test/e2e
 import { admin, json, push, read, setupAccount, startServer } from "./support/server.js"
 
 /**
- * The live lane's bounds (contract section 10), on the in-process server with small settings: the heartbeat, the
+ * The live lane's bounds (docs/api.md section 10), on the in-process server with small settings: the heartbeat, the
  * slow-client cut-off and resuming after it without loss, the per-key limit of open event streams, and the observer
  * that metrics use.
  */
@@ -78,7 +78,7 @@ describe("live event streams: bounds of the live lane", () => {
           assert.strictEqual(created.status, 201)
           url = created.json.url
         } else {
-          // A rotation of two dashboards, one stream each: its one stream holds the same bound (contract section 15).
+          // A rotation of two dashboards, one stream each: its one stream holds the same bound (docs/api.md section 15).
           const ids: Array<string> = []
           for (const streamName of ["a", "b"]) {
             const made = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, {

@@ -5,7 +5,7 @@ import { json, push, pushRaw, read, setupAccount, startServer, type TestServer }
 
 const readRoute = "/api/v2/:accessKey/datastream/:streamName"
 
-describe("GET /metrics (contract section 12)", () => {
+describe("GET /metrics (docs/api.md section 12)", () => {
   let server: TestServer
   let key: string
   const metrics = new Metrics()

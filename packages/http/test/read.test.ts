@@ -176,7 +176,7 @@ describe("GET /api/v2/:accessKey/datastream/:streamName", () => {
     let hugeKey: string
     let feedKey: string
 
-    it("gives the event loop up between pages, so one read does not hold the server (issue 13, defect 1)", async () => {
+    it("gives the event loop up between pages, so one read does not hold the server", async () => {
       // Counts turns of the event loop: one increment per check phase.
       let turns = 0
       let ticking = true

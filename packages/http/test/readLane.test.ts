@@ -4,7 +4,7 @@ import { latestRead } from "../src/internal/readLane.js"
 import { parseExposition, valueOf } from "./support/exposition.js"
 import { push, setupAccount, startServer, type TestServer } from "./support/server.js"
 
-// The direct lane of latest-entry reads (issue 12) must answer exactly as the export read of the HttpApi lane does.
+// The direct lane of latest-entry reads must answer exactly as the export read of the HttpApi lane does.
 // A URL ending in `?` has an empty query: the same read, but the direct lane leaves it to the HttpApi lane. So every
 // case is asked both ways and the two answers are compared, status, headers and body.
 

@@ -3,7 +3,7 @@ import { Deferred, Duration, Effect, Fiber } from "effect"
 import { makeReadTurns } from "../src/internal/readHandlers.js"
 
 /**
- * The read turns of streamed reads (issue 13, defect 1): one page fetch at a time for the whole server, each on a
+ * The read turns of streamed reads: one page fetch at a time for the whole server, each on a
  * later turn of the event loop, so pushes are served between any two pages whatever the number of readers; while
  * pushes are in flight, reads get at most about half of the loop.
  */

@@ -22,7 +22,7 @@ import {
 } from "./support/server.js"
 
 /**
- * Behind a reverse proxy (contract section 16): the base path and trust-list parsers, the `X-Forwarded-For` walk
+ * Behind a reverse proxy (docs/api.md section 16): the base path and trust-list parsers, the `X-Forwarded-For` walk
  * (with a property: entries a client wrote left of the trusted chain never become the client), and a real server on
  * loopback under a base path and behind a trusted (and an untrusted) peer.
  */
@@ -295,7 +295,7 @@ const wrongSignIn = async (server: TestServer, headers: Record<string, string>):
   return res.status
 }
 
-/** Six failed sign-ins: the sixth is 429 (contract section 14). */
+/** Six failed sign-ins: the sixth is 429 (docs/api.md section 14). */
 const throttle = async (server: TestServer, headers: Record<string, string>) => {
   for (let i = 0; i < 5; i++) assert.strictEqual(await wrongSignIn(server, headers), 401)
   assert.strictEqual(await wrongSignIn(server, headers), 429)

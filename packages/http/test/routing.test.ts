@@ -33,7 +33,7 @@ describe("routing, health and documentation", () => {
     assert.deepStrictEqual([post.status, post.body.error.code], [404, "not_found"])
   })
 
-  it("answers 404 for a path with a malformed percent escape, never 405 (issue 13, defect 6)", async () => {
+  it("answers 404 for a path with a malformed percent escape, never 405", async () => {
     for (const path of [
       "/api/v2/k/datastream/%ZZ",
       "/api/v2/%ZZ/datastream/s",
@@ -79,7 +79,7 @@ describe("routing, health and documentation", () => {
     }
   })
 
-  it("never answers 405 with an Allow that names the method it refused (issue 22 item 9)", async () => {
+  it("never answers 405 with an Allow that names the method it refused", async () => {
     const { id, accessKey } = await setupAccount(server, [["s", "number"]])
     const created = await admin(server, "POST", `/admin/accounts/${id}/dashboards`, { name: "d" })
     const token = created.json.viewToken as string

@@ -42,7 +42,7 @@ import * as Logging from "./Logging.js"
 import * as Storage from "./Storage.js"
 
 /**
- * The `dashstream` command line (contract section 8). Arguments are split with node's `util.parseArgs` and checked
+ * The `dashstream` command line (docs/api.md section 8). Arguments are split with node's `util.parseArgs` and checked
  * against the command's flags: an unknown flag, a missing value or a stray argument is a usage error. Every command
  * takes `--db`. The commands' names, flags and help text are in `Commands.ts`; this module gives each its run.
  */
@@ -380,7 +380,7 @@ const dispatch = (argv: ReadonlyArray<string>, env: Config.Env): Effect.Effect<v
 
 /**
  * Runs `dashstream` with `argv` (the arguments after the script name) and `env`, and returns the exit code
- * (contract section 8): 0 success, 1 runtime failure, 2 usage error. Errors are written to stderr as one line
+ * (docs/api.md section 8): 0 success, 1 runtime failure, 2 usage error. Errors are written to stderr as one line
  * `dashstream: <sentence>`; with `DASHSTREAM_DEBUG=1` the cause and stack trace follow. Never fails: an
  * unexpected defect is reported as a runtime failure. Interruption (SIGINT/SIGTERM under `runMain`) is not caught,
  * so `serve` unwinds its scopes and the process exits 0.

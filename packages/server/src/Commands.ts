@@ -3,7 +3,7 @@ import { environmentHelp, serveOptions, serveSynopsis } from "./ServeFlags.js"
 import { version } from "./Version.js"
 
 /**
- * The table of `dashstream` commands (contract section 8) as data: names, flags and help text, and the text of
+ * The table of `dashstream` commands (docs/api.md section 8) as data: names, flags and help text, and the text of
  * `help` and `version`. `Cli.ts` gives each command its `run`. This module imports nothing but node (no effect, no
  * storage, no HTTP), so `bin.ts` answers `help` and `version` without loading the rest (startup time, see
  * bench/startup).

@@ -9,7 +9,7 @@ import { UsageError } from "./Errors.js"
 import { type Database, parseUrl } from "./Storage.js"
 
 /**
- * The server's configuration, read from command-line flags and environment variables (contract section 8) with
+ * The server's configuration, read from command-line flags and environment variables (docs/api.md section 8) with
  * effect's `Config`. Each setting is a `Config` that reads the key `--<flag>` and, when no flag was given, its
  * environment variable (a flag beats its variable), then falls back to its default; the names, variables and defaults
  * of `serve`'s flags are declared in `ServeFlags.ts`, the parsers here. {@link provider} puts a command's
@@ -147,7 +147,7 @@ export const databaseConfig = (flag: string | undefined, env: Env): Either.Eithe
 /** The flags `serve` reads, as `util.parseArgs` returns them (declared in `ServeFlags.ts`). */
 export type { ServeFlags }
 
-/** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (contract section 9). */
+/** A time of day in UTC, to the minute: when `serve` runs the daily decimation pass (docs/api.md section 9). */
 export interface DailyTime {
   /** 0..23 */
   readonly hour: number
@@ -155,7 +155,7 @@ export interface DailyTime {
   readonly minute: number
 }
 
-/** The configuration of `serve` besides the database (contract sections 5, 7, 8). */
+/** The configuration of `serve` besides the database (docs/api.md sections 5, 7, 8). */
 export interface ServeConfig {
   /** Interface to listen on; default `127.0.0.1` (loopback only). */
   readonly host: string
@@ -170,14 +170,14 @@ export interface ServeConfig {
   readonly adminToken: Redacted.Redacted<string> | null
   /**
    * `false` with `--no-admin` or `DASHSTREAM_ADMIN=off` (any false word): the admin API and the console stay off,
-   * whatever else is set (contract section 14). Default `true`.
+   * whatever else is set (docs/api.md section 14). Default `true`.
    */
   readonly admin: boolean
   /** Log one line per request (method, path with the access key redacted, status, duration). Default off. */
   readonly logRequests: boolean
   /**
    * Log the stream names InfluxDB line protocol writes skipped because they are not widgets of the key's account,
-   * each distinct name at most once a minute (contract 13.1), so that an operator can find the names to declare.
+   * each distinct name at most once a minute (docs/api.md section 13.1), so that an operator can find the names to declare.
    * Default off.
    */
   readonly logSkipped: boolean
@@ -203,12 +203,12 @@ export interface ServeConfig {
    */
   readonly frameAncestors: string
   /**
-   * The path prefix every route is served under behind a reverse proxy (contract section 16; `--base-path`,
+   * The path prefix every route is served under behind a reverse proxy (docs/api.md section 16; `--base-path`,
    * `DASHSTREAM_BASE_PATH`, see `parseBasePath`): `/dashboards`, no trailing slash; `""` (the default) for the root.
    */
   readonly basePath: string
   /**
-   * The reverse proxies whose `X-Forwarded-For` / `X-Forwarded-Proto` are believed (contract section 16;
+   * The reverse proxies whose `X-Forwarded-For` / `X-Forwarded-Proto` are believed (docs/api.md section 16;
    * `--trust-proxy`, `DASHSTREAM_TRUST_PROXY`: addresses and CIDR ranges, comma-separated); `null` (the default):
    * none, the headers are ignored.
    */
@@ -254,7 +254,7 @@ const tiers: Config.Config<TierPolicy> = serveFlag("decimation-tiers", (text, na
   Either.mapLeft(parsePolicy(text), (error) => `${name}: ${error.message}`)
 )
 
-/** `--base-path`, else `DASHSTREAM_BASE_PATH`, else `""` (the root; contract section 16). */
+/** `--base-path`, else `DASHSTREAM_BASE_PATH`, else `""` (the root; docs/api.md section 16). */
 const basePathSetting: Config.Config<string> = serveFlag("base-path", parseBasePath, "")
 
 /** `DASHSTREAM_ADMIN`'s variable name: `--no-admin` turns the admin API off, the variable says whether it is on. */
@@ -322,7 +322,7 @@ export const startWarnings = (config: ServeConfig): ReadonlyArray<string> => {
 }
 
 /**
- * What `serve` does about the admin API and the console (contract sections 7 and 14):
+ * What `serve` does about the admin API and the console (docs/api.md sections 7 and 14):
  * - `Off`: off (404), with `--no-admin` / `DASHSTREAM_ADMIN=off`, or with no token configured on an address that is
  *   not loopback (nobody else on the network may find an admin API with a token printed on this machine's console);
  * - `Token`: on, with the configured `DASHSTREAM_ADMIN_TOKEN`;
@@ -405,7 +405,7 @@ export const decimationPolicy = (flag: string | undefined, env: Env): Either.Eit
 
 /**
  * The base path the view URLs `dashboards create` prints start with: `--base-path` (`flag`), else
- * `DASHSTREAM_BASE_PATH`, else `""` (contract section 16, as `serve` reads it). A bad value is a {@link UsageError}.
+ * `DASHSTREAM_BASE_PATH`, else `""` (docs/api.md section 16, as `serve` reads it). A bad value is a {@link UsageError}.
  */
 export const basePath = (flag: string | undefined, env: Env): Either.Either<string, UsageError> =>
   load(basePathSetting, { "base-path": flag }, env)

@@ -5,7 +5,7 @@ import { CommandFailed, UsageError } from "./Errors.js"
 import * as Storage from "./Storage.js"
 
 /**
- * `dashstream copy --from <db url> --to <db url>` (contract section 12): moves a deployment between backends
+ * `dashstream copy --from <db url> --to <db url>` (docs/api.md section 12): moves a deployment between backends
  * (SQLite to PostgreSQL when it outgrows one machine) or makes a backup (`--to sqlite:backup.db`, also from a
  * running deployment: the source is read in one consistent snapshot).
  */
@@ -18,7 +18,7 @@ const count = (n: number) => n.toLocaleString("en-US")
 /** `1 account`, `2 accounts`, `1,000 entries`. */
 const counted = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`
 
-/** Why the source was refused, after "the <database>" (contract section 12: one sentence, exit 1). */
+/** Why the source was refused, after "the <database>" (docs/api.md section 12: one sentence, exit 1). */
 const refusal = (problem: SourceProblem): string => {
   const expected = "; --from must name an existing Dashstream database"
   switch (problem) {

@@ -15,14 +15,14 @@ import { Console, Effect, Either, Schema } from "effect"
 import { CommandFailed, UsageError } from "./Errors.js"
 
 /**
- * The `dashboards create` and `dashboards list` commands (contract section 12), apart from the command table of
- * `Cli.ts`: what they read, call and print. Exit codes as contract section 8 says: a layout file that cannot be
+ * The `dashboards create` and `dashboards list` commands (docs/api.md section 12), apart from the command table of
+ * `Cli.ts`: what they read, call and print. Exit codes as docs/api.md section 8 says: a layout file that cannot be
  * read or breaks a tile rule is a usage error (2), as a bad flag value is; a failing store is a runtime failure (1).
  */
 
 const isName = Schema.is(DashboardName)
 
-/** Checks `--name`: 1 to 200 characters (contract section 11), else a `UsageError`. */
+/** Checks `--name`: 1 to 200 characters (docs/api.md section 11), else a `UsageError`. */
 export const parseName = (name: string): Either.Either<string, UsageError> =>
   isName(name)
     ? Either.right(name)
@@ -30,7 +30,7 @@ export const parseName = (name: string): Either.Either<string, UsageError> =>
 
 /**
  * Reads `--layout FILE`: the JSON of the admin API body's `tiles` array, or `{"tiles": [...]}`, checked against the
- * grid rules of contract section 11. Fails with a `UsageError` naming the file and the tile (`tiles[2].w`).
+ * grid rules of docs/api.md section 11. Fails with a `UsageError` naming the file and the tile (`tiles[2].w`).
  * Runs before the database is opened.
  */
 export const readLayout = (file: string): Effect.Effect<ReadonlyArray<Tile>, UsageError> =>

@@ -4,7 +4,7 @@ import { Cause, Clock, Cron, DateTime, Duration, Effect, Option } from "effect"
 import { type DailyTime, formatDailyTime } from "./Config.js"
 
 /**
- * The decimation pass as the server runs it (contract section 9): once a day inside `serve`, and on demand with
+ * The decimation pass as the server runs it (docs/api.md section 9): once a day inside `serve`, and on demand with
  * `dashstream decimate`. Both run it under the storage's pass lock, so one pass at a time runs per database (per
  * process for SQLite).
  */

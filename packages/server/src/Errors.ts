@@ -2,14 +2,14 @@ import { Data } from "effect"
 
 /**
  * The command line was wrong: unknown command or flag, missing required flag, a value of the wrong form
- * (contract section 8: exit code 2). `message` is one sentence naming the flag (or environment variable) and the
+ * (docs/api.md section 8: exit code 2). `message` is one sentence naming the flag (or environment variable) and the
  * accepted forms; it never contains a secret.
  */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
 
 /**
  * A well-formed command that failed while running: unknown access key, database unreachable, port in use
- * (contract section 8: exit code 1). `message` is one sentence for stderr; `cause`, if any, is shown only with
+ * (docs/api.md section 8: exit code 1). `message` is one sentence for stderr; `cause`, if any, is shown only with
  * `DASHSTREAM_DEBUG=1`.
  */
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{
@@ -17,7 +17,7 @@ export class CommandFailed extends Data.TaggedError("CommandFailed")<{
   readonly cause?: unknown
 }> {}
 
-/** The process exit codes of contract section 8. */
+/** The process exit codes of docs/api.md section 8. */
 export const ExitCode = {
   /** The command did what it was asked (also: `serve` stopped by SIGINT or SIGTERM). */
   success: 0,

@@ -14,8 +14,8 @@ import { viewUrl } from "@dashstream/core"
 import { CommandFailed, UsageError } from "./Errors.js"
 
 /**
- * The `rotations` commands (contract section 15): `create`, `list`, `show`, `delete` and `rotate-token`, apart from
- * the command table of `Cli.ts`: what they check, call and print. Exit codes as contract section 8 says: a flag value
+ * The `rotations` commands (docs/api.md section 15): `create`, `list`, `show`, `delete` and `rotate-token`, apart from
+ * the command table of `Cli.ts`: what they check, call and print. Exit codes as docs/api.md section 8 says: a flag value
  * that breaks a rotation rule (the interval, the name, a dashboard id that is not the account's) is a usage error (2);
  * an unknown rotation or a failing store is a runtime failure (1).
  */
@@ -36,7 +36,7 @@ const usage = (error: InvalidRequest) => new UsageError({ message: `${flagOf(err
 
 /**
  * Checks `--name`, `--dashboards a,b` (comma-separated dashboard ids, none for an empty rotation) and `--interval`
- * (whole seconds) against the rules of contract section 15 ({@link checkRotationBody}), before the database is opened.
+ * (whole seconds) against the rules of docs/api.md section 15 ({@link checkRotationBody}), before the database is opened.
  * Fails with a `UsageError` naming the flag.
  */
 export const parseBody = (
@@ -62,7 +62,7 @@ export const parseBody = (
   )
 }
 
-/** A rotation as `--json` prints it: the admin API's body (contract section 15), `viewToken`/`url` null unless new. */
+/** A rotation as `--json` prints it: the admin API's body (docs/api.md section 15), `viewToken`/`url` null unless new. */
 const rotationJson = (rotation: Rotation, viewToken: string | null = null, basePath = "") =>
   Rotations.rotationView(rotation, viewToken, basePath)
 

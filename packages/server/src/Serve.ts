@@ -21,8 +21,8 @@ import * as Storage from "./Storage.js"
 const loadHttp: Effect.Effect<typeof HttpModule> = Effect.promise(() => import("@dashstream/http"))
 
 /**
- * `dashstream serve --workers 1` (contract section 8): migrates the schema, opens the storage, starts the HTTP server
- * and the daily decimation pass (contract section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless
+ * `dashstream serve --workers 1` (docs/api.md section 8): migrates the schema, opens the storage, starts the HTTP server
+ * and the daily decimation pass (docs/api.md section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless
  * off) and runs until interrupted. On an empty database it prints how to create the first account and widget.
  * `config.workers` is not looked at: `serve --workers N` above 1 is `Workers.run`, whose workers each run
  * {@link serve} (the command line picks one or the other).
@@ -156,7 +156,7 @@ export const serve = (
   })
 
 /**
- * A random admin token for a first run (contract section 14): 256 bits as 43 characters of base64url (safe in a URL
+ * A random admin token for a first run (docs/api.md section 14): 256 bits as 43 characters of base64url (safe in a URL
  * fragment). Lives as long as the run: a restart makes another, which ends every console session of the old one.
  */
 export const newAdminToken = (): string => randomBytes(32).toString("base64url")
@@ -180,10 +180,10 @@ const adminTokenOf = (admin: AdminSetting, role: WorkerRole | undefined): Effect
 }
 
 /**
- * The line `serve` prints after the listening line when the console is on (contract section 14): on a first run
+ * The line `serve` prints after the listening line when the console is on (docs/api.md section 14): on a first run
  * `Console: http://127.0.0.1:<port>/console#token=<token>`, the link that signs in (the token is in the fragment,
  * which a browser never sends); with a configured token, the console's address alone. `url` is the listening URL
- * (`http://HOST:PORT`, then the base path if any, contract section 16); a wildcard host is shown as 127.0.0.1. `undefined` when the console is off.
+ * (`http://HOST:PORT`, then the base path if any, docs/api.md section 16); a wildcard host is shown as 127.0.0.1. `undefined` when the console is off.
  */
 export const consoleLine = (url: string, admin: AdminSetting, token: string | undefined): string | undefined => {
   if (admin._tag === "Off" || token === undefined) return undefined

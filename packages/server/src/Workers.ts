@@ -9,7 +9,7 @@ import { join } from "./internal/cluster/WorkerRole.js"
 import * as Serve from "./Serve.js"
 
 /**
- * `dashstream serve --workers N` with N above 1 (contract section 8): a `node:cluster` primary and N worker
+ * `dashstream serve --workers N` with N above 1 (docs/api.md section 8): a `node:cluster` primary and N worker
  * processes, every worker serving HTTP on the same port (the primary accepts the connections and hands them to the
  * workers in turn).
  *

@@ -8,7 +8,7 @@ import { quickAnswer } from "./Commands.js"
  * Node runs it with `--max-semi-space-size=64` (this file's first line, and the `dashstream` and `start` scripts of
  * the repository's package.json): young-generation semi-spaces of 64 MiB instead of V8's 16. A push's objects (a
  * line protocol body's thousands of entries) live until its group commit ends; with the default size the collector
- * copies or promotes many of them first. Measured (issue 26): line protocol batches cost about a third less CPU per
+ * copies or promotes many of them first. Measured: line protocol batches cost about a third less CPU per
  * request (SQLite, 1,399-1,531 µs against 2,071-2,303), for up to about 100 MiB more memory under load. V8 reads
  * the flag only when the process starts (`v8.setFlagsFromString` later changes nothing).
  *

@@ -10,7 +10,7 @@ import { assertTimedOut, trickle } from "../../http/test/support/trickle.js"
 import { entriesOf, eventsPath, openOk } from "./e2e/sse.js"
 
 /**
- * The `dashstream` command line (contract section 8): usage errors, help, version and database failures, run as real
+ * The `dashstream` command line (docs/api.md section 8): usage errors, help, version and database failures, run as real
  * processes (`node packages/server/dist/bin.js`, brought up to date by the global setup) and, for each flag error,
  * in process. The commands against each backend and the `serve` lifecycle are in CliSqlite.test.ts and
  * CliPostgres.test.ts; the HTTP behaviour itself is the conformance suite's business.
@@ -281,7 +281,7 @@ describe.concurrent("database failures (exit 1, one line on stderr)", { timeout 
     assertOneLineError(result, /SQLite file \/dev\/null\/dashstream\.db/)
   })
 
-  it("a SQLite path whose directory cannot be created (under /proc): serve, copy and migrate fail at once (issue 22 item 12)", async () => {
+  it("a SQLite path whose directory cannot be created (under /proc): serve, copy and migrate fail at once", async () => {
     // Node's recursive mkdir loops forever on /proc: the process spun at 100% CPU, printed nothing, ignored SIGTERM.
     const db = "sqlite:/proc/nope/x.db"
     const dir = tempDir()

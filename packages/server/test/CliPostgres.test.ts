@@ -4,7 +4,7 @@ import { cliSuite, timeout } from "./cliSuite.js"
 import { cli } from "./support.js"
 
 /**
- * The commands and the `serve` process lifecycle (contract section 8) on a PostgreSQL database. No PostgreSQL is a
+ * The commands and the `serve` process lifecycle (docs/api.md section 8) on a PostgreSQL database. No PostgreSQL is a
  * failure here, not a skip.
  */
 const open = async (): Promise<TestDatabase> => {

@@ -2,7 +2,7 @@ import { join } from "node:path"
 import { cliSuite } from "./cliSuite.js"
 import { tempDir } from "./support.js"
 
-/** The commands and the `serve` process lifecycle (contract section 8) on a SQLite file. */
+/** The commands and the `serve` process lifecycle (docs/api.md section 8) on a SQLite file. */
 cliSuite("SQLite", async () => {
   const dir = tempDir()
   return {

@@ -292,7 +292,7 @@ describe("Config.serveConfig", () => {
     assert.strictEqual(config.adminToken && Redacted.value(config.adminToken), "s3cret")
     assert.isTrue(config.logRequests)
     assert.isTrue(right(Config.serveConfig({ "log-requests": true }, { DASHSTREAM_LOG_REQUESTS: "0" })).logRequests)
-    // --log-skipped / DASHSTREAM_LOG_SKIPPED (contract 13.1), the same way.
+    // --log-skipped / DASHSTREAM_LOG_SKIPPED (docs/api.md section 13.1), the same way.
     assert.isTrue(right(Config.serveConfig({ "log-skipped": true }, {})).logSkipped)
     assert.isTrue(right(Config.serveConfig({}, { DASHSTREAM_LOG_SKIPPED: "1" })).logSkipped)
     assert.isFalse(right(Config.serveConfig({}, { DASHSTREAM_LOG_SKIPPED: "0" })).logSkipped)

@@ -1,7 +1,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { startServer, stop, tempDir } from "./support.js"
 
-// Contract section 14, "First run": only a loopback address gets a token made for the run.
+// docs/api.md section 14, "First run": only a loopback address gets a token made for the run.
 describe("serve's admin API on a non-loopback address", () => {
   const dir = tempDir()
   afterAll(() => dir.remove())

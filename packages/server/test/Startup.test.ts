@@ -6,7 +6,7 @@ import { afterAll, assert, describe, it } from "vitest"
 import { root } from "./support.js"
 
 /**
- * A command loads only what it uses (issue 11, startup time; the figures are bench/startup's): `help` and `version`
+ * A command loads only what it uses (startup time; the figures are bench/startup's): `help` and `version`
  * load no effect at all, and a SQLite command loads neither the HTTP stack nor the PostgreSQL driver. A module hook
  * in the CLI process records the URL of every module it loads.
  */

@@ -18,7 +18,7 @@ import { childEnv, cli, root, type Server, startServer, stop, tempDir, workerPid
 import { binArgs } from "./support/bin.js"
 
 /**
- * `dashstream serve --workers 2` on SQLite (issue 12, "Several cores"): two worker processes write one file and serve
+ * `dashstream serve --workers 2` on SQLite ("Several cores"): two worker processes write one file and serve
  * one port. What the contract promises per server holds across them: a subscriber on either worker gets every push
  * stored by either, once, in order; deltas stay exact; the rate limit and a revocation are the server's; one worker
  * runs the daily decimation pass; a killed worker is replaced; SIGTERM answers the requests in flight and exits 0.

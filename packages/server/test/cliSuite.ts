@@ -103,7 +103,7 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
     })
 
     // After the empty-database test above: this one creates an account.
-    it("accounts create refuses a name over 200 characters (issue 13, defect 6)", async () => {
+    it("accounts create refuses a name over 200 characters", async () => {
       assertUsageError(
         await cli(["accounts", "create", "--name", "a".repeat(201), "--db", db]),
         /--name: account name must be at most 200 characters/

@@ -1,5 +1,5 @@
 /**
- * Contract section 12: `dashstream copy --from URL --to URL`. A SQLite database filled through the real push path
+ * docs/api.md section 12: `dashstream copy --from URL --to URL`. A SQLite database filled through the real push path
  * (by a running server, which keeps running during the copy) is copied to a fresh PostgreSQL database and served
  * from there: every read answers the same bytes, and every dashboard's view URL opens the same page. The PostgreSQL
  * copy is then backed up to a new SQLite file, where the same view tokens resolve to the same dashboards. A target
@@ -100,7 +100,7 @@ describe("dashstream copy", () => {
   const dashboards: Array<{ viewToken: string; accountId: string; json: Record<string, unknown> }> = []
   /** A dashboard's view token from before its rotation: it opens nothing, on the original or a copy. */
   let rotatedViewToken = ""
-  /** A rotation's view token (contract section 15): it opens the same rotation page on a copy. */
+  /** A rotation's view token (docs/api.md section 15): it opens the same rotation page on a copy. */
   let rotationViewToken = ""
 
   beforeAll(async () => {

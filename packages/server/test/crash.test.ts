@@ -4,7 +4,7 @@ import { createAccount, notStrictlyIncreasing, push, read, requestTimeoutMs, ser
 import { type Server, startServer, stop, tempDir, workerPids } from "./support.js"
 
 /**
- * Crash safety (issue "Ingest and read performance"; contract section 5: "A 200 means the data is durably stored").
+ * Crash safety (issue "Ingest and read performance"; docs/api.md section 5: "A 200 means the data is durably stored").
  * Fifty keep-alive connections push distinct points as fast as the server answers; after about three seconds the
  * server is killed with SIGKILL, mid-load. Every push answered 200 before that must be there once `serve` is
  * started again on the same database. Pushes that failed or got no answer are unknown: they may or may not be
@@ -135,7 +135,7 @@ const suite = (name: string, makeDatabase: () => Promise<TestDatabase | undefine
       expect(exit.signal, "the server was still running when it was killed").toBe("SIGKILL")
 
       const acked = ackedSoFar()
-      // A 500 or 503 under plain load is a bug (contract section 5); so is any other refusal of a valid push.
+      // A 500 or 503 under plain load is a bug (docs/api.md section 5); so is any other refusal of a valid push.
       expect(otherAnswers, stderrTail(first)).toEqual([])
       // The load must have been real for the check to mean anything.
       expect(acked).toBeGreaterThanOrEqual(minimumAcked)

@@ -3,7 +3,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { cli, postJson, type Server, startServer, stop, tempDir } from "./support.js"
 
 /**
- * Decimation end to end (contract section 9): a sparkline filled over HTTP with timestamped points spanning 200
+ * Decimation end to end (docs/api.md section 9): a sparkline filled over HTTP with timestamped points spanning 200
  * days, `dashstream decimate --now <fixed time>` run as its own process beside the running server (SQLite in WAL
  * mode lets both use the file), then `since=0` reads over HTTP.
  */
@@ -41,7 +41,7 @@ const bucketOf = (ts: number): string | undefined => {
 }
 
 /**
- * Contract section 9 read literally: in each qualifying bucket keep the first, last, lowest and highest entries
+ * docs/api.md section 9 read literally: in each qualifying bucket keep the first, last, lowest and highest entries
  * (the earliest among equal values); keep every other entry and the newest one.
  */
 const expectedSurvivors = (entries: ReadonlyArray<Entry>): Array<Entry> => {
@@ -65,7 +65,7 @@ const expectedSurvivors = (entries: ReadonlyArray<Entry>): Array<Entry> => {
   return entries.filter((e) => !dropped.has(e))
 }
 
-describe("decimation end to end (contract section 9)", { timeout }, () => {
+describe("decimation end to end (docs/api.md section 9)", { timeout }, () => {
   const dir = tempDir()
   const db = `sqlite:${join(dir.path, "dashstream.db")}`
   let server: Server

@@ -16,7 +16,7 @@ import {
 import { type Server, startServer, stop } from "./support.js"
 
 /**
- * Live updates across server processes (contract section 10, issue "Live updates"): three `dashstream serve` on one
+ * Live updates across server processes (docs/api.md section 10, issue "Live updates"): three `dashstream serve` on one
  * PostgreSQL database; a subscriber of one process sees every push stored by the others, once, in `ts` order, within
  * the contract's second; and when the processes' listening connections are killed with `pg_terminate_backend` while
  * pushes go on, each reconnects and its subscribers catch up from the database: nothing is missing.
@@ -136,7 +136,7 @@ describe("live event streams across three serve processes on one PostgreSQL data
     }
   })
 
-  test("a dashboard's layout changed on B reaches its event stream open on A within 2 s and re-scopes it (issue 22, item 2)", async () => {
+  test("a dashboard's layout changed on B reaches its event stream open on A within 2 s and re-scopes it", async () => {
     const headers = { authorization: `Bearer ${adminToken}` }
     const account = await send("POST", `${urls[0]}/admin/accounts`, { name: "layout" }, { headers })
     const { id, accessKey } = account.body as { id: string; accessKey: string }

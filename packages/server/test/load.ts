@@ -5,7 +5,7 @@
  */
 import type { Server } from "./support.js"
 
-/** The admin token given to every server these tests start (contract section 7). */
+/** The admin token given to every server these tests start (docs/api.md section 7). */
 export const adminToken = "load-test-admin-token"
 
 /** The environment of a server these tests start: admin API on, quiet logs. */

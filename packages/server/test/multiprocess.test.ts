@@ -17,7 +17,7 @@ import { type Server, startServer, stop } from "./support.js"
 
 /**
  * Several `dashstream serve` processes on ONE PostgreSQL database (issue "PostgreSQL storage and running several
- * servers on one database"): what contract sections 3 and 5 promise for one process must hold when the requests are
+ * servers on one database"): what docs/api.md sections 3 and 5 promise for one process must hold when the requests are
  * spread over three. Deltas and list items are never lost, server-assigned `ts` stay strictly increasing per stream
  * (so a `since` cursor polled against any process misses and repeats nothing), and multi-stream pushes that touch
  * the same streams in opposite orders never deadlock.

@@ -6,7 +6,7 @@ import { root, startServer, stop, tempDir } from "./support.js"
 
 /**
  * `dashstream` runs node with young-generation semi-spaces of 64 MiB (see `src/bin.ts`): line protocol batches cost
- * about a third less CPU with them (issue 26). V8 reads the flag only at start, so every way of starting the command
+ * about a third less CPU with them. V8 reads the flag only at start, so every way of starting the command
  * carries it: the bin's first line (the installed `dashstream` command, run by `env -S`) and the repository's
  * `pnpm dashstream` and `pnpm start` scripts.
  */

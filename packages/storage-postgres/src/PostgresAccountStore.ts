@@ -67,10 +67,10 @@ const deleteStreamStatement = `with deleted as (delete from streams where accoun
   select id, pg_notify($3::text, '{"s":' || id || ',"d":1}') from deleted`
 
 /**
- * The `AccountStore` port on a `pg` pool (contract section 7). Times are integer microseconds; access keys are only
+ * The `AccountStore` port on a `pg` pool (docs/api.md section 7). Times are integer microseconds; access keys are only
  * seen as SHA-256 digests. Errors: the port's domain errors, `StorageUnavailable` when the server is unreachable,
  * `StorageError` otherwise. Widgets are listed in code point order of their stream names (`COLLATE "C"`).
- * `deleteWidget` notifies `channel` of the deletion (live updates, contract section 10; see `internal/notify.ts`).
+ * `deleteWidget` notifies `channel` of the deletion (live updates, docs/api.md section 10; see `internal/notify.ts`).
  */
 export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("public")): AccountStore["Type"] => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: toStorageFailure })
@@ -168,7 +168,7 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
     // PostgreSQL answers only asynchronously: the hot paths go through the account cache (`withAccountCache`).
     peekAccount: () => undefined,
     peekWidget: () => undefined,
-    // The read lane's lookup of a widget the cache does not hold: one query and a callback, no fiber (issue 26).
+    // The read lane's lookup of a widget the cache does not hold: one query and a callback, no fiber.
     // Answered through `answerQuery` (`internal/direct.ts`): a throw from `done` is answered, never a crash.
     lookupWidget: (id, name, done) => {
       answerQuery(

@@ -32,7 +32,7 @@ const toDashboard = (row: Row): Dashboard => ({
 })
 
 /**
- * The `DashboardStore` port on a `pg` pool (contract section 11; table `dashboards` of migration 0003). Each method
+ * The `DashboardStore` port on a `pg` pool (docs/api.md section 11; table `dashboards` of migration 0003). Each method
  * is one statement (atomic on its own, no transaction needed); rotation is one `UPDATE`, so from its commit on only
  * the new digest finds the dashboard, in every process. Tiles are stored as JSON text. A foreign key ties a dashboard
  * to its account (`AccountNotFound` on create); none ties tiles to streams. Errors: `StorageUnavailable` when the

@@ -85,7 +85,7 @@ const withPassLock =
     )
 
 /**
- * The `DecimationStore` port on a `pg` pool (contract section 9). Every operation is one short statement or
+ * The `DecimationStore` port on a `pg` pool (docs/api.md section 9). Every operation is one short statement or
  * transaction, so pushes wait milliseconds at most while a pass runs. `deleteEntries` locks the stream's row first
  * (the order `write` takes its locks in, so the two cannot deadlock) and never deletes the stream's newest entry.
  * `withPassLock` is a session-level `pg_try_advisory_lock`, exclusive across every process on this database and

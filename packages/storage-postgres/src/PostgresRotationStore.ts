@@ -47,7 +47,7 @@ const insertMembers = (client: pg.PoolClient, id: string, dashboardIds: Readonly
       )
 
 /**
- * Rotations' storage (contract section 15; tables `rotations` and `rotation_dashboards` of migration 0005) on a `pg`
+ * Rotations' storage (docs/api.md section 15; tables `rotations` and `rotation_dashboards` of migration 0005) on a `pg`
  * pool: the `RotationStorage` part of the `DashboardStore` port. A write that touches both tables is one transaction;
  * token rotation is one `UPDATE`, so from its commit on only the new digest finds the rotation, in every process. A
  * foreign key removes a deleted dashboard from every rotation. Errors: `AccountNotFound` on create for an unknown

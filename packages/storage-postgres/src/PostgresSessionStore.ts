@@ -15,7 +15,7 @@ const endStatement = `with purged as (delete from ended_sessions where expires_a
 const findStatement = "select 1 from ended_sessions where id = $1"
 
 /**
- * The `SessionStore` port on a `pg` pool (contract section 14; table `ended_sessions` of migration 0004): what every
+ * The `SessionStore` port on a `pg` pool (docs/api.md section 14; table `ended_sessions` of migration 0004): what every
  * process on the database consults before it trusts a signed console session. Each method is one statement.
  * Errors: `StorageUnavailable` when the server is unreachable, `StorageError` otherwise.
  */

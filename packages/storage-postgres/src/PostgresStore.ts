@@ -26,9 +26,9 @@ export interface PostgresStores {
   readonly accountStore: Context.Tag.Service<AccountStore>
   readonly decimationStore: Context.Tag.Service<DecimationStore>
   readonly dashboardStore: Context.Tag.Service<DashboardStore>
-  /** Live updates (contract section 10): the changes committed by every process on this database and schema. */
+  /** Live updates (docs/api.md section 10): the changes committed by every process on this database and schema. */
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
-  /** Console sign-outs (contract section 14), seen by every process on this database and schema. */
+  /** Console sign-outs (docs/api.md section 14), seen by every process on this database and schema. */
   readonly sessionStore: Context.Tag.Service<SessionStore>
 }
 
@@ -38,7 +38,7 @@ export interface PostgresStores {
  * Never fails and does not wait for the server, so a server that is down at startup is reported by each operation as
  * `StorageUnavailable` (and by `ping`, for `/readyz`); the pool reconnects by itself when the server is back.
  *
- * The `ChangeFeed` (contract section 10) starts connecting its own listening connection (`application_name`
+ * The `ChangeFeed` (docs/api.md section 10) starts connecting its own listening connection (`application_name`
  * `dashstream-listener`, or the URL's name with `-listener`) at once, in the background; it `LISTEN`s on the
  * channel of `config.schema` (`dashstream_changes` or `dashstream_changes_<schema>`, see `internal/notify.ts`),
  * reconnects forever with backoff (a warning per failed attempt, through the Effect logger) and publishes a `Gap`

@@ -268,7 +268,7 @@ const inTransaction = <A, E, R>(
   )
 
 /**
- * The `StoreCopy` port on `pool` (contract section 12). `read` holds one `REPEATABLE READ READ ONLY` transaction:
+ * The `StoreCopy` port on `pool` (docs/api.md section 12). `read` holds one `REPEATABLE READ READ ONLY` transaction:
  * one snapshot of the whole database, whatever servers write meanwhile. `write` holds one transaction committed
  * only when its body succeeded. Stream ids are inserted as given (`OVERRIDING SYSTEM VALUE`) and the identity is
  * moved past them, so streams created later get higher ids.
@@ -300,7 +300,7 @@ export const open = (
   })
 
 /**
- * Provides the `StoreCopy` port of `config` as the source of a copy (contract section 12), on a small pool of its
+ * Provides the `StoreCopy` port of `config` as the source of a copy (docs/api.md section 12), on a small pool of its
  * own until the scope closes: its schema is checked, never created or migrated, and only `read` (a `READ ONLY`
  * transaction) is meant to be used. Fails with `SourceRefused` when the schema holds no Dashstream migration table
  * (`not-dashstream`: an empty database, another application's) or other migrations than this version's (`older`,

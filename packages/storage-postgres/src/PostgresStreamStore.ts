@@ -216,13 +216,13 @@ const ping = (pool: pg.Pool): StreamStore["Type"]["ping"] =>
   )
 
 /**
- * The `StreamStore` port on a `pg` pool (contract sections 3, 4, 6). `write` joins a group commit (see
+ * The `StreamStore` port on a `pg` pool (docs/api.md sections 3, 4, 6). `write` joins a group commit (see
  * `internal/groupCommit.ts`): the calls arriving together run in one transaction that first locks every stream row
  * the group touches (`SELECT ... FOR UPDATE`, ascending id), so concurrent writes to a stream from any number of
  * processes are serialised: no lost delta, no duplicate `ts`; each call is acknowledged only after the COMMIT. Errors: `InvalidPoint` from `applyOp`
  * and `StreamNotFound` for a widget deleted since the caller looked it up (nothing stored), `StorageUnavailable` when the server is unreachable or the connection broke (nothing
  * acknowledged), `StorageError` otherwise. `readLive` reads entries with the stream's `cleared_ts` (the `ts` of its last
- * clear, integer microseconds; contract section 10) in one statement, `None` when the widget no longer exists. `ping` fails with
+ * clear, integer microseconds; docs/api.md section 10) in one statement, `None` when the widget no longer exists. `ping` fails with
  * `StorageUnavailable` after {@link PING_TIMEOUT_MS}.
  */
 export const makeStreamStore = (pool: pg.Pool, groupCommit: GroupCommit): StreamStore["Type"] =>

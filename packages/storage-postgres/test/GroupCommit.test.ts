@@ -351,7 +351,7 @@ describe.skipIf(db === undefined)("group commit", () => {
         )
         // Another process stores m's entry at a client ts far ahead; this group, guessing m's old last_ts, takes the
         // same ts for a new entry: its early insert collides (23505), nothing of it is stored, it is planned again on
-        // the rows and replaces the other process's entry (the later write wins, contract section 3).
+        // the rows and replaces the other process's entry (the later write wins, docs/api.md section 3).
         const ahead = micros(T0 + 5_000_000_000)
         const at = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n }, ts: ahead }] })
         const third = new GroupCommit(otherPool)

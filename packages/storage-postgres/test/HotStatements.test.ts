@@ -7,7 +7,7 @@ import { openTestDatabase, withSchema } from "../src/testing/index.js"
 import { freshSchema } from "./fixtures.js"
 
 /**
- * Every statement the adapter runs on the hot paths uses an index (issue 12: push and read latency must not grow with
+ * Every statement the adapter runs on the hot paths uses an index (push and read latency must not grow with
  * the number of streams and entries). The SQL is not listed by hand: the test records every query the adapter's `pg`
  * clients send while the shared hot-path workload runs (push, clear, latest/since/page/live reads, the listener's read
  * of a followed stream, the dashboard token lookup, a decimation pass's per-stream calls), splits the multi-statement

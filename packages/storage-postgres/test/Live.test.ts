@@ -142,7 +142,7 @@ const ackToReceived = (writer: Stores, widget: Widget, received: ReadonlyArray<S
     return performance.now() - acked
   })
 
-describe("live updates across processes (contract section 10)", () => {
+describe("live updates across processes (docs/api.md section 10)", () => {
   it.scopedLive(
     "a subscriber of one process receives the writes, clears and deletion made through another, in order",
     () =>

@@ -41,7 +41,7 @@ const putTwo = (
     micros(T0 + now)
   )
 
-/** The migrations the code before issue 26 shipped: the schema its databases have. */
+/** The migrations the code before migration 0007 shipped: the schema its databases have. */
 const before = ["0001_initial", "0002_live", "0003_dashboards", "0004_console_sessions"]
 
 describe.skipIf(db === undefined)("migration 0006 (entries without id and foreign key)", () => {

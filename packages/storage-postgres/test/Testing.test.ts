@@ -69,7 +69,7 @@ describe("the test helper", () => {
     Effect.promise(async () => {
       const closed = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`
       const options = { serverUrl: null, probeUrl: closed, embedded: false } as const
-      // By default (no `ci` option, CI or not) a missing PostgreSQL is an error: tests fail, never skip (issue 13).
+      // By default (no `ci` option, CI or not) a missing PostgreSQL is an error: tests fail, never skip.
       const byDefault = await findTestServer(options).then(
         () => undefined,
         (e: unknown) => e
@@ -97,7 +97,7 @@ describe("the test helper", () => {
   )
 })
 
-describe("the embedded server where the postgres user cannot run the binaries (issue 13, defect 7)", () => {
+describe("the embedded server where the postgres user cannot run the binaries", () => {
   /** As root: the postgres user, as startEmbeddedPostgres runs PostgreSQL; otherwise this user. */
   const runAsOf = async (): Promise<RunAs> => {
     if (process.getuid?.() !== 0) return {}

@@ -117,7 +117,7 @@ const compactAfterBlocks = (kysely: Kysely<any>): Effect.Effect<void> =>
 
 /**
  * Opens the database (creating the file and its directory if missing), brings its schema up to date and closes it:
- * the CLI's `dashstream migrate` (contract section 8). Succeeds with the names of the migrations applied, in order
+ * the CLI's `dashstream migrate` (docs/api.md section 8). Succeeds with the names of the migrations applied, in order
  * (empty when the schema was already current). Fails with `StorageError` or `StorageUnavailable`.
  */
 export const migrate = (config: SqliteConfig): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>

@@ -44,7 +44,7 @@ const toWidget = (row: WidgetRow): Widget => {
 const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${quoted(id)}` })
 
 /**
- * The `AccountStore` port over an open, migrated connection (contract section 7).
+ * The `AccountStore` port over an open, migrated connection (docs/api.md section 7).
  *
  * The push path's lookups (`findAccountByKey`, `findWidgets`, and their synchronous `peekAccount`/`peekWidget`
  * for the hot paths) are better-sqlite3 statements prepared once. Admin

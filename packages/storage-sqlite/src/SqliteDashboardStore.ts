@@ -26,7 +26,7 @@ const toDashboard = (row: Row): Dashboard => ({
 })
 
 /**
- * The `DashboardStore` port over an open, migrated connection (contract section 11; table `dashboards` of migration
+ * The `DashboardStore` port over an open, migrated connection (docs/api.md section 11; table `dashboards` of migration
  * 0003). Each method is one Kysely statement (atomic on its own), so nothing here needs a transaction. Tiles are
  * stored as JSON text. A foreign key ties a dashboard to its account (`AccountNotFound` on create); none ties tiles
  * to streams. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or `StorageError`. Rotations, the rest

@@ -36,7 +36,7 @@ const heldLocks = new Set<unknown>()
 const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
 
 /**
- * The `DecimationStore` port over an open, migrated better-sqlite3 connection (contract section 9).
+ * The `DecimationStore` port over an open, migrated better-sqlite3 connection (docs/api.md section 9).
  *
  * Every operation is one prepared statement, run synchronously: a delete of a batch is one short implicit
  * transaction, over by the time the event loop runs again, so it never overlaps a group commit of pushes (which

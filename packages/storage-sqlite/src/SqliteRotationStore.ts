@@ -34,7 +34,7 @@ const toRotation = (row: Row): Rotation => ({
 })
 
 /**
- * Rotations' storage (contract section 15; tables `rotations` and `rotation_dashboards` of migration 0006) over an
+ * Rotations' storage (docs/api.md section 15; tables `rotations` and `rotation_dashboards` of migration 0006) over an
  * open, migrated connection: the `RotationStorage` part of the `DashboardStore` port. Statements are prepared once and
  * run synchronously; a write that touches both tables is one better-sqlite3 transaction (never a Kysely one, which
  * would span event-loop turns on the shared connection). A foreign key removes a deleted dashboard from every

@@ -4,7 +4,7 @@ import { type Context, Effect } from "effect"
 import { storageFailure } from "./internal/errors.js"
 
 /**
- * The `SessionStore` port over an open, migrated connection (contract section 14; table `ended_sessions` of migration
+ * The `SessionStore` port over an open, migrated connection (docs/api.md section 14; table `ended_sessions` of migration
  * 0005). Statements are prepared once and run synchronously, each atomic on its own; the deletion of expired records
  * and the insertion of a sign-out run in one transaction so that a sign-out is one commit. SQLite errors map to
  * `StorageUnavailable` (busy, locked, closed) or `StorageError`. Throws when the schema is missing.

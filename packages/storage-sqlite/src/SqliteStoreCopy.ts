@@ -30,7 +30,7 @@ const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
 const attempt = <A>(f: () => A): Effect.Effect<A, StorageFailure> => Effect.try({ try: f, catch: storageFailure })
 
 /**
- * The `StoreCopy` port over an open, migrated better-sqlite3 connection (contract section 12).
+ * The `StoreCopy` port over an open, migrated better-sqlite3 connection (docs/api.md section 12).
  *
  * `read` holds one read transaction (`BEGIN`, then the first statement fixes the snapshot; in WAL mode writers of
  * other connections go on meanwhile and are not seen). `write` holds one `BEGIN IMMEDIATE` transaction, committed
@@ -224,7 +224,7 @@ const appliedMigrations = (db: Database.Database): Array<string> => {
 }
 
 /**
- * Opens an existing Dashstream database file as the source of a copy (contract section 12), read-only: nothing in
+ * Opens an existing Dashstream database file as the source of a copy (docs/api.md section 12), read-only: nothing in
  * the file is written (its schema is not migrated, no WAL checkpoint), and a missing file is not created. Provides
  * the `StoreCopy` port over it until the scope closes; use only its `read` (a `write` fails: the connection is
  * read-only).

@@ -109,7 +109,7 @@ const commitEachCall = (
 }
 
 /**
- * The `StreamStore` port over an open, migrated better-sqlite3 connection (contract sections 3, 4, 5, 6).
+ * The `StreamStore` port over an open, migrated better-sqlite3 connection (docs/api.md sections 3, 4, 5, 6).
  *
  * Writes run synchronously on the one connection in `BEGIN IMMEDIATE` transactions: better-sqlite3 runs a transaction
  * start to commit without yielding to the event loop, so concurrent calls in this process are serialised and

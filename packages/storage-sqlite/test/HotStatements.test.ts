@@ -10,7 +10,7 @@ import { PageReader } from "../src/internal/pageReader.js"
 import { DecimationSql, Sql } from "../src/internal/statements.js"
 
 /**
- * Every statement the adapter runs on the hot paths uses an index (issue 12: push and read latency must not grow with
+ * Every statement the adapter runs on the hot paths uses an index (push and read latency must not grow with
  * the number of streams and entries). The SQL is not listed by hand: the test records what better-sqlite3 actually
  * executes while the shared hot-path workload runs (push, clear, latest/since/page/live reads, the dashboard token
  * lookup, a decimation pass's per-stream calls) and runs EXPLAIN QUERY PLAN on each distinct statement with the

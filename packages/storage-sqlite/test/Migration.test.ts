@@ -16,7 +16,7 @@ import * as M0006 from "../src/migrations/0006_rotations.js"
 import { type EntryRow, entryRows } from "./fixtures/entryRows.js"
 
 /**
- * Migration 0007 (issue 26: the entries in packed blocks) converts a database made by the code before it in place:
+ * Migration 0007 (the entries in packed blocks) converts a database made by the code before it in place:
  * every entry is kept (stream, ts, value, point text), in blocks of at most 32 entries or 16 KiB of data with
  * disjoint ranges, the `entries` table is gone, and the stores read, replace, back-fill, append, decimate and delete
  * widgets on it.
@@ -27,7 +27,7 @@ afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
 
 const T0 = 1_700_000_000_000_000
 
-/** The migrations of the code before issue 26's layout: the schema its databases have. */
+/** The migrations of the code before the layout in blocks: the schema its databases have. */
 const before = {
   "0001_initial": M0001,
   "0002_live": M0002,

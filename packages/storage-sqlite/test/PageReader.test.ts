@@ -10,7 +10,7 @@ import { prepareBlockReads } from "../src/internal/blockReads.js"
 import { EntryBatch, prepareBlockStatements } from "../src/internal/writePath.js"
 
 /**
- * The pages of streamed reads are read on a thread of their own (issue 13, defect 1: a large read must not hold the
+ * The pages of streamed reads are read on a thread of their own (a large read must not hold the
  * event loop): the thread's page is the page the event loop's connection reads; the event loop goes on while a large
  * page is read; a write committed before a page is asked is in it; a thread that dies leaves reads working (on the
  * event loop); a closed reader refuses pages.

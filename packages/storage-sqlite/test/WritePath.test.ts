@@ -24,7 +24,7 @@ import { runMigrations } from "../src/Migrations.js"
 import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
 import { entryRows } from "./fixtures/entryRows.js"
 
-// The write path's memory and batching (issue 12): each stream's last ts kept by the writer across groups, and the
+// The write path's memory and batching: each stream's last ts kept by the writer across groups, and the
 // entries of a call stored with multi-row upserts. What they must never change is what the file holds.
 
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-write-path-"))

@@ -1,7 +1,7 @@
 import { DashstreamError, OutcomeUnknownError } from "../Errors.js"
 
 /**
- * Gathers pushes into multi-stream requests (`{accessKey, streams: [...]}`, contract section 5). One request is in
+ * Gathers pushes into multi-stream requests (`{accessKey, streams: [...]}`, docs/api.md section 5). One request is in
  * flight at a time, so pushes to a stream are stored in the order they were made; pushes made while a request is in
  * flight go out in the next one as soon as it returns.
  *

@@ -1,5 +1,5 @@
 /**
- * Which pushes may be sent twice without changing the result (contract sections 3 and 4). A retry after an ambiguous
+ * Which pushes may be sent twice without changing the result (docs/api.md sections 3 and 4). A retry after an ambiguous
  * failure (the request may have been stored) is allowed only for these; the rest are reported as
  * `OutcomeUnknownError`, so a retry can never double-count.
  */
@@ -8,7 +8,7 @@ import { collectionKeys } from "@dashstream/contract"
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** The point clears the stream (contract section 4): `null`, `""`, `{}`, `[]`, or an empty collection. */
+/** The point clears the stream (docs/api.md section 4): `null`, `""`, `{}`, `[]`, or an empty collection. */
 const isEmptyPoint = (point: unknown): boolean => {
   if (point === null || point === "") return true
   if (Array.isArray(point)) return point.length === 0

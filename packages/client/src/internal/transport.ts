@@ -2,7 +2,7 @@ import { DashstreamError, type ErrorCode, NetworkError, OutcomeUnknownError } fr
 import { fullJitter, parseRetryAfter, type RetryPolicy, sleep } from "./backoff.js"
 
 /**
- * One HTTP call with a timeout and retries (contract section 5). The rule that keeps retries from double-counting
+ * One HTTP call with a timeout and retries (docs/api.md section 5). The rule that keeps retries from double-counting
  * lives here: after an ambiguous failure (the request may have reached the server: a timeout, a connection reset or
  * closed after sending, a gateway's 502/504), only a call marked `retrySafe` is sent again; any other becomes an
  * `OutcomeUnknownError`. A 429 or 503 means nothing was stored, so every call is retried after `Retry-After`.
@@ -121,7 +121,7 @@ const once = async (config: TransportConfig, call: Call): Promise<Attempt> => {
       text = await response.text()
     } catch (cause) {
       if (signal?.aborted) throw signal.reason
-      // The status is known: a 200 to a push means stored (contract section 5), an error status means what it says.
+      // The status is known: a 200 to a push means stored (docs/api.md section 5), an error status means what it says.
       if (response.ok && call.method === "POST") return { _tag: "ok", text: "" }
       if (!response.ok) return { _tag: "answer", error: errorOf(response.status, "", response.headers) }
       return { _tag: "failed", ambiguous: true, cause }
@@ -163,7 +163,7 @@ export const send = async (config: TransportConfig, call: Call): Promise<string>
     if (result._tag === "answer") {
       const error = result.error
       if (error.status === 429 || error.status === 503) {
-        // Nothing was stored (contract section 5): safe for every call.
+        // Nothing was stored (docs/api.md section 5): safe for every call.
         const after = error.retryAfter === undefined ? undefined : error.retryAfter * 1000
         if (!retriesLeft || (after !== undefined && after > policy.maxRetryAfterMs)) throw error
         await sleep(Math.max(after ?? 0, fullJitter(policy, attempt)), call.signal)

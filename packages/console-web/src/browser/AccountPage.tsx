@@ -4,7 +4,7 @@ import { DashboardsPanel } from "./DashboardsPanel.js"
 import { ErrorText, routeHref, Section, ShownOnce } from "./ui.js"
 import { WidgetsPanel } from "./WidgetsPanel.js"
 
-/** One account (contract section 14): issue a new access key, its widgets, its dashboards. */
+/** One account (docs/api.md section 14): issue a new access key, its widgets, its dashboards. */
 export const AccountPage = (props: { readonly accountId: string }) => {
   const [account, setAccount] = useState<Account | undefined>(undefined)
   const [loadError, setLoadError] = useState<unknown>(undefined)

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks"
 import { type Account, api } from "./api.js"
 import { ErrorText, routeHref, Section, ShownOnce } from "./ui.js"
 
-/** Accounts (contract section 14): the list, and a form that creates one and shows its access key once. */
+/** Accounts (docs/api.md section 14): the list, and a form that creates one and shows its access key once. */
 export const AccountsPage = () => {
   const [accounts, setAccounts] = useState<ReadonlyArray<Account> | undefined>(undefined)
   const [loadError, setLoadError] = useState<unknown>(undefined)

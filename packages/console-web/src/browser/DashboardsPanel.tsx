@@ -4,7 +4,7 @@ import { forgetViewLink, rememberViewLink, viewLink } from "./memory.js"
 import { ConfirmButton, ErrorText, routeHref, Section, ShownOnce } from "./ui.js"
 
 /**
- * The dashboards of an account (contract section 14): list, create (one tile per widget, as the server lays it out),
+ * The dashboards of an account (docs/api.md section 14): list, create (one tile per widget, as the server lays it out),
  * delete after a confirmation, rotate the view link (the new link shown once; the old one stops working), open the
  * view page (when this page made its link), and edit the layout.
  */

@@ -50,7 +50,7 @@ const dropKey = <V,>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<stri
 }
 
 /**
- * The layout editor (contract section 14): the dashboard on its 12-column grid with live data, drawn by the view
+ * The layout editor (docs/api.md section 14): the dashboard on its 12-column grid with live data, drawn by the view
  * page's renderers; tiles dragged and resized with the mouse or the keyboard, added from the account's widgets and
  * removed, their titles and options edited in the inspector. Save stores the layout with `PUT`; a 400 is shown on
  * the tile its `path` names (or on the name), and the unsaved layout is kept, also across leaving the editor.

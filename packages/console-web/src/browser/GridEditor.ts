@@ -43,7 +43,7 @@ interface Item {
 const known = new Set<string>(widgetTypes)
 
 /**
- * The layout editor's grid (contract section 14): gridstack (12 columns, mode `float`: tiles stay where they are put)
+ * The layout editor's grid (docs/api.md section 14): gridstack (12 columns, mode `float`: tiles stay where they are put)
  * holding one dashboard tile per item, drawn by the dashboard page's own {@link Tile} and renderers, so the editor
  * shows each tile as the view page does. The owner keeps the layout as state and calls {@link sync} with it; the grid
  * reports moves and resizes through {@link GridCallbacks.onCells}. Arrow keys move the focused tile a cell,

@@ -3,7 +3,7 @@ import { api } from "./api.js"
 import { ErrorText } from "./ui.js"
 
 /**
- * The sign-in form (contract section 14): the admin token, posted to `POST /console/session`, which sets the session
+ * The sign-in form (docs/api.md section 14): the admin token, posted to `POST /console/session`, which sets the session
  * cookie. The token is held only by the form's field and forgotten once sent.
  */
 export const SignIn = (props: { readonly message: string | undefined; readonly onSignedIn: () => void }) => {

@@ -8,7 +8,7 @@ import { ConfirmButton, describeError, ErrorText, Section, useNow } from "./ui.j
 const refreshMs = 3000
 
 /**
- * The widgets of an account (contract section 14): type, latest value and its age (counting up, re-read every few
+ * The widgets of an account (docs/api.md section 14): type, latest value and its age (counting up, re-read every few
  * seconds); create; delete after a confirmation; push a test point from an editable example for the widget's type.
  */
 export const WidgetsPanel = (props: { readonly accountId: string }) => {

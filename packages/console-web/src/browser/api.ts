@@ -1,5 +1,5 @@
 /**
- * The admin API and the console session as the page calls them (contract sections 7, 11, 14): same-origin `fetch`
+ * The admin API and the console session as the page calls them (docs/api.md sections 7, 11, 14): same-origin `fetch`
  * with the session cookie, and the header `X-Dashstream-Console: 1` on every request that changes something (the
  * server refuses a cookie-authenticated change without it). Every failure is an {@link ApiError} carrying the
  * contract's error body (`code`, `message`, `path`). The types of the answers are generated from the server's OpenAPI
@@ -58,7 +58,7 @@ export const unauthorizedEvent = "cw-unauthorized"
 const sessionPath = "/console/session"
 
 /**
- * Where the server's routes are, as seen from this page (contract section 16): the page's own path without its
+ * Where the server's routes are, as seen from this page (docs/api.md section 16): the page's own path without its
  * `console` (or `console/`), so `/dashboards/console` calls `/dashboards/admin/...` under whatever prefix a reverse
  * proxy serves it.
  */

@@ -1,12 +1,12 @@
 /**
- * Pure helpers of the widgets list (contract section 14): an editable example point for each widget type (the
+ * Pure helpers of the widgets list (docs/api.md section 14): an editable example point for each widget type (the
  * "push a test point" form starts from it), a one-line summary of a stored point, and the age of an entry.
  */
 import { isNumericWidgetType, type WidgetType } from "@dashstream/contract"
 import { formatValue, numericPoint } from "@dashstream/dashboard-web/browser/format"
 
 /**
- * An example `point` for each widget type of contract section 2, in the shape section 3 accepts: what the test
+ * An example `point` for each widget type of docs/api.md section 2, in the shape section 3 accepts: what the test
  * point form shows first. Image URLs are placeholders on `example.com`; edit them to a real picture. Keyed by
  * `WidgetType`, so a new type does not compile until it has an example.
  */

@@ -1,9 +1,9 @@
 /**
- * Pure rules of the layout editor (contract sections 11 and 14), no DOM: the 12-column grid, keyboard moves and
+ * Pure rules of the layout editor (docs/api.md sections 11 and 14), no DOM: the 12-column grid, keyboard moves and
  * resizes, where a new tile goes, and which tile a server error's `path` names.
  */
 
-/** Columns of the dashboard grid (contract section 11). */
+/** Columns of the dashboard grid (docs/api.md section 11). */
 export const GRID_COLUMNS = 12
 
 /** A tile's place in grid cells: column, row, width, height (integers, `x + w <= 12`). */
@@ -26,7 +26,7 @@ const arrows: Readonly<Record<string, readonly [number, number]>> = {
 }
 
 /**
- * The keyboard editing of contract section 14: an arrow key moves the tile one cell, Shift+arrow resizes it by one
+ * The keyboard editing of docs/api.md section 14: an arrow key moves the tile one cell, Shift+arrow resizes it by one
  * cell (right and down grow, left and up shrink), always staying on the grid (`x >= 0`, `y >= 0`, `x + w <= 12`,
  * `w, h >= 1`). Answers the new cell, or `undefined` when the key is not an arrow or the tile cannot go further.
  * Collisions with other tiles are the grid's to resolve (it pushes them aside), not this function's.
@@ -70,7 +70,7 @@ export type ErrorTarget =
   | { readonly kind: "dashboard" }
 
 /**
- * Reads the `path` of a 400 answering `PUT .../dashboards/<id>` (contract section 11): `tiles[2].streamName` and
+ * Reads the `path` of a 400 answering `PUT .../dashboards/<id>` (docs/api.md section 11): `tiles[2].streamName` and
  * `tiles[2]` name tile 2 (field `streamName`, or `""` for the tile as a whole), `tiles[1].options.thresholds[0].color`
  * names tile 1 (field `options.thresholds[0].color`), `name` the dashboard's name; anything else (or no path) the
  * dashboard as a whole.

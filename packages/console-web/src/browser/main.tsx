@@ -1,5 +1,5 @@
 /**
- * The console page (contract section 14): an operator runs the whole service from here, through the admin API and
+ * The console page (docs/api.md section 14): an operator runs the whole service from here, through the admin API and
  * the console session. Takes a first-run token out of the fragment before anything else (see `session.ts`), reads
  * the configuration from `#ds-console`, and draws the app.
  */

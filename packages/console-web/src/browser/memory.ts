@@ -2,7 +2,7 @@
  * What the console remembers while the page is open, in memory only (never in storage or a URL):
  * - view links: the server shows a dashboard's view link only when it is made (create, rotate), so the ones made
  *   on this page are kept to open the view page later;
- * - unsaved layouts: a layout edited and not saved yet survives leaving the editor and coming back (contract
+ * - unsaved layouts: a layout edited and not saved yet survives leaving the editor and coming back (docs/api.md
  *   section 14: "unsaved changes are kept").
  */
 import type { TileJson } from "./api.js"

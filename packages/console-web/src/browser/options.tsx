@@ -1,5 +1,5 @@
 /**
- * Tile options in the layout editor's inspector (contract section 15): thresholds, min/max and staleAfter, each an
+ * Tile options in the layout editor's inspector (docs/api.md section 15): thresholds, min/max and staleAfter, each an
  * editor of {@link tileOptionEditors}. The server validates (`TileOptions` and `checkStreams` in core); the
  * editors write what the operator types, a number when it reads as one (else the text, which the server refuses
  * with the field's `path`), and a 400's `path` (`tiles[1].options.thresholds[0].color`) is shown on the field it
@@ -19,7 +19,7 @@ import {
 } from "@dashstream/core/tileStatus"
 import type { JSX } from "preact"
 
-/** The tile options object (contract section 15), as stored: keys this page does not know are kept as they are. */
+/** The tile options object (docs/api.md section 15), as stored: keys this page does not know are kept as they are. */
 export type TileOptions = Readonly<Record<string, unknown>>
 
 /** A server error on one option: `at` is the rest of its `path` after `options.<key>` (`[0].color`, or `""`). */
@@ -34,7 +34,7 @@ export interface TileOptionEditor {
   readonly key: string
   /** What the form is titled. */
   readonly legend: string
-  /** The widget types the option is allowed on (contract section 15). */
+  /** The widget types the option is allowed on (docs/api.md section 15). */
   readonly appliesTo: (type: string) => boolean
   /** The form: the tile's current options, a setter for the option's new value (`undefined` removes it), its error. */
   readonly Editor: (props: {
@@ -158,7 +158,7 @@ const ThresholdsEditor = (props: {
   )
 }
 
-/** The option editors the inspector shows, in order (contract section 15). */
+/** The option editors the inspector shows, in order (docs/api.md section 15). */
 export const tileOptionEditors: ReadonlyArray<TileOptionEditor> = [
   { key: "thresholds", legend: "Thresholds", appliesTo: (t) => thresholdTypes.includes(t), Editor: ThresholdsEditor },
   {

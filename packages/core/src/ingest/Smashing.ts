@@ -7,9 +7,9 @@ import { decodePoint } from "../PointDecoder.js"
 import type { WidgetType } from "../WidgetType.js"
 
 /**
- * Smashing (Dashing) widget pushes (contract section 13.2) as a parser into the protocol-neutral
+ * Smashing (Dashing) widget pushes (docs/api.md section 13.2) as a parser into the protocol-neutral
  * {@link IngestRequest}: `POST /widgets/<stream name>` with `{"auth_token": "<access key>", ...widget data}`, the
- * widget data mapped by the stream's widget type to a point of contract section 3, then decoded as a push's point
+ * widget data mapped by the stream's widget type to a point of docs/api.md section 3, then decoded as a push's point
  * (so every rule of section 3 applies: numeric strings, URLs, limits). Errors name Smashing's fields (`current`,
  * `points[2].x`, `items[0].label`), not the point's.
  */
@@ -246,7 +246,7 @@ const imageData = (type: WidgetType, o: Json, limits: Limits) =>
     renamed(decodePoint(type, { imgUrl: image }, "", limits), field("imgUrl", "image"), { imgUrl: "image" })
   )
 
-/** Every other widget type: the body without `auth_token` is the point (contract section 3). */
+/** Every other widget type: the body without `auth_token` is the point (docs/api.md section 3). */
 const pointData = (type: WidgetType, o: Json, limits: Limits) => {
   const { auth_token: _, ...point } = o
   return decodePoint(type, point, "", limits)
@@ -301,7 +301,7 @@ export const decodeSmashing = (
 }
 
 /**
- * A Smashing push (contract section 13.2) as an {@link IngestRequest}: `streamName` from the path
+ * A Smashing push (docs/api.md section 13.2) as an {@link IngestRequest}: `streamName` from the path
  * (`/widgets/<stream name>`, URL-decoded), `body` the parsed JSON body. The access key is its `auth_token` (`""`
  * when absent or not a string, so the push is refused as `Forbidden`, before the stream is looked at); an
  * undeclared stream is refused (`StreamNotFound`, without `path`: the name came from the URL).

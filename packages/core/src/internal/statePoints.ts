@@ -69,7 +69,7 @@ export const board = (
       return { _tag: "LeaderboardItem", item: leaderboardItem(item, at(path, -1, "leaderboardItem"), -1) }
     }
   } else {
-    // Real clients send pie charts under either key and bar charts under `leaderboard` too (contract section 3).
+    // Real clients send pie charts under either key and bar charts under `leaderboard` too (docs/api.md section 3).
     key = type === "bar-chart" ? oneOf(point, "chart", "leaderboard", path) : oneOf(point, "leaderboard", "chart", path)
   }
   if (key === undefined) throw wrongShape(type, point, path)
@@ -142,7 +142,7 @@ export const table = (point: unknown, path: string, limits: Limits): PointOp => 
   const out: Array<Row> = new Array(rows.length)
   for (let i = 0; i < rows.length; i++) {
     const row = tableCells(rows[i], `${where}[${i}]`, limits)
-    // Every row as wide as the header, the same rule a tableRow push is held to (contract section 3).
+    // Every row as wide as the header, the same rule a tableRow push is held to (docs/api.md section 3).
     if (i > 0 && row.length !== out[0]!.length) {
       throw invalid(
         `${where}[${i}]`,

@@ -2,7 +2,7 @@
  * A map from stream id (a non-negative integer) to a small integer, emptied in O(1): an open-addressing table over
  * typed arrays whose slots count as used only when stamped with the current generation. A `WritePlan` indexes the
  * streams of every call in one and empties it before the next call; a `Map` there cost a fresh hash table (and its
- * rehashes while it grows back to 100 streams) per call, 1-2 % of a 100-stream push's CPU (issue 26).
+ * rehashes while it grows back to 100 streams) per call, 1-2 % of a 100-stream push's CPU.
  */
 export class StreamIndex {
   private keys = new Float64Array(16)

@@ -23,7 +23,7 @@ const describeChange = (c: StreamChange): Array<string> =>
       : [c._tag]
 
 /**
- * The contract suite of the `ChangeFeed` port (contract section 10), run by every adapter's test file like
+ * The contract suite of the `ChangeFeed` port (docs/api.md section 10), run by every adapter's test file like
  * `storageSuite`: a subscriber of a stream receives what each acknowledged write stored (entries `fresh` when above
  * every `ts` the stream had, replaced ones again and not fresh), a clear with its own `ts`, and the widget's deletion;
  * nothing of other streams, nothing of a failed write, and nothing after it unsubscribes. Changes may arrive after the

@@ -14,7 +14,7 @@ import { digestViewToken, newViewToken } from "../ViewToken.js"
 import type { WidgetType } from "../WidgetType.js"
 
 /**
- * The contract suite of `DashboardStore` (contract section 11 and the port docs), and of what the dashboard use cases
+ * The contract suite of `DashboardStore` (docs/api.md section 11 and the port docs), and of what the dashboard use cases
  * need from the other ports (`StreamStore.readRecent`, widgets found again by name). Each adapter's test file calls
  * {@link dashboardSuite} with its layer, so memory, SQLite and PostgreSQL are held to the same behaviour.
  */
@@ -94,7 +94,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
     )
 
     test(
-      "tile options (contract section 15) round-trip exactly, on create and on update",
+      "tile options (docs/api.md section 15) round-trip exactly, on create and on update",
       Effect.gen(function* () {
         const store = yield* DashboardStore
         const account = yield* newAccount()

@@ -11,7 +11,7 @@ import type { StreamId, Widget } from "../Widget.js"
 import type { WidgetType } from "../WidgetType.js"
 
 /**
- * The decimation storage contract suite: what every adapter of `DecimationStore` must do (contract section 9 and
+ * The decimation storage contract suite: what every adapter of `DecimationStore` must do (docs/api.md section 9 and
  * the port docs), checked through `AccountStore` and `StreamStore` of the same storage. Each adapter's test file
  * calls {@link decimationSuite} with its layer, so the memory, SQLite and PostgreSQL adapters agree.
  */

@@ -26,7 +26,7 @@ import { WritePlan } from "../WritePlan.js"
 
 /**
  * An in-memory adapter of the storage ports, for unit tests of code that asks for them. It has the semantics the
- * storage contract suites check of every adapter (contract sections 3, 4, 6, 7, 9); nothing survives the layer.
+ * storage contract suites check of every adapter (docs/api.md sections 3, 4, 6, 7, 9); nothing survives the layer.
  */
 
 interface Entry {
@@ -93,7 +93,7 @@ const upperBound = (entries: ReadonlyArray<Entry>, ts: number): number => {
   return lo
 }
 
-// Inserts in ts order; an entry with the same ts is replaced (contract section 3, replace on equal ts) and keeps its
+// Inserts in ts order; an entry with the same ts is replaced (docs/api.md section 3, replace on equal ts) and keeps its
 // id, as an SQL upsert updates the row in place.
 const upsert = (state: State, entries: Array<Entry>, entry: Omit<Entry, "id">): void => {
   const i = upperBound(entries, entry.ts)
@@ -361,7 +361,7 @@ const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
       Effect.sync(() => {
         if (lookup(account, id) === undefined) return false
         state.dashboards.delete(id)
-        // A deleted dashboard leaves every rotation (contract section 15).
+        // A deleted dashboard leaves every rotation (docs/api.md section 15).
         for (const found of state.rotations.values()) {
           const { rotation } = found
           if (rotation.dashboardIds.includes(id))

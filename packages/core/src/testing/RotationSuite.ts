@@ -9,7 +9,7 @@ import { StreamName } from "../StreamName.js"
 import { digestViewToken, newViewToken } from "../ViewToken.js"
 
 /**
- * The contract suite of rotations' storage (contract section 15, the `RotationStorage` part of `DashboardStore`).
+ * The contract suite of rotations' storage (docs/api.md section 15, the `RotationStorage` part of `DashboardStore`).
  * Each adapter's test file calls {@link rotationSuite} with its layer, so memory, SQLite and PostgreSQL are held to
  * the same behaviour: rotations round-trip with their dashboards in order, are found only in their account and by
  * their current token, and a deleted dashboard leaves every rotation.

@@ -4,7 +4,7 @@ import { SessionStore } from "../SessionStore.js"
 import { micros } from "../Time.js"
 
 /**
- * The contract suite of `SessionStore` (contract section 14: a signed-out console session is refused from then on).
+ * The contract suite of `SessionStore` (docs/api.md section 14: a signed-out console session is refused from then on).
  * Each adapter's test file calls {@link sessionSuite} with its layer, so memory, SQLite and PostgreSQL are held to the
  * same behaviour.
  */

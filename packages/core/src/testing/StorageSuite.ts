@@ -8,7 +8,7 @@ import { rangeReadProperties, rangeReadSuite } from "./storage/RangeReadSuite.js
 import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
 
 /**
- * The storage contract suite: what every adapter of `AccountStore` and `StreamStore` must do (contract sections
+ * The storage contract suite: what every adapter of `AccountStore` and `StreamStore` must do (docs/api.md sections
  * 3, 4, 6 and 7, and the port docs). Each adapter's test file calls {@link storageSuite} with its layer, so the
  * memory, SQLite and PostgreSQL adapters are held to the same behaviour. Its parts, one file each under `storage/`:
  * the `AccountStore` part (accounts, widgets), the `StreamStore` part (write, read), the model properties and the

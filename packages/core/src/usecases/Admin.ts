@@ -11,11 +11,11 @@ import { isWidgetType, widgetTypes } from "../WidgetType.js"
 import { latestOnly } from "./Read.js"
 
 /**
- * The admin use cases (contract sections 7 and 14): accounts, access keys and widgets, as the admin API and the CLI
+ * The admin use cases (docs/api.md sections 7 and 14): accounts, access keys and widgets, as the admin API and the CLI
  * call them.
  */
 
-/** A new account as the admin API and CLI show it: the access key is shown only here (contract section 7). */
+/** A new account as the admin API and CLI show it: the access key is shown only here (docs/api.md section 7). */
 export interface CreatedAccount {
   readonly id: AccountId
   readonly name: string
@@ -47,7 +47,7 @@ export const createAccount = (
   })
 
 /**
- * Adds a new access key to an account and returns it (contract section 7); with `revokeOthers` every older key
+ * Adds a new access key to an account and returns it (docs/api.md section 7); with `revokeOthers` every older key
  * stops working. Fails with `AccountNotFound`.
  */
 export const addAccessKey = (
@@ -62,7 +62,7 @@ export const addAccessKey = (
   })
 
 /**
- * Declares a widget (contract section 7). Fails with `InvalidRequest` for a bad stream name (contract section 2) or
+ * Declares a widget (docs/api.md section 7). Fails with `InvalidRequest` for a bad stream name (docs/api.md section 2) or
  * an unknown type (the message lists the 20 types), `Conflict` if the name is taken, `AccountNotFound`.
  */
 export const createWidget = (accountId: string, streamName: unknown, type: unknown) =>
@@ -94,7 +94,7 @@ export const listWidgets = (
   Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
 
 /**
- * Every account, oldest first (contract section 14, `GET /admin/accounts`): id, name and creation time (integer
+ * Every account, oldest first (docs/api.md section 14, `GET /admin/accounts`): id, name and creation time (integer
  * microseconds). Access keys exist only as digests and are never part of it.
  */
 export const listAccounts: Effect.Effect<ReadonlyArray<Account>, StorageFailure, AccountStore> = Effect.flatMap(
@@ -109,7 +109,7 @@ export interface WidgetWithLatest {
 }
 
 /**
- * The account's widgets, ordered by stream name, each with the latest entry of its stream (contract section 14:
+ * The account's widgets, ordered by stream name, each with the latest entry of its stream (docs/api.md section 14:
  * the console shows each widget's latest value and its age), as an export read without `since` would give it. The
  * latest entries are read together (PostgreSQL answers latest-entry reads asked at once with one query). Fails with
  * `AccountNotFound`.
@@ -128,7 +128,7 @@ export const listWidgetsWithLatest = (
     )
   })
 
-/** Deletes a widget and its stream's data (contract section 7). Fails with `AccountNotFound` or `StreamNotFound`. */
+/** Deletes a widget and its stream's data (docs/api.md section 7). Fails with `AccountNotFound` or `StreamNotFound`. */
 export const deleteWidget = (
   accountId: string,
   streamName: string

@@ -13,7 +13,7 @@ import { mergePuts, PutMerger } from "../WritePlan.js"
 import { authenticate } from "./Authenticate.js"
 
 /**
- * The push use cases (spec sections 4.2-4.4, contract sections 5 and 13): a decoded request of any protocol stored
+ * The push use cases (spec sections 4.2-4.4, docs/api.md sections 5 and 13): a decoded request of any protocol stored
  * in one transaction, as an effect ({@link ingest}) and without a fiber ({@link ingestDirect}).
  */
 
@@ -31,7 +31,7 @@ const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
 }
 
 /**
- * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, contract 13): for each part
+ * The writes of a request once its account's widgets are known (spec sections 4.2-4.4, docs/api.md section 13): for each part
  * in request order, its widget and its content decoded against the widget type by the request's decoder
  * (`InvalidPoint`, `PayloadTooLarge`, `UnsupportedCommand`, `InvalidRequest`). A part whose stream is not in
  * `widgets` (or `null` there) is refused with `StreamNotFound` (`undeclared: "reject"`) or left out (`"skip"`: then
@@ -143,9 +143,9 @@ const storeRequest = (
 }
 
 /**
- * Stores a decoded request of any protocol (issue 23; see {@link IngestRequest}): the key's account, its widgets of
+ * Stores a decoded request of any protocol (see {@link IngestRequest}): the key's account, its widgets of
  * the request's stream names, each part decoded against its widget type, then every write in one transaction
- * (contract section 5: all or nothing, and durable once this succeeds). `now` is the receive time in microseconds.
+ * (docs/api.md section 5: all or nothing, and durable once this succeeds). `now` is the receive time in microseconds.
  * Succeeds with how many parts were skipped (undeclared streams, `undeclared: "skip"`). Fails with `Forbidden` for
  * an empty or unknown key, `StreamNotFound` for an undeclared stream (`undeclared: "reject"`), the decoder's
  * refusals (each with `path`), or a storage failure.
@@ -185,7 +185,7 @@ const ingestFor = (
   })
 
 /**
- * Pushes `point` to stream `streamName` of account `accountId` on the admin API's behalf (contract section 14,
+ * Pushes `point` to stream `streamName` of account `accountId` on the admin API's behalf (docs/api.md section 14,
  * `POST /admin/accounts/<id>/widgets/<stream>/points`): the request a push `{"accessKey": <a key of that account>,
  * "streamName", "point"}` decodes to, stored by the same steps as {@link ingest} (section 3's rules, live updates,
  * durability) and refused with the same errors, their paths starting at `point` as in that push's body; a stream
@@ -217,7 +217,7 @@ export const pushPoint = (
 /**
  * Pushes a parsed JSON body (spec sections 4.2-4.4): one point, a clear command, or a multi-stream push; the
  * original protocol's parser ({@link decodePushRequest}) then {@link ingest}. The whole body is validated before
- * anything is stored, then every stream's write is stored in one transaction (contract section 5). `now` is the
+ * anything is stored, then every stream's write is stored in one transaction (docs/api.md section 5). `now` is the
  * receive time in microseconds. Fails with the contract's validation errors (`InvalidRequest`, `InvalidPoint`,
  * `UnsupportedCommand`, `PayloadTooLarge`, each with `path`), `Forbidden` for an unknown key, `StreamNotFound` for a
  * stream the account does not have, or a storage failure.
@@ -241,11 +241,11 @@ export type IngestDone = (
 ) => void
 
 /**
- * {@link ingest} without an effect, for the push hot path (issue 12: no fiber per push): the same request gets the
+ * {@link ingest} without an effect, for the push hot path (no fiber per push): the same request gets the
  * same answer, through the same steps (the account, the widgets, then the same {@link storeRequest}), but only when
  * the key's account and every widget are at hand without an effect, from `AccountStore.peekAccount`/`peekWidget`
  * (the account cache, or SQLite's synchronous lookups). Every stream name must be known found or known absent
- * (`peekWidget` answers `null`: a remembered absence, contract 13.1's skipped names), so that skip, refuse or write is
+ * (`peekWidget` answers `null`: a remembered absence, docs/api.md section 13.1's skipped names), so that skip, refuse or write is
  * decided here.
  * Then it answers `done` (at once for a refused request or one with nothing to write, after the commit for a stored
  * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs

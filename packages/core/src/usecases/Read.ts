@@ -18,7 +18,7 @@ import type { StreamId, Widget } from "../Widget.js"
 import { authenticate } from "./Authenticate.js"
 
 /**
- * The read use cases (spec section 4.1, contract section 6): a stream's entries for an access key, whole
+ * The read use cases (spec section 4.1, docs/api.md section 6): a stream's entries for an access key, whole
  * ({@link read}), a page at a time ({@link readPages}), and the latest entry without a fiber ({@link readLatestDirect}).
  */
 
@@ -74,7 +74,7 @@ const resolveRead = (
   })
 
 /**
- * Reads a stream as the export API does (spec section 4.1, contract section 6), for programs that embed the core:
+ * Reads a stream as the export API does (spec section 4.1, docs/api.md section 6), for programs that embed the core:
  * without `since` the latest entry only; `since=0` every entry; `since=T` the entries with `ts > T` (T in UNIX
  * seconds), ascending by `ts`, at most `limit` (1..100000) of them, oldest first; with any of `from`, `to` or
  * `points`, a range read (README, "Range reads"; `StreamStore.readRange`). `ts` of the result in microseconds,
@@ -113,7 +113,7 @@ export interface ReadPages {
 }
 
 /**
- * Reads a stream (spec section 4.1, contract section 6): without `since` the latest entry only; `since=0` every
+ * Reads a stream (spec section 4.1, docs/api.md section 6): without `since` the latest entry only; `since=0` every
  * entry; `since=T` the entries with `ts > T` (T in UNIX seconds), ascending by `ts`, at most `limit` (1..100000) of
  * them, oldest first; a page of at most `pageSize` entries at a time, rendered by the storage, so that a reader of a
  * large stream holds one page in memory, not the stream. With any of `from`, `to` or `points` it is a range read
@@ -214,12 +214,12 @@ const rangePages = (
 /** How {@link readLatestDirect} answers: the storage failure, or the rendered page of at most one entry. */
 export type ReadLatestDone = (error: StorageFailure | undefined, page: RenderedPage | undefined) => void
 
-/** The query of a latest-entry read: no `since`, no `limit` (contract section 6). */
+/** The query of a latest-entry read: no `since`, no `limit` (docs/api.md section 6). */
 export const latestOnly: ReadQuery = { since: null, limit: null }
 
 /**
  * The latest-entry read (no `since`, no `limit`) of {@link readPages} without an effect, for the read lane's hot path
- * (issue 12: no fiber per read): the same answer, through the same last step, when the key's account and the widget
+ * (no fiber per read): the same answer, through the same last step, when the key's account and the widget
  * are at hand without waiting, from `AccountStore.peekAccount`/`peekWidget` (the cache, or synchronous lookups). Then
  * it returns `true` and answers `done` once (with the first page `readPages` would give, or its storage failure; at
  * once on SQLite, when the query returns on PostgreSQL); otherwise it returns `false` having called nothing, and the caller runs {@link readPages}, which also

@@ -10,7 +10,7 @@ export type ConnectionState = "connecting" | "live" | "reconnecting" | "gone"
 const eventTypes = ["snapshot", "entry", "clear", "deleted", "layout"] as const
 
 /**
- * Opens ONE `EventSource` on the dashboard's event stream (contract section 11) and keeps it open: the browser
+ * Opens ONE `EventSource` on the dashboard's event stream (docs/api.md section 11) and keeps it open: the browser
  * reconnects by itself after a network error (each reconnect gets a fresh snapshot); when the browser gives up
  * (an HTTP error answer, e.g. a proxy's 502 while the server restarts), a new `EventSource` is opened after a
  * backoff of 1 to 30 seconds, unless the page itself now answers 404.

@@ -14,7 +14,7 @@ export type TileState = "data" | "empty" | "deleted"
  * The shared tile frame (title, empty state, "stream deleted" state, stale warning) around one renderer. Holds the
  * tile's entries (see `TileData.ts`); redraws only when asked (`draw`), so bursts of events cost one draw per frame.
  *
- * Staleness (contract section 15): a tile with a `staleAfter` option whose newest entry is older than that many
+ * Staleness (docs/api.md section 15): a tile with a `staleAfter` option whose newest entry is older than that many
  * seconds is marked `data-stale="true"` (dimmed by the stylesheet) and says "No data for <age>"; a one-second timer
  * counts the age up, and an entry clears it. An empty tile is never stale. The age is the server's clock (`clock.ts`:
  * the browser's, corrected by the snapshot's `now`) minus the entry's `ts` (the server's clock, or the pusher's
@@ -55,7 +55,7 @@ export class Tile {
     return this.placed
   }
 
-  /** Moves and resizes the tile, and sets its title (a layout change, contract section 14): same stream and type. */
+  /** Moves and resizes the tile, and sets its title (a layout change, docs/api.md section 14): same stream and type. */
   place(model: TileModel): void {
     const redraw = this.placed !== model && JSON.stringify(this.placed.options) !== JSON.stringify(model.options)
     this.placed = model
@@ -77,7 +77,7 @@ export class Tile {
     else this.checkStale()
   }
 
-  /** Marks the tile stale (or not) for the newest held entry's age now, and writes the age (contract section 15). */
+  /** Marks the tile stale (or not) for the newest held entry's age now, and writes the age (docs/api.md section 15). */
   private checkStale(): void {
     const staleAfter = this.placed.options?.staleAfter
     const newest = this.entries[this.entries.length - 1]

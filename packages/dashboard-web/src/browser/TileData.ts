@@ -3,7 +3,7 @@ import type { Entry, TileModel } from "../Model.js"
 import { type WidgetType, widgetTypes } from "../WidgetType.js"
 
 /**
- * Pure rules for the entries a tile holds (contract section 11): entries stay ascending by `ts`; an entry with the
+ * Pure rules for the entries a tile holds (docs/api.md section 11): entries stay ascending by `ts`; an entry with the
  * `ts` of a held one replaces it (a timestamped push that replaces an entry is sent again); only the latest `keep`
  * entries are held (1 for state tiles). Returns a new array; never mutates its input.
  */
@@ -54,7 +54,7 @@ const knownTypes: ReadonlySet<string> = new Set(widgetTypes)
 const cell = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
 
 /**
- * A tile of a `layout` event (contract section 14): `{"streamName","title"?,"x","y","w","h","options"?,"type"}`, `type` `null`
+ * A tile of a `layout` event (docs/api.md section 14): `{"streamName","title"?,"x","y","w","h","options"?,"type"}`, `type` `null`
  * when its widget no longer exists (then it shows "stream deleted", drawn as a label would be); `undefined` when
  * malformed.
  */
@@ -74,7 +74,7 @@ export const toTileModel = (raw: unknown): TileModel | undefined => {
     w,
     h,
     deleted: !known,
-    // Validated by the server (contract section 15); anything but an object is ignored.
+    // Validated by the server (docs/api.md section 15); anything but an object is ignored.
     ...(typeof options === "object" && options !== null && !Array.isArray(options)
       ? { options: options as TileOptionsData }
       : {})
@@ -82,7 +82,7 @@ export const toTileModel = (raw: unknown): TileModel | undefined => {
 }
 
 /**
- * Decodes the `data` of a `snapshot`, `entry`, `clear` or `deleted` event (contract section 11), or of a `layout`
+ * Decodes the `data` of a `snapshot`, `entry`, `clear` or `deleted` event (docs/api.md section 11), or of a `layout`
  * event (section 14); `undefined` for malformed data, which the page ignores.
  */
 export const decodeEvent = (type: string, data: string): DashboardEvent | undefined => {

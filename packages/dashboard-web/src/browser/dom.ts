@@ -1,6 +1,6 @@
 /**
  * The only way the page creates elements: text goes in through `textContent`, never `innerHTML`, so pushed strings
- * are always shown as text (contract section 11).
+ * are always shown as text (docs/api.md section 11).
  */
 export const el = <K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -21,7 +21,7 @@ export const setChildren = (parent: Element, children: ReadonlyArray<Node>): voi
 /**
  * An `<img>` for a URL already checked by `safeImageUrl`: lazy, no referrer. When it fails to load it is replaced by
  * a placeholder (`<div class="<className> ds-broken-image" role="img">`, a framed picture sign drawn by the
- * stylesheet) rather than the browser's broken-image icon and alt text (issue 25).
+ * stylesheet) rather than the browser's broken-image icon and alt text.
  */
 export const image = (src: string, className: string, alt: string): HTMLImageElement => {
   const img = el("img", className)
@@ -39,7 +39,7 @@ export const image = (src: string, className: string, alt: string): HTMLImageEle
 }
 
 /**
- * Marks `element` with a value's status colour (contract section 15: `data-status="red"`, which the stylesheet
+ * Marks `element` with a value's status colour (docs/api.md section 15: `data-status="red"`, which the stylesheet
  * colours), or clears it when the value meets no threshold.
  */
 export const setStatus = (element: HTMLElement, status: string | undefined): void => {
@@ -48,7 +48,7 @@ export const setStatus = (element: HTMLElement, status: string | undefined): voi
 }
 
 /**
- * Keeps the rows of a clipped list whole (issue 25: no text cut): every child of `container` matching `rows` that
+ * Keeps the rows of a clipped list whole (no text cut): every child of `container` matching `rows` that
  * does not fit entirely inside the container's box is hidden (`visibility: hidden`, so the layout does not move),
  * rechecked whenever the container's size changes and whenever `recheck` is called (after new rows). Answers the
  * `recheck` and a `dispose` that stops watching.

@@ -35,7 +35,7 @@ export interface NumericPoint {
   readonly suffix?: string
 }
 
-/** Reads a numeric point (contract section 3: stored `{number, prefix?, suffix?}`). */
+/** Reads a numeric point (docs/api.md section 3: stored `{number, prefix?, suffix?}`). */
 export const numericPoint = (point: unknown): NumericPoint | undefined => {
   const bare = toNumber(point)
   if (bare !== undefined) return { number: bare }
@@ -58,7 +58,7 @@ export const safeImageUrl = (v: unknown): string | undefined => {
   }
 }
 
-/** The five point colours of maps and bar charts (contract section 3), as CSS colours. */
+/** The five point colours of maps and bar charts (docs/api.md section 3), as CSS colours. */
 export const namedColors = {
   red: "#f2555a",
   blue: "#3d8bfd",
@@ -98,7 +98,7 @@ export const formatDate = (v: unknown): string | undefined => {
 }
 
 /**
- * The scale of a bar gauge or dial (contract section 15): the tile's `min`/`max` options where given, else
+ * The scale of a bar gauge or dial (docs/api.md section 15): the tile's `min`/`max` options where given, else
  * {@link niceRange} of the value (and of the one bound given); always `min < max`.
  */
 export const scaleRange = (
@@ -122,7 +122,7 @@ export const scaleRange = (
 
 /**
  * An age in seconds as a wall screen says it: `45 s`, `12 min`, `3 h 5 min`, `2 days` (whole units, rounded down).
- * The stale text of contract section 15 is `No data for <age>`.
+ * The stale text of docs/api.md section 15 is `No data for <age>`.
  */
 export const formatAge = (seconds: number): string => {
   const s = Math.max(0, Math.floor(seconds))

@@ -1,6 +1,6 @@
 /**
  * The dashboard page's tile drawing, for other pages of Dashstream that show tiles exactly as the view page does
- * (the console's layout editor, contract section 14: "drawn by the same renderers as the view page"). Bundled from
+ * (the console's layout editor, docs/api.md section 14: "drawn by the same renderers as the view page"). Bundled from
  * source by the importing page's own build; the view page itself starts in `main.ts`.
  *
  * - {@link Tile}: the tile frame (title, empty and "stream deleted" states) around its widget type's renderer;

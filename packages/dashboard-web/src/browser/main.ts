@@ -1,7 +1,7 @@
 /**
- * The dashboard page (contract section 11): reads the layout from `#ds-dashboard`, draws the tile grid, and follows
+ * The dashboard page (docs/api.md section 11): reads the layout from `#ds-dashboard`, draws the tile grid, and follows
  * the dashboard's event stream (`snapshot`, `entry`, `clear`, `deleted`, and `layout`, which re-lays the grid out
- * without a reload, contract section 14). Performance marks: `ds-snapshot` when the
+ * without a reload, docs/api.md section 14). Performance marks: `ds-snapshot` when the
  * first snapshot arrives, `ds-first-render` when it is drawn (`<html data-rendered>` is set then too).
  */
 import type { PageConfig, RotationPageConfig, TileModel } from "../Model.js"
@@ -20,7 +20,7 @@ const stateText: Record<ConnectionState, string> = {
 }
 
 const start = (): void => {
-  // The same bundle serves a rotation's page (contract section 15), which carries `#ds-rotation` instead.
+  // The same bundle serves a rotation's page (docs/api.md section 15), which carries `#ds-rotation` instead.
   const rotation = document.getElementById("ds-rotation")
   if (rotation !== null) return startRotation(JSON.parse(rotation.textContent ?? "{}") as RotationPageConfig)
   const config = JSON.parse(document.getElementById("ds-dashboard")!.textContent ?? "{}") as PageConfig
@@ -65,7 +65,7 @@ const start = (): void => {
     }
   }
 
-  // Lays the grid out from `models` (the page's own at first, then each `layout` event, contract section 14): a tile
+  // Lays the grid out from `models` (the page's own at first, then each `layout` event, docs/api.md section 14): a tile
   // of a stream and type the page showed before is moved there with what it holds; the others are made anew, and the
   // snapshot that follows a layout event fills them.
   const layout = (models: ReadonlyArray<TileModel>) => {

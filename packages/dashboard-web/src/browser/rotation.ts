@@ -1,5 +1,5 @@
 /**
- * The rotation page (contract section 15): reads the rotation from `#ds-rotation`, shows each of its dashboards
+ * The rotation page (docs/api.md section 15): reads the rotation from `#ds-rotation`, shows each of its dashboards
  * full-screen in turn (its name as the page title) for `intervalSeconds`, then the next, in order, looping, with a
  * small progress indicator; all of them live over the rotation's ONE event stream (`rotation`, `snapshot`, `entry`,
  * `clear`, `deleted`). The entries of every stream are held by the page whichever dashboard is shown, so a dashboard
@@ -31,7 +31,7 @@ interface Shown {
   dashboards: Map<string, RotationDashboardModel>
 }
 
-/** Decodes a `rotation` event's data (contract section 15); `undefined` when malformed (ignored). */
+/** Decodes a `rotation` event's data (docs/api.md section 15); `undefined` when malformed (ignored). */
 const decodeRotation = (data: string): Shown | undefined => {
   let raw: unknown
   try {

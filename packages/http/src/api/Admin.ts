@@ -19,7 +19,7 @@ const DashboardIdParam = Schema.Struct({
 })
 
 /**
- * Accounts, widgets (contract sections 7 and 14), dashboards (section 11) and rotations (section 15); mounted only
+ * Accounts, widgets (docs/api.md sections 7 and 14), dashboards (section 11) and rotations (section 15); mounted only
  * when the admin API is on
  * (an admin token configured, or generated for the run).
  */
@@ -104,7 +104,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPayload(
         Schema.Unknown.annotations({
           identifier: "PointBody",
-          description: "A point, exactly as a push's `point` (contract section 3); an empty point clears the stream"
+          description: "A point, exactly as a push's `point` (docs/api.md section 3); an empty point clears the stream"
         })
       )
       .addSuccess(PushSuccess)
@@ -115,7 +115,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .annotate(
         OpenApi.Description,
         "Stored exactly as `POST /customSend` with `{accessKey: <a key of this account>, streamName, point: <body>}` " +
-          "stores it (contract section 3: the widget type's rules, live updates, durability), and answered as that " +
+          "stores it (docs/api.md section 3: the widget type's rules, live updates, durability), and answered as that " +
           "push is: 200 `{message: Success!}`, or its error (paths start at `point`)"
       )
   )
@@ -132,7 +132,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         "Without tiles: one tile per widget of the account, in creation order, laid out to fill a 16:9 screen. " +
           "Tiles lie on a grid 12 columns wide (0 <= x, x + w <= 12, w, h >= 1, y >= 0, integers, no overlap) and " +
           "each names a widget of the account; otherwise 400 invalid_request with path (tiles[2].streamName). At " +
-          "most 100 tiles; name 1 to 200 characters. A tile may carry options (contract section 15, TileOptions): " +
+          "most 100 tiles; name 1 to 200 characters. A tile may carry options (docs/api.md section 15, TileOptions): " +
           "thresholds [{above|below: n, color}] on number, horizontal-bar, vertical-bar, dial, sparkline and " +
           "line-graph tiles; min and max (min < max) on horizontal-bar, vertical-bar and dial tiles; staleAfter " +
           "(whole seconds, 10 to 31536000) on any tile; unknown keys, or an option the tile's widget type does not " +
@@ -190,7 +190,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Create a rotation and its view token")
       .annotate(
         OpenApi.Description,
-        "Several dashboards of the account shown in turn on one screen (contract section 15). intervalSeconds a " +
+        "Several dashboards of the account shown in turn on one screen (docs/api.md section 15). intervalSeconds a " +
           "whole number 5 to 3600; dashboardIds at most 50 of the account's dashboards (may be empty; one may repeat); " +
           "name 1 to 200 characters. Otherwise 400 invalid_request with path (dashboardIds[1]). The answer is the only " +
           "one besides rotate that shows the view token and url"

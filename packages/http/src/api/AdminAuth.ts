@@ -2,14 +2,14 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
 
-/** The name of the console's session cookie (contract section 14). */
+/** The name of the console's session cookie (docs/api.md section 14). */
 export const sessionCookieName = "dashstream_session"
 
-/** The header a cookie-authenticated change must carry (contract section 14), and its only accepted value. */
+/** The header a cookie-authenticated change must carry (docs/api.md section 14), and its only accepted value. */
 export const consoleHeader = { name: "X-Dashstream-Console", value: "1" } as const
 
 /**
- * The console session cookie as a security scheme (contract section 14). `apiKey` in a cookie is how OpenAPI
+ * The console session cookie as a security scheme (docs/api.md section 14). `apiKey` in a cookie is how OpenAPI
  * describes it; the value is a signed session, not a key.
  */
 const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: sessionCookieName }).pipe(
@@ -22,7 +22,7 @@ const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: sessionCookieN
 )
 
 /**
- * The admin API's credentials (contract sections 7 and 14): `Authorization: Bearer <admin token>`, or the console's
+ * The admin API's credentials (docs/api.md sections 7 and 14): `Authorization: Bearer <admin token>`, or the console's
  * session cookie. A request with an `Authorization` header is judged by it alone.
  */
 export class AdminAuth extends HttpApiMiddleware.Tag<AdminAuth>()("AdminAuth", {

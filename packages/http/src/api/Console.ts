@@ -11,7 +11,7 @@ export const SessionView = Schema.Struct({
 }).annotations({ identifier: "ConsoleSession" })
 
 /**
- * `GET /console` and `GET /console/assets/:file` (contract section 14); served by the page lane, only when the admin
+ * `GET /console` and `GET /console/assets/:file` (docs/api.md section 14); served by the page lane, only when the admin
  * API is on (otherwise 404).
  */
 export class ConsolePageGroup extends HttpApiGroup.make("consolePage", { topLevel: true })
@@ -36,7 +36,7 @@ export class ConsolePageGroup extends HttpApiGroup.make("consolePage", { topLeve
   .annotate(OpenApi.Title, "Console") {}
 
 /**
- * The console's sign-in and sign-out (contract section 14). Mounted only when the admin API is on; otherwise every
+ * The console's sign-in and sign-out (docs/api.md section 14). Mounted only when the admin API is on; otherwise every
  * path of it answers 404.
  */
 export class ConsoleGroup extends HttpApiGroup.make("console", { topLevel: true })

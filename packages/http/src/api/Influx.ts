@@ -18,7 +18,7 @@ const writeDescription = (credentials: string, errorShape: string) =>
   "batch replaces, never duplicates); label stores `{label}`, text-feed `{title: field key, msg}`; a string on a " +
   "numeric stream, or any other widget type, is 400. All or nothing: one bad line stores nothing. " +
   `Credentials: ${credentials}. Errors: ${errorShape}, the message naming the line (\`line N\`); ` +
-  "401 for a missing or unknown access key (contract section 13.1)"
+  "401 for a missing or unknown access key (docs/api.md section 13.1)"
 
 const V1Error = Schema.Struct({ error: Schema.String }).annotations({
   identifier: "InfluxV1Error",
@@ -51,7 +51,7 @@ const precisionParam = (units: string) =>
 const ignored = Schema.optional(Schema.String.annotations({ description: "Accepted and ignored" }))
 
 /**
- * `POST /write` and `POST /api/v2/write` (InfluxDB 1.x and 2.x writes), `/ping` and `/query` (contract section 13.1).
+ * `POST /write` and `POST /api/v2/write` (InfluxDB 1.x and 2.x writes), `/ping` and `/query` (docs/api.md section 13.1).
  * Served by the ingest lane and a small probe answer in `Server.ts`; described here for the OpenAPI document.
  */
 export class InfluxGroup extends HttpApiGroup.make("influx", { topLevel: true })

@@ -4,7 +4,7 @@ import { errors } from "../HttpErrors.js"
 import { Cors, Lane } from "./Routing.js"
 
 const liveDescription =
-  "Follow a stream live over Server-Sent Events (contract section 10). Errors are decided before the stream starts " +
+  "Follow a stream live over Server-Sent Events (docs/api.md section 10). Errors are decided before the stream starts " +
   "and answered as JSON error bodies. Then `text/event-stream`: a `retry:` line at once; the backlog (entries with ts > " +
   "the `Last-Event-ID` header, else > `since`; with neither, the latest entry), then every new entry as it is stored: " +
   '`event: entry`, `id: <ts>`, `data: {"ts","point"}`. A clear sends `event: clear` (`data: {}`, an id above every ' +
@@ -12,7 +12,7 @@ const liveDescription =
   "`event: deleted` and ends the stream. `: ping` every 15 s without an event. A client more than 1 MiB behind is " +
   "disconnected (it resumes with Last-Event-ID and loses nothing). At most 100 open event streams per access key."
 
-/** `GET /api/v2/:accessKey/datastream/:streamName/events` (contract section 10); served by the live lane. */
+/** `GET /api/v2/:accessKey/datastream/:streamName/events` (docs/api.md section 10); served by the live lane. */
 export class LiveGroup extends HttpApiGroup.make("live", { topLevel: true })
   .add(
     HttpApiEndpoint.get("events", "/api/v2/:accessKey/datastream/:streamName/events")

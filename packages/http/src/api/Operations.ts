@@ -4,7 +4,7 @@ import { Schema } from "effect"
 /** `{"status": "ok"}`. */
 export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "HealthStatus" })
 
-/** `GET /healthz` and `GET /readyz` (contract section 1). */
+/** `GET /healthz` and `GET /readyz` (docs/api.md section 1). */
 export class HealthGroup extends HttpApiGroup.make("health", { topLevel: true })
   .add(
     HttpApiEndpoint.get("healthz", "/healthz").addSuccess(HealthStatus).annotate(OpenApi.Summary, "The process is up")
@@ -21,7 +21,7 @@ export const MetricsText = Schema.String.pipe(
   HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/plain; version=0.0.4; charset=utf-8" })
 ).annotations({ identifier: "MetricsText", description: "Prometheus text exposition format 0.0.4" })
 
-/** `GET /metrics` (contract section 12). */
+/** `GET /metrics` (docs/api.md section 12). */
 export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true })
   .add(
     HttpApiEndpoint.get("metrics", "/metrics")
@@ -31,7 +31,7 @@ export class MetricsGroup extends HttpApiGroup.make("metrics", { topLevel: true 
         OpenApi.Description,
         "Request counts and durations by route template and status, points stored, push errors by code, " +
           "group-commit sizes, open event streams and events sent, decimation pass results, and the process's own " +
-          "metrics (contract section 12). No label carries an access key, a view token, or a stream or account name"
+          "metrics (docs/api.md section 12). No label carries an access key, a view token, or a stream or account name"
       )
   )
   .annotate(OpenApi.Title, "Metrics") {}

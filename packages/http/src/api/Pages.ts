@@ -12,7 +12,7 @@ const RotationTokenPath = Schema.Struct({
 })
 
 /**
- * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (contract section 11), and a rotation's
+ * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (docs/api.md section 11), and a rotation's
  * `GET /r/:viewToken` and `GET /r/:viewToken/events` (section 15); served by the page and live lanes.
  */
 export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
@@ -64,7 +64,7 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
       .annotate(
         OpenApi.Description,
         "Each dashboard of the rotation full-screen in turn, its name as the page title, for intervalSeconds, " +
-          "looping, with a small progress indicator (contract section 15); all live over `/r/<viewToken>/events`. " +
+          "looping, with a small progress indicator (docs/api.md section 15); all live over `/r/<viewToken>/events`. " +
           "The same headers as the dashboard page. An unknown, rotated or deleted token answers 404."
       )
   )

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
 import { Cors, Lane } from "./Routing.js"
 
-/** `{"message": "Success!"}`: the 200 body of a push (contract section 5). */
+/** `{"message": "Success!"}`: the 200 body of a push (docs/api.md section 5). */
 export const PushSuccess = Schema.Struct({ message: Schema.Literal("Success!") }).annotations({
   identifier: "PushSuccess"
 })
@@ -24,7 +24,7 @@ export const PushRequest = Schema.Struct({
   accessKey: Schema.String.annotations({ description: "The account access key" }),
   streamName: Schema.optional(Schema.String),
   point: Schema.optional(
-    Schema.Unknown.annotations({ description: "The point (contract section 3); an empty point clears the stream" })
+    Schema.Unknown.annotations({ description: "The point (docs/api.md section 3); an empty point clears the stream" })
   ),
   command: Schema.optional(Schema.Literal("clear")),
   streams: Schema.optional(Schema.Array(StreamPart).annotations({ description: "A multi-stream push (at most 256)" }))
@@ -52,7 +52,7 @@ const pushEndpoint = <const Name extends string, const Path extends "/customSend
     .addError(errors("RateLimited"))
     .annotate(OpenApi.Description, pushDescription)
 
-/** `POST /customSend` and `POST /customSend/` (contract section 1). */
+/** `POST /customSend` and `POST /customSend/` (docs/api.md section 1). */
 export class PushGroup extends HttpApiGroup.make("push", { topLevel: true })
   .add(pushEndpoint("push", "/customSend").annotate(OpenApi.Summary, "Push, clear or multi-stream push"))
   .add(pushEndpoint("pushTrailingSlash", "/customSend/").annotate(OpenApi.Summary, "Same as POST /customSend"))

@@ -9,13 +9,13 @@ export const ReadEntry = Schema.Struct({
   point: Schema.Unknown.annotations({ description: "The stored point; its shape depends on the widget type" })
 }).annotations({ identifier: "ReadEntry" })
 
-/** The 200 body of an export read (contract section 6). */
+/** The 200 body of an export read (docs/api.md section 6). */
 export const ReadResponse = Schema.Struct({
   message: Schema.Literal("Success!"),
   data: Schema.Array(ReadEntry)
 }).annotations({ identifier: "ReadResponse" })
 
-/** `GET /api/v2/:accessKey/datastream/:streamName` (contract section 6). */
+/** `GET /api/v2/:accessKey/datastream/:streamName` (docs/api.md section 6). */
 export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
   .add(
     HttpApiEndpoint.get("read", "/api/v2/:accessKey/datastream/:streamName")
@@ -69,7 +69,7 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
       .annotate(OpenApi.Summary, "Read a stream")
       .annotate(
         OpenApi.Description,
-        "Entries in ascending ts, answered with Cache-Control: no-store (spec section 4.1, contract section 6). " +
+        "Entries in ascending ts, answered with Cache-Control: no-store (spec section 4.1, docs/api.md section 6). " +
           "More than 1,000 entries are streamed (chunked transfer encoding), 1,000 at a time. With any of from, to " +
           "or points it is a range read: the stored entries of the time window, unchanged, reduced to at most 4 " +
           "per bucket with points; a bad bound, points or limit is 400 invalid_request whose path names the parameter"

@@ -4,7 +4,7 @@ import { ReadEntry } from "./Read.js"
 
 /** A widget type identifier, documented with the list of types. */
 export const WidgetTypeName = Schema.String.annotations({
-  description: "A widget type identifier (contract section 2)",
+  description: "A widget type identifier (docs/api.md section 2)",
   jsonSchema: { type: "string", enum: [...widgetTypes] }
 })
 
@@ -24,7 +24,7 @@ const viewTokenNote =
   "again. Rotate to get a new one."
 
 /**
- * A dashboard as the admin API shows it (contract section 11). Deviation from the contract, which lists `viewToken`
+ * A dashboard as the admin API shows it (docs/api.md section 11). Deviation from the contract, which lists `viewToken`
  * and `url` on every answer: they are set only by create and rotate, `null` otherwise (the token is stored as a
  * digest).
  */
@@ -40,7 +40,7 @@ export const DashboardView = Schema.Struct({
 }).annotations({ identifier: "Dashboard" })
 
 /**
- * A rotation as the admin API shows it (contract section 15). As for dashboards, `viewToken` and `url` are set only by
+ * A rotation as the admin API shows it (docs/api.md section 15). As for dashboards, `viewToken` and `url` are set only by
  * create and rotate, `null` otherwise (the token is stored as a digest).
  */
 export const RotationView = Schema.Struct({
@@ -57,14 +57,14 @@ export const RotationView = Schema.Struct({
   createdAt: IsoTime
 }).annotations({ identifier: "Rotation" })
 
-/** An account as the admin API lists it (contract section 14): never a key. */
+/** An account as the admin API lists it (docs/api.md section 14): never a key. */
 export const AccountView = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   createdAt: IsoTime
 }).annotations({ identifier: "Account" })
 
-/** A widget as `GET .../widgets` lists it: with the latest entry of its stream (contract section 14). */
+/** A widget as `GET .../widgets` lists it: with the latest entry of its stream (docs/api.md section 14). */
 export const WidgetWithLatestView = Schema.Struct({
   ...WidgetView.fields,
   latest: Schema.NullOr(ReadEntry).annotations({

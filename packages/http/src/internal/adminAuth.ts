@@ -13,7 +13,7 @@ import { AdminAuth, consoleHeader, sessionCookieName } from "../Api.js"
 import { Unauthorized } from "../HttpErrors.js"
 
 /**
- * The admin API's credentials (contract sections 7 and 14): the bearer token, or the console's session cookie. The
+ * The admin API's credentials (docs/api.md sections 7 and 14): the bearer token, or the console's session cookie. The
  * session cookie is a signed console session (see core's `ConsoleSession`), checked here without the storage except
  * for the sign-out record (`SessionStore`, cached by the composition root).
  */
@@ -27,8 +27,8 @@ const cookieMaxAge = ConsoleSession.SESSION_LIFETIME_SECONDS
 const secureAttribute = (https: boolean) => (https ? "; Secure" : "")
 
 /**
- * The `Set-Cookie` value that hands a browser its session (contract section 14): `HttpOnly` (no script reads it),
- * `SameSite=Strict` (no other site's page sends it), `Path=<basePath>` (`/` at the root, contract section 16),
+ * The `Set-Cookie` value that hands a browser its session (docs/api.md section 14): `HttpOnly` (no script reads it),
+ * `SameSite=Strict` (no other site's page sends it), `Path=<basePath>` (`/` at the root, docs/api.md section 16),
  * `Secure` when the request came over HTTPS (directly, or said by a trusted proxy's `X-Forwarded-Proto`).
  */
 export const sessionCookie = (token: string, https: boolean, basePath = ""): string =>

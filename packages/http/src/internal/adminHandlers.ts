@@ -28,7 +28,7 @@ const widgetView = (widget: Widget) => ({
   createdAt: isoTime(widget.createdAt)
 })
 
-/** A widget with its latest entry as a read body shows it: `ts` in UNIX seconds, the stored point (contract 6, 14). */
+/** A widget with its latest entry as a read body shows it: `ts` in UNIX seconds, the stored point (docs/api.md section 6, 14). */
 const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => ({
   ...widgetView(widget),
   latest: latest === null ? null : { ts: Number(formatTs(latest.ts)), point: JSON.parse(latest.json) as unknown }
@@ -42,9 +42,9 @@ const withToken =
 const pushSuccess = { message: "Success!" } as const
 
 /**
- * The admin handlers (contract sections 7, 11, 14 and 15); each one is a use case call. `key` is the session key of the
+ * The admin handlers (docs/api.md sections 7, 11, 14 and 15); each one is a use case call. `key` is the session key of the
  * admin token (bearer token and console sessions are checked against it), `limits` the push limits a pushed point is
- * held to, `basePath` the prefix of the view URLs it returns (contract section 16; `""` for the root).
+ * held to, `basePath` the prefix of the view URLs it returns (docs/api.md section 16; `""` for the root).
  */
 export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePath = "") =>
   HttpApiBuilder.group(api, "admin", (handlers) =>

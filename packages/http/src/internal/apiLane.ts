@@ -84,7 +84,7 @@ const requestErrorReply = (error: HttpServerError.RequestError, maxBodyBytes: nu
 
 const routeNotFoundReply = (method: string, url: string, routes: RouteTable): ErrorReply => {
   const allowed = routes.allowed(url)
-  // A 405 whose Allow names the refused method would contradict itself (issue 22 item 9): a path a lane serves in
+  // A 405 whose Allow names the refused method would contradict itself: a path a lane serves in
   // another shape than the one asked is answered 404.
   if (allowed === undefined || allowed.includes(method)) {
     return routeNotFound(url)

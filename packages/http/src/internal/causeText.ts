@@ -8,7 +8,7 @@ const describe = (u: unknown): string =>
 
 /**
  * `Cause.pretty`, or each failure and defect described on its own line when it throws: effect's formatter recurses
- * into the values it prints, and one nested deeply enough (issue 22 item 5: a request body 5,000 levels deep)
+ * into the values it prints, and one nested deeply enough (a request body 5,000 levels deep)
  * overflows the stack.
  */
 const pretty = (cause: Cause.Cause<unknown>): string => {

@@ -3,7 +3,7 @@ import type { TLSSocket } from "node:tls"
 import { clientAddress, forwardedClient, forwardedHttps, type TrustedProxies } from "../ReverseProxy.js"
 
 /**
- * Where a request came from (contract sections 14 and 16): the client address that sign-in throttling counts by and
+ * Where a request came from (docs/api.md sections 14 and 16): the client address that sign-in throttling counts by and
  * the request log shows, and whether the request came over HTTPS, which decides the session cookie's `Secure`
  * attribute.
  */

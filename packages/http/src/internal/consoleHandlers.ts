@@ -9,7 +9,7 @@ import { clientInfo } from "./clientInfo.js"
 import { makeSignInThrottle } from "./signInThrottle.js"
 
 /**
- * The console's sign-in and sign-out (contract section 14): `POST /console/session` trades the admin token for a
+ * The console's sign-in and sign-out (docs/api.md section 14): `POST /console/session` trades the admin token for a
  * session cookie, `GET /console/session` tells whether the cookie's session is signed in, `DELETE /console/session`
  * signs it out. The token is never echoed, logged or put in the cookie.
  */
@@ -32,7 +32,7 @@ const clientOf = (request: HttpServerRequest.HttpServerRequest) =>
 
 /**
  * The console's session handlers; `key` is the session key of the admin token, `basePath` the session cookie's `Path`
- * (contract section 16; `""` for `/`). Sign-in throttling is per process, by the client address of `clientInfo`.
+ * (docs/api.md section 16; `""` for `/`). Sign-in throttling is per process, by the client address of `clientInfo`.
  */
 export const consoleLive = (key: ConsoleSession.SessionKey, basePath = "") =>
   HttpApiBuilder.group(api, "console", (handlers) => {

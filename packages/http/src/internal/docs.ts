@@ -5,7 +5,7 @@ import { jsonTextResponse } from "./replies.js"
 /**
  * `GET /openapi.json` (the document of the served API, computed once) and `GET /docs` (Swagger UI from
  * `HttpApiSwagger`, whose script, stylesheet and document are inlined in the page, so it works offline). Under a
- * base path (contract section 16) the document's `servers` is `[{ "url": basePath }]`, so the page's requests carry it.
+ * base path (docs/api.md section 16) the document's `servers` is `[{ "url": basePath }]`, so the page's requests carry it.
  */
 export const docsLive = (api: HttpApi.HttpApi.Any, basePath = ""): Layer.Layer<never> => {
   const served =

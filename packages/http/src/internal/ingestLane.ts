@@ -19,7 +19,7 @@ import { makeSkippedLog } from "./skippedLog.js"
 
 /**
  * The ingest lane: every push protocol (`POST /customSend`, Smashing's `POST /widgets/<stream>`, InfluxDB line
- * protocol's `POST /write` and `POST /api/v2/write`), served straight from Node's request listener (issue 23). It is the hot path: the generic `HttpApi`
+ * protocol's `POST /write` and `POST /api/v2/write`), served straight from Node's request listener. It is the hot path: the generic `HttpApi`
  * pipeline (request wrapper, router, scope, payload decoding by Content-Type, response conversion) costs several
  * times what a push needs, and decodes bodies by Content-Type while the original clients label raw JSON as form
  * data or not at all. So this lane reads the raw bytes itself (counting them against the route's limit) and runs
@@ -45,7 +45,7 @@ export interface IngestProtocol<B> {
    */
   readonly body: (bytes: Buffer, req: IncomingMessage) => Either.Either<B, PushRejection>
   /**
-   * The access key the request counts against for `--rate-limit` (contract section 5), from the body, the query or
+   * The access key the request counts against for `--rate-limit` (docs/api.md section 5), from the body, the query or
    * a header; `undefined` when it carries none (then it is not limited, and {@link parse} refuses it). Also
    * scrubbed from the causes logged for the request.
    */
@@ -103,7 +103,7 @@ export interface IngestLaneOptions {
   readonly metrics: Metrics
   /** Counts the pushes between a received body and a written answer (streamed reads yield to them). */
   readonly pressure?: WritePressure
-  /** Log the names of skipped streams, each at most once a minute (`serve --log-skipped`, contract 13.1). */
+  /** Log the names of skipped streams, each at most once a minute (`serve --log-skipped`, docs/api.md section 13.1). */
   readonly logSkipped?: boolean | undefined
 }
 

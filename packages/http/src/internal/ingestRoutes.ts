@@ -15,7 +15,7 @@ const emptyBody = Either.left(new InvalidJson({ message: "the request body is em
 const notJson = Either.left(new InvalidJson({ message: "the request body is not valid JSON" }))
 
 /**
- * The body parsed as JSON whatever its `Content-Type` says (contract section 1: the original clients label raw JSON
+ * The body parsed as JSON whatever its `Content-Type` says (docs/api.md section 1: the original clients label raw JSON
  * as form data, or not at all), a UTF-8 byte order mark skipped; `InvalidJson` (400 `invalid_json`) otherwise.
  */
 export const jsonBody = (bytes: Buffer): Either.Either<unknown, InvalidJson> => {
@@ -36,7 +36,7 @@ export const stringFieldOf = (body: unknown, key: string): string | undefined =>
 }
 
 /**
- * `POST /customSend[/]` (spec sections 4.2-4.4, contract sections 1 and 5): the original JSON body with `accessKey`,
+ * `POST /customSend[/]` (spec sections 4.2-4.4, docs/api.md sections 1 and 5): the original JSON body with `accessKey`,
  * 200 `{"message":"Success!"}` once stored, errors as `{"error": {"code", "message", "path"?}}`.
  */
 export const customSendRoute: IngestProtocol<unknown> = {
@@ -59,7 +59,7 @@ const invalidApiKeyHeaders = {
 }
 
 /**
- * `POST /widgets/<stream name>` (contract section 13.2): Smashing's push API, `auth_token` in the JSON body. 204
+ * `POST /widgets/<stream name>` (docs/api.md section 13.2): Smashing's push API, `auth_token` in the JSON body. 204
  * once stored; a missing or unknown `auth_token` is 401 with the text body `Invalid API key`, as Smashing answers;
  * every other error in the contract's JSON shape (section 5).
  */

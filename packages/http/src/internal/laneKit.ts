@@ -74,7 +74,7 @@ export const makeUnavailableLog = (now: () => number = () => performance.now()) 
 export const replyOfError = (error: unknown): ErrorReply => replyOf(error) ?? internalReply
 
 /**
- * Takes one of `key`'s tokens (contract section 5, `serve --rate-limit`) and calls `then` once: with `undefined` when
+ * Takes one of `key`'s tokens (docs/api.md section 5, `serve --rate-limit`) and calls `then` once: with `undefined` when
  * the request may go on (at once without a limiter), else with the `RateLimited` refusal (its `Retry-After`).
  */
 export const takeToken = (

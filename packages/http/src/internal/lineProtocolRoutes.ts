@@ -13,7 +13,7 @@ import { gunzipBounded } from "./gunzip.js"
 import type { IngestProtocol } from "./ingestLane.js"
 
 /**
- * The InfluxDB write APIs (contract section 13.1) as ingest routes: `POST /write` (1.x) and `POST /api/v2/write`
+ * The InfluxDB write APIs (docs/api.md section 13.1) as ingest routes: `POST /write` (1.x) and `POST /api/v2/write`
  * (2.x, and the v2 API of InfluxDB 3 clients), so that Telegraf and the InfluxDB client libraries feed Dashstream by
  * changing a URL and a token. Both read InfluxDB line protocol (core's `decodeLineProtocol`), plain or gzip; they
  * differ in where the access key is and in the shape of their errors.
@@ -41,7 +41,7 @@ const authorizationKey = (header: string | undefined, schemes: ReadonlyArray<str
 }
 
 /**
- * The access key of a 1.x write (contract 13.1): the query's `p`, else the password of HTTP Basic credentials (any
+ * The access key of a 1.x write (docs/api.md section 13.1): the query's `p`, else the password of HTTP Basic credentials (any
  * user), else `Authorization: Token <key>`. `undefined` when the request carries none.
  */
 export const v1AccessKey = (req: IncomingMessage): string | undefined => {
@@ -57,7 +57,7 @@ export const v1AccessKey = (req: IncomingMessage): string | undefined => {
   return authorizationKey(header, ["token"])
 }
 
-/** The access key of a 2.x write (contract 13.1): `Authorization: Token <key>` or `Bearer <key>`. */
+/** The access key of a 2.x write (docs/api.md section 13.1): `Authorization: Token <key>` or `Bearer <key>`. */
 export const v2AccessKey = (req: IncomingMessage): string | undefined =>
   authorizationKey(req.headers.authorization, ["token", "bearer"])
 
@@ -102,10 +102,10 @@ const lineProtocolText = (
   return Either.right({ text: raw.toString("utf8"), bytes: raw })
 }
 
-/** The reply's status as the influx APIs answer it: a missing or unknown key is 401 there, not 403 (contract 13.1). */
+/** The reply's status as the influx APIs answer it: a missing or unknown key is 401 there, not 403 (docs/api.md section 13.1). */
 const influxStatus = (reply: ErrorReply): number => (reply.status === 403 ? 401 : reply.status)
 
-/** The `code` of a 2.x error body for a status (contract 13.1, as InfluxDB 2.x names them). */
+/** The `code` of a 2.x error body for a status (docs/api.md section 13.1, as InfluxDB 2.x names them). */
 const v2Code = (status: number): string => {
   switch (status) {
     case 401:
@@ -135,7 +135,7 @@ const writeJson = (res: ServerResponse, status: number, reply: ErrorReply, body:
   return status
 }
 
-/** A 204 with the number of skipped field values (contract 13.1, `X-Dashstream-Skipped`). */
+/** A 204 with the number of skipped field values (docs/api.md section 13.1, `X-Dashstream-Skipped`). */
 const writeNoContent = (res: ServerResponse, skipped: number): void => {
   res.writeHead(204, { ...influxHeaders, "x-dashstream-skipped": String(skipped) })
   res.end()
@@ -173,7 +173,7 @@ export const v2WriteRoute: IngestProtocol<LineProtocolBody> = route("v2", v2Acce
 const queryResult = '{"results":[{"statement_id":0}]}'
 
 /**
- * Answers InfluxDB's probes (contract 13.1), `GET`/`HEAD /ping` and `GET`/`HEAD`/`POST /query` (routes of the route
+ * Answers InfluxDB's probes (docs/api.md section 13.1), `GET`/`HEAD /ping` and `GET`/`HEAD`/`POST /query` (routes of the route
  * table, `routeTable.ts`), without storage or credentials: `/ping` 204 with `X-Influxdb-Version` (200 `{"version"}` with
  * `verbose=true`, as InfluxDB 1.x), `/query` 200 `{"results":[{"statement_id":0}]}` (Telegraf sends
  * `CREATE DATABASE` there first; nothing is stored, a database is not a Dashstream notion). A request body is

@@ -30,13 +30,13 @@ import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, pi
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
- * The live lane: `GET /api/v2/<KEY>/datastream/<STREAM>/events` (contract section 10), served straight from Node's
+ * The live lane: `GET /api/v2/<KEY>/datastream/<STREAM>/events` (docs/api.md section 10), served straight from Node's
  * request listener like the push lane, because an event stream is a long-lived response written a piece at a time,
  * whose socket buffer must be watched (a slow client) and which must be ended on shutdown. What is sent, and the
  * backlog-then-live hand-over, are core's (`Follow.ts`); this file only writes Server-Sent Events and bounds them.
  */
 
-/** The defaults of {@link LiveOptions} (contract section 10). */
+/** The defaults of {@link LiveOptions} (docs/api.md section 10). */
 export const defaultLiveOptions: LiveOptions = {
   heartbeatMs: 15_000,
   retryMs: 2_000,
@@ -44,7 +44,7 @@ export const defaultLiveOptions: LiveOptions = {
   maxStreamsPerKey: 100
 }
 
-/** A view token and what it opens: a dashboard (`/d/`, contract section 11) or a rotation (`/r/`, section 15). */
+/** A view token and what it opens: a dashboard (`/d/`, docs/api.md section 11) or a rotation (`/r/`, section 15). */
 interface View {
   readonly kind: "d" | "r"
   readonly token: string
@@ -100,7 +100,7 @@ export interface LiveLaneOptions {
 /**
  * A view token's dashboard is looked up this often (milliseconds) while its event streams are open, in whatever
  * process or server changed it: a rotated token or deleted dashboard ends them, a changed layout reaches them (within 2
- * seconds, contract section 14).
+ * seconds, docs/api.md section 14).
  */
 const revalidateMs = 1_000
 
@@ -108,7 +108,7 @@ const revalidateMs = 1_000
 export interface LiveLane {
   /**
    * Answers a GET the route table (`routeTable.ts`) gave to an event stream: `/api/v2/:accessKey/datastream/
-   * :streamName/events` (contract section 10), `/d/:viewToken/events` (section 11) or `/r/:viewToken/events` (15).
+   * :streamName/events` (docs/api.md section 10), `/d/:viewToken/events` (section 11) or `/r/:viewToken/events` (15).
    */
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void
   /** Ends every open event stream (a clean end of the response) and refuses new ones (503): for shutdown. */
@@ -386,7 +386,7 @@ export const makeLiveLane = (
     }
   })
 
-  // `GET /d/<viewToken>/events[?layout=<version>]` (contract section 11): the dashboard's snapshot, then its tiles'
+  // `GET /d/<viewToken>/events[?layout=<version>]` (docs/api.md section 11): the dashboard's snapshot, then its tiles'
   // events; `layout` names the layout the page shows (section 14: `event: layout` first when it changed since).
   // `GET /r/<viewToken>/events` (section 15): `event: rotation` first, then the same for the union of its dashboards'
   // tiles, each stream followed once.

@@ -25,7 +25,7 @@ const withInvalidRequest = (description: string | undefined): string => {
 }
 
 /**
- * Operations answered by the ingest lane in their protocol's own error shape (the InfluxDB writes, contract 13.1):
+ * Operations answered by the ingest lane in their protocol's own error shape (the InfluxDB writes, docs/api.md section 13.1):
  * the platform never decodes their requests, so their 400 is only their own body.
  */
 const ownErrorShapes: ReadonlySet<string> = new Set(["influxWriteV1", "influxWriteV2"])

@@ -18,17 +18,17 @@ import { decodePathSegment, laneLogs } from "./laneKit.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
 
 /**
- * The dashboard page (contract section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names
+ * The dashboard page (docs/api.md section 11): `GET /d/<viewToken>` answers the page of the dashboard the token names
  * (and `GET /r/<viewToken>` the page of a rotation, section 15),
  * and `GET /assets/<name>` the page's own files (script, stylesheet, map outlines), with content-hashed names and
  * year-long cache headers. Everything the page needs comes from here: it makes no request to any other origin. The
- * page's event stream (`/d/<viewToken>/events`) is the live lane's. The console page (contract section 14, `GET
+ * page's event stream (`/d/<viewToken>/events`) is the live lane's. The console page (docs/api.md section 14, `GET
  * /console` and `GET /console/assets/<name>`) is served the same way, from the files `HandlerConfig.console` gives.
  */
 
 /**
  * The path from a page at `path` (under the base path) back to the served root, relative: `../` for `/d/<token>`,
- * `../../` for `/d/<token>/`, `./` for `/console`. A page's URLs start with it (contract section 16: pages use URLs
+ * `../../` for `/d/<token>/`, `./` for `/console`. A page's URLs start with it (docs/api.md section 16: pages use URLs
  * relative to where they were served), so they resolve under any base path or proxy prefix.
  */
 export const relativeRoot = (path: string): string => {
@@ -41,7 +41,7 @@ const assetHeaders = { "cache-control": "public, max-age=31536000, immutable", "
 const faviconHeaders = { "cache-control": "public, max-age=86400", "x-content-type-options": "nosniff" }
 
 /**
- * Headers of the console page that hold whatever the page's own headers say (contract section 14: the console's URL
+ * Headers of the console page that hold whatever the page's own headers say (docs/api.md section 14: the console's URL
  * may carry the admin token in its fragment, and no other origin may receive it).
  */
 const consoleBaseHeaders: Readonly<Record<string, string>> = {
@@ -162,7 +162,7 @@ export const makePageLane = (
     log(req, reply.status, t0)
   }
 
-  // `GET /r/<viewToken>` (contract section 15): the rotation page, with the same headers as a dashboard's.
+  // `GET /r/<viewToken>` (docs/api.md section 15): the rotation page, with the same headers as a dashboard's.
   const rotationPage = (
     req: IncomingMessage,
     res: ServerResponse,

@@ -1,7 +1,7 @@
 import { retryAfterSeconds, TokenBuckets } from "@dashstream/core"
 
 /**
- * Per-access-key rate limiting (contract section 5: `serve --rate-limit N` allows N requests per second with
+ * Per-access-key rate limiting (docs/api.md section 5: `serve --rate-limit N` allows N requests per second with
  * bursts of N). The lanes ask a {@link RateLimiter} once per request. The default one holds the token buckets in
  * memory (core's `TokenBuckets`); `serve --workers N` passes one whose buckets are the server's, held by its primary
  * process, so the limit is per server, not per worker: its answer may then come later (a promise).

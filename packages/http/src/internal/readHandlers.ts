@@ -14,13 +14,13 @@ const bodyStart = '{"message":"Success!","data":['
 const bodyEnd = "]}"
 
 /**
- * The 200 body of a read (contract section 6), `{"message":"Success!","data":[{"ts","point"}...]}`, around the
+ * The 200 body of a read (docs/api.md section 6), `{"message":"Success!","data":[{"ts","point"}...]}`, around the
  * `data` elements as a `RenderedPage` holds them.
  */
 export const readBodyText = (dataText: string): string => bodyStart + dataText + bodyEnd
 
 /**
- * Runs one page fetch of a streamed read on its turn (issue 13, defect 1). One queue for the whole server: at most
+ * Runs one page fetch of a streamed read on its turn. One queue for the whole server: at most
  * one later page is being fetched at any moment, whatever the number of readers, and each turn starts in a later
  * check phase of the event loop (`setImmediate`), after the I/O pending by then (pushes) has been served. So 8 readers
  * of a large stream take turns with each other, not with everyone else: on SQLite a turn is one page query on the
@@ -92,7 +92,7 @@ export interface WritePressure {
 
 /**
  * A read of several pages as a streamed 200 (chunked, one chunk per page, so the server holds one page at a time).
- * Two things keep a large read from holding the server (issue 13, defect 1): each later page is fetched only on its
+ * Two things keep a large read from holding the server: each later page is fetched only on its
  * turn of the server's read queue (see {@link makeReadTurns}), so other requests are served between pages; and the platform
  * writes each page and, when the socket's buffer is full, waits for its `drain` before pulling the next one, so a
  * slow reader costs a suspended fiber and one page of memory, not the loop. The status and headers are sent with the

@@ -9,7 +9,7 @@ import { readBodyText } from "./readHandlers.js"
 import { writeErrorReply } from "./replies.js"
 
 /**
- * The latest-entry read (`GET /api/v2/<KEY>/datastream/<STREAM>` without a query, contract section 6), served
+ * The latest-entry read (`GET /api/v2/<KEY>/datastream/<STREAM>` without a query, docs/api.md section 6), served
  * straight from Node's request listener as the push lane serves `/customSend`: dashboards poll it, and the generic
  * `HttpApi` pipeline (request wrapper, router, scope, URL parameter decoding, response conversion) costs several
  * times what the read itself does. The answer is the export read's, byte for byte: the same body, the same headers

@@ -1,7 +1,7 @@
 import { Effect, type Scope } from "effect"
 
 /**
- * Access keys, view tokens, the admin token and console sessions must never reach a log (contract sections 6, 11
+ * Access keys, view tokens, the admin token and console sessions must never reach a log (docs/api.md sections 6, 11
  * and 14). Keys and view tokens travel in the read path (`/api/v2/<KEY>/datastream/...`), the dashboard and rotation
  * paths (`/d/<viewToken>`, `/r/<viewToken>`) and in push bodies; the admin token and session tokens travel in headers
  * and cookies. A client may put any of them in any other path by mistake (`/console/<token>`, `/admin/<token>`);
@@ -91,7 +91,7 @@ const nextSegment = (segments: ReadonlyArray<string>, from: number): number => {
 /**
  * The indices of the segments that carry a secret, whatever the path's shape, matched
  * case-insensitively, percent-decoded, across duplicate slashes and anywhere in the path: the segment after
- * `api/v2` (an access key), the segment after `d` or `r` (a dashboard's or rotation's view token, contract sections 11
+ * `api/v2` (an access key), the segment after `d` or `r` (a dashboard's or rotation's view token, docs/api.md sections 11
  * and 15), every segment after
  * an `api` not followed by `v2` (an unknown export path may still carry a key: `-1` stands for "all the rest"), and
  * any segment that holds something shaped like an access key, a view token or a console session (`/assets/dv_...`,
@@ -122,7 +122,7 @@ const secretSegments = (segments: ReadonlyArray<string>): { readonly at: Set<num
  * segment that may carry a secret replaced by `<redacted>` (see {@link secretSegments}):
  * `/api/v2/KEY/datastream/s` becomes `/api/v2/<redacted>/datastream/s`, `/d/TOKEN/events` becomes
  * `/d/<redacted>/events`, `/api/v3/KEY/...` becomes `/api/<redacted>`. Used for every URL that is logged or echoed
- * in an error body (contract section 6).
+ * in an error body (docs/api.md section 6).
  */
 export const redactPath = (url: string): string => {
   const segments = pathSegments(url)
@@ -166,7 +166,7 @@ const scrubOne = (text: string, secret: string | undefined): string => {
 }
 
 /**
- * The request log line: `POST /customSend 200 0.4ms from 192.0.2.7`. `url` is the path under the base path (contract
+ * The request log line: `POST /customSend 200 0.4ms from 192.0.2.7`. `url` is the path under the base path (docs/api.md
  * section 16), `client` the client address of `clientInfo` (the forwarded one behind a trusted proxy).
  */
 export const requestLine = (method: string, url: string, status: number, ms: number, client: string): string =>

@@ -7,7 +7,7 @@ import { redactPath } from "./redact.js"
 
 const jsonType = "application/json"
 
-/** `{"message":"Success!"}`, the 200 body of every push (contract section 5). */
+/** `{"message":"Success!"}`, the 200 body of every push (docs/api.md section 5). */
 const pushSuccessText = '{"message":"Success!"}'
 
 const pushSuccessHeaders = {
@@ -26,7 +26,7 @@ const maxQuotedPath = 120
 
 /**
  * 404 `not_found` for a path no route serves: the path redacted (see `redactPath`), and cut so that a huge one is
- * not echoed whole (issue 13, defect 6).
+ * not echoed whole.
  */
 export const routeNotFound = (url: string): ErrorReply => {
   const path = redactPath(url)

@@ -1,5 +1,5 @@
 /**
- * The console's sign-in throttling (contract section 14): the sixth failed sign-in from one address within a minute,
+ * The console's sign-in throttling (docs/api.md section 14): the sixth failed sign-in from one address within a minute,
  * and every sign-in from it for the rest of that minute, is refused with 429. Counted per process (the contract allows
  * it): `serve --workers N` lets an address try up to 5 times per worker per minute, still far too few to guess a
  * 128-bit token.

@@ -7,7 +7,7 @@ const quietMs = 60_000
 const maxRemembered = 10_000
 
 /**
- * `serve --log-skipped` (contract 13.1, "Only declared streams are written"): the stream names a push skipped
+ * `serve --log-skipped` (docs/api.md section 13.1, "Only declared streams are written"): the stream names a push skipped
  * because they are not widgets of the key's account, so that an operator can see what an agent sends and declare
  * the streams they want. Each distinct name is logged at most once per minute (an agent sends the same series every
  * few seconds); one line per request lists the names not logged in the last minute. Returns the log effect, or

@@ -1,8 +1,8 @@
 import { formatTs, type Micros } from "@dashstream/core"
 
-/** The Server-Sent Events of the live lane (contract sections 10 and 11), as text. */
+/** The Server-Sent Events of the live lane (docs/api.md sections 10 and 11), as text. */
 
-/** The headers of an event stream's 200 (contract section 10). */
+/** The headers of an event stream's 200 (docs/api.md section 10). */
 export const eventStreamHeaders = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-store",
@@ -17,7 +17,7 @@ export const eventStreamHeaders = {
 export const dataLines = (data: string): string =>
   data.includes("\n") || data.includes("\r") ? data.split(/\r\n|\r|\n/).join("\ndata: ") : data
 
-/** `event: entry` (contract section 10): `id` is the entry's `ts` printed as a read body prints it. */
+/** `event: entry` (docs/api.md section 10): `id` is the entry's `ts` printed as a read body prints it. */
 export const entryEvent = (ts: Micros, data: string): string =>
   `event: entry\nid: ${formatTs(ts)}\ndata: ${dataLines(data)}\n\n`
 
@@ -27,7 +27,7 @@ export const clearEvent = (id: Micros): string => `event: clear\nid: ${formatTs(
 /** `event: deleted` of a stream's event stream (its widget was deleted; the stream ends). */
 export const deletedEvent = "event: deleted\ndata: {}\n\n"
 
-/** An event without an id (a dashboard's events, contract section 11: a reconnect takes a fresh snapshot). */
+/** An event without an id (a dashboard's events, docs/api.md section 11: a reconnect takes a fresh snapshot). */
 export const plainEvent = (event: string, data: string): string => `event: ${event}\ndata: ${dataLines(data)}\n\n`
 /** The comment that keeps an idle event stream open through proxies. */
 export const ping = ": ping\n\n"

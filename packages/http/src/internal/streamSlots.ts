@@ -1,5 +1,5 @@
 /**
- * Counts open event streams per access key (or a dashboard's view token) against the bound of contract section 10.
+ * Counts open event streams per access key (or a dashboard's view token) against the bound of docs/api.md section 10.
  * The default counts in this process; `serve --workers N` passes one whose counts are the server's (its primary
  * process holds them), so the bound is per server, not per worker.
  */

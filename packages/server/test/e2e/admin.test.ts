@@ -1,5 +1,5 @@
 /**
- * Contract section 7 (admin API: accounts, access keys, widgets), section 2 (stream names and per-account
+ * docs/api.md section 7 (admin API: accounts, access keys, widgets), section 2 (stream names and per-account
  * isolation) and section 1 (health and OpenAPI endpoints).
  */
 import { createHash } from "node:crypto"
@@ -109,7 +109,7 @@ for (const backend of backends) {
           widgetTypes.map((t) => [`w-${t}`, t]).sort()
         )
         for (const w of widgets) {
-          // Contract section 14 adds each widget's latest entry (null: nothing pushed yet).
+          // docs/api.md section 14 adds each widget's latest entry (null: nothing pushed yet).
           expect(Object.keys(w).sort()).toEqual(["createdAt", "latest", "streamName", "type"])
           expect(w["createdAt"]).toBeTruthy()
           expect(w["latest"]).toBeNull()
@@ -146,7 +146,7 @@ for (const backend of backends) {
         }
       })
 
-      it("stream names: well-formed Unicode without C1 controls, 255 code points (issue 13, defect 5)", async () => {
+      it("stream names: well-formed Unicode without C1 controls, 255 code points", async () => {
         const { api } = ctx
         const account = await api.createAccount()
         for (const streamName of [

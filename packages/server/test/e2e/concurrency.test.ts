@@ -1,5 +1,5 @@
 /**
- * Contract section 3: server-assigned `ts` keep the `since` cursor safe under concurrent writes, and concurrent
+ * docs/api.md section 3: server-assigned `ts` keep the `since` cursor safe under concurrent writes, and concurrent
  * deltas are never lost.
  */
 import { describe, expect, it } from "vitest"

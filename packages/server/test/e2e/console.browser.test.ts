@@ -1,5 +1,5 @@
 /**
- * The console end to end (contract section 14): a real `dashstream serve` on SQLite and Debian's Chromium running
+ * The console end to end (docs/api.md section 14): a real `dashstream serve` on SQLite and Debian's Chromium running
  * the console page. Sign-in (the form, and the first-run link whose fragment leaves the address bar); accounts,
  * access keys, widgets, test points and dashboards made in the page and checked through the API; the layout editor:
  * tiles dragged and resized with the mouse, moved and resized with the keyboard, saved and still there after a
@@ -351,7 +351,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     const index = stored.findIndex((t) => t.streamName === "revenue")
     await page.click(itemSel("revenue"))
     await until(page, `${q('.cw-option[data-option="thresholds"]')} !== null`, 2_000)
-    // A number tile takes thresholds and staleAfter, not min/max (contract section 15).
+    // A number tile takes thresholds and staleAfter, not min/max (docs/api.md section 15).
     expect(await page.locator(".cw-option").evaluateAll((fs) => fs.map((f) => (f as any).dataset.option))).toEqual([
       "thresholds",
       "staleAfter"
@@ -414,7 +414,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await page.locator(itemSel("top-sellers")).count()).toBe(0)
   })
 
-  it("a save reaches the dashboard's open view page within 2 s: re-laid out without a reload (issue 24)", async () => {
+  it("a save reaches the dashboard's open view page within 2 s: re-laid out without a reload", async () => {
     // The view page, open in a second browser context (a viewer's browser, not the operator's), at the link the
     // console showed when it rotated the view token.
     const viewer = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1600, height: 1000 } })

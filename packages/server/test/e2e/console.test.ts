@@ -1,5 +1,5 @@
 /**
- * Contract section 14, server side: console sessions (sign-in, the cookie on the admin API, sign-out), the admin API
+ * docs/api.md section 14, server side: console sessions (sign-in, the cookie on the admin API, sign-out), the admin API
  * additions (accounts list, widgets' latest entries, pushing a point), first run (a token made for the run and printed
  * once) and `--no-admin`. Run against every backend, and by the e2e-sqlite-workers project against `serve --workers
  * 2`, where each request below opens its own connection so that they are spread over the workers.
@@ -305,7 +305,7 @@ for (const backend of backends) {
             const out = await call(a, "DELETE", "/console/session", { cookie: cookie!, ...consoleHeader })
             expect(out.status).toBe(204)
             expect((await call(a, "GET", "/admin/accounts", { cookie: cookie! })).status).toBe(401)
-            // Refused by the other process at once: it trusts no "signed in" answer (contract section 14).
+            // Refused by the other process at once: it trusts no "signed in" answer (docs/api.md section 14).
             expect((await call(b, "GET", "/admin/accounts", { cookie: cookie! })).status).toBe(401)
             expect(await everywhere(b, "GET", "/admin/accounts", { cookie: cookie! })).toEqual(Array(8).fill(401))
             const change = await call(b, "POST", "/admin/accounts", { cookie: cookie!, ...consoleHeader }, {})

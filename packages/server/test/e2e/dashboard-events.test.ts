@@ -1,5 +1,5 @@
 /**
- * A dashboard's event stream (`/d/<viewToken>/events`, contract sections 10, 11 and 14) end to end on every backend:
+ * A dashboard's event stream (`/d/<viewToken>/events`, docs/api.md sections 10, 11 and 14) end to end on every backend:
  * the memory a client that never reads can hold on the server.
  */
 import { readFileSync } from "node:fs"
@@ -63,7 +63,7 @@ for (const backend of backends) {
   describe(suiteName("dashboard event streams", backend), () => {
     const ctx = useServer(backend)
 
-    it("a fresh snapshot names the tiles whose widget was deleted in its deleted member (issue 22, item 6)", async () => {
+    it("a fresh snapshot names the tiles whose widget was deleted in its deleted member", async () => {
       const { api, server } = ctx
       const account = await api.setup({ kept: "number", gone: "label" })
       expectSuccess(await api.pushPoint(account.accessKey, "kept", 5))
@@ -80,7 +80,7 @@ for (const backend of backends) {
       stream.close()
     })
 
-    it("a layout change reaches an open stream within 2 s: layout, a snapshot of only the new tiles, and no entry of a removed tile after it (issue 22, item 2)", async () => {
+    it("a layout change reaches an open stream within 2 s: layout, a snapshot of only the new tiles, and no entry of a removed tile after it", async () => {
       const { api, server } = ctx
       const account = await api.setup({ a: "number", b: "label", c: "sparkline" })
       expectSuccess(await api.pushPoint(account.accessKey, "a", 1))
@@ -150,7 +150,7 @@ for (const backend of backends) {
       // The page names the layout it shows in its event stream's path.
       const page = await api.fetch(created.json.url as string)
       const relative = JSON.parse(`"${/"eventsPath":"([^"]+)"/.exec(page.text)![1]!}"`) as string
-      // Relative to the page (contract section 16): `../d/<token>/events?layout=...` from `/d/<token>`.
+      // Relative to the page (docs/api.md section 16): `../d/<token>/events?layout=...` from `/d/<token>`.
       expect(relative).toMatch(/^\.\.\/d\/[^/]+\/events\?layout=[\w-]+$/)
       const resolved = new URL(relative, `${server.baseUrl}${created.json.url as string}`)
       const eventsPath = `${resolved.pathname}${resolved.search}`
@@ -174,7 +174,7 @@ for (const backend of backends) {
       again.close()
     })
 
-    it("a client that never reads holds a bounded amount of server memory, whatever the snapshot's size (issue 22, item 1)", async () => {
+    it("a client that never reads holds a bounded amount of server memory, whatever the snapshot's size", async () => {
       const { api, server } = ctx
       const account = await api.setup({ f1: "text-feed", f2: "text-feed" })
       // Two text feeds of 1,000 entries of ~6 KB: a snapshot of ~12 MB, more than the kernel buffers of a connection.

@@ -1,5 +1,5 @@
 /**
- * The dashboard page end to end (contract section 11): a real `dashstream serve` on SQLite, an account with all 20
+ * The dashboard page end to end (docs/api.md section 11): a real `dashstream serve` on SQLite, an account with all 20
  * widget types and points pushed through `/customSend`, a dashboard made through the admin API, and Debian's
  * Chromium opening its view link. Every tile shows its data; pushes appear within a second; a clear empties a tile;
  * pushed markup never runs; a server restart is shown and recovered from; a rotated view token ends the page's event
@@ -236,7 +236,7 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$3,000"`, 2_000)
   })
 
-  it("a layout change reaches the open page within 2 s: re-laid out without a reload, the new tile filled (issue 22, item 2)", async () => {
+  it("a layout change reaches the open page within 2 s: re-laid out without a reload, the new tile filled", async () => {
     const { page } = watch
     const errorsBefore = watch.errors.length
     await page.evaluate("window.sameDocument = true")

@@ -1,5 +1,5 @@
 /**
- * Contract section 9: `dashstream decimate --now <ISO time>` against the running server's database, checked
+ * docs/api.md section 9: `dashstream decimate --now <ISO time>` against the running server's database, checked
  * through the export read. Numeric streams use client timestamps at fixed dates, so every bucket is known.
  */
 import { describe, expect, it } from "vitest"
@@ -37,7 +37,7 @@ const pushSeries = async (
 const summary = (entries: ReadonlyArray<Entry>): Array<[number, unknown]> => entries.map((e) => [e.ts, e.point])
 
 /**
- * What a pass keeps in one bucket (contract section 9): for numeric values the first, last, lowest and highest
+ * What a pass keeps in one bucket (docs/api.md section 9): for numeric values the first, last, lowest and highest
  * (earliest among equals); otherwise the last.
  */
 const keepInBucket = (entries: ReadonlyArray<Entry>, value: ((e: Entry) => number) | undefined): Set<Entry> => {

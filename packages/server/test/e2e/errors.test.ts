@@ -1,5 +1,5 @@
 /**
- * Contract section 5: every status and error code, with the exact `{"error": {"code", "message", "path"?}}` body,
+ * docs/api.md section 5: every status and error code, with the exact `{"error": {"code", "message", "path"?}}` body,
  * and that a rejected request never changes stored data.
  */
 import { describe, expect, it } from "vitest"
@@ -146,7 +146,7 @@ for (const backend of backends) {
         )
       })
 
-      it("a delta whose result is not finite: nothing stored, never {number: null} (issue 13, defect 3)", async () => {
+      it("a delta whose result is not finite: nothing stored, never {number: null}", async () => {
         const { api } = ctx
         const { accessKey } = await api.setup({ n: "number", d: "dial" })
         expectSuccess(await api.pushPoint(accessKey, "n", { delta: 1e308 }))
@@ -223,7 +223,7 @@ for (const backend of backends) {
       })
     })
 
-    describe("error messages quote at most about 100 characters of a name (issue 13, defect 6)", () => {
+    describe("error messages quote at most about 100 characters of a name", () => {
       it("a huge stream name or account id is not echoed whole", async () => {
         const { api } = ctx
         const { accessKey, id } = await api.setup({ s: "number" })

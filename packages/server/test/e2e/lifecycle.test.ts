@@ -1,5 +1,5 @@
 /**
- * The process as a whole: restart persistence, the command line (contract section 8) against the same database
+ * The process as a whole: restart persistence, the command line (docs/api.md section 8) against the same database
  * as a running server, the admin API being off without a token (section 7), and `--rate-limit` (section 5).
  */
 import { describe, expect, it } from "vitest"
@@ -36,7 +36,7 @@ for (const backend of backends) {
         .stdout()
         .split("\n")
         .filter((l) => l.trim() !== "")
-      // Contract section 8 leaves the wording open; the listening line must come first so scripts can read the port.
+      // docs/api.md section 8 leaves the wording open; the listening line must come first so scripts can read the port.
       expect(lines[0], `stdout:\n${server.stdout()}`).toBe(`Dashstream listening on ${server.baseUrl}`)
       expect(lines.filter((l) => l.startsWith("Dashstream listening on"))).toHaveLength(1)
       expect(server.stdout()).toContain("accounts create")

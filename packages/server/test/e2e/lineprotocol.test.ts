@@ -1,5 +1,5 @@
 /**
- * Contract section 13.1, InfluxDB line protocol, against the real `dashstream serve` on every backend, with real,
+ * docs/api.md section 13.1, InfluxDB line protocol, against the real `dashstream serve` on every backend, with real,
  * unmodified clients: the `influx` npm package (1.x `POST /write`), `@influxdata/influxdb-client` (2.x
  * `POST /api/v2/write`, gzip), Debian's InfluxDB 1.x command-line client (`influx -execute 'INSERT ...'` and
  * `-import`) and Debian's `python3-influxdb` (installed by the suite's global setup when missing). What they write is
@@ -142,7 +142,7 @@ const influxOutcome = async (
 setLogger({ error: () => {}, warn: () => {} })
 
 for (const backend of backends) {
-  describe(suiteName("InfluxDB line protocol (contract 13.1)", backend), () => {
+  describe(suiteName("InfluxDB line protocol (docs/api.md section 13.1)", backend), () => {
     const ctx = useServer(backend, { extraArgs: ["--log-skipped"] })
 
     /** An account with line protocol streams of every writable kind. */

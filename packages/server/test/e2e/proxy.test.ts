@@ -1,5 +1,5 @@
 /**
- * Behind a reverse proxy (contract section 16), through a real nginx run with the README's server block (see
+ * Behind a reverse proxy (docs/api.md section 16), through a real nginx run with the README's server block (see
  * `nginx.ts`: only its ports are changed) in front of `dashstream serve --base-path /dashboards --trust-proxy
  * 127.0.0.1`: the README's quick start, the root paths answering 404, the view URLs, a live event stream that
  * delivers within 1 s and resumes after `nginx -s reload`, the console cookie's `Secure` and `Path`, and the forwarded
@@ -176,7 +176,7 @@ for (const backend of backends) {
       await stream.until("the old worker to end the stream", () => stream.state() !== "open", 10_000)
       const lastId = stream.lastId()!
       expect(entriesOf(stream.events).map((e) => (e.point as { number: number }).number)).toEqual([1, 2])
-      // Pushed while no stream is open: the resumed stream sends it first (contract section 10).
+      // Pushed while no stream is open: the resumed stream sends it first (docs/api.md section 10).
       expect((await proxiedApi.pushPoint(account.accessKey, "temperature", { number: 3 })).status).toBe(200)
       const resumed = await openEvents(proxied, eventsPath, { ...gzip, "last-event-id": lastId })
       try {

@@ -1,5 +1,5 @@
 /**
- * Push addresses and body labels (contract section 1), multi-stream pushes (section 5) and the export read
+ * Push addresses and body labels (docs/api.md section 1), multi-stream pushes (section 5) and the export read
  * (section 6): ordering, `since`, `limit` paging, headers, URL-decoded stream names, key redaction in logs.
  */
 import { describe, expect, it } from "vitest"
@@ -201,7 +201,7 @@ for (const backend of backends) {
         expect(await api.entries(accessKey, "s", "?since=0.0")).toEqual(all)
       })
 
-      it("since=0 returns an entry at ts 0, also pushed as timestamp 1e-7 or -0 (issue 13, defect 4)", async () => {
+      it("since=0 returns an entry at ts 0, also pushed as timestamp 1e-7 or -0", async () => {
         const { api } = ctx
         const { accessKey } = await api.setup({ zero: "number", tiny: "number", minus: "number", spark: "sparkline" })
         const raw = (streamName: string, point: string) =>

@@ -1,5 +1,5 @@
 /**
- * The rotation page end to end (contract section 15): a real `dashstream serve` on SQLite, two dashboards made
+ * The rotation page end to end (docs/api.md section 15): a real `dashstream serve` on SQLite, two dashboards made
  * through the admin API and a rotation of them with the shortest interval (5 s), opened in Debian's Chromium. The
  * page shows dashboard A (its name as the title), then B, then A again, with pushes appearing live on each (also the
  * ones made while the other dashboard was shown), all over ONE request to the rotation's event stream; a rotated

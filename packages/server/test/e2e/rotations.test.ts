@@ -1,5 +1,5 @@
 /**
- * Rotations (contract section 15) end to end on every backend: the admin API (create, list, get, update, delete,
+ * Rotations (docs/api.md section 15) end to end on every backend: the admin API (create, list, get, update, delete,
  * view-token, the errors with their paths and codes), a deleted dashboard leaving every rotation, the rotation page,
  * and its ONE event stream (`event: rotation`, one snapshot of the union of its dashboards' tiles, entries naming
  * their dashboards, a re-scope on edit, the end on a rotated or deleted token).

@@ -1,5 +1,5 @@
 /**
- * Smashing (Dashing) widget pushes (contract section 13.2): `POST /widgets/<stream name>` with
+ * Smashing (Dashing) widget pushes (docs/api.md section 13.2): `POST /widgets/<stream name>` with
  * `{"auth_token", ...widget data}`, as a Smashing job sends them (curl-shaped: raw JSON, whatever the Content-Type),
  * each row of the mapping table, and the answers: 204 empty, 401 text `Invalid API key`, 404 `stream_not_found`,
  * 400 `invalid_json` and `invalid_point` in section 5's JSON shape, nothing stored on a refusal.
@@ -46,7 +46,7 @@ for (const backend of backends) {
         )
         expect(await api.latest(accessKey, stream)).toEqual({ number: 42.5, prefix: "$", suffix: "k" })
       }
-      // A numeric string is a number, as in a push (contract section 3).
+      // A numeric string is a number, as in a push (docs/api.md section 3).
       expectStored(await smash(api, "n", { auth_token: accessKey, current: "7" }))
       expect(await api.latest(accessKey, "n")).toEqual({ number: 7 })
     })

@@ -1,5 +1,5 @@
 /**
- * A Server-Sent Events client for the end-to-end suites (contract section 10), on node:http so that a test sees the
+ * A Server-Sent Events client for the end-to-end suites (docs/api.md section 10), on node:http so that a test sees the
  * wire exactly: status and headers, every `event`/`id`/`data` field, comment lines (`: ping`), the `retry:` line, and
  * how the stream ends (cleanly, or cut off). It can stop reading (a slow client) and resume.
  */
@@ -190,7 +190,7 @@ export const openEvents = (
     req.end()
   })
 
-/** Opens an event stream and expects the 200 of contract section 10 with its headers. */
+/** Opens an event stream and expects the 200 of docs/api.md section 10 with its headers. */
 export const openOk = async (
   baseUrl: string,
   path: string,

@@ -1,5 +1,5 @@
 /**
- * Tile options on the view page end to end (contract section 15): a real `dashstream serve` on SQLite, a dashboard
+ * Tile options on the view page end to end (docs/api.md section 15): a real `dashstream serve` on SQLite, a dashboard
  * whose tiles carry thresholds, min/max and staleAfter (stored through the admin API), points pushed through
  * `/customSend`, and Debian's Chromium on the view link. The value takes the colour of the last threshold it meets
  * and changes as pushes cross them; a tile whose newest entry is older than `staleAfter` (10 s, the least allowed)
@@ -154,7 +154,7 @@ describe("tile options on the view page against a real server", { timeout: 120_0
         color === undefined ? "#e8edf5" : { amber: "#f5a524", red: "#f2555a", blue: "#3d8bfd" }[color]
       )
     }
-    // Options changed in the admin API reach the open page with the layout (contract section 14), without a reload.
+    // Options changed in the admin API reach the open page with the layout (docs/api.md section 14), without a reload.
     const dashboards = (await api.admin("GET", `/admin/accounts/${accountId}/dashboards`)).json.dashboards as Array<any>
     const thresholdsBoard = dashboards.find((d) => d.name === "Thresholds")
     const tiles = thresholdsBoard.tiles.map((t: any) =>
@@ -225,7 +225,7 @@ describe("tile options on the view page against a real server", { timeout: 120_0
       await fresh.page.goto(server.baseUrl + view)
       await until(fresh.page, `document.documentElement.dataset.rendered === 'true'`, 20_000)
       const href = await fresh.page.locator('link[rel="icon"]').getAttribute("href")
-      // Relative to the page (contract section 16: pages use URLs relative to where they were served).
+      // Relative to the page (docs/api.md section 16: pages use URLs relative to where they were served).
       expect(href).toMatch(/^\.\.\/assets\/favicon\.[0-9a-f]+\.svg$/)
       const linked = await api.fetch(new URL(href!, server.baseUrl + view).pathname)
       expect([linked.status, linked.headers.get("content-type")]).toEqual([200, "image/svg+xml"])

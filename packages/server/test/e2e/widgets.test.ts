@@ -1,5 +1,5 @@
 /**
- * Contract section 3 (what a push stores) and section 4 (clearing), widget type by widget type, over HTTP.
+ * docs/api.md section 3 (what a push stores) and section 4 (clearing), widget type by widget type, over HTTP.
  */
 import { describe, expect, it } from "vitest"
 import {
@@ -564,7 +564,7 @@ const samplePoint: Readonly<Record<WidgetType, unknown>> = {
   }
 }
 
-/** Empty points that clear a stream of the given type (contract section 4). */
+/** Empty points that clear a stream of the given type (docs/api.md section 4). */
 const emptyForms = (type: WidgetType): ReadonlyArray<readonly [string, unknown]> => {
   const common: Array<readonly [string, unknown]> = [
     ["null", null],

@@ -22,7 +22,7 @@ const hasPythonInfluxdb = (): boolean => {
 }
 
 /**
- * Vitest global setup of the end-to-end suites: the line protocol suite (contract 13.1) drives real, unmodified
+ * Vitest global setup of the end-to-end suites: the line protocol suite (docs/api.md section 13.1) drives real, unmodified
  * InfluxDB clients, among them Debian's `influx` command-line client (`influxdb-client`) and Debian's
  * `python3-influxdb`, and it compares bodies with Debian's InfluxDB 1.6 server (`influxdb`). They are installed here
  * with apt-get when missing, so that a fresh machine (running as root) runs those tests instead of skipping them; when

@@ -5,7 +5,7 @@ import { aptInstall } from "../../../../test/aptInstall.js"
 export const nginxPath = "/usr/sbin/nginx"
 
 /**
- * Vitest global setup of the server's tests: the reverse proxy suites (contract section 16) put a real nginx, run with
+ * Vitest global setup of the server's tests: the reverse proxy suites (docs/api.md section 16) put a real nginx, run with
  * the README's server block, in front of `dashstream serve`. Installed here with apt-get when missing (as Chromium and
  * the InfluxDB clients are), so that a fresh machine running as root runs them instead of skipping them; when it cannot
  * be installed, the run fails loudly here.

@@ -31,7 +31,7 @@ const none: ReadonlyArray<StoredEntry> = []
 const noneFound: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined> = []
 
 /**
- * Latest-entry reads (`StreamStore.read` without `since`) batched per turn of the event loop (issue 12): the reads
+ * Latest-entry reads (`StreamStore.read` without `since`) batched per turn of the event loop: the reads
  * asked for while the loop handles one batch of I/O (the requests parsed together) are answered by ONE query, sent
  * at the end of that turn (`setImmediate`), instead of one query each. Under load most of the cost of a read on
  * PostgreSQL is sending its query (a write on the socket that wakes the server's backend): 27 us of the event loop

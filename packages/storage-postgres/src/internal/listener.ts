@@ -122,7 +122,7 @@ const message = (error: unknown): string => {
  *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue of reads, and streams' reads do
  *   not wait for each other; but changes are PUBLISHED in notification (commit) order across all streams, so a
  *   subscriber of several streams (a dashboard's or a rotation's event stream) receives two acknowledged pushes to
- *   different streams in the order they were stored (contract section 10's guarantee), whichever read returns
+ *   different streams in the order they were stored (docs/api.md section 10's guarantee), whichever read returns
  *   first. With `coalesce`, notifications of appended entries queued behind a read of their stream are read
  *   together, in one query of the union of their ranges, and the entries are published at each notification's own
  *   place. A read that fails publishes `Gap` to the stream's subscribers (they catch up from the database).

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 
 /**
- * The notifications the write path sends on PostgreSQL for live updates (contract section 10), and their format.
+ * The notifications the write path sends on PostgreSQL for live updates (docs/api.md section 10), and their format.
  *
  * Each committed group of writes sends, in its own transaction (so PostgreSQL delivers them on COMMIT, never for a
  * rolled-back group), one notification per stream it changed; a widget deletion sends one too. A payload names the

@@ -84,7 +84,7 @@ export const netChanges = (plan: WritePlan): Map<number, NetChange> => {
  * {@link NetChange.entries}) once {@link finish} has run. Entries are pushed as they come, in pieces: a piece is an
  * ascending run of one write's entries ({@link split} starts a new one at each write). Pieces whose `ts` ranges are
  * disjoint cannot share a `ts`, so the pushed entries are already the answer: no `Map` key per entry (a `ts` in
- * microseconds is above 2^31, a heap number each as a key, which the group's garbage then holds; issue 26, the `lp`
+ * microseconds is above 2^31, a heap number each as a key, which the group's garbage then holds; the `lp`
  * profile, where two clients' interleaved batches make a group's entries of a stream ascend by piece, not as a whole).
  * Only when two pieces' ranges overlap (a replacement, a back-fill into the group's own entries) does `finish` index
  * them by `ts`.

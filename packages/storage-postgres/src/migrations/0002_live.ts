@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely"
 
 /**
- * Live updates (contract section 10). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * Live updates (docs/api.md section 10). Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * - `streams.cleared_ts`: the `ts` (integer microseconds) of the stream's last clear, null if it was never cleared.
  *   A live event stream resumed from an older id learns from it that it missed a clear.

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely"
 
 /**
- * Dashboards (contract section 11). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * Dashboards (docs/api.md section 11). Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * - `dashboards(id, account_id, name, tiles, view_token, created_at)`: `tiles` is the JSON text of the tiles array
  *   (tiles name streams, not stream ids, so deleting a widget leaves them; no foreign key to `streams`);

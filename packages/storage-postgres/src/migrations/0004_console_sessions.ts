@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely"
 
 /**
- * Console sign-outs (contract section 14). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * Console sign-outs (docs/api.md section 14). Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * - `ended_sessions(id, expires_at)`: the console sessions that were signed out. A session cookie is signed, so any
  *   process can check it alone, but only this table can say it was signed out, to every process on the database.

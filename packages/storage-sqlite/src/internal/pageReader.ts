@@ -10,7 +10,7 @@ const threadFile = new URL("./pageReaderThread.js", import.meta.url)
 
 /**
  * Reads the pages of streamed reads (`StreamStore.readPage`) on a worker thread with its own read-only connection
- * to the database file (issue 13, defect 1: a large read must not hold the server). The query and the rendering of
+ * to the database file (a large read must not hold the server). The query and the rendering of
  * a page (~1,000 entries, about 40 KB of JSON) run there; the event loop only sends the request and receives one
  * string, so pushes go on while 8 clients read a large stream. WAL mode lets the thread read while the event loop
  * writes; each page is its own read transaction, so it sees every write acknowledged before it started, as a page

@@ -85,7 +85,7 @@ export const appendRowsSql = (rows: number): string =>
   "last_at = length(data) + excluded.last_at, data = CAST(data || excluded.data AS BLOB)"
 
 /**
- * SQL of the decimation pass (contract section 9), prepared once per connection. Each is served by an index
+ * SQL of the decimation pass (docs/api.md section 9), prepared once per connection. Each is served by an index
  * (checked by EXPLAIN QUERY PLAN in the tests). Times are integer microseconds.
  */
 export const DecimationSql = {

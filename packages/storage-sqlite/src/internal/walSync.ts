@@ -64,7 +64,7 @@ const fsyncFileSync = (path: string): Error | undefined => {
  * until {@link WalSync.flushSync}: SQLite deletes it only when the last connection to the file closes, and the
  * connection whose commits this syncs is open, so the file stays the same one. (Opening and closing it for every
  * sync were two more trips to the thread pool per group commit: with single-point pushes, about 5 % of the
- * server's CPU went to handing those over, issue 26.)
+ * server's CPU went to handing those over.)
  *
  * A failed `fsync` leaves it unknown what reached the disk (the kernel may have dropped the dirty pages), so the
  * failure is sticky: the callers of that sync and every later one get the error, and the store stops acknowledging

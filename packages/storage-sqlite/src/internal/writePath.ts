@@ -120,7 +120,7 @@ const appendEncoded = (rows: Array<number | Buffer>, stream: number, buf: Buffer
  * block: a call that fills a block by itself (a batch, a line protocol body). Its blocks then never span another
  * call's, so a late batch of another client (two agents writing one series, each a second apart) lands in the gap
  * between two calls' blocks, inserted as new rows, instead of inside a block spanning both, which it would have to be
- * merged into (a read, a rewrite and an `UPDATE` of that block; issue 26, the `lp` benchmark). Calls of fewer entries
+ * merged into (a read, a rewrite and an `UPDATE` of that block; the `lp` benchmark). Calls of fewer entries
  * (single points) go on filling the tail block.
  */
 export const ownBlockEntries = blockSize
@@ -218,9 +218,9 @@ const mergeRuns = (earlier: ReadonlyArray<BlockEntry>, later: ReadonlyArray<Bloc
  * tail block are appended (to the tail block, then new blocks of up to 32 entries or 16 KiB; a call of
  * {@link ownBlockEntries} entries or more begins new blocks instead), every stream's in one multi-row upsert; the
  * others (replacements, back-fills) are merged into the blocks whose ranges hold them, a later entry with the same
- * `(stream, ts)` replacing an earlier one (contract section 3). A group commit queues the entries
+ * `(stream, ts)` replacing an earlier one (docs/api.md section 3). A group commit queues the entries
  * of all its calls and flushes once, so a stream written by several calls of a group costs one upsert row, not one per
- * call (issue 26: 100-stream pushes spent a third of the server's CPU in the per-call upserts).
+ * call (100-stream pushes spent a third of the server's CPU in the per-call upserts).
  */
 export class EntryBatch {
   private byStream = new Map<number, Queued>()
@@ -353,8 +353,8 @@ export class EntryBatch {
 }
 
 // A stream's queued entries, encoded as they are queued (`buf[0..end)`, the block layout): a group's entries are
-// held as bytes rather than as an object each, which a young-generation GC would copy until the group ends (issue 26:
-// GC took 8 to 15% of a group of 1,000-point batches).
+// held as bytes rather than as an object each, which a young-generation GC would copy until the group ends
+// (GC took 8 to 15% of a group of 1,000-point batches).
 interface Queued {
   buf: Buffer
   view: DataView

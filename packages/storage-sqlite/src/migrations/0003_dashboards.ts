@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely"
 
 /**
- * 0003: dashboards (contract section 11). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * 0003: dashboards (docs/api.md section 11). Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * - `dashboards(id, account_id, name, tiles, view_token, created_at)`: `tiles` is the JSON text of the tiles array
  *   (tiles name streams, not stream ids, so deleting a widget leaves them; no foreign key to `streams`);

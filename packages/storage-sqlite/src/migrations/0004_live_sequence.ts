@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely"
 
 /**
  * 0004: `live_sequence(id, seq)`, one row: the commit sequence of the write transactions whose changes someone follows,
- * when several server processes share the file (`serve --workers N`, contract section 10). Such a transaction adds one
+ * when several server processes share the file (`serve --workers N`, docs/api.md section 10). Such a transaction adds one
  * to `seq` inside itself, so the numbers follow the order in which the transactions committed, whichever process ran
  * them, and the processes' live updates are delivered in that order. Frozen in time: it takes `Kysely<any>` and
  * imports no application code.

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely"
 
 /**
- * 0005: `ended_sessions(id, expires_at)`, the console sessions that were signed out (contract section 14): a session
+ * 0005: `ended_sessions(id, expires_at)`, the console sessions that were signed out (docs/api.md section 14): a session
  * cookie is signed, so any process can check it alone, but only this table can say it was signed out. `expires_at`
  * (integer microseconds) is when the session would expire anyway; rows past it are deleted, through the index on it.
  * Frozen in time: it takes `Kysely<any>` and imports no application code.

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely"
 
 /**
- * 0006: rotations (contract section 15). Frozen in time: it takes `Kysely<any>` and imports no application code.
+ * 0006: rotations (docs/api.md section 15). Frozen in time: it takes `Kysely<any>` and imports no application code.
  *
  * - `rotations(id, account_id, name, interval_seconds, view_token, created_at)`: `view_token` the SHA-256 digest (hex)
  *   of the current view token, unique, looked up by the page. Deleting an account deletes its rotations.

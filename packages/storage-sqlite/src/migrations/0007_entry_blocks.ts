@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely"
 
 /**
- * 0007: the entries in blocks (issue 26): `entry_blocks(id, stream_id, first_ts, last_ts, n, last_at, data)`, up to
+ * 0007: the entries in blocks: `entry_blocks(id, stream_id, first_ts, last_ts, n, last_at, data)`, up to
  * 32 entries or 16 KiB of `data` of a stream a row (more after a merge, see `internal/writePath.ts`), the blocks of
  * a stream holding disjoint `ts` ranges; `data` is packed: each entry is `ts` (float64 LE), the decimation value
  * (float64 LE, NaN for null), the point's UTF-8 length (uint32 LE) and the point's JSON text; `last_at` is the byte

@@ -18,7 +18,7 @@ import {
 } from "./fixtures.js"
 
 /**
- * The `AccountStore` part of the storage contract suite (contract sections 2, 5 and 7): accounts and access keys,
+ * The `AccountStore` part of the storage contract suite (docs/api.md sections 2, 5 and 7): accounts and access keys,
  * widgets. Registered by `storageSuite` inside its `describe`.
  */
 export const accountStoreSuite = (test: SuiteTest): void => {

@@ -17,7 +17,7 @@ import {
 } from "./fixtures.js"
 
 /**
- * The property part of the storage contract suite: random pushes read back as a plain model of a stream (contract
+ * The property part of the storage contract suite: random pushes read back as a plain model of a stream (docs/api.md
  * sections 3 and 6), and the paged read of `UseCases.readPages` against one read, on one store shared by the runs.
  * Registered by `storageSuite` inside its `describe`.
  */

@@ -22,7 +22,7 @@ import {
 } from "./fixtures.js"
 
 /**
- * The `StreamStore` part of the storage contract suite (contract sections 3, 4 and 6): write semantics (put, delta,
+ * The `StreamStore` part of the storage contract suite (docs/api.md sections 3, 4 and 6): write semantics (put, delta,
  * the add-one-item operations, clear, server `ts`, all-or-nothing calls, concurrency) and reads. Registered by
  * `storageSuite` inside its `describe`.
  */

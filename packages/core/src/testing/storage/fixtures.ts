@@ -79,7 +79,7 @@ export const findAccount = (accessKey: string) =>
   )
 
 /**
- * A plain model of one numeric stream (contract section 3): entries by `ts`, the highest `ts` ever assigned,
+ * A plain model of one numeric stream (docs/api.md section 3): entries by `ts`, the highest `ts` ever assigned,
  * server `ts` = `now` or one past the highest, delta on the latest entry, clear keeps the highest `ts`.
  */
 export class Model {
@@ -148,7 +148,7 @@ export const applyModel = (model: Model, op: ModelOp) => {
       model.add(model.latest() + op.delta, undefined, op.now)
       return
     case "clear":
-      // A clear takes a server ts of its own (contract section 10: the clear event's id), like a server-assigned entry.
+      // A clear takes a server ts of its own (docs/api.md section 10: the clear event's id), like a server-assigned entry.
       model.entries.clear()
       model.lastTs = model.lastTs !== null && model.lastTs >= op.now ? model.lastTs + 1 : op.now
       return

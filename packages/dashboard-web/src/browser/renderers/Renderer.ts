@@ -16,7 +16,7 @@ export interface Mounted<V> {
 
 /**
  * One widget type's renderer, split in two:
- * - `view`: PURE, the tile's held entries (ascending `ts`) and its options (contract section 15: thresholds, min/max)
+ * - `view`: PURE, the tile's held entries (ascending `ts`) and its options (docs/api.md section 15: thresholds, min/max)
  *   to a view model (or an ECharts option); `undefined` when there is nothing to draw, which the tile frame shows as
  *   its empty state. Unit-tested in Node.
  * - `mount`: the DOM part; builds the tile body once and applies view models to it.

@@ -4,7 +4,7 @@ import type { Renderer } from "./Renderer.js"
 
 /**
  * html: the pushed markup in an iframe with an EMPTY `sandbox` (no `allow-scripts`) and `srcdoc`, so `<script>`,
- * event handler attributes and `javascript:` URLs never run (contract section 11).
+ * event handler attributes and `javascript:` URLs never run (docs/api.md section 11).
  */
 export const renderer: Renderer<string> = {
   view,

@@ -21,7 +21,7 @@ import * as verticalBar from "./verticalBar.js"
 import * as worldMap from "./worldMap.js"
 import * as xyGraph from "./xyGraph.js"
 
-/** The renderer of each of the 20 widget types (contract section 2), one module each. */
+/** The renderer of each of the 20 widget types (docs/api.md section 2), one module each. */
 export const renderers: Readonly<Record<WidgetType, AnyRenderer>> = {
   number: erase(number.renderer),
   "horizontal-bar": erase(horizontalBar.renderer),

@@ -11,7 +11,7 @@ const END = -30
 const track = "rgba(141, 154, 176, 0.25)"
 
 /**
- * Pure: the latest numeric point as an ECharts gauge (a dial) on the tile's scale (`min`/`max` options, contract
+ * Pure: the latest numeric point as an ECharts gauge (a dial) on the tile's scale (`min`/`max` options, docs/api.md
  * section 15) or an automatic "nice" one; the value text in its status colour; the threshold bands on the arc (then
  * the pointer, not a progress bar, marks the value). The option is sized for a large tile: {@link fitDial} sizes it
  * for the chart's pixels.
@@ -73,7 +73,7 @@ export const view = (
 
 /**
  * Pure: the dial option of {@link view} sized for a chart of `width` x `height` pixels, so that no label overlaps
- * another or leaves the chart (issue 25): the arc and the value text below it fit the height; tick labels (compact
+ * another or leaves the chart: the arc and the value text below it fit the height; tick labels (compact
  * numbers) only when the arc is large enough for them, as many as its length holds (2, 4, 5 or 10 steps); the value
  * text shrinks to fit between the arc's ends.
  */

@@ -9,7 +9,7 @@ export interface GaugeBand {
 }
 
 /**
- * A bar gauge: the latest value on the tile's scale (`min`/`max` options, contract section 15) or an automatic one
+ * A bar gauge: the latest value on the tile's scale (`min`/`max` options, docs/api.md section 15) or an automatic one
  * from 0 (or below) to a "nice" bound above it, its status colour and the threshold bands.
  */
 export interface BarGaugeView {
@@ -22,7 +22,7 @@ export interface BarGaugeView {
   readonly bands: ReadonlyArray<GaugeBand>
 }
 
-/** Pure: the latest numeric point as a bar gauge (horizontal-bar and vertical-bar, contract sections 11 and 15). */
+/** Pure: the latest numeric point as a bar gauge (horizontal-bar and vertical-bar, docs/api.md sections 11 and 15). */
 export const barGaugeView = (
   entries: ReadonlyArray<{ readonly point: unknown }>,
   options: TileOptionsData = {}

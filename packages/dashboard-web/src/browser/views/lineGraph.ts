@@ -4,10 +4,10 @@ import { formatValue } from "../format.js"
 import { base, fitAxes, grid, palette } from "./options.js"
 import { seriesData } from "./series.js"
 
-/** The line graph tile: the latest value (contract section 15: the value a chart shows) over the line. */
+/** The line graph tile: the latest value (docs/api.md section 15: the value a chart shows) over the line. */
 export interface LineGraphView {
   readonly value: string
-  /** The latest value's status colour (contract section 15), when a threshold is met. */
+  /** The latest value's status colour (docs/api.md section 15), when a threshold is met. */
   readonly status?: ThresholdColor
   readonly option: EChartsCoreOption
 }

@@ -6,7 +6,7 @@ import { base } from "./options.js"
 export const worldMapName = "ds-world"
 export const usaMapName = "ds-usa"
 
-/** One map point (contract section 3: `{latitude, longitude, color?, title?, body?}`). */
+/** One map point (docs/api.md section 3: `{latitude, longitude, color?, title?, body?}`). */
 export interface MapPoint {
   readonly longitude: number
   readonly latitude: number

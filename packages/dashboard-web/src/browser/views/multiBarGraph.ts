@@ -4,7 +4,7 @@ import { base, grid, palette } from "./options.js"
 import { latestPoint } from "./latest.js"
 
 /**
- * Pure: the latest `{matrix: [[corner, series...], [category, n, n...], ...]}` (contract section 3) as grouped
+ * Pure: the latest `{matrix: [[corner, series...], [category, n, n...], ...]}` (docs/api.md section 3) as grouped
  * ECharts bars: one bar series per header column, one group per later row, with a legend.
  */
 export const view = (entries: ReadonlyArray<{ readonly point: unknown }>): EChartsCoreOption | undefined => {

@@ -1,6 +1,6 @@
 import { namedColor, record, toNumber, toText } from "../format.js"
 
-/** One row of a leaderboard, pie or bar chart (contract section 3: `{name, value, prefix?, suffix?, color?}`). */
+/** One row of a leaderboard, pie or bar chart (docs/api.md section 3: `{name, value, prefix?, suffix?, color?}`). */
 export interface NamedValue {
   readonly name: string
   readonly value: number

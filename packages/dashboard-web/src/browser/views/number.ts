@@ -4,12 +4,12 @@ import { formatNumber, formatValue, numericPoint } from "../format.js"
 /** The number tile: the latest value, large, with prefix/suffix, and the change since the previous value. */
 export interface NumberView {
   readonly value: string
-  /** The value's status colour (contract section 15), when a threshold is met. */
+  /** The value's status colour (docs/api.md section 15), when a threshold is met. */
   readonly status?: ThresholdColor
   readonly change?: { readonly direction: "up" | "down" | "same"; readonly text: string }
 }
 
-/** Pure: latest `{number, prefix?, suffix?}` and the change from the one before it (contract section 11). */
+/** Pure: latest `{number, prefix?, suffix?}` and the change from the one before it (docs/api.md section 11). */
 export const view = (
   entries: ReadonlyArray<{ readonly point: unknown }>,
   options: TileOptionsData = {}

@@ -19,7 +19,7 @@ export const grid = {
 } as const
 
 /**
- * The CSS colours of the five threshold colours (contract section 15), for ECharts options; the page's stylesheet
+ * The CSS colours of the five threshold colours (docs/api.md section 15), for ECharts options; the page's stylesheet
  * gives the same colours to `[data-status]` elements.
  */
 export const statusColors = {
@@ -42,7 +42,7 @@ export const chartFontSize = (width: number, height: number): number =>
 
 /**
  * Pure: a cartesian chart's option (line graph, bar charts, xy graph) with its axes sized for a chart of `width` x
- * `height` pixels, so that no label overlaps another or is cut (issue 25): as many ticks as the size holds (about one
+ * `height` pixels, so that no label overlaps another or is cut: as many ticks as the size holds (about one
  * per 110 px across, one per 45 px up, at 14 px text; farther apart as the text grows with the chart, see
  * `chartFontSize`), compact numbers (`1.2K`), category names cut with an ellipsis to their
  * slot, no labels at all on an axis too short for them, the legend only when there is room; ECharts' `hideOverlap`

@@ -7,7 +7,7 @@ import { seriesData } from "./series.js"
 /** The sparkline tile: the latest value in large type over a small line of the recent values. */
 export interface SparklineView {
   readonly value: string
-  /** The latest value's status colour (contract section 15), when a threshold is met. */
+  /** The latest value's status colour (docs/api.md section 15), when a threshold is met. */
   readonly status?: ThresholdColor
   readonly option: EChartsCoreOption
 }

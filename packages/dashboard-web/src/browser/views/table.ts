@@ -7,7 +7,7 @@ export interface TableView {
   readonly rows: ReadonlyArray<ReadonlyArray<string>>
 }
 
-/** Pure: the latest `{table: [[header...], [cell...], ...]}` (contract section 3). */
+/** Pure: the latest `{table: [[header...], [cell...], ...]}` (docs/api.md section 3). */
 export const view = (entries: ReadonlyArray<{ readonly point: unknown }>): TableView | undefined => {
   const table = record(latestPoint(entries))?.["table"]
   if (!Array.isArray(table) || table.length === 0) return undefined

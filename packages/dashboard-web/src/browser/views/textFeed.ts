@@ -1,6 +1,6 @@
 import { formatDate, record, safeImageUrl, toText } from "../format.js"
 
-/** One text-feed item (contract section 3: `{title, msg, imgUrl?, date?}`), all text. */
+/** One text-feed item (docs/api.md section 3: `{title, msg, imgUrl?, date?}`), all text. */
 export interface FeedItem {
   readonly title: string
   readonly msg: string

@@ -6,15 +6,15 @@ import type { Forget, FromPrimary, FromWorker } from "./protocol.js"
  * state that must be per server rather than per process. Free of node:cluster (a transport is passed in), so the
  * rules are tested without processes.
  *
- * - Live updates on a shared SQLite file (contract section 10): the streams each worker follows; a worker's first
+ * - Live updates on a shared SQLite file (docs/api.md section 10): the streams each worker follows; a worker's first
  *   subscriber of a stream is answered once every other worker knows the stream is followed (from then on their
  *   writes to it collect changes), and the changes of every durable transaction are sent on to the workers that
  *   follow its streams, in commit sequence order (see {@link Hub.changes}).
- * - The rate limit per access key (contract section 5): the token buckets; workers take tokens a few at a time.
+ * - The rate limit per access key (docs/api.md section 5): the token buckets; workers take tokens a few at a time.
  * - The bound on open event streams per access key (section 10): the counts.
  * - Admin changes: a revocation or widget deletion made through one worker is forgotten by every other worker's
  *   account cache before the admin call is answered; so is a console sign-out by their session caches.
- * - The admin token of a first run (contract section 14): made by the primary, given to every worker.
+ * - The admin token of a first run (docs/api.md section 14): made by the primary, given to every worker.
  * - `GET /metrics`: the other workers' snapshots, for the worker that serves the scrape.
  */
 
@@ -33,7 +33,7 @@ export interface HubOptions {
   readonly sequenceWaitMs?: number
   /** How long a request waits for the other workers' answers (default 2,000 ms). */
   readonly answerWaitMs?: number
-  /** The admin token generated for this run (first run, contract section 14), sent to every worker in `welcome`. */
+  /** The admin token generated for this run (first run, docs/api.md section 14), sent to every worker in `welcome`. */
   readonly adminToken?: string | undefined
 }
 

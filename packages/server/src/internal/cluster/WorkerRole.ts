@@ -45,7 +45,7 @@ export interface WorkerRole {
    * is answered (so the session is refused by every worker at once); and this worker learns of the others'.
    */
   readonly sessionStore: (cache: SessionCache) => SessionStore["Type"]
-  /** The admin token the primary generated for this run (first run, contract section 14); `undefined` otherwise. */
+  /** The admin token the primary generated for this run (first run, docs/api.md section 14); `undefined` otherwise. */
   readonly adminToken: string | undefined
 }
 

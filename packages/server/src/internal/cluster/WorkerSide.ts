@@ -58,7 +58,7 @@ export class WorkerLink {
 }
 
 /**
- * The `ChangeSink` of a worker on a shared SQLite file (contract section 10): its write path collects the changes
+ * The `ChangeSink` of a worker on a shared SQLite file (docs/api.md section 10): its write path collects the changes
  * of every stream some worker follows, takes a commit sequence number for them, and sends them to the primary once
  * durable; the primary sends every worker the changes of the streams it follows in sequence order, which this
  * publishes to its subscribers through a core `Fanout`. The writer's own subscribers get its changes the same way,
@@ -172,7 +172,7 @@ interface Lease {
 }
 
 /**
- * The per-access-key rate limit (contract section 5) of a worker: the server's token buckets are the primary's; a
+ * The per-access-key rate limit (docs/api.md section 5) of a worker: the server's token buckets are the primary's; a
  * worker asks for a few tokens at a time (a tenth of a second's worth of its share of the rate, at least one) and
  * answers from them while they last, without a message. A key refused by the primary is refused here, without
  * asking, until its next token is due. So the server never allows more than the rate, and a key may be refused
@@ -247,7 +247,7 @@ export class LeasedRateLimiter implements RateLimiter {
   }
 }
 
-/** The bound on open event streams per access key (contract section 10), counted by the primary for the server. */
+/** The bound on open event streams per access key (docs/api.md section 10), counted by the primary for the server. */
 export const clusterStreamSlots = (link: WorkerLink): StreamSlots => ({
   take: (key, max) => link.request<boolean>((id) => ({ ds: "slot", id, key, max })),
   release: (key) => link.send({ ds: "unslot", key })

@@ -62,7 +62,7 @@ export type FromPrimary =
    * Open the storage: with `migrate`, bring the schema up to date first and say `migrated` (the others wait for it);
    * without, it is up to date. `decimate`: this worker runs the daily decimation pass. `followed`: the streams other
    * workers follow, with how many workers follow each. `adminToken`: the admin token the primary generated for this
-   * run (first run, contract section 14), the same for every worker; absent otherwise.
+   * run (first run, docs/api.md section 14), the same for every worker; absent otherwise.
    */
   | {
       readonly ds: "welcome"
