@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { InvalidPoint, StorageFailure, StreamNotFound } from "./Errors.js"
+import { type InvalidPoint, StorageError, type StorageFailure, type StreamNotFound } from "./Errors.js"
 import type { StreamWrite } from "./StreamStore.js"
 import type { Micros } from "./Time.js"
 
@@ -66,10 +66,10 @@ export interface WriteObserver {
 export type WriteDone = (error: WriteError | undefined) => void
 
 /**
- * One queued `write` call: its writes, its receive time `now` (microseconds) and `resume`, which answers it (once).
- * `cancelled` is set when the caller's fiber is interrupted before its group ran: {@link takeGroup} drops it, so an
- * interrupted call stores nothing. `queuedAt` is when it was queued, in milliseconds of the queue's
- * {@link QueueTimers.now} (0 until queued).
+ * One queued `write` call: its writes, its receive time `now` (microseconds) and `done`, which {@link resume} calls
+ * to answer it (once). `cancelled` is set when the caller's fiber is interrupted before its group ran:
+ * {@link takeGroup} drops it, so an interrupted call stores nothing. `queuedAt` is when it was queued, in milliseconds
+ * of the queue's {@link QueueTimers.now} (0 until queued).
  */
 export class PendingWrite {
   cancelled = false
@@ -78,9 +78,27 @@ export class PendingWrite {
   constructor(
     readonly writes: ReadonlyArray<StreamWrite>,
     readonly now: Micros,
-    readonly resume: WriteDone
+    private readonly done: WriteDone
   ) {
     this.size = writeSize(writes)
+  }
+  /**
+   * Answers the call with `error` (`undefined`: stored) and never throws. A group's calls are answered in a loop that
+   * runs in the adapter's promise handler or timer, where a throw from one caller's continuation (its answer code)
+   * would leave the rest of the group unanswered and end the process. Such a throw is answered instead by calling
+   * `done` once more, with a `StorageError` carrying it: the caller answers that 500 and logs the cause, as it does
+   * for a defect of its own. Should that answer throw too, the throw is written to stderr and dropped.
+   */
+  resume(error: WriteError | undefined): void {
+    try {
+      this.done(error)
+    } catch (defect) {
+      try {
+        this.done(new StorageError({ cause: defect }))
+      } catch (again) {
+        console.error("dashstream: a write's continuation threw while answering a failure:", again)
+      }
+    }
   }
   /** Takes the call back (`StreamStore.writeDirect`'s `Withdrawable`): marks it {@link cancelled}. */
   withdraw(): void {

@@ -198,6 +198,38 @@ describe("WriteQueue", () => {
     assert.isFalse(timers.turn(), "no turn is left scheduled")
   })
 
+  it("a continuation that throws is answered again with a StorageError carrying the throw; the rest of its group is answered", () => {
+    const timers = new FakeTimers()
+    const { runner, started } = recordingRunner()
+    const queue = new WriteQueue(runner, limits, { closed: closedError }, undefined, timers)
+    const answers: Array<[call: number, answer: string, cause?: unknown]> = []
+    const thrown = new Error("the answer code failed")
+    for (let n = 0; n < 3; n++) {
+      queue.writeDirect(
+        put(1).map((w) => ({ ...w, path: `call ${n}` })),
+        micros(n),
+        (error) => {
+          answers.push([
+            n,
+            error === undefined ? "ok" : error._tag,
+            error?._tag === "StorageError" ? error.cause : undefined
+          ])
+          if (n === 1 && error === undefined) throw thrown
+        }
+      )
+    }
+    timers.turn()
+    // The group ends later, as in an adapter's promise handler: nothing may escape `end`.
+    started[0]!.end([undefined, undefined, undefined])
+    assert.deepStrictEqual(answers, [
+      [0, "ok", undefined],
+      [1, "ok", undefined],
+      [1, "StorageError", thrown],
+      [2, "ok", undefined]
+    ])
+    assert.strictEqual(queue.pending, 0)
+  })
+
   it("asynchronous groups run up to maxInFlight at once; the calls behind them form the next group when one ends", () => {
     const timers = new FakeTimers()
     const { runner, started } = recordingRunner()
