@@ -13,8 +13,11 @@ export {
   readLatestDirect,
   type ReadLatestDone,
   type ReadPages,
+  readDashboardPages,
   readPages,
-  type ReadParams
+  type ReadParams,
+  readRotationPages,
+  type ViewReadParams
 } from "./usecases/Read.js"
 export {
   addAccessKey,

@@ -6,7 +6,7 @@ import { ConsoleGroup, ConsolePageGroup } from "./api/Console.js"
 import { InfluxGroup } from "./api/Influx.js"
 import { LiveGroup } from "./api/Live.js"
 import { DocsGroup, HealthGroup, MetricsGroup } from "./api/Operations.js"
-import { ViewGroup } from "./api/Pages.js"
+import { ViewGroup, ViewReadGroup } from "./api/Pages.js"
 import { PushGroup } from "./api/Push.js"
 import { ReadGroup } from "./api/Read.js"
 import { SmashingGroup } from "./api/Smashing.js"
@@ -49,6 +49,7 @@ export const publicApi = base
   .add(ReadGroup)
   .add(LiveGroup)
   .add(ViewGroup)
+  .add(ViewReadGroup)
   .add(HealthGroup)
   .add(MetricsGroup)
   .add(DocsGroup)

@@ -1,7 +1,18 @@
 import { Effect, Either, Option, Stream } from "effect"
 import type { AccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
-import { type Forbidden, InvalidRequest, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "../Errors.js"
+import { resolveView, type ResolvedTile } from "../Dashboards.js"
+import type { DashboardStore } from "../DashboardStore.js"
+import {
+  type DashboardNotFound,
+  type Forbidden,
+  InvalidRequest,
+  InvalidSince,
+  quoted,
+  type RotationNotFound,
+  type StorageFailure,
+  StreamNotFound
+} from "../Errors.js"
 import { isStreamName } from "../StreamName.js"
 import { badLimit, isRangeRead, limitFromText, type RangeParams, rangeQueryOf } from "../RangeParams.js"
 import {
@@ -12,6 +23,7 @@ import {
   type StoredEntry,
   StreamStore
 } from "../StreamStore.js"
+import { resolveRotationView } from "../Rotations.js"
 import { decimationMode } from "../WidgetType.js"
 import { type Micros, sinceFromText } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
@@ -44,14 +56,23 @@ const resolveRead = (
   ResolvedRead,
   Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
   AccountStore
-> =>
+> => Effect.flatMap(authenticate(accessKey), (accountId) => resolveQuery(params, findWidget(accountId, streamName)))
+
+/**
+ * The query of a read, validated, and the stream it reads, found by `widget`: a range read looks the widget up first
+ * (its type decides the bucket rule), an export read checks `since` and `limit` first; the keyed read and a view
+ * token's read answer the same errors in the same order.
+ */
+const resolveQuery = <E, R>(
+  params: ReadParams,
+  widget: Effect.Effect<Widget, E, R>
+): Effect.Effect<ResolvedRead, InvalidSince | InvalidRequest | E, R> =>
   Effect.gen(function* () {
-    const accountId = yield* authenticate(accessKey)
     if (isRangeRead(params)) {
-      const widget = yield* findWidget(accountId, streamName)
-      const query = rangeQueryOf(params, decimationMode(widget.type))
+      const found = yield* widget
+      const query = rangeQueryOf(params, decimationMode(found.type))
       if (Either.isLeft(query)) return yield* query.left
-      return { stream: widget.id, range: true, query: query.right }
+      return { stream: found.id, range: true, query: query.right }
     }
     let since: Micros | null = null
     if (params.since !== undefined) {
@@ -69,8 +90,8 @@ const resolveRead = (
       if (decoded === undefined) return yield* new InvalidRequest({ message: badLimit(params.limit), path: "limit" })
       limit = decoded
     }
-    const widget = yield* findWidget(accountId, streamName)
-    return { stream: widget.id, range: false, query: { since, limit } }
+    const found = yield* widget
+    return { stream: found.id, range: false, query: { since, limit } }
   })
 
 /**
@@ -140,9 +161,11 @@ export const readPages = (
   ReadPages,
   Forbidden | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
   AccountStore | StreamStore
-> =>
+> => Effect.flatMap(resolveRead(accessKey, streamName, params), (resolved) => pagesOfRead(resolved, pageSize))
+
+/** The pages of a resolved read: {@link readPages}', {@link readDashboardPages}' and {@link readRotationPages}'. */
+const pagesOfRead = (resolved: ResolvedRead, pageSize: number): Effect.Effect<ReadPages, StorageFailure, StreamStore> =>
   Effect.gen(function* () {
-    const resolved = yield* resolveRead(accessKey, streamName, params)
     const store = yield* StreamStore
     if (resolved.range) return yield* rangePages(store, resolved.stream, resolved.query, pageSize)
     const { stream, query } = resolved
@@ -156,6 +179,78 @@ export const readPages = (
     }
     return yield* pagesOf((since, asked) => store.readPage(stream, since ?? query.since!, asked), query.limit, pageSize)
   })
+
+/** The query of a view token's read: a keyed read's ({@link ReadParams}) and `stream`, the stream name to read. */
+export interface ViewReadParams extends ReadParams {
+  readonly stream?: string | undefined
+}
+
+/**
+ * The pages of a read of a stream that `tiles` (a view token's tiles, with their widgets) show: see
+ * {@link readDashboardPages}. `view` names the view in the `StreamNotFound` message.
+ */
+const readShownPages = <E, R>(
+  view: string,
+  tiles: Effect.Effect<ReadonlyArray<ResolvedTile>, E, R>,
+  params: ViewReadParams,
+  pageSize: number
+): Effect.Effect<ReadPages, E | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure, R | StreamStore> =>
+  Effect.gen(function* () {
+    const shown = yield* tiles
+    const streamName = params.stream
+    if (streamName === undefined) {
+      return yield* new InvalidRequest({ message: "stream is required: the stream name to read", path: "stream" })
+    }
+    const widget = shown.find((t) => t.tile.streamName === streamName && t.widget !== null)?.widget
+    const found =
+      widget === undefined || widget === null
+        ? Effect.fail(new StreamNotFound({ message: `this ${view} shows no stream named ${quoted(streamName)}` }))
+        : Effect.succeed(widget)
+    return yield* pagesOfRead(yield* resolveQuery(params, found), pageSize)
+  })
+
+/**
+ * A read of a stream a dashboard shows, through its view token (README, "Range reads"; docs/api.md section 6.1,
+ * `GET /d/<viewToken>/range?stream=<STREAM>&...`): the same pages and the same refusals as {@link readPages} with the
+ * account's key (range reads, `since` and `limit` included), but `DashboardNotFound` (404) for an unknown or rotated
+ * token instead of `Forbidden`, `InvalidRequest` with `path` `"stream"` when `stream` is missing, and
+ * `StreamNotFound` for a stream no tile shows (or whose widget was deleted).
+ */
+export const readDashboardPages = (
+  viewToken: string,
+  params: ViewReadParams,
+  pageSize: number = defaultReadPageSize
+): Effect.Effect<
+  ReadPages,
+  DashboardNotFound | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | DashboardStore | StreamStore
+> =>
+  readShownPages(
+    "dashboard",
+    Effect.map(resolveView(viewToken), (resolved) => resolved.tiles),
+    params,
+    pageSize
+  )
+
+/**
+ * {@link readDashboardPages} for a rotation's view token (`GET /r/<viewToken>/range`, docs/api.md section 6.1): a
+ * stream any of its dashboards shows; `RotationNotFound` (404) for an unknown or rotated token or a deleted rotation.
+ */
+export const readRotationPages = (
+  viewToken: string,
+  params: ViewReadParams,
+  pageSize: number = defaultReadPageSize
+): Effect.Effect<
+  ReadPages,
+  RotationNotFound | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
+  AccountStore | DashboardStore | StreamStore
+> =>
+  readShownPages(
+    "rotation",
+    Effect.map(resolveRotationView(viewToken), (resolved) => resolved.dashboards.flatMap((d) => d.tiles)),
+    params,
+    pageSize
+  )
 
 /**
  * Pages of at most `pageSize` entries within `limit` (`null`: none): `fetch(null, n)` gives the first page,

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
+import { ReadResponse, ReadUrlParams } from "./Read.js"
 import { Cors, Lane } from "./Routing.js"
 
 const ViewTokenPath = Schema.Struct({
@@ -100,4 +101,45 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
       .annotate(OpenApi.Exclude, true)
   )
   .annotate(Lane, "page")
+  .annotate(OpenApi.Title, "Dashboard page") {}
+
+const ViewReadUrlParams = Schema.Struct({
+  stream: Schema.optional(Schema.String.annotations({ description: "The stream name to read (required)" })),
+  ...ReadUrlParams.fields
+})
+
+const viewReadNote =
+  "The export read of `GET /api/v2/<KEY>/datastream/<STREAM>` (range reads included: from, to, points; since and " +
+  "limit as there) for a stream this view token shows, with the same body, streaming and errors (docs/api.md " +
+  "section 6.1). `stream` missing: 400 invalid_request with path `stream`; a stream no tile shows: 404 " +
+  "stream_not_found; an unknown or rotated token: 404 as for the page. Rate limited by the view token."
+
+/**
+ * `GET /d/:viewToken/range` and `GET /r/:viewToken/range` (docs/api.md section 6.1): the export read of a stream the
+ * dashboard, or one of the rotation's dashboards, shows, authorised by its view token; served by the `HttpApi` lane.
+ */
+export class ViewReadGroup extends HttpApiGroup.make("viewRead", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("dashboardRange", "/d/:viewToken/range")
+      .setPath(ViewTokenPath)
+      .setUrlParams(ViewReadUrlParams)
+      .addSuccess(ReadResponse)
+      .addError(errors("InvalidSince", "InvalidRequest"))
+      .addError(errors("DashboardNotFound", "StreamNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(OpenApi.Summary, "Read a stream the dashboard shows")
+      .annotate(OpenApi.Description, viewReadNote)
+  )
+  .add(
+    HttpApiEndpoint.get("rotationRange", "/r/:viewToken/range")
+      .setPath(RotationTokenPath)
+      .setUrlParams(ViewReadUrlParams)
+      .addSuccess(ReadResponse)
+      .addError(errors("InvalidSince", "InvalidRequest"))
+      .addError(errors("RotationNotFound", "StreamNotFound"))
+      .addError(errors("RateLimited"))
+      .annotate(OpenApi.Summary, "Read a stream one of the rotation's dashboards shows")
+      .annotate(OpenApi.Description, viewReadNote)
+  )
+  .annotate(Cors, true)
   .annotate(OpenApi.Title, "Dashboard page") {}

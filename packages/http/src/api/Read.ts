@@ -15,6 +15,45 @@ export const ReadResponse = Schema.Struct({
   data: Schema.Array(ReadEntry)
 }).annotations({ identifier: "ReadResponse" })
 
+/**
+ * The query of an export read (docs/api.md section 6): `since` and `limit`, and for a range read (section 6.1) `from`,
+ * `to` and `points`; all strings, decoded by core.
+ */
+export const ReadUrlParams = Schema.Struct({
+  since: Schema.optional(
+    Schema.String.annotations({
+      description: "UNIX seconds: entries with ts > since. 0 = every entry. Absent = the latest entry only"
+    })
+  ),
+  limit: Schema.optional(
+    Schema.String.annotations({
+      description: "1..100000: at most this many entries, the oldest first. Not with points"
+    })
+  ),
+  from: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "UNIX seconds, 0 to 4294967295 (decimal, no exponent): a range read of the entries with ts >= from. " +
+        "Not with since"
+    })
+  ),
+  to: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "UNIX seconds, 0 to 4294967295 (decimal, no exponent): a range read of the entries with ts <= to; " +
+        "not before from"
+    })
+  ),
+  points: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "2..10000: a range read reduced to this many time buckets over [from, to] (the oldest and newest ts " +
+        "when a bound is absent); each bucket keeps its first, last, lowest and highest entry (by number, " +
+        "by y for xy-graph; earliest on ties), other widget types its last entry"
+    })
+  )
+})
+
 /** `GET /api/v2/:accessKey/datastream/:streamName` (docs/api.md section 6). */
 export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
   .add(
@@ -25,42 +64,7 @@ export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
           streamName: Schema.String.annotations({ description: "The stream name, URL-encoded" })
         })
       )
-      .setUrlParams(
-        Schema.Struct({
-          since: Schema.optional(
-            Schema.String.annotations({
-              description: "UNIX seconds: entries with ts > since. 0 = every entry. Absent = the latest entry only"
-            })
-          ),
-          limit: Schema.optional(
-            Schema.String.annotations({
-              description: "1..100000: at most this many entries, the oldest first. Not with points"
-            })
-          ),
-          from: Schema.optional(
-            Schema.String.annotations({
-              description:
-                "UNIX seconds, 0 to 4294967295 (decimal, no exponent): a range read of the entries with ts >= from. " +
-                "Not with since"
-            })
-          ),
-          to: Schema.optional(
-            Schema.String.annotations({
-              description:
-                "UNIX seconds, 0 to 4294967295 (decimal, no exponent): a range read of the entries with ts <= to; " +
-                "not before from"
-            })
-          ),
-          points: Schema.optional(
-            Schema.String.annotations({
-              description:
-                "2..10000: a range read reduced to this many time buckets over [from, to] (the oldest and newest ts " +
-                "when a bound is absent); each bucket keeps its first, last, lowest and highest entry (by number, " +
-                "by y for xy-graph; earliest on ties), other widget types its last entry"
-            })
-          )
-        })
-      )
+      .setUrlParams(ReadUrlParams)
       .addSuccess(ReadResponse)
       .addError(errors("InvalidSince", "InvalidRequest"))
       .addError(errors("Forbidden"))

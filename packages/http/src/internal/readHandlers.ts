@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { UseCases } from "@dashstream/core"
-import { Effect, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { api } from "../Api.js"
 import type { RateLimited } from "../HttpErrors.js"
 import { causeText } from "./causeText.js"
@@ -132,22 +132,53 @@ const streamedRead = (pages: UseCases.ReadPages, accessKey: string, turns: ReadT
   })
 
 /**
+ * The 200 answer of a read's pages, keyed or through a view token: one that fits in one page with a
+ * `Content-Length`, a larger one streamed a page at a time (see {@link streamedRead}; `secret`, the access key or view
+ * token, is scrubbed from its log line). Answers with `Cache-Control: no-store`.
+ */
+const readAnswer = (pages: UseCases.ReadPages, secret: string, turns: ReadTurns) =>
+  pages.rest === undefined
+    ? Effect.succeed(jsonTextResponse(readBodyText(pages.first.text), noStore))
+    : streamedRead(pages, secret, turns)
+
+/**
  * The export read handler (`GET /api/v2/:accessKey/datastream/:streamName`): rate limit by the path's key, then
  * `UseCases.readPages`. Every error answer (403, 404, 400, a storage failure on the first page) is decided before
- * the first byte. A read that fits in one page is answered with a `Content-Length`; a larger one is streamed a
- * page at a time (see {@link streamedRead}). Answers with `Cache-Control: no-store`.
+ * the first byte; the answer is {@link readAnswer}'s. The view token's reads (`GET /d/:viewToken/range`,
+ * `/r/:viewToken/range`, docs/api.md section 6.1) give the same answers through `UseCases.readDashboardPages` and `readRotationPages`, rate
+ * limited by the view token. Both share one queue of read turns.
  */
-export const readLive = (rateLimit: (accessKey: string) => Effect.Effect<void, RateLimited>, pressure: WritePressure) =>
-  HttpApiBuilder.group(api, "read", (handlers) => {
-    const turns = makeReadTurns(pressure)
-    return handlers.handle("read", ({ path, urlParams }) =>
+export const readLive = (
+  rateLimit: (accessKey: string) => Effect.Effect<void, RateLimited>,
+  pressure: WritePressure
+) => {
+  const turns = makeReadTurns(pressure)
+  const keyed = HttpApiBuilder.group(api, "read", (handlers) =>
+    handlers.handle("read", ({ path, urlParams }) =>
       rateLimit(path.accessKey).pipe(
         Effect.zipRight(UseCases.readPages(path.accessKey, path.streamName, urlParams)),
-        Effect.flatMap((pages) =>
-          pages.rest === undefined
-            ? Effect.succeed(jsonTextResponse(readBodyText(pages.first.text), noStore))
-            : streamedRead(pages, path.accessKey, turns)
-        )
+        Effect.flatMap((pages) => readAnswer(pages, path.accessKey, turns))
       )
     )
-  })
+  )
+  // A view token's read: rate limited by the token, then the read `pages` gives for it.
+  const viewRead =
+    <E, R>(pages: (viewToken: string, params: UseCases.ViewReadParams) => Effect.Effect<UseCases.ReadPages, E, R>) =>
+    ({
+      path,
+      urlParams
+    }: {
+      readonly path: { readonly viewToken: string }
+      readonly urlParams: UseCases.ViewReadParams
+    }) =>
+      rateLimit(path.viewToken).pipe(
+        Effect.zipRight(pages(path.viewToken, urlParams)),
+        Effect.flatMap((read) => readAnswer(read, path.viewToken, turns))
+      )
+  const viewed = HttpApiBuilder.group(api, "viewRead", (handlers) =>
+    handlers
+      .handle("dashboardRange", viewRead(UseCases.readDashboardPages))
+      .handle("rotationRange", viewRead(UseCases.readRotationPages))
+  )
+  return Layer.merge(keyed, viewed)
+}
