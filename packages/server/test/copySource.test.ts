@@ -1,5 +1,5 @@
 /**
- * docs/api.md section 12, issue 22 item 3: `dashstream copy` reads its source and never writes it. A source that does
+ * docs/api.md section 12: `dashstream copy` reads its source and never writes it. A source that does
  * not exist, is empty, is not a database, or holds no Dashstream schema is refused (exit 1, one sentence) and left
  * exactly as it was (a missing file is not created, an empty one does not grow); a source with an older Dashstream
  * schema is refused rather than migrated; the target is not created when the source is refused. A good source's file
