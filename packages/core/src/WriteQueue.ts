@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { type InvalidPoint, StorageError, type StorageFailure, type StreamNotFound } from "./Errors.js"
+import type { InvalidPoint, StorageFailure, StreamNotFound } from "./Errors.js"
+import { answerGuarded } from "./GuardedAnswer.js"
 import type { StreamWrite } from "./StreamStore.js"
 import type { Micros } from "./Time.js"
 
@@ -83,22 +84,12 @@ export class PendingWrite {
     this.size = writeSize(writes)
   }
   /**
-   * Answers the call with `error` (`undefined`: stored) and never throws. A group's calls are answered in a loop that
-   * runs in the adapter's promise handler or timer, where a throw from one caller's continuation (its answer code)
-   * would leave the rest of the group unanswered and end the process. Such a throw is answered instead by calling
-   * `done` once more, with a `StorageError` carrying it: the caller answers that 500 and logs the cause, as it does
-   * for a defect of its own. Should that answer throw too, the throw is written to stderr and dropped.
+   * Answers the call with `error` (`undefined`: stored) and never throws ({@link answerGuarded}): a group's calls are
+   * answered in a loop that runs in the adapter's promise handler or timer, so a throw from one caller's continuation
+   * is answered again with a `StorageError` instead of leaving the rest of the group unanswered.
    */
   resume(error: WriteError | undefined): void {
-    try {
-      this.done(error)
-    } catch (defect) {
-      try {
-        this.done(new StorageError({ cause: defect }))
-      } catch (again) {
-        console.error("dashstream: a write's continuation threw while answering a failure:", again)
-      }
-    }
+    answerGuarded(this.done, error, undefined, undefined)
   }
   /** Takes the call back (`StreamStore.writeDirect`'s `Withdrawable`): marks it {@link cancelled}. */
   withdraw(): void {

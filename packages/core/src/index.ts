@@ -8,6 +8,7 @@
 // Accounts, access keys and the account port (docs/api.md section 7).
 export { type Account, AccountId, digestAccessKey, type KeyDigest, newAccessKey, newAccountId } from "./Account.js"
 export { AccountStore, type WidgetLookupDone } from "./AccountStore.js"
+export { answerGuarded } from "./GuardedAnswer.js"
 export {
   type AccountCache,
   type AccountCacheOptions,

@@ -46,7 +46,7 @@ const noEntries: ReadonlyArray<StoredEntry> = []
 
 /**
  * `StreamStore.readDirect`: a latest-entry read joins a batch of `latest` (see `LatestReads`); both answer through
- * `answer` (`internal/direct.ts`), so a throw from `done` is answered 500, never a crash.
+ * core's `answerGuarded` (`internal/direct.ts`), so a throw from `done` is answered 500, never a crash.
  */
 const readDirect =
   (pool: pg.Pool, latest: LatestReads): StreamStore["Type"]["readDirect"] =>

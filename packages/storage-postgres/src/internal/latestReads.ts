@@ -1,6 +1,6 @@
-import type { Micros, StorageFailure, StoredEntry } from "@dashstream/core"
+import { answerGuarded, type Micros, type StorageFailure, type StoredEntry } from "@dashstream/core"
 import type pg from "pg"
-import { answer, answerQuery } from "./direct.js"
+import { answerQuery } from "./direct.js"
 import { lastEntrySql } from "./storeSql.js"
 
 /** Called once with the stream's latest entry (none when it is empty), or with the failure of the batch's query. */
@@ -81,7 +81,7 @@ export class LatestReads {
     answerQuery(
       this.pool.query<[number, number, string], [ReadonlyArray<number>]>(batchQuery(streams)),
       (error: StorageFailure | undefined, found: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined>) => {
-        for (let i = 0; i < batch.length; i++) answer(batch[i]!.done, error, found[i] ?? none, none)
+        for (let i = 0; i < batch.length; i++) answerGuarded(batch[i]!.done, error, found[i] ?? none, none)
       },
       (result) => {
         const found: Array<ReadonlyArray<StoredEntry> | undefined> = new Array(batch.length)
