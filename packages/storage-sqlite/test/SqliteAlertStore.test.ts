@@ -1,0 +1,14 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { alertStoreSuite } from "@dashstream/core/testing"
+import { afterAll } from "@effect/vitest"
+import * as SqliteStore from "../src/index.js"
+
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "dashstream-sqlite-alerts-"))
+afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
+
+let files = 0
+const freshFile = () => Path.join(dir, `store-${++files}.db`)
+
+alertStoreSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
