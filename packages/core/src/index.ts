@@ -263,6 +263,14 @@ export {
 } from "./alerts/RuleStateMachine.js"
 export { DeadlineQueue } from "./alerts/DeadlineQueue.js"
 export {
+  type AlertEventRow,
+  type AlertReceiverRow,
+  type AlertRuleRow,
+  eventOfRow,
+  receiverOfRow,
+  ruleOfRow
+} from "./alerts/AlertRows.js"
+export {
   type AlertEvent,
   type AlertEventId,
   type AlertRule,

@@ -1,138 +1,36 @@
 import {
   AccountNotFound,
-  type AccountId,
   type AlertEvent,
-  type AlertEventId,
+  type AlertEventRow,
+  type AlertReceiverRow,
   type AlertRule,
-  type AlertRuleId,
-  type AlertState,
+  type AlertRuleRow,
   type AlertStore,
   type ClaimedDelivery,
-  type Condition,
   type DeliveryId,
   type DeliveryState,
+  eventOfRow,
   type Micros,
   newAlertEventId,
   newDeliveryId,
-  type Receiver,
+  receiverOfRow,
   type ReceiverId,
-  type ReceiverKind,
   type RuleEvaluation,
-  type StreamId,
-  type StreamName
+  ruleOfRow
 } from "@dashstream/core"
 import { Effect, Option } from "effect"
 import type pg from "pg"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
 import { type Queryable, transaction } from "./internal/sql.js"
 
-// `bigint` columns arrive as text: every time is read through `Number` (integer microseconds fit a double exactly).
-type Big = string
-
-interface ReceiverRow {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly kind: string
-  readonly url: string
-  readonly secret: string | null
-  readonly created_at: Big
-}
-
-interface RuleRow {
-  readonly id: string
-  readonly account_id: string
-  readonly stream_id: Big
-  readonly stream_name: string
-  readonly name: string
-  readonly condition: string
-  readonly for_seconds: number
-  readonly created_at: Big
-  readonly silenced_until: Big | null
-  readonly state: string
-  readonly state_since: Big
-  readonly value: number | null
-  readonly since: Big | null
-  readonly newest: Big
-  readonly cursor: Big | null
-  readonly version: number
-  readonly receiver_ids: ReadonlyArray<string>
-}
-
-interface EventRow {
-  readonly seq: Big
-  readonly id: string
-  readonly account_id: string
-  readonly rule_id: string
-  readonly rule_name: string
-  readonly stream_name: string
-  readonly condition: string
-  readonly for_seconds: number
-  readonly from_state: string
-  readonly to_state: string
-  readonly value: number | null
-  readonly ts: Big | null
-  readonly at: Big
-  readonly starts_at: Big
-}
+type EventRow = AlertEventRow & { readonly seq: string }
 
 interface ClaimRow extends EventRow {
   readonly delivery_id: string
   readonly attempts: number
   readonly account_name: string
-  readonly receiver: ReceiverRow
+  readonly receiver: AlertReceiverRow
 }
-
-const micros = (text: Big): Micros => Number(text) as Micros
-const microsOrNull = (text: Big | null): Micros | null => (text === null ? null : micros(text))
-
-const toReceiver = (row: ReceiverRow): Receiver => ({
-  id: row.id as ReceiverId,
-  accountId: row.account_id as AccountId,
-  name: row.name,
-  kind: row.kind as ReceiverKind,
-  url: row.url,
-  hasSecret: row.secret !== null,
-  createdAt: micros(row.created_at)
-})
-
-const toRule = (row: RuleRow): AlertRule => ({
-  id: row.id as AlertRuleId,
-  accountId: row.account_id as AccountId,
-  streamId: Number(row.stream_id) as StreamId,
-  name: row.name,
-  streamName: row.stream_name as StreamName,
-  condition: JSON.parse(row.condition) as Condition,
-  for: row.for_seconds,
-  receiverIds: row.receiver_ids as ReadonlyArray<ReceiverId>,
-  createdAt: micros(row.created_at),
-  silencedUntil: microsOrNull(row.silenced_until),
-  evaluation: {
-    state: row.state as AlertState,
-    stateSince: micros(row.state_since),
-    value: row.value,
-    since: microsOrNull(row.since),
-    newest: micros(row.newest),
-    cursor: microsOrNull(row.cursor)
-  },
-  version: row.version
-})
-
-const toEvent = (row: EventRow): Omit<AlertEvent, "deliveries"> => ({
-  id: row.id as AlertEventId,
-  accountId: row.account_id as AccountId,
-  ruleId: row.rule_id as AlertRuleId,
-  ruleName: row.rule_name,
-  streamName: row.stream_name,
-  condition: JSON.parse(row.condition) as Condition,
-  for: row.for_seconds,
-  from: row.from_state as AlertState,
-  to: row.to_state as AlertState,
-  value: row.value,
-  ts: microsOrNull(row.ts),
-  at: micros(row.at),
-  startsAt: micros(row.starts_at)
-})
 
 const receiverColumns = "id, account_id, name, kind, url, secret, created_at"
 
@@ -189,11 +87,11 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
   const rows = async <R extends pg.QueryResultRow>(on: Queryable, text: string, values: Array<unknown>) =>
     (await (on as pg.Pool).query<R>(text, values)).rows
   const rules = (where: string, values: Array<unknown>, on: Queryable = pool) =>
-    rows<RuleRow>(on, `${ruleSelect} WHERE ${where}`, values).then((found) => found.map(toRule))
+    rows<AlertRuleRow>(on, `${ruleSelect} WHERE ${where}`, values).then((found) => found.map(ruleOfRow))
   const firstRule = (where: string, values: Array<unknown>, on: Queryable = pool) =>
     rules(where, values, on).then((found) => Option.fromNullable(found[0]))
   const receiverRow = (account: string, id: string) =>
-    rows<ReceiverRow>(pool, `SELECT ${receiverColumns} FROM alert_receivers WHERE account_id = $1 AND id = $2`, [
+    rows<AlertReceiverRow>(pool, `SELECT ${receiverColumns} FROM alert_receivers WHERE account_id = $1 AND id = $2`, [
       account,
       id
     ]).then((found) => Option.fromNullable(found[0]))
@@ -220,28 +118,28 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
     listReceivers: (account) =>
       attempt(async () =>
         (
-          await rows<ReceiverRow>(
+          await rows<AlertReceiverRow>(
             pool,
             `SELECT ${receiverColumns} FROM alert_receivers WHERE account_id = $1 ORDER BY created_at, id`,
             [account]
           )
-        ).map(toReceiver)
+        ).map(receiverOfRow)
       ),
-    getReceiver: (account, id) => attempt(async () => Option.map(await receiverRow(account, id), toReceiver)),
+    getReceiver: (account, id) => attempt(async () => Option.map(await receiverRow(account, id), receiverOfRow)),
     getReceiverForDelivery: (account, id) =>
       attempt(async () =>
-        Option.map(await receiverRow(account, id), (row) => ({ ...toReceiver(row), secret: row.secret }))
+        Option.map(await receiverRow(account, id), (row) => ({ ...receiverOfRow(row), secret: row.secret }))
       ),
     updateReceiver: (account, id, change) =>
       attempt(async () => {
-        const updated = await rows<ReceiverRow>(
+        const updated = await rows<AlertReceiverRow>(
           pool,
           `UPDATE alert_receivers SET name = $1, kind = $2, url = $3,
             secret = CASE WHEN $4::boolean THEN $5 ELSE secret END
             WHERE account_id = $6 AND id = $7 RETURNING ${receiverColumns}`,
           [change.name, change.kind, change.url, change.secret !== undefined, change.secret ?? null, account, id]
         )
-        return Option.map(Option.fromNullable(updated[0]), toReceiver)
+        return Option.map(Option.fromNullable(updated[0]), receiverOfRow)
       }),
     deleteReceiver: (account, id) =>
       attempt(() =>
@@ -341,7 +239,7 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
           if (updated.rowCount === 0) return { commit: false, value: Option.none<AlertRule>() }
           const rule = Option.getOrThrow(await firstRule("r.id = $1", [id], client))
           for (const t of transitions) {
-            const [event] = await rows<{ seq: Big }>(
+            const [event] = await rows<{ seq: string }>(
               client,
               `INSERT INTO alert_events (id, account_id, rule_id, rule_name, stream_name, condition, for_seconds,
                 from_state, to_state, value, ts, at, starts_at)
@@ -393,7 +291,7 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
             [account, since, limit]
           )
         ).map((row): AlertEvent => ({
-          ...toEvent(row),
+          ...eventOfRow(row),
           deliveries: row.deliveries.map(([receiverId, state, attempts, lastStatus]) => ({
             receiverId: receiverId as ReceiverId,
             state: state as DeliveryState,
@@ -407,11 +305,11 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
         (await rows<ClaimRow>(pool, claimStatement, [now, leaseUntil, limit])).map((row): ClaimedDelivery => ({
           id: row.delivery_id as DeliveryId,
           attempts: row.attempts,
-          event: toEvent(row),
+          event: eventOfRow(row),
           accountName: row.account_name,
           // row_to_json gives bigint columns as JSON numbers.
           receiver: {
-            ...toReceiver({ ...row.receiver, created_at: String(row.receiver.created_at) }),
+            ...receiverOfRow(row.receiver),
             secret: row.receiver.secret
           }
         }))
@@ -427,13 +325,13 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
         return (result.rowCount ?? 0) > 0
       }),
     nextDeliveryAt: attempt(async () => {
-      const [row] = await rows<{ next: Big | null }>(
+      const [row] = await rows<{ next: string | null }>(
         pool,
         `SELECT min(greatest(d.next_attempt_at, coalesce(d.lease_until, 0))) AS next FROM alert_deliveries d
           WHERE ${head}`,
         []
       )
-      return microsOrNull(row?.next ?? null)
+      return row?.next == null ? null : (Number(row.next) as Micros)
     })
   }
 }

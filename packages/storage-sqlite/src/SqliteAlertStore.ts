@@ -1,79 +1,35 @@
 import type Database from "better-sqlite3"
 import {
   AccountNotFound,
-  type AccountId,
   type AlertEvent,
-  type AlertEventId,
+  type AlertEventRow,
+  type AlertReceiverRow,
   type AlertRule,
-  type AlertRuleId,
-  type AlertState,
+  type AlertRuleRow,
   type AlertStore,
   type ClaimedDelivery,
-  type Condition,
   type DeliveryId,
   type DeliveryState,
   type DeliveryStatus,
+  eventOfRow,
   type Micros,
   newAlertEventId,
   newDeliveryId,
   type NewAlertRule,
-  type Receiver,
+  receiverOfRow,
   type ReceiverForDelivery,
   type ReceiverId,
-  type ReceiverKind,
-  type StreamId,
-  type StreamName
+  ruleOfRow
 } from "@dashstream/core"
 import { Effect, Option } from "effect"
 import { storageFailure } from "./internal/errors.js"
 
-interface ReceiverRow {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly kind: string
-  readonly url: string
-  readonly secret: string | null
-  readonly created_at: number
-}
-
-interface RuleRow {
-  readonly id: string
-  readonly account_id: string
-  readonly stream_id: number
-  readonly stream_name: string
-  readonly name: string
-  readonly condition: string
-  readonly for_seconds: number
-  readonly created_at: number
-  readonly silenced_until: number | null
-  readonly state: string
-  readonly state_since: number
-  readonly value: number | null
-  readonly since: number | null
-  readonly newest: number
-  readonly cursor: number | null
-  readonly version: number
+type RuleRow = Omit<AlertRuleRow, "receiver_ids"> & {
   /** The JSON array of the rule's receiver ids, in position order. */
   readonly receiver_ids: string
 }
 
-interface EventRow {
-  readonly seq: number
-  readonly id: string
-  readonly account_id: string
-  readonly rule_id: string
-  readonly rule_name: string
-  readonly stream_name: string
-  readonly condition: string
-  readonly for_seconds: number
-  readonly from_state: string
-  readonly to_state: string
-  readonly value: number | null
-  readonly ts: number | null
-  readonly at: number
-  readonly starts_at: number
-}
+type EventRow = AlertEventRow & { readonly seq: number }
 
 interface ClaimRow extends EventRow {
   readonly delivery_id: string
@@ -88,53 +44,8 @@ interface ClaimRow extends EventRow {
   readonly receiver_created_at: number
 }
 
-const toReceiver = (row: ReceiverRow): Receiver => ({
-  id: row.id as ReceiverId,
-  accountId: row.account_id as AccountId,
-  name: row.name,
-  kind: row.kind as ReceiverKind,
-  url: row.url,
-  hasSecret: row.secret !== null,
-  createdAt: row.created_at as Micros
-})
-
-const toRule = (row: RuleRow): AlertRule => ({
-  id: row.id as AlertRuleId,
-  accountId: row.account_id as AccountId,
-  streamId: row.stream_id as StreamId,
-  name: row.name,
-  streamName: row.stream_name as StreamName,
-  condition: JSON.parse(row.condition) as Condition,
-  for: row.for_seconds,
-  receiverIds: JSON.parse(row.receiver_ids) as ReadonlyArray<ReceiverId>,
-  createdAt: row.created_at as Micros,
-  silencedUntil: row.silenced_until as Micros | null,
-  evaluation: {
-    state: row.state as AlertState,
-    stateSince: row.state_since as Micros,
-    value: row.value,
-    since: row.since as Micros | null,
-    newest: row.newest as Micros,
-    cursor: row.cursor as Micros | null
-  },
-  version: row.version
-})
-
-const toEvent = (row: EventRow): Omit<AlertEvent, "deliveries"> => ({
-  id: row.id as AlertEventId,
-  accountId: row.account_id as AccountId,
-  ruleId: row.rule_id as AlertRuleId,
-  ruleName: row.rule_name,
-  streamName: row.stream_name,
-  condition: JSON.parse(row.condition) as Condition,
-  for: row.for_seconds,
-  from: row.from_state as AlertState,
-  to: row.to_state as AlertState,
-  value: row.value,
-  ts: row.ts as Micros | null,
-  at: row.at as Micros,
-  startsAt: row.starts_at as Micros
-})
+const toRule = (row: RuleRow): AlertRule =>
+  ruleOfRow({ ...row, receiver_ids: JSON.parse(row.receiver_ids) as ReadonlyArray<string> })
 
 const receiverColumns = "id, account_id, name, kind, url, secret, created_at"
 
@@ -161,10 +72,10 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
   const insertReceiver = db.prepare<[string, string, string, string, string, string | null, number]>(
     `INSERT INTO alert_receivers (${receiverColumns}) VALUES (?, ?, ?, ?, ?, ?, ?)`
   )
-  const listReceivers = db.prepare<[string], ReceiverRow>(
+  const listReceivers = db.prepare<[string], AlertReceiverRow>(
     `SELECT ${receiverColumns} FROM alert_receivers WHERE account_id = ? ORDER BY created_at, id`
   )
-  const getReceiver = db.prepare<[string, string], ReceiverRow>(
+  const getReceiver = db.prepare<[string, string], AlertReceiverRow>(
     `SELECT ${receiverColumns} FROM alert_receivers WHERE account_id = ? AND id = ?`
   )
   const updateReceiver = db.prepare<[string, string, string, number, string | null, string, string]>(
@@ -251,7 +162,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
 
   const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: storageFailure })
   const oneRule = (row: RuleRow | undefined) => Option.map(Option.fromNullable(row), toRule)
-  const oneReceiver = (row: ReceiverRow | undefined) => Option.map(Option.fromNullable(row), toReceiver)
+  const oneReceiver = (row: AlertReceiverRow | undefined) => Option.map(Option.fromNullable(row), receiverOfRow)
   const evaluationParams = (evaluation: AlertRule["evaluation"]) => ({
     state: evaluation.state,
     stateSince: evaluation.stateSince,
@@ -373,12 +284,12 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
             ? Effect.void
             : Effect.fail(new AccountNotFound({ message: `no account with id ${JSON.stringify(receiver.accountId)}` }))
       ),
-    listReceivers: (account) => attempt(() => listReceivers.all(account).map(toReceiver)),
+    listReceivers: (account) => attempt(() => listReceivers.all(account).map(receiverOfRow)),
     getReceiver: (account, id) => attempt(() => oneReceiver(getReceiver.get(account, id))),
     getReceiverForDelivery: (account, id) =>
       attempt(() =>
         Option.map(Option.fromNullable(getReceiver.get(account, id)), (row): ReceiverForDelivery => ({
-          ...toReceiver(row),
+          ...receiverOfRow(row),
           secret: row.secret
         }))
       ),
@@ -417,7 +328,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     listEvents: (account, since, limit) =>
       attempt(() =>
         listEvents.all(account, since, limit).map((row): AlertEvent => ({
-          ...toEvent(row),
+          ...eventOfRow(row),
           deliveries: (JSON.parse(row.deliveries) as ReadonlyArray<[string, string, number, number | null]>).map(
             ([receiverId, state, attempts, lastStatus]): DeliveryStatus => ({
               receiverId: receiverId as ReceiverId,
@@ -433,10 +344,10 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
         claim.immediate(now, leaseUntil, limit).map((row): ClaimedDelivery => ({
           id: row.delivery_id as DeliveryId,
           attempts: row.attempts,
-          event: toEvent(row),
+          event: eventOfRow(row),
           accountName: row.account_name,
           receiver: {
-            ...toReceiver({
+            ...receiverOfRow({
               id: row.receiver_id,
               account_id: row.receiver_account_id,
               name: row.receiver_name,
