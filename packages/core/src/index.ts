@@ -262,6 +262,7 @@ export {
   type Transition
 } from "./alerts/RuleStateMachine.js"
 export { DeadlineQueue } from "./alerts/DeadlineQueue.js"
+export { AlertEngine, layer as alertEngineLayer, make as makeAlertEngine } from "./alerts/AlertEngine.js"
 export {
   type AlertEventRow,
   type AlertReceiverRow,
