@@ -283,6 +283,7 @@ export {
   type DeliveryState,
   deliveryStates,
   type DeliveryStatus,
+  type EvaluationCommit,
   MAX_EVENTS_PER_READ,
   newAlertEventId,
   newDeliveryId,

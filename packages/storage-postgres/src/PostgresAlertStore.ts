@@ -228,55 +228,62 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
         )
         return result.rowCount === 0 ? Option.none() : await firstRule("r.id = $1", [id])
       }),
-    commitEvaluation: (id, version, evaluation, transitions) =>
+    commitEvaluations: (commits) =>
       attempt(() =>
         transaction(pool, async (client) => {
-          const updated = await client.query(
-            `UPDATE alert_rules SET state = $1, state_since = $2, value = $3, since = $4, newest = $5, cursor = $6,
+          const stored: Array<Option.Option<AlertRule>> = []
+          for (const { rule: id, version, evaluation, transitions } of commits) {
+            const updated = await client.query(
+              `UPDATE alert_rules SET state = $1, state_since = $2, value = $3, since = $4, newest = $5, cursor = $6,
               version = version + 1 WHERE id = $7 AND version = $8`,
-            [...evaluationValues(evaluation), id, version]
-          )
-          if (updated.rowCount === 0) return { commit: false, value: Option.none<AlertRule>() }
-          const rule = Option.getOrThrow(await firstRule("r.id = $1", [id], client))
-          for (const t of transitions) {
-            const [event] = await rows<{ seq: string }>(
-              client,
-              `INSERT INTO alert_events (id, account_id, rule_id, rule_name, stream_name, condition, for_seconds,
+              [...evaluationValues(evaluation), id, version]
+            )
+            if (updated.rowCount === 0) {
+              stored.push(Option.none())
+              continue
+            }
+            const rule = Option.getOrThrow(await firstRule("r.id = $1", [id], client))
+            for (const t of transitions) {
+              const [event] = await rows<{ seq: string }>(
+                client,
+                `INSERT INTO alert_events (id, account_id, rule_id, rule_name, stream_name, condition, for_seconds,
                 from_state, to_state, value, ts, at, starts_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING seq`,
-              [
-                newAlertEventId(),
-                rule.accountId,
-                rule.id,
-                rule.name,
-                rule.streamName,
-                JSON.stringify(rule.condition),
-                rule.for,
-                t.from,
-                t.to,
-                t.value,
-                t.ts,
-                t.at,
-                t.startsAt
-              ]
-            )
-            if (rule.receiverIds.length === 0) continue
-            await client.query(
-              `INSERT INTO alert_deliveries (id, event_seq, rule_id, position, receiver_id, state, attempts,
+                [
+                  newAlertEventId(),
+                  rule.accountId,
+                  rule.id,
+                  rule.name,
+                  rule.streamName,
+                  JSON.stringify(rule.condition),
+                  rule.for,
+                  t.from,
+                  t.to,
+                  t.value,
+                  t.ts,
+                  t.at,
+                  t.startsAt
+                ]
+              )
+              if (rule.receiverIds.length === 0) continue
+              await client.query(
+                `INSERT INTO alert_deliveries (id, event_seq, rule_id, position, receiver_id, state, attempts,
                 last_status, next_attempt_at, lease_until)
                 SELECT d, $1, $2, p - 1, r, $3, 0, NULL, $4, NULL
                 FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS m(d, r, p)`,
-              [
-                event!.seq,
-                rule.id,
-                t.silenced ? "silenced" : "pending",
-                t.at,
-                rule.receiverIds.map(() => newDeliveryId()),
-                rule.receiverIds
-              ]
-            )
+                [
+                  event!.seq,
+                  rule.id,
+                  t.silenced ? "silenced" : "pending",
+                  t.at,
+                  rule.receiverIds.map(() => newDeliveryId()),
+                  rule.receiverIds
+                ]
+              )
+            }
+            stored.push(Option.some(rule))
           }
-          return { commit: true, value: Option.some(rule) }
+          return { commit: true, value: stored }
         })
       ),
 

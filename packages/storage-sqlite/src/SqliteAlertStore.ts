@@ -11,6 +11,7 @@ import {
   type DeliveryId,
   type DeliveryState,
   type DeliveryStatus,
+  type EvaluationCommit,
   eventOfRow,
   type Micros,
   newAlertEventId,
@@ -216,47 +217,34 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     deleteReceiver.run(account, id)
     return true
   })
-  const commit = db.transaction(
-    (
-      id: string,
-      version: number,
-      evaluation: AlertRule["evaluation"],
-      transitions: Parameters<AlertStore["Type"]["commitEvaluation"]>[3]
-    ) => {
-      if (setEvaluation.run({ id, version, ...evaluationParams(evaluation) }).changes === 0) return undefined
-      const rule = ruleById.get(id)!
-      const receivers = JSON.parse(rule.receiver_ids) as ReadonlyArray<string>
-      for (const t of transitions) {
-        const seq = insertEvent.run({
-          id: newAlertEventId(),
-          accountId: rule.account_id,
-          ruleId: rule.id,
-          ruleName: rule.name,
-          streamName: rule.stream_name,
-          condition: rule.condition,
-          for: rule.for_seconds,
-          from: t.from,
-          to: t.to,
-          value: t.value,
-          ts: t.ts,
-          at: t.at,
-          startsAt: t.startsAt
-        }).lastInsertRowid
-        receivers.forEach((receiver, position) =>
-          insertDelivery.run(
-            newDeliveryId(),
-            seq,
-            rule.id,
-            position,
-            receiver,
-            t.silenced ? "silenced" : "pending",
-            t.at
-          )
-        )
-      }
-      return rule
+  // One commit of `commitEvaluations`, inside its transaction: the rule row as stored, or undefined when stale.
+  const commitOne = ({ rule: id, version, evaluation, transitions }: EvaluationCommit) => {
+    if (setEvaluation.run({ id, version, ...evaluationParams(evaluation) }).changes === 0) return undefined
+    const rule = ruleById.get(id)!
+    const receivers = JSON.parse(rule.receiver_ids) as ReadonlyArray<string>
+    for (const t of transitions) {
+      const seq = insertEvent.run({
+        id: newAlertEventId(),
+        accountId: rule.account_id,
+        ruleId: rule.id,
+        ruleName: rule.name,
+        streamName: rule.stream_name,
+        condition: rule.condition,
+        for: rule.for_seconds,
+        from: t.from,
+        to: t.to,
+        value: t.value,
+        ts: t.ts,
+        at: t.at,
+        startsAt: t.startsAt
+      }).lastInsertRowid
+      receivers.forEach((receiver, position) =>
+        insertDelivery.run(newDeliveryId(), seq, rule.id, position, receiver, t.silenced ? "silenced" : "pending", t.at)
+      )
     }
-  )
+    return rule
+  }
+  const commit = db.transaction((commits: ReadonlyArray<EvaluationCommit>) => commits.map(commitOne))
   const claim = db.transaction((now: number, leaseUntil: number, limit: number) => {
     const rows = claimable.all(now, now, limit)
     for (const row of rows) lease.run(leaseUntil, row.delivery_id)
@@ -322,8 +310,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
       attempt(() =>
         silence.run(until, account, id).changes === 0 ? Option.none() : oneRule(getRule.get(account, id))
       ),
-    commitEvaluation: (id, version, evaluation, transitions) =>
-      attempt(() => oneRule(commit.immediate(id, version, evaluation, transitions))),
+    commitEvaluations: (commits) => attempt(() => commit.immediate(commits).map(oneRule)),
 
     listEvents: (account, since, limit) =>
       attempt(() =>

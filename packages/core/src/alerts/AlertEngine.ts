@@ -5,14 +5,14 @@ import { type StoredEntry, StreamStore } from "../StreamStore.js"
 import type { Micros } from "../Time.js"
 import type { StreamId } from "../Widget.js"
 import type { AlertRuleId } from "./AlertRule.js"
-import { type AlertRule, AlertStore } from "./AlertStore.js"
+import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
 import { DeadlineQueue } from "./DeadlineQueue.js"
 import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
 
 /**
  * The alert engine (docs/api.md section 18, "Evaluation"): it feeds the rule state machine (`RuleStateMachine.ts`)
  * with every entry stored in a stream that has rules, every clear, and a tick at each rule's deadline, and stores
- * each outcome with `AlertStore.commitEvaluation` (state, events and deliveries in one transaction).
+ * the outcomes with `AlertStore.commitEvaluations` (states, events and deliveries in one transaction per change).
  *
  * - **Only streams with rules cost anything.** The engine subscribes to the change feed for the streams that have
  *   rules and no other; the write path collects changes only for subscribed streams (one map lookup per write of any
@@ -107,36 +107,47 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
     }
 
     /**
-     * Evaluates `inputsOf(rule)` for one rule and stores the outcome; on a stale version, reloads the rule's stream and
-     * tries again with the inputs recomputed from the rule's new state.
+     * Evaluates `inputsOf(rule)` for each of the rules `ids` and stores the outcomes in one `commitEvaluations`; the
+     * rules whose version had moved (another process or an edit came first) have their stream reloaded and are
+     * evaluated again, with their inputs recomputed from their new state.
      */
     const evaluate = (
-      id: AlertRuleId,
+      ids: ReadonlyArray<AlertRuleId>,
       inputsOf: (rule: AlertRule, at: Micros) => ReadonlyArray<RuleInput>
     ): Effect.Effect<void, StorageFailure> =>
       Effect.gen(function* () {
+        let pending = ids
         for (let attempt = 0; attempt <= MAX_STALE_RETRIES; attempt++) {
-          const rule = rules.get(id)
-          if (rule === undefined) return
           const now = yield* nowMicros
-          const at = Math.max(now, rule.evaluation.stateSince) as Micros
-          const inputs = inputsOf(rule, at)
-          if (inputs.length === 0) return
-          let evaluation = rule.evaluation
-          const transitions: Array<Transition> = []
-          for (const input of inputs) {
-            const out = step(rule, evaluation, input)
-            evaluation = out.evaluation
-            transitions.push(...out.transitions)
+          const commits: Array<EvaluationCommit> = []
+          const streamOf = new Map<AlertRuleId, StreamId>()
+          for (const id of pending) {
+            const rule = rules.get(id)
+            if (rule === undefined) continue
+            const inputs = inputsOf(rule, Math.max(now, rule.evaluation.stateSince) as Micros)
+            if (inputs.length === 0) continue
+            let evaluation = rule.evaluation
+            const transitions: Array<Transition> = []
+            for (const input of inputs) {
+              const out = step(rule, evaluation, input)
+              evaluation = out.evaluation
+              transitions.push(...out.transitions)
+            }
+            commits.push({ rule: id, version: rule.version, evaluation, transitions })
+            streamOf.set(id, rule.streamId)
           }
-          const stored = yield* alerts.commitEvaluation(rule.id, rule.version, evaluation, transitions)
-          if (Option.isSome(stored)) {
-            remember(stored.value)
-            return
-          }
-          yield* load(rule.streamId)
+          if (commits.length === 0) return
+          const stored = yield* alerts.commitEvaluations(commits)
+          const stale: Array<AlertRuleId> = []
+          stored.forEach((rule, i) => {
+            if (Option.isSome(rule)) remember(rule.value)
+            else stale.push(commits[i]!.rule)
+          })
+          if (stale.length === 0) return
+          for (const stream of new Set(stale.map((id) => streamOf.get(id)!))) yield* load(stream)
+          pending = stale
         }
-        yield* Effect.logWarning(`alert rule ${id}: its evaluation kept being overtaken; it is evaluated again later`)
+        yield* Effect.logWarning(`${pending.length} alert rules kept being overtaken; they are evaluated again later`)
       })
 
     const entryInputs =
@@ -186,7 +197,10 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
         const cursors = found.map((rule) => rule.evaluation.cursor ?? -1)
         const since = Math.min(...cursors) as Micros
         const entries = yield* streams.read(stream, { since, limit: null })
-        for (const rule of found) yield* evaluate(rule.id, entryInputs(entries))
+        yield* evaluate(
+          found.map((rule) => rule.id),
+          entryInputs(entries)
+        )
         // A rule with nothing to catch up may still be past its deadline (the process was down): the timer sees it.
       })
 
@@ -199,27 +213,28 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
           case "Gap":
             return yield* reload(stream)
           case "Cleared":
-            for (const id of byStream.get(stream) ?? []) {
-              yield* evaluate(id, (_, at) => [{ _tag: "Cleared", at, clearedAt: change.at }])
-            }
-            return
+            return yield* evaluate(byStream.get(stream) ?? [], (_, at) => [
+              { _tag: "Cleared", at, clearedAt: change.at }
+            ])
           case "Stored":
-            for (const id of byStream.get(stream) ?? []) yield* evaluate(id, entryInputs(change.entries))
+            return yield* evaluate(byStream.get(stream) ?? [], entryInputs(change.entries))
         }
       })
 
     const onDue = Effect.gen(function* () {
       const now = yield* nowMicros
-      for (const id of deadlines.popDue(now)) {
-        yield* evaluate(id, (_, at) => [{ _tag: "Tick", at }]).pipe(
-          Effect.catchAll((error) =>
-            Effect.zipRight(
-              Effect.logWarning("alert rule deadline not evaluated; retried in a second", error),
-              Effect.sync(() => deadlines.set(id, now + Duration.toMillis(RETRY_AFTER) * 1000))
-            )
+      const due = deadlines.popDue(now)
+      if (due.length === 0) return
+      yield* evaluate(due, (_, at) => [{ _tag: "Tick", at }]).pipe(
+        Effect.catchAll((error) =>
+          Effect.zipRight(
+            Effect.logWarning("alert rule deadlines not evaluated; retried in a second", error),
+            Effect.sync(() => {
+              for (const id of due) if (rules.has(id)) deadlines.set(id, now + Duration.toMillis(RETRY_AFTER) * 1000)
+            })
           )
         )
-      }
+      )
     })
 
     // Start: every stream with rules is loaded and caught up, each as a reload of its own (retried alone).

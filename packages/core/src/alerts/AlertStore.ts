@@ -15,7 +15,7 @@ import type { RuleEvaluation, Transition } from "./RuleStateMachine.js"
  * **How evaluation survives a crash without slowing pushes.** A push stores its entries as before and nothing
  * else: a stream with no rule costs the push nothing (the engine follows only streams that have rules, through the
  * change feed, whose write path asks one map lookup of a stream nobody follows). The engine evaluates each stored
- * entry after the push's commit and stores the outcome with {@link AlertStore} `commitEvaluation`: the rule's new
+ * entry after the push's commit and stores the outcome with {@link AlertStore} `commitEvaluations`: the rule's new
  * {@link RuleEvaluation}, its transition events and one delivery row per receiver, in ONE transaction, so a
  * transition is never stored without its state change, nor the reverse. Each rule keeps a cursor, the highest entry
  * `ts` it evaluated (`RuleEvaluation.cursor`, microseconds): after a crash between a push's commit and its
@@ -147,6 +147,14 @@ export interface AttemptOutcome {
   readonly nextAttemptAt: Micros | null
 }
 
+/** An evaluation of one rule to store (see `AlertStore.commitEvaluations`), computed from the rule's `version`. */
+export interface EvaluationCommit {
+  readonly rule: AlertRuleId
+  readonly version: number
+  readonly evaluation: RuleEvaluation
+  readonly transitions: ReadonlyArray<Transition>
+}
+
 /** The most events one `listEvents` returns (docs/api.md section 18). */
 export const MAX_EVENTS_PER_READ = 1000
 
@@ -210,18 +218,17 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
       until: Micros | null
     ) => Effect.Effect<Option.Option<AlertRule>, StorageFailure>
     /**
-     * Stores an evaluation of a rule computed from its version `version`, in ONE transaction: the rule's new
-     * `evaluation` (version + 1), and for each transition (in order) an event with a new id and one delivery per
-     * receiver of the rule (new ids; `silenced` when the transition is, else `pending` with its first attempt due at
-     * the transition's `at`, no attempts). Returns the rule as stored; `None`, storing nothing, when the rule is gone
-     * or its version is no longer `version` (another evaluation or an edit came first: reload and evaluate again).
+     * Stores evaluations of rules (the rules of one stream after one change, typically), all in ONE transaction. Each
+     * {@link EvaluationCommit} computed from its rule's version `version` stores the rule's new `evaluation` (version
+     * + 1) and, for each transition in order, an event with a new id and one delivery per receiver of the rule (new
+     * ids; `silenced` when the transition is, else `pending` with its first attempt due at the transition's `at`, no
+     * attempts). Returns, in the order given, each rule as stored, or `None` for a commit that stored nothing because
+     * its rule is gone or its version is no longer `version` (another evaluation or an edit came first: reload and
+     * evaluate again); the other commits are stored all the same.
      */
-    readonly commitEvaluation: (
-      id: AlertRuleId,
-      version: number,
-      evaluation: RuleEvaluation,
-      transitions: ReadonlyArray<Transition>
-    ) => Effect.Effect<Option.Option<AlertRule>, StorageFailure>
+    readonly commitEvaluations: (
+      commits: ReadonlyArray<EvaluationCommit>
+    ) => Effect.Effect<ReadonlyArray<Option.Option<AlertRule>>, StorageFailure>
 
     /**
      * The account's events made after `since` (exclusive, by `at`, microseconds), ascending by `at` then by the

@@ -183,45 +183,47 @@ export const make = (
           ? Option.none()
           : Option.some(put({ ...rule, silencedUntil: until, version: rule.version + 1 }))
       }),
-    commitEvaluation: (id, version, evaluation, transitions) =>
+    commitEvaluations: (commits) =>
       Effect.sync(() => {
         purge()
-        const rule = rules.get(id)
-        if (rule === undefined || rule.version !== version) return Option.none()
-        for (const t of transitions) {
-          const event: Omit<AlertEvent, "deliveries"> = {
-            id: newAlertEventId(),
-            accountId: rule.accountId,
-            ruleId: rule.id,
-            ruleName: rule.name,
-            streamName: rule.streamName,
-            condition: rule.condition,
-            for: rule.for,
-            from: t.from,
-            to: t.to,
-            value: t.value,
-            ts: t.ts,
-            at: t.at,
-            startsAt: t.startsAt
+        return commits.map(({ rule: id, version, evaluation, transitions }) => {
+          const rule = rules.get(id)
+          if (rule === undefined || rule.version !== version) return Option.none()
+          for (const t of transitions) {
+            const event: Omit<AlertEvent, "deliveries"> = {
+              id: newAlertEventId(),
+              accountId: rule.accountId,
+              ruleId: rule.id,
+              ruleName: rule.name,
+              streamName: rule.streamName,
+              condition: rule.condition,
+              for: rule.for,
+              from: t.from,
+              to: t.to,
+              value: t.value,
+              ts: t.ts,
+              at: t.at,
+              startsAt: t.startsAt
+            }
+            const eventSeq = ++seq
+            events.push({ event, seq: eventSeq })
+            rule.receiverIds.forEach((receiverId, position) =>
+              deliveries.push({
+                id: newDeliveryId(),
+                event,
+                seq: eventSeq,
+                position,
+                receiverId,
+                state: t.silenced ? "silenced" : "pending",
+                attempts: 0,
+                lastStatus: null,
+                nextAttemptAt: t.at,
+                leaseUntil: null
+              })
+            )
           }
-          const eventSeq = ++seq
-          events.push({ event, seq: eventSeq })
-          rule.receiverIds.forEach((receiverId, position) =>
-            deliveries.push({
-              id: newDeliveryId(),
-              event,
-              seq: eventSeq,
-              position,
-              receiverId,
-              state: t.silenced ? "silenced" : "pending",
-              attempts: 0,
-              lastStatus: null,
-              nextAttemptAt: t.at,
-              leaseUntil: null
-            })
-          )
-        }
-        return Option.some(put({ ...rule, evaluation, version: rule.version + 1 }))
+          return Option.some(put({ ...rule, evaluation, version: rule.version + 1 }))
+        })
       }),
 
     listEvents: (account, since, limit) =>

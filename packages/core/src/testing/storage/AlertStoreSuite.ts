@@ -113,6 +113,18 @@ const evaluationAfter = (state: RuleEvaluation["state"], seconds: number): RuleE
 })
 
 const store = AlertStore
+
+/** Stores one evaluation (a batch of one; see `commitEvaluations`). */
+const commitOne = (
+  rule: AlertRule["id"],
+  version: number,
+  evaluation: RuleEvaluation,
+  transitions: ReadonlyArray<Transition>
+) =>
+  Effect.map(
+    Effect.flatMap(AlertStore, (s) => s.commitEvaluations([{ rule, version, evaluation, transitions }])),
+    (stored) => stored[0]!
+  )
 const some = <A>(option: Option.Option<A>): A => Option.getOrThrow(option)
 
 /**
@@ -249,11 +261,11 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const b = yield* newReceiver(account, "b")
         const rule = yield* newRule(cpu, [b, a])
         const next = evaluationAfter("firing", 40)
-        const stored = some(yield* alerts.commitEvaluation(rule.id, 1, next, [firing(40, 95.25)]))
+        const stored = some(yield* commitOne(rule.id, 1, next, [firing(40, 95.25)]))
         assert.deepStrictEqual(stored, { ...rule, evaluation: next, version: 2 })
         // The same evaluation again, computed from version 1: stale, nothing stored.
-        assert.isTrue(Option.isNone(yield* alerts.commitEvaluation(rule.id, 1, next, [firing(40, 95.25)])))
-        assert.isTrue(Option.isNone(yield* alerts.commitEvaluation(newAlertRuleId(), 1, next, [])))
+        assert.isTrue(Option.isNone(yield* commitOne(rule.id, 1, next, [firing(40, 95.25)])))
+        assert.isTrue(Option.isNone(yield* commitOne(newAlertRuleId(), 1, next, [])))
         const events = yield* alerts.listEvents(account.id, micros(0), 1000)
         assert.strictEqual(events.length, 1)
         const event = events[0]!
@@ -281,8 +293,39 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         )
         // No transitions: the state alone moves on.
         const calm = evaluationAfter("pending", 50)
-        assert.strictEqual(some(yield* alerts.commitEvaluation(rule.id, 2, calm, [])).version, 3)
+        assert.strictEqual(some(yield* commitOne(rule.id, 2, calm, [])).version, 3)
         assert.strictEqual((yield* alerts.listEvents(account.id, micros(0), 1000)).length, 1)
+      })
+    )
+
+    test(
+      "a batch of evaluations is stored in one go; a stale one stores nothing and the others are stored all the same",
+      Effect.gen(function* () {
+        const alerts = yield* store
+        const account = yield* newAccount()
+        const cpu = yield* newWidget(account, "cpu")
+        const a = yield* newReceiver(account, "a")
+        const one = yield* newRule(cpu, [a])
+        const two = yield* newRule(cpu, [a], { name: "second", createdAt: at(2) })
+        const three = yield* newRule(cpu, [], { name: "third", createdAt: at(3) })
+        yield* alerts.silenceRule(account.id, two.id, at(1000))
+        const stored = yield* alerts.commitEvaluations([
+          { rule: one.id, version: 1, evaluation: evaluationAfter("firing", 40), transitions: [firing(40, 95)] },
+          { rule: two.id, version: 1, evaluation: evaluationAfter("firing", 40), transitions: [firing(40, 95)] },
+          { rule: three.id, version: 1, evaluation: evaluationAfter("firing", 40), transitions: [firing(40, 95)] }
+        ])
+        assert.deepStrictEqual(
+          stored.map((r) => Option.map(r, (rule) => [rule.name, rule.version, rule.evaluation.state])),
+          [Option.some(["CPU high", 2, "firing"]), Option.none(), Option.some(["third", 2, "firing"])]
+        )
+        assert.deepStrictEqual(
+          (yield* alerts.listEvents(account.id, micros(0), 1000)).map((e) => [e.ruleName, e.deliveries.length]),
+          [
+            ["CPU high", 1],
+            ["third", 0]
+          ]
+        )
+        assert.deepStrictEqual(yield* alerts.commitEvaluations([]), [])
       })
     )
 
@@ -293,9 +336,7 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const account = yield* newAccount()
         const rule = yield* newRule(yield* newWidget(account, "cpu"), [yield* newReceiver(account, "a")])
         const outcomes = yield* Effect.all(
-          Array.from({ length: 4 }, () =>
-            alerts.commitEvaluation(rule.id, 1, evaluationAfter("firing", 40), [firing(40, 95.25)])
-          ),
+          Array.from({ length: 4 }, () => commitOne(rule.id, 1, evaluationAfter("firing", 40), [firing(40, 95.25)])),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(outcomes.filter(Option.isSome).length, 1)
@@ -312,12 +353,9 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const a = yield* newReceiver(account, "a")
         const rule = yield* newRule(yield* newWidget(account, "cpu"), [a])
         const theirs = yield* newRule(yield* newWidget(other, "cpu"), [])
-        yield* alerts.commitEvaluation(theirs.id, 1, evaluationAfter("firing", 15), [firing(15, null)])
-        yield* alerts.commitEvaluation(rule.id, 1, evaluationAfter("ok", 20), [
-          firing(10, null, true),
-          resolved(20, 10)
-        ])
-        yield* alerts.commitEvaluation(rule.id, 2, evaluationAfter("firing", 30), [firing(30, 99)])
+        yield* commitOne(theirs.id, 1, evaluationAfter("firing", 15), [firing(15, null)])
+        yield* commitOne(rule.id, 1, evaluationAfter("ok", 20), [firing(10, null, true), resolved(20, 10)])
+        yield* commitOne(rule.id, 2, evaluationAfter("firing", 30), [firing(30, 99)])
         const all = yield* alerts.listEvents(account.id, micros(0), 1000)
         assert.deepStrictEqual(
           all.map((e) => [e.to, (e.at - T0) / 1e6, e.ts, e.deliveries[0]!.state]),
@@ -350,7 +388,7 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const b = yield* newReceiver(account, "b")
         const rule = yield* newRule(yield* newWidget(account, "cpu"), [a, b])
         assert.strictEqual(yield* alerts.nextDeliveryAt, null)
-        yield* alerts.commitEvaluation(rule.id, 1, evaluationAfter("ok", 20), [firing(10, 95.25), resolved(20, 10)])
+        yield* commitOne(rule.id, 1, evaluationAfter("ok", 20), [firing(10, 95.25), resolved(20, 10)])
         assert.strictEqual(yield* alerts.nextDeliveryAt, at(10))
         assert.deepStrictEqual(yield* alerts.claimDeliveries(at(9), at(100), 10), [])
         // Due at 10: the firing's two deliveries; the resolution's wait for them (same rule and receiver).
@@ -415,7 +453,7 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const account = yield* newAccount()
         const receivers = yield* Effect.all(Array.from({ length: 6 }, (_, i) => newReceiver(account, `r${i}`)))
         const rule = yield* newRule(yield* newWidget(account, "cpu"), receivers)
-        yield* alerts.commitEvaluation(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
+        yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
         const claims = yield* Effect.all(
           Array.from({ length: 4 }, () => alerts.claimDeliveries(at(20), at(100), 2)),
           { concurrency: "unbounded" }
@@ -434,7 +472,7 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const a = yield* newReceiver(account, "a")
         const b = yield* newReceiver(account, "b")
         const rule = yield* newRule(yield* newWidget(account, "cpu"), [a, b])
-        yield* alerts.commitEvaluation(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
+        yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
         const other = yield* newAccount("other")
         assert.isFalse(yield* alerts.deleteReceiver(other.id, a.id))
         assert.isTrue(yield* alerts.deleteReceiver(account.id, a.id))
@@ -467,7 +505,7 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
         const mem = yield* newWidget(account, "mem")
         const rule = yield* newRule(cpu, [])
         const kept = yield* newRule(mem, [])
-        yield* alerts.commitEvaluation(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
+        yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
         yield* Effect.flatMap(AccountStore, (s) => s.deleteWidget(account.id, "cpu"))
         assert.isTrue(Option.isNone(yield* alerts.getRule(account.id, rule.id)))
         assert.deepStrictEqual(yield* alerts.listRules(account.id), [kept])
