@@ -37,9 +37,9 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
   AlertEngine,
   {
     /**
-     * Reads the rules of `stream` again (after a rule was created, changed, silenced or deleted through this process),
-     * subscribes or unsubscribes the stream accordingly, and evaluates its entries above each rule's cursor. Queued:
-     * done in order with the engine's other work.
+     * Reads the rules of `stream` again (after a rule was created, changed, silenced or deleted through this process;
+     * a rule moved to another stream wants both streams reloaded), subscribes or unsubscribes the stream accordingly,
+     * and evaluates its entries above each rule's cursor. Queued: done in order with the engine's other work.
      */
     readonly reload: (stream: StreamId) => Effect.Effect<void>
     /** Completes once everything queued before it is evaluated and stored (for tests and orderly shutdown). */
