@@ -8,6 +8,7 @@ import { AlertStore, type AlertEvent, type NewAlertRule } from "../src/alerts/Al
 import { newReceiverId, type Receiver } from "../src/alerts/Receiver.js"
 import { initialEvaluation } from "../src/alerts/RuleStateMachine.js"
 import { ChangeFeed } from "../src/ChangeFeed.js"
+import { StorageError } from "../src/Errors.js"
 import { StreamName } from "../src/StreamName.js"
 import { StreamStore } from "../src/StreamStore.js"
 import { type Micros, micros } from "../src/Time.js"
@@ -200,6 +201,37 @@ describe("alert engine", () => {
       const [rule] = yield* Context.get(s.context, AlertStore).listRules(s.account.id)
       assert.strictEqual(rule!.evaluation.cursor, at(10))
       assert.strictEqual(rule!.evaluation.value, 96)
+    })
+  )
+
+  it.scoped("an evaluation that fails is logged and done again a second later from the cursor: nothing is lost", () =>
+    Effect.gen(function* () {
+      const s = yield* setup()
+      yield* addRule(s, { above: 90 })
+      // The store fails the first evaluation commit (a storage error) and dies on the second (a bug).
+      const alerts = Context.get(s.context, AlertStore)
+      let calls = 0
+      const flaky = Context.add(s.context, AlertStore, {
+        ...alerts,
+        commitEvaluations: (commits) =>
+          ++calls === 1
+            ? Effect.fail(new StorageError({ cause: new Error("disk on fire") }))
+            : calls === 2
+              ? Effect.die(new Error("a bug"))
+              : alerts.commitEvaluations(commits)
+      })
+      const { engine } = yield* startEngine(flaky)
+      yield* push(s, 95)
+      yield* engine.settled
+      assert.deepStrictEqual(yield* events(s), [])
+      yield* advance(engine, 1)
+      assert.deepStrictEqual(yield* events(s), [])
+      yield* advance(engine, 1)
+      assert.deepStrictEqual(
+        (yield* events(s)).map((e) => [e.to, e.value]),
+        [["firing", 95]]
+      )
+      assert.strictEqual(calls, 3)
     })
   )
 

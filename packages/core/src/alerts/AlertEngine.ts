@@ -30,8 +30,8 @@ import { nextDeadline, type RuleInput, step, type Transition } from "./RuleState
  *   entries it has seen are then at or below the new cursor).
  *
  * Times are integer microseconds from the effect `Clock` (an evaluation's `at` never goes below its rule's
- * `stateSince`). A storage failure is logged and the stream reloaded a second later (nothing is lost: its entries are
- * above the cursor).
+ * `stateSince`). A storage failure (or a defect) is logged and the stream reloaded a second later (nothing is lost:
+ * its entries are above the cursor).
  */
 export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
   AlertEngine,
@@ -262,11 +262,13 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
               : item._tag === "Due"
                 ? onDue
                 : Deferred.succeed(item.done, undefined)
+      // A storage failure, or a bug, fails the one item: logged, done again a second later (its stream's entries are
+      // above the cursor), and the worker goes on with the next.
       return run.pipe(
-        Effect.catchAll((error) => {
+        Effect.catchAllCause((cause) => {
           const retry = retryOf(item)
           return Effect.zipRight(
-            Effect.logWarning("alert evaluation failed on storage; it is done again in a second", error),
+            Effect.logWarning("alert evaluation failed; it is done again in a second", cause),
             retry === undefined
               ? Effect.void
               : Effect.forkIn(Effect.delay(Queue.offer(work, retry), RETRY_AFTER), scope)
