@@ -65,6 +65,16 @@ export class RotationNotFound extends Schema.TaggedError<RotationNotFound>()("Ro
   message: Schema.String
 }) {}
 
+/** No alert rule with that id in the account (admin API and CLI; 404 `rule_not_found`, docs/api.md section 18). */
+export class AlertRuleNotFound extends Schema.TaggedError<AlertRuleNotFound>()("AlertRuleNotFound", {
+  message: Schema.String
+}) {}
+
+/** No receiver with that id in the account (admin API and CLI; 404 `receiver_not_found`, docs/api.md section 18). */
+export class ReceiverNotFound extends Schema.TaggedError<ReceiverNotFound>()("ReceiverNotFound", {
+  message: Schema.String
+}) {}
+
 /**
  * `text` as quoted in an error message: JSON-quoted, cut to its first 100 characters (then `...` and its length),
  * so that an error about a 900 KB name does not echo it whole.

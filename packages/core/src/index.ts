@@ -80,6 +80,7 @@ export { formatTs, isoTime, MAX_SECONDS, type Micros, micros } from "./Time.js"
 // Errors (docs/api.md section 5).
 export {
   AccountNotFound,
+  AlertRuleNotFound,
   Conflict,
   DashboardNotFound,
   Forbidden,
@@ -91,6 +92,7 @@ export {
   PayloadTooLarge,
   type PushRejection,
   quoted,
+  ReceiverNotFound,
   StorageError,
   type StorageFailure,
   StorageUnavailable,
@@ -212,6 +214,82 @@ export {
 } from "./Rotation.js"
 export * as Rotations from "./Rotations.js"
 export type { RotationStorage } from "./RotationStore.js"
+
+// Alerts (docs/api.md section 18): rule and receiver bodies, the rule state machine, the deadline queue, the port.
+export {
+  AlertRuleBody,
+  type AlertRuleDefinition,
+  AlertRuleId,
+  alertStates,
+  type AlertState,
+  checkRuleRefs,
+  Condition,
+  decodeCondition,
+  decodeRuleBody,
+  ForSeconds,
+  isThresholdCondition,
+  MAX_FOR_SECONDS,
+  MAX_NO_DATA_SECONDS,
+  MAX_RULE_RECEIVERS,
+  MIN_NO_DATA_SECONDS,
+  newAlertRuleId
+} from "./alerts/AlertRule.js"
+export {
+  decodeReceiverBody,
+  isHttpUrl,
+  MAX_RECEIVER_SECRET_LENGTH,
+  MAX_RECEIVER_URL_LENGTH,
+  newReceiverId,
+  type Receiver,
+  ReceiverBody,
+  type ReceiverForDelivery,
+  ReceiverId,
+  type ReceiverKind,
+  receiverKinds,
+  ReceiverSecret,
+  ReceiverUrl,
+  type SecretChange
+} from "./alerts/Receiver.js"
+export {
+  initialEvaluation,
+  isSent,
+  nextDeadline,
+  type RuleEvaluation,
+  type RuleInput,
+  type RuleTerms,
+  step,
+  type Step,
+  type Transition
+} from "./alerts/RuleStateMachine.js"
+export { DeadlineQueue } from "./alerts/DeadlineQueue.js"
+export { AlertEngine, layer as alertEngineLayer, make as makeAlertEngine } from "./alerts/AlertEngine.js"
+export {
+  type AlertEventRow,
+  type AlertReceiverRow,
+  type AlertRuleRow,
+  eventOfRow,
+  receiverOfRow,
+  ruleOfRow
+} from "./alerts/AlertRows.js"
+export {
+  type AlertEvent,
+  type AlertEventId,
+  type AlertRule,
+  type AlertRuleChange,
+  AlertStore,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  type DeliveryId,
+  type DeliveryState,
+  deliveryStates,
+  type DeliveryStatus,
+  type EvaluationCommit,
+  MAX_EVENTS_PER_READ,
+  newAlertEventId,
+  newDeliveryId,
+  type NewAlertRule,
+  type ReceiverChange
+} from "./alerts/AlertStore.js"
 
 // The per-bucket selection rule of decimation and range reads.
 export { BucketKeeper, type SelectionMode } from "./BucketSelection.js"

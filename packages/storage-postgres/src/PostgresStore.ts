@@ -1,5 +1,6 @@
 import {
   AccountStore,
+  AlertStore,
   ChangeFeed,
   DashboardStore,
   DecimationStore,
@@ -13,6 +14,7 @@ import { defaultListenerOptions, Listener } from "./internal/listener.js"
 import { channelName } from "./internal/notify.js"
 import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
+import { makeAlertStore } from "./PostgresAlertStore.js"
 import { makeDashboardStore } from "./PostgresDashboardStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
 import { makeRotationStorage } from "./PostgresRotationStore.js"
@@ -30,6 +32,8 @@ export interface PostgresStores {
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
   /** Console sign-outs (docs/api.md section 14), seen by every process on this database and schema. */
   readonly sessionStore: Context.Tag.Service<SessionStore>
+  /** Alert rules, receivers and their outbox (docs/api.md section 18), shared safely by every process. */
+  readonly alertStore: Context.Tag.Service<AlertStore>
 }
 
 /**
@@ -93,19 +97,22 @@ export const make = (
       decimationStore: makeDecimationStore(pool, config),
       dashboardStore: { ...makeDashboardStore(pool), ...makeRotationStorage(pool) },
       changeFeed: listener.feed(),
-      sessionStore: makeSessionStore(pool)
+      sessionStore: makeSessionStore(pool),
+      alertStore: makeAlertStore(pool)
     }
   })
 
 /**
- * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed` and `SessionStore` on
- * PostgreSQL (see {@link make}; the schema must have been migrated); the pool and the listening connection live as
+ * Provides `StreamStore`, `AccountStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed`, `SessionStore` and
+ * `AlertStore` on PostgreSQL (see {@link make}; the schema must have been migrated); the pool and the listening connection live as
  * long as the layer. `observer`, if given, is told of every group commit.
  */
 export const layer = (
   config: PostgresConfig,
   observer?: WriteObserver
-): Layer.Layer<StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore> =>
+): Layer.Layer<
+  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore
+> =>
   Layer.scopedContext(
     Effect.map(make(config, observer), (stores) =>
       Context.make(StreamStore, stores.streamStore).pipe(
@@ -113,7 +120,8 @@ export const layer = (
         Context.add(DecimationStore, stores.decimationStore),
         Context.add(DashboardStore, stores.dashboardStore),
         Context.add(ChangeFeed, stores.changeFeed),
-        Context.add(SessionStore, stores.sessionStore)
+        Context.add(SessionStore, stores.sessionStore),
+        Context.add(AlertStore, stores.alertStore)
       )
     )
   )

@@ -45,6 +45,11 @@ describe.skipIf(db === undefined)("several processes on one database", () => {
           assert.deepStrictEqual(tables, [
             "access_keys",
             "accounts",
+            "alert_deliveries",
+            "alert_events",
+            "alert_receivers",
+            "alert_rule_receivers",
+            "alert_rules",
             "dashboards",
             "ended_sessions",
             "entry_blocks",

@@ -1,5 +1,6 @@
 import {
   AccountStore,
+  AlertStore,
   ChangeFeed,
   type ChangeSink,
   DashboardStore,
@@ -16,6 +17,7 @@ import { storageFailure } from "./internal/errors.js"
 import { Sql } from "./internal/statements.js"
 import { runMigrations } from "./Migrations.js"
 import * as SqliteAccountStore from "./SqliteAccountStore.js"
+import * as SqliteAlertStore from "./SqliteAlertStore.js"
 import * as SqliteDashboardStore from "./SqliteDashboardStore.js"
 import * as SqliteDecimationStore from "./SqliteDecimationStore.js"
 import * as SqliteRotationStore from "./SqliteRotationStore.js"
@@ -32,6 +34,8 @@ export interface SqliteStores {
   readonly dashboardStore: Context.Tag.Service<DashboardStore>
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
   readonly sessionStore: Context.Tag.Service<SessionStore>
+  /** Alert rules, receivers and their outbox (docs/api.md section 18). */
+  readonly alertStore: Context.Tag.Service<AlertStore>
 }
 
 /**
@@ -78,12 +82,21 @@ export const make = (
     const rotations = yield* Effect.try({ try: () => SqliteRotationStore.make(db), catch: storageFailure })
     const dashboardStore = { ...SqliteDashboardStore.make(kysely), ...rotations }
     const sessionStore = yield* Effect.try({ try: () => SqliteSessionStore.make(db), catch: storageFailure })
-    return { accountStore, streamStore, decimationStore, dashboardStore, changeFeed: sink.feed(), sessionStore }
+    const alertStore = yield* Effect.try({ try: () => SqliteAlertStore.make(db), catch: storageFailure })
+    return {
+      accountStore,
+      streamStore,
+      decimationStore,
+      dashboardStore,
+      changeFeed: sink.feed(),
+      sessionStore,
+      alertStore
+    }
   })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed` and `SessionStore` backed by the SQLite
- * file `config.filename` (see {@link make}); the database is closed when the layer is released. `observer`, if given,
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed`, `SessionStore` and
+ * `AlertStore` backed by the SQLite file `config.filename` (see {@link make}); the database is closed when the layer is released. `observer`, if given,
  * is told of every group commit; `relay`, if given, carries live updates between processes (see {@link make}).
  */
 export const layer = (
@@ -91,7 +104,7 @@ export const layer = (
   observer?: WriteObserver,
   relay?: ChangeSink
 ): Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore,
+  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore,
   StorageFailure
 > =>
   Layer.scopedContext(
@@ -101,7 +114,8 @@ export const layer = (
         Context.add(DecimationStore, stores.decimationStore),
         Context.add(DashboardStore, stores.dashboardStore),
         Context.add(ChangeFeed, stores.changeFeed),
-        Context.add(SessionStore, stores.sessionStore)
+        Context.add(SessionStore, stores.sessionStore),
+        Context.add(AlertStore, stores.alertStore)
       )
     )
   )

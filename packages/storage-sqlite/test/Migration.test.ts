@@ -7,6 +7,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { Kysely, Migrator, SqliteDialect } from "kysely"
 import * as SqliteStore from "../src/index.js"
+import { migrationNames } from "../src/Migrations.js"
 import * as M0001 from "../src/migrations/0001_initial.js"
 import * as M0002 from "../src/migrations/0002_live.js"
 import * as M0003 from "../src/migrations/0003_dashboards.js"
@@ -39,7 +40,9 @@ const before = {
 
 // Entries as the earlier write path stored them: stream 1 ("n", a sparkline) 70 entries, stream 2 ("x", an
 // xy-graph) 3 with a non-ASCII label and a null value, stream 3 ("gone") 1, stream 4 ("empty") none, stream 5
-// ("feed", a text feed) 5 of ~6 KB (blocks of 2: a block closes at 16 KiB of data).
+// ("feed", a text feed) 5 of ~6 KB (blocks of 2: a block closes at 16 KiB of data) and 3 of ~24 KB (a block each).
+// The large ones leave enough free pages after the conversion for it to compact the file even once the later
+// migrations' tables have taken some of them.
 const earlierEntries: Array<EntryRow> = [
   ...Array.from({ length: 70 }, (_, k) => ({
     stream_id: 1,
@@ -56,8 +59,17 @@ const earlierEntries: Array<EntryRow> = [
     ts: T0 + k,
     value: null,
     point: JSON.stringify({ title: `t${k}`, msg: "é".repeat(3_000) })
+  })),
+  ...Array.from({ length: 3 }, (_, k) => ({
+    stream_id: 5,
+    ts: T0 + 5 + k,
+    value: null,
+    point: JSON.stringify({ title: `big${k}`, msg: "é".repeat(12_000) })
   }))
 ]
+
+/** What `migrate` applies to a database of the earlier schema: 0007 and every migration after it. */
+const fromBlocksOn = migrationNames.filter((name) => name >= "0007")
 
 const makeEarlierDatabase = async (filename: string) => {
   const db = new Database(filename)
@@ -78,7 +90,7 @@ const makeEarlierDatabase = async (filename: string) => {
     stream.run(2, "x", "xy-graph", T0, T0 + 7)
     stream.run(3, "gone", "number", T0, T0)
     stream.run(4, "empty", "number", T0, null)
-    stream.run(5, "feed", "text-feed", T0, T0 + 4)
+    stream.run(5, "feed", "text-feed", T0, T0 + 7)
     const entry = db.prepare("INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)")
     // Not in ts order, as replacements and back-fills leave rows.
     for (const e of [...earlierEntries].reverse()) entry.run(e.stream_id, e.ts, e.value, e.point)
@@ -97,7 +109,7 @@ describe("migration 0007 (entries in blocks)", () => {
         Logger.defaultLogger,
         Logger.make(({ message }) => messages.push(message))
       )
-      assert.deepStrictEqual(yield* Effect.provide(SqliteStore.migrate({ filename }), capture), ["0007_entry_blocks"])
+      assert.deepStrictEqual(yield* Effect.provide(SqliteStore.migrate({ filename }), capture), fromBlocksOn)
       const total = earlierEntries.length
       const told = messages.flat().map(String)
       assert.deepStrictEqual(told.slice(0, 2), [
@@ -116,7 +128,7 @@ describe("migration 0007 (entries in blocks)", () => {
       const filename = Path.join(dir, "earlier.db")
       yield* Effect.promise(() => makeEarlierDatabase(filename))
 
-      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0007_entry_blocks"])
+      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), fromBlocksOn)
       const raw = new Database(filename, { readonly: true })
       try {
         // Every entry kept, ascending per stream; the blocks well formed (entryRows checks them) and at most 32.
@@ -131,6 +143,9 @@ describe("migration 0007 (entries in blocks)", () => {
             [3, 1],
             [5, 2],
             [5, 2],
+            [5, 1],
+            [5, 1],
+            [5, 1],
             [5, 1]
           ]
         )

@@ -1,4 +1,6 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
+import { AlertStore } from "../alerts/AlertStore.js"
+import * as MemoryAlertStore from "./MemoryAlertStore.js"
 import { type Account, type AccountId, digestAccessKey, type KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import type { Dashboard, DashboardId } from "../Dashboard.js"
@@ -72,6 +74,7 @@ export interface MemoryStores {
   readonly dashboardStore: Context.Tag.Service<DashboardStore>
   readonly changeFeed: Context.Tag.Service<ChangeFeed>
   readonly sessionStore: Context.Tag.Service<SessionStore>
+  readonly alertStore: Context.Tag.Service<AlertStore>
   /** The fan-out behind `changeFeed`, for tests that publish a `Gap` themselves. */
   readonly fanout: Fanout
 }
@@ -461,16 +464,17 @@ export const make: Effect.Effect<MemoryStores> = Effect.sync(() => {
     dashboardStore: dashboardStore(state),
     changeFeed: state.fanout.feed(),
     sessionStore: sessionStore(state),
+    alertStore: MemoryAlertStore.make(state.accounts, state.widgets),
     fanout: state.fanout
   }
 })
 
 /**
- * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed` and `SessionStore` over
- * one fresh in-memory state per build of the layer.
+ * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed`, `SessionStore` and
+ * `AlertStore` over one fresh in-memory state per build of the layer.
  */
 export const layer: Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore
+  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore
 > = Layer.effectContext(
   Effect.map(make, (stores) =>
     Context.make(AccountStore, stores.accountStore).pipe(
@@ -478,7 +482,8 @@ export const layer: Layer.Layer<
       Context.add(DecimationStore, stores.decimationStore),
       Context.add(DashboardStore, stores.dashboardStore),
       Context.add(ChangeFeed, stores.changeFeed),
-      Context.add(SessionStore, stores.sessionStore)
+      Context.add(SessionStore, stores.sessionStore),
+      Context.add(AlertStore, stores.alertStore)
     )
   )
 )

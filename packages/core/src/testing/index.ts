@@ -1,6 +1,7 @@
 /**
  * Test helpers of the storage ports, for adapter and use-case tests (not for production code):
- * - `MemoryStore`: an in-memory adapter of `AccountStore`, `StreamStore`, `DecimationStore` and `DashboardStore` (`MemoryStore.layer`).
+ * - `MemoryStore`: an in-memory adapter of `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`,
+ *   `SessionStore` and `AlertStore` (`MemoryStore.layer`).
  * - `storageSuite(name, makeLayer)`: the storage contract suite every adapter's test file runs (its parts, by port,
  *   under `storage/`).
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
@@ -10,9 +11,15 @@
  *   run the same way.
  * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
  * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
+ * - `alertStoreSuite(name, makeLayer)`: the contract suite of `AlertStore` (alert rules, receivers, the outbox), run
+ *   the same way.
+ * - `alertEngineSuite(name, storage)`: the alert engine over a real adapter (catch-up from the cursor at start, two
+ *   processes on one database).
  * - `hotPathSetup` / `hotPathWorkload(fixture)`: every hot operation once, for the tests that EXPLAIN each statement an
  *   adapter issues on the hot paths (they must all use an index).
  */
+export { alertEngineSuite, type AlertEngineStorage } from "./AlertEngineSuite.js"
+export { alertStoreSuite } from "./storage/AlertStoreSuite.js"
 export { changeFeedSuite } from "./ChangeFeedSuite.js"
 export { dashboardSuite } from "./DashboardSuite.js"
 export { decimationSuite } from "./DecimationSuite.js"

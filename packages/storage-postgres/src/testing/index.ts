@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import type {
   AccountStore,
+  AlertStore,
   ChangeFeed,
   DashboardStore,
   DecimationStore,
@@ -396,7 +397,7 @@ export const testDatabase = (options: TestServerOptions = {}): Effect.Effect<Tes
 export const freshSchemaLayer = (
   url: string
 ): Layer.Layer<
-  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore,
+  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore,
   StorageFailure | InvalidPostgresUrl
 > =>
   Layer.unwrapScoped(

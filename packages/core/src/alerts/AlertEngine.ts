@@ -1,0 +1,326 @@
+import { Clock, Context, Deferred, Duration, Effect, Layer, Option, Queue, type Scope } from "effect"
+import { ChangeFeed, type ChangedEntry, type StreamChange } from "../ChangeFeed.js"
+import type { StorageFailure } from "../Errors.js"
+import { type StoredEntry, StreamStore } from "../StreamStore.js"
+import type { Micros } from "../Time.js"
+import type { StreamId } from "../Widget.js"
+import type { AlertRuleId } from "./AlertRule.js"
+import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
+import { DeadlineQueue } from "./DeadlineQueue.js"
+import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
+
+/**
+ * The alert engine (docs/api.md section 18, "Evaluation"): it feeds the rule state machine (`RuleStateMachine.ts`)
+ * with every entry stored in a stream that has rules, every clear, and a tick at each rule's deadline, and stores
+ * the outcomes with `AlertStore.commitEvaluations` (states, events and deliveries in one transaction per change).
+ *
+ * - **Only streams with rules cost anything.** The engine subscribes to the change feed for the streams that have
+ *   rules and no other; the write path collects changes only for subscribed streams (one map lookup per write of any
+ *   other stream).
+ * - **One timer.** Every rule's next deadline (`nextDeadline`) is in one {@link DeadlineQueue}; one fiber sleeps until
+ *   the earliest and queues the due rules' ticks.
+ * - **One worker.** Changes, ticks and reloads are queued and evaluated one at a time, in order, so a rule's inputs
+ *   reach the machine in the order they were stored.
+ * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
+ *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
+ *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
+ *   the feed says is `fresh` was evaluated already (it came through that catch-up) and is skipped.
+ * - **Several processes.** An evaluation is stored only over the rule version it was computed from; when another
+ *   process came first, the engine reloads the stream's rules and evaluates again from their new state (the
+ *   entries it has seen are then at or below the new cursor).
+ *
+ * Times are integer microseconds from the effect `Clock` (an evaluation's `at` never goes below its rule's
+ * `stateSince`). A storage failure (or a defect) is logged and the stream reloaded a second later (nothing is lost:
+ * its entries are above the cursor).
+ */
+export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
+  AlertEngine,
+  {
+    /**
+     * Reads the rules of `stream` again (after a rule was created, changed, silenced or deleted through this process;
+     * a rule moved to another stream wants both streams reloaded), subscribes or unsubscribes the stream accordingly,
+     * and evaluates its entries above each rule's cursor. Queued: done in order with the engine's other work.
+     */
+    readonly reload: (stream: StreamId) => Effect.Effect<void>
+    /** Completes once everything queued before it is evaluated and stored (for tests and orderly shutdown). */
+    readonly settled: Effect.Effect<void>
+  }
+>() {}
+
+type Work =
+  | { readonly _tag: "Start" }
+  | { readonly _tag: "Change"; readonly stream: StreamId; readonly change: StreamChange }
+  | { readonly _tag: "Due" }
+  | { readonly _tag: "Reload"; readonly stream: StreamId }
+  | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
+
+/** How many times one input is evaluated again after another process stored an evaluation of its rule first. */
+const MAX_STALE_RETRIES = 5
+
+/** The delay before a stream whose evaluation failed on storage is reloaded. */
+const RETRY_AFTER = Duration.seconds(1)
+
+/**
+ * The number of a stored numeric entry (its `number`, after deltas), or `null` for an entry of another kind. Parsed
+ * from the entry's JSON only for streams that have rules.
+ */
+const entryValue = (json: string): number | null => {
+  if (!json.includes('"number"')) return null
+  const point: unknown = JSON.parse(json)
+  const number = typeof point === "object" && point !== null ? (point as { number?: unknown }).number : undefined
+  return typeof number === "number" && Number.isFinite(number) ? number : null
+}
+
+const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1000n) as Micros)
+
+/**
+ * Starts the engine in the current scope (see the module comment): loads every rule, builds the deadline queue,
+ * subscribes to the streams with rules and catches up on their entries above the cursors, then runs until the scope
+ * closes. Never fails: storage failures are logged and retried.
+ */
+export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | ChangeFeed | StreamStore | Scope.Scope> =
+  Effect.gen(function* () {
+    const alerts = yield* AlertStore
+    const feed = yield* ChangeFeed
+    const streams = yield* StreamStore
+    const work = yield* Queue.unbounded<Work>()
+    const wake = yield* Queue.sliding<void>(1)
+    const scope = yield* Effect.scope
+
+    const rules = new Map<AlertRuleId, AlertRule>()
+    const byStream = new Map<StreamId, ReadonlyArray<AlertRuleId>>()
+    const subscriptions = new Map<StreamId, () => void>()
+    const deadlines = new DeadlineQueue<AlertRuleId>()
+
+    const forget = (stream: StreamId) => {
+      for (const id of byStream.get(stream) ?? []) {
+        rules.delete(id)
+        deadlines.delete(id)
+      }
+      byStream.delete(stream)
+      subscriptions.get(stream)?.()
+      subscriptions.delete(stream)
+    }
+    const remember = (rule: AlertRule) => {
+      rules.set(rule.id, rule)
+      deadlines.set(rule.id, nextDeadline(rule, rule.evaluation))
+    }
+
+    /**
+     * Evaluates `inputsOf(rule)` for each of the rules `ids` and stores the outcomes in one `commitEvaluations`; the
+     * rules whose version had moved (another process or an edit came first) have their stream reloaded and are
+     * evaluated again, with their inputs recomputed from their new state.
+     */
+    const evaluate = (
+      ids: ReadonlyArray<AlertRuleId>,
+      inputsOf: (rule: AlertRule, at: Micros) => ReadonlyArray<RuleInput>
+    ): Effect.Effect<void, StorageFailure> =>
+      Effect.gen(function* () {
+        let pending = ids
+        for (let attempt = 0; attempt <= MAX_STALE_RETRIES; attempt++) {
+          const now = yield* nowMicros
+          const commits: Array<EvaluationCommit> = []
+          const streamOf = new Map<AlertRuleId, StreamId>()
+          for (const id of pending) {
+            const rule = rules.get(id)
+            if (rule === undefined) continue
+            const inputs = inputsOf(rule, Math.max(now, rule.evaluation.stateSince) as Micros)
+            if (inputs.length === 0) continue
+            let evaluation = rule.evaluation
+            const transitions: Array<Transition> = []
+            for (const input of inputs) {
+              const out = step(rule, evaluation, input)
+              evaluation = out.evaluation
+              transitions.push(...out.transitions)
+            }
+            commits.push({ rule: id, version: rule.version, evaluation, transitions })
+            streamOf.set(id, rule.streamId)
+          }
+          if (commits.length === 0) return
+          const stored = yield* alerts.commitEvaluations(commits)
+          const stale: Array<AlertRuleId> = []
+          stored.forEach((rule, i) => {
+            if (Option.isSome(rule)) remember(rule.value)
+            else stale.push(commits[i]!.rule)
+          })
+          if (stale.length === 0) return
+          for (const stream of new Set(stale.map((id) => streamOf.get(id)!))) yield* load(stream)
+          pending = stale
+        }
+        yield* Effect.logWarning(`${pending.length} alert rules kept being overtaken; they are evaluated again later`)
+      })
+
+    const entryInputs =
+      (entries: ReadonlyArray<ChangedEntry | StoredEntry>) =>
+      (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> => {
+        const cursor = rule.evaluation.cursor
+        const inputs: Array<RuleInput> = []
+        for (const entry of entries) {
+          const fresh = "fresh" in entry ? entry.fresh : true
+          if (cursor !== null && entry.ts <= cursor && fresh) continue
+          inputs.push({ _tag: "Entry", at, ts: entry.ts, value: entryValue(entry.json) })
+        }
+        return inputs
+      }
+
+    // Reads the stream's rules again and (un)subscribes it; returns its rules.
+    const load = (stream: StreamId): Effect.Effect<ReadonlyArray<AlertRule>, StorageFailure> =>
+      Effect.gen(function* () {
+        const found = yield* alerts.rulesOfStream(stream)
+        const subscription = subscriptions.get(stream)
+        subscriptions.delete(stream)
+        forget(stream)
+        if (found.length === 0) {
+          subscription?.()
+          return found
+        }
+        for (const rule of found) remember(rule)
+        byStream.set(
+          stream,
+          found.map((rule) => rule.id)
+        )
+        subscriptions.set(
+          stream,
+          subscription ??
+            (yield* feed.subscribe(stream, (change) => {
+              Queue.unsafeOffer(work, { _tag: "Change", stream, change })
+            }))
+        )
+        return found
+      })
+
+    // Reload: the rules, then every entry above the lowest cursor, each rule skipping what it has evaluated.
+    const reload = (stream: StreamId) =>
+      Effect.gen(function* () {
+        const found = yield* load(stream)
+        if (found.length === 0) return
+        const cursors = found.map((rule) => rule.evaluation.cursor ?? -1)
+        const since = Math.min(...cursors) as Micros
+        const entries = yield* streams.read(stream, { since, limit: null })
+        yield* evaluate(
+          found.map((rule) => rule.id),
+          entryInputs(entries)
+        )
+        // A rule with nothing to catch up may still be past its deadline (the process was down): the timer sees it.
+      })
+
+    const onChange = (stream: StreamId, change: StreamChange) =>
+      Effect.gen(function* () {
+        switch (change._tag) {
+          case "Deleted":
+            forget(stream)
+            return
+          case "Gap":
+            return yield* reload(stream)
+          case "Cleared":
+            return yield* evaluate(byStream.get(stream) ?? [], (_, at) => [
+              { _tag: "Cleared", at, clearedAt: change.at }
+            ])
+          case "Stored":
+            return yield* evaluate(byStream.get(stream) ?? [], entryInputs(change.entries))
+        }
+      })
+
+    const onDue = Effect.gen(function* () {
+      const now = yield* nowMicros
+      const due = deadlines.popDue(now)
+      if (due.length === 0) return
+      yield* evaluate(due, (_, at) => [{ _tag: "Tick", at }]).pipe(
+        Effect.catchAll((error) =>
+          Effect.zipRight(
+            Effect.logWarning("alert rule deadlines not evaluated; retried in a second", error),
+            Effect.sync(() => {
+              for (const id of due) if (rules.has(id)) deadlines.set(id, now + Duration.toMillis(RETRY_AFTER) * 1000)
+            })
+          )
+        )
+      )
+    })
+
+    // Start: every stream with rules is loaded and caught up, each as a reload of its own (retried alone).
+    const start = Effect.gen(function* () {
+      const all = yield* alerts.allRules
+      for (const stream of new Set(all.map((rule) => rule.streamId))) yield* handle({ _tag: "Reload", stream })
+    })
+
+    // What to do again, a second after an item failed on storage.
+    const retryOf = (item: Work): Work | undefined =>
+      item._tag === "Change" || item._tag === "Reload"
+        ? { _tag: "Reload", stream: item.stream }
+        : item._tag === "Start"
+          ? item
+          : undefined
+
+    const handle = (item: Work): Effect.Effect<void> => {
+      const run: Effect.Effect<void, StorageFailure> =
+        item._tag === "Start"
+          ? start
+          : item._tag === "Change"
+            ? onChange(item.stream, item.change)
+            : item._tag === "Reload"
+              ? reload(item.stream)
+              : item._tag === "Due"
+                ? onDue
+                : Deferred.succeed(item.done, undefined)
+      // A storage failure, or a bug, fails the one item: logged, done again a second later (its stream's entries are
+      // above the cursor), and the worker goes on with the next.
+      return run.pipe(
+        Effect.catchAllCause((cause) => {
+          const retry = retryOf(item)
+          return Effect.zipRight(
+            Effect.logWarning("alert evaluation failed; it is done again in a second", cause),
+            retry === undefined
+              ? Effect.void
+              : Effect.forkIn(Effect.delay(Queue.offer(work, retry), RETRY_AFTER), scope)
+          )
+        }),
+        Effect.zipRight(Queue.offer(wake, undefined)),
+        Effect.asVoid
+      )
+    }
+
+    // The worker: one item at a time, in order.
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(work), handle)))
+
+    // The timer: sleeps until the earliest deadline, or until the deadlines change.
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.gen(function* () {
+          const next = deadlines.next()
+          const now = yield* nowMicros
+          if (next !== undefined && next <= now) {
+            yield* Queue.offer(work, { _tag: "Due" })
+            yield* Queue.take(wake)
+          } else if (next === undefined) {
+            yield* Queue.take(wake)
+          } else {
+            yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.micros(BigInt(next - now))))
+          }
+        })
+      )
+    )
+
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const unsubscribe of subscriptions.values()) unsubscribe()
+        subscriptions.clear()
+      })
+    )
+
+    yield* Queue.offer(work, { _tag: "Start" })
+
+    return {
+      reload: (stream) => Queue.offer(work, { _tag: "Reload", stream }).pipe(Effect.asVoid),
+      settled: Effect.gen(function* () {
+        const done = yield* Deferred.make<void>()
+        yield* Queue.offer(work, { _tag: "Flush", done })
+        yield* Deferred.await(done)
+      })
+    }
+  })
+
+/** The engine as a layer: started when the layer is built, stopped when it is released. */
+export const layer: Layer.Layer<AlertEngine, never, AlertStore | ChangeFeed | StreamStore> = Layer.scoped(
+  AlertEngine,
+  make
+)

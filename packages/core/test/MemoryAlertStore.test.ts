@@ -1,0 +1,3 @@
+import { alertStoreSuite, MemoryStore } from "@dashstream/core/testing"
+
+alertStoreSuite("memory", () => MemoryStore.layer)
