@@ -120,16 +120,6 @@ class PutEntryWrite implements EntryWrite {
 }
 
 /**
- * A `Put` entry (`PointOp`) that may be stored as it is: when {@link storedAs} gives an {@link EntryWrite} (the entry
- * itself, its `ts` a client `ts`, its JSON and ranked value at hand), `applyOp` stores that rather than an
- * `EntryWrite` made around the entry: one object less per entry (line protocol's number entries, `LineEntry`).
- */
-export abstract class StoredAsIs {
-  /** The entry as stored in a stream of type `type`, or `undefined` when `applyOp` must make that itself. */
-  abstract storedAs(type: WidgetType): EntryWrite | undefined
-}
-
-/**
  * The mutation of an operation that stores one `point` (`clientTs`: the client's `ts`, else a server `ts` is
  * assigned) to a stream whose highest `ts` is `lastTs`.
  */
@@ -181,10 +171,9 @@ export const applyOp = (
       let top = lastTs
       for (let i = 0; i < given.length; i++) {
         const e = given[i]!
-        const stored = e instanceof StoredAsIs ? e.storedAs(type) : undefined
-        const ts = stored !== undefined ? stored.ts : (e.ts ?? nextServerTs(top, now))
+        const ts = e.ts ?? nextServerTs(top, now)
         if (top === null || ts > top) top = ts
-        entries[i] = stored ?? new PutEntryWrite(ts, e, type)
+        entries[i] = new PutEntryWrite(ts, e, type)
       }
       return Either.right({ clear: false, clearedAt: null, entries, lastTs: top })
     }

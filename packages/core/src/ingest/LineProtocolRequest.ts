@@ -1,7 +1,6 @@
 import { Either } from "effect"
 import { InvalidPoint, type InvalidRequest, type PayloadTooLarge, quoted } from "../Errors.js"
 import type { IngestColumns, IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
-import { type EntryWrite, StoredAsIs } from "../Apply.js"
 import type { PointOp, StoredPoint } from "../Point.js"
 import type { Micros } from "../Time.js"
 import { lineProtocolWidgetTypes, type WidgetType, widgetKind } from "../WidgetType.js"
@@ -34,32 +33,15 @@ class NumberColumns {
 }
 
 /**
- * The entry of field value `i`, a number: one object of three fields while the write waits for its group commit, its
+ * The entry of field value `i`, a number: one object of two fields while the write waits for its group commit, its
  * point, `ts` and JSON read from the request's columns when the write is applied (a point, two boxed
- * numbers and a string per field made every young-generation GC copy five objects per queued field value). With a
- * timestamp and its JSON from the body it is stored as it is (`StoredAsIs`): its ranked value is its number.
+ * numbers and a string per field made every young-generation GC copy five objects per queued field value).
  */
-class LineEntry extends StoredAsIs {
-  // Its JSON once read (by the store, at least once per entry).
-  private text: string | undefined = undefined
-
+class LineEntry {
   constructor(
     private readonly of: NumberColumns,
     private readonly i: number
-  ) {
-    super()
-  }
-
-  storedAs(): EntryWrite | undefined {
-    const of = this.of
-    const stored = of.timestamps[this.i] !== NO_TIMESTAMP && of.jsonEnd !== undefined && of.jsonEnd[this.i] !== 0
-    // Then `ts` and `json` are defined: the entry is an EntryWrite (`value`: a number entry ranks by its number).
-    return stored ? (this as unknown as EntryWrite) : undefined
-  }
-
-  get value(): number {
-    return this.of.numbers[this.i]!
-  }
+  ) {}
 
   get point(): StoredPoint {
     return { number: this.of.numbers[this.i]! }
@@ -71,10 +53,9 @@ class LineEntry extends StoredAsIs {
   }
 
   get json(): string | undefined {
-    if (this.text !== undefined) return this.text
     const of = this.of
     const end = of.jsonEnd === undefined ? 0 : of.jsonEnd[this.i]!
-    return end === 0 ? undefined : (this.text = of.json.slice(of.jsonStart![this.i]!, end))
+    return end === 0 ? undefined : of.json.slice(of.jsonStart![this.i]!, end)
   }
 }
 
