@@ -33,7 +33,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { ensureDebianPackages, freePort, peakRssMiB, startProcess, stopProcess, treeCpuMicros } from "../lib/proc.js"
 import { getLua, type LoadResult, postLua, wrk } from "../lib/wrk.js"
-import { startInflux } from "./influx.js"
+import { type Peer, startInflux } from "./influx.js"
 import { startVictoria, victoriaAvailable, victoriaDroppedRows } from "./victoria.js"
 import {
   declaredStreams,
@@ -193,18 +193,23 @@ const influxRun = async (): Promise<void> => {
       postLua("/write?db=bench", `"${batch}"`, "text/plain")
     )
   }
+  await peerLineLoads("InfluxDB 1.6", influx)
+  await influx.stop()
+}
+
+/** A peer's runs of the line protocol loads, to its `/write?db=bench` (InfluxDB's and VictoriaMetrics'). */
+const peerLineLoads = async (target: string, server: Peer): Promise<void> => {
   for (const load of lineLoads) {
-    await checkLineLoad(`${influx.url}/write?db=bench`, load)
+    await checkLineLoad(`${server.url}/write?db=bench`, load)
     await measure(
-      "InfluxDB 1.6",
+      target,
       lineScenario[load],
       lineCount * fieldsPerLine[load],
-      pid,
-      influx.url,
+      server.process.pid!,
+      server.url,
       postLua("/write?db=bench", "lines(i)", "text/plain", linesLua(load))
     )
   }
-  await influx.stop()
 }
 
 /** VictoriaMetrics on the line protocol loads, when it can run here (see `victoriaAvailable`). */
@@ -215,17 +220,7 @@ const victoriaRun = async (): Promise<void> => {
     return
   }
   const vm = await startVictoria()
-  for (const load of lineLoads) {
-    await checkLineLoad(`${vm.url}/write?db=bench`, load)
-    await measure(
-      "VictoriaMetrics",
-      lineScenario[load],
-      lineCount * fieldsPerLine[load],
-      vm.process.pid!,
-      vm.url,
-      postLua("/write?db=bench", "lines(i)", "text/plain", linesLua(load))
-    )
-  }
+  await peerLineLoads("VictoriaMetrics", vm)
   const dropped = await victoriaDroppedRows(vm.url)
   if (dropped > 0) throw new Error(`VictoriaMetrics dropped ${dropped} rows (outside its retention): figures void`)
   await vm.stop()
@@ -322,7 +317,8 @@ const named = (name: string, workers: number) => (workers === 1 ? name : `${name
 /**
  * The builds each Dashstream target runs, in turn: this checkout's bundle, then with `--base <dir>` the bundle in
  * `dir` (another build's `packages/server/bundle`, copied inside the repository so that its packages resolve), named
- * `(base)`: an A/B of two builds in the same rounds.
+ * `(base)`: an A/B of two builds in the same rounds. Every other round runs them in the other order, so that neither
+ * always follows the peers (whose data, just deleted, the disk may still be writing back).
  */
 const builds: ReadonlyArray<{ readonly suffix: string; readonly entry?: string }> = [
   { suffix: "" },
@@ -330,7 +326,8 @@ const builds: ReadonlyArray<{ readonly suffix: string; readonly entry?: string }
 ]
 
 const dashstreamRun = async (workers: number): Promise<void> => {
-  for (const build of builds) {
+  const inTurn = round % 2 === 0 ? builds : [...builds].reverse()
+  for (const build of inTurn) {
     const options = {
       extraArgs: ["--workers", String(workers)],
       widgets,
@@ -347,7 +344,7 @@ const dashstreamRun = async (workers: number): Promise<void> => {
 
   if (only.has("postgres")) {
     const { withTestDatabase } = await import("../lib/postgres.js")
-    for (const build of builds) {
+    for (const build of inTurn) {
       await withTestDatabase(async (url) => {
         const options = {
           extraArgs: ["--workers", String(workers)],

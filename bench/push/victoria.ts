@@ -1,16 +1,12 @@
-import type { ChildProcess } from "node:child_process"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, hasCommand, startProcess, stopProcess } from "../lib/proc.js"
+import { freePort, hasCommand, startProcess } from "../lib/proc.js"
+import { type Peer, peer } from "./influx.js"
 
 /** A running VictoriaMetrics (single node) with its data in a temp directory. */
-export interface Victoria {
-  readonly url: string
-  readonly process: ChildProcess
-  readonly stop: () => Promise<void>
-}
+export type Victoria = Peer
 
 /**
  * Whether VictoriaMetrics can run here: the `victoria-metrics` command, installed from Debian's package of that name
@@ -48,14 +44,7 @@ export const startVictoria = async (): Promise<Victoria> => {
     [`-storageDataPath=${dir}`, `-httpListenAddr=127.0.0.1:${port}`, "-retentionPeriod=100y", "-loggerLevel=ERROR"],
     async () => (await fetch(`${url}/health`)).ok
   )
-  return {
-    url,
-    process: child,
-    stop: async () => {
-      await stopProcess(child)
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
+  return peer(url, child, dir)
 }
 
 /**
