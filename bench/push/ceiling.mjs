@@ -1,5 +1,7 @@
-// The ceiling of one Node process: a bare node:http server that reads a JSON POST, parses it and answers 200.
-// Run: node bench/push/ceiling.ts <port>   (plain JavaScript semantics; no TypeScript-only syntax below)
+// The ceiling of one Node process: a bare node:http server that reads a POST and answers it. A JSON body is parsed
+// and answered 200; any other body (the line protocol loads' `text/plain`) is decoded as UTF-8 text, as a server
+// must before it parses it, and answered 204, as InfluxDB's `/write` answers.
+// Run: node bench/push/ceiling.mjs <port>   (plain JavaScript semantics; no TypeScript-only syntax below)
 import { createServer } from "node:http"
 
 const port = Number(process.argv[2] ?? 8090)
@@ -8,8 +10,15 @@ createServer((req, res) => {
   const chunks = []
   req.on("data", (c) => chunks.push(c))
   req.on("end", () => {
+    const body = Buffer.concat(chunks)
+    if (!(req.headers["content-type"] ?? "").startsWith("application/json")) {
+      if (body.toString("utf8").length === 0) res.writeHead(400)
+      else res.writeHead(204)
+      res.end()
+      return
+    }
     try {
-      JSON.parse(Buffer.concat(chunks).toString("utf8"))
+      JSON.parse(body.toString("utf8"))
       res.writeHead(200, { "content-type": "application/json", "content-length": ok.length })
       res.end(ok)
     } catch {

@@ -4,12 +4,25 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, startProcess, stopProcess } from "../lib/proc.js"
 
-/** A running InfluxDB 1.6 with its data in a temp directory, and a database `bench`. */
-export interface Influx {
+/** A peer database server running for a benchmark, with its data in a temp directory that `stop` removes. */
+export interface Peer {
   readonly url: string
   readonly process: ChildProcess
   readonly stop: () => Promise<void>
 }
+
+/** The {@link Peer} of a started `child` serving `url`, its data in `dir`. */
+export const peer = (url: string, child: ChildProcess, dir: string): Peer => ({
+  url,
+  process: child,
+  stop: async () => {
+    await stopProcess(child)
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+/** A running InfluxDB 1.6 with its data in a temp directory, and a database `bench`. */
+export type Influx = Peer
 
 /**
  * Starts `influxd` (Debian package `influxdb`) on loopback with data, meta and WAL in a temp directory. The WAL is
@@ -56,12 +69,5 @@ bind-address = "127.0.0.1:${rpc}"
     body: "q=CREATE DATABASE bench"
   })
   if (!created.ok) throw new Error(`influx: CREATE DATABASE answered ${created.status}`)
-  return {
-    url,
-    process: child,
-    stop: async () => {
-      await stopProcess(child)
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
+  return peer(url, child, dir)
 }

@@ -4,6 +4,7 @@
  *
  * - `lp`: 1,000 lines of one field each (`cpu,cpu=cpuN,host=web1 usage_idle=<v> <ns>`), 100 to each of the 10
  *   streams `cpu.usage_idle{cpu=cpuN,host=web1}`, N = 0..9, all declared as sparklines;
+ * - `lp100`: the same lines over 100 series (N = 0..99), 10 to each of 100 declared streams;
  * - `telegraf`: the same 1,000 lines shaped as Telegraf's `cpu` input sends them, ten fields each (`usage_user`,
  *   `usage_system`, ..., `usage_guest_nice`): `usage_idle` goes to the same 10 declared streams, the other nine
  *   field values of each line (90%) to undeclared streams, which Dashstream skips.
@@ -12,13 +13,17 @@
  * entry rather than the replacement of an earlier one (as the JSON 1,000-point scenario does).
  */
 
-/** How many lines a body has, how many streams they go to. */
+/** How many lines a body has. */
 export const lineCount = 1000
-export const streamCount = 10
 
-/** The declared streams (sparkline widgets) both loads write to, by docs/api.md section 13.1's naming. */
+export type LineLoad = "lp" | "lp100" | "telegraf"
+
+/** How many series (values of the `cpu` tag) the lines of each load go over, line `k` to series `k % count`. */
+export const seriesCount: Record<LineLoad, number> = { lp: 10, lp100: 100, telegraf: 10 }
+
+/** The declared streams (sparkline widgets) the loads write to, by docs/api.md section 13.1's naming. */
 export const declaredStreams: ReadonlyArray<string> = Array.from(
-  { length: streamCount },
+  { length: Math.max(...Object.values(seriesCount)) },
   (_, n) => `cpu.usage_idle{cpu=cpu${n},host=web1}`
 )
 
@@ -36,17 +41,15 @@ export const cpuFields: ReadonlyArray<string> = [
   "usage_guest_nice"
 ]
 
-export type LineLoad = "lp" | "telegraf"
-
 /** Field values per line of each load, and the number of them per body that go to undeclared streams. */
-export const fieldsPerLine: Record<LineLoad, number> = { lp: 1, telegraf: cpuFields.length }
+export const fieldsPerLine: Record<LineLoad, number> = { lp: 1, lp100: 1, telegraf: cpuFields.length }
 export const skippedPerBody = (load: LineLoad): number => lineCount * (fieldsPerLine[load] - 1)
 
 /** Line `k`'s text up to its timestamp, with the space before it: `cpu,cpu=cpu3,host=web1 usage_idle=97.3 `. */
 const head = (load: LineLoad, k: number): string => {
-  const tags = `cpu,cpu=cpu${k % streamCount},host=web1`
+  const tags = `cpu,cpu=cpu${k % seriesCount[load]},host=web1`
   const value = (f: number) => (((k * 7 + f * 13) % 1000) / 10 + 0.012345678901).toString()
-  if (load === "lp") return `${tags} usage_idle=${value(2)} `
+  if (load !== "telegraf") return `${tags} usage_idle=${value(2)} `
   return `${tags} ${cpuFields.map((name, f) => `${name}=${value(f)}`).join(",")} `
 }
 

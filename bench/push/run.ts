@@ -1,23 +1,31 @@
 /**
- * Push and read benchmark (issue: ingest and read performance). Starts, one after another on loopback: a bare
- * node:http JSON server (the ceiling of one Node process), InfluxDB 1.6 (the durable peer), Dashstream on SQLite
- * and Dashstream on PostgreSQL; drives each with wrk (2 threads, 50 connections) and prints req/s, points/s,
- * p50/p99 latency, errors and the server's peak RSS, with every Dashstream figure as a ratio of the ceiling and of
- * InfluxDB measured in the same run.
+ * Push and read benchmark. Starts, one after another on loopback: a bare node:http server (the ceiling of one Node
+ * process), InfluxDB 1.6 (the durable peer), VictoriaMetrics (the fastest peer on line protocol, which answers before
+ * its data is durable; line protocol loads only), Dashstream on SQLite and Dashstream on PostgreSQL; drives each with
+ * wrk (2 threads, 50 connections) and prints req/s, points/s, p50/p99 latency, errors, the server's peak RSS and CPU
+ * per request, with every Dashstream figure as a ratio of the ceiling and of InfluxDB measured in the same run.
  *
- * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,sqlite,postgres] [--scenarios single,spark]
- *   [--workers 1,2] [--rounds 3]
+ * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,victoria,sqlite,postgres]
+ *   [--scenarios single,spark]
+ *   [--workers 1,2] [--rounds 3] [--base packages/server/.tmp/<build>]
  *
- * `--scenarios` runs only some of the scenarios (default: all): single, delta, multi, spark, latest, lp, telegraf;
- * InfluxDB runs only the loads the chosen ones compare with. `lp` and `telegraf` (docs/api.md section 13.1, see
- * `lineProtocol.ts`) send the same line protocol bodies to InfluxDB's `/write?db=bench` and to Dashstream's
- * `/write?db=x&p=<key>`; `telegraf`'s summary gives the server's CPU per skipped field value.
+ * `--scenarios` runs only some of the scenarios (default: all): single, delta, multi, spark, latest, lp, lp100,
+ * telegraf; InfluxDB runs only the loads the chosen ones compare with. `lp`, `lp100` and `telegraf` (docs/api.md
+ * section 13.1, see `lineProtocol.ts`) send the same line protocol bodies to the ceiling, InfluxDB's and
+ * VictoriaMetrics' `/write?db=bench` and Dashstream's `/write?db=x&p=<key>`; `telegraf`'s summary gives the server's
+ * CPU per skipped field value. Beside each line protocol ratio the summary prints the same run's ceiling on those
+ * bodies (a bare node:http server that reads each and answers 204) and Dashstream's CPU per request above the
+ * ceiling's: the part of a request's cost that is Dashstream's own, which a slower machine's Node HTTP does not hide.
+ * VictoriaMetrics is installed from Debian's package when missing; where that cannot be had, the report says so.
  * `--workers` runs each Dashstream target once per worker count given (`serve --workers N`; default 1); the peak RSS
  * of a server with workers is the sum of its processes'. The load average is printed before and after.
  * `--rounds N` (default 1) measures every target N times in turn (ceiling, InfluxDB, SQLite, PostgreSQL, then again),
  * each Dashstream figure compared with InfluxDB's of the same round, and prints each ratio's median over the rounds:
  * on a shared machine whose neighbours come and go, a run's targets minutes apart see different machines, and the
  * median of alternating rounds is what the push targets are judged by.
+ * `--base <dir>` runs each Dashstream target a second time in every round, on the bundle in `dir` (another build's
+ * `packages/server/bundle`, copied to a folder inside the repository such as `packages/server/.tmp/`, so its packages
+ * resolve), named `(base)`: two builds compared in the same run.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -25,7 +33,8 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { ensureDebianPackages, freePort, peakRssMiB, startProcess, stopProcess, treeCpuMicros } from "../lib/proc.js"
 import { getLua, type LoadResult, postLua, wrk } from "../lib/wrk.js"
-import { startInflux } from "./influx.js"
+import { type Peer, startInflux } from "./influx.js"
+import { startVictoria, victoriaAvailable, victoriaDroppedRows } from "./victoria.js"
 import {
   declaredStreams,
   fieldsPerLine,
@@ -41,10 +50,11 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
-    only: { type: "string", default: "ceiling,influx,sqlite,postgres" },
-    scenarios: { type: "string", default: "single,delta,multi,spark,latest,lp,telegraf" },
+    only: { type: "string", default: "ceiling,influx,victoria,sqlite,postgres" },
+    scenarios: { type: "string", default: "single,delta,multi,spark,latest,lp,lp100,telegraf" },
     workers: { type: "string", default: "1" },
-    rounds: { type: "string", default: "1" }
+    rounds: { type: "string", default: "1" },
+    base: { type: "string" }
   }
 })
 const workerCounts = values.workers.split(",").map(Number)
@@ -124,13 +134,25 @@ const ceilingRun = async (): Promise<void> => {
     url,
     postLua("/", `'{"accessKey":"k","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
   )
+  // The same line protocol bodies, read, decoded as text and answered 204: Node's own cost of such a request.
+  for (const load of lineLoads) {
+    await measure(
+      "node:http ceiling",
+      lineScenario[load],
+      lineCount * fieldsPerLine[load],
+      child.pid!,
+      url,
+      postLua("/write", "lines(i)", "text/plain", linesLua(load))
+    )
+  }
   await stopProcess(child)
 }
 
 // The line protocol scenarios: their names in the table, and the Lua of their bodies (the same for both servers).
-const lineLoads: ReadonlyArray<LineLoad> = (["lp", "telegraf"] as const).filter((l) => scenarios.has(l))
+const lineLoads: ReadonlyArray<LineLoad> = (["lp", "lp100", "telegraf"] as const).filter((l) => scenarios.has(l))
 const lineScenario: Record<LineLoad, string> = {
   lp: "lp: 1,000 lines, 10 streams",
+  lp100: "lp100: 1,000 lines, 100 streams",
   telegraf: "telegraf: 1,000 lines x 10 fields"
 }
 
@@ -171,19 +193,40 @@ const influxRun = async (): Promise<void> => {
       postLua("/write?db=bench", `"${batch}"`, "text/plain")
     )
   }
+  await peerLineLoads("InfluxDB 1.6", influx)
+  await influx.stop()
+}
+
+/** A peer's runs of the line protocol loads, to its `/write?db=bench` (InfluxDB's and VictoriaMetrics'). */
+const peerLineLoads = async (target: string, server: Peer): Promise<void> => {
   for (const load of lineLoads) {
-    await checkLineLoad(`${influx.url}/write?db=bench`, load)
+    await checkLineLoad(`${server.url}/write?db=bench`, load)
     await measure(
-      "InfluxDB 1.6",
+      target,
       lineScenario[load],
       lineCount * fieldsPerLine[load],
-      pid,
-      influx.url,
+      server.process.pid!,
+      server.url,
       postLua("/write?db=bench", "lines(i)", "text/plain", linesLua(load))
     )
   }
-  await influx.stop()
 }
+
+/** VictoriaMetrics on the line protocol loads, when it can run here (see `victoriaAvailable`). */
+const victoriaRun = async (): Promise<void> => {
+  if (lineLoads.length === 0) return
+  if (!victoriaAvailable()) {
+    victoriaMissing = true
+    return
+  }
+  const vm = await startVictoria()
+  await peerLineLoads("VictoriaMetrics", vm)
+  const dropped = await victoriaDroppedRows(vm.url)
+  if (dropped > 0) throw new Error(`VictoriaMetrics dropped ${dropped} rows (outside its retention): figures void`)
+  await vm.stop()
+}
+// Set when VictoriaMetrics could not be installed: the report says it was left out.
+let victoriaMissing = false
 
 const dashstreamScenarios = async (name: string, ds: Dashstream): Promise<void> => {
   const key = ds.accessKey
@@ -271,31 +314,55 @@ const widgets = declaredStreams.map((streamName) => ({ streamName, type: "sparkl
 
 const named = (name: string, workers: number) => (workers === 1 ? name : `${name}, ${workers} workers`)
 
+/**
+ * The builds each Dashstream target runs, in turn: this checkout's bundle, then with `--base <dir>` the bundle in
+ * `dir` (another build's `packages/server/bundle`, copied inside the repository so that its packages resolve), named
+ * `(base)`: an A/B of two builds in the same rounds. Every other round runs them in the other order, so that neither
+ * always follows the peers (whose data, just deleted, the disk may still be writing back).
+ */
+const builds: ReadonlyArray<{ readonly suffix: string; readonly entry?: string }> = [
+  { suffix: "" },
+  ...(values.base === undefined ? [] : [{ suffix: " (base)", entry: join(values.base, "bin.js") }])
+]
+
 const dashstreamRun = async (workers: number): Promise<void> => {
-  if (only.has("sqlite")) {
-    const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
-    const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`, {
+  const inTurn = round % 2 === 0 ? builds : [...builds].reverse()
+  for (const build of inTurn) {
+    const options = {
       extraArgs: ["--workers", String(workers)],
-      widgets
-    })
-    await dashstreamScenarios(named("Dashstream SQLite", workers), ds)
-    await ds.stop()
-    rmSync(dir, { recursive: true, force: true })
+      widgets,
+      ...(build.entry ? { entry: build.entry } : {})
+    }
+    if (only.has("sqlite")) {
+      const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-"))
+      const ds = await startDashstream(root, `sqlite:${join(dir, "bench.db")}`, options)
+      await dashstreamScenarios(named(`Dashstream SQLite${build.suffix}`, workers), ds)
+      await ds.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
 
   if (only.has("postgres")) {
     const { withTestDatabase } = await import("../lib/postgres.js")
-    await withTestDatabase(async (url) => {
-      const ds = await startDashstream(root, url, { extraArgs: ["--workers", String(workers)], widgets })
-      await dashstreamScenarios(named("Dashstream PostgreSQL", workers), ds)
-      await ds.stop()
-    })
+    for (const build of inTurn) {
+      await withTestDatabase(async (url) => {
+        const options = {
+          extraArgs: ["--workers", String(workers)],
+          widgets,
+          ...(build.entry ? { entry: build.entry } : {})
+        }
+        const ds = await startDashstream(root, url, options)
+        await dashstreamScenarios(named(`Dashstream PostgreSQL${build.suffix}`, workers), ds)
+        await ds.stop()
+      })
+    }
   }
 }
 
 for (round = 0; round < rounds; round++) {
   if (only.has("ceiling")) await ceilingRun()
   if (only.has("influx")) await influxRun()
+  if (only.has("victoria")) await victoriaRun()
   for (const workers of workerCounts) await dashstreamRun(workers)
 }
 
@@ -334,17 +401,20 @@ console.log(`${roundColumn ? "|---:" : ""}|---|---|---:|---:|---:|---:|---:|---:
 for (const r of rows) {
   const isDs = r.target.startsWith("Dashstream")
   const influxRef = isDs ? influxRefOf(r) : undefined
-  const ceiling = find("node:http ceiling", "single point", r.round)
+  const ceiling = find("node:http ceiling", r.scenario, r.round) ?? find("node:http ceiling", "single point", r.round)
   console.log(
     `${roundColumn ? `| ${r.round + 1} ` : ""}| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${pointsPerSec(r).toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${r.cpuMicros.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${influxRef ? ratio(pointsPerSec(r), pointsPerSec(influxRef)) : "-"} |`
   )
 }
-/** The ratios of `target`'s `scenario` to InfluxDB's (points/s), one per round that measured both, in round order. */
-function ratiosOf(target: string, scenario: string): Array<number> {
+/**
+ * The ratios of `target`'s `scenario` to InfluxDB's (points/s; to `peer`'s same scenario when given), one per round
+ * that measured both, in round order.
+ */
+function ratiosOf(target: string, scenario: string, peer?: string): Array<number> {
   const out: Array<number> = []
   for (const r of rows) {
     if (r.target !== target || r.scenario !== scenario) continue
-    const ref = influxRefOf(r)
+    const ref = peer === undefined ? influxRefOf(r) : find(peer, scenario, r.round)
     if (ref !== undefined) out.push(pointsPerSec(r) / pointsPerSec(ref))
   }
   return out
@@ -364,15 +434,44 @@ if (lineLoads.length > 0) {
   // points/s of the line protocol rows counts field values sent, skipped ones included (InfluxDB stores them all).
   console.log(`
 line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf")} of them skipped per request)`)
+  if (victoriaMissing)
+    console.log("- VictoriaMetrics: left out, Debian's package victoria-metrics could not be installed")
+  for (const load of lineLoads.filter((l) => l !== "telegraf")) {
+    const vm = ratiosOf("VictoriaMetrics", lineScenario[load])
+    if (vm.length > 0) {
+      console.log(
+        `- VictoriaMetrics, ${load}: ${median(vm).toFixed(2)}x InfluxDB${roundsNote(vm)} (not durable when answered)`
+      )
+    }
+  }
   const targets = [...new Set(rows.filter((r) => r.target.startsWith("Dashstream")).map((r) => r.target))]
   for (const target of targets) {
-    const lpRatios = ratiosOf(target, lineScenario.lp)
-    if (lpRatios.length > 0) {
-      // The target: >= 1.0x on both backends.
-      const goal = 1.0
-      const x = median(lpRatios)
+    for (const load of lineLoads.filter((l) => l !== "telegraf")) {
+      const scenario = lineScenario[load]
+      const xs = ratiosOf(target, scenario)
+      if (xs.length === 0) continue
+      // The targets: >= 1.5x InfluxDB on SQLite, >= 1.0x on PostgreSQL.
+      const goal = target.includes("PostgreSQL") ? 1.0 : 1.5
+      const x = median(xs)
+      const vm = ratiosOf(target, scenario, "VictoriaMetrics")
+      // Node's own cost of such a request in the same rounds, and Dashstream's CPU per request above it.
+      const own = rows.filter((r) => r.target === target && r.scenario === scenario)
+      const ceilings = own.flatMap((r) => find("node:http ceiling", scenario, r.round) ?? [])
+      const above = own.flatMap((r) => {
+        const c = find("node:http ceiling", scenario, r.round)
+        return c === undefined ? [] : [r.cpuMicros - c.cpuMicros]
+      })
+      const ceilingNote =
+        ceilings.length > 0
+          ? `; node:http ceiling ${median(ceilings.map((c) => c.result.reqPerSec)).toFixed(0)} req/s at ` +
+            `${median(ceilings.map((c) => c.cpuMicros)).toFixed(0)} µs/req, Dashstream ` +
+            `${median(own.map((r) => r.cpuMicros)).toFixed(0)} µs/req, ${median(above).toFixed(0)} µs above the ceiling`
+          : ""
       console.log(
-        `- ${target}, lp: ${x.toFixed(2)}x InfluxDB${roundsNote(lpRatios)} (target >= ${goal.toFixed(1)}x: ${x >= goal ? "met" : "not met"})`
+        `- ${target}, ${load}: ${x.toFixed(2)}x InfluxDB${roundsNote(xs)} (target >= ${goal.toFixed(1)}x: ` +
+          `${x >= goal ? "met" : "not met"})` +
+          (vm.length > 0 ? `, ${median(vm).toFixed(2)}x VictoriaMetrics` : "") +
+          ceilingNote
       )
     }
     // Medians over the rounds; the CPU per skipped value beyond lp's compares the two loads of the same round.

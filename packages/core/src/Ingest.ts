@@ -90,11 +90,39 @@ export interface IngestRequest<V = unknown> {
    */
   decoded?(): void
   /**
+   * Optional, with {@link decodeEntry}, for a protocol of many parts to few streams (line protocol: 1,000 lines to
+   * 10 series): the parts as columns (see {@link IngestColumns}). When present, `UseCases.ingest` reads these
+   * instead of {@link parts}: each distinct stream is looked up once, and no part object or path string is made on
+   * the way to the stored entries. The same request gets the same answer either way.
+   */
+  readonly columns?: IngestColumns | undefined
+  /**
    * The path of the `StreamNotFound` refusing a part (`undeclared: "reject"`), from the part's path: the original
    * JSON body names its `streamName` field (`streams[3].point` gives `streams[3].streamName`). Called only to build
    * that error; without it the error has no path (the stream name came from the URL).
    */
   readonly streamNamePath?: ((partPath: string) => string) | undefined
+}
+
+/**
+ * The parts of a request as columns (see {@link IngestRequest.columns}): part `i` (0 to `size - 1`, request order) is
+ * the one `parts[i]` describes, to stream `names[streamOf[i]]`, at path {@link path}(i), with content decoded by
+ * {@link entry}.
+ */
+export interface IngestColumns {
+  /** How many parts there are (`parts.length`). */
+  readonly size: number
+  /** The distinct stream names of the parts, in order of first appearance (as sent: not yet checked). */
+  readonly names: ReadonlyArray<string>
+  /** Part `i`'s stream, an index into {@link names}. */
+  readonly streamOf: ArrayLike<number>
+  /** Part `i`'s path (`line 4`), made when asked (a refusal, or the first part of a stream's write). */
+  path(i: number): string
+  /**
+   * Part `i` decoded as `IngestRequest.decodeEntry` decodes it (the same entry or refusal, whose path is
+   * {@link path}(i)).
+   */
+  entry(type: WidgetType, i: number, limits: Limits): PutEntry | PartRejection
 }
 
 /**

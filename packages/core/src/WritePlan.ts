@@ -130,18 +130,40 @@ export class PutMerger {
 
   /** Adds the entry `entry` of a part to `widget`'s stream at `path`. */
   add(widget: StreamWrite["widget"], entry: PutEntries[number], path: string): void {
+    if (!this.join(widget, entry)) this.start(widget, entry, path)
+  }
+
+  /**
+   * {@link add} for part `i` of a request's columns, whose path is `paths.path(i)`: made only when the entry starts a
+   * write (most entries join their stream's write, which has its path already).
+   */
+  addAt(widget: StreamWrite["widget"], entry: PutEntries[number], paths: PartPaths, i: number): void {
+    if (!this.join(widget, entry)) this.start(widget, entry, paths.path(i))
+  }
+
+  // Whether `entry` joined its stream's open write (then it is added there).
+  private join(widget: StreamWrite["widget"], entry: PutEntries[number]): boolean {
     const ts = entry.ts
     const run = this.open.get(widget.id)
-    if (run !== undefined && mayFollow(run.lastClient, run.hasServer, ts)) {
-      if (ts === undefined) run.hasServer = true
-      else run.lastClient = ts
-      run.entries.push(entry)
-      return
-    }
+    if (run === undefined || !mayFollow(run.lastClient, run.hasServer, ts)) return false
+    if (ts === undefined) run.hasServer = true
+    else run.lastClient = ts
+    run.entries.push(entry)
+    return true
+  }
+
+  // Starts a write of `widget`'s stream at `path` with `entry`, the stream's open write from now on.
+  private start(widget: StreamWrite["widget"], entry: PutEntries[number], path: string): void {
+    const ts = entry.ts
     const entries = [entry]
     this.writes.push({ widget, op: { _tag: "Put", entries }, path })
     this.open.set(widget.id, { entries, lastClient: ts ?? null, hasServer: ts === undefined })
   }
+}
+
+/** Where the parts of a request stand (see `IngestColumns.path`): part `i`'s path, `line 4`. */
+export interface PartPaths {
+  path(i: number): string
 }
 
 /** The entry with the highest `ts` a stream holds: `ts` in microseconds and its point. */

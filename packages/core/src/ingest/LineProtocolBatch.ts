@@ -4,6 +4,7 @@ import type { InvalidRequest, PayloadTooLarge } from "../Errors.js"
 import type { Micros } from "../Time.js"
 import { type BodyCodes, bodyCodes, lexLineProtocol, LineProblem } from "./LineProtocolLexer.js"
 import { FieldKind, type LexerOptions, type LineSink, NO_TIMESTAMP } from "./LineProtocolSink.js"
+import { LineSymbols } from "./LineProtocolSymbols.js"
 import { DuplicateTag, SeriesName, tagsText } from "./SeriesName.js"
 
 /**
@@ -18,12 +19,34 @@ const MINUS = 45
 const ZERO = 48
 
 /**
- * The field writes of a body, in body order: write `i` is `streams[i]`, `fieldKeys[i]`, ... Parallel arrays rather
- * than an object per write, so that a 100,000-field body costs a few arrays.
+ * The stream of a field key of a series (docs/api.md, section 13.1, "Stream of a field"), the batch's handle of it: its
+ * name, and its index in the {@link LineBatch.names} of the batch being parsed, given when the batch first meets it.
+ * The lexer keeps it with the series' field key, also from body to body (see `LineSymbols`), so a stream's name is made
+ * once, not once per line or body.
  */
-export class LineBatch implements LineSink<SeriesName, string> {
-  /** The stream of each write (docs/api.md, section 13.1, "Stream of a field"): `cpu.usage_idle{cpu=cpu0,host=web1}`. */
-  readonly streams: Array<string> = []
+export class FieldStream {
+  /** The batch that last gave it an index (see {@link LineBatch}'s `stamp`), and that index. */
+  stamp = 0
+  index = 0
+
+  constructor(readonly name: string) {}
+}
+
+// Numbers the batches, from 1: a `FieldStream` whose `stamp` is not a batch's has no index in it yet.
+let batches = 0
+
+/**
+ * The field writes of a body, in body order: write `i` is to stream `names[streamOf[i]]`, of field `fieldKeys[i]`,
+ * ... Parallel arrays rather than an object per write, so that a 100,000-field body costs a few arrays.
+ */
+export class LineBatch implements LineSink<SeriesName, FieldStream> {
+  /**
+   * The distinct streams of the writes (docs/api.md, section 13.1, "Stream of a field":
+   * `cpu.usage_idle{cpu=cpu0,host=web1}`), in order of first appearance.
+   */
+  readonly names: Array<string> = []
+  /** The stream of each write, an index into {@link names}. */
+  readonly streamOf: Array<number> = []
   /** The field key, escapes removed. */
   readonly fieldKeys: Array<string> = []
   readonly kinds: Array<FieldKind> = []
@@ -42,6 +65,10 @@ export class LineBatch implements LineSink<SeriesName, string> {
   /** Whether a number's text is what `String` writes of its value: {@link numberJsonText} has its point's JSON then. */
   readonly plain: Array<boolean> = []
 
+  // This batch's number (see `FieldStream.stamp`), and the index of each of its stream names.
+  private readonly stamp = ++batches
+  private readonly indexOf = new Map<string, number>()
+
   constructor(
     private readonly body: string,
     private readonly codes: BodyCodes
@@ -49,7 +76,17 @@ export class LineBatch implements LineSink<SeriesName, string> {
 
   /** The number of field writes. */
   get size(): number {
-    return this.streams.length
+    return this.streamOf.length
+  }
+
+  /** The stream of each write, in write order (made when asked: `names[streamOf[i]]`). */
+  get streams(): ReadonlyArray<string> {
+    return this.streamOf.map((k) => this.names[k]!)
+  }
+
+  /** The stream of write `i`. */
+  stream(i: number): string {
+    return this.names[this.streamOf[i]!]!
   }
 
   /** The timestamp of write `i` in microseconds, `undefined` when its line has none (the server assigns `ts`). */
@@ -121,14 +158,14 @@ export class LineBatch implements LineSink<SeriesName, string> {
     return new SeriesName(measurement + ".", suffix)
   }
 
-  /** @internal The sink's field: its stream name. */
-  field(series: SeriesName, key: string): string {
-    return series.stream(key)
+  /** @internal The sink's field: its stream. */
+  field(series: SeriesName, key: string): FieldStream {
+    return new FieldStream(series.stream(key))
   }
 
   /** @internal */
   value(
-    stream: string,
+    stream: FieldStream,
     fieldKey: string,
     kind: FieldKind,
     n: number,
@@ -137,7 +174,18 @@ export class LineBatch implements LineSink<SeriesName, string> {
     line: number,
     plain: boolean
   ): void {
-    this.streams.push(stream)
+    if (stream.stamp !== this.stamp) {
+      // Two series texts may name one stream (tags in another order, a series met again after being displaced).
+      let index = this.indexOf.get(stream.name)
+      if (index === undefined) {
+        index = this.names.length
+        this.names.push(stream.name)
+        this.indexOf.set(stream.name, index)
+      }
+      stream.stamp = this.stamp
+      stream.index = index
+    }
+    this.streamOf.push(stream.index)
     this.fieldKeys.push(fieldKey)
     this.kinds.push(kind)
     this.numbers.push(n)
@@ -216,6 +264,13 @@ export const parseLineProtocolInFull = (
   options: LineProtocolOptions
 ): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => parse(body, options, false)
 
+/**
+ * The series and field streams met so far, kept from body to body (see `LineSymbols`: 4,096 series at most, about
+ * 8 MiB): a `LineBatch`'s handles are its stream names, which depend only on the series' and keys' text, and a
+ * `FieldStream`'s index is given anew by each batch. So an agent's series are parsed and named once per process.
+ */
+const symbols = new LineSymbols<SeriesName, FieldStream>(4096)
+
 const parse = (
   body: string,
   options: LineProtocolOptions,
@@ -223,5 +278,5 @@ const parse = (
 ): Either.Either<LineBatch, InvalidRequest | PayloadTooLarge> => {
   const codes = bodyCodes(body, options.bytes)
   const batch = new LineBatch(body, codes)
-  return Either.map(lexLineProtocol(body, codes, options, batch, shortcuts), () => batch)
+  return Either.map(lexLineProtocol(body, codes, options, batch, shortcuts, symbols), () => batch)
 }

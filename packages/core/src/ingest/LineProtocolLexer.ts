@@ -2,6 +2,7 @@ import { Buffer, isAscii } from "node:buffer"
 import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
 import { FieldKind, type LexerOptions, type LineSink } from "./LineProtocolSink.js"
+import { copyOf, KnownField, KnownSeries, LineSymbols, sameCodes } from "./LineProtocolSymbols.js"
 import { digitsMicros, MAX_MICROS, type Precision } from "./LineProtocolTime.js"
 
 /**
@@ -26,7 +27,8 @@ import { digitsMicros, MAX_MICROS, type Precision } from "./LineProtocolTime.js"
  * no regular expression, no object per field (the sink is called with the value's parts), substrings only for names,
  * and number text turned into a double without a substring where that is exact (see `scanNumber`). A body's lines are
  * mostly a few series again and again: a series and its field keys met before in the body are found by their text and
- * cost no substring and no call of the sink, which hands out its handle of them once (see `KnownSeries`).
+ * cost no substring and no call of the sink, which hands out its handle of them once (see `LineSymbols`, which may keep
+ * them from body to body).
  */
 
 /**
@@ -70,16 +72,19 @@ export class LineProblem {
  * refuses: its message starts with the line (`line 3: ...`, counting every line of the body from 1) and quotes it, its
  * `path` is `line 3`. Fails with `PayloadTooLarge` (413) when the body holds more than `maxFieldValues` field values
  * (or the sink refuses with `tooLarge`). Without `shortcuts`, series and field keys met before are not found by their
- * text and every timestamp is scanned in full (for tests, which check that both give the same).
+ * text and every timestamp is scanned in full (for tests, which check that both give the same). `symbols` is the
+ * table of known series to use (see `LineSymbols`: one kept from body to body, when the sink's handles allow it);
+ * without it the body has a table of its own.
  */
 export const lexLineProtocol = <S, F>(
   body: string,
   codes: BodyCodes,
   options: LexerOptions,
   sink: LineSink<S, F>,
-  shortcuts = true
+  shortcuts = true,
+  symbols: LineSymbols<S, F> = new LineSymbols(BODY_SLOTS)
 ): Either.Either<void, InvalidRequest | PayloadTooLarge> => {
-  const lexer = new LineProtocolLexer(body, codes, options, sink, shortcuts)
+  const lexer = new LineProtocolLexer(body, codes, options, sink, shortcuts, symbols)
   try {
     lexer.run()
     return Either.void
@@ -143,62 +148,8 @@ const unescapeName = (body: string, start: number, end: number, quote: boolean):
 // Powers of ten exactly representable as doubles, for the fast path of `scanNumber`.
 const exactPowersOfTen = Array.from({ length: 23 }, (_, k) => 10 ** k)
 
-/**
- * A series (a line's measurement and tags) met in a body, found again by its text (escapes kept), so that the lines of
- * one series (a body's lines are mostly a few series, again and again) parse their measurement, tags and field keys
- * once and share the sink's handles of them.
- */
-class KnownSeries<S, F> {
-  /**
-   * The first field key of the series' latest line, which links to the next ones: a line's fields are found again by
-   * position (Telegraf writes a series' fields in one order). A list rather than an array: no array per series.
-   */
-  first: KnownField<F> | undefined = undefined
-  /**
-   * The slot (see `SERIES_SLOTS`) of the series of the line after the latest line of this one, -1 before one: a slot
-   * rather than the series, so that series displaced from the table are not kept alive through their successors.
-   */
-  nextSlot = -1
-
-  constructor(
-    /** Its slot in the table of series. */
-    readonly slot: number,
-    /** Where the series' text (escapes kept) first stands in the body, and its length. */
-    readonly start: number,
-    readonly length: number,
-    /** The sink's handle of it. */
-    readonly handle: S
-  ) {}
-}
-
-/**
- * A field key of a {@link KnownSeries}: where its text (escapes kept) stands in the body and its length, the key
- * (escapes removed), the sink's handle of it, and the field key after it in the series' latest line.
- */
-class KnownField<F> {
-  constructor(
-    readonly start: number,
-    readonly length: number,
-    readonly key: string,
-    readonly field: F,
-    public next: KnownField<F> | undefined
-  ) {}
-}
-
-/**
- * True when `body[at, at + length)` is the text `body[known, known + length)`. Compared within the body's code units
- * (see `BodyCodes`) rather than with a substring of it: no allocation.
- */
-const sameText = (codes: BodyCodes, known: number, at: number, length: number): boolean => {
-  for (let k = 0; k < length; k++) if (codes[at + k] !== codes[known + k]) return false
-  return true
-}
-
-// The series of a body are kept in a table of this many slots, by a hash of their text; a series displaces the one in
-// its slot. A hostile body of distinct series costs a hash and a lookup more per line, and one `Series` per line (the
-// batch holds a stream name per field anyway).
-const SERIES_SLOTS = 256
-const SERIES_SLOTS_MASK = SERIES_SLOTS - 1
+// A table of a body's own (a sink whose handles may not be shared, see `LineSymbols`) has this many slots.
+const BODY_SLOTS = 256
 // At most this many field keys are kept per series (a line may have 100,000 fields).
 const MAX_SERIES_FIELDS = 64
 
@@ -222,8 +173,8 @@ export class LineProtocolLexer<S, F> {
   // The current line's tags, escapes removed; reused from line to line.
   private readonly tagKeys: Array<string> = []
   private readonly tagValues: Array<string> = []
-  // The series met so far (see `KnownSeries`), and the sink's handle of the one `seriesAt` just parsed.
-  private readonly series: Array<KnownSeries<S, F> | undefined> = new Array(SERIES_SLOTS)
+  // The series met so far (see `LineSymbols`), and the sink's handle of the one `seriesAt` just parsed.
+  private readonly symbols: LineSymbols<S, F>
   private previous: KnownSeries<S, F> | undefined = undefined
   private handle: S | undefined = undefined
   // The value just scanned by `scanValue`.
@@ -241,8 +192,10 @@ export class LineProtocolLexer<S, F> {
     codes: BodyCodes,
     options: LexerOptions,
     private readonly sink: LineSink<S, F>,
-    private readonly shortcuts: boolean
+    private readonly shortcuts: boolean,
+    symbols: LineSymbols<S, F>
   ) {
+    this.symbols = symbols
     this.body = body
     this.codes = codes
     this.n = body.length
@@ -375,12 +328,13 @@ export class LineProtocolLexer<S, F> {
     // (see `KnownSeries`): first the one that followed the previous line's series last time (a body repeats its series in
     // one order), else the one of its hash. Its text is the same and a space follows: its scan would end at that space,
     // with the same result. A series not found is parsed (`seriesAt`), which refuses it as it should.
+    const symbols = this.symbols
     const previous = this.previous
     let series =
-      this.shortcuts && previous !== undefined && previous.nextSlot !== -1 ? this.series[previous.nextSlot] : undefined
+      this.shortcuts && previous !== undefined && previous.nextSlot !== -1 ? symbols.at(previous.nextSlot) : undefined
     if (
       series !== undefined &&
-      !(codes[start + series.length]! === SPACE && sameText(codes, series.start, start, series.length))
+      !(codes[start + series.text.length]! === SPACE && sameCodes(codes, start, series.text))
     ) {
       series = undefined
     }
@@ -401,24 +355,24 @@ export class LineProtocolLexer<S, F> {
         hash = (Math.imul(hash, 31) + c) | 0
         c = codes[++end]!
       }
-      const slot = (hash ^ (hash >>> 8) ^ (hash >>> 16)) & SERIES_SLOTS_MASK
+      const slot = symbols.slotOf(hash)
       if (c === SPACE && this.shortcuts) {
-        const known = this.series[slot]
-        if (known !== undefined && known.length === end - start && sameText(codes, known.start, start, end - start)) {
+        const known = symbols.at(slot)
+        if (known !== undefined && known.text.length === end - start && sameCodes(codes, start, known.text)) {
           series = known
         }
       }
       if (series === undefined) {
         const line = this.line
         end = this.seriesAt(i)
-        series = new KnownSeries(slot, start, end - start, this.handle!)
+        series = new KnownSeries(slot, copyOf(codes, start, end), this.handle!)
         // A series over an escaped line end is not found again by its text: the lines it spans are counted by the scan.
-        if (this.line === line) this.series[slot] = series
+        if (this.line === line) symbols.keep(series)
       }
     }
     if (previous !== undefined) previous.nextSlot = series.slot
     this.previous = series
-    i = start + series.length
+    i = start + series.text.length
     let c: number
     // Fields, after the space (and any more spaces, tabs or NULs, as InfluxDB skips them).
     i++
@@ -434,10 +388,11 @@ export class LineProtocolLexer<S, F> {
       // result), else scanned.
       let fieldKey: string
       let field: F
-      if (known !== undefined && codes[i + known.length]! === EQUALS && sameText(codes, known.start, i, known.length)) {
+      const knownLength = known === undefined ? 0 : known.text.length
+      if (known !== undefined && codes[i + knownLength]! === EQUALS && sameCodes(codes, i, known.text)) {
         fieldKey = known.key
         field = known.field
-        i += known.length
+        i += knownLength
         before = known
       } else {
         const keyStart = i
@@ -445,8 +400,8 @@ export class LineProtocolLexer<S, F> {
         i = this.fieldKeyEnd(i)
         fieldKey = this.escaped ? unescapeName(body, keyStart, i, true) : body.slice(keyStart, i)
         field = sink.field(series.handle, fieldKey)
-        if (f < MAX_SERIES_FIELDS && this.line === keyLine) {
-          const kept: KnownField<F> = new KnownField(keyStart, i - keyStart, fieldKey, field, known?.next)
+        if (f < MAX_SERIES_FIELDS && this.line === keyLine && symbols.keepField(series.text.length, i - keyStart)) {
+          const kept: KnownField<F> = new KnownField(copyOf(codes, keyStart, i), fieldKey, field, known?.next)
           if (before === undefined) series.first = kept
           else before.next = kept
           before = kept

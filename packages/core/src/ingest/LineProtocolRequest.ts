@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { InvalidPoint, type InvalidRequest, type PayloadTooLarge, quoted } from "../Errors.js"
-import type { IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
+import type { IngestColumns, IngestPart, IngestRequest, PutEntry } from "../Ingest.js"
 import type { PointOp, StoredPoint } from "../Point.js"
 import type { Micros } from "../Time.js"
 import { lineProtocolWidgetTypes, type WidgetType, widgetKind } from "../WidgetType.js"
@@ -63,33 +63,60 @@ class LineEntry {
  * A line protocol body as a protocol-neutral request (see `IngestRequest`): one part per field value, in body order,
  * to the stream `<measurement>.<field key>[{tags}]`, at path `line N`; a part's value is its index in the parsed
  * {@link LineBatch}. Undeclared streams are skipped and counted (docs/api.md, section 13.1, "Only declared streams are written").
+ * `UseCases.ingest` reads it through its columns (the batch's distinct stream names and each value's index into
+ * them, see `IngestColumns`): no object or path string per part; `parts` are made only when asked.
  */
-class LineProtocolRequest implements IngestRequest<number> {
+class LineProtocolRequest implements IngestRequest<number>, IngestColumns {
   readonly undeclared = "skip"
-  readonly parts: Array<IngestPart<number>>
+  readonly columns: IngestColumns = this
+  readonly size: number
+  readonly names: ReadonlyArray<string>
+  readonly streamOf: ReadonlyArray<number>
   // What the number entries read, and the field values of those whose JSON the body has (`LineBatch.numberJsonText`).
-  private columns: NumberColumns
+  private numberColumns: NumberColumns
   private readonly numberWrites: Array<number> = []
+  private madeParts: Array<IngestPart<number>> | undefined = undefined
 
   constructor(
     readonly accessKey: string,
     private readonly batch: LineBatch
   ) {
-    const size = batch.size
+    this.size = batch.size
+    this.names = batch.names
+    this.streamOf = batch.streamOf
+    this.numberColumns = new NumberColumns(batch.numbers, batch.timestamps)
+  }
+
+  /** One part per field value (made when first asked; every field of a line shares its line's path). */
+  get parts(): ReadonlyArray<IngestPart<number>> {
+    if (this.madeParts !== undefined) return this.madeParts
+    const { size, batch } = this
     const parts = new Array<IngestPart<number>>(size)
-    const { streams, lines } = batch
-    // Every field of a line shares its line's path.
     let line = 0
     let path = ""
     for (let i = 0; i < size; i++) {
-      if (lines[i] !== line) {
-        line = lines[i]!
+      if (batch.lines[i] !== line) {
+        line = batch.lines[i]!
         path = `line ${line}`
       }
-      parts[i] = { streamName: streams[i]!, path, value: i }
+      parts[i] = { streamName: batch.stream(i), path, value: i }
     }
-    this.parts = parts
-    this.columns = new NumberColumns(batch.numbers, batch.timestamps)
+    return (this.madeParts = parts)
+  }
+
+  /** The path of field value `i`: `line N`, the line its line starts on. */
+  path(i: number): string {
+    return `line ${this.batch.lines[i]!}`
+  }
+
+  /** Field value `i` as {@link decodeEntry} decodes it, at {@link path}(i), made only for a refusal. */
+  entry(type: WidgetType, i: number): PutEntry | InvalidPoint {
+    const kind = widgetKind(type)
+    if ((kind === "numeric" || kind === "series") && this.batch.kinds[i] !== FieldKind.String) {
+      if (this.batch.plain[i]) this.numberWrites.push(i)
+      return new LineEntry(this.numberColumns, i)
+    }
+    return this.decodeEntry(type, i, this.path(i))
   }
 
   /**
@@ -112,20 +139,20 @@ class LineProtocolRequest implements IngestRequest<number> {
       if (batch.kinds[i] === FieldKind.String) {
         return new InvalidPoint({
           message:
-            `${path}: field ${quoted(batch.fieldKeys[i]!)} is a string, but stream ${quoted(batch.streams[i]!)} ` +
+            `${path}: field ${quoted(batch.fieldKeys[i]!)} is a string, but stream ${quoted(batch.stream(i))} ` +
             `is a ${type} widget, which takes numbers`,
           path
         })
       }
       // The point's JSON as the body wrote it, when it is what serialising the number gives: set by `decoded`.
       if (batch.plain[i]) this.numberWrites.push(i)
-      return new LineEntry(this.columns, i)
+      return new LineEntry(this.numberColumns, i)
     }
     if (type === "label") return { point: { label: batch.text(i) } }
     if (type === "text-feed") return { point: { title: batch.fieldKeys[i]!, msg: batch.text(i) } }
     return new InvalidPoint({
       message:
-        `${path}: stream ${quoted(batch.streams[i]!)} is a ${type} widget, which line protocol cannot write ` +
+        `${path}: stream ${quoted(batch.stream(i))} is a ${type} widget, which line protocol cannot write ` +
         `(it writes ${lineProtocolWidgetTypes.join(", ")} widgets)`,
       path
     })
@@ -139,14 +166,14 @@ class LineProtocolRequest implements IngestRequest<number> {
   decoded(): void {
     const writes = this.numberWrites
     if (writes.length === 0) return
-    const columns = this.columns
+    const columns = this.numberColumns
     const size = this.batch.size
     columns.jsonStart = new Int32Array(size)
     columns.jsonEnd = new Int32Array(size)
     columns.json = this.batch.numberJsonText(writes, columns.jsonStart, columns.jsonEnd)
     writes.length = 0
     // Entries decoded after this (a request decoded again) read columns of their own, filled by the next call.
-    this.columns = new NumberColumns(this.batch.numbers, this.batch.timestamps)
+    this.numberColumns = new NumberColumns(this.batch.numbers, this.batch.timestamps)
   }
 
   /** Field value `i` as a one-entry `Put` (see {@link decodeEntry}, which `ingest` uses instead). */

@@ -2,7 +2,7 @@ import { Effect, Either, Option } from "effect"
 import type { AccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { AccountNotFound, quoted, type PushRejection, type StorageFailure, StreamNotFound } from "../Errors.js"
-import type { IngestPart, IngestRequest, IngestResult } from "../Ingest.js"
+import type { IngestColumns, IngestPart, IngestRequest, IngestResult } from "../Ingest.js"
 import type { Limits } from "../Limits.js"
 import { decodeJsonPart, decodePushRequest, type JsonPart } from "../PushRequest.js"
 import { isStreamName } from "../StreamName.js"
@@ -23,6 +23,7 @@ import { authenticate } from "./Authenticate.js"
  * 1,000 Telegraf lines; this function was 14 % of the `telegraf` benchmark's profile, with the array and the spread).
  */
 const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
+  if (request.columns !== undefined) return request.columns.names
   const parts = request.parts
   if (parts.length === 1) return [parts[0]!.streamName]
   const names = new Set<string>()
@@ -39,13 +40,16 @@ const namesOf = (request: IngestRequest): ReadonlyArray<string> => {
  * then each part is one entry, merged into its stream's writes as it comes (`PutMerger`: already what `mergePuts`
  * would make of them, `merged` is true), and `request.decoded` is called once they all are. The first error wins;
  * nothing is stored here. Shared by {@link ingest} and {@link ingestDirect}, so both refuse the same request with the
- * same error.
+ * same error. A request with `columns` is read through them (see {@link columnWrites}), to the same writes.
  */
 export const writesOf = (
   request: IngestRequest,
   widgets: ReadonlyMap<string, Widget | null>,
   limits: Limits
 ): Either.Either<RequestWrites, PushRejection> => {
+  if (request.columns !== undefined && request.decodeEntry !== undefined) {
+    return columnWrites(request, request.columns, widgets, limits)
+  }
   const parts = request.parts
   const merger = request.decodeEntry !== undefined ? new PutMerger() : undefined
   const writes: Array<StreamWrite> = []
@@ -75,6 +79,39 @@ export const writesOf = (
 }
 
 /**
+ * {@link writesOf} of a request read through its columns (`IngestRequest.columns`): each distinct stream's widget
+ * looked up once, each part decoded by `columns.entry` and merged as it comes (`PutMerger.addAt`), a part's path made
+ * only when it starts a write or is refused. The same writes, count and first error as reading `parts`.
+ */
+const columnWrites = (
+  request: IngestRequest,
+  columns: IngestColumns,
+  widgets: ReadonlyMap<string, Widget | null>,
+  limits: Limits
+): Either.Either<RequestWrites, PushRejection> => {
+  const names = columns.names
+  const widgetOf = new Array<Widget | null | undefined>(names.length)
+  for (let k = 0; k < names.length; k++) widgetOf[k] = widgets.get(names[k]!)
+  const streamOf = columns.streamOf
+  const size = columns.size
+  const merger = new PutMerger()
+  let written = 0
+  for (let i = 0; i < size; i++) {
+    const widget = widgetOf[streamOf[i]!]
+    if (widget == null) {
+      if (request.undeclared === "skip") continue
+      return Either.left(streamNotFound(request, { streamName: names[streamOf[i]!]!, path: columns.path(i) }))
+    }
+    const entry = columns.entry(widget.type, i, limits)
+    if ("_tag" in entry) return Either.left(entry)
+    merger.addAt(widget, entry, columns, i)
+    written++
+  }
+  request.decoded?.()
+  return Either.right({ writes: merger.writes, written, merged: true })
+}
+
+/**
  * What {@link writesOf} makes of a request: its `writes` in order, how many parts they hold (`written`: the others
  * were skipped), and whether they are already merged (see `mergePuts`).
  */
@@ -84,11 +121,15 @@ export interface RequestWrites {
   readonly merged: boolean
 }
 
-const streamNotFound = (request: IngestRequest, part: IngestPart): StreamNotFound =>
+const streamNotFound = (request: IngestRequest, part: Omit<IngestPart, "value">): StreamNotFound =>
   new StreamNotFound({
     message: `no widget with stream name ${quoted(part.streamName)} in this account`,
     path: request.streamNamePath?.(part.path)
   })
+
+/** The number of parts of `request` (its columns' size when it has columns: its `parts` are then not read). */
+const partCount = (request: IngestRequest): number =>
+  request.columns !== undefined ? request.columns.size : request.parts.length
 
 const noneSkipped: IngestResult = Object.freeze({ skipped: 0 })
 
@@ -100,6 +141,10 @@ const skippedStreamsOf = (request: IngestRequest, writes: ReadonlyArray<StreamWr
   const seen = new Set<string>()
   for (const write of writes) seen.add(write.widget.streamName)
   const names: Array<string> = []
+  if (request.columns !== undefined) {
+    for (const name of request.columns.names) if (!seen.has(name)) names.push(name)
+    return names
+  }
   for (const part of request.parts) {
     if (seen.has(part.streamName)) continue
     seen.add(part.streamName)
@@ -128,7 +173,7 @@ const storeRequest = (
   const result = writesOf(request, widgets, limits)
   if (Either.isLeft(result)) return done(result.left)
   const writes = result.right.writes
-  const skipped = request.parts.length - result.right.written
+  const skipped = partCount(request) - result.right.written
   if (writes.length === 0) {
     return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes))
   }
@@ -171,7 +216,7 @@ const ingestFor = (
       store.findWidgets(accountId, names.filter(isStreamName))
     )
     const streams = yield* StreamStore
-    const distinct = names.length === request.parts.length
+    const distinct = names.length === partCount(request)
     return yield* Effect.async<IngestResult, PushRejection | StorageFailure>((resume) => {
       const queued = storeRequest(request, widgets, distinct, limits, streams, now, (error, skipped, skippedStreams) =>
         resume(
@@ -265,16 +310,25 @@ export const ingestDirect = (
   // Each distinct name once: its widget, or `null` when it has none (a line protocol batch names each of its series
   // once per line). A name that cannot be a stream name is no widget on any backend (see `isStreamName`).
   const widgets = new Map<string, Widget | null>()
-  const parts = request.parts
   const clock = Date.now()
-  for (let i = 0; i < parts.length; i++) {
-    const name = parts[i]!.streamName
-    if (widgets.has(name)) continue
-    const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
-    if (widget === undefined) return false
-    widgets.set(name, widget)
+  if (request.columns !== undefined) {
+    // The distinct names at hand: each looked up once, without a pass over the parts.
+    for (const name of request.columns.names) {
+      const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
+      if (widget === undefined) return false
+      widgets.set(name, widget)
+    }
+  } else {
+    const parts = request.parts
+    for (let i = 0; i < parts.length; i++) {
+      const name = parts[i]!.streamName
+      if (widgets.has(name)) continue
+      const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
+      if (widget === undefined) return false
+      widgets.set(name, widget)
+    }
   }
-  storeRequest(request, widgets, widgets.size === parts.length, limits, streams, now, done)
+  storeRequest(request, widgets, widgets.size === partCount(request), limits, streams, now, done)
   return true
 }
 
