@@ -7,6 +7,7 @@ import {
   isLive,
   numberHeadEntries,
   pageWindow,
+  rangePathOf,
   rangePresets,
   rangeQuery,
   sameWindow,
@@ -125,6 +126,11 @@ describe("which window a tile shows (docs/api.md section 15.1)", () => {
     const fixed = { kind: "between", from: T - 100, to: T - 0.5 } as const
     assert.strictEqual(rangeQuery("line-graph", 800, fixed, T), `from=${T - 100}&to=${T - 0.5}&points=800`)
     assert.strictEqual(rangeQuery("number", 300, fixed, T), `from=${T - 100}&to=${T - 0.5}&points=2`)
+  })
+
+  it("reads through the page's own view token, under any base path", () => {
+    assert.strictEqual(rangePathOf("/d/dv_abc"), "/d/dv_abc/range")
+    assert.strictEqual(rangePathOf("/dash/r/dv_abc/"), "/dash/r/dv_abc/range")
   })
 
   it("entries older than the window leave it; within keeps both bounds", () => {

@@ -15,8 +15,8 @@ import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
 import { onScreenOrder } from "./TileData.js"
-import { rangePathOf, timeControl } from "./timePicker.js"
-import { tileWindow } from "./timeWindow.js"
+import { timeControl } from "./timePicker.js"
+import { rangePathOf, tileWindow } from "./timeWindow.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",

@@ -18,8 +18,8 @@ import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
 import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
-import { rangePathOf, timeControl } from "./timePicker.js"
-import { tileWindow } from "./timeWindow.js"
+import { timeControl } from "./timePicker.js"
+import { rangePathOf, tileWindow } from "./timeWindow.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",

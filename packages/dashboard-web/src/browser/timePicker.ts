@@ -86,9 +86,3 @@ export const timeControl = (onChange: (window: TimeWindow | undefined) => void):
     }
   }
 }
-
-/**
- * The view token's range read (docs/api.md section 6.1) of the page at `pathname`: `/d/<viewToken>/range` for
- * `/d/<viewToken>`, `/r/<viewToken>/range` for a rotation, under any base path (section 16).
- */
-export const rangePathOf = (pathname: string): string => `${pathname.replace(/\/+$/, "")}/range`

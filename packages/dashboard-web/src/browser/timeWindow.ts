@@ -164,3 +164,9 @@ export const formatSpan = (span: number): string => {
   if (s < 2 * 86_400) return `${round1(s / 3_600)} h`
   return `${round1(s / 86_400)} d`
 }
+
+/**
+ * The view token's range read (docs/api.md section 6.1) of the page at `pathname`: `/d/<viewToken>/range` for
+ * `/d/<viewToken>`, `/r/<viewToken>/range` for a rotation, under any base path (section 16).
+ */
+export const rangePathOf = (pathname: string): string => `${pathname.replace(/\/+$/, "")}/range`
