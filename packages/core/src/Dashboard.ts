@@ -58,6 +58,13 @@ const finite = (name: string) =>
     Schema.finite({ message: () => `${name} must be a finite number` })
   )
 
+// A tile option in whole seconds from `min` to `max`, a JSON number (`"60"` is refused).
+const wholeSeconds = (name: string, min: number, max: number) =>
+  Schema.Number.annotations({ message: () => `${name} must be a number of seconds` }).pipe(
+    Schema.int({ message: () => `${name} must be a whole number of seconds` }),
+    Schema.between(min, max, { message: () => `${name} must be from ${min} to ${max} seconds` })
+  )
+
 // Unknown keys are refused (docs/api.md section 15), each at its own path (`options.colour`).
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -110,32 +117,18 @@ export const TileOptions = Schema.Struct({
     })
   ),
   staleAfter: Schema.optional(
-    Schema.Number.annotations({ message: () => "staleAfter must be a number of seconds" })
-      .pipe(
-        Schema.int({ message: () => "staleAfter must be a whole number of seconds" }),
-        Schema.between(STALE_AFTER_MIN, STALE_AFTER_MAX, {
-          message: () => `staleAfter must be from ${STALE_AFTER_MIN} to ${STALE_AFTER_MAX} seconds`
-        })
-      )
-      .annotations({
-        description:
-          "Whole seconds (10 to 31536000), any tile: once the stream's newest entry is older, the tile is dimmed " +
-          'and says "No data for <age>"; an empty stream is not stale'
-      })
+    wholeSeconds("staleAfter", STALE_AFTER_MIN, STALE_AFTER_MAX).annotations({
+      description:
+        "Whole seconds (10 to 31536000), any tile: once the stream's newest entry is older, the tile is dimmed " +
+        'and says "No data for <age>"; an empty stream is not stale'
+    })
   ),
   range: Schema.optional(
-    Schema.Number.annotations({ message: () => "range must be a number of seconds" })
-      .pipe(
-        Schema.int({ message: () => "range must be a whole number of seconds" }),
-        Schema.between(RANGE_MIN, RANGE_MAX, {
-          message: () => `range must be from ${RANGE_MIN} to ${RANGE_MAX} seconds`
-        })
-      )
-      .annotations({
-        description:
-          "Whole seconds (60 to 31536000), on number, sparkline and line-graph tiles only (docs/api.md section " +
-          "15.1): the tile shows the last range seconds, and a number tile its change across them"
-      })
+    wholeSeconds("range", RANGE_MIN, RANGE_MAX).annotations({
+      description:
+        "Whole seconds (60 to 31536000), on number, sparkline and line-graph tiles only (docs/api.md section " +
+        "15.1): the tile shows the last range seconds, and a number tile its change across them"
+    })
   )
 })
   .annotations({ ...strict, message: () => "options must be an object" })
