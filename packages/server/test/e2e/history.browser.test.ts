@@ -333,6 +333,11 @@ describe("looking back on the view page against a real server", { timeout: 180_0
       await push("minute", { number: 3 })
       await until(fresh, `document.querySelector('${tileSel("minute")}').dataset.count === '1'`, 2_000)
       expect(await fresh.locator(tileSel("minute")).getAttribute("data-state")).toBe("data")
+      // A clear empties the window.
+      const cleared = await api.push({ accessKey, streamName: "minute", command: "clear" })
+      expect(cleared.status, cleared.text).toBe(200)
+      await until(fresh, `document.querySelector('${tileSel("minute")}').dataset.state === 'empty'`, 2_000)
+      expect((await data(fresh, "minute"))["count"]).toBe("0")
     } finally {
       await fresh.close()
     }
