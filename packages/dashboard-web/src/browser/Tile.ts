@@ -148,10 +148,9 @@ export class Tile {
             },
             this.entries
           )
-    if (window === undefined) {
-      for (const key of ["windowFrom", "windowTo", "windowReady", "firstTs", "lastTs", "count"]) {
-        delete this.element.dataset[key]
-      }
+    // A new window is not ready until its own read has answered.
+    for (const key of ["windowFrom", "windowTo", "windowReady", "firstTs", "lastTs", "count"]) {
+      delete this.element.dataset[key]
     }
     this.draw()
   }

@@ -40,8 +40,8 @@ const ascending = (entries: ReadonlyArray<Entry>): ReadonlyArray<Entry> => [...e
  * The entries of one tile's window of time (docs/api.md section 15.1): read once from the page's range read, then
  * extended by the live entries the page's event stream brings, as they come (not re-bucketed). A live window slides
  * with the server's clock: every second, entries older than its start leave it and the tile draws again. A chart
- * reads about one entry per pixel of its width (`rangeQuery`); after more live entries than that (and at least 2,000)
- * it reads the window again, so a screen left open for weeks holds a bounded number of entries. A number tile reads
+ * reads about one entry per pixel of its width (`rangeQuery`); after more live entries than four a pixel (and at least
+ * 2,000) it reads the window again, so a screen left open for weeks holds a bounded number of entries. A number tile reads
  * the first entries of its window; when the slide has taken all of them it reads again, so its first value is always
  * the window's first. A fixed window (`from`..`to`) takes only entries within it. A snapshot's entries join the
  * window; a snapshot after the first (the page connected again) reads the window again, since entries may have been
@@ -79,7 +79,8 @@ export class WindowedEntries {
     /** What the tile held before (its recent entries): shown, within the window, until the read answers. */
     recent: ReadonlyArray<Entry>
   ) {
-    this.held = within(recent, this.bounds().from, this.bounds().to)
+    const { from, to } = this.accepts()
+    this.held = within(recent, from, to)
     this.slide = isLive(window) ? setInterval(() => this.onSlide(), slideSeconds * 1000) : undefined
     this.read()
   }
@@ -87,6 +88,13 @@ export class WindowedEntries {
   /** The window's bounds now, by the server's clock. */
   bounds(): Bounds {
     return boundsAt(this.window, serverNow())
+  }
+
+  // The span of `ts` the window takes now: a live one has no end (an entry the server stamped a moment ago may lie
+  // ahead of the page's estimate of the server's clock).
+  private accepts(): { readonly from: number; readonly to: number } {
+    const { from, to } = this.bounds()
+    return { from, to: isLive(this.window) ? Number.POSITIVE_INFINITY : to }
   }
 
   /** True once the first read's answer is held. */
@@ -109,7 +117,8 @@ export class WindowedEntries {
    * read was reckoned with a clock the snapshot shows off by more than a pixel, the window is read again.
    */
   snapshot(entries: ReadonlyArray<Entry>): void {
-    const { from, to, span } = this.bounds()
+    const { span } = this.bounds()
+    const { from, to } = this.accepts()
     // Entries the window holds already (the read answered with them, or a thinned selection around them) stay.
     const newest = this.held[this.held.length - 1]?.ts ?? Number.NEGATIVE_INFINITY
     this.held = merge(this.held, ascending(within(entries, Math.max(from, newest), to)))
@@ -119,8 +128,8 @@ export class WindowedEntries {
 
   /** One live entry: it joins a live window, or a fixed one it falls within. */
   add(entry: Entry): void {
-    const { from, to } = this.bounds()
-    if (entry.ts < from || (!isLive(this.window) && entry.ts > to)) return
+    const { from, to } = this.accepts()
+    if (entry.ts < from || entry.ts > to) return
     this.held = merge(this.held, [entry])
     if (this.reading !== undefined) this.arrived.push(entry)
     this.appended++
@@ -165,7 +174,7 @@ export class WindowedEntries {
       .then(
         (answer) => {
           if (generation !== this.generation) return
-          const { from, to } = this.bounds()
+          const { from, to } = this.accepts()
           // The answer, the entries that came live meanwhile, and the newest ones the tile already held (a number
           // tile's head read stops short of them).
           const newest = this.held.filter((e) => e.ts > (answer[answer.length - 1]?.ts ?? from))
