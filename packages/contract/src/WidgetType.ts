@@ -64,6 +64,11 @@ export interface WidgetTypeTraits {
   /** The tile draws a scale, so it may carry the `min` and `max` tile options (bars and dials). */
   readonly scale: boolean
   /**
+   * The tile shows a stretch of time (a line over time, or a number's change across it), so it may carry the `range`
+   * tile option and follows the view page's time picker (README, "Looking back").
+   */
+  readonly timeRange: boolean
+  /**
    * What an InfluxDB line protocol field writes to a stream of the type (README, "InfluxDB line protocol"): `number`
    * a numeric field value as `{number}`, `text` a string field value (a label, or a text-feed item), `undefined` the
    * type cannot be written that way.
@@ -78,15 +83,17 @@ const numeric = {
   clearedBy: "empty-point",
   decimation: "extremes",
   scale: false,
+  timeRange: false,
   lineProtocol: "number",
   collections: []
 } as const satisfies WidgetTypeTraits
-const series = { ...numeric, kind: "series", clearedBy: "command" } as const satisfies WidgetTypeTraits
+const series = { ...numeric, kind: "series", clearedBy: "command", timeRange: true } as const satisfies WidgetTypeTraits
 const events = {
   kind: "events",
   clearedBy: "command",
   decimation: "last",
   scale: false,
+  timeRange: false,
   lineProtocol: undefined,
   collections: []
 } as const satisfies WidgetTypeTraits
@@ -97,7 +104,7 @@ const state = { ...events, kind: "state", clearedBy: "empty-point" } as const sa
  * {@link widgetTypes}); the compiler then points at each `Record<WidgetType, ...>` and exhaustive `switch` it touches.
  */
 export const widgetTypeTable: { readonly [T in WidgetType]: WidgetTypeTraits } = {
-  number: numeric,
+  number: { ...numeric, timeRange: true },
   "horizontal-bar": { ...numeric, scale: true },
   "vertical-bar": { ...numeric, scale: true },
   dial: { ...numeric, scale: true },
@@ -149,6 +156,12 @@ export const isNumericWidgetType = (type: string): boolean => numerics.has(type)
 
 /** The widget types whose tiles draw a scale and so may carry `min` and `max` (see {@link WidgetTypeTraits.scale}). */
 export const scaleWidgetTypes: ReadonlyArray<WidgetType> = typesWhere(({ scale }) => scale)
+
+/**
+ * The widget types whose tiles show a stretch of time (number, sparkline, line-graph): they may carry the `range` tile
+ * option and follow the view page's time picker (see {@link WidgetTypeTraits.timeRange}).
+ */
+export const timeRangeWidgetTypes: ReadonlyArray<WidgetType> = typesWhere(({ timeRange }) => timeRange)
 
 /** The widget types an InfluxDB line protocol field can write to (see {@link WidgetTypeTraits.lineProtocol}). */
 export const lineProtocolWidgetTypes: ReadonlyArray<WidgetType> = typesWhere(

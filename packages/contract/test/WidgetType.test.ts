@@ -8,6 +8,7 @@ import {
   lineProtocolWidgetTypes,
   numericWidgetTypes,
   scaleWidgetTypes,
+  timeRangeWidgetTypes,
   supportsClearCommand,
   widgetKind,
   widgetTypes,
@@ -59,6 +60,7 @@ describe("the lists derived from the widget-type table", () => {
       "line-graph"
     ])
     assert.deepStrictEqual(scaleWidgetTypes, ["horizontal-bar", "vertical-bar", "dial"])
+    assert.deepStrictEqual(timeRangeWidgetTypes, ["number", "sparkline", "line-graph"])
     assert.deepStrictEqual(lineProtocolWidgetTypes, [...numericWidgetTypes, "text-feed", "label"])
     assert.deepStrictEqual(collectionKeys, ["leaderboard", "chart", "list", "table", "matrix"])
   })

@@ -5,7 +5,16 @@ import { withBoundedIssues } from "./BoundedIssues.js"
 import { InvalidRequest } from "./Errors.js"
 import { StreamName } from "./StreamName.js"
 import { maxCharacters } from "./TextLength.js"
-import { scaleTypes, STALE_AFTER_MAX, STALE_AFTER_MIN, thresholdColors, thresholdTypes } from "./TileStatus.js"
+import {
+  RANGE_MAX,
+  RANGE_MIN,
+  rangeTypes,
+  scaleTypes,
+  STALE_AFTER_MAX,
+  STALE_AFTER_MIN,
+  thresholdColors,
+  thresholdTypes
+} from "./TileStatus.js"
 import { type WidgetType, widgetKind } from "./WidgetType.js"
 
 /**
@@ -49,6 +58,13 @@ const finite = (name: string) =>
     Schema.finite({ message: () => `${name} must be a finite number` })
   )
 
+// A tile option in whole seconds from `min` to `max`, a JSON number (`"60"` is refused).
+const wholeSeconds = (name: string, min: number, max: number) =>
+  Schema.Number.annotations({ message: () => `${name} must be a number of seconds` }).pipe(
+    Schema.int({ message: () => `${name} must be a whole number of seconds` }),
+    Schema.between(min, max, { message: () => `${name} must be from ${min} to ${max} seconds` })
+  )
+
 // Unknown keys are refused (docs/api.md section 15), each at its own path (`options.colour`).
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
@@ -75,8 +91,8 @@ export const Threshold = Schema.Struct({
 
 /**
  * A tile's `options` (docs/api.md section 15), the rules that need no widget type: `thresholds` (at most 20), `min` and
- * `max` (finite numbers, `min < max` when both are given), `staleAfter` (whole seconds, 10 to 31,536,000); unknown
- * keys are refused. Which widget types may carry which option is {@link checkStreams}'s rule.
+ * `max` (finite numbers, `min < max` when both are given), `staleAfter` (whole seconds, 10 to 31,536,000), `range`
+ * (whole seconds, 60 to 31,536,000); unknown keys are refused. Which widget types may carry which option is {@link checkStreams}'s rule.
  */
 export const TileOptions = Schema.Struct({
   thresholds: Schema.optional(
@@ -101,18 +117,18 @@ export const TileOptions = Schema.Struct({
     })
   ),
   staleAfter: Schema.optional(
-    Schema.Number.annotations({ message: () => "staleAfter must be a number of seconds" })
-      .pipe(
-        Schema.int({ message: () => "staleAfter must be a whole number of seconds" }),
-        Schema.between(STALE_AFTER_MIN, STALE_AFTER_MAX, {
-          message: () => `staleAfter must be from ${STALE_AFTER_MIN} to ${STALE_AFTER_MAX} seconds`
-        })
-      )
-      .annotations({
-        description:
-          "Whole seconds (10 to 31536000), any tile: once the stream's newest entry is older, the tile is dimmed " +
-          'and says "No data for <age>"; an empty stream is not stale'
-      })
+    wholeSeconds("staleAfter", STALE_AFTER_MIN, STALE_AFTER_MAX).annotations({
+      description:
+        "Whole seconds (10 to 31536000), any tile: once the stream's newest entry is older, the tile is dimmed " +
+        'and says "No data for <age>"; an empty stream is not stale'
+    })
+  ),
+  range: Schema.optional(
+    wholeSeconds("range", RANGE_MIN, RANGE_MAX).annotations({
+      description:
+        "Whole seconds (60 to 31536000), on number, sparkline and line-graph tiles only (docs/api.md section " +
+        "15.1): the tile shows the last range seconds, and a number tile its change across them"
+    })
   )
 })
   .annotations({ ...strict, message: () => "options must be an object" })
@@ -130,7 +146,8 @@ export const TileOptions = Schema.Struct({
       "colour of the last threshold it meets (greater than above, less than below); colors green, amber, red, blue, " +
       "grey; on number, horizontal-bar, vertical-bar, dial, sparkline and line-graph tiles. min, max: the scale of " +
       "horizontal-bar, vertical-bar and dial tiles, min < max. staleAfter: whole seconds (10 to 31536000), any tile: " +
-      "once the newest entry is older, the tile is dimmed and says how long there has been no data"
+      "once the newest entry is older, the tile is dimmed and says how long there has been no data. range: whole " +
+      "seconds (60 to 31536000), number, sparkline and line-graph tiles: the stretch of time the tile shows"
   })
 export type TileOptions = typeof TileOptions.Type
 
@@ -303,6 +320,7 @@ const optionMisplaced = (
   for (const key of ["min", "max"] as const) {
     if (options[key] !== undefined && !scaleTypes.includes(type)) return { key, allowed: scaleTypes }
   }
+  if (options.range !== undefined && !rangeTypes.includes(type)) return { key: "range", allowed: rangeTypes }
   return undefined
 }
 

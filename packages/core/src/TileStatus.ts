@@ -4,7 +4,7 @@
  * bundle uses it as it is (`@dashstream/core/tileStatus`) without pulling effect in; the schema that validates options
  * a client gives is `TileOptions` in `Dashboard.ts`, built from the lists here.
  */
-import { numericWidgetTypes, scaleWidgetTypes } from "@dashstream/contract"
+import { numericWidgetTypes, scaleWidgetTypes, timeRangeWidgetTypes } from "@dashstream/contract"
 
 /** The five status colours of a threshold (docs/api.md section 15). */
 export const thresholdColors = ["green", "amber", "red", "blue", "grey"] as const
@@ -24,13 +24,15 @@ export interface Threshold {
 
 /**
  * A tile's `options` (docs/api.md section 15), as stored once validated: `thresholds` (status colours of the value),
- * `min`/`max` (the scale of bars and dials, `min < max`), `staleAfter` (whole seconds, 10 to 31,536,000).
+ * `min`/`max` (the scale of bars and dials, `min < max`), `staleAfter` (whole seconds, 10 to 31,536,000), `range`
+ * (the stretch of time a number, sparkline or line-graph tile shows: whole seconds, 60 to 31,536,000).
  */
 export interface TileOptionsData {
   readonly thresholds?: ReadonlyArray<Threshold> | undefined
   readonly min?: number | undefined
   readonly max?: number | undefined
   readonly staleAfter?: number | undefined
+  readonly range?: number | undefined
 }
 
 /** The widget types whose tiles may carry `thresholds`: their value is a number (the contract's numeric types). */
@@ -42,6 +44,13 @@ export const scaleTypes: ReadonlyArray<string> = scaleWidgetTypes
 /** The least and greatest `staleAfter`, in seconds (10 seconds to 365 days). */
 export const STALE_AFTER_MIN = 10
 export const STALE_AFTER_MAX = 31_536_000
+
+/** The widget types whose tiles may carry `range`: they show a stretch of time (the contract's time-range types). */
+export const rangeTypes: ReadonlyArray<string> = timeRangeWidgetTypes
+
+/** The least and greatest `range`, in seconds (one minute to 365 days; docs/api.md section 15.1). */
+export const RANGE_MIN = 60
+export const RANGE_MAX = 31_536_000
 
 /** True when `value` meets `threshold`: greater than its `above`, or less than its `below` (strictly). */
 export const meets = (value: number, threshold: Threshold): boolean =>

@@ -186,6 +186,9 @@ export {
 } from "./Dashboard.js"
 // Tile options (docs/api.md section 15): the status colour rule, also bundled by the dashboard page (`./tileStatus`).
 export {
+  RANGE_MAX,
+  RANGE_MIN,
+  rangeTypes,
   STALE_AFTER_MAX,
   STALE_AFTER_MIN,
   scaleTypes,

@@ -12,7 +12,14 @@ import {
   Tiles
 } from "../src/Dashboard.js"
 import { StreamName } from "../src/StreamName.js"
-import { scaleTypes, thresholdBands, thresholdColor, thresholdColors, thresholdTypes } from "../src/TileStatus.js"
+import {
+  rangeTypes,
+  scaleTypes,
+  thresholdBands,
+  thresholdColor,
+  thresholdColors,
+  thresholdTypes
+} from "../src/TileStatus.js"
 import { digestViewToken, newViewToken, viewPath, viewUrl } from "../src/ViewToken.js"
 import { type WidgetType, widgetTypes } from "../src/WidgetType.js"
 
@@ -155,7 +162,16 @@ describe("tile options: docs/api.md section 15", () => {
     }
     const decoded = decodeLayout(withOptions(options))
     assert.deepStrictEqual(Either.getOrThrow(decoded)[1]!.options, options as unknown)
-    for (const ok of [{}, { staleAfter: 31_536_000 }, { min: 0 }, { max: 0 }, { thresholds: [] }]) {
+    for (const ok of [
+      {},
+      { staleAfter: 31_536_000 },
+      { min: 0 },
+      { max: 0 },
+      { thresholds: [] },
+      { range: 60 },
+      { range: 604_800 },
+      { range: 31_536_000 }
+    ]) {
       assert.strictEqual(firstIssue(withOptions(ok)), "ok", JSON.stringify(ok))
     }
     for (const color of thresholdColors) {
@@ -191,6 +207,12 @@ describe("tile options: docs/api.md section 15", () => {
       [{ staleAfter: 31_536_001 }, "staleAfter", /from 10 to 31536000/],
       [{ staleAfter: 10.5 }, "staleAfter", /whole number/],
       [{ staleAfter: "60" }, "staleAfter", /number of seconds/],
+      [{ range: 59 }, "range", /range must be from 60 to 31536000 seconds/],
+      [{ range: 31_536_001 }, "range", /from 60 to 31536000/],
+      [{ range: 3600.5 }, "range", /range must be a whole number of seconds/],
+      [{ range: "3600" }, "range", /range must be a number of seconds/],
+      [{ range: null }, "range", /range must be a number of seconds/],
+      [{ range: "7d" }, "range", /range must be a number of seconds/],
       [{ colour: "red" }, "colour", /unexpected/],
       [{ staleafter: 60 }, "staleafter", /unexpected/]
     ]
@@ -222,7 +244,14 @@ describe("tile options: docs/api.md section 15", () => {
       const thresholds = check(type, { thresholds: [{ above: 1, color: "red" }] })
       const scale = check(type, { min: 0, max: 10 })
       const onlyMax = check(type, { max: 10 })
+      const range = check(type, { range: 86_400 })
       assert.strictEqual(check(type, { staleAfter: 60 }), "ok", type)
+      if (rangeTypes.includes(type)) assert.strictEqual(range, "ok", type)
+      else
+        assert.deepStrictEqual(range, [
+          "tiles[1].options.range",
+          `range is not an option of ${type} tiles (only of number, sparkline, line-graph)`
+        ])
       if (thresholdTypes.includes(type)) assert.strictEqual(thresholds, "ok", type)
       else
         assert.deepStrictEqual(thresholds, [

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { foldAntimeridian } from "../src/browser/views/antimeridian.js"
-import { addEntry, decodeEvent, onScreenOrder, snapshotEntries } from "../src/browser/TileData.js"
+import type { Entry } from "../src/Model.js"
+import { addEntry, decodeEvent, mergeEntries, onScreenOrder, snapshotEntries } from "../src/browser/TileData.js"
 import { formatAge, formatCompact, formatValue, niceRange, safeImageUrl, tileTitle } from "../src/browser/format.js"
 import { heldEntries, widgetTypes } from "../src/index.js"
 import { widgetTypes as coreWidgetTypes } from "@dashstream/core"
@@ -22,6 +23,22 @@ describe("held entries (docs/api.md section 11)", () => {
       { ts: 2, point: "b" },
       { ts: 3, point: "C" }
     ])
+  })
+  it("mergeEntries joins two ascending runs in one pass as adding each entry of the later one would", () => {
+    const run = fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 40 }).map((ts) => ts.sort((a, b) => a - b))
+    fc.assert(
+      fc.property(run, run, (a, b) => {
+        const earlier = a.map((ts) => ({ ts, point: `e${ts}` }))
+        const later = b.map((ts) => ({ ts, point: `l${ts}` }))
+        const oneByOne = later.reduce<ReadonlyArray<Entry>>(
+          (held, e) => addEntry(held, e, Number.POSITIVE_INFINITY),
+          earlier
+        )
+        assert.deepStrictEqual(mergeEntries(earlier, later), oneByOne)
+      })
+    )
+    const held = [{ ts: 1, point: 1 }]
+    assert.strictEqual(mergeEntries(held, []), held)
   })
   it("state tiles keep only the latest; series keep the latest N", () => {
     assert.deepStrictEqual(addEntry([{ ts: 1, point: "a" }], { ts: 2, point: "b" }, 1), [{ ts: 2, point: "b" }])

@@ -1,5 +1,5 @@
 /**
- * Tile options in the layout editor's inspector (docs/api.md section 15): thresholds, min/max and staleAfter, each an
+ * Tile options in the layout editor's inspector (docs/api.md section 15): thresholds, min/max, staleAfter and range, each an
  * editor of {@link tileOptionEditors}. The server validates (`TileOptions` and `checkStreams` in core); the
  * editors write what the operator types, a number when it reads as one (else the text, which the server refuses
  * with the field's `path`), and a 400's `path` (`tiles[1].options.thresholds[0].color`) is shown on the field it
@@ -10,6 +10,9 @@
  * `onChange` (`undefined` removes the key).
  */
 import {
+  RANGE_MAX,
+  RANGE_MIN,
+  rangeTypes,
   scaleTypes,
   STALE_AFTER_MAX,
   STALE_AFTER_MIN,
@@ -178,6 +181,12 @@ export const tileOptionEditors: ReadonlyArray<TileOptionEditor> = [
     legend: "Stale after",
     appliesTo: () => true,
     Editor: numberEditor("staleAfter", "Seconds", `${STALE_AFTER_MIN} to ${STALE_AFTER_MAX}, or none`)
+  },
+  {
+    key: "range",
+    legend: "Time range",
+    appliesTo: (t) => rangeTypes.includes(t),
+    Editor: numberEditor("range", "Seconds shown", `${RANGE_MIN} to ${RANGE_MAX} (604800 = 7 days), or live`)
   }
 ]
 
@@ -224,10 +233,15 @@ export const previewOptions = (options: TileOptions | undefined): TileOptionsDat
   const max = isNumber(options["max"]) ? options["max"] : undefined
   const scale = min !== undefined && max !== undefined && !(min < max) ? {} : { min, max }
   const staleAfter = options["staleAfter"]
+  const range = options["range"]
   return {
     thresholds,
     ...scale,
     staleAfter:
-      Number.isInteger(staleAfter) && (staleAfter as number) >= STALE_AFTER_MIN ? (staleAfter as number) : undefined
+      Number.isInteger(staleAfter) && (staleAfter as number) >= STALE_AFTER_MIN ? (staleAfter as number) : undefined,
+    range:
+      Number.isInteger(range) && (range as number) >= RANGE_MIN && (range as number) <= RANGE_MAX
+        ? (range as number)
+        : undefined
   }
 }

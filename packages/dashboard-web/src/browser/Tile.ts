@@ -6,6 +6,19 @@ import { formatAge, tileTitle } from "./format.js"
 import { renderers } from "./renderers/index.js"
 import type { RenderContext, TileBody } from "./renderers/Renderer.js"
 import { addEntry, snapshotEntries } from "./TileData.js"
+import { isLive, sameWindow, type TimeWindow } from "./timeWindow.js"
+import { WindowedEntries } from "./WindowedEntries.js"
+
+/** What a tile needs of its page besides what its renderer does. */
+export interface TileContext extends RenderContext {
+  /**
+   * The path of the page's range read (`/d/<viewToken>/range`, docs/api.md section 6.1), which a tile showing a
+   * window of time reads; absent where there is none (the console's layout editor): no window is shown there.
+   */
+  readonly rangePath?: string | undefined
+}
+
+const noOptions = {}
 
 /** What a tile frame shows: data, the empty state, or the "stream deleted" state. */
 export type TileState = "data" | "empty" | "deleted"
@@ -19,6 +32,14 @@ export type TileState = "data" | "empty" | "deleted"
  * counts the age up, and an entry clears it. An empty tile is never stale. The age is the server's clock (`clock.ts`:
  * the browser's, corrected by the snapshot's `now`) minus the entry's `ts` (the server's clock, or the pusher's
  * timestamp), so a screen whose own clock is off still shows the right age.
+ *
+ * A window of time (docs/api.md section 15.1: the tile's `range`, or the page's time picker, set by the page with
+ * {@link Tile.setWindow}) makes a number, sparkline or line-graph tile show the entries of that window
+ * (`WindowedEntries.ts`) instead of the recent ones it holds; the recent ones are still kept, so the tile shows them
+ * again when the window is taken away ("Live"). For tests and wall-screen scripts the tile then carries
+ * `data-window-from` and `data-window-to` (the window's bounds as drawn, whole seconds), `data-window-ready` once the
+ * window's read has answered (with a `ds-window-ready` performance mark), and `data-first-ts`, `data-last-ts` and
+ * `data-count` of the entries drawn.
  */
 export class Tile {
   readonly element: HTMLElement
@@ -32,8 +53,15 @@ export class Tile {
   private entries: ReadonlyArray<Entry> = []
   private deleted: boolean
   private placed: TileModel
+  private windowed: WindowedEntries | undefined
+  /** What the window was last drawn with: a draw that would change nothing by a pixel is skipped. */
+  private windowDrawn:
+    { entries: ReadonlyArray<Entry>; options: object; from: number; to: number; drawn: boolean } | undefined
 
-  constructor(model: TileModel, ctx: RenderContext) {
+  constructor(
+    model: TileModel,
+    private readonly ctx: TileContext
+  ) {
     this.placed = model
     this.keep = heldEntries(model.type)
     this.deleted = model.deleted
@@ -92,8 +120,46 @@ export class Tile {
     }
   }
 
+  /** The window of time the tile shows, `undefined` when it shows what it holds live. */
+  get window(): TimeWindow | undefined {
+    return this.windowed?.window
+  }
+
+  /**
+   * Shows `window` (docs/api.md section 15.1), or the recent entries again for `undefined`; the same window again
+   * changes nothing. Ignored without a range read (`TileContext.rangePath`). The tile draws at once.
+   */
+  setWindow(window: TimeWindow | undefined): void {
+    const rangePath = this.ctx.rangePath
+    if (sameWindow(window, this.windowed?.window) || rangePath === undefined) return
+    this.windowed?.dispose()
+    this.windowDrawn = undefined
+    this.windowed =
+      window === undefined
+        ? undefined
+        : new WindowedEntries(
+            window,
+            {
+              streamName: this.placed.streamName,
+              type: this.placed.type,
+              rangePath,
+              width: () => this.body.clientWidth || this.element.clientWidth || 300,
+              redraw: () => this.draw()
+            },
+            this.entries
+          )
+    // A new window is not ready until its own read has answered.
+    for (const key of ["windowFrom", "windowTo", "windowReady", "firstTs", "lastTs", "count"]) {
+      delete this.element.dataset[key]
+    }
+    this.draw()
+  }
+
   /** Removes the tile from the page and lets its renderer go. */
   dispose(): void {
+    this.windowed?.dispose()
+    this.windowDrawn = undefined
+    this.windowed = undefined
     if (this.staleTimer !== undefined) clearInterval(this.staleTimer)
     this.staleTimer = undefined
     this.renderer.dispose()
@@ -104,23 +170,27 @@ export class Tile {
   setEntries(entries: ReadonlyArray<Entry>): void {
     this.entries = snapshotEntries(entries, this.keep)
     this.deleted = false
+    this.windowed?.snapshot(entries)
   }
 
   /** Adds one entry (same `ts` replaces); an entry also means the stream exists again. */
   addEntry(entry: Entry): void {
     this.entries = addEntry(this.entries, entry, this.keep)
     this.deleted = false
+    this.windowed?.add(entry)
   }
 
   /** Empties the tile (a clear). */
   clear(): void {
     this.entries = []
+    this.windowed?.clear()
   }
 
   /** Shows "stream deleted" (the widget was deleted). */
   markDeleted(): void {
     this.entries = []
     this.deleted = true
+    this.windowed?.clear()
   }
 
   /** Redraws the tile from its held entries. */
@@ -128,19 +198,72 @@ export class Tile {
     let state: TileState
     if (this.deleted) {
       this.renderer.dispose()
+      this.windowDrawn = undefined
       state = "deleted"
     } else {
       let drawn = false
       try {
-        drawn = this.renderer.render(this.entries, this.placed.options ?? {})
+        drawn = this.render()
       } catch (error) {
         console.warn(`dashstream: tile ${this.model.streamName} could not draw`, error)
         this.renderer.dispose()
+        this.windowDrawn = undefined
       }
       state = drawn ? "data" : "empty"
     }
     this.element.dataset["state"] = state
-    this.placeholder.textContent = state === "deleted" ? "stream deleted" : state === "empty" ? "No data yet" : ""
+    this.placeholder.textContent = state === "deleted" ? "stream deleted" : state === "empty" ? this.emptyText() : ""
     this.checkStale()
+  }
+
+  // Draws the held entries, or the window's with its bounds now; true when there was something to draw.
+  private render(): boolean {
+    const options = this.placed.options ?? noOptions
+    const windowed = this.windowed
+    if (windowed === undefined) return this.renderer.render(this.entries, options)
+    let bounds = windowed.bounds()
+    // A chart draws its window once read: the recent entries alone would be a sliver at its right edge.
+    let entries = windowed.ready || this.placed.type === "number" ? windowed.entries : []
+    // An entry stamped by the server a moment ago may lie ahead of the page's estimate of the server's clock (it
+    // lags by the event stream's latency): a live window reaches to it.
+    const newest = entries[entries.length - 1]
+    if (newest !== undefined && newest.ts > bounds.to && isLive(windowed.window)) {
+      bounds = { from: bounds.from, to: newest.ts, span: newest.ts - bounds.from }
+    }
+    // A number tile shows the latest value even when no entry is within a live window (without a change).
+    if (entries.length === 0 && this.placed.type === "number" && isLive(windowed.window)) {
+      entries = this.entries.slice(-1)
+    }
+    windowed.drawn()
+    const d = this.element.dataset
+    d["windowFrom"] = String(Math.round(bounds.from))
+    d["windowTo"] = String(Math.round(bounds.to))
+    d["count"] = String(windowed.entries.length)
+    d["firstTs"] = String(windowed.entries[0]?.ts ?? "")
+    d["lastTs"] = String(windowed.entries[windowed.entries.length - 1]?.ts ?? "")
+    const last = this.windowDrawn
+    const pixel = bounds.span / Math.max(1, this.body.clientWidth)
+    if (
+      last !== undefined &&
+      last.entries === entries &&
+      last.options === options &&
+      Math.abs(last.from - bounds.from) < pixel &&
+      Math.abs(last.to - bounds.to) < pixel
+    ) {
+      return last.drawn
+    }
+    const drawn = this.renderer.render(entries, options, bounds)
+    this.windowDrawn = { entries, options, from: bounds.from, to: bounds.to, drawn }
+    if (windowed.ready && d["windowReady"] === undefined) {
+      d["windowReady"] = "true"
+      performance.mark("ds-window-ready", { detail: this.placed.streamName })
+    }
+    return drawn
+  }
+
+  // The empty state's text: a window not read yet, a window without entries, or a stream without any.
+  private emptyText(): string {
+    if (this.windowed === undefined) return "No data yet"
+    return this.windowed.ready ? "No data in this time range" : "Loading\u2026"
   }
 }

@@ -16,6 +16,30 @@ export const addEntry = (held: ReadonlyArray<Entry>, entry: Entry, keep: number)
   return next.length > keep ? next.slice(next.length - keep) : next
 }
 
+/**
+ * Pure: two ascending runs of entries as one, ascending, in one pass; where both hold an entry of the same `ts`, the
+ * one of `later` is kept (it is the newer word on that instant). Returns `earlier` itself when `later` is empty.
+ */
+export const mergeEntries = (earlier: ReadonlyArray<Entry>, later: ReadonlyArray<Entry>): ReadonlyArray<Entry> => {
+  if (later.length === 0) return earlier
+  const out: Array<Entry> = []
+  let i = 0
+  let j = 0
+  while (i < earlier.length || j < later.length) {
+    const a = earlier[i]
+    const b = later[j]
+    if (b === undefined || (a !== undefined && a.ts < b.ts)) {
+      out.push(a!)
+      i++
+    } else {
+      if (a !== undefined && a.ts === b.ts) i++
+      out.push(b)
+      j++
+    }
+  }
+  return out
+}
+
 /** The entries a snapshot gives a tile: sorted ascending by `ts`, same-`ts` duplicates collapsed, the latest `keep`. */
 export const snapshotEntries = (entries: ReadonlyArray<Entry>, keep: number): ReadonlyArray<Entry> =>
   entries.reduce<ReadonlyArray<Entry>>((held, e) => addEntry(held, e, keep), [])

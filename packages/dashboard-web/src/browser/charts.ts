@@ -9,6 +9,7 @@ import type { EChartsCoreOption } from "echarts/core"
 import { SVGRenderer } from "echarts/renderers"
 import type { Mounted, RenderContext } from "./renderers/Renderer.js"
 import { el } from "./dom.js"
+import { dragZoom } from "./dragZoom.js"
 import { chartFontSize, palette } from "./views/options.js"
 
 echarts.use([
@@ -51,12 +52,16 @@ const theme = (text: string, muted: string, line: string, land: string, border: 
 echarts.registerTheme("ds-dark", theme("#e8edf5", "#93a0b4", "#2a3446", "#273246", "#3b4a63"))
 echarts.registerTheme("ds-light", theme("#172033", "#5b6678", "#dde3ec", "#dfe6ef", "#b9c4d3"))
 
-/** Mounts one ECharts instance (SVG) filling `body`; it follows the body's size. */
+/**
+ * Mounts one ECharts instance (SVG) filling `body`; it follows the body's size. With `zoomable` (a chart over time)
+ * and a page that zooms (`ctx.zoom`), a drag across it zooms the page's time tiles (`dragZoom.ts`).
+ */
 export const mountChart = (
   body: HTMLElement,
   ctx: RenderContext,
   before?: () => Promise<void>,
-  fit?: (option: EChartsCoreOption, width: number, height: number) => EChartsCoreOption
+  fit?: (option: EChartsCoreOption, width: number, height: number) => EChartsCoreOption,
+  zoomable = false
 ): Mounted<EChartsCoreOption> => {
   const host = el("div", "ds-chart")
   body.append(host)
@@ -79,6 +84,7 @@ export const mountChart = (
     if (fit !== undefined && current !== undefined) draw(current)
   })
   resize.observe(host)
+  const unzoom = zoomable && ctx.zoom !== undefined ? dragZoom(chart, host, ctx.zoom) : undefined
   if (before !== undefined) {
     before().then(
       () => {
@@ -97,6 +103,7 @@ export const mountChart = (
       else pending = option
     },
     dispose: () => {
+      unzoom?.()
       resize.disconnect()
       chart.dispose()
       host.remove()

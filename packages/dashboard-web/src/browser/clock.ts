@@ -13,3 +13,6 @@ export const serverNow = (): number => Date.now() / 1000 + offsetSeconds
 export const syncServerClock = (now: number): void => {
   offsetSeconds = now - Date.now() / 1000
 }
+
+/** The server's clock minus the page's, in seconds (0 until a snapshot has told it). */
+export const serverClockOffset = (): number => offsetSeconds

@@ -3,6 +3,10 @@
  * the dashboard's event stream (`snapshot`, `entry`, `clear`, `deleted`, and `layout`, which re-lays the grid out
  * without a reload, docs/api.md section 14). Performance marks: `ds-snapshot` when the
  * first snapshot arrives, `ds-first-render` when it is drawn (`<html data-rendered>` is set then too).
+ *
+ * Time tiles (number, sparkline, line-graph) show the window of time of their `range` option, or the page's own
+ * (`?range=`, `?from=&to=`, the picker, a drag across a line graph: `timePicker.ts`), read through the view token's
+ * range read, `<page>/range` (docs/api.md sections 6.1, 11.6 and 15.1).
  */
 import type { PageConfig, RotationPageConfig, TileModel } from "../Model.js"
 import { connect, type ConnectionState } from "./Connection.js"
@@ -11,6 +15,8 @@ import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
 import { onScreenOrder } from "./TileData.js"
+import { timeControl } from "./timePicker.js"
+import { rangePathOf, tileWindow } from "./timeWindow.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",
@@ -36,11 +42,18 @@ const start = (): void => {
   status.append(dot, statusText)
   status.setAttribute("role", "status")
   const name = el("h1", "ds-name", config.name)
-  header.append(name, status)
+  let tiles = new Map<string, Array<Tile>>()
+  // Every time tile shows the page's window, else its own range (docs/api.md sections 11.6 and 15.1).
+  const applyWindows = () => {
+    for (const list of tiles.values()) {
+      for (const tile of list) tile.setWindow(tileWindow(tile.model.type, tile.model.options?.range, time.current()))
+    }
+  }
+  const time = timeControl(applyWindows)
+  header.append(name, time.element, status)
 
   const grid = el("main", "ds-grid")
-  const ctx = { theme, maps: config.maps }
-  let tiles = new Map<string, Array<Tile>>()
+  const ctx = { theme, maps: config.maps, rangePath: rangePathOf(location.pathname), zoom: time.zoom }
   document.body.replaceChildren(header, grid)
 
   // Draw at most once per frame whatever the event rate.
@@ -97,6 +110,8 @@ const start = (): void => {
     grid.style.setProperty("--rows", String(Math.max(1, ...models.map((t) => t.y + t.h))))
     if (models.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
     grid.replaceChildren(...elements)
+    // After the tiles are on the grid: a window's read asks for as many points as its chart is wide.
+    applyWindows()
   }
   layout(config.tiles)
 

@@ -7,6 +7,9 @@
  *
  * For tests and wall-screen scripts: `<html data-rotation-index data-dashboard-id>` name the dashboard shown,
  * `data-rendered` is set once the first snapshot is drawn, `data-connection` as on the dashboard page.
+ *
+ * Time tiles show their `range`, or the page's window of time (`?range=`, `?from=&to=`, the picker), as on the
+ * dashboard page (docs/api.md section 11.6), read through `/r/<viewToken>/range`.
  */
 import type { Entry, RotationDashboardModel, RotationPageConfig, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
@@ -15,6 +18,8 @@ import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
 import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
+import { timeControl } from "./timePicker.js"
+import { rangePathOf, tileWindow } from "./timeWindow.js"
 
 const stateText: Record<ConnectionState, string> = {
   connecting: "Connecting\u2026",
@@ -65,7 +70,13 @@ export const startRotation = (config: RotationPageConfig): void => {
   const themeParam = new URLSearchParams(location.search).get("theme")
   const theme = themeParam === "light" || themeParam === "dark" ? themeParam : config.theme
   root.dataset["theme"] = theme
-  const ctx = { theme, maps: config.maps }
+  let tiles = new Map<string, Array<Tile>>()
+  // Every time tile shows the page's window, else its own range (docs/api.md sections 11.6 and 15.1).
+  const windowOf = (tile: Tile) => tileWindow(tile.model.type, tile.model.options?.range, time.current())
+  const time = timeControl(() => {
+    for (const list of tiles.values()) for (const tile of list) tile.setWindow(windowOf(tile))
+  })
+  const ctx = { theme, maps: config.maps, rangePath: rangePathOf(location.pathname), zoom: time.zoom }
 
   const header = el("header", "ds-header")
   const status = el("div", "ds-status")
@@ -77,7 +88,7 @@ export const startRotation = (config: RotationPageConfig): void => {
   const position = el("span", "ds-rotation-position")
   const titles = el("div", "ds-rotation-titles")
   titles.append(name, position)
-  header.append(titles, status)
+  header.append(titles, time.element, status)
   // The progress indicator: a thin bar that fills over each dashboard's interval.
   const progress = el("div", "ds-rotation-progress")
   const bar = el("div", "ds-rotation-progress-bar")
@@ -106,7 +117,6 @@ export const startRotation = (config: RotationPageConfig): void => {
 
   let index = 0
   let current: string | undefined
-  let tiles = new Map<string, Array<Tile>>()
 
   // Draw at most once per frame whatever the event rate.
   const dirty = new Set<Tile>()
@@ -176,6 +186,7 @@ export const startRotation = (config: RotationPageConfig): void => {
     grid.style.setProperty("--rows", String(Math.max(1, ...dashboard.tiles.map((t) => t.y + t.h))))
     if (dashboard.tiles.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
     grid.replaceChildren(...elements)
+    for (const list of tiles.values()) for (const tile of list) tile.setWindow(windowOf(tile))
   }
 
   // The timer: each dashboard for `intervalSeconds`, the bar filling meanwhile (restarted by a CSS transition).

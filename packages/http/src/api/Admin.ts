@@ -135,7 +135,8 @@ export class AdminGroup extends HttpApiGroup.make("admin")
           "most 100 tiles; name 1 to 200 characters. A tile may carry options (docs/api.md section 15, TileOptions): " +
           "thresholds [{above|below: n, color}] on number, horizontal-bar, vertical-bar, dial, sparkline and " +
           "line-graph tiles; min and max (min < max) on horizontal-bar, vertical-bar and dial tiles; staleAfter " +
-          "(whole seconds, 10 to 31536000) on any tile; unknown keys, or an option the tile's widget type does not " +
+          "(whole seconds, 10 to 31536000) on any tile; range (whole seconds, 60 to 31536000: the time shown) on number, " +
+          "sparkline and line-graph tiles; unknown keys, or an option the tile's widget type does not " +
           "take, are 400 invalid_request with path (tiles[1].options.thresholds[0].color). The answer is the only one besides rotate that shows the view " +
           "token and url"
       )

@@ -346,15 +346,16 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await page.locator(".cw-save-error").count()).toBe(0)
   })
 
-  it("edits a tile's thresholds and staleAfter in the inspector; a refused option is shown on its field", async () => {
+  it("edits a tile's thresholds, staleAfter and range in the inspector; a refused option is shown on its field", async () => {
     const stored = await tilesOf()
     const index = stored.findIndex((t) => t.streamName === "revenue")
     await page.click(itemSel("revenue"))
     await until(page, `${q('.cw-option[data-option="thresholds"]')} !== null`, 2_000)
-    // A number tile takes thresholds and staleAfter, not min/max (docs/api.md section 15).
+    // A number tile takes thresholds, staleAfter and range, not min/max (docs/api.md section 15).
     expect(await page.locator(".cw-option").evaluateAll((fs) => fs.map((f) => (f as any).dataset.option))).toEqual([
       "thresholds",
-      "staleAfter"
+      "staleAfter",
+      "range"
     ])
     await page.click('button:has-text("Add threshold")')
     await page.fill('input[name="threshold-0-value"]', "lots")
@@ -376,10 +377,15 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await page.locator(".cw-threshold .cw-option-error").count()).toBe(0)
 
     await page.fill('input[name="option-staleAfter"]', "600")
+    await page.fill('input[name="option-range"]', "30")
+    await page.click("button.cw-save")
+    await until(page, `${q('.cw-option[data-option="range"] .cw-option-error')} !== null`, 5_000)
+    expect(await text(page, '.cw-option[data-option="range"] .cw-option-error')).toContain("from 60 to 31536000")
+    await page.fill('input[name="option-range"]', "604800")
     await page.click("button.cw-save")
     await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
     expect((await tileOf("revenue")) as unknown).toMatchObject({
-      options: { thresholds: [{ above: 1000, color: "red" }], staleAfter: 600 }
+      options: { thresholds: [{ above: 1000, color: "red" }], staleAfter: 600, range: 604_800 }
     })
     expect(await page.locator(".cw-option-error").count()).toBe(0)
   })

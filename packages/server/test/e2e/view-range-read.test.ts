@@ -141,5 +141,34 @@ for (const backend of backends) {
       expect(old.status).toBe(404)
       expect(old.json).toEqual((await api.fetch(`/r/${token}`)).json)
     })
+
+    it("the tile option range: stored on number, sparkline and line-graph tiles, refused elsewhere with its path", async () => {
+      const { api } = ctx
+      const account = await api.setup({ n: "number", s: "sparkline", l: "line-graph", b: "dial" })
+      const base = `/admin/accounts/${account.id}/dashboards`
+      const tiles = [
+        { streamName: "n", x: 0, y: 0, w: 4, h: 1, options: { range: 604_800 } },
+        { streamName: "s", x: 4, y: 0, w: 4, h: 1, options: { range: 60 } },
+        { streamName: "l", x: 8, y: 0, w: 4, h: 1, options: { range: 31_536_000, staleAfter: 60 } }
+      ]
+      const created = await api.admin("POST", base, { name: "ranged", tiles })
+      expect(created.status, created.text).toBe(201)
+      expect(created.json.tiles).toEqual(tiles)
+      expect((await api.admin("GET", `${base}/${created.json.id}`)).json.tiles).toEqual(tiles)
+      const dial = { streamName: "b", x: 0, y: 1, w: 4, h: 1, options: { range: 3600 } }
+      for (const [tile, message] of [
+        [dial, /range is not an option of dial tiles/],
+        [{ ...tiles[0], options: { range: 59 } }, /from 60 to 31536000/],
+        [{ ...tiles[0], options: { range: 31_536_001 } }, /from 60 to 31536000/],
+        [{ ...tiles[0], options: { range: 90.5 } }, /whole number/],
+        [{ ...tiles[0], options: { range: "7d" } }, /number of seconds/]
+      ] as const) {
+        const r = await api.admin("PUT", `${base}/${created.json.id}`, { name: "ranged", tiles: [tiles[1], tile] })
+        expectError(r, 400, "invalid_request", "tiles[1].options.range")
+        expect(r.json.error.message).toMatch(message)
+      }
+      // Nothing was stored by the refused updates.
+      expect((await api.admin("GET", `${base}/${created.json.id}`)).json.tiles).toEqual(tiles)
+    })
   })
 }

@@ -2,7 +2,8 @@ import { type ThresholdColor, type TileOptionsData, thresholdColor } from "@dash
 import type { EChartsCoreOption } from "echarts/core"
 import { formatValue } from "../format.js"
 import { base, fitAxes, grid, palette } from "./options.js"
-import { seriesData } from "./series.js"
+import { seriesData, timeAxisBounds } from "./series.js"
+import type { Bounds } from "../timeWindow.js"
 
 /** The line graph tile: the latest value (docs/api.md section 15: the value a chart shows) over the line. */
 export interface LineGraphView {
@@ -12,10 +13,14 @@ export interface LineGraphView {
   readonly option: EChartsCoreOption
 }
 
-/** Pure: the series as an ECharts line over a time axis (`ts` seconds to milliseconds), and its latest value. */
+/**
+ * Pure: the series as an ECharts line over a time axis (`ts` seconds to milliseconds), and its latest value. With a
+ * `window` (docs/api.md section 15.1) the axis spans it, however few entries it holds.
+ */
 export const view = (
   entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>,
-  options: TileOptionsData = {}
+  options: TileOptionsData = {},
+  window?: Bounds
 ): LineGraphView | undefined => {
   const { data, last } = seriesData(entries)
   if (last === undefined) return undefined
@@ -26,7 +31,7 @@ export const view = (
     option: {
       ...base,
       grid,
-      xAxis: { type: "time", splitNumber: 4 },
+      xAxis: { type: "time", splitNumber: 4, ...timeAxisBounds(window) },
       yAxis: { type: "value", scale: true, splitNumber: 4 },
       series: [
         {

@@ -1,4 +1,5 @@
 import { numericPoint, type NumericPoint } from "../format.js"
+import type { Bounds } from "../timeWindow.js"
 
 /** Pure: `[milliseconds, number]` pairs of a numeric series (contract `ts` is seconds), skipping non-numeric points. */
 export const seriesData = (
@@ -14,3 +15,7 @@ export const seriesData = (
   }
   return { data, last }
 }
+
+/** Pure: a time axis' `min` and `max` (milliseconds) spanning `window`; nothing without one (ECharts fits the data). */
+export const timeAxisBounds = (window: Bounds | undefined): { readonly min?: number; readonly max?: number } =>
+  window === undefined ? {} : { min: Math.round(window.from * 1000), max: Math.round(window.to * 1000) }

@@ -2,7 +2,8 @@ import type { EChartsCoreOption } from "echarts/core"
 import { type ThresholdColor, type TileOptionsData, thresholdColor } from "@dashstream/core/tileStatus"
 import { formatValue } from "../format.js"
 import { base, palette } from "./options.js"
-import { seriesData } from "./series.js"
+import { seriesData, timeAxisBounds } from "./series.js"
+import type { Bounds } from "../timeWindow.js"
 
 /** The sparkline tile: the latest value in large type over a small line of the recent values. */
 export interface SparklineView {
@@ -12,10 +13,14 @@ export interface SparklineView {
   readonly option: EChartsCoreOption
 }
 
-/** Pure: the series as an axis-less ECharts line, and the latest value with prefix/suffix. */
+/**
+ * Pure: the series as an axis-less ECharts line, and the latest value with prefix/suffix. With a `window` (docs/api.md
+ * section 15.1) the line spans it, however few entries it holds.
+ */
 export const view = (
   entries: ReadonlyArray<{ readonly ts: number; readonly point: unknown }>,
-  options: TileOptionsData = {}
+  options: TileOptionsData = {},
+  window?: Bounds
 ): SparklineView | undefined => {
   const { data, last } = seriesData(entries)
   if (last === undefined) return undefined
@@ -26,7 +31,7 @@ export const view = (
     option: {
       ...base,
       grid: { left: 4, right: 4, top: 6, bottom: 6 },
-      xAxis: { type: "time", show: false },
+      xAxis: { type: "time", show: false, ...timeAxisBounds(window) },
       yAxis: { type: "value", show: false, scale: true },
       series: [
         {
