@@ -16,9 +16,8 @@ import { storageFailure } from "./internal/errors.js"
 import { Sql } from "./internal/statements.js"
 import { runMigrations } from "./Migrations.js"
 import * as SqliteAccountStore from "./SqliteAccountStore.js"
-import * as SqliteDashboardStore from "./SqliteDashboardStore.js"
 import * as SqliteDecimationStore from "./SqliteDecimationStore.js"
-import * as SqliteRotationStore from "./SqliteRotationStore.js"
+import * as SqliteViewStore from "./SqliteViewStore.js"
 import * as SqliteSessionStore from "./SqliteSessionStore.js"
 import * as SqliteStreamStore from "./SqliteStreamStore.js"
 
@@ -75,8 +74,7 @@ export const make = (
       lockWait: config.lockWait
     })
     const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
-    const rotations = yield* Effect.try({ try: () => SqliteRotationStore.make(db), catch: storageFailure })
-    const dashboardStore = { ...SqliteDashboardStore.make(kysely), ...rotations }
+    const dashboardStore = yield* Effect.try({ try: () => SqliteViewStore.make(db), catch: storageFailure })
     const sessionStore = yield* Effect.try({ try: () => SqliteSessionStore.make(db), catch: storageFailure })
     return { accountStore, streamStore, decimationStore, dashboardStore, changeFeed: sink.feed(), sessionStore }
   })

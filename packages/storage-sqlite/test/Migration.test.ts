@@ -97,7 +97,10 @@ describe("migration 0007 (entries in blocks)", () => {
         Logger.defaultLogger,
         Logger.make(({ message }) => messages.push(message))
       )
-      assert.deepStrictEqual(yield* Effect.provide(SqliteStore.migrate({ filename }), capture), ["0007_entry_blocks"])
+      assert.deepStrictEqual(yield* Effect.provide(SqliteStore.migrate({ filename }), capture), [
+        "0007_entry_blocks",
+        "0008_view_token_text"
+      ])
       const total = earlierEntries.length
       const told = messages.flat().map(String)
       assert.deepStrictEqual(told.slice(0, 2), [
@@ -116,7 +119,7 @@ describe("migration 0007 (entries in blocks)", () => {
       const filename = Path.join(dir, "earlier.db")
       yield* Effect.promise(() => makeEarlierDatabase(filename))
 
-      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0007_entry_blocks"])
+      assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), ["0007_entry_blocks", "0008_view_token_text"])
       const raw = new Database(filename, { readonly: true })
       try {
         // Every entry kept, ascending per stream; the blocks well formed (entryRows checks them) and at most 32.

@@ -95,7 +95,8 @@ describe("SQLite adapter", () => {
         "0004_live_sequence",
         "0005_console_sessions",
         "0006_rotations",
-        "0007_entry_blocks"
+        "0007_entry_blocks",
+        "0008_view_token_text"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(
