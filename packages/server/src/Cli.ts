@@ -36,6 +36,7 @@ import * as Config from "./Config.js"
 import * as DashboardCommands from "./DashboardCommands.js"
 import * as RotationCommands from "./RotationCommands.js"
 import * as StreamCommands from "./StreamCommands.js"
+import * as ViewCommands from "./ViewCommands.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -216,10 +217,12 @@ const runs: { readonly [N in CommandName]: Run } = {
       ).pipe(withStorage(db))
     }),
   "dashboards list": (values, { db, env }) =>
-    withLinks(values, env, db, (accountId, json, prefix) => DashboardCommands.list(accountId, json, prefix)),
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      ViewCommands.list(DashboardCommands.views, accountId, json, prefix)
+    ),
   "dashboards rotate-token": (values, { db, env }) =>
     withLinks(values, env, db, (accountId, json, prefix) =>
-      DashboardCommands.rotateToken(accountId, string(values, "id")!, json, prefix)
+      ViewCommands.rotateToken(DashboardCommands.views, accountId, string(values, "id")!, json, prefix)
     ),
   "rotations create": (values, { db, env }) =>
     Effect.gen(function* () {
@@ -233,7 +236,9 @@ const runs: { readonly [N in CommandName]: Run } = {
       )
     }),
   "rotations list": (values, { db, env }) =>
-    withLinks(values, env, db, (accountId, json, prefix) => RotationCommands.list(accountId, json, prefix)),
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      ViewCommands.list(RotationCommands.views, accountId, json, prefix)
+    ),
   "rotations show": (values, { db, env }) =>
     withLinks(values, env, db, (accountId, json, prefix) =>
       RotationCommands.show(accountId, string(values, "id")!, json, prefix)
@@ -244,7 +249,7 @@ const runs: { readonly [N in CommandName]: Run } = {
     ).pipe(withStorage(db)),
   "rotations rotate-token": (values, { db, env }) =>
     withLinks(values, env, db, (accountId, json, prefix) =>
-      RotationCommands.rotateToken(accountId, string(values, "id")!, json, prefix)
+      ViewCommands.rotateToken(RotationCommands.views, accountId, string(values, "id")!, json, prefix)
     ),
   copy: (values) =>
     Effect.flatMap(

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises"
 import {
   type AccountId,
   type AccountStore,
+  type Dashboard,
   Dashboards,
   type DashboardStore,
   DashboardName,
@@ -12,8 +13,7 @@ import {
 } from "@dashstream/core"
 import { Console, Effect, Either, Schema } from "effect"
 import { CommandFailed, UsageError } from "./Errors.js"
-import * as ViewCommands from "./ViewCommands.js"
-import { accountNotFound, dashboardNotFound, printLink } from "./ViewCommands.js"
+import { accountNotFound, dashboardNotFound, printLink, type ViewCommandKind } from "./ViewCommands.js"
 
 /**
  * The `dashboards create`, `dashboards list` and `dashboards rotate-token` commands (docs/api.md section 12), apart from the command table of
@@ -86,30 +86,11 @@ export const create = (
     yield* printLink("dashboard", dashboard, prefix)
   })
 
-/**
- * `dashboards list`: the account's dashboards, oldest first, as a table (id, name, tiles, created, view URL) or, with
- * `json`, `{"dashboards": [...]}` as the admin API answers it; view URLs start with `prefix`.
- */
-export const list = (
-  accountId: AccountId,
-  json: boolean,
-  prefix = ""
-): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
-  ViewCommands.listViews(
-    "dashboard",
-    Dashboards.listDashboards(accountId).pipe(Effect.catchTags(accountNotFound)),
-    Dashboards.dashboardView,
-    { headers: ["TILES"], cells: (d) => [String(d.tiles.length)] },
-    json,
-    prefix
-  )
-
-/** `dashboards rotate-token`: a new view token for a dashboard; prints its new view URL (the old one stops working). */
-export const rotateToken = (accountId: AccountId, dashboardId: string, json: boolean, prefix = "") =>
-  ViewCommands.rotateToken(
-    "dashboard",
-    Dashboards.rotateViewToken(accountId, dashboardId).pipe(Effect.catchTags(dashboardNotFound)),
-    Dashboards.dashboardView,
-    json,
-    prefix
-  )
+/** Dashboards as the `dashboards list` and `dashboards rotate-token` commands show them (see `ViewCommands`). */
+export const views: ViewCommandKind<Dashboard> = {
+  kind: "dashboard",
+  list: (accountId) => Dashboards.listDashboards(accountId).pipe(Effect.catchTags(accountNotFound)),
+  rotate: (accountId, id) => Dashboards.rotateViewToken(accountId, id).pipe(Effect.catchTags(dashboardNotFound)),
+  toJson: Dashboards.dashboardView,
+  columns: { headers: ["TILES"], cells: (d) => [String(d.tiles.length)] }
+}

@@ -11,8 +11,7 @@ import {
 } from "@dashstream/core"
 import { Console, Effect, Either } from "effect"
 import { type CommandFailed, UsageError } from "./Errors.js"
-import * as ViewCommands from "./ViewCommands.js"
-import { accountNotFound, printLink, rotationNotFound } from "./ViewCommands.js"
+import { accountNotFound, printLink, rotationNotFound, type ViewCommandKind } from "./ViewCommands.js"
 
 /**
  * The `rotations` commands (docs/api.md section 15): `create`, `list`, `show`, `delete` and `rotate-token`, apart from
@@ -89,26 +88,17 @@ export const create = (
     yield* printLink("rotation", rotation, prefix)
   })
 
-/**
- * `rotations list`: the account's rotations, oldest first, as a table (id, name, dashboards, interval, created, view
- * URL) or, with `json`, `{"rotations": [...]}` as the admin API answers it; view URLs start with `prefix`.
- */
-export const list = (
-  accountId: AccountId,
-  json: boolean,
-  prefix = ""
-): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
-  ViewCommands.listViews(
-    "rotation",
-    Rotations.listRotations(accountId).pipe(Effect.catchTags(accountNotFound)),
-    Rotations.rotationView,
-    {
-      headers: ["DASHBOARDS", "INTERVAL"],
-      cells: (r) => [String(r.dashboardIds.length), `${r.intervalSeconds}s`]
-    },
-    json,
-    prefix
-  )
+/** Rotations as the `rotations list` and `rotations rotate-token` commands show them (see `ViewCommands`). */
+export const views: ViewCommandKind<Rotation> = {
+  kind: "rotation",
+  list: (accountId) => Rotations.listRotations(accountId).pipe(Effect.catchTags(accountNotFound)),
+  rotate: (accountId, id) => Rotations.rotateRotationViewToken(accountId, id).pipe(Effect.catchTags(rotationNotFound)),
+  toJson: Rotations.rotationView,
+  columns: {
+    headers: ["DASHBOARDS", "INTERVAL"],
+    cells: (r) => [String(r.dashboardIds.length), `${r.intervalSeconds}s`]
+  }
+}
 
 /**
  * `rotations show`: one rotation (its dashboards in order and its view URL), or with `json` as the admin API answers
@@ -138,14 +128,4 @@ export const remove = (
   Effect.zipRight(
     Rotations.deleteRotation(accountId, rotationId).pipe(Effect.catchTags(rotationNotFound)),
     Console.log(`Deleted rotation ${rotationId}; its view URL no longer opens.`)
-  )
-
-/** `rotations rotate-token`: a new view token for a rotation; prints its new view URL (the old one stops working). */
-export const rotateToken = (accountId: AccountId, rotationId: string, json: boolean, prefix = "") =>
-  ViewCommands.rotateToken(
-    "rotation",
-    Rotations.rotateRotationViewToken(accountId, rotationId).pipe(Effect.catchTags(rotationNotFound)),
-    Rotations.rotationView,
-    json,
-    prefix
   )

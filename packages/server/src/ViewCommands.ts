@@ -1,4 +1,5 @@
 import {
+  type AccountId,
   type AccountStore,
   type DashboardStore,
   type SharedView,
@@ -35,27 +36,46 @@ export const printLink = (kind: ViewKind, view: SharedView, prefix: string) =>
   )
 
 /**
- * `<kind>s list`: the account's views (`listed`, the kind's use case with its errors as `CommandFailed`), oldest
- * first, as a table (`headers` and `cells` for the kind's own columns between the name and the creation time, then
- * the view URL) or, with `json`, `{"<kind>s": [...]}` as the admin API answers it (`toJson`).
+ * What the `list` and `rotate-token` commands need to know of one kind of shared view: its use cases (with their
+ * not-found errors as `CommandFailed`), its admin API answer (`toJson`, whose view URL starts with the prefix) and its
+ * own table columns (between the name and the creation time).
  */
-export const listViews = <A extends SharedView>(
-  kind: ViewKind,
-  listed: Effect.Effect<ReadonlyArray<A>, CommandFailed | StorageFailure, AccountStore | DashboardStore>,
-  toJson: (view: A, prefix: string) => { readonly id: string; readonly name: string; readonly createdAt: string },
-  columns: { readonly headers: ReadonlyArray<string>; readonly cells: (view: A) => ReadonlyArray<string> },
+export interface ViewCommandKind<A extends SharedView> {
+  readonly kind: ViewKind
+  readonly list: (
+    accountId: AccountId
+  ) => Effect.Effect<ReadonlyArray<A>, CommandFailed | StorageFailure, AccountStore | DashboardStore>
+  readonly rotate: (
+    accountId: AccountId,
+    id: string
+  ) => Effect.Effect<WithViewToken<A>, CommandFailed | StorageFailure, AccountStore | DashboardStore>
+  readonly toJson: (
+    view: A,
+    prefix: string
+  ) => { readonly id: string; readonly name: string; readonly createdAt: string }
+  readonly columns: { readonly headers: ReadonlyArray<string>; readonly cells: (view: A) => ReadonlyArray<string> }
+}
+
+/**
+ * `<kind>s list`: the account's views, oldest first, as a table (id, name, the kind's columns, created, view URL) or,
+ * with `json`, `{"<kind>s": [...]}` as the admin API answers it; view URLs start with `prefix`.
+ */
+export const list = <A extends SharedView>(
+  spec: ViewCommandKind<A>,
+  accountId: AccountId,
   json: boolean,
   prefix: string
 ): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
-    const views = yield* listed
-    if (json) return yield* Console.log(JSON.stringify({ [`${kind}s`]: views.map((v) => toJson(v, prefix)) }))
+    const views = yield* spec.list(accountId)
+    const { kind } = spec
+    if (json) return yield* Console.log(JSON.stringify({ [`${kind}s`]: views.map((v) => spec.toJson(v, prefix)) }))
     if (views.length === 0) return yield* Console.log(`The account has no ${kind}s yet.`)
     yield* printTable([
-      ["ID", "NAME", ...columns.headers, "CREATED", "VIEW URL"],
+      ["ID", "NAME", ...spec.columns.headers, "CREATED", "VIEW URL"],
       ...views.map((v) => {
-        const answer = toJson(v, prefix)
-        return [answer.id, answer.name, ...columns.cells(v), answer.createdAt, linkText(kind, v, prefix)]
+        const answer = spec.toJson(v, prefix)
+        return [answer.id, answer.name, ...spec.columns.cells(v), answer.createdAt, linkText(kind, v, prefix)]
       })
     ])
   })
@@ -80,21 +100,20 @@ export const dashboardNotFound = { AccountNotFound: failed, DashboardNotFound: f
 export const rotationNotFound = { AccountNotFound: failed, RotationNotFound: failed } as const
 
 /**
- * `<kind>s rotate-token`: gives a view a new view token (`rotated`, the kind's use case with its not-found errors
- * as `CommandFailed`) and prints its new URL (the old one stops working) or, with `json`, the view as the admin API
- * answers it (`toJson`).
+ * `<kind>s rotate-token`: gives a view a new view token and prints its new URL (the old one stops working) or, with
+ * `json`, the view as the admin API answers it.
  */
 export const rotateToken = <A extends SharedView>(
-  kind: ViewKind,
-  rotated: Effect.Effect<WithViewToken<A>, CommandFailed | StorageFailure, AccountStore | DashboardStore>,
-  toJson: (view: A, prefix: string) => unknown,
+  spec: ViewCommandKind<A>,
+  accountId: AccountId,
+  id: string,
   json: boolean,
   prefix: string
 ): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
-    const view = yield* rotated
-    if (json) return yield* Console.log(JSON.stringify(toJson(view, prefix)))
-    const noun = `${kind.charAt(0).toUpperCase()}${kind.slice(1)}`
+    const view = yield* spec.rotate(accountId, id)
+    if (json) return yield* Console.log(JSON.stringify(spec.toJson(view, prefix)))
+    const noun = `${spec.kind.charAt(0).toUpperCase()}${spec.kind.slice(1)}`
     yield* Console.log(`${noun} ${view.id} has a new view token; the old view URL no longer opens.`)
-    yield* printLink(kind, view, prefix)
+    yield* printLink(spec.kind, view, prefix)
   })

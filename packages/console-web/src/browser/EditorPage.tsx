@@ -282,7 +282,7 @@ export const EditorPage = (props: {
               />
             ) : null}
             <span class="cw-spacer" />
-            {saved === undefined ? null : <ViewLink url={saved.url} />}
+            {saved === undefined ? null : <ViewLink url={saved.url} copy={false} />}
           </div>
           {saveError === undefined ? null : (
             <p class="cw-error cw-save-error" role="alert">

@@ -7,9 +7,9 @@ export const unknownLinkText = "This link can't be shown again; rotate it to get
 /**
  * The actions of a view's share link: "Open view page" and "Copy link" when the server shows the link (`url`, a path
  * under the server's base path, made absolute against this page), else {@link unknownLinkText} (the caller puts its
- * rotate button beside it).
+ * rotate button beside it). `copy: false` leaves the copy button out (the layout editor's toolbar: it opens the page).
  */
-export const ViewLink = (props: { readonly url: string | null }) => {
+export const ViewLink = (props: { readonly url: string | null; readonly copy?: boolean }) => {
   const [copied, setCopied] = useState(false)
   if (props.url === null)
     return (
@@ -28,9 +28,11 @@ export const ViewLink = (props: { readonly url: string | null }) => {
       <a class="cw-button" href={href} target="_blank" rel="noreferrer noopener">
         Open view page
       </a>
-      <button type="button" class="cw-copy-link" data-link={href} onClick={copy}>
-        {copied ? "Copied" : "Copy link"}
-      </button>
+      {props.copy === false ? null : (
+        <button type="button" class="cw-copy-link" data-link={href} onClick={copy}>
+          {copied ? "Copied" : "Copy link"}
+        </button>
+      )}
     </>
   )
 }
