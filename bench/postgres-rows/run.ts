@@ -17,7 +17,7 @@
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import pg from "pg"
-import { numberArrayBinary, textArrayText } from "../../packages/storage-postgres/src/internal/storeSql.js"
+import { numberArrayBinary, textArrayText } from "../../packages/storage-postgres/src/internal/wireCodec.js"
 import { withTestDatabase } from "../lib/postgres.js"
 
 const { values: args } = parseArgs({ options: { requests: { type: "string", default: "200" } } })

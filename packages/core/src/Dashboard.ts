@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { Either, ParseResult, Schema } from "effect"
-import type { AccountId } from "./Account.js"
 import { withBoundedIssues } from "./BoundedIssues.js"
 import { InvalidRequest } from "./Errors.js"
+import type { SharedView } from "./SharedView.js"
 import { StreamName } from "./StreamName.js"
 import { maxCharacters } from "./TextLength.js"
 import {
@@ -228,13 +228,18 @@ export const UpdateDashboardBody = Schema.Struct({
 }).annotations({ identifier: "UpdateDashboard" })
 export type UpdateDashboardBody = typeof UpdateDashboardBody.Type
 
-/** A stored dashboard. `createdAt` in integer microseconds. The view token is not here: only its digest is stored. */
-export interface Dashboard {
-  readonly id: DashboardId
-  readonly accountId: AccountId
+/**
+ * A stored dashboard: a shared view (`SharedView.ts`: id, account, name, view token, `createdAt` in integer
+ * microseconds) with its tiles.
+ */
+export interface Dashboard extends SharedView<DashboardId> {
+  readonly tiles: ReadonlyArray<Tile>
+}
+
+/** What a dashboard's `PUT` replaces (docs/api.md section 11): its name and tiles. */
+export interface DashboardChange {
   readonly name: string
   readonly tiles: ReadonlyArray<Tile>
-  readonly createdAt: number
 }
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): string => {

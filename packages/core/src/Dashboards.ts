@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import type { AccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import {
@@ -7,69 +7,44 @@ import {
   checkTiles,
   type CreateDashboardBody,
   type Dashboard,
-  type DashboardId,
   defaultLayout,
   newDashboardId,
   type Tile,
   type UpdateDashboardBody
 } from "./Dashboard.js"
 import { DashboardStore } from "./DashboardStore.js"
-import { AccountNotFound, DashboardNotFound, InvalidRequest, type StorageFailure } from "./Errors.js"
+import { type AccountNotFound, DashboardNotFound, InvalidRequest, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
-import { isoTime, nowMicros } from "./Time.js"
-import { digestViewToken, newViewToken, viewUrl } from "./ViewToken.js"
+import { sharedViewJson, sharedViewUseCases, type WithViewToken } from "./SharedView.js"
 import type { Widget } from "./Widget.js"
 import { type WidgetKind, widgetKind } from "./WidgetType.js"
 
 /**
- * The use cases of dashboards (docs/api.md section 11): what the admin API, the CLI and the dashboard page call.
- * Bodies arrive decoded (`CreateDashboardBody`, `UpdateDashboardBody`: the grid rules are in their schemas); these
- * check what needs storage (the account, its widgets) and keep view tokens secret: a token is returned only by the
- * call that makes it (create, rotate), the store keeps its SHA-256 digest.
+ * The use cases of dashboards (docs/api.md section 11): what the admin API, the CLI and the dashboard page call. A
+ * dashboard is a shared view (`SharedView.ts`): listing, reading, deleting and replacing its view token are the ones
+ * every shared view has ({@link views}). Bodies arrive decoded (`CreateDashboardBody`, `UpdateDashboardBody`: the grid
+ * rules are in their schemas); these check what needs storage (the account, its widgets).
  */
 
-/** A dashboard with the view token just made for it (shown only by create and rotate). */
-export interface DashboardWithToken {
-  readonly dashboard: Dashboard
-  readonly viewToken: string
-}
+/** The shared view use cases of dashboards; an unknown id is `DashboardNotFound` (404 `dashboard_not_found`). */
+export const views = sharedViewUseCases(
+  {
+    kind: "dashboard",
+    noun: "dashboard",
+    storage: Effect.map(DashboardStore, (store) => store.dashboards),
+    notFound: (message) => new DashboardNotFound({ message })
+  },
+  newDashboardId
+)
 
 /**
  * A dashboard as the admin API answers and `dashboards create --json` prints it (docs/api.md section 11):
- * `{"id","name","tiles","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time. The store keeps only the
- * view token's digest, so only create and rotate, which make one, pass `viewToken`; every other answer shows
- * `viewToken` and `url` as `null`. `url` carries `basePath`, the `serve --base-path` prefix (docs/api.md section 16;
- * `""` for the root), see `viewUrl`.
+ * `{"id","name","tiles","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time; `url` carries `basePath`,
+ * the `serve --base-path` prefix (docs/api.md section 16; `""` for the root). `viewToken` and `url` are `null` for a
+ * dashboard whose token was made before tokens were kept (see `shareLink`).
  */
-export const dashboardView = (dashboard: Dashboard, viewToken: string | null = null, basePath = "") => ({
-  id: dashboard.id,
-  name: dashboard.name,
-  tiles: dashboard.tiles,
-  viewToken,
-  url: viewToken === null ? null : viewUrl(basePath, "dashboard", viewToken),
-  createdAt: isoTime(dashboard.createdAt)
-})
-
-const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${JSON.stringify(id)}` })
-
-const dashboardNotFound = (id: string) =>
-  new DashboardNotFound({ message: `no dashboard with id ${JSON.stringify(id)} in this account` })
-
-/**
- * Succeeds when the account exists, else fails with `AccountNotFound` (the admin use cases of dashboards and
- * rotations check it first, so an unknown account is 404 `account_not_found` whatever else is wrong).
- */
-export const requireAccount = (
-  accountId: string
-): Effect.Effect<void, AccountNotFound | StorageFailure, AccountStore> =>
-  Effect.flatMap(AccountStore, (store) =>
-    Effect.flatMap(store.getAccount(accountId as AccountId), (found) =>
-      Option.isSome(found) ? Effect.void : Effect.fail(accountNotFound(accountId))
-    )
-  )
-
-const found = <A>(option: Option.Option<A>, id: string): Effect.Effect<A, DashboardNotFound> =>
-  Option.match(option, { onNone: () => Effect.fail(dashboardNotFound(id)), onSome: Effect.succeed })
+export const dashboardView = (dashboard: Dashboard, basePath = "") =>
+  sharedViewJson("dashboard", dashboard, { tiles: dashboard.tiles }, basePath)
 
 /** The account's widgets in creation order (the order of the default layout). */
 const widgetsInCreationOrder = (accountId: string) =>
@@ -105,46 +80,26 @@ export const createDashboard = (
   accountId: string,
   body: CreateDashboardBody
 ): Effect.Effect<
-  DashboardWithToken,
+  WithViewToken<Dashboard>,
   AccountNotFound | InvalidRequest | StorageFailure,
   AccountStore | DashboardStore
 > =>
-  Effect.gen(function* () {
-    const widgets = yield* widgetsInCreationOrder(accountId)
-    const tiles = body.tiles ?? (yield* defaultTiles(widgets))
-    yield* checkStreams(tiles, new Map(widgets.map((w) => [w.streamName, w.type])))
-    const dashboard: Dashboard = {
-      id: newDashboardId(),
-      accountId: accountId as AccountId,
-      name: body.name,
-      tiles,
-      createdAt: nowMicros()
-    }
-    const viewToken = newViewToken()
-    yield* Effect.flatMap(DashboardStore, (store) => store.create(dashboard, digestViewToken(viewToken)))
-    return { dashboard, viewToken }
-  })
+  views.create(
+    accountId,
+    Effect.gen(function* () {
+      const widgets = yield* widgetsInCreationOrder(accountId)
+      const tiles = body.tiles ?? (yield* defaultTiles(widgets))
+      yield* checkStreams(tiles, new Map(widgets.map((w) => [w.streamName, w.type])))
+      return tiles
+    }),
+    (base, tiles) => ({ ...base, name: body.name, tiles })
+  )
 
 /** The account's dashboards, oldest first. Fails with `AccountNotFound`. */
-export const listDashboards = (
-  accountId: string
-): Effect.Effect<ReadonlyArray<Dashboard>, AccountNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.zipRight(
-    requireAccount(accountId),
-    Effect.flatMap(DashboardStore, (store) => store.list(accountId as AccountId))
-  )
+export const listDashboards = views.list
 
 /** One dashboard. Fails with `AccountNotFound` or `DashboardNotFound`. */
-export const getDashboard = (
-  accountId: string,
-  dashboardId: string
-): Effect.Effect<Dashboard, AccountNotFound | DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.zipRight(
-    requireAccount(accountId),
-    Effect.flatMap(DashboardStore, (store) =>
-      Effect.flatMap(store.get(accountId as AccountId, dashboardId as DashboardId), (d) => found(d, dashboardId))
-    )
-  )
+export const getDashboard = views.get
 
 /**
  * Replaces a dashboard's name and tiles and returns the new version; its view token keeps working. Fails with
@@ -160,49 +115,24 @@ export const updateDashboard = (
   AccountNotFound | DashboardNotFound | InvalidRequest | StorageFailure,
   AccountStore | DashboardStore
 > =>
-  Effect.gen(function* () {
-    const widgets = yield* Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
-    yield* checkStreams(body.tiles, new Map(widgets.map((w) => [w.streamName, w.type])))
-    const store = yield* DashboardStore
-    const updated = yield* store.update(accountId as AccountId, dashboardId as DashboardId, body.name, body.tiles)
-    return yield* found(updated, dashboardId)
-  })
+  views.update(
+    accountId,
+    dashboardId,
+    Effect.gen(function* () {
+      const widgets = yield* Effect.flatMap(AccountStore, (store) => store.listWidgets(accountId as AccountId))
+      yield* checkStreams(body.tiles, new Map(widgets.map((w) => [w.streamName, w.type])))
+      return { name: body.name, tiles: body.tiles }
+    })
+  )
 
 /** Deletes a dashboard; its view URL stops working. Fails with `AccountNotFound` or `DashboardNotFound`. */
-export const deleteDashboard = (
-  accountId: string,
-  dashboardId: string
-): Effect.Effect<void, AccountNotFound | DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.gen(function* () {
-    yield* requireAccount(accountId)
-    const store = yield* DashboardStore
-    const deleted = yield* store.delete(accountId as AccountId, dashboardId as DashboardId)
-    if (!deleted) return yield* dashboardNotFound(dashboardId)
-  })
+export const deleteDashboard = views.delete
 
 /**
  * Gives a dashboard a new view token and returns it (docs/api.md section 11); the old view URL stops working at once.
  * Fails with `AccountNotFound` or `DashboardNotFound`.
  */
-export const rotateViewToken = (
-  accountId: string,
-  dashboardId: string
-): Effect.Effect<
-  DashboardWithToken,
-  AccountNotFound | DashboardNotFound | StorageFailure,
-  AccountStore | DashboardStore
-> =>
-  Effect.gen(function* () {
-    yield* requireAccount(accountId)
-    const viewToken = newViewToken()
-    const store = yield* DashboardStore
-    const updated = yield* store.setViewToken(
-      accountId as AccountId,
-      dashboardId as DashboardId,
-      digestViewToken(viewToken)
-    )
-    return { dashboard: yield* found(updated, dashboardId), viewToken }
-  })
+export const rotateViewToken = views.rotateToken
 
 // ---------------------------------------------------------------------------------------------------------------
 // The view: what the dashboard page shows
@@ -224,8 +154,6 @@ export interface ResolvedDashboard {
   readonly tiles: ReadonlyArray<ResolvedTile>
 }
 
-const unknownViewToken = new DashboardNotFound({ message: "no dashboard has this view token" })
-
 /**
  * The dashboard of a view token (docs/api.md section 11, `GET /d/<viewToken>`) with each tile's widget (type and
  * stream) looked up now. Fails with `DashboardNotFound` for an unknown or rotated token (the page answers 404).
@@ -234,11 +162,7 @@ export const resolveView = (
   viewToken: string
 ): Effect.Effect<ResolvedDashboard, DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
-    if (viewToken === "") return yield* unknownViewToken
-    const dashboards = yield* DashboardStore
-    const dashboard = yield* Effect.flatMap(dashboards.findByViewToken(digestViewToken(viewToken)), (d) =>
-      Option.match(d, { onNone: () => Effect.fail(unknownViewToken), onSome: Effect.succeed })
-    )
+    const dashboard = yield* views.findByToken(viewToken)
     const accounts = yield* AccountStore
     const names = [...new Set(dashboard.tiles.map((t) => t.streamName))]
     const widgets = yield* accounts.findWidgets(dashboard.accountId, names)

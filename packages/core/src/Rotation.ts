@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { Either, ParseResult, Schema } from "effect"
-import type { AccountId } from "./Account.js"
 import { withBoundedIssues } from "./BoundedIssues.js"
 import { DashboardName, type DashboardId } from "./Dashboard.js"
 import { InvalidRequest } from "./Errors.js"
+import type { SharedView } from "./SharedView.js"
 
 /**
  * Rotations (docs/api.md section 15): several dashboards of one account shown in turn on one screen (a wall TV), each
@@ -56,15 +56,18 @@ export const RotationBody = Schema.Struct({
 })
 export type RotationBody = typeof RotationBody.Type
 
-/** A stored rotation. `createdAt` in integer microseconds. The view token is not here: only its digest is stored. */
-export interface Rotation {
-  readonly id: RotationId
-  readonly accountId: AccountId
+/**
+ * A stored rotation: a shared view (`SharedView.ts`: id, account, name, view token, `createdAt` in integer
+ * microseconds) with its dashboards and interval.
+ */
+export interface Rotation extends SharedView<RotationId>, RotationChange {}
+
+/** What a rotation's `PUT` replaces (docs/api.md section 15): its name, dashboards and interval. */
+export interface RotationChange {
   readonly name: string
   /** In the order shown; a deleted dashboard is removed from it (docs/api.md section 15). */
   readonly dashboardIds: ReadonlyArray<DashboardId>
   readonly intervalSeconds: number
-  readonly createdAt: number
 }
 
 const pathOf = (path: ReadonlyArray<PropertyKey>): string => {

@@ -1,41 +1,41 @@
 import { createHash } from "node:crypto"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { AccountId } from "./Account.js"
+import { requireAccount } from "./AccountResource.js"
 import { AccountStore } from "./AccountStore.js"
 import type { Dashboard } from "./Dashboard.js"
-import { dashboardFeeds, requireAccount, type ResolvedDashboard } from "./Dashboards.js"
+import { dashboardFeeds, type ResolvedDashboard } from "./Dashboards.js"
 import { DashboardStore } from "./DashboardStore.js"
-import { AccountNotFound, type InvalidRequest, RotationNotFound, type StorageFailure } from "./Errors.js"
+import { type AccountNotFound, type InvalidRequest, RotationNotFound, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
-import { checkDashboardIds, newRotationId, type Rotation, type RotationBody, type RotationId } from "./Rotation.js"
-import { isoTime, nowMicros } from "./Time.js"
-import { digestViewToken, newViewToken, viewUrl } from "./ViewToken.js"
+import { checkDashboardIds, newRotationId, type Rotation, type RotationBody } from "./Rotation.js"
+import { sharedViewJson, sharedViewUseCases, type WithViewToken } from "./SharedView.js"
 
 /**
- * The use cases of rotations (docs/api.md section 15): what the admin API, the CLI and the rotation page call. Bodies
- * arrive decoded (`RotationBody`: name, interval and the count of dashboards are in its schema); these check what
- * needs storage (the account, its dashboards) and keep view tokens secret, as `Dashboards` does: a token is returned
- * only by the call that makes it (create, rotate), the store keeps its SHA-256 digest.
+ * The use cases of rotations (docs/api.md section 15): what the admin API, the CLI and the rotation page call. A
+ * rotation is a shared view (`SharedView.ts`): listing, reading, deleting and replacing its view token are the ones
+ * every shared view has ({@link views}). Bodies arrive decoded (`RotationBody`: name, interval and the count of
+ * dashboards are in its schema); these check what needs storage (the account, its dashboards).
  */
 
-/** A rotation with the view token just made for it (shown only by create and rotate). */
-export interface RotationWithToken {
-  readonly rotation: Rotation
-  readonly viewToken: string
-}
+/** The shared view use cases of rotations; an unknown id is `RotationNotFound` (404 `rotation_not_found`). */
+export const views = sharedViewUseCases(
+  {
+    kind: "rotation",
+    noun: "rotation",
+    storage: Effect.map(DashboardStore, (store) => store.rotations),
+    notFound: (message) => new RotationNotFound({ message })
+  },
+  newRotationId
+)
 
-const rotationNotFound = (id: string) =>
-  new RotationNotFound({ message: `no rotation with id ${JSON.stringify(id.slice(0, 100))} in this account` })
-
-const found = <A>(option: Option.Option<A>, id: string): Effect.Effect<A, RotationNotFound> =>
-  Option.match(option, { onNone: () => Effect.fail(rotationNotFound(id)), onSome: Effect.succeed })
-
-/** The body's dashboard ids, checked against the account's dashboards (`InvalidRequest`, path `dashboardIds[i]`). */
-const accountDashboards = (accountId: string, body: RotationBody) =>
+/** The body checked against the account's dashboards (`InvalidRequest`, path `dashboardIds[i]`): the change it makes. */
+const checked = (accountId: string, body: RotationBody) =>
   Effect.gen(function* () {
     yield* requireAccount(accountId)
-    const dashboards = yield* Effect.flatMap(DashboardStore, (store) => store.list(accountId as AccountId))
-    return yield* checkDashboardIds(body.dashboardIds, new Set(dashboards.map((d) => d.id)))
+    const dashboards = yield* Effect.flatMap(DashboardStore, (store) => store.dashboards.list(accountId as AccountId))
+    const dashboardIds = yield* checkDashboardIds(body.dashboardIds, new Set(dashboards.map((d) => d.id)))
+    return { name: body.name, dashboardIds, intervalSeconds: body.intervalSeconds }
   })
 
 /**
@@ -45,42 +45,17 @@ const accountDashboards = (accountId: string, body: RotationBody) =>
 export const createRotation = (
   accountId: string,
   body: RotationBody
-): Effect.Effect<RotationWithToken, AccountNotFound | InvalidRequest | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.gen(function* () {
-    const dashboardIds = yield* accountDashboards(accountId, body)
-    const rotation: Rotation = {
-      id: newRotationId(),
-      accountId: accountId as AccountId,
-      name: body.name,
-      dashboardIds,
-      intervalSeconds: body.intervalSeconds,
-      createdAt: nowMicros()
-    }
-    const viewToken = newViewToken()
-    yield* Effect.flatMap(DashboardStore, (store) => store.createRotation(rotation, digestViewToken(viewToken)))
-    return { rotation, viewToken }
-  })
+): Effect.Effect<
+  WithViewToken<Rotation>,
+  AccountNotFound | InvalidRequest | StorageFailure,
+  AccountStore | DashboardStore
+> => views.create(accountId, checked(accountId, body), (base, change) => ({ ...base, ...change }))
 
 /** The account's rotations, oldest first. Fails with `AccountNotFound`. */
-export const listRotations = (
-  accountId: string
-): Effect.Effect<ReadonlyArray<Rotation>, AccountNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.zipRight(
-    requireAccount(accountId),
-    Effect.flatMap(DashboardStore, (store) => store.listRotations(accountId as AccountId))
-  )
+export const listRotations = views.list
 
 /** One rotation. Fails with `AccountNotFound` or `RotationNotFound`. */
-export const getRotation = (
-  accountId: string,
-  rotationId: string
-): Effect.Effect<Rotation, AccountNotFound | RotationNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.zipRight(
-    requireAccount(accountId),
-    Effect.flatMap(DashboardStore, (store) =>
-      Effect.flatMap(store.getRotation(accountId as AccountId, rotationId as RotationId), (r) => found(r, rotationId))
-    )
-  )
+export const getRotation = views.get
 
 /**
  * Replaces a rotation's name, dashboards and interval and returns the new version; its view token keeps working, and
@@ -95,53 +70,16 @@ export const updateRotation = (
   Rotation,
   AccountNotFound | RotationNotFound | InvalidRequest | StorageFailure,
   AccountStore | DashboardStore
-> =>
-  Effect.gen(function* () {
-    const dashboardIds = yield* accountDashboards(accountId, body)
-    const store = yield* DashboardStore
-    const updated = yield* store.updateRotation(accountId as AccountId, rotationId as RotationId, {
-      name: body.name,
-      dashboardIds,
-      intervalSeconds: body.intervalSeconds
-    })
-    return yield* found(updated, rotationId)
-  })
+> => views.update(accountId, rotationId, checked(accountId, body))
 
 /** Deletes a rotation; its view URL stops working. Fails with `AccountNotFound` or `RotationNotFound`. */
-export const deleteRotation = (
-  accountId: string,
-  rotationId: string
-): Effect.Effect<void, AccountNotFound | RotationNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.gen(function* () {
-    yield* requireAccount(accountId)
-    const store = yield* DashboardStore
-    const deleted = yield* store.deleteRotation(accountId as AccountId, rotationId as RotationId)
-    if (!deleted) return yield* rotationNotFound(rotationId)
-  })
+export const deleteRotation = views.delete
 
 /**
  * Gives a rotation a new view token and returns it (docs/api.md section 15); the old view URL stops working at once.
  * Fails with `AccountNotFound` or `RotationNotFound`.
  */
-export const rotateRotationViewToken = (
-  accountId: string,
-  rotationId: string
-): Effect.Effect<
-  RotationWithToken,
-  AccountNotFound | RotationNotFound | StorageFailure,
-  AccountStore | DashboardStore
-> =>
-  Effect.gen(function* () {
-    yield* requireAccount(accountId)
-    const viewToken = newViewToken()
-    const store = yield* DashboardStore
-    const updated = yield* store.setRotationViewToken(
-      accountId as AccountId,
-      rotationId as RotationId,
-      digestViewToken(viewToken)
-    )
-    return { rotation: yield* found(updated, rotationId), viewToken }
-  })
+export const rotateRotationViewToken = views.rotateToken
 
 // ---------------------------------------------------------------------------------------------------------------
 // The view: what the rotation page shows
@@ -157,8 +95,6 @@ export interface ResolvedRotation {
   readonly dashboards: ReadonlyArray<ResolvedDashboard>
 }
 
-const unknownViewToken = new RotationNotFound({ message: "no rotation has this view token" })
-
 /**
  * The rotation of a view token (docs/api.md section 15, `GET /r/<viewToken>`) with its dashboards and each tile's widget
  * looked up now (one read of the account's dashboards, one of the widgets of every stream they show). Fails with
@@ -169,12 +105,9 @@ export const resolveRotationView = (
   viewToken: string
 ): Effect.Effect<ResolvedRotation, RotationNotFound | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
-    if (viewToken === "") return yield* unknownViewToken
+    const rotation = yield* views.findByToken(viewToken)
     const store = yield* DashboardStore
-    const rotation = yield* Effect.flatMap(store.findRotationByViewToken(digestViewToken(viewToken)), (r) =>
-      Option.match(r, { onNone: () => Effect.fail(unknownViewToken), onSome: Effect.succeed })
-    )
-    const all = rotation.dashboardIds.length === 0 ? [] : yield* store.list(rotation.accountId)
+    const all = rotation.dashboardIds.length === 0 ? [] : yield* store.dashboards.list(rotation.accountId)
     const byId = new Map<string, Dashboard>(all.map((d) => [d.id, d]))
     const shown: Array<Dashboard> = []
     const seen = new Set<string>()
@@ -198,19 +131,17 @@ export const resolveRotationView = (
 
 /**
  * A rotation as the admin API shows it and its `rotation` event carries it (docs/api.md section 15):
- * `{"id","name","dashboardIds","intervalSeconds","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time.
- * `viewToken` and `url` are `null` when the token is not at hand (the store keeps only its digest); `url` carries
- * `basePath`, the `serve --base-path` prefix (docs/api.md section 16; `""` for the root), see `viewUrl`.
+ * `{"id","name","dashboardIds","intervalSeconds","viewToken","url","createdAt"}`, `createdAt` an ISO 8601 UTC time;
+ * `url` carries `basePath`, the `serve --base-path` prefix (docs/api.md section 16; `""` for the root). `viewToken` and
+ * `url` are `null` for a rotation whose token was made before tokens were kept (see `shareLink`).
  */
-export const rotationView = (rotation: Rotation, viewToken: string | null = null, basePath = "") => ({
-  id: rotation.id,
-  name: rotation.name,
-  dashboardIds: rotation.dashboardIds,
-  intervalSeconds: rotation.intervalSeconds,
-  viewToken,
-  url: viewToken === null ? null : viewUrl(basePath, "rotation", viewToken),
-  createdAt: isoTime(rotation.createdAt)
-})
+export const rotationView = (rotation: Rotation, basePath = "") =>
+  sharedViewJson(
+    "rotation",
+    rotation,
+    { dashboardIds: rotation.dashboardIds, intervalSeconds: rotation.intervalSeconds },
+    basePath
+  )
 
 /**
  * What a rotation's event stream follows (see `followDashboard`): the union of its dashboards' feeds (one per
@@ -233,7 +164,7 @@ export const rotationLayout = (resolved: ResolvedRotation): DashboardLayout => {
   }
   return {
     data: JSON.stringify({
-      rotation: rotationView(rotation, resolved.viewToken),
+      rotation: rotationView({ ...rotation, viewToken: resolved.viewToken }),
       dashboards: resolved.dashboards.map(({ dashboard, tiles }) => ({
         id: dashboard.id,
         name: dashboard.name,

@@ -51,8 +51,9 @@ export interface StreamRecord {
 
 /**
  * A dashboard row, as stored (docs/api.md section 11): its id (a UUID), the JSON text of its tiles (which name streams,
- * not stream ids), the SHA-256 digest of its current view token (never the token), `createdAt` in integer
- * microseconds. Dashboards have no other time: an update changes only the name and tiles.
+ * not stream ids), the SHA-256 digest of its current view token and the token itself (`null` for a dashboard made
+ * before tokens were kept), `createdAt` in integer microseconds. Dashboards have no other time: an update changes only
+ * the name and tiles.
  */
 export interface DashboardRecord {
   readonly id: DashboardId
@@ -61,12 +62,14 @@ export interface DashboardRecord {
   /** The tiles array's JSON text, copied byte for byte. */
   readonly tiles: string
   readonly viewToken: ViewTokenDigest
+  /** The view token itself, shown in the dashboard's share link; `null` when only its digest is known. */
+  readonly viewTokenText: string | null
   readonly createdAt: number
 }
 
 /**
  * A rotation as stored (docs/api.md section 15): its id (a UUID), its dashboards' ids in order, the SHA-256 digest of its
- * current view token (never the token), `createdAt` in integer microseconds.
+ * current view token and the token itself (`null` when only the digest is known), `createdAt` in integer microseconds.
  */
 export interface RotationRecord {
   readonly id: RotationId
@@ -75,6 +78,8 @@ export interface RotationRecord {
   readonly intervalSeconds: number
   readonly dashboardIds: ReadonlyArray<DashboardId>
   readonly viewToken: ViewTokenDigest
+  /** The view token itself, shown in the rotation's share link; `null` when only its digest is known. */
+  readonly viewTokenText: string | null
   readonly createdAt: number
 }
 

@@ -175,6 +175,7 @@ export {
 export {
   CreateDashboardBody,
   type Dashboard,
+  type DashboardChange,
   DashboardId,
   DashboardName,
   decodeLayout,
@@ -201,7 +202,27 @@ export {
 } from "./TileStatus.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
-export { type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
+export { digestViewToken, newViewToken, type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
+
+// Account resources and shared views: what dashboards and rotations are instances of.
+export {
+  type AccountResource,
+  accountNotFound,
+  requireAccount,
+  type ResourceKind,
+  type ResourceStorage,
+  resourceUseCases
+} from "./AccountResource.js"
+export {
+  type NewView,
+  type SharedView,
+  sharedViewJson,
+  sharedViewUseCases,
+  shareLink,
+  type ViewKindOf,
+  type ViewStorage,
+  type WithViewToken
+} from "./SharedView.js"
 
 // Rotations (docs/api.md section 15).
 export {
@@ -213,10 +234,10 @@ export {
   MIN_INTERVAL_SECONDS,
   type Rotation,
   RotationBody,
+  type RotationChange,
   RotationId
 } from "./Rotation.js"
 export * as Rotations from "./Rotations.js"
-export type { RotationStorage } from "./RotationStore.js"
 
 // Alerts (docs/api.md section 18): rule and receiver bodies, the rule state machine, the deadline queue, the port.
 export {

@@ -35,7 +35,8 @@ describe("dashboard use cases", () => {
           ["alpha", "world-map"],
           ["mid", "table"]
         ])
-        const { dashboard, viewToken } = yield* Dashboards.createDashboard(account.id, { name: "Wall" })
+        const dashboard = yield* Dashboards.createDashboard(account.id, { name: "Wall" })
+        const { viewToken } = dashboard
         assert.deepStrictEqual(
           dashboard.tiles.map((t) => t.streamName),
           ["zeta", "alpha", "mid"]
@@ -57,7 +58,7 @@ describe("dashboard use cases", () => {
       Effect.gen(function* () {
         const names = Array.from({ length: MAX_TILES + 1 }, (_, i) => `w${String(i).padStart(3, "0")}`)
         const full = yield* withAccount(names.slice(0, MAX_TILES).map((name) => [name, "number"] as const))
-        const { dashboard } = yield* Dashboards.createDashboard(full.id, { name: "All" })
+        const dashboard = yield* Dashboards.createDashboard(full.id, { name: "All" })
         assert.strictEqual(dashboard.tiles.length, MAX_TILES)
         const updated = yield* Dashboards.updateDashboard(full.id, dashboard.id, {
           name: "All",
@@ -85,7 +86,7 @@ describe("dashboard use cases", () => {
           Dashboards.createDashboard(account.id, { name: "d", tiles: [tile("a", 0), tile("b", 2)] })
         )
         assert.deepStrictEqual([create._tag, (create as any).path], ["InvalidRequest", "tiles[1].streamName"])
-        const { dashboard } = yield* Dashboards.createDashboard(account.id, { name: "d", tiles: [tile("a", 0)] })
+        const dashboard = yield* Dashboards.createDashboard(account.id, { name: "d", tiles: [tile("a", 0)] })
         const update = yield* Effect.flip(
           Dashboards.updateDashboard(account.id, dashboard.id, { name: "d", tiles: [tile("b", 0)] })
         )
@@ -130,14 +131,16 @@ describe("dashboard use cases", () => {
     run(
       Effect.gen(function* () {
         const account = yield* withAccount([["s", "label"]])
-        const { dashboard, viewToken: old } = yield* Dashboards.createDashboard(account.id, { name: "d" })
+        const dashboard = yield* Dashboards.createDashboard(account.id, { name: "d" })
+        const old = dashboard.viewToken
         const rotated = yield* Dashboards.rotateViewToken(account.id, dashboard.id)
         assert.notStrictEqual(rotated.viewToken, old)
-        assert.deepStrictEqual(rotated.dashboard, dashboard)
+        assert.deepStrictEqual(rotated, { ...dashboard, viewToken: rotated.viewToken })
+        assert.deepStrictEqual(yield* Dashboards.getDashboard(account.id, dashboard.id), rotated)
         const error = yield* Effect.flip(Dashboards.resolveView(old))
         assert.strictEqual(error._tag, "DashboardNotFound")
         assert.notInclude(error.message, old)
-        assert.deepStrictEqual((yield* Dashboards.resolveView(rotated.viewToken)).dashboard, dashboard)
+        assert.deepStrictEqual((yield* Dashboards.resolveView(rotated.viewToken)).dashboard, rotated)
         assert.strictEqual((yield* Effect.flip(Dashboards.resolveView("")))._tag, "DashboardNotFound")
         yield* Dashboards.deleteDashboard(account.id, dashboard.id)
         assert.strictEqual((yield* Effect.flip(Dashboards.resolveView(rotated.viewToken)))._tag, "DashboardNotFound")
@@ -153,7 +156,8 @@ describe("dashboard use cases", () => {
           ["a", "number"],
           ["b", "list"]
         ])
-        const { dashboard, viewToken } = yield* Dashboards.createDashboard(account.id, { name: "d" })
+        const dashboard = yield* Dashboards.createDashboard(account.id, { name: "d" })
+        const { viewToken } = dashboard
         const tiles = [tile("b", 0), tile("b", 2)]
         const updated = yield* Dashboards.updateDashboard(account.id, dashboard.id, { name: "e", tiles })
         assert.deepStrictEqual(updated, { ...dashboard, name: "e", tiles })

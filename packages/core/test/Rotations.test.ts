@@ -82,7 +82,7 @@ const setup = Effect.gen(function* () {
   const tile = (streamName: string, y: number) => ({ streamName: StreamName.make(streamName), x: 0, y, w: 12, h: 1 })
   const a = yield* Dashboards.createDashboard(account.id, { name: "A", tiles: [tile("shared", 0), tile("onlyA", 1)] })
   const b = yield* Dashboards.createDashboard(account.id, { name: "B", tiles: [tile("onlyB", 0), tile("shared", 1)] })
-  return { account, a: a.dashboard.id, b: b.dashboard.id }
+  return { account, a: a.id, b: b.id }
 })
 
 const provided = <A, E>(effect: Effect.Effect<A, E, Stores>) => Effect.provide(effect, MemoryStore.layer)
@@ -95,7 +95,7 @@ describe("rotation use cases", () => {
         const other = yield* UseCases.createAccount("other")
         const theirs = yield* Dashboards.createDashboard(other.id, { name: "T", tiles: [] })
         const refused = yield* Effect.flip(
-          Rotations.createRotation(account.id, { ...body, dashboardIds: [a, theirs.dashboard.id] })
+          Rotations.createRotation(account.id, { ...body, dashboardIds: [a, theirs.id] })
         )
         assert.strictEqual(refused._tag, "InvalidRequest")
         assert.strictEqual(refused._tag === "InvalidRequest" && refused.path, "dashboardIds[1]")
@@ -103,10 +103,11 @@ describe("rotation use cases", () => {
         assert.strictEqual(unknown._tag, "AccountNotFound")
         assert.deepStrictEqual(yield* Rotations.listRotations(account.id), [])
 
-        const { rotation, viewToken } = yield* Rotations.createRotation(account.id, {
+        const rotation = yield* Rotations.createRotation(account.id, {
           ...body,
           dashboardIds: [b, a, b]
         })
+        const { viewToken } = rotation
         const view = yield* Rotations.resolveRotationView(viewToken)
         assert.deepStrictEqual(view.rotation, rotation)
         // Each distinct dashboard once, in the order of its first place.
@@ -119,9 +120,13 @@ describe("rotation use cases", () => {
 
         const next = yield* Rotations.rotateRotationViewToken(account.id, rotation.id)
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView(viewToken)))._tag, "RotationNotFound")
-        assert.deepStrictEqual((yield* Rotations.resolveRotationView(next.viewToken)).rotation, rotation)
-        assert.strictEqual(Rotations.rotationView(rotation, next.viewToken).url, `/r/${next.viewToken}`)
-        assert.strictEqual(Rotations.rotationView(rotation).url, null)
+        assert.deepStrictEqual((yield* Rotations.resolveRotationView(next.viewToken)).rotation, next)
+        assert.deepStrictEqual(next, { ...rotation, viewToken: next.viewToken })
+        // Every answer shows the current share link again, under the base path when one is given.
+        assert.deepStrictEqual(yield* Rotations.getRotation(account.id, rotation.id), next)
+        assert.strictEqual(Rotations.rotationView(next).url, `/r/${next.viewToken}`)
+        assert.strictEqual(Rotations.rotationView(next, "/ds").url, `/ds/r/${next.viewToken}`)
+        assert.deepStrictEqual(Rotations.rotationView({ ...next, viewToken: null }).url, null)
 
         // A deleted dashboard leaves it.
         yield* Dashboards.deleteDashboard(account.id, b)
@@ -169,7 +174,7 @@ describe("a rotation's one event stream", () => {
         Effect.gen(function* () {
           const s = yield* setup
           const made = yield* Rotations.createRotation(s.account.id, { ...body, dashboardIds: [s.a, s.b] })
-          return { ...s, viewToken: made.viewToken, rotationId: made.rotation.id }
+          return { ...s, viewToken: made.viewToken, rotationId: made.id }
         }),
         layer
       )

@@ -33,12 +33,12 @@ describe("admin API: dashboards", () => {
     )
     for (const t of d.tiles) assert.deepStrictEqual(Object.keys(t).sort(), ["h", "streamName", "w", "x", "y"])
 
-    // GET, list: the same dashboard, token and url null (only its digest is stored).
+    // GET, list: the same dashboard with the same share link (docs/api.md section 11).
     const got = await admin(server, "GET", `${dashboards(id)}/${d.id}`)
     assert.strictEqual(got.status, 200)
-    assert.deepStrictEqual(got.json, { ...d, viewToken: null, url: null })
+    assert.deepStrictEqual(got.json, d)
     const list = await admin(server, "GET", dashboards(id))
-    assert.deepStrictEqual([list.status, list.json], [200, { dashboards: [{ ...d, viewToken: null, url: null }] }])
+    assert.deepStrictEqual([list.status, list.json], [200, { dashboards: [d] }])
   })
 
   it("the page may be framed only by its own origin unless frameAncestors says otherwise", async () => {
@@ -78,9 +78,7 @@ describe("admin API: dashboards", () => {
     assert.deepStrictEqual(put.json, {
       ...created.json,
       name: "renamed",
-      tiles: next,
-      viewToken: null,
-      url: null
+      tiles: next
     })
     assert.deepStrictEqual((await admin(server, "GET", path)).json.tiles, next)
 

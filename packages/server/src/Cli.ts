@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util"
 import {
+  type AccountId,
   type AccountStore,
   type ChangeFeed,
   type DashboardStore,
@@ -35,6 +36,7 @@ import * as Config from "./Config.js"
 import * as DashboardCommands from "./DashboardCommands.js"
 import * as RotationCommands from "./RotationCommands.js"
 import * as StreamCommands from "./StreamCommands.js"
+import * as ViewCommands from "./ViewCommands.js"
 import * as Decimation from "./Decimation.js"
 import { CommandFailed, ExitCode, UsageError } from "./Errors.js"
 import { errorMessage } from "./internal/errorMessage.js"
@@ -207,17 +209,21 @@ const runs: { readonly [N in CommandName]: Run } = {
   "dashboards create": (values, { db, env }) =>
     Effect.gen(function* () {
       const name = yield* DashboardCommands.parseName(string(values, "name")!)
-      const basePath = yield* Config.basePath(string(values, "base-path"), env)
+      const prefix = yield* linkPrefix(values, env)
       const file = string(values, "layout")
       const layout = file === undefined ? undefined : { file, tiles: yield* DashboardCommands.readLayout(file) }
       yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        DashboardCommands.create(accountId, name, layout, values.json === true, basePath)
+        DashboardCommands.create(accountId, name, layout, values.json === true, prefix)
       ).pipe(withStorage(db))
     }),
-  "dashboards list": (values, { db }) =>
-    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-      DashboardCommands.list(accountId, values.json === true)
-    ).pipe(withStorage(db)),
+  "dashboards list": (values, { db, env }) =>
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      ViewCommands.list(DashboardCommands.views, accountId, json, prefix)
+    ),
+  "dashboards rotate-token": (values, { db, env }) =>
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      ViewCommands.rotateToken(DashboardCommands.views, accountId, string(values, "id")!, json, prefix)
+    ),
   "rotations create": (values, { db, env }) =>
     Effect.gen(function* () {
       const body = yield* RotationCommands.parseBody(
@@ -225,30 +231,26 @@ const runs: { readonly [N in CommandName]: Run } = {
         string(values, "dashboards"),
         string(values, "interval")!
       )
-      const basePath = yield* Config.basePath(string(values, "base-path"), env)
-      yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        RotationCommands.create(accountId, body, values.json === true, basePath)
-      ).pipe(withStorage(db))
+      yield* withLinks(values, env, db, (accountId, json, prefix) =>
+        RotationCommands.create(accountId, body, json, prefix)
+      )
     }),
-  "rotations list": (values, { db }) =>
-    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-      RotationCommands.list(accountId, values.json === true)
-    ).pipe(withStorage(db)),
-  "rotations show": (values, { db }) =>
-    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-      RotationCommands.show(accountId, string(values, "id")!, values.json === true)
-    ).pipe(withStorage(db)),
+  "rotations list": (values, { db, env }) =>
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      ViewCommands.list(RotationCommands.views, accountId, json, prefix)
+    ),
+  "rotations show": (values, { db, env }) =>
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      RotationCommands.show(accountId, string(values, "id")!, json, prefix)
+    ),
   "rotations delete": (values, { db }) =>
     Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
       RotationCommands.remove(accountId, string(values, "id")!)
     ).pipe(withStorage(db)),
   "rotations rotate-token": (values, { db, env }) =>
-    Effect.gen(function* () {
-      const basePath = yield* Config.basePath(string(values, "base-path"), env)
-      yield* Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
-        RotationCommands.rotateToken(accountId, string(values, "id")!, values.json === true, basePath)
-      ).pipe(withStorage(db))
-    }),
+    withLinks(values, env, db, (accountId, json, prefix) =>
+      ViewCommands.rotateToken(RotationCommands.views, accountId, string(values, "id")!, json, prefix)
+    ),
   copy: (values) =>
     Effect.flatMap(
       Effect.promise(() => import("./Copy.js")),
@@ -278,6 +280,26 @@ const withStorage =
       ),
       Effect.provide(Storage.layer(db.database))
     )
+
+/** What the view URLs a command prints start with: `--base-url`, else the base path (`Config.viewLinkPrefix`). */
+const linkPrefix = (values: Values, env: Config.Env) =>
+  Config.viewLinkPrefix(string(values, "base-url"), string(values, "base-path"), env)
+
+/**
+ * Runs a command that prints view URLs: checks what they start with (before the database is opened), then runs `body`
+ * with the account of `--access-key`, `--json` and that prefix against the configured database.
+ */
+const withLinks = <E>(
+  values: Values,
+  env: Config.Env,
+  db: Config.DatabaseConfig,
+  body: (accountId: AccountId, json: boolean, prefix: string) => Effect.Effect<void, E, AccountStore | DashboardStore>
+): Effect.Effect<void, Exclude<E, StorageFailure> | CommandFailed | UsageError> =>
+  Effect.flatMap(linkPrefix(values, env), (prefix) =>
+    Effect.flatMap(accountOf(string(values, "access-key")!), (accountId) =>
+      body(accountId, values.json === true, prefix)
+    ).pipe(withStorage(db))
+  )
 
 const isStorageFailure = (error: unknown): error is StorageFailure =>
   error instanceof StorageError || error instanceof StorageUnavailable

@@ -26,6 +26,20 @@ export interface CommandSpec {
   readonly required?: ReadonlyArray<string>
 }
 
+/**
+ * The flags of every command that prints view URLs (docs/api.md section 8): `--json`, and what the URLs start with
+ * (`--base-url`, else `--base-path`, see `Config.viewLinkPrefix`).
+ */
+const viewLinkOptions: Options = {
+  json: { type: "boolean" },
+  "base-path": { type: "string" },
+  "base-url": { type: "string" }
+}
+const viewLinkSynopsis = "[--json] [--base-url URL | --base-path /PREFIX]"
+const viewLinkHelp =
+  "--base-url URL: the server's address as people open it, so full URLs are printed (else paths starting with " +
+  "--base-path or DASHSTREAM_BASE_PATH, the server's)"
+
 /** The flags every command takes. */
 export const commonOptions: Options = {
   db: { type: "string" },
@@ -106,56 +120,59 @@ export const commandSpecs = {
   },
   "dashboards create": {
     words: ["dashboards", "create"],
-    synopsis: "--access-key K --name N [--layout FILE] [--json] [--base-path /PREFIX]",
+    synopsis: `--access-key K --name N [--layout FILE] ${viewLinkSynopsis}`,
     summary:
-      "create a dashboard and print its view URL path /d/<token> (--json: the dashboard); --layout FILE: its " +
-      'tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget); --base-path ' +
-      "(or DASHSTREAM_BASE_PATH): the server's, which the path starts with",
+      "create a dashboard and print its view URL /d/<token> (--json: the dashboard); --layout FILE: its " +
+      `tiles as JSON, [{"streamName","title"?,"x","y","w","h"}] (default: one tile per widget); ${viewLinkHelp}`,
     options: {
       "access-key": { type: "string" },
       name: { type: "string" },
       layout: { type: "string" },
-      json: { type: "boolean" },
-      "base-path": { type: "string" }
+      ...viewLinkOptions
     },
     required: ["access-key", "name"]
   },
   "dashboards list": {
     words: ["dashboards", "list"],
-    synopsis: "--access-key K [--json]",
-    summary: 'list the account\'s dashboards (--json: {"dashboards":[...]}, as the admin API answers)',
-    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    synopsis: `--access-key K ${viewLinkSynopsis}`,
+    summary: `list the account's dashboards with their view URLs (--json: {"dashboards":[...]}, as the admin API answers); ${viewLinkHelp}`,
+    options: { "access-key": { type: "string" }, ...viewLinkOptions },
     required: ["access-key"]
+  },
+  "dashboards rotate-token": {
+    words: ["dashboards", "rotate-token"],
+    synopsis: `--access-key K --id DASHBOARD ${viewLinkSynopsis}`,
+    summary: `give a dashboard a new view token and print its new view URL; the old one stops working; ${viewLinkHelp}`,
+    options: { "access-key": { type: "string" }, id: { type: "string" }, ...viewLinkOptions },
+    required: ["access-key", "id"]
   },
   "rotations create": {
     words: ["rotations", "create"],
-    synopsis: "--access-key K --name N [--dashboards ID,ID...] --interval SECONDS [--json] [--base-path /PREFIX]",
+    synopsis: `--access-key K --name N [--dashboards ID,ID...] --interval SECONDS ${viewLinkSynopsis}`,
     summary:
       "create a rotation: the account's dashboards (ids, comma-separated, in order) shown in turn on one screen, " +
-      "each for --interval seconds (5 to 3600); prints its view URL path /r/<token> (--json: the rotation); " +
-      "--base-path (or DASHSTREAM_BASE_PATH): the server's, which the path starts with",
+      `each for --interval seconds (5 to 3600); prints its view URL /r/<token> (--json: the rotation); ${viewLinkHelp}`,
     options: {
       "access-key": { type: "string" },
       name: { type: "string" },
       dashboards: { type: "string" },
       interval: { type: "string" },
-      json: { type: "boolean" },
-      "base-path": { type: "string" }
+      ...viewLinkOptions
     },
     required: ["access-key", "name", "interval"]
   },
   "rotations list": {
     words: ["rotations", "list"],
-    synopsis: "--access-key K [--json]",
-    summary: 'list the account\'s rotations (--json: {"rotations":[...]}, as the admin API answers)',
-    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    synopsis: `--access-key K ${viewLinkSynopsis}`,
+    summary: `list the account's rotations with their view URLs (--json: {"rotations":[...]}, as the admin API answers); ${viewLinkHelp}`,
+    options: { "access-key": { type: "string" }, ...viewLinkOptions },
     required: ["access-key"]
   },
   "rotations show": {
     words: ["rotations", "show"],
-    synopsis: "--access-key K --id ROTATION [--json]",
-    summary: "show a rotation: its dashboards in order and its interval (--json: as the admin API answers)",
-    options: { "access-key": { type: "string" }, id: { type: "string" }, json: { type: "boolean" } },
+    synopsis: `--access-key K --id ROTATION ${viewLinkSynopsis}`,
+    summary: `show a rotation: its dashboards in order, its interval and its view URL (--json: as the admin API answers); ${viewLinkHelp}`,
+    options: { "access-key": { type: "string" }, id: { type: "string" }, ...viewLinkOptions },
     required: ["access-key", "id"]
   },
   "rotations delete": {
@@ -167,16 +184,9 @@ export const commandSpecs = {
   },
   "rotations rotate-token": {
     words: ["rotations", "rotate-token"],
-    synopsis: "--access-key K --id ROTATION [--json] [--base-path /PREFIX]",
-    summary:
-      "give a rotation a new view token and print its new view URL path; the old one stops working; " +
-      "--base-path (or DASHSTREAM_BASE_PATH): the server's, which the path starts with",
-    options: {
-      "access-key": { type: "string" },
-      id: { type: "string" },
-      json: { type: "boolean" },
-      "base-path": { type: "string" }
-    },
+    synopsis: `--access-key K --id ROTATION ${viewLinkSynopsis}`,
+    summary: `give a rotation a new view token and print its new view URL; the old one stops working; ${viewLinkHelp}`,
+    options: { "access-key": { type: "string" }, id: { type: "string" }, ...viewLinkOptions },
     required: ["access-key", "id"]
   },
   copy: {

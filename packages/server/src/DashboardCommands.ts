@@ -2,20 +2,21 @@ import { readFile } from "node:fs/promises"
 import {
   type AccountId,
   type AccountStore,
+  type Dashboard,
   Dashboards,
   type DashboardStore,
   DashboardName,
   decodeLayout,
   MAX_NAME_LENGTH,
   type StorageFailure,
-  type Tile,
-  viewUrl
+  type Tile
 } from "@dashstream/core"
 import { Console, Effect, Either, Schema } from "effect"
 import { CommandFailed, UsageError } from "./Errors.js"
+import { accountNotFound, dashboardNotFound, printLink, type ViewCommandKind } from "./ViewCommands.js"
 
 /**
- * The `dashboards create` and `dashboards list` commands (docs/api.md section 12), apart from the command table of
+ * The `dashboards create`, `dashboards list` and `dashboards rotate-token` commands (docs/api.md section 12), apart from the command table of
  * `Cli.ts`: what they read, call and print. Exit codes as docs/api.md section 8 says: a layout file that cannot be
  * read or breaks a tile rule is a usage error (2), as a bad flag value is; a failing store is a runtime failure (1).
  */
@@ -56,19 +57,18 @@ const layoutError = (file: string, error: { readonly message: string; readonly p
 
 /**
  * `dashboards create`: creates a dashboard of the account (the default layout when `layout` is undefined) and prints
- * its view URL path `<basePath>/d/<viewToken>` (shown only now) or, with `json`, the dashboard as the admin API
- * answers it. `basePath` is the server's `--base-path` (`""` for the root).
- * A tile naming a stream that is not a widget of the account is a `UsageError`.
+ * its view URL (`prefix`: the server's `--base-url` or base path, see `Config.viewLinkPrefix`) or, with `json`, the
+ * dashboard as the admin API answers it. A tile naming a stream that is not a widget of the account is a `UsageError`.
  */
 export const create = (
   accountId: AccountId,
   name: string,
   layout: { readonly file: string; readonly tiles: ReadonlyArray<Tile> } | undefined,
   json: boolean,
-  basePath = ""
+  prefix = ""
 ): Effect.Effect<void, UsageError | CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
-    const { dashboard, viewToken } = yield* Dashboards.createDashboard(
+    const dashboard = yield* Dashboards.createDashboard(
       accountId,
       layout === undefined ? { name } : { name, tiles: layout.tiles }
     ).pipe(
@@ -80,38 +80,17 @@ export const create = (
         AccountNotFound: (error) => Effect.fail(new CommandFailed({ message: error.message }))
       })
     )
-    if (json) return yield* Console.log(JSON.stringify(Dashboards.dashboardView(dashboard, viewToken, basePath)))
+    if (json) return yield* Console.log(JSON.stringify(Dashboards.dashboardView(dashboard, prefix)))
     const tiles = dashboard.tiles.length === 1 ? "1 tile" : `${dashboard.tiles.length} tiles`
     yield* Console.log(`Created dashboard ${JSON.stringify(dashboard.name)} with id ${dashboard.id} and ${tiles}.`)
-    yield* Console.log("View URL path (shown only now; append it to the server's address, share it as a secret):")
-    yield* Console.log(viewUrl(basePath, "dashboard", viewToken))
+    yield* printLink("dashboard", dashboard, prefix)
   })
 
-/**
- * `dashboards list`: the account's dashboards, oldest first, as a table (id, name, tiles, created) or, with `json`,
- * `{"dashboards": [...]}` as the admin API answers it (view tokens are stored as digests: `viewToken` and `url` are
- * null).
- */
-export const list = (
-  accountId: AccountId,
-  json: boolean
-): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.gen(function* () {
-    const dashboards = yield* Dashboards.listDashboards(accountId).pipe(
-      Effect.catchTag("AccountNotFound", (error) => Effect.fail(new CommandFailed({ message: error.message })))
-    )
-    if (json)
-      return yield* Console.log(JSON.stringify({ dashboards: dashboards.map((d) => Dashboards.dashboardView(d)) }))
-    if (dashboards.length === 0) return yield* Console.log("The account has no dashboards yet.")
-    const rows = [
-      ["ID", "NAME", "TILES", "CREATED"],
-      ...dashboards.map((d) => {
-        const view = Dashboards.dashboardView(d)
-        return [view.id, view.name, String(view.tiles.length), view.createdAt]
-      })
-    ]
-    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)))
-    for (const row of rows) {
-      yield* Console.log(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  "))
-    }
-  })
+/** Dashboards as the `dashboards list` and `dashboards rotate-token` commands show them (see `ViewCommands`). */
+export const views: ViewCommandKind<Dashboard> = {
+  kind: "dashboard",
+  list: (accountId) => Dashboards.listDashboards(accountId).pipe(Effect.catchTags(accountNotFound)),
+  rotate: (accountId, id) => Dashboards.rotateViewToken(accountId, id).pipe(Effect.catchTags(dashboardNotFound)),
+  toJson: Dashboards.dashboardView,
+  columns: { headers: ["TILES"], cells: (d) => [String(d.tiles.length)] }
+}

@@ -201,10 +201,10 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
       assert.strictEqual(list.code, 0, list.stderr)
       const listed = JSON.parse(list.stdout).dashboards as Array<any>
       assert.deepStrictEqual(
-        listed.map((d) => [d.name, d.tiles.length, d.viewToken, d.url]),
+        listed.map((d) => [d.name, d.tiles.length, d.url]),
         [
-          ["Wall", 2, null, null],
-          ["Map", 1, null, null]
+          ["Wall", 2, lastLine],
+          ["Map", 1, `/d/${listed[1].viewToken}`]
         ]
       )
       assert.deepStrictEqual(
@@ -213,8 +213,25 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
       )
       const table = await dashboards("list")
       assert.strictEqual(table.code, 0, table.stderr)
-      assert.match(table.stdout, /^ID +NAME +TILES +CREATED$/m)
-      assert.match(table.stdout, /^[0-9a-f-]{36} +Map +1 +\d{4}-/m)
+      assert.match(table.stdout, /^ID +NAME +TILES +CREATED +VIEW URL$/m)
+      assert.match(table.stdout, /^[0-9a-f-]{36} +Map +1 +\d{4}-\S+ +\/d\/dv_[A-Za-z0-9_-]{43}$/m)
+      // With --base-url, full URLs; a base URL that is not one is a usage error, before the database is opened.
+      const full = await dashboards("list", "--json", "--base-url", "https://dash.example.com/wall/")
+      assert.strictEqual(full.code, 0, full.stderr)
+      assert.deepStrictEqual(
+        (JSON.parse(full.stdout).dashboards as Array<any>).map((d) => d.url),
+        listed.map((d) => `https://dash.example.com/wall${d.url}`)
+      )
+      const fullTable = await dashboards("list", "--base-url", "http://127.0.0.1:8080")
+      assert.include(fullTable.stdout, ` http://127.0.0.1:8080${lastLine}\n`)
+      assertUsageError(await dashboards("list", "--base-url", "dash.example.com"), /--base-url must be/)
+      const rotatedLink = await dashboards("rotate-token", "--id", listed[0].id, "--base-url", "https://d.example")
+      assert.strictEqual(rotatedLink.code, 0, rotatedLink.stderr)
+      const newLink = rotatedLink.stdout.trimEnd().split("\n").at(-1)!
+      assert.match(newLink, /^https:\/\/d\.example\/d\/dv_[A-Za-z0-9_-]{43}$/)
+      assert.notInclude(newLink, lastLine)
+      const after = await dashboards("list", "--json")
+      assert.strictEqual((JSON.parse(after.stdout).dashboards as Array<any>)[0].url, new URL(newLink).pathname)
       const unknown = await cli(["dashboards", "list", "--access-key", "nope", "--db", db])
       assert.strictEqual(unknown.code, 1)
       assertOneLineError(unknown, /access key is unknown/)
@@ -283,20 +300,23 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
       const list = await rotations("list", "--json")
       assert.strictEqual(list.code, 0, list.stderr)
       assert.deepStrictEqual(
-        (JSON.parse(list.stdout).rotations as Array<any>).map((r) => [r.name, r.dashboardIds, r.viewToken, r.url]),
+        (JSON.parse(list.stdout).rotations as Array<any>).map((r) => [r.name, r.dashboardIds, r.url]),
         [
-          ["Wall", [a, b], null, null],
-          ["Empty", [], null, null]
+          ["Wall", [a, b], url],
+          ["Empty", [], empty.url]
         ]
       )
       const table = await rotations("list")
       assert.strictEqual(table.code, 0, table.stderr)
-      assert.match(table.stdout, /^ID +NAME +DASHBOARDS +INTERVAL +CREATED$/m)
-      assert.match(table.stdout, /^[0-9a-f-]{36} +Wall +2 +30s +\d{4}-/m)
+      assert.match(table.stdout, /^ID +NAME +DASHBOARDS +INTERVAL +CREATED +VIEW URL$/m)
+      assert.match(table.stdout, /^[0-9a-f-]{36} +Wall +2 +30s +\d{4}-\S+ +\/r\/dv_[A-Za-z0-9_-]{43}$/m)
 
       const shown = await rotations("show", "--id", id)
       assert.strictEqual(shown.code, 0, shown.stderr)
       assert.include(shown.stdout, `  ${a}\n  ${b}\n`)
+      assert.strictEqual(shown.stdout.trimEnd().split("\n").at(-1), url)
+      const shownFull = await rotations("show", "--id", id, "--base-url", "https://wall.example:8443/ds")
+      assert.strictEqual(shownFull.stdout.trimEnd().split("\n").at(-1), `https://wall.example:8443/ds${url}`)
 
       const rotated = await rotations("rotate-token", "--id", id)
       assert.strictEqual(rotated.code, 0, rotated.stderr)

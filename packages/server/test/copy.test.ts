@@ -313,8 +313,11 @@ describe("dashstream copy", () => {
         accountId,
         name: json.name,
         tiles: json.tiles,
+        viewToken,
         createdAt: stored.createdAt
       })
+      // The kept view token came along: the share link is shown again on the copy (docs/api.md section 11).
+      expect(stored.viewTokenText).toBe(viewToken)
       expect(view.tiles.filter((t) => t.widget === null).map((t) => t.tile.streamName)).toEqual(
         json.name === "Everything ✓ <b>" ? ["doomed"] : []
       )

@@ -11,6 +11,7 @@ import * as m0005 from "./migrations/0005_rotations.js"
 import * as m0006 from "./migrations/0006_entries_without_id.js"
 import * as m0007 from "./migrations/0007_entry_blocks.js"
 import * as m0008 from "./migrations/0008_group_commit_conditions.js"
+import * as m0009 from "./migrations/0009_view_token_text.js"
 import * as m0010 from "./migrations/0010_alerts.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
@@ -24,6 +25,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0006_entries_without_id": m0006,
   "0007_entry_blocks": m0007,
   "0008_group_commit_conditions": m0008,
+  "0009_view_token_text": m0009,
   "0010_alerts": m0010
 }
 

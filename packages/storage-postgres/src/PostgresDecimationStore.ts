@@ -7,7 +7,8 @@ import { blocksAfterSql } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { clientConfig } from "./internal/pool.js"
 import { db, run, transaction } from "./internal/sql.js"
-import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
+import { blockArrays, pushBlocks } from "./internal/changePlan.js"
+import { insertBlocksQuery } from "./internal/storeSql.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /**

@@ -15,9 +15,8 @@ import { channelName } from "./internal/notify.js"
 import { makePool } from "./internal/pool.js"
 import { makeAccountStore } from "./PostgresAccountStore.js"
 import { makeAlertStore } from "./PostgresAlertStore.js"
-import { makeDashboardStore } from "./PostgresDashboardStore.js"
 import { makeDecimationStore } from "./PostgresDecimationStore.js"
-import { makeRotationStorage } from "./PostgresRotationStore.js"
+import { makeViewStore } from "./PostgresViewStore.js"
 import { makeSessionStore } from "./PostgresSessionStore.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 import { makeStreamStore } from "./PostgresStreamStore.js"
@@ -95,7 +94,7 @@ export const make = (
       streamStore: makeStreamStore(pool, groupCommit),
       accountStore: makeAccountStore(pool, channel),
       decimationStore: makeDecimationStore(pool, config),
-      dashboardStore: { ...makeDashboardStore(pool), ...makeRotationStorage(pool) },
+      dashboardStore: makeViewStore(pool),
       changeFeed: listener.feed(),
       sessionStore: makeSessionStore(pool),
       alertStore: makeAlertStore(pool)

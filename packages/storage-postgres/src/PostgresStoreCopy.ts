@@ -20,7 +20,8 @@ import type pg from "pg"
 import { blocksAfterSql, entriesSince } from "./internal/blockReads.js"
 import { toStorageFailure } from "./internal/errors.js"
 import { makePool } from "./internal/pool.js"
-import { blockArrays, insertBlocksQuery, pushBlocks } from "./internal/storeSql.js"
+import { blockArrays, pushBlocks } from "./internal/changePlan.js"
+import { insertBlocksQuery } from "./internal/storeSql.js"
 import { migrate, migrations } from "./Migrate.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
@@ -88,8 +89,8 @@ const source = (client: pg.PoolClient): CopySource => ({
   dashboards: (after, limit) =>
     query<DashboardRecord & pg.QueryResultRow>(
       client,
-      `SELECT id, account_id AS "accountId", name, tiles, view_token AS "viewToken", created_at AS "createdAt"
-         FROM dashboards WHERE id > $1 ORDER BY id LIMIT $2`,
+      `SELECT id, account_id AS "accountId", name, tiles, view_token AS "viewToken",
+         view_token_text AS "viewTokenText", created_at AS "createdAt" FROM dashboards WHERE id > $1 ORDER BY id LIMIT $2`,
       [after ?? "", limit]
     ),
   rotations: (after, limit) =>
@@ -97,7 +98,7 @@ const source = (client: pg.PoolClient): CopySource => ({
       query<Omit<RotationRecord, "dashboardIds"> & { dashboardIds: string } & pg.QueryResultRow>(
         client,
         `SELECT id, account_id AS "accountId", name, interval_seconds AS "intervalSeconds", view_token AS "viewToken",
-           created_at AS "createdAt",
+           view_token_text AS "viewTokenText", created_at AS "createdAt",
            coalesce((SELECT json_agg(dashboard_id ORDER BY position) FROM rotation_dashboards
              WHERE rotation_id = rotations.id), '[]')::text AS "dashboardIds"
            FROM rotations WHERE id > $1 ORDER BY id LIMIT $2`,
@@ -170,14 +171,15 @@ const target = (client: pg.PoolClient): CopyTarget => ({
   insertDashboards: (rows) =>
     query(
       client,
-      `INSERT INTO dashboards (id, account_id, name, tiles, view_token, created_at)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])`,
+      `INSERT INTO dashboards (id, account_id, name, tiles, view_token, view_token_text, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[])`,
       [
         rows.map((r) => r.id),
         rows.map((r) => r.accountId),
         rows.map((r) => r.name),
         rows.map((r) => r.tiles),
         rows.map((r) => r.viewToken),
+        rows.map((r) => r.viewTokenText),
         rows.map((r) => r.createdAt)
       ]
     ),
@@ -187,14 +189,16 @@ const target = (client: pg.PoolClient): CopyTarget => ({
       : Effect.zipRight(
           query(
             client,
-            `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, created_at)
-               SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::bigint[])`,
+            `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, view_token_text, created_at)
+               SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::text[],
+                 $7::bigint[])`,
             [
               rows.map((r) => r.id),
               rows.map((r) => r.accountId),
               rows.map((r) => r.name),
               rows.map((r) => r.intervalSeconds),
               rows.map((r) => r.viewToken),
+              rows.map((r) => r.viewTokenText),
               rows.map((r) => r.createdAt)
             ]
           ),

@@ -200,7 +200,7 @@ describe("PostgreSQL hot statements", () => {
           ["since read", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= coalesce/],
           ["live read", /FROM streams s LEFT JOIN LATERAL/],
           ["listener read", /select data from entry_blocks where stream_id = \$1/],
-          ["dashboard token lookup", /from "dashboards" where "view_token" = \$1/],
+          ["dashboard token lookup", /FROM dashboards AS t WHERE view_token = \$1/],
           ["decimation streams", /from "streams" as "s" where exists/],
           ["decimation entries", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= .* AND first_ts < \$3/],
           ["decimation delete", /FROM unnest\(\$2::bigint\[\]\) AS d\(ts\) CROSS JOIN LATERAL/]

@@ -2,15 +2,15 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { EntryWrite, Micros } from "@dashstream/core"
 import pg from "pg"
+import { EntryList } from "../src/internal/changePlan.js"
 import {
-  EntryList,
   numberArray,
   numberArrayBinary,
   numberArrayText,
   sqlLiteral,
   textArray,
   textArrayText
-} from "../src/internal/storeSql.js"
+} from "../src/internal/wireCodec.js"
 import { openTestDatabase } from "../src/testing/index.js"
 
 const db = await openTestDatabase()

@@ -11,6 +11,7 @@ import * as M0004 from "./migrations/0004_live_sequence.js"
 import * as M0005 from "./migrations/0005_console_sessions.js"
 import * as M0006 from "./migrations/0006_rotations.js"
 import * as M0007 from "./migrations/0007_entry_blocks.js"
+import * as M0008 from "./migrations/0008_view_token_text.js"
 import * as M0009 from "./migrations/0009_alerts.js"
 
 /**
@@ -25,6 +26,7 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0005_console_sessions": M0005,
   "0006_rotations": M0006,
   "0007_entry_blocks": M0007,
+  "0008_view_token_text": M0008,
   "0009_alerts": M0009
 }
 

@@ -18,9 +18,8 @@ import { Sql } from "./internal/statements.js"
 import { runMigrations } from "./Migrations.js"
 import * as SqliteAccountStore from "./SqliteAccountStore.js"
 import * as SqliteAlertStore from "./SqliteAlertStore.js"
-import * as SqliteDashboardStore from "./SqliteDashboardStore.js"
 import * as SqliteDecimationStore from "./SqliteDecimationStore.js"
-import * as SqliteRotationStore from "./SqliteRotationStore.js"
+import * as SqliteViewStore from "./SqliteViewStore.js"
 import * as SqliteSessionStore from "./SqliteSessionStore.js"
 import * as SqliteStreamStore from "./SqliteStreamStore.js"
 
@@ -79,8 +78,7 @@ export const make = (
       lockWait: config.lockWait
     })
     const decimationStore = yield* Effect.try({ try: () => SqliteDecimationStore.make(db), catch: storageFailure })
-    const rotations = yield* Effect.try({ try: () => SqliteRotationStore.make(db), catch: storageFailure })
-    const dashboardStore = { ...SqliteDashboardStore.make(kysely), ...rotations }
+    const dashboardStore = yield* Effect.try({ try: () => SqliteViewStore.make(db), catch: storageFailure })
     const sessionStore = yield* Effect.try({ try: () => SqliteSessionStore.make(db), catch: storageFailure })
     const alertStore = yield* Effect.try({ try: () => SqliteAlertStore.make(db), catch: storageFailure })
     return {

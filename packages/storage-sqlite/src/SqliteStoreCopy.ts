@@ -67,12 +67,12 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
        cleared_ts AS clearedTs FROM streams WHERE id > ? ORDER BY id LIMIT ?`
   )
   const dashboards = db.prepare<[string, number], DashboardRecord>(
-    `SELECT id, account_id AS accountId, name, tiles, view_token AS viewToken, created_at AS createdAt
-       FROM dashboards WHERE id > ? ORDER BY id LIMIT ?`
+    `SELECT id, account_id AS accountId, name, tiles, view_token AS viewToken, view_token_text AS viewTokenText,
+       created_at AS createdAt FROM dashboards WHERE id > ? ORDER BY id LIMIT ?`
   )
   const rotations = db.prepare<[string, number], Omit<RotationRecord, "dashboardIds"> & { dashboardIds: string }>(
     `SELECT id, account_id AS accountId, name, interval_seconds AS intervalSeconds, view_token AS viewToken,
-       created_at AS createdAt,
+       view_token_text AS viewTokenText, created_at AS createdAt,
        (SELECT json_group_array(dashboard_id ORDER BY position) FROM rotation_dashboards
          WHERE rotation_id = rotations.id) AS dashboardIds
        FROM rotations WHERE id > ? ORDER BY id LIMIT ?`
@@ -96,12 +96,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   const insertStream = db.prepare<[number, string, string, string, number, number | null, number | null]>(
     "INSERT INTO streams (id, account_id, name, type, created_at, last_ts, cleared_ts) VALUES (?, ?, ?, ?, ?, ?, ?)"
   )
-  const insertDashboard = db.prepare<[string, string, string, string, string, number]>(
-    "INSERT INTO dashboards (id, account_id, name, tiles, view_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+  const insertDashboard = db.prepare<[string, string, string, string, string, string | null, number]>(
+    `INSERT INTO dashboards (id, account_id, name, tiles, view_token, view_token_text, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`
   )
-  const insertRotation = db.prepare<[string, string, string, number, string, number]>(
-    `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`
+  const insertRotation = db.prepare<[string, string, string, number, string, string | null, number]>(
+    `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, view_token_text, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`
   )
   const insertRotationDashboard = db.prepare<[string, number, string]>(
     "INSERT INTO rotation_dashboards (rotation_id, position, dashboard_id) VALUES (?, ?, ?)"
@@ -154,12 +155,13 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
       }),
     insertDashboards: (rows) =>
       attempt(() => {
-        for (const r of rows) insertDashboard.run(r.id, r.accountId, r.name, r.tiles, r.viewToken, r.createdAt)
+        for (const r of rows)
+          insertDashboard.run(r.id, r.accountId, r.name, r.tiles, r.viewToken, r.viewTokenText, r.createdAt)
       }),
     insertRotations: (rows) =>
       attempt(() => {
         for (const r of rows) {
-          insertRotation.run(r.id, r.accountId, r.name, r.intervalSeconds, r.viewToken, r.createdAt)
+          insertRotation.run(r.id, r.accountId, r.name, r.intervalSeconds, r.viewToken, r.viewTokenText, r.createdAt)
           r.dashboardIds.forEach((d, position) => insertRotationDashboard.run(r.id, position, d))
         }
       }),

@@ -149,7 +149,7 @@ describe("SQLite hot statements", () => {
           "no block upsert executed"
         )
         assert.isTrue(
-          executed.some((e) => e.sql.includes('from "dashboards"') && e.sql.includes('"view_token" = ?')),
+          executed.some((e) => e.sql.includes("FROM dashboards AS t WHERE view_token = ?")),
           "no dashboard token lookup executed"
         )
         assert.deepStrictEqual(explainAll(filename, executed), [])

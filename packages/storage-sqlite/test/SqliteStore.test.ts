@@ -96,6 +96,7 @@ describe("SQLite adapter", () => {
         "0005_console_sessions",
         "0006_rotations",
         "0007_entry_blocks",
+        "0008_view_token_text",
         "0009_alerts"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])

@@ -1,19 +1,18 @@
 import { useEffect, useState } from "preact/hooks"
 import { api, type Dashboard } from "./api.js"
-import { forgetViewLink, rememberViewLink, viewLink } from "./memory.js"
-import { ConfirmButton, ErrorText, routeHref, Section, ShownOnce } from "./ui.js"
+import { ConfirmButton, ErrorText, routeHref, Section } from "./ui.js"
+import { ViewLink } from "./ViewLink.js"
 
 /**
  * The dashboards of an account (docs/api.md section 14): list, create (one tile per widget, as the server lays it out),
- * delete after a confirmation, rotate the view link (the new link shown once; the old one stops working), open the
- * view page (when this page made its link), and edit the layout.
+ * delete after a confirmation, open the view page and copy its link (every answer carries it, docs/api.md section 11),
+ * rotate the view link (the old one stops working), and edit the layout.
  */
 export const DashboardsPanel = (props: { readonly accountId: string }) => {
   const [dashboards, setDashboards] = useState<ReadonlyArray<Dashboard> | undefined>(undefined)
   const [loadError, setLoadError] = useState<unknown>(undefined)
   const [name, setName] = useState("")
   const [createError, setCreateError] = useState<unknown>(undefined)
-  const [shown, setShown] = useState<{ label: string; url: string } | undefined>(undefined)
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | undefined>(undefined)
 
   const load = () =>
@@ -26,19 +25,12 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
     )
   useEffect(() => void load(), [props.accountId])
 
-  const showLink = (label: string, d: Dashboard) => {
-    if (d.url === null) return
-    rememberViewLink(d.id, d.url)
-    setShown({ label, url: new URL(d.url, location.href).href })
-  }
-
   const create = async (event: Event) => {
     event.preventDefault()
     setCreateError(undefined)
     try {
-      const d = await api.createDashboard(props.accountId, name)
+      await api.createDashboard(props.accountId, name)
       setName("")
-      showLink(`The view link of ${d.name}.`, d)
       await load()
     } catch (error) {
       setCreateError(error)
@@ -58,9 +50,6 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
   return (
     <Section title="Dashboards">
       <ErrorText error={loadError} />
-      {shown === undefined ? null : (
-        <ShownOnce label={shown.label} value={shown.url} href={shown.url} onDone={() => setShown(undefined)} />
-      )}
       {dashboards === undefined ? (
         <p class="cw-muted">Loading…</p>
       ) : dashboards.length === 0 ? (
@@ -77,7 +66,6 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
           </thead>
           <tbody>
             {dashboards.map((d) => {
-              const link = viewLink(d.id)
               return (
                 <tr key={d.id} data-dashboard={d.id}>
                   <td>
@@ -93,27 +81,13 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
                       >
                         Edit layout
                       </a>
-                      {link === undefined ? (
-                        <button
-                          type="button"
-                          disabled
-                          title="The view link is shown only when it is made: rotate it to get a new one"
-                        >
-                          Open view page
-                        </button>
-                      ) : (
-                        <a class="cw-button" href={link} target="_blank" rel="noreferrer noopener">
-                          Open view page
-                        </a>
-                      )}
+                      <ViewLink url={d.url} />
                       <ConfirmButton
                         label="Rotate view link"
                         question="The current view link stops working. Make a new one?"
                         confirmLabel="Rotate"
                         action={() =>
-                          void act(d.id, async () =>
-                            showLink(`The new view link of ${d.name}.`, await api.rotateViewLink(props.accountId, d.id))
-                          )
+                          void act(d.id, async () => void (await api.rotateViewLink(props.accountId, d.id)))
                         }
                       />
                       <ConfirmButton
@@ -121,12 +95,7 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
                         question={`Delete the dashboard ${d.name}?`}
                         confirmLabel="Delete dashboard"
                         danger
-                        action={() =>
-                          void act(d.id, async () => {
-                            await api.deleteDashboard(props.accountId, d.id)
-                            forgetViewLink(d.id)
-                          })
-                        }
+                        action={() => void act(d.id, () => api.deleteDashboard(props.accountId, d.id))}
                       />
                       {rowError?.id === d.id ? <ErrorText error={rowError.error} /> : null}
                     </div>

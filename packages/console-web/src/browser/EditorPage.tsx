@@ -3,7 +3,8 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { api, ApiError, type Dashboard, type TileJson, type Widget } from "./api.js"
 import { GridEditor, type StreamInfo } from "./GridEditor.js"
 import { type Cell, errorTarget, firstFreeCell, sameLayout } from "./layout.js"
-import { type Draft, draftOf, keepDraft, viewLink } from "./memory.js"
+import { type Draft, draftOf, keepDraft } from "./memory.js"
+import { ViewLink } from "./ViewLink.js"
 import { optionErrorOf, tileOptionEditors, type TileOptions, withOption } from "./options.js"
 import { ConfirmButton, describeError, ErrorText, routeHref } from "./ui.js"
 
@@ -231,7 +232,6 @@ export const EditorPage = (props: {
     setSelected(undefined)
   }
 
-  const link = viewLink(dashboardId)
   const chosen = draft?.tiles.find((t) => t.key === selected)
 
   return (
@@ -282,11 +282,7 @@ export const EditorPage = (props: {
               />
             ) : null}
             <span class="cw-spacer" />
-            {link === undefined ? null : (
-              <a class="cw-button" href={link} target="_blank" rel="noreferrer noopener">
-                Open view page
-              </a>
-            )}
+            {saved === undefined ? null : <ViewLink url={saved.url} copy={false} />}
           </div>
           {saveError === undefined ? null : (
             <p class="cw-error cw-save-error" role="alert">

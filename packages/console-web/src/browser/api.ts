@@ -35,7 +35,10 @@ export type Widget = Schemas["WidgetWithLatest"]
  */
 export type TileJson = Schemas["Tile"] & { readonly [other: string]: unknown }
 
-/** A dashboard as the admin API answers it; `viewToken` and `url` only on create and rotate (shown once). */
+/**
+ * A dashboard as the admin API answers it, with its share link (`viewToken`, `url`; both `null` for a dashboard made
+ * before view links were kept, docs/api.md section 11).
+ */
 export type Dashboard = Schemas["Dashboard"]
 
 /** A failed request: the HTTP status and the contract's error body (section 5). */

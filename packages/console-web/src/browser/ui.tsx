@@ -22,7 +22,7 @@ export const ErrorText = ({ error }: { readonly error: unknown }) =>
   )
 
 /**
- * A secret the server shows only once (an access key, a view link): in a read-only field with a Copy button and the
+ * A secret the server shows only once (an access key): in a read-only field with a Copy button and the
  * warning that it will not be shown again. `onDone` hides it.
  */
 export const ShownOnce = (props: {

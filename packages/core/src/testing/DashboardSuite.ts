@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
-import { type Account, digestAccessKey, newAccessKey, newAccountId } from "../Account.js"
+import type { Account } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import type { ChangeFeed } from "../ChangeFeed.js"
-import { type Dashboard, newDashboardId, type Tile } from "../Dashboard.js"
+import { type Dashboard, type DashboardChange, newDashboardId, type Tile } from "../Dashboard.js"
 import * as Dashboards from "../Dashboards.js"
 import { DashboardStore } from "../DashboardStore.js"
 import { followDashboard } from "../FollowDashboard.js"
@@ -12,25 +12,16 @@ import { StreamStore } from "../StreamStore.js"
 import { micros } from "../Time.js"
 import { digestViewToken, newViewToken } from "../ViewToken.js"
 import type { WidgetType } from "../WidgetType.js"
+import { newAccount, sharedViewSuite, T0, type ViewKindFixture, type ViewSuiteStores } from "./SharedViewSuite.js"
 
 /**
- * The contract suite of `DashboardStore` (docs/api.md section 11 and the port docs), and of what the dashboard use cases
- * need from the other ports (`StreamStore.readRecent`, widgets found again by name). Each adapter's test file calls
+ * The contract suite of `DashboardStore.dashboards` (docs/api.md section 11 and the port docs): the shared view
+ * contract (`sharedViewSuite`) and what is a dashboard's own (its tiles), and what the dashboard use cases need from
+ * the other ports (`StreamStore.readRecent`, widgets found again by name). Each adapter's test file calls
  * {@link dashboardSuite} with its layer, so memory, SQLite and PostgreSQL are held to the same behaviour.
  */
 
-type Stores = AccountStore | StreamStore | DashboardStore | ChangeFeed
-
-/** A time well inside the valid range (2023-11-14T22:13:20Z), in microseconds. */
-const T0 = 1_700_000_000_000_000
-
-const newAccount = () =>
-  Effect.gen(function* () {
-    const store = yield* AccountStore
-    const account: Account = { id: newAccountId(), name: "test", createdAt: T0 }
-    yield* store.createAccount(account, digestAccessKey(newAccessKey()))
-    return account
-  })
+type Stores = ViewSuiteStores
 
 const tile = (streamName: string, x: number, y: number, w = 2, h = 2, title?: string): Tile => ({
   streamName: StreamName.make(streamName),
@@ -41,26 +32,34 @@ const tile = (streamName: string, x: number, y: number, w = 2, h = 2, title?: st
   h
 })
 
-const dashboardOf = (account: Account, name: string, tiles: ReadonlyArray<Tile>, createdAt = T0): Dashboard => ({
-  id: newDashboardId(),
-  accountId: account.id,
-  name,
-  tiles,
-  createdAt
-})
+const dashboardOf = (
+  account: Account,
+  name: string,
+  tiles: ReadonlyArray<Tile>,
+  createdAt = T0,
+  viewToken = newViewToken()
+): Dashboard => ({ id: newDashboardId(), accountId: account.id, name, tiles, viewToken, createdAt })
 
-/** Stores a dashboard with a fresh view token; returns both. */
+/** Dashboards as a kind of shared view (`sharedViewSuite`). */
+const dashboardKind: ViewKindFixture<Dashboard, DashboardChange> = {
+  noun: "dashboard",
+  storage: (store) => store.dashboards,
+  make: (account, name, createdAt, viewToken) =>
+    Effect.succeed(dashboardOf(account, name, [tile("a", 0, 0, 4, 2, "A")], createdAt, viewToken)),
+  change: () => Effect.succeed({ name: "new", tiles: [tile("b", 6, 1, 6, 3, "B"), tile("a", 0, 0, 1, 1)] })
+}
+
+/** Stores a dashboard with its view token; returns it. */
 const stored = (dashboard: Dashboard) =>
-  Effect.gen(function* () {
-    const viewToken = newViewToken()
-    yield* Effect.flatMap(DashboardStore, (s) => s.create(dashboard, digestViewToken(viewToken)))
-    return { dashboard, viewToken }
-  })
+  Effect.as(
+    Effect.flatMap(DashboardStore, (s) => s.dashboards.create(dashboard, digestViewToken(dashboard.viewToken!))),
+    dashboard
+  )
 
 // Options are compared through getOrNull: chai's deep equality sees Option.some(x) and Option.none() as equal.
 const byToken = (viewToken: string) =>
   Effect.map(
-    Effect.flatMap(DashboardStore, (s) => s.findByViewToken(digestViewToken(viewToken))),
+    Effect.flatMap(DashboardStore, (s) => s.dashboards.findByViewToken(digestViewToken(viewToken))),
     Option.getOrNull
   )
 
@@ -69,6 +68,7 @@ const byToken = (viewToken: string) =>
  * a fresh, empty, migrated store each time.
  */
 export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
+  sharedViewSuite(dashboardKind, name, makeLayer)
   describe(`dashboard contract: ${name}`, () => {
     const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>) =>
       it.effect(title, () => Effect.provide(body, makeLayer()))
@@ -76,17 +76,17 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
     test(
       "create, then get, list and find by view token return it with its tiles exactly as given",
       Effect.gen(function* () {
-        const store = yield* DashboardStore
+        const store = (yield* DashboardStore).dashboards
         const account = yield* newAccount()
         const tiles = [
           tile("revenue", 0, 0, 4, 2, 'Revenue (€) "today"'),
           tile("n\u00e9 \u{1F600}", 4, 0),
           tile("x", 0, 2, 12, 1)
         ]
-        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "Wall \u00e9cran", tiles))
+        const dashboard = yield* stored(dashboardOf(account, "Wall \u00e9cran", tiles))
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), dashboard)
         assert.deepStrictEqual(yield* store.list(account.id), [dashboard])
-        assert.deepStrictEqual(yield* byToken(viewToken), dashboard)
+        assert.deepStrictEqual(yield* byToken(dashboard.viewToken!), dashboard)
         // A tile without a title has no title key at all (exact optional property).
         const read = Option.getOrThrow(yield* store.get(account.id, dashboard.id))
         assert.isFalse(Object.hasOwn(read.tiles[1]!, "title"))
@@ -96,7 +96,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
     test(
       "tile options (docs/api.md section 15) round-trip exactly, on create and on update",
       Effect.gen(function* () {
-        const store = yield* DashboardStore
+        const store = (yield* DashboardStore).dashboards
         const account = yield* newAccount()
         const options = {
           thresholds: [
@@ -111,11 +111,11 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
           { ...tile("n", 0, 0), options },
           { ...tile("s", 2, 0), options: { staleAfter: 10 } }
         ]
-        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "opts", tiles))
+        const dashboard = yield* stored(dashboardOf(account, "opts", tiles))
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), dashboard)
-        assert.deepStrictEqual(yield* byToken(viewToken), dashboard)
+        assert.deepStrictEqual(yield* byToken(dashboard.viewToken!), dashboard)
         const next = [{ ...tile("n", 0, 0), options: { thresholds: [{ above: 0, color: "red" as const }] } }]
-        yield* store.update(account.id, dashboard.id, "opts", next)
+        yield* store.update(account.id, dashboard.id, { name: "opts", tiles: next })
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id))?.tiles, next)
       })
     )
@@ -124,122 +124,11 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
       "a dashboard with no tiles round-trips",
       Effect.gen(function* () {
         const account = yield* newAccount()
-        const { dashboard } = yield* stored(dashboardOf(account, "empty", []))
+        const dashboard = yield* stored(dashboardOf(account, "empty", []))
         assert.deepStrictEqual(
-          Option.getOrNull(yield* Effect.flatMap(DashboardStore, (s) => s.get(account.id, dashboard.id))),
+          Option.getOrNull(yield* Effect.flatMap(DashboardStore, (s) => s.dashboards.get(account.id, dashboard.id))),
           dashboard
         )
-      })
-    )
-
-    test(
-      "list: the account's dashboards only, oldest first; [] for an account without any and for an unknown one",
-      Effect.gen(function* () {
-        const store = yield* DashboardStore
-        const a = yield* newAccount()
-        const b = yield* newAccount()
-        const second = (yield* stored(dashboardOf(a, "second", [], T0 + 2))).dashboard
-        const first = (yield* stored(dashboardOf(a, "first", [], T0 + 1))).dashboard
-        const third = (yield* stored(dashboardOf(a, "third", [], T0 + 3))).dashboard
-        yield* stored(dashboardOf(b, "other", []))
-        assert.deepStrictEqual(
-          (yield* store.list(a.id)).map((d) => d.name),
-          [first.name, second.name, third.name]
-        )
-        assert.deepStrictEqual(yield* store.list((yield* newAccount()).id), [])
-        assert.deepStrictEqual(yield* store.list(newAccountId()), [])
-      })
-    )
-
-    test(
-      "create for an unknown account fails with AccountNotFound and stores nothing",
-      Effect.gen(function* () {
-        const ghost: Account = { id: newAccountId(), name: "", createdAt: T0 }
-        const viewToken = newViewToken()
-        const error = yield* Effect.flip(
-          Effect.flatMap(DashboardStore, (s) => s.create(dashboardOf(ghost, "d", []), digestViewToken(viewToken)))
-        )
-        assert.strictEqual(error._tag, "AccountNotFound")
-        assert.strictEqual(yield* byToken(viewToken), null)
-      })
-    )
-
-    test(
-      "a dashboard is found only in its own account",
-      Effect.gen(function* () {
-        const store = yield* DashboardStore
-        const owner = yield* newAccount()
-        const other = yield* newAccount()
-        const { dashboard, viewToken } = yield* stored(dashboardOf(owner, "d", [tile("s", 0, 0)]))
-        assert.strictEqual(Option.getOrNull(yield* store.get(other.id, dashboard.id)), null)
-        assert.strictEqual(Option.getOrNull(yield* store.update(other.id, dashboard.id, "x", [])), null)
-        assert.strictEqual(
-          Option.getOrNull(yield* store.setViewToken(other.id, dashboard.id, digestViewToken(newViewToken()))),
-          null
-        )
-        assert.isFalse(yield* store.delete(other.id, dashboard.id))
-        assert.deepStrictEqual(yield* byToken(viewToken), dashboard)
-        assert.strictEqual(Option.getOrNull(yield* store.get(owner.id, newDashboardId())), null)
-      })
-    )
-
-    test(
-      "update replaces name and tiles, keeps id, createdAt and the view token",
-      Effect.gen(function* () {
-        const store = yield* DashboardStore
-        const account = yield* newAccount()
-        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "old", [tile("a", 0, 0)]))
-        const tiles = [tile("b", 6, 1, 6, 3, "B"), tile("a", 0, 0, 1, 1)]
-        const updated = Option.getOrNull(yield* store.update(account.id, dashboard.id, "new", tiles))
-        const expected: Dashboard = { ...dashboard, name: "new", tiles }
-        assert.deepStrictEqual(updated, expected)
-        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), expected)
-        assert.deepStrictEqual(yield* byToken(viewToken), expected)
-        assert.strictEqual(Option.getOrNull(yield* store.update(account.id, newDashboardId(), "x", [])), null)
-      })
-    )
-
-    test(
-      "setViewToken: the new token finds the dashboard, the old one no longer does",
-      Effect.gen(function* () {
-        const store = yield* DashboardStore
-        const account = yield* newAccount()
-        const { dashboard, viewToken: old } = yield* stored(dashboardOf(account, "d", []))
-        const { dashboard: neighbour, viewToken: neighbourToken } = yield* stored(dashboardOf(account, "n", []))
-        const fresh = newViewToken()
-        assert.deepStrictEqual(
-          Option.getOrNull(yield* store.setViewToken(account.id, dashboard.id, digestViewToken(fresh))),
-          dashboard
-        )
-        assert.strictEqual(yield* byToken(old), null)
-        assert.deepStrictEqual(yield* byToken(fresh), dashboard)
-        assert.deepStrictEqual(yield* byToken(neighbourToken), neighbour)
-        assert.strictEqual(
-          Option.getOrNull(yield* store.setViewToken(account.id, newDashboardId(), digestViewToken(newViewToken()))),
-          null
-        )
-      })
-    )
-
-    test(
-      "delete: true once, then false; the dashboard and its view token are gone, others stay",
-      Effect.gen(function* () {
-        const store = yield* DashboardStore
-        const account = yield* newAccount()
-        const { dashboard, viewToken } = yield* stored(dashboardOf(account, "d", []))
-        const { dashboard: kept } = yield* stored(dashboardOf(account, "kept", [], T0 + 1))
-        assert.isTrue(yield* store.delete(account.id, dashboard.id))
-        assert.isFalse(yield* store.delete(account.id, dashboard.id))
-        assert.strictEqual(Option.getOrNull(yield* store.get(account.id, dashboard.id)), null)
-        assert.strictEqual(yield* byToken(viewToken), null)
-        assert.deepStrictEqual(yield* store.list(account.id), [kept])
-      })
-    )
-
-    test(
-      "an unknown view token finds nothing",
-      Effect.gen(function* () {
-        assert.strictEqual(yield* byToken(newViewToken()), null)
       })
     )
 
@@ -252,13 +141,15 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
           accounts.createWidget(account.id, StreamName.make(name), type, T0)
         yield* make("sales", "number")
         yield* make("feed", "text-feed")
-        const { dashboard, viewToken } = yield* stored(
+        const dashboard = yield* stored(
           dashboardOf(account, "d", [tile("sales", 0, 0), tile("feed", 2, 0), tile("sales", 4, 0)])
         )
         yield* accounts.deleteWidget(account.id, "sales")
-        const stays = Option.getOrNull(yield* Effect.flatMap(DashboardStore, (s) => s.get(account.id, dashboard.id)))
+        const stays = Option.getOrNull(
+          yield* Effect.flatMap(DashboardStore, (s) => s.dashboards.get(account.id, dashboard.id))
+        )
         assert.deepStrictEqual(stays, dashboard)
-        const view = yield* Dashboards.resolveView(viewToken)
+        const view = yield* Dashboards.resolveView(dashboard.viewToken!)
         assert.deepStrictEqual(
           view.tiles.map((t) => [t.tile.streamName, t.widget?.type ?? null]),
           [
@@ -268,7 +159,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
           ]
         )
         const again = yield* make("sales", "dial")
-        const after = yield* Dashboards.resolveView(viewToken)
+        const after = yield* Dashboards.resolveView(dashboard.viewToken!)
         assert.deepStrictEqual(after.tiles[0]!.widget, again)
         assert.deepStrictEqual(after.tiles[2]!.widget, again)
       })
@@ -317,7 +208,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
           [{ widget: list, op: { _tag: "Put", entries: [{ point: { list: [{ listItem: "b" }] } }] }, path: "point" }],
           micros(T0 + 2)
         )
-        const { viewToken } = yield* stored(
+        const dashboard = yield* stored(
           dashboardOf(account, "d", [
             tile("n", 0, 0),
             tile("line", 2, 0),
@@ -328,7 +219,7 @@ export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores
           ])
         )
         yield* accounts.deleteWidget(account.id, "gone")
-        const resolved = yield* Dashboards.resolveView(viewToken)
+        const resolved = yield* Dashboards.resolveView(dashboard.viewToken!)
         const snapshots: Array<string> = []
         let pieces = ""
         const follower = followDashboard(

@@ -64,7 +64,10 @@ export const hotPathSetup: Effect.Effect<HotPathFixture, unknown, AccountStore |
       h: 2
     }))
     yield* Effect.flatMap(DashboardStore, (store) =>
-      store.create({ id: newDashboardId(), accountId, name: "hot", tiles, createdAt: T0 }, digestViewToken(viewToken))
+      store.dashboards.create(
+        { id: newDashboardId(), accountId, name: "hot", tiles, viewToken, createdAt: T0 },
+        digestViewToken(viewToken)
+      )
     )
     return { accountId, accessKey, widgets, viewToken }
   }

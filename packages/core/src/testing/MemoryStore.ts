@@ -3,14 +3,14 @@ import { AlertStore } from "../alerts/AlertStore.js"
 import * as MemoryAlertStore from "./MemoryAlertStore.js"
 import { type Account, type AccountId, digestAccessKey, type KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
-import type { Dashboard, DashboardId } from "../Dashboard.js"
+import type { Dashboard, DashboardChange, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
 import { ChangeFeed, deletedChange, Fanout, type PendingChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, quoted, StorageError, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
-import type { Rotation, RotationId } from "../Rotation.js"
-import type { RotationStorage } from "../RotationStore.js"
+import type { Rotation, RotationChange, RotationId } from "../Rotation.js"
+import type { SharedView, ViewStorage } from "../SharedView.js"
 import { readRangeFrom } from "../RangeRead.js"
 import { SessionStore } from "../SessionStore.js"
 import {
@@ -53,9 +53,9 @@ interface State {
   readonly widgets: Map<StreamId, Widget>
   readonly data: Map<StreamId, StreamData>
   /** Dashboards in creation order, each with its current view token digest. */
-  readonly dashboards: Map<DashboardId, { dashboard: Dashboard; viewToken: ViewTokenDigest }>
+  readonly dashboards: Map<DashboardId, { view: Dashboard; digest: ViewTokenDigest }>
   /** Rotations in creation order, each with its current view token digest. */
-  readonly rotations: Map<RotationId, { rotation: Rotation; viewToken: ViewTokenDigest }>
+  readonly rotations: Map<RotationId, { view: Rotation; digest: ViewTokenDigest }>
   nextStreamId: number
   nextEntryId: number
   /** Signed-out console sessions: id -> when the session expires (microseconds). */
@@ -331,114 +331,96 @@ const decimationStore = (state: State): Context.Tag.Service<DecimationStore> => 
     )
 })
 
-const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
-  const lookup = (account: AccountId, id: DashboardId) => {
-    const found = state.dashboards.get(id)
-    return found !== undefined && found.dashboard.accountId === account ? found : undefined
+/**
+ * One kind of shared view over a map of the state (creation order kept by the map): the generic {@link ViewStorage}.
+ * `check` refuses a view or change the kind's rules would refuse in a database (a foreign key), `apply` makes a change.
+ */
+const viewStorage = <A extends SharedView, Change>(
+  state: State,
+  views: Map<A["id"], { view: A; digest: ViewTokenDigest }>,
+  apply: (view: A, change: Change) => A,
+  check: (dashboardIds: ReadonlyArray<string>) => StorageError | undefined
+): ViewStorage<A, Change> => {
+  const lookup = (account: AccountId, id: A["id"]) => {
+    const found = views.get(id)
+    return found !== undefined && found.view.accountId === account ? found : undefined
   }
-  const byCreation = (a: Dashboard, b: Dashboard) =>
-    a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  const byCreation = (a: A, b: A) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  const referenced = (view: A | Change) =>
+    "dashboardIds" in (view as object) ? (view as { dashboardIds: ReadonlyArray<string> }).dashboardIds : []
   return {
-    create: (dashboard, viewToken) =>
-      Effect.suspend(() => {
-        if (!state.accounts.has(dashboard.accountId)) return Effect.fail(accountNotFound(dashboard.accountId))
-        state.dashboards.set(dashboard.id, { dashboard, viewToken })
+    create: (view, digest) =>
+      Effect.suspend((): Effect.Effect<void, AccountNotFound | StorageError> => {
+        if (!state.accounts.has(view.accountId)) return Effect.fail(accountNotFound(view.accountId))
+        const refused = check(referenced(view))
+        if (refused !== undefined) return Effect.fail(refused)
+        views.set(view.id, { view: structuredClone(view), digest })
         return Effect.void
       }),
     list: (account) =>
       Effect.sync(() =>
-        [...state.dashboards.values()]
-          .map((d) => d.dashboard)
-          .filter((d) => d.accountId === account)
+        [...views.values()]
+          .map((v) => v.view)
+          .filter((v) => v.accountId === account)
           .sort(byCreation)
       ),
-    get: (account, id) => Effect.sync(() => Option.fromNullable(lookup(account, id)?.dashboard)),
-    update: (account, id, name, tiles) =>
-      Effect.sync(() => {
-        const found = lookup(account, id)
-        if (found === undefined) return Option.none()
-        found.dashboard = { ...found.dashboard, name, tiles }
-        return Option.some(found.dashboard)
-      }),
-    delete: (account, id) =>
-      Effect.sync(() => {
-        if (lookup(account, id) === undefined) return false
-        state.dashboards.delete(id)
-        // A deleted dashboard leaves every rotation (docs/api.md section 15).
-        for (const found of state.rotations.values()) {
-          const { rotation } = found
-          if (rotation.dashboardIds.includes(id))
-            found.rotation = { ...rotation, dashboardIds: rotation.dashboardIds.filter((d) => d !== id) }
-        }
-        return true
-      }),
-    setViewToken: (account, id, viewToken) =>
-      Effect.sync(() => {
-        const found = lookup(account, id)
-        if (found === undefined) return Option.none()
-        found.viewToken = viewToken
-        return Option.some(found.dashboard)
-      }),
-    findByViewToken: (viewToken) =>
-      Effect.sync(() =>
-        Option.fromNullable([...state.dashboards.values()].find((d) => d.viewToken === viewToken)?.dashboard)
-      ),
-    ...rotationStorage(state)
-  }
-}
-
-const rotationStorage = (state: State): RotationStorage => {
-  const lookup = (account: AccountId, id: RotationId) => {
-    const found = state.rotations.get(id)
-    return found !== undefined && found.rotation.accountId === account ? found : undefined
-  }
-  const byCreation = (a: Rotation, b: Rotation) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  return {
-    createRotation: (rotation, viewToken) =>
-      Effect.suspend((): Effect.Effect<void, AccountNotFound | StorageError> => {
-        if (!state.accounts.has(rotation.accountId)) return Effect.fail(accountNotFound(rotation.accountId))
-        if (rotation.dashboardIds.some((id) => !state.dashboards.has(id)))
-          return Effect.fail(new StorageError({ cause: new Error("a rotation's dashboard does not exist") }))
-        state.rotations.set(rotation.id, {
-          rotation: { ...rotation, dashboardIds: [...rotation.dashboardIds] },
-          viewToken
-        })
-        return Effect.void
-      }),
-    listRotations: (account) =>
-      Effect.sync(() =>
-        [...state.rotations.values()]
-          .map((r) => r.rotation)
-          .filter((r) => r.accountId === account)
-          .sort(byCreation)
-      ),
-    getRotation: (account, id) => Effect.sync(() => Option.fromNullable(lookup(account, id)?.rotation)),
-    updateRotation: (account, id, change) =>
+    get: (account, id) => Effect.sync(() => Option.fromNullable(lookup(account, id)?.view)),
+    update: (account, id, change) =>
       Effect.suspend(() => {
         const found = lookup(account, id)
         if (found === undefined) return Effect.succeed(Option.none())
-        if (change.dashboardIds.some((d) => !state.dashboards.has(d)))
-          return Effect.fail(new StorageError({ cause: new Error("a rotation's dashboard does not exist") }))
-        found.rotation = {
-          ...found.rotation,
-          name: change.name,
-          dashboardIds: [...change.dashboardIds],
-          intervalSeconds: change.intervalSeconds
-        }
-        return Effect.succeed(Option.some(found.rotation))
+        const refused = check(referenced(change))
+        if (refused !== undefined) return Effect.fail(refused)
+        found.view = apply(found.view, structuredClone(change))
+        return Effect.succeed(Option.some(found.view))
       }),
-    deleteRotation: (account, id) => Effect.sync(() => lookup(account, id) !== undefined && state.rotations.delete(id)),
-    setRotationViewToken: (account, id, viewToken) =>
+    delete: (account, id) => Effect.sync(() => lookup(account, id) !== undefined && views.delete(id)),
+    setViewToken: (account, id, viewToken, digest) =>
       Effect.sync(() => {
         const found = lookup(account, id)
         if (found === undefined) return Option.none()
-        found.viewToken = viewToken
-        return Option.some(found.rotation)
+        found.view = { ...found.view, viewToken }
+        found.digest = digest
+        return Option.some(found.view)
       }),
-    findRotationByViewToken: (viewToken) =>
-      Effect.sync(() =>
-        Option.fromNullable([...state.rotations.values()].find((r) => r.viewToken === viewToken)?.rotation)
-      )
+    findByViewToken: (digest) =>
+      Effect.sync(() => Option.fromNullable([...views.values()].find((v) => v.digest === digest)?.view))
+  }
+}
+
+const dashboardStore = (state: State): Context.Tag.Service<DashboardStore> => {
+  const dashboards = viewStorage<Dashboard, DashboardChange>(
+    state,
+    state.dashboards,
+    (dashboard, change) => ({ ...dashboard, ...change }),
+    () => undefined
+  )
+  const rotations = viewStorage<Rotation, RotationChange>(
+    state,
+    state.rotations,
+    (rotation, change) => ({ ...rotation, ...change }),
+    (dashboardIds) =>
+      dashboardIds.some((id) => !state.dashboards.has(id as DashboardId))
+        ? new StorageError({ cause: new Error("a rotation's dashboard does not exist") })
+        : undefined
+  )
+  return {
+    rotations,
+    dashboards: {
+      ...dashboards,
+      delete: (account, id) =>
+        Effect.map(dashboards.delete(account, id), (deleted) => {
+          // A deleted dashboard leaves every rotation (docs/api.md section 15).
+          if (deleted) {
+            for (const found of state.rotations.values()) {
+              const { view } = found
+              if (view.dashboardIds.includes(id))
+                found.view = { ...view, dashboardIds: view.dashboardIds.filter((d) => d !== id) }
+            }
+          }
+          return deleted
+        })
+    }
   }
 }
 

@@ -7,8 +7,10 @@
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
  * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` and of a dashboard's snapshot, run the
  *   same way.
- * - `rotationSuite(name, makeLayer)`: the contract suite of rotations' storage (`DashboardStore`'s `RotationStorage`),
- *   run the same way.
+ * - `rotationSuite(name, makeLayer)`: the contract suite of rotations' storage (`DashboardStore.rotations`), run the
+ *   same way.
+ * - `sharedViewSuite(kind, name, makeLayer)`: the contract every kind of shared view's storage keeps; the two suites
+ *   above run it for dashboards and rotations.
  * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
  * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
  * - `alertStoreSuite(name, makeLayer)`: the contract suite of `AlertStore` (alert rules, receivers, the outbox), run
@@ -27,4 +29,5 @@ export { type HotPathFixture, hotPathSetup, hotPathWorkload } from "./HotPathWor
 export * as MemoryStore from "./MemoryStore.js"
 export { rotationSuite } from "./RotationSuite.js"
 export { sessionSuite } from "./SessionSuite.js"
+export { sharedViewSuite, type ViewKindFixture, type ViewSuiteStores } from "./SharedViewSuite.js"
 export { storageSuite } from "./StorageSuite.js"

@@ -137,8 +137,8 @@ export class AdminGroup extends HttpApiGroup.make("admin")
           "line-graph tiles; min and max (min < max) on horizontal-bar, vertical-bar and dial tiles; staleAfter " +
           "(whole seconds, 10 to 31536000) on any tile; range (whole seconds, 60 to 31536000: the time shown) on number, " +
           "sparkline and line-graph tiles; unknown keys, or an option the tile's widget type does not " +
-          "take, are 400 invalid_request with path (tiles[1].options.thresholds[0].color). The answer is the only one besides rotate that shows the view " +
-          "token and url"
+          "take, are 400 invalid_request with path (tiles[1].options.thresholds[0].color). Every answer for a dashboard " +
+          "carries its view token and url"
       )
   )
   .add(
@@ -148,14 +148,14 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         Schema.Struct({ dashboards: Schema.Array(DashboardView) }).annotations({ identifier: "DashboardList" })
       )
       .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "List the account's dashboards, oldest first (viewToken and url are null)")
+      .annotate(OpenApi.Summary, "List the account's dashboards, oldest first, each with its view URL")
   )
   .add(
     HttpApiEndpoint.get("getDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
       .setPath(DashboardIdParam)
       .addSuccess(DashboardView)
       .addError(errors("AccountNotFound", "DashboardNotFound"))
-      .annotate(OpenApi.Summary, "One dashboard (viewToken and url are null)")
+      .annotate(OpenApi.Summary, "One dashboard, with its view URL")
   )
   .add(
     HttpApiEndpoint.put("updateDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
@@ -165,7 +165,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addError(errors("InvalidJson", "InvalidRequest"))
       .addError(errors("AccountNotFound", "DashboardNotFound"))
       .annotate(OpenApi.Summary, "Replace a dashboard's name and tiles; its view URL keeps working")
-      .annotate(OpenApi.Description, "The same tile rules as create; answers the new version (viewToken and url null)")
+      .annotate(OpenApi.Description, "The same tile rules as create; answers the new version")
   )
   .add(
     HttpApiEndpoint.del("deleteDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
@@ -193,8 +193,8 @@ export class AdminGroup extends HttpApiGroup.make("admin")
         OpenApi.Description,
         "Several dashboards of the account shown in turn on one screen (docs/api.md section 15). intervalSeconds a " +
           "whole number 5 to 3600; dashboardIds at most 50 of the account's dashboards (may be empty; one may repeat); " +
-          "name 1 to 200 characters. Otherwise 400 invalid_request with path (dashboardIds[1]). The answer is the only " +
-          "one besides rotate that shows the view token and url"
+          "name 1 to 200 characters. Otherwise 400 invalid_request with path (dashboardIds[1]). Every answer for a " +
+          "rotation carries its view token and url"
       )
   )
   .add(
@@ -202,14 +202,14 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .setPath(AccountIdParam)
       .addSuccess(Schema.Struct({ rotations: Schema.Array(RotationView) }).annotations({ identifier: "RotationList" }))
       .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "List the account's rotations, oldest first (viewToken and url are null)")
+      .annotate(OpenApi.Summary, "List the account's rotations, oldest first, each with its view URL")
   )
   .add(
     HttpApiEndpoint.get("getRotation", "/admin/accounts/:id/rotations/:rotationId")
       .setPath(RotationIdParam)
       .addSuccess(RotationView)
       .addError(errors("AccountNotFound", "RotationNotFound"))
-      .annotate(OpenApi.Summary, "One rotation (viewToken and url are null)")
+      .annotate(OpenApi.Summary, "One rotation, with its view URL")
   )
   .add(
     HttpApiEndpoint.put("updateRotation", "/admin/accounts/:id/rotations/:rotationId")
@@ -219,10 +219,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addError(errors("InvalidJson", "InvalidRequest"))
       .addError(errors("AccountNotFound", "RotationNotFound"))
       .annotate(OpenApi.Summary, "Replace a rotation's name, dashboards and interval; its view URL keeps working")
-      .annotate(
-        OpenApi.Description,
-        "The same rules as create; answers the new version (viewToken and url null). Open rotation pages follow it"
-      )
+      .annotate(OpenApi.Description, "The same rules as create; answers the new version. Open rotation pages follow it")
   )
   .add(
     HttpApiEndpoint.del("deleteRotation", "/admin/accounts/:id/rotations/:rotationId")

@@ -18,31 +18,33 @@ export const WidgetView = Schema.Struct({
   createdAt: IsoTime
 }).annotations({ identifier: "Widget" })
 
-const viewTokenNote =
-  "Shown only in the answers of create (POST .../dashboards) and rotate (POST .../view-token); null in every other " +
-  "answer: the server keeps only a SHA-256 digest of the token (as it does for access keys), so it cannot show it " +
-  "again. Rotate to get a new one."
-
 /**
- * A dashboard as the admin API shows it (docs/api.md section 11). Deviation from the contract, which lists `viewToken`
- * and `url` on every answer: they are set only by create and rotate, `null` otherwise (the token is stored as a
- * digest).
+ * The share link every answer for a shared view carries (docs/api.md section 11): `viewToken` and `url`, the page's
+ * path (`page`, `/d/<viewToken>` or `/r/<viewToken>`) under the server's base path; both `null` for a view made before
+ * view tokens were kept.
  */
+const shareLinkFields = (page: string) => {
+  const note =
+    "Shown in every answer, so the link can be copied again; null for a view made by a version that kept only the " +
+    "token's SHA-256 digest (POST .../view-token gives it a link that is shown from then on)."
+  return {
+    viewToken: Schema.NullOr(Schema.String).annotations({ description: `The view token. ${note}` }),
+    url: Schema.NullOr(Schema.String).annotations({
+      description: `The page's path, ${page}, under the server's base path. ${note}`
+    })
+  }
+}
+
+/** A dashboard as the admin API shows it (docs/api.md section 11), with its share link. */
 export const DashboardView = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   tiles: Schema.Array(Tile),
-  viewToken: Schema.NullOr(Schema.String).annotations({ description: `The view token. ${viewTokenNote}` }),
-  url: Schema.NullOr(Schema.String).annotations({
-    description: `The dashboard page's path, /d/<viewToken>, relative to the server. ${viewTokenNote}`
-  }),
+  ...shareLinkFields("/d/<viewToken>"),
   createdAt: IsoTime
 }).annotations({ identifier: "Dashboard" })
 
-/**
- * A rotation as the admin API shows it (docs/api.md section 15). As for dashboards, `viewToken` and `url` are set only by
- * create and rotate, `null` otherwise (the token is stored as a digest).
- */
+/** A rotation as the admin API shows it (docs/api.md section 15), with its share link. */
 export const RotationView = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
@@ -50,10 +52,7 @@ export const RotationView = Schema.Struct({
     description: "The dashboards shown in turn, in order; a deleted dashboard leaves this list"
   }),
   intervalSeconds: Schema.Number.annotations({ description: "Seconds each dashboard is shown (5 to 3600)" }),
-  viewToken: Schema.NullOr(Schema.String).annotations({ description: `The view token. ${viewTokenNote}` }),
-  url: Schema.NullOr(Schema.String).annotations({
-    description: `The rotation page's path, /r/<viewToken>, relative to the server. ${viewTokenNote}`
-  }),
+  ...shareLinkFields("/r/<viewToken>"),
   createdAt: IsoTime
 }).annotations({ identifier: "Rotation" })
 

@@ -2,9 +2,11 @@ import { HttpApiBuilder } from "@effect/platform"
 import {
   type Account,
   type ConsoleSession,
+  type Dashboard,
   Dashboards,
   formatTs,
   type Limits,
+  type Rotation,
   Rotations,
   UseCases,
   isoTime,
@@ -34,10 +36,28 @@ const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => 
   latest: latest === null ? null : { ts: Number(formatTs(latest.ts)), point: JSON.parse(latest.json) as unknown }
 })
 
-const withToken =
-  (basePath: string) =>
-  ({ dashboard, viewToken }: Dashboards.DashboardWithToken) =>
-    Dashboards.dashboardView(dashboard, viewToken, basePath)
+/**
+ * The handlers every shared view kind has (docs/api.md sections 11 and 15), from its use cases (`views`) and its
+ * answer (`json`, which carries the share link): list (under `listKey`), get, delete and a new view token. `idOf`
+ * names the view's id in the path.
+ */
+const sharedViewHandlers = <A, J, K extends string, EL, E, R, P extends { readonly id: string }>(
+  views: {
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<A>, EL, R>
+    readonly get: (accountId: string, id: string) => Effect.Effect<A, E, R>
+    readonly delete: (accountId: string, id: string) => Effect.Effect<void, E, R>
+    readonly rotateToken: (accountId: string, id: string) => Effect.Effect<A, E, R>
+  },
+  json: (view: A) => J,
+  listKey: K,
+  idOf: (path: P) => string
+) => ({
+  list: ({ path }: { readonly path: { readonly id: string } }) =>
+    Effect.map(views.list(path.id), (list) => ({ [listKey]: list.map(json) }) as { [key in K]: Array<J> }),
+  get: ({ path }: { readonly path: P }) => Effect.map(views.get(path.id, idOf(path)), json),
+  delete: ({ path }: { readonly path: P }) => views.delete(path.id, idOf(path)),
+  rotateToken: ({ path }: { readonly path: P }) => Effect.map(views.rotateToken(path.id, idOf(path)), json)
+})
 
 const pushSuccess = { message: "Success!" } as const
 
@@ -46,8 +66,22 @@ const pushSuccess = { message: "Success!" } as const
  * admin token (bearer token and console sessions are checked against it), `limits` the push limits a pushed point is
  * held to, `basePath` the prefix of the view URLs it returns (docs/api.md section 16; `""` for the root).
  */
-export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePath = "") =>
-  HttpApiBuilder.group(api, "admin", (handlers) =>
+export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePath = "") => {
+  const dashboard = (d: Dashboard) => Dashboards.dashboardView(d, basePath)
+  const rotation = (r: Rotation) => Rotations.rotationView(r, basePath)
+  const dashboards = sharedViewHandlers(
+    Dashboards.views,
+    dashboard,
+    "dashboards",
+    (path: { readonly id: string; readonly dashboardId: string }) => path.dashboardId
+  )
+  const rotations = sharedViewHandlers(
+    Rotations.views,
+    rotation,
+    "rotations",
+    (path: { readonly id: string; readonly rotationId: string }) => path.rotationId
+  )
+  return HttpApiBuilder.group(api, "admin", (handlers) =>
     handlers
       .handle("listAccounts", () =>
         Effect.map(UseCases.listAccounts, (accounts) => ({ accounts: accounts.map(accountView) }))
@@ -67,49 +101,22 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
         Effect.as(UseCases.pushPoint(path.id, path.stream, payload, limits), pushSuccess)
       )
       .handle("createDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.createDashboard(path.id, payload), withToken(basePath))
+        Effect.map(Dashboards.createDashboard(path.id, payload), dashboard)
       )
-      .handle("listDashboards", ({ path }) =>
-        Effect.map(Dashboards.listDashboards(path.id), (dashboards) => ({
-          dashboards: dashboards.map((d) => Dashboards.dashboardView(d, null, basePath))
-        }))
-      )
-      .handle("getDashboard", ({ path }) =>
-        Effect.map(Dashboards.getDashboard(path.id, path.dashboardId), (d) =>
-          Dashboards.dashboardView(d, null, basePath)
-        )
-      )
+      .handle("listDashboards", dashboards.list)
+      .handle("getDashboard", dashboards.get)
       .handle("updateDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), (d) =>
-          Dashboards.dashboardView(d, null, basePath)
-        )
+        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), dashboard)
       )
-      .handle("deleteDashboard", ({ path }) => Dashboards.deleteDashboard(path.id, path.dashboardId))
-      .handle("rotateViewToken", ({ path }) =>
-        Effect.map(Dashboards.rotateViewToken(path.id, path.dashboardId), withToken(basePath))
-      )
-      .handle("createRotation", ({ path, payload }) =>
-        Effect.map(Rotations.createRotation(path.id, payload), (r) =>
-          Rotations.rotationView(r.rotation, r.viewToken, basePath)
-        )
-      )
-      .handle("listRotations", ({ path }) =>
-        Effect.map(Rotations.listRotations(path.id), (rotations) => ({
-          rotations: rotations.map((r) => Rotations.rotationView(r, null, basePath))
-        }))
-      )
-      .handle("getRotation", ({ path }) =>
-        Effect.map(Rotations.getRotation(path.id, path.rotationId), (r) => Rotations.rotationView(r, null, basePath))
-      )
+      .handle("deleteDashboard", dashboards.delete)
+      .handle("rotateViewToken", dashboards.rotateToken)
+      .handle("createRotation", ({ path, payload }) => Effect.map(Rotations.createRotation(path.id, payload), rotation))
+      .handle("listRotations", rotations.list)
+      .handle("getRotation", rotations.get)
       .handle("updateRotation", ({ path, payload }) =>
-        Effect.map(Rotations.updateRotation(path.id, path.rotationId, payload), (r) =>
-          Rotations.rotationView(r, null, basePath)
-        )
+        Effect.map(Rotations.updateRotation(path.id, path.rotationId, payload), rotation)
       )
-      .handle("deleteRotation", ({ path }) => Rotations.deleteRotation(path.id, path.rotationId))
-      .handle("rotateRotationViewToken", ({ path }) =>
-        Effect.map(Rotations.rotateRotationViewToken(path.id, path.rotationId), (r) =>
-          Rotations.rotationView(r.rotation, r.viewToken, basePath)
-        )
-      )
+      .handle("deleteRotation", rotations.delete)
+      .handle("rotateRotationViewToken", rotations.rotateToken)
   ).pipe(Layer.provide(adminAuthLive(key)))
+}

@@ -176,29 +176,25 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.click('.cw-secret button:has-text("Done")')
   })
 
-  it("creates a dashboard and shows its view link once; rotating it ends the old link", async () => {
+  it("creates a dashboard and shows its view link to open and copy; rotating it ends the old link", async () => {
     await page.fill('input[name="dashboardName"]', "Acme operations")
     await page.click('button:has-text("Create dashboard")')
-    await until(page, `${q(".cw-secret-value")}?.value.includes("/d/") === true`, 5_000)
-    const first = await page.inputValue(".cw-secret-value")
-    expect((await api.fetch(new URL(first).pathname)).status).toBe(200)
-    await page.click('.cw-secret button:has-text("Done")')
     await until(page, `${q(".cw-dashboards tr[data-dashboard]")} !== null`, 5_000)
     dashboardId = (await page.locator(".cw-dashboards tr[data-dashboard]").getAttribute("data-dashboard"))!
     expect((await tilesOf()).length).toBe(5)
-
     const row = `.cw-dashboards tr[data-dashboard="${dashboardId}"]`
+    const first = (await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href"))!
+    expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/d\/dv_[A-Za-z0-9_-]{43}$/)
+    expect(await page.locator(`${row} button:has-text("Copy link")`).getAttribute("data-link")).toBe(first)
+    expect((await api.fetch(new URL(first).pathname)).status).toBe(200)
+
     await page.click(`${row} button:has-text("Rotate view link")`)
     await page.click(`${row} button:has-text("Rotate"):not(:has-text("view"))`)
-    await until(page, `${q(".cw-secret-value")}?.value.includes("/d/") === true`, 5_000)
-    viewUrl = await page.inputValue(".cw-secret-value")
+    await until(page, `${q(`${row} a.cw-button[target="_blank"]`)}?.href !== ${JSON.stringify(first)}`, 5_000)
+    viewUrl = (await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href"))!
     expect(viewUrl).not.toBe(first)
     expect((await api.fetch(new URL(first).pathname)).status).toBe(404)
     expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
-    expect(await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href")).toBe(
-      new URL(viewUrl).pathname
-    )
-    await page.click('.cw-secret button:has-text("Done")')
   })
 
   it("the layout editor draws the tiles with the view page's renderers and live data", async () => {
@@ -548,15 +544,17 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(watch.foreignRequests).toEqual([])
   })
 
-  it("opens the view page of a dashboard whose link it made, and deletes a dashboard after a confirmation", async () => {
+  it("after a reload, opens the view page and copies its link; deletes a dashboard after a confirmation", async () => {
     await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await page.reload()
     await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 2`, 10_000)
-    // The page was reloaded, so it no longer knows the first dashboard's link (shown once): rotate to get one.
+    // The page was reloaded: the link is the server's answer, not something this page remembered.
     const row = `.cw-dashboards tr[data-dashboard="${dashboardId}"]`
-    expect(await page.locator(`${row} button:has-text("Open view page")`).isDisabled()).toBe(true)
-    await page.click(`${row} button:has-text("Rotate view link")`)
-    await page.click(`${row} button:has-text("Rotate"):not(:has-text("view"))`)
-    await page.locator(`${row} a:has-text("Open view page")`).waitFor({ timeout: 5_000 })
+    expect(await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href")).toBe(viewUrl)
+    await watch.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(viewUrl).origin })
+    await page.click(`${row} button:has-text("Copy link")`)
+    await page.locator(`${row} button:has-text("Copied")`).waitFor({ timeout: 5_000 })
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(viewUrl)
     const [view] = await Promise.all([
       watch.context.waitForEvent("page"),
       page.click(`${row} a:has-text("Open view page")`)
@@ -565,7 +563,6 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await view.title()).toBe("Acme operations · Dashstream")
     expect(await text(view, `.ds-tile[data-stream="status"] .ds-tile-title`)).toBe("Status")
     await view.close()
-    await page.click('.cw-secret button:has-text("Done")')
 
     const wall = `.cw-dashboards tr:has(a:text-is("Operations wall"))`
     const wallId = (await page.locator(wall).getAttribute("data-dashboard"))!

@@ -44,13 +44,13 @@ for (const backend of backends) {
       expect(rotation["url"]).toBe(`/r/${token}`)
       const id = rotation["id"] as string
 
-      // Listed and read without the token (it is stored as a digest).
+      // Listed and read with the same share link (docs/api.md section 11).
       const listed = await api.admin("GET", base)
       expect(listed.status).toBe(200)
-      expect(listed.json).toEqual({ rotations: [{ ...rotation, viewToken: null, url: null }] })
+      expect(listed.json).toEqual({ rotations: [rotation] })
       const got = await api.admin("GET", `${base}/${id}`)
       expect(got.status).toBe(200)
-      expect(got.json).toEqual({ ...rotation, viewToken: null, url: null })
+      expect(got.json).toEqual(rotation)
 
       // The page opens with its token; the same token opens no dashboard, a dashboard's token no rotation.
       const page = await api.fetch(`/r/${token}`)
@@ -71,9 +71,7 @@ for (const backend of backends) {
         ...rotation,
         name: "Wall 2",
         dashboardIds: [db],
-        intervalSeconds: 5,
-        viewToken: null,
-        url: null
+        intervalSeconds: 5
       })
       expect((await api.fetch(`/r/${token}`)).text).toContain("<title>B</title>")
 
@@ -83,6 +81,7 @@ for (const backend of backends) {
       const next = rotated.json.viewToken as string
       expect(next).not.toBe(token)
       expect(rotated.json.url).toBe(`/r/${next}`)
+      expect((await api.admin("GET", `${base}/${id}`)).json).toEqual(rotated.json)
       expect((await api.fetch(`/r/${token}`)).status).toBe(404)
       expectError(await api.fetch(`/r/${token}/events`), 404, "rotation_not_found")
       expect((await api.fetch(`/r/${next}`)).status).toBe(200)

@@ -10,19 +10,8 @@ import {
 } from "@dashstream/core"
 import type pg from "pg"
 import type { LastTsGuesses } from "./lastTsGuesses.js"
-import {
-  guessedQuery,
-  latestSql,
-  type Merged,
-  mergeOld,
-  netChanges,
-  type OverlappedBlock,
-  occupiedState,
-  overlappedSql,
-  staleGuessState,
-  storeArrays,
-  storeSql
-} from "./storeSql.js"
+import { type Merged, mergeOld, netChanges, type OverlappedBlock, storeArrays } from "./changePlan.js"
+import { guessedQuery, latestSql, occupiedState, overlappedSql, staleGuessState, storeSql } from "./storeSql.js"
 
 /** One group's transaction of the PostgreSQL group commit (see `groupCommit.ts`); its SQL is in `storeSql.ts`. */
 

@@ -46,21 +46,10 @@ export interface EntryBlocksTable {
   readonly data: Buffer
 }
 
-/** `dashboards` (migration 0003): `tiles` is the tiles array's JSON text, `view_token` the current token's digest. */
-export interface DashboardsTable {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly tiles: string
-  readonly view_token: string
-  readonly created_at: number
-}
-
 /** The database as Kysely sees it. */
 export interface Tables {
   readonly accounts: AccountsTable
   readonly access_keys: AccessKeysTable
   readonly streams: StreamsTable
   readonly entry_blocks: EntryBlocksTable
-  readonly dashboards: DashboardsTable
 }

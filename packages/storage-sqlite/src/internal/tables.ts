@@ -9,7 +9,6 @@ export interface Tables {
   readonly access_keys: AccessKeysTable
   readonly streams: StreamsTable
   readonly entry_blocks: EntryBlocksTable
-  readonly dashboards: DashboardsTable
 }
 
 /** One account. */
@@ -51,14 +50,4 @@ export interface EntryBlocksTable {
   readonly n: number
   readonly last_at: number
   readonly data: Buffer
-}
-
-/** One dashboard (migration 0003): `tiles` is the tiles array's JSON text, `view_token` the current token's digest. */
-export interface DashboardsTable {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly tiles: string
-  readonly view_token: string
-  readonly created_at: number
 }
