@@ -281,6 +281,7 @@ describe("admin API: dashboards", () => {
     assert.deepStrictEqual(Object.keys(schemas["TileOptions"].properties).sort(), [
       "max",
       "min",
+      "range",
       "staleAfter",
       "thresholds"
     ])

@@ -2,7 +2,7 @@ import { Buffer, isAscii } from "node:buffer"
 import { Either } from "effect"
 import { InvalidRequest, PayloadTooLarge, quoted } from "../Errors.js"
 import { FieldKind, type LexerOptions, type LineSink } from "./LineProtocolSink.js"
-import { copyOf, KnownField, KnownSeries, LineSymbols, sameCodes } from "./LineProtocolSymbols.js"
+import { type BodyCodes, copyOf, KnownField, KnownSeries, LineSymbols, sameCodes } from "./LineProtocolSymbols.js"
 import { digitsMicros, MAX_MICROS, type Precision } from "./LineProtocolTime.js"
 
 /**
@@ -31,13 +31,7 @@ import { digitsMicros, MAX_MICROS, type Precision } from "./LineProtocolTime.js"
  * them from body to body).
  */
 
-/**
- * The body's UTF-16 code units as the lexer scans them (`codes[i]` is `body.charCodeAt(i)`): an ASCII body's bytes
- * (a byte is a unit there, so an index into them is an index into the string), else the units copied from the
- * string. Reading a typed array costs about half a `charCodeAt` (the scan of a line's series and timestamp was most
- * of the parse).
- */
-export type BodyCodes = Uint8Array | Uint16Array
+export type { BodyCodes }
 
 /**
  * The code units of `body` (see {@link BodyCodes}): `bytes` themselves when they are the ASCII bytes `body` was decoded

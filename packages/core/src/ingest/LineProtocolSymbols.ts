@@ -1,4 +1,10 @@
-import type { BodyCodes } from "./LineProtocolLexer.js"
+/**
+ * The body's UTF-16 code units as the lexer scans them (`codes[i]` is `body.charCodeAt(i)`): an ASCII body's bytes
+ * (a byte is a unit there, so an index into them is an index into the string), else the units copied from the
+ * string. Reading a typed array costs about half a `charCodeAt` (the scan of a line's series and timestamp was most
+ * of the parse).
+ */
+export type BodyCodes = Uint8Array | Uint16Array
 
 /**
  * The series (a line's measurement and tags) and field keys the line protocol lexer (`LineProtocolLexer.ts`) has met,
