@@ -219,6 +219,12 @@ export interface ServeConfig {
    * `request_timeout` and its connection closed. Answers are not timed. Default 30.
    */
   readonly requestTimeout: number
+  /**
+   * `serve --demo` (`DASHSTREAM_DEMO`, docs/api.md section 8.5): keep an account "demo" with a dashboard "Demo" of a
+   * dozen widget types, made on the first start and kept across restarts, and push live data to it every few seconds
+   * while the server runs. Default off.
+   */
+  readonly demo: boolean
 }
 
 /**
@@ -289,7 +295,8 @@ const serve: Config.Config<ServeConfig> = Config.all({
   frameAncestors: serveFlag("frame-ancestors", parseFrameAncestors),
   basePath: basePathSetting,
   trustProxy: serveFlag<"trust-proxy", TrustedProxies | null>("trust-proxy", parseTrustProxy, null),
-  requestTimeout: serveFlag("request-timeout", parseRequestTimeout)
+  requestTimeout: serveFlag("request-timeout", parseRequestTimeout),
+  demo: serveFlag("demo", parseBoolean, false)
 })
 
 /**

@@ -112,6 +112,13 @@ export const serveFlags = {
       help: "seconds to receive a whole request, headers and body, before a 408"
     },
     default: "30"
+  },
+  demo: {
+    type: "boolean",
+    env: {
+      name: "DASHSTREAM_DEMO",
+      help: "1 to keep a demo account with a live dashboard, fed every few seconds while serve runs"
+    }
   }
 } as const satisfies Readonly<Record<string, ServeFlagSpec>>
 

@@ -6,6 +6,7 @@ import { CommandFailed, type UsageError } from "./Errors.js"
 import { Hub } from "./internal/cluster/Hub.js"
 import { isMessage, type FromWorker } from "./internal/cluster/protocol.js"
 import { join } from "./internal/cluster/WorkerRole.js"
+import * as Demo from "./Demo.js"
 import * as Serve from "./Serve.js"
 
 /**
@@ -85,6 +86,9 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
     yield* Console.log(`Dashstream listening on ${url}`)
     const line = Serve.consoleLine(url, admin, adminToken)
     if (line !== undefined) yield* Console.log(line)
+    if (supervisor.demo !== undefined) {
+      yield* Console.log(Demo.demoLine(Serve.shownBase(url), supervisor.demo.viewToken, supervisor.demo.created))
+    }
     yield* Effect.logInfo(`serving with ${config.workers} worker processes`)
     if (supervisor.hint !== undefined) yield* Console.log(supervisor.hint)
     const failure = yield* Effect.promise(() => supervisor.failed).pipe(
@@ -127,6 +131,8 @@ class Supervisor {
   readonly hub: Hub
   /** The first-start hint a worker sent, printed after the listening line. */
   hint: string | undefined = undefined
+  /** The demo dashboard's view token a worker made (`serve --demo`), printed as a link after the console line. */
+  demo: { readonly viewToken: string; readonly created: boolean } | undefined = undefined
   /** Resolves with the server's URL once every worker listens, or with the error that stopped the start. */
   readonly listening: Promise<string | { readonly error: string }>
   /** Resolves with a message when the workers keep dying (the server stops). */
@@ -232,13 +238,16 @@ class Supervisor {
       case "hint":
         this.hint ??= message.text
         return
+      case "demo":
+        this.demo ??= { viewToken: message.viewToken, created: message.created }
+        return
       default:
         return this.hub.receive(id, message)
     }
   }
 
   private welcome(id: number, migrate: boolean): void {
-    this.hub.ready(id, id === this.decimating, migrate)
+    this.hub.ready(id, id === this.decimating, migrate, this.started)
   }
 
   private exited(w: Worker, code: number | null, signal: string | null): void {

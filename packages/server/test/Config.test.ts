@@ -79,7 +79,8 @@ describe("Config.serveConfig", () => {
       frameAncestors: "'self'",
       basePath: "",
       trustProxy: null,
-      requestTimeout: 30
+      requestTimeout: 30,
+      demo: false
     })
   })
 
