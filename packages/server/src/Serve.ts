@@ -14,6 +14,7 @@ import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
 import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig, startWarnings } from "./Config.js"
 import * as Decimation from "./Decimation.js"
 import * as Demo from "./Demo.js"
+import { firstStartHint } from "./FirstStartHint.js"
 import { CommandFailed, type UsageError } from "./Errors.js"
 import type { WorkerRole } from "./internal/cluster/WorkerRole.js"
 import * as Storage from "./Storage.js"
@@ -92,7 +93,7 @@ export const serve = (
         // A worker gives the hint and the demo's link to the primary before it listens: the primary prints them after
         // the listening line.
         if (role?.decimate === true) {
-          if (empty) role.hint(firstStartHint(db, config, admin, demo !== undefined))
+          if (empty) role.hint(demo !== undefined)
           if (demo?.viewToken !== undefined) role.demo(demo.viewToken, demo.created)
         }
         let url = ""
@@ -162,7 +163,9 @@ export const serve = (
         } else {
           yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")
         }
-        if (empty && role === undefined) yield* Console.log(firstStartHint(db, config, admin, demo !== undefined))
+        if (empty && role === undefined) {
+          yield* Console.log(firstStartHint({ db, admin, adminToken, url, demo: demo !== undefined }))
+        }
         return yield* Effect.never.pipe(
           Effect.onInterrupt(() =>
             Effect.logInfo("shutting down: answering the requests in flight, then closing the database")
@@ -242,49 +245,3 @@ export const bindFailure = <E>(cause: Cause.Cause<E>, config: ServeConfig): Effe
     onSome: ({ code, error }) => Effect.fail(new CommandFailed({ message: bindErrors[code!]!(config), cause: error }))
   })
 }
-
-/**
- * What `serve` prints on an empty database (no accounts, or only the demo's when `demo`): the exact commands that
- * create an account and a widget, and the admin API alternative. The `--db` flag is repeated when it was given on the
- * command line (unless the URL holds a password, which is never printed).
- */
-export const firstStartHint = (
-  db: DatabaseConfig,
-  config: ServeConfig,
-  admin: AdminSetting,
-  demo: boolean = false
-): string => {
-  const dbFlag =
-    db.source !== "flag"
-      ? ""
-      : Storage.holdsSecret(db.database)
-        ? " --db <your --db URL>"
-        : ` --db ${shellQuote(Redacted.value(db.url))}`
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host
-  const base = `http://${host.includes(":") ? `[${host}]` : host}:${config.port === 0 ? "<port>" : config.port}${config.basePath}`
-  const auth = `-H "Authorization: Bearer ${admin._tag === "FirstRun" ? "<TOKEN>" : "$DASHSTREAM_ADMIN_TOKEN"}"`
-  return [
-    "",
-    `${demo ? "Besides the demo, the" : "The"} database has no accounts yet. Create an account, then declare a widget with the access key it prints:`,
-    "",
-    `  pnpm dashstream accounts create --name "My dashboard"${dbFlag}`,
-    `  pnpm dashstream widgets create --access-key <ACCESS_KEY> --stream revenue --type number${dbFlag}`,
-    "",
-    "Then push a point:",
-    "",
-    `  curl -X POST ${base}/customSend -d '{"accessKey":"<ACCESS_KEY>","streamName":"revenue","point":42}'`,
-    "",
-    admin._tag === "FirstRun"
-      ? "Or open the Console link above in a browser, or use the admin API with the <TOKEN> that link carries:"
-      : admin._tag === "Token"
-        ? "Or use the admin API (DASHSTREAM_ADMIN_TOKEN is set):"
-        : "Or use the admin API: restart serve with DASHSTREAM_ADMIN_TOKEN set to a secret, then:",
-    "",
-    `  curl -X POST ${auth} ${base}/admin/accounts -d '{"name":"My dashboard"}'`,
-    `  curl -X POST ${auth} ${base}/admin/accounts/<ACCOUNT_ID>/widgets -d '{"streamName":"revenue","type":"number"}'`,
-    ""
-  ].join("\n")
-}
-
-const shellQuote = (text: string): string =>
-  /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'"'"'`)}'`

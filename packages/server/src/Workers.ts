@@ -7,6 +7,7 @@ import { Hub } from "./internal/cluster/Hub.js"
 import { isMessage, type FromWorker } from "./internal/cluster/protocol.js"
 import { join } from "./internal/cluster/WorkerRole.js"
 import * as Demo from "./Demo.js"
+import { firstStartHint } from "./FirstStartHint.js"
 import * as Serve from "./Serve.js"
 
 /**
@@ -90,7 +91,9 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
       yield* Console.log(Demo.demoLine(Serve.shownBase(url), supervisor.demo.viewToken, supervisor.demo.created))
     }
     yield* Effect.logInfo(`serving with ${config.workers} worker processes`)
-    if (supervisor.hint !== undefined) yield* Console.log(supervisor.hint)
+    if (supervisor.hint !== undefined) {
+      yield* Console.log(firstStartHint({ db, admin, adminToken, url, demo: supervisor.hint.demo }))
+    }
     const failure = yield* Effect.promise(() => supervisor.failed).pipe(
       Effect.onInterrupt(() =>
         Effect.zipRight(
@@ -129,8 +132,8 @@ const exitText = (code: number | null, signal: string | null) =>
  */
 class Supervisor {
   readonly hub: Hub
-  /** The first-start hint a worker sent, printed after the listening line. */
-  hint: string | undefined = undefined
+  /** A worker found the database empty (`demo`: but for the demo's account): the first-start hint is printed. */
+  hint: { readonly demo: boolean } | undefined = undefined
   /** The demo dashboard's view token a worker made (`serve --demo`), printed as a link after the console line. */
   demo: { readonly viewToken: string; readonly created: boolean } | undefined = undefined
   /** Resolves with the server's URL once every worker listens, or with the error that stopped the start. */
@@ -236,7 +239,7 @@ class Supervisor {
         }
         return
       case "hint":
-        this.hint ??= message.text
+        this.hint ??= { demo: message.demo }
         return
       case "demo":
         this.demo ??= { viewToken: message.viewToken, created: message.created }

@@ -32,8 +32,11 @@ export interface WorkerRole {
   readonly eventStreamSlots: StreamSlots
   /** Tells the primary the HTTP server is bound; the primary prints one listening line for the server. */
   readonly listening: (url: string) => void
-  /** Gives the primary the first-start hint, printed after the listening line. */
-  readonly hint: (text: string) => void
+  /**
+   * Tells the primary the database is empty (`demo`: but for the demo's account): it prints the first-start hint after
+   * the listening line.
+   */
+  readonly hint: (demo: boolean) => void
   /** Gives the primary the demo dashboard's new view token, printed as a link after the console line (`Demo.demoLine`). */
   readonly demo: (viewToken: string, created: boolean) => void
   /** The other workers' metrics, for `GET /metrics`. */
@@ -117,7 +120,7 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
           rateLimiter: rateLimit === null ? undefined : new LeasedRateLimiter(link, rateLimit, workers),
           eventStreamSlots: clusterStreamSlots(link),
           listening: (url) => link.send({ ds: "listening", url }),
-          hint: (text) => link.send({ ds: "hint", text }),
+          hint: (demo) => link.send({ ds: "hint", demo }),
           demo: (viewToken, created) => link.send({ ds: "demo", viewToken, created }),
           migrated: () => link.send({ ds: "migrated" }),
           otherMetrics: otherWorkersMetrics(link),

@@ -28,8 +28,11 @@ export type FromWorker =
   | { readonly ds: "migrated" }
   /** The worker's HTTP server is bound: `url` is `http://HOST:PORT`. */
   | { readonly ds: "listening"; readonly url: string }
-  /** The first-start hint (empty database), printed by the primary after the listening line. */
-  | { readonly ds: "hint"; readonly text: string }
+  /**
+   * The database is empty (`demo`: but for the demo's account): the primary prints the first-start hint after the
+   * listening line.
+   */
+  | { readonly ds: "hint"; readonly demo: boolean }
   /**
    * `serve --demo`: the demo dashboard's view token made by this start, printed by the primary as a link after the
    * console line; `created` when the demo account was made by this start (see `Demo.demoLine`).
