@@ -177,8 +177,8 @@ export interface ServeConfig {
   readonly logRequests: boolean
   /**
    * Log the stream names InfluxDB line protocol writes skipped because they are not widgets of the key's account,
-   * each distinct name at most once a minute (docs/api.md section 13.1), so that an operator can find the names to declare.
-   * Default off.
+   * each distinct name at most once a minute (docs/api.md section 13.1), so that an operator can find the names to
+   * declare. Default on; `DASHSTREAM_LOG_SKIPPED=0` turns it off.
    */
   readonly logSkipped: boolean
   /** When the daily decimation pass runs (UTC); default 03:00; `null` (`off`) runs none. */
@@ -280,7 +280,7 @@ const serve: Config.Config<ServeConfig> = Config.all({
     true
   ),
   logRequests: serveFlag("log-requests", parseBoolean, false),
-  logSkipped: serveFlag("log-skipped", parseBoolean, false),
+  logSkipped: serveFlag("log-skipped", parseBoolean),
   // Lambdas: these parsers are declared further down.
   decimateAt: serveFlag(
     "decimate-at",
