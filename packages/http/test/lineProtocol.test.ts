@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http"
 import { gzipSync } from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { StorageUnavailable } from "@dashstream/core"
-import { Effect } from "effect"
+import { Effect, Logger, LogLevel } from "effect"
 import { gunzipBounded } from "../src/internal/gunzip.js"
 import { v1AccessKey, v2AccessKey } from "../src/internal/lineProtocolRoutes.js"
 import { makeRouteTable } from "../src/internal/routeTable.js"
@@ -122,6 +122,25 @@ describe("makeSkippedLog", () => {
       assert.isDefined(log("/api/v2/write", ["a.x", "c.z"]))
       assert.isUndefined(log("/write", ["c.z"]))
       assert.isUndefined(log("/write", []))
+    })
+  )
+
+  it.effect("logs at the info level, the default, and a name again once a minute has passed", () =>
+    Effect.gen(function* () {
+      let clock = 1_000
+      const log = makeSkippedLog(() => clock)
+      const lines: Array<[LogLevel.LogLevel, unknown]> = []
+      const logger = Logger.make(({ logLevel, message }) => void lines.push([logLevel, message]))
+      yield* log("/write", ["cpu.usage_idle{host=web1}"])!.pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      assert.strictEqual(lines.length, 1)
+      assert.strictEqual(lines[0]![0], LogLevel.Info)
+      assert.include(String(lines[0]![1]), '"cpu.usage_idle{host=web1}"')
+      clock += 59_999
+      assert.isUndefined(log("/write", ["cpu.usage_idle{host=web1}"]))
+      clock += 1
+      assert.isDefined(log("/write", ["cpu.usage_idle{host=web1}"]))
     })
   )
 })

@@ -177,8 +177,8 @@ export interface ServeConfig {
   readonly logRequests: boolean
   /**
    * Log the stream names InfluxDB line protocol writes skipped because they are not widgets of the key's account,
-   * each distinct name at most once a minute (docs/api.md section 13.1), so that an operator can find the names to declare.
-   * Default off.
+   * each distinct name at most once a minute (docs/api.md section 13.1), so that an operator can find the names to
+   * declare. Default on; `DASHSTREAM_LOG_SKIPPED=0` turns it off.
    */
   readonly logSkipped: boolean
   /** When the daily decimation pass runs (UTC); default 03:00; `null` (`off`) runs none. */
@@ -219,6 +219,12 @@ export interface ServeConfig {
    * `request_timeout` and its connection closed. Answers are not timed. Default 30.
    */
   readonly requestTimeout: number
+  /**
+   * `serve --demo` (`DASHSTREAM_DEMO`, docs/api.md section 8.5): keep an account "demo" with a dashboard "Demo" of a
+   * dozen widget types, made on the first start and kept across restarts, and push live data to it every few seconds
+   * while the server runs. Default off.
+   */
+  readonly demo: boolean
 }
 
 /**
@@ -274,7 +280,7 @@ const serve: Config.Config<ServeConfig> = Config.all({
     true
   ),
   logRequests: serveFlag("log-requests", parseBoolean, false),
-  logSkipped: serveFlag("log-skipped", parseBoolean, false),
+  logSkipped: serveFlag("log-skipped", parseBoolean),
   // Lambdas: these parsers are declared further down.
   decimateAt: serveFlag(
     "decimate-at",
@@ -289,7 +295,8 @@ const serve: Config.Config<ServeConfig> = Config.all({
   frameAncestors: serveFlag("frame-ancestors", parseFrameAncestors),
   basePath: basePathSetting,
   trustProxy: serveFlag<"trust-proxy", TrustedProxies | null>("trust-proxy", parseTrustProxy, null),
-  requestTimeout: serveFlag("request-timeout", parseRequestTimeout)
+  requestTimeout: serveFlag("request-timeout", parseRequestTimeout),
+  demo: serveFlag("demo", parseBoolean, false)
 })
 
 /**

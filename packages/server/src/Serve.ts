@@ -13,6 +13,8 @@ import type * as HttpModule from "@dashstream/http"
 import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
 import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig, startWarnings } from "./Config.js"
 import * as Decimation from "./Decimation.js"
+import * as Demo from "./Demo.js"
+import { firstStartHint } from "./FirstStartHint.js"
 import { CommandFailed, type UsageError } from "./Errors.js"
 import type { WorkerRole } from "./internal/cluster/WorkerRole.js"
 import * as Storage from "./Storage.js"
@@ -80,8 +82,20 @@ export const serve = (
         )
         const admin = adminSetting(config)
         const adminToken = yield* adminTokenOf(admin, role)
-        // A worker gives the hint to the primary before it listens: the primary prints it after the listening line.
-        if (accounts === 0 && role?.decimate === true) role.hint(firstStartHint(db, config, admin))
+        // One process of the server keeps the demo: the one-process server, or the worker that runs the daily pass. A
+        // worker that replaces one that exited keeps the demo's link as it is (the primary printed it already).
+        const demo =
+          config.demo && (role === undefined || role.decimate)
+            ? yield* Effect.provide(Demo.prepare(role?.replacement !== true), storage)
+            : undefined
+        // The demo's own account does not count: the operator has none of theirs yet.
+        const empty = accounts === 0 || (accounts === 1 && demo !== undefined && !demo.created)
+        // A worker gives the hint and the demo's link to the primary before it listens: the primary prints them after
+        // the listening line.
+        if (role?.decimate === true) {
+          if (empty) role.hint(demo !== undefined)
+          if (demo?.viewToken !== undefined) role.demo(demo.viewToken, demo.created)
+        }
         let url = ""
         yield* Layer.build(
           Http.layer({
@@ -132,7 +146,11 @@ export const serve = (
           yield* Console.log(`Dashstream listening on ${url}`)
           const line = consoleLine(url, admin, adminToken)
           if (line !== undefined) yield* Console.log(line)
+          if (demo?.viewToken !== undefined)
+            yield* Console.log(Demo.demoLine(shownBase(url), demo.viewToken, demo.created))
         }
+        // Forked once the HTTP server is up, so interrupted before it and the storage are closed.
+        if (demo !== undefined) yield* Effect.forkScoped(Demo.feed(demo).pipe(Effect.provide(storage)))
         if (role !== undefined && !role.decimate) {
           // One worker of the server runs the daily pass (the primary picks it).
         } else if (config.decimateAt !== null) {
@@ -145,7 +163,9 @@ export const serve = (
         } else {
           yield* Effect.logInfo("daily decimation pass off (--decimate-at off)")
         }
-        if (accounts === 0 && role === undefined) yield* Console.log(firstStartHint(db, config, admin))
+        if (empty && role === undefined) {
+          yield* Console.log(firstStartHint({ db, admin, adminToken, url, demo: demo !== undefined }))
+        }
         return yield* Effect.never.pipe(
           Effect.onInterrupt(() =>
             Effect.logInfo("shutting down: answering the requests in flight, then closing the database")
@@ -187,11 +207,14 @@ const adminTokenOf = (admin: AdminSetting, role: WorkerRole | undefined): Effect
  */
 export const consoleLine = (url: string, admin: AdminSetting, token: string | undefined): string | undefined => {
   if (admin._tag === "Off" || token === undefined) return undefined
-  const base = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, "http://127.0.0.1")
+  const base = shownBase(url)
   return admin._tag === "FirstRun"
     ? `Console: ${base}/console#token=${token}`
     : `Console: ${base}/console (sign in with DASHSTREAM_ADMIN_TOKEN)`
 }
+
+/** The listening URL `url` as a link to open on this machine: a wildcard host (`0.0.0.0`, `[::]`) shown as 127.0.0.1. */
+export const shownBase = (url: string): string => url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, "http://127.0.0.1")
 
 const bindErrors: Record<string, (config: ServeConfig) => string> = {
   EADDRINUSE: (c) => `port ${c.port} on ${c.host} is already in use; stop the other server or pick another --port`,
@@ -222,44 +245,3 @@ export const bindFailure = <E>(cause: Cause.Cause<E>, config: ServeConfig): Effe
     onSome: ({ code, error }) => Effect.fail(new CommandFailed({ message: bindErrors[code!]!(config), cause: error }))
   })
 }
-
-/**
- * What `serve` prints on an empty database (no accounts): the exact commands that create an account and a widget,
- * and the admin API alternative. The `--db` flag is repeated when it was given on the command line (unless the URL
- * holds a password, which is never printed).
- */
-export const firstStartHint = (db: DatabaseConfig, config: ServeConfig, admin: AdminSetting): string => {
-  const dbFlag =
-    db.source !== "flag"
-      ? ""
-      : Storage.holdsSecret(db.database)
-        ? " --db <your --db URL>"
-        : ` --db ${shellQuote(Redacted.value(db.url))}`
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host
-  const base = `http://${host.includes(":") ? `[${host}]` : host}:${config.port === 0 ? "<port>" : config.port}${config.basePath}`
-  const auth = `-H "Authorization: Bearer ${admin._tag === "FirstRun" ? "<TOKEN>" : "$DASHSTREAM_ADMIN_TOKEN"}"`
-  return [
-    "",
-    "The database has no accounts yet. Create an account, then declare a widget with the access key it prints:",
-    "",
-    `  pnpm dashstream accounts create --name "My dashboard"${dbFlag}`,
-    `  pnpm dashstream widgets create --access-key <ACCESS_KEY> --stream revenue --type number${dbFlag}`,
-    "",
-    "Then push a point:",
-    "",
-    `  curl -X POST ${base}/customSend -d '{"accessKey":"<ACCESS_KEY>","streamName":"revenue","point":42}'`,
-    "",
-    admin._tag === "FirstRun"
-      ? "Or open the Console link above in a browser, or use the admin API with the <TOKEN> that link carries:"
-      : admin._tag === "Token"
-        ? "Or use the admin API (DASHSTREAM_ADMIN_TOKEN is set):"
-        : "Or use the admin API: restart serve with DASHSTREAM_ADMIN_TOKEN set to a secret, then:",
-    "",
-    `  curl -X POST ${auth} ${base}/admin/accounts -d '{"name":"My dashboard"}'`,
-    `  curl -X POST ${auth} ${base}/admin/accounts/<ACCOUNT_ID>/widgets -d '{"streamName":"revenue","type":"number"}'`,
-    ""
-  ].join("\n")
-}
-
-const shellQuote = (text: string): string =>
-  /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'"'"'`)}'`

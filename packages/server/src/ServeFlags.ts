@@ -44,12 +44,14 @@ export const serveFlags = {
     type: "boolean",
     env: { name: "DASHSTREAM_LOG_REQUESTS", help: "1 to log one line per request" }
   },
+  // On by default: an operator sees why a series never appears. The flag stays accepted; the variable turns it off.
   "log-skipped": {
     type: "boolean",
     env: {
       name: "DASHSTREAM_LOG_SKIPPED",
-      help: "1 to log the stream names InfluxDB line protocol writes skipped (not widgets), each at most once a minute"
-    }
+      help: "0 not to log the stream names InfluxDB line protocol writes skipped (not widgets), each at most once a minute"
+    },
+    default: "1"
   },
   "decimate-at": {
     type: "string",
@@ -112,6 +114,13 @@ export const serveFlags = {
       help: "seconds to receive a whole request, headers and body, before a 408"
     },
     default: "30"
+  },
+  demo: {
+    type: "boolean",
+    env: {
+      name: "DASHSTREAM_DEMO",
+      help: "1 to keep a demo account with a live dashboard, fed every few seconds while serve runs"
+    }
   }
 } as const satisfies Readonly<Record<string, ServeFlagSpec>>
 

@@ -6,6 +6,8 @@ import { CommandFailed, type UsageError } from "./Errors.js"
 import { Hub } from "./internal/cluster/Hub.js"
 import { isMessage, type FromWorker } from "./internal/cluster/protocol.js"
 import { join } from "./internal/cluster/WorkerRole.js"
+import * as Demo from "./Demo.js"
+import { firstStartHint } from "./FirstStartHint.js"
 import * as Serve from "./Serve.js"
 
 /**
@@ -85,8 +87,13 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
     yield* Console.log(`Dashstream listening on ${url}`)
     const line = Serve.consoleLine(url, admin, adminToken)
     if (line !== undefined) yield* Console.log(line)
+    if (supervisor.demo !== undefined) {
+      yield* Console.log(Demo.demoLine(Serve.shownBase(url), supervisor.demo.viewToken, supervisor.demo.created))
+    }
     yield* Effect.logInfo(`serving with ${config.workers} worker processes`)
-    if (supervisor.hint !== undefined) yield* Console.log(supervisor.hint)
+    if (supervisor.hint !== undefined) {
+      yield* Console.log(firstStartHint({ db, admin, adminToken, url, demo: supervisor.hint.demo }))
+    }
     const failure = yield* Effect.promise(() => supervisor.failed).pipe(
       Effect.onInterrupt(() =>
         Effect.zipRight(
@@ -125,8 +132,10 @@ const exitText = (code: number | null, signal: string | null) =>
  */
 class Supervisor {
   readonly hub: Hub
-  /** The first-start hint a worker sent, printed after the listening line. */
-  hint: string | undefined = undefined
+  /** A worker found the database empty (`demo`: but for the demo's account): the first-start hint is printed. */
+  hint: { readonly demo: boolean } | undefined = undefined
+  /** The demo dashboard's view token a worker made (`serve --demo`), printed as a link after the console line. */
+  demo: { readonly viewToken: string; readonly created: boolean } | undefined = undefined
   /** Resolves with the server's URL once every worker listens, or with the error that stopped the start. */
   readonly listening: Promise<string | { readonly error: string }>
   /** Resolves with a message when the workers keep dying (the server stops). */
@@ -230,7 +239,10 @@ class Supervisor {
         }
         return
       case "hint":
-        this.hint ??= message.text
+        this.hint ??= { demo: message.demo }
+        return
+      case "demo":
+        this.demo ??= { viewToken: message.viewToken, created: message.created }
         return
       default:
         return this.hub.receive(id, message)
@@ -238,7 +250,7 @@ class Supervisor {
   }
 
   private welcome(id: number, migrate: boolean): void {
-    this.hub.ready(id, id === this.decimating, migrate)
+    this.hub.ready(id, id === this.decimating, migrate, this.started)
   }
 
   private exited(w: Worker, code: number | null, signal: string | null): void {

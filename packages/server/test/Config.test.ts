@@ -71,7 +71,7 @@ describe("Config.serveConfig", () => {
       adminToken: null,
       admin: true,
       logRequests: false,
-      logSkipped: false,
+      logSkipped: true,
       decimateAt: { hour: 3, minute: 0 },
       decimationPolicy: defaultPolicy,
       workers: 1,
@@ -79,7 +79,8 @@ describe("Config.serveConfig", () => {
       frameAncestors: "'self'",
       basePath: "",
       trustProxy: null,
-      requestTimeout: 30
+      requestTimeout: 30,
+      demo: false
     })
   })
 

@@ -70,7 +70,7 @@ describe("serve's usage text", () => {
       "pnpm dashstream serve [--host 127.0.0.1] [--port 8080] [--rate-limit N] [--log-requests] [--log-skipped] " +
         "[--decimate-at HH:MM|off] [--decimation-tiers 5m:48h,1h:14d,1d:90d] [--workers N] " +
         "[--cors-origin <origin>|*]... [--no-admin] [--frame-ancestors SOURCES] [--base-path /PREFIX] " +
-        "[--trust-proxy <address or CIDR>[,...]] [--request-timeout SECONDS] [--db URL]"
+        "[--trust-proxy <address or CIDR>[,...]] [--request-timeout SECONDS] [--demo] [--db URL]"
     )
     assert.include(
       text,

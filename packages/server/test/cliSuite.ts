@@ -89,8 +89,11 @@ export const cliSuite = (name: string, makeDatabase: () => Promise<TestDatabase>
         await server.waitForStdout("accounts create")
         const out = server.stdout()
         assert.match(out, /^Dashstream listening on http:\/\/127\.0\.0\.1:\d+$/m)
-        assert.include(out, `pnpm dashstream accounts create --name "My dashboard" --db `)
-        assert.include(out, `pnpm dashstream widgets create --access-key <ACCESS_KEY> --stream revenue --type number`)
+        assert.include(out, `pnpm@10.34.9 -s dashstream accounts create --name "My dashboard" --json --db `)
+        assert.include(
+          out,
+          `pnpm@10.34.9 -s dashstream widgets create --access-key "$KEY" --stream revenue --type number`
+        )
         assert.include(out, "/admin/accounts")
         const health = await fetch(`${server.url}/healthz`)
         assert.strictEqual(health.status, 200)

@@ -70,18 +70,20 @@ export interface Server {
 /**
  * Starts `dashstream serve --port 0 ...args` and waits for `Dashstream listening on http://HOST:PORT`.
  * Rejects (and kills the process) if it exits first or does not listen within `timeoutMs`. `command` is how
- * `dashstream` is run: by default the bundle on this node (`binArgs`); `[bundle]` executes it by its first line.
+ * `dashstream` is run: by default the bundle on this node (`binArgs`); `[bundle]` executes it by its first line. It
+ * runs in `cwd`, by default the repository root.
  */
 export const startServer = (
   args: ReadonlyArray<string>,
   env?: Record<string, string>,
   timeoutMs = 20_000,
-  command: readonly [string, ...Array<string>] = [process.execPath, ...binArgs]
+  command: readonly [string, ...Array<string>] = [process.execPath, ...binArgs],
+  cwd: string = root
 ) =>
   new Promise<Server>((resolvePromise, reject) => {
     const [program, ...programArgs] = command
     const child = spawn(program, [...programArgs, "serve", "--port", "0", ...args], {
-      cwd: root,
+      cwd,
       env: childEnv(env)
     })
     let stdout = ""

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { type Account, api } from "./api.js"
 import { DashboardsPanel } from "./DashboardsPanel.js"
-import { ErrorText, routeHref, Section, ShownOnce } from "./ui.js"
+import { accountLabel, Crumbs, ErrorText, Section, ShownOnce } from "./ui.js"
 import { WidgetsPanel } from "./WidgetsPanel.js"
 
 /** One account (docs/api.md section 14): issue a new access key, its widgets, its dashboards. */
@@ -21,10 +21,8 @@ export const AccountPage = (props: { readonly accountId: string }) => {
 
   return (
     <div class="cw-page">
-      <nav class="cw-crumbs">
-        <a href={routeHref({ page: "accounts" })}>Accounts</a> /
-      </nav>
-      <h1>{account === undefined ? "Account" : account.name === "" ? "(no name)" : account.name}</h1>
+      <Crumbs account={{ id: props.accountId, name: account?.name }} />
+      <h1>{account === undefined ? "Account" : accountLabel(account.name)}</h1>
       <p class="cw-muted">
         Account <code>{props.accountId}</code>
       </p>

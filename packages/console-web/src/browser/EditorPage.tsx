@@ -6,7 +6,7 @@ import { type Cell, errorTarget, firstFreeCell, sameLayout } from "./layout.js"
 import { type Draft, draftOf, keepDraft } from "./memory.js"
 import { ViewLink } from "./ViewLink.js"
 import { optionErrorOf, tileOptionEditors, type TileOptions, withOption } from "./options.js"
-import { ConfirmButton, describeError, ErrorText, routeHref } from "./ui.js"
+import { ConfirmButton, Crumbs, describeError, ErrorText } from "./ui.js"
 
 /** How often the editor re-reads the account's widgets for their newest entries (milliseconds). */
 const liveMs = 2000
@@ -63,6 +63,14 @@ export const EditorPage = (props: {
 }) => {
   const { accountId, dashboardId } = props
   const [saved, setSaved] = useState<Dashboard | undefined>(undefined)
+  // For the breadcrumbs.
+  const [accountName, setAccountName] = useState<string | undefined>(undefined)
+  useEffect(() => {
+    api.listAccounts().then(
+      (list) => setAccountName(list.find((a) => a.id === accountId)?.name),
+      () => setAccountName(undefined)
+    )
+  }, [accountId])
   const [draft, setDraft] = useState<Draft | undefined>(undefined)
   const [widgets, setWidgets] = useState<ReadonlyArray<Widget>>([])
   const [selected, setSelected] = useState<string | undefined>(undefined)
@@ -236,10 +244,7 @@ export const EditorPage = (props: {
 
   return (
     <div class="cw-page cw-editor-page">
-      <nav class="cw-crumbs">
-        <a href={routeHref({ page: "accounts" })}>Accounts</a> /{" "}
-        <a href={routeHref({ page: "account", accountId })}>Account</a> /
-      </nav>
+      <Crumbs account={{ id: accountId, name: accountName }} dashboardName={saved?.name} />
       <ErrorText error={loadError} />
       {draft === undefined ? (
         loadError === undefined ? (

@@ -2,7 +2,7 @@
  * Pure helpers of the widgets list (docs/api.md section 14): an editable example point for each widget type (the
  * "push a test point" form starts from it), a one-line summary of a stored point, and the age of an entry.
  */
-import { isNumericWidgetType, type WidgetType } from "@dashstream/contract"
+import type { WidgetType } from "@dashstream/contract"
 import { formatValue, numericPoint } from "@dashstream/dashboard-web/browser/format"
 
 /**
@@ -67,18 +67,90 @@ export const examplePoints: Readonly<Record<WidgetType, unknown>> = {
 export const exampleText = (type: string): string =>
   JSON.stringify((examplePoints as Readonly<Record<string, unknown>>)[type] ?? {}, null, 2)
 
+type Item = { readonly name?: unknown; readonly value?: unknown; readonly prefix?: unknown; readonly suffix?: unknown }
+type Fields = Readonly<Record<string, unknown>>
+
+const text = (value: unknown): string =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : ""
+const amount = (item: Item): string =>
+  typeof item.value === "number"
+    ? formatValue(item.value, text(item.prefix) || undefined, text(item.suffix) || undefined)
+    : text(item.value)
+/** At most `n` items of a list, joined by " · ", with "(+k more)" for the rest. */
+const firstOf = (items: ReadonlyArray<string>, n = 3): string =>
+  items.slice(0, n).join(" \u00b7 ") + (items.length > n ? ` (+${items.length - n} more)` : "")
+const itemsOf = (value: unknown): ReadonlyArray<Item> => (Array.isArray(value) ? (value as Array<Item>) : [])
+const numeric = (p: Fields): string => {
+  const found = numericPoint(p)
+  return found === undefined ? "" : formatValue(found.number, found.prefix, found.suffix)
+}
+
 /**
- * A stored point in one line of at most `max` characters: numeric widgets as their value with prefix and suffix
- * (`$1,284.5`), a label as its text, anything else as compact JSON, cut with an ellipsis.
+ * How each widget type's stored point (docs/api.md section 3.3) reads in one line: numbers with prefix and suffix, a
+ * leaderboard's leader first, a list's first items, a feed item's title and message. Keyed by `WidgetType`, so a new
+ * type does not compile until it has one. An empty text means the point is not of its type's shape.
+ */
+const readers: Readonly<Record<WidgetType, (point: Fields) => string>> = {
+  number: numeric,
+  "horizontal-bar": numeric,
+  "vertical-bar": numeric,
+  dial: numeric,
+  sparkline: numeric,
+  "line-graph": numeric,
+  "usa-map": (p) => text(p["title"]) || `${text(p["latitude"])}, ${text(p["longitude"])}`,
+  "world-map": (p) => text(p["title"]) || `${text(p["latitude"])}, ${text(p["longitude"])}`,
+  "text-feed": (p) => [text(p["title"]), text(p["msg"])].filter((t) => t !== "").join(": "),
+  leaderboard: (p) =>
+    firstOf(itemsOf(p["leaderboard"]).map((item, i) => `${i + 1}. ${text(item.name)} ${amount(item)}`)),
+  "pie-chart": (p) => firstOf(itemsOf(p["leaderboard"]).map((item) => `${text(item.name)} ${amount(item)}`)),
+  "bar-chart": (p) =>
+    firstOf(
+      itemsOf(p["chart"]).map((item) => `${text(item.name)} ${amount(item)}`),
+      4
+    ),
+  list: (p) => firstOf(itemsOf(p["list"]).map((item) => text((item as { listItem?: unknown }).listItem))),
+  image: (p) => text(p["imgUrl"]),
+  label: (p) => text(p["label"]),
+  table: (p) => {
+    const rows = Array.isArray(p["table"]) ? (p["table"] as Array<Array<unknown>>) : []
+    const first = rows[1]
+    if (first === undefined) return rows[0] === undefined ? "" : `${rows[0].map(text).join(", ")} (no rows)`
+    return `${first.map(text).join(", ")}${rows.length > 2 ? ` (+${rows.length - 2} more rows)` : ""}`
+  },
+  gallery: (p) => [text(p["title"]), text(p["msg"])].filter((t) => t !== "").join(": ") || text(p["imgUrl"]),
+  html: (p) =>
+    text(p["html"])
+      .replace(/<[^>]*>/g, " ")
+      .replace(/\s+/g, " ")
+      .trim(),
+  "xy-graph": (p) => `x ${text(p["x"])}, y ${text(p["y"])}`,
+  "multi-bar-graph": (p) => {
+    const rows = Array.isArray(p["matrix"]) ? (p["matrix"] as Array<Array<unknown>>) : []
+    const series = (rows[0] ?? []).slice(1).map(text)
+    return firstOf(
+      rows.slice(1).map(
+        (row) =>
+          `${text(row[0])}: ${row
+            .slice(1)
+            .map((v, i) => `${series[i] ?? ""} ${text(v)}`.trim())
+            .join(", ")}`
+      ),
+      2
+    )
+  }
+}
+
+/**
+ * A stored point in one line of at most `max` characters, as a person reads it (see `readers`): `$1,284.5`, `1.
+ * Alice 42 · 2. Bob 37 · 3. Chen 30`, `Call the supplier · Ship order 1042`, `Deploy finished: Version 1.4.2 is
+ * live.`; cut with an ellipsis. A point that is not of its type's shape (or of a type this page does not know) is
+ * shown as compact JSON.
  */
 export const summarize = (type: string, point: unknown, max = 60): string => {
-  let text: string
-  const numeric = isNumericWidgetType(type) ? numericPoint(point) : undefined
-  if (numeric !== undefined) text = formatValue(numeric.number, numeric.prefix, numeric.suffix)
-  else if (type === "label" && typeof (point as { label?: unknown } | null)?.label === "string")
-    text = (point as { label: string }).label
-  else text = JSON.stringify(point) ?? String(point)
-  return text.length > max ? `${text.slice(0, max - 1)}\u2026` : text
+  const reader = (readers as Readonly<Record<string, (point: Fields) => string>>)[type]
+  const read = reader !== undefined && typeof point === "object" && point !== null ? reader(point as Fields) : ""
+  const shown = read !== "" ? read : (JSON.stringify(point) ?? String(point))
+  return shown.length > max ? `${shown.slice(0, max - 1)}\u2026` : shown
 }
 
 /**

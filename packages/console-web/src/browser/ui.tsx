@@ -158,3 +158,44 @@ export const useNow = (everyMs: number): number => {
   }, [everyMs])
   return now
 }
+
+/** An account's name as the console shows it: `(no name)` for an account made without one. */
+export const accountLabel = (name: string): string => (name === "" ? "(no name)" : name)
+
+/**
+ * Where the page is: `Accounts / <account name> / <dashboard name>`, every part but the last a link. A name not known
+ * yet (still loading) is left out with what follows it.
+ */
+export const Crumbs = (props: {
+  readonly account?: { readonly id: string; readonly name: string | undefined } | undefined
+  readonly dashboardName?: string | undefined
+}) => {
+  const parts: Array<{ readonly label: string; readonly href: string | undefined }> = [
+    { label: "Accounts", href: routeHref({ page: "accounts" }) }
+  ]
+  const account = props.account
+  if (account !== undefined && account.name !== undefined) {
+    const last = props.dashboardName === undefined
+    parts.push({
+      label: accountLabel(account.name),
+      href: last ? undefined : routeHref({ page: "account", accountId: account.id })
+    })
+    if (!last) parts.push({ label: props.dashboardName!, href: undefined })
+  }
+  return (
+    <nav class="cw-crumbs" aria-label="Breadcrumbs">
+      {parts.map((part, i) => [
+        i === 0 ? null : <span class="cw-crumb-sep"> / </span>,
+        part.href === undefined ? (
+          <span class="cw-crumb" aria-current="page">
+            {part.label}
+          </span>
+        ) : (
+          <a class="cw-crumb" href={part.href}>
+            {part.label}
+          </a>
+        )
+      ])}
+    </nav>
+  )
+}

@@ -1,7 +1,7 @@
 /**
  * The rotation page (docs/api.md section 15): reads the rotation from `#ds-rotation`, shows each of its dashboards
  * full-screen in turn (its name as the page title) for `intervalSeconds`, then the next, in order, looping, with a
- * small progress indicator; all of them live over the rotation's ONE event stream (`rotation`, `snapshot`, `entry`,
+ * small progress indicator, the turns kept by the server's clock (see the timer below); all of them live over the rotation's ONE event stream (`rotation`, `snapshot`, `entry`,
  * `clear`, `deleted`). The entries of every stream are held by the page whichever dashboard is shown, so a dashboard
  * comes up with its data at once; only the shown dashboard's tiles exist (drawn by the dashboard page's `Tile`).
  *
@@ -14,7 +14,7 @@
 import type { Entry, RotationDashboardModel, RotationPageConfig, TileModel } from "../Model.js"
 import { heldEntries } from "../WidgetType.js"
 import { connect, type ConnectionState } from "./Connection.js"
-import { syncServerClock } from "./clock.js"
+import { serverNow, syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
 import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
@@ -116,7 +116,6 @@ export const startRotation = (config: RotationPageConfig): void => {
   }
 
   let index = 0
-  let current: string | undefined
 
   // Draw at most once per frame whatever the event rate.
   const dirty = new Set<Tile>()
@@ -156,7 +155,6 @@ export const startRotation = (config: RotationPageConfig): void => {
     tiles = new Map()
     const ids = shown.dashboardIds
     if (ids.length === 0) {
-      current = undefined
       name.textContent = shown.name
       position.textContent = ""
       document.title = shown.name
@@ -168,7 +166,6 @@ export const startRotation = (config: RotationPageConfig): void => {
     }
     index = index % ids.length
     const dashboard = shown.dashboards.get(ids[index]!)!
-    current = dashboard.id
     name.textContent = dashboard.name
     position.textContent = ids.length > 1 ? `${index + 1} / ${ids.length}` : ""
     document.title = dashboard.name
@@ -189,29 +186,40 @@ export const startRotation = (config: RotationPageConfig): void => {
     for (const list of tiles.values()) for (const tile of list) tile.setWindow(windowOf(tile))
   }
 
-  // The timer: each dashboard for `intervalSeconds`, the bar filling meanwhile (restarted by a CSS transition).
+  // The timer, on the server's clock: time is cut into turns of `intervalSeconds` counted from the UNIX epoch, and turn
+  // `k` shows dashboard `k mod n`. Every screen showing the rotation then shows the same dashboard at the same moment
+  // and switches together, also one whose own clock is minutes off (the offset comes with each snapshot). The bar
+  // fills over what is left of the turn (restarted by a CSS transition).
   let timer: ReturnType<typeof setTimeout> | undefined
-  const restartBar = () => {
+  const turnIndex = (now: number): number =>
+    Math.floor(now / shown.intervalSeconds) % Math.max(1, shown.dashboardIds.length)
+  const restartBar = (elapsed: number) => {
+    const interval = shown.intervalSeconds
     bar.style.transition = "none"
-    bar.style.transform = "scaleX(0)"
+    bar.style.transform = `scaleX(${(elapsed / interval).toFixed(4)})`
     void bar.offsetWidth
     if (shown.dashboardIds.length > 1) {
-      bar.style.transition = `transform ${shown.intervalSeconds}s linear`
+      bar.style.transition = `transform ${(interval - elapsed).toFixed(2)}s linear`
       bar.style.transform = "scaleX(1)"
     }
     progress.hidden = shown.dashboardIds.length <= 1
   }
+  /** Shows the dashboard whose turn it is (if another is shown) and sets the timer for the end of the turn. */
   const schedule = () => {
     clearTimeout(timer)
-    restartBar()
-    if (shown.dashboardIds.length <= 1) return
-    timer = setTimeout(() => {
-      index = (index + 1) % shown.dashboardIds.length
+    const now = serverNow()
+    if (shown.dashboardIds.length > 1 && turnIndex(now) !== index) {
+      index = turnIndex(now)
       show()
-      schedule()
-    }, shown.intervalSeconds * 1000)
+    }
+    const elapsed = now % shown.intervalSeconds
+    restartBar(elapsed)
+    if (shown.dashboardIds.length <= 1) return
+    // A few milliseconds past the turn's end, so that the clock read then is in the next turn.
+    timer = setTimeout(schedule, (shown.intervalSeconds - elapsed) * 1000 + 5)
   }
 
+  index = turnIndex(serverNow())
   show()
   schedule()
 
@@ -227,7 +235,11 @@ export const startRotation = (config: RotationPageConfig): void => {
       if (event.kind === "snapshot") {
         snapshotSeen = true
         performance.mark("ds-snapshot")
-        if (event.now !== undefined) syncServerClock(event.now)
+        if (event.now !== undefined) {
+          syncServerClock(event.now)
+          // The offset may have changed (the first snapshot, a reconnect): back in step with the server's turns.
+          schedule()
+        }
         for (const [streamName, entries] of event.tiles) {
           held.set(streamName, snapshotEntries(entries, keepOf(streamName)))
           deleted.delete(streamName)
@@ -269,15 +281,11 @@ export const startRotation = (config: RotationPageConfig): void => {
       rotation: (data) => {
         const next = decodeRotation(data)
         if (next === undefined) return
-        const changed =
-          JSON.stringify([...shown.dashboardIds, shown.intervalSeconds]) !==
-          JSON.stringify([...next.dashboardIds, next.intervalSeconds])
-        const same = current === undefined ? -1 : next.dashboardIds.indexOf(current)
-        const sameIndex = next.dashboardIds[index] === current ? index : same
+        // The turn decides which dashboard is shown, so every screen stays in step after an edit too.
         shown = next
-        index = sameIndex === -1 ? 0 : sameIndex
+        index = turnIndex(serverNow())
         show()
-        if (changed || sameIndex === -1) schedule()
+        schedule()
       }
     }
   )

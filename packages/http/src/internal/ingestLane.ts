@@ -103,7 +103,7 @@ export interface IngestLaneOptions {
   readonly metrics: Metrics
   /** Counts the pushes between a received body and a written answer (streamed reads yield to them). */
   readonly pressure?: WritePressure
-  /** Log the names of skipped streams, each at most once a minute (`serve --log-skipped`, docs/api.md section 13.1). */
+  /** Log the names of skipped streams, each at most once a minute (docs/api.md section 13.1); on unless `false`. */
   readonly logSkipped?: boolean | undefined
 }
 
@@ -119,7 +119,7 @@ export const makeIngestLane = (
   const pressure = options.pressure ?? { inFlight: 0 }
   const runCallback = Runtime.runCallback(runtime)
   const runFork = Runtime.runFork(runtime)
-  const logSkipped = options.logSkipped === true ? makeSkippedLog() : undefined
+  const logSkipped = options.logSkipped === false ? undefined : makeSkippedLog()
   const accounts = Context.get(runtime.context, AccountStore)
   const streams = Context.get(runtime.context, StreamStore)
 

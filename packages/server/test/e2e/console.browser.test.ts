@@ -326,7 +326,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await tilesOf()).toEqual(stored)
 
     // Leaving the editor and coming back keeps the unsaved edit.
-    await page.click('.cw-crumbs a:text-is("Account")')
+    await page.click('.cw-crumbs a:text-is("Acme")')
     await until(page, `${q(".cw-dashboards")} !== null`, 5_000)
     await page.click(`.cw-dashboards tr[data-dashboard="${dashboardId}"] a:has-text("Edit layout")`)
     await until(page, `${q(`${itemSel("status")} .ds-tile-title`)}?.textContent === "${title}"`, 10_000)
@@ -432,7 +432,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
       expect(await view.locator(viewTile("top-sellers")).count()).toBe(0)
 
       // The operator opens the layout editor from the account page.
-      await page.click('.cw-crumbs a:text-is("Account")')
+      await page.click('.cw-crumbs a:text-is("Acme")')
       await until(page, `${q(".cw-dashboards")} !== null`, 5_000)
       await page.click(`.cw-dashboards tr[data-dashboard="${dashboardId}"] a:has-text("Edit layout")`)
       await until(page, `document.querySelectorAll(".cw-item").length === 4`, 10_000)

@@ -2,8 +2,8 @@
  * The rotation page end to end (docs/api.md section 15): a real `dashstream serve` on SQLite, two dashboards made
  * through the admin API and a rotation of them with the shortest interval (5 s), opened in Debian's Chromium. The
  * page shows dashboard A (its name as the title), then B, then A again, with pushes appearing live on each (also the
- * ones made while the other dashboard was shown), all over ONE request to the rotation's event stream; a rotated
- * token ends the page. An empty rotation says so. The README's screenshot (`docs/rotation.png`) is taken here.
+ * ones made while the other dashboard was shown), all over ONE request to the rotation's event stream; the turns are
+ * the server's clock's, also on a screen whose own clock is minutes off; a rotated token ends the page. An empty rotation says so. The README's screenshot (`docs/rotation.png`) is taken here.
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
@@ -108,14 +108,13 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
 
   it("shows A, then B, then A, each with live pushes, over one event stream", async () => {
     const { page } = watch
-    // The page starts its 5 s interval between these two instants: the switch to B is timed from the first for its
-    // lower bound and from the second for its upper bound (under load, A's tiles may fill a second after it started).
-    const navigatedAt = performance.now()
     await page.goto(server.baseUrl + viewPath)
+    // The turns are the server's clock's: wait for B's turn, then A's begins and lasts 5 s.
+    await until(page, shown(dashboardB), 12_000)
     await until(
       page,
       `${shown(dashboardA)} && document.querySelectorAll('.ds-tile[data-state="data"]').length === 3`,
-      10_000
+      8_000
     )
     const shownAt = performance.now()
     expect(await page.title()).toBe("Sales")
@@ -124,7 +123,7 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     expect(await text(page, `${tileSel("revenue")} .ds-big-number`)).toBe("$1,200")
     // The progress indicator fills over the interval.
     expect(await page.locator(".ds-rotation-progress").isVisible()).toBe(true)
-    expect(await page.locator(".ds-rotation-progress-bar").getAttribute("style")).toContain("transform 5s linear")
+    expect(await page.locator(".ds-rotation-progress-bar").getAttribute("style")).toMatch(/transform [\d.]+s linear/)
     // Only A's tiles are on the page.
     expect(await page.locator(".ds-tile").count()).toBe(3)
     expect(await page.locator(tileSel("status")).count()).toBe(0)
@@ -139,7 +138,8 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     // After 5 s: B, with its name as the title; a push appears on it.
     await until(page, shown(dashboardB), 8_000)
     const switchedAt = performance.now()
-    expect(switchedAt - navigatedAt).toBeGreaterThan(4_900)
+    // At the end of A's turn, a multiple of 5 s of the server's clock (this machine's).
+    expect((Date.now() / 1000) % 5, "seconds into B's turn when it was seen").toBeLessThan(1.5)
     expect(switchedAt - shownAt).toBeLessThan(7_000)
     expect(await page.title()).toBe("Operations")
     expect(await text(page, ".ds-rotation-position")).toBe("2 / 2")
@@ -165,6 +165,43 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     expect(eventRequests).toEqual([`${server.baseUrl}${viewPath}/events`])
     expect(watch.errors.filter((e) => !e.includes("favicon"))).toEqual([])
     expect(watch.foreignRequests).toEqual([])
+  })
+
+  it("keeps the server's turns on a screen whose clock is 7 minutes and one turn off", async () => {
+    // The page's Date runs 425 s ahead: its own clock would put it a whole 5 s turn ahead, on the other dashboard.
+    const skewed = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
+    try {
+      await skewed.context.addInitScript(() => {
+        const offset = 425_000
+        const RealDate = Date
+        class SkewedDate extends RealDate {
+          constructor(...args: Array<unknown>) {
+            if (args.length === 0) super(RealDate.now() + offset)
+            else super(...(args as [string]))
+          }
+          static override now() {
+            return RealDate.now() + offset
+          }
+        }
+        globalThis.Date = SkewedDate as DateConstructor
+      })
+      const page = skewed.page
+      await page.goto(server.baseUrl + viewPath)
+      await until(page, `document.documentElement.dataset.rendered === "true"`, 10_000)
+      expect(await page.evaluate("Date.now() - performance.timeOrigin - performance.now()")).toBeGreaterThan(400_000)
+      // Sampled in the middle of three turns: the dashboard of the server's turn, also on the open page beside it.
+      for (let sample = 0; sample < 3; sample++) {
+        const toMiddle = (2_500 - (Date.now() % 5_000) + 5_000) % 5_000
+        await new Promise((r) => setTimeout(r, toMiddle))
+        const turn = Math.floor(Date.now() / 5_000) % 2
+        expect(await page.evaluate("document.documentElement.dataset.rotationIndex")).toBe(String(turn))
+        expect(await watch.page.evaluate("document.documentElement.dataset.rotationIndex")).toBe(String(turn))
+        await new Promise((r) => setTimeout(r, 1_000))
+      }
+      expect(skewed.errors).toEqual([])
+    } finally {
+      await skewed.context.close()
+    }
   })
 
   it("an edit reaches the open page without a reload; an empty rotation says it has no dashboards", async () => {

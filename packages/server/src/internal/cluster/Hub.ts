@@ -85,20 +85,23 @@ export class Hub {
 
   /**
    * The worker is ready to take part (it said `hello`, and the schema is up to date unless it is to `migrate` it):
-   * it is sent `welcome`, with the streams the others follow; `decimate` when it runs the daily pass.
+   * it is sent `welcome`, with the streams the others follow; `decimate` when it runs the daily pass; `replacement`
+   * when the server already listened (the worker replaces one that exited).
    */
-  ready(worker: number, decimate: boolean, migrate: boolean): void {
+  ready(worker: number, decimate: boolean, migrate: boolean, replacement = false): void {
     const state = this.workers.get(worker)
     if (state === undefined) return
     state.ready = true
     const followed = [...this.followCounts(worker)]
     const adminToken = this.options.adminToken
-    this.options.send(
-      worker,
-      adminToken === undefined
-        ? { ds: "welcome", migrate, decimate, followed }
-        : { ds: "welcome", migrate, decimate, followed, adminToken }
-    )
+    this.options.send(worker, {
+      ds: "welcome",
+      migrate,
+      decimate,
+      followed,
+      ...(adminToken === undefined ? {} : { adminToken }),
+      ...(replacement ? { replacement } : {})
+    })
   }
 
   /**

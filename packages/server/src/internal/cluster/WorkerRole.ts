@@ -17,8 +17,13 @@ import {
  * contract makes per server goes through the primary.
  */
 export interface WorkerRole {
-  /** This worker runs the daily decimation pass (one per server) and prints the first-start hint. */
+  /**
+   * This worker runs the daily decimation pass (one per server), gives the first-start hint and keeps the demo
+   * (`serve --demo`).
+   */
   readonly decimate: boolean
+  /** The server already listened when this worker joined: it replaces a worker that exited. */
+  readonly replacement: boolean
   /** How the SQLite file is opened (shared with the other workers); `undefined` on PostgreSQL. */
   readonly shared: SharedFile | undefined
   /** The server's per-key rate limit (`--rate-limit`), `undefined` when off. */
@@ -27,8 +32,13 @@ export interface WorkerRole {
   readonly eventStreamSlots: StreamSlots
   /** Tells the primary the HTTP server is bound; the primary prints one listening line for the server. */
   readonly listening: (url: string) => void
-  /** Gives the primary the first-start hint, printed after the listening line. */
-  readonly hint: (text: string) => void
+  /**
+   * Tells the primary the database is empty (`demo`: but for the demo's account): it prints the first-start hint after
+   * the listening line.
+   */
+  readonly hint: (demo: boolean) => void
+  /** Gives the primary the demo dashboard's new view token, printed as a link after the console line (`Demo.demoLine`). */
+  readonly demo: (viewToken: string, created: boolean) => void
   /** The other workers' metrics, for `GET /metrics`. */
   readonly otherMetrics: OtherProcesses
   /** Tells the primary the schema is up to date (the worker welcomed with `migrate`). */
@@ -77,7 +87,10 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
           switch (message.ds) {
             case "welcome": {
               relay = new ClusterRelay(link, message.followed)
-              return resolve({ role: role(message.decimate, relay, message.adminToken), migrate: message.migrate })
+              return resolve({
+                role: role(message.decimate, message.replacement === true, relay, message.adminToken),
+                migrate: message.migrate
+              })
             }
             case "forget":
               forget({ accounts: cache, sessions: sessionCache }, message.what)
@@ -94,14 +107,21 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
         }
         const invalidate = (what: Parameters<typeof forget>[1]) =>
           Effect.promise(() => link.request<void>((id) => ({ ds: "invalidate", id, what })))
-        const role = (decimate: boolean, relay: ClusterRelay, adminToken: string | undefined): WorkerRole => ({
+        const role = (
+          decimate: boolean,
+          replacement: boolean,
+          relay: ClusterRelay,
+          adminToken: string | undefined
+        ): WorkerRole => ({
           decimate,
+          replacement,
           adminToken,
           shared: sharesFile(database) ? { relay, lockWait: { _tag: "eventLoop", maxWaitMs: lockWaitMs } } : undefined,
           rateLimiter: rateLimit === null ? undefined : new LeasedRateLimiter(link, rateLimit, workers),
           eventStreamSlots: clusterStreamSlots(link),
           listening: (url) => link.send({ ds: "listening", url }),
-          hint: (text) => link.send({ ds: "hint", text }),
+          hint: (demo) => link.send({ ds: "hint", demo }),
+          demo: (viewToken, created) => link.send({ ds: "demo", viewToken, created }),
           migrated: () => link.send({ ds: "migrated" }),
           otherMetrics: otherWorkersMetrics(link),
           serveSnapshots: (source) => {

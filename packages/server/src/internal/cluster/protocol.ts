@@ -28,8 +28,16 @@ export type FromWorker =
   | { readonly ds: "migrated" }
   /** The worker's HTTP server is bound: `url` is `http://HOST:PORT`. */
   | { readonly ds: "listening"; readonly url: string }
-  /** The first-start hint (empty database), printed by the primary after the listening line. */
-  | { readonly ds: "hint"; readonly text: string }
+  /**
+   * The database is empty (`demo`: but for the demo's account): the primary prints the first-start hint after the
+   * listening line.
+   */
+  | { readonly ds: "hint"; readonly demo: boolean }
+  /**
+   * `serve --demo`: the demo dashboard's view token made by this start, printed by the primary as a link after the
+   * console line; `created` when the demo account was made by this start (see `Demo.demoLine`).
+   */
+  | { readonly ds: "demo"; readonly viewToken: string; readonly created: boolean }
   /** The worker's first subscriber of `stream`: answered once every other worker knows (see `Hub`). */
   | { readonly ds: "follow"; readonly id: number; readonly stream: number }
   /**
@@ -62,7 +70,8 @@ export type FromPrimary =
    * Open the storage: with `migrate`, bring the schema up to date first and say `migrated` (the others wait for it);
    * without, it is up to date. `decimate`: this worker runs the daily decimation pass. `followed`: the streams other
    * workers follow, with how many workers follow each. `adminToken`: the admin token the primary generated for this
-   * run (first run, docs/api.md section 14), the same for every worker; absent otherwise.
+   * run (first run, docs/api.md section 14), the same for every worker; absent otherwise. `replacement`: the server
+   * already listened when this worker joined (it replaces one that exited); absent otherwise.
    */
   | {
       readonly ds: "welcome"
@@ -70,6 +79,7 @@ export type FromPrimary =
       readonly decimate: boolean
       readonly followed: ReadonlyArray<readonly [stream: number, workers: number]>
       readonly adminToken?: string
+      readonly replacement?: true
     }
   /** Another worker started (`on`) or stopped following `stream`; with `id`, answer with a `reply` once recorded. */
   | { readonly ds: "followed"; readonly id?: number; readonly stream: number; readonly on: boolean }
