@@ -89,8 +89,13 @@ export interface DemoSetup {
   readonly accountId: string
   /** The demo widgets whose stream exists with the demo's type (the feed pushes to these only). */
   readonly widgets: ReadonlyArray<DemoWidget>
-  /** The demo dashboard's view token, when one was made now (dashboard created, or its token rotated). */
+  /**
+   * The demo dashboard's view token, to print as its link: the one it keeps, or one made now (dashboard created, or a
+   * dashboard from before view tokens were kept given a new one); `undefined` when none can be shown.
+   */
   readonly viewToken: string | undefined
+  /** True when `viewToken` replaced the dashboard's earlier token (the demo's link from an earlier start stopped working). */
+  readonly renewed: boolean
   /** True when the account was made by this start; false when an earlier start had made it. */
   readonly created: boolean
 }
@@ -105,9 +110,9 @@ const messageOf = (cause: unknown): string =>
 
 /**
  * Finds the demo account (the oldest account named {@link DEMO_ACCOUNT}) or makes it, declares the demo widgets it
- * lacks and the dashboard {@link DEMO_DASHBOARD} if it has none. A dashboard made now comes with its view token; with
- * `rotate`, an existing one gets a new view token (the old demo link stops working), since the store keeps only a
- * token's digest and the link could not be printed otherwise. Fails with {@link CommandFailed} when the storage fails.
+ * lacks and the dashboard {@link DEMO_DASHBOARD} if it has none. An existing dashboard's link is the one it keeps
+ * (a share link, docs/api.md section 11); only a dashboard made before view tokens were kept has none to show, and with
+ * `rotate` it gets a new one (its old link stops working). Fails with {@link CommandFailed} when the storage fails.
  */
 export const prepare = (
   rotate: boolean
@@ -136,6 +141,7 @@ export const prepare = (
     const dashboards = yield* Dashboards.listDashboards(accountId).pipe(Effect.mapError(failed("read the dashboards")))
     const dashboard = dashboards.find((d: Dashboard) => d.name === DEMO_DASHBOARD)
     let viewToken: string | undefined
+    let renewed = false
     if (dashboard === undefined) {
       const body = Either.getOrThrow(
         Schema.decodeUnknownEither(CreateDashboardBody)({
@@ -153,24 +159,27 @@ export const prepare = (
       viewToken = (yield* Dashboards.createDashboard(accountId, body).pipe(
         Effect.mapError(failed("create the dashboard"))
       )).viewToken
+    } else if (dashboard.viewToken !== null) {
+      viewToken = dashboard.viewToken
     } else if (rotate) {
       viewToken = (yield* Dashboards.rotateViewToken(accountId, dashboard.id).pipe(
         Effect.mapError(failed("give the dashboard a new view link"))
       )).viewToken
+      renewed = true
     }
-    return { accountId, widgets, viewToken, created: found === undefined }
+    return { accountId, widgets, viewToken, renewed, created: found === undefined }
   })
 
 /**
  * The line `serve --demo` prints after the console line: `Demo dashboard: <base>/d/<viewToken>`, with a note when the
- * link replaces the one an earlier start printed (`created` false: the account was there already). `base` is the
- * server's URL with its base path.
+ * link replaces the one an earlier start printed (`renewed`, see {@link DemoSetup}). `base` is the server's URL with
+ * its base path.
  */
-export const demoLine = (base: string, viewToken: string, created: boolean): string => {
+export const demoLine = (base: string, viewToken: string, renewed: boolean): string => {
   const url = `${base}/d/${encodeURIComponent(viewToken)}`
-  return created
-    ? `Demo dashboard: ${url}`
-    : `Demo dashboard: ${url} (a new link: the demo's link from an earlier start no longer works)`
+  return renewed
+    ? `Demo dashboard: ${url} (a new link: the demo's link from an earlier start no longer works)`
+    : `Demo dashboard: ${url}`
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ export const serve = (
         // the listening line.
         if (role?.decimate === true) {
           if (empty) role.hint(demo !== undefined)
-          if (demo?.viewToken !== undefined) role.demo(demo.viewToken, demo.created)
+          if (demo?.viewToken !== undefined) role.demo(demo.viewToken, demo.renewed)
         }
         let url = ""
         yield* Layer.build(
@@ -147,7 +147,7 @@ export const serve = (
           const line = consoleLine(url, admin, adminToken)
           if (line !== undefined) yield* Console.log(line)
           if (demo?.viewToken !== undefined)
-            yield* Console.log(Demo.demoLine(shownBase(url), demo.viewToken, demo.created))
+            yield* Console.log(Demo.demoLine(shownBase(url), demo.viewToken, demo.renewed))
         }
         // Forked once the HTTP server is up, so interrupted before it and the storage are closed.
         if (demo !== undefined) yield* Effect.forkScoped(Demo.feed(demo).pipe(Effect.provide(storage)))

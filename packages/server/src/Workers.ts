@@ -88,7 +88,7 @@ const primary = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, C
     const line = Serve.consoleLine(url, admin, adminToken)
     if (line !== undefined) yield* Console.log(line)
     if (supervisor.demo !== undefined) {
-      yield* Console.log(Demo.demoLine(Serve.shownBase(url), supervisor.demo.viewToken, supervisor.demo.created))
+      yield* Console.log(Demo.demoLine(Serve.shownBase(url), supervisor.demo.viewToken, supervisor.demo.renewed))
     }
     yield* Effect.logInfo(`serving with ${config.workers} worker processes`)
     if (supervisor.hint !== undefined) {
@@ -135,7 +135,7 @@ class Supervisor {
   /** A worker found the database empty (`demo`: but for the demo's account): the first-start hint is printed. */
   hint: { readonly demo: boolean } | undefined = undefined
   /** The demo dashboard's view token a worker made (`serve --demo`), printed as a link after the console line. */
-  demo: { readonly viewToken: string; readonly created: boolean } | undefined = undefined
+  demo: { readonly viewToken: string; readonly renewed: boolean } | undefined = undefined
   /** Resolves with the server's URL once every worker listens, or with the error that stopped the start. */
   readonly listening: Promise<string | { readonly error: string }>
   /** Resolves with a message when the workers keep dying (the server stops). */
@@ -242,7 +242,7 @@ class Supervisor {
         this.hint ??= { demo: message.demo }
         return
       case "demo":
-        this.demo ??= { viewToken: message.viewToken, created: message.created }
+        this.demo ??= { viewToken: message.viewToken, renewed: message.renewed }
         return
       default:
         return this.hub.receive(id, message)

@@ -63,11 +63,11 @@ describe("the demo", () => {
 
   it("prints the link, and says when it replaces the link of an earlier start", () => {
     assert.strictEqual(
-      demoLine("http://127.0.0.1:8080", "dv_abc", true),
+      demoLine("http://127.0.0.1:8080", "dv_abc", false),
       "Demo dashboard: http://127.0.0.1:8080/d/dv_abc"
     )
     assert.match(
-      demoLine("http://127.0.0.1:8080/ds", "dv_abc", false),
+      demoLine("http://127.0.0.1:8080/ds", "dv_abc", true),
       /^Demo dashboard: http:\/\/127\.0\.0\.1:8080\/ds\/d\/dv_abc \(a new link/
     )
   })

@@ -38,7 +38,7 @@ export interface WorkerRole {
    */
   readonly hint: (demo: boolean) => void
   /** Gives the primary the demo dashboard's new view token, printed as a link after the console line (`Demo.demoLine`). */
-  readonly demo: (viewToken: string, created: boolean) => void
+  readonly demo: (viewToken: string, renewed: boolean) => void
   /** The other workers' metrics, for `GET /metrics`. */
   readonly otherMetrics: OtherProcesses
   /** Tells the primary the schema is up to date (the worker welcomed with `migrate`). */
@@ -121,7 +121,7 @@ export const join = (database: Database, workers: number, rateLimit: number | nu
           eventStreamSlots: clusterStreamSlots(link),
           listening: (url) => link.send({ ds: "listening", url }),
           hint: (demo) => link.send({ ds: "hint", demo }),
-          demo: (viewToken, created) => link.send({ ds: "demo", viewToken, created }),
+          demo: (viewToken, renewed) => link.send({ ds: "demo", viewToken, renewed }),
           migrated: () => link.send({ ds: "migrated" }),
           otherMetrics: otherWorkersMetrics(link),
           serveSnapshots: (source) => {

@@ -34,10 +34,10 @@ export type FromWorker =
    */
   | { readonly ds: "hint"; readonly demo: boolean }
   /**
-   * `serve --demo`: the demo dashboard's view token made by this start, printed by the primary as a link after the
-   * console line; `created` when the demo account was made by this start (see `Demo.demoLine`).
+   * `serve --demo`: the demo dashboard's view token, printed by the primary as a link after the console line;
+   * `renewed` when it replaced the link of an earlier start (see `Demo.demoLine`).
    */
-  | { readonly ds: "demo"; readonly viewToken: string; readonly created: boolean }
+  | { readonly ds: "demo"; readonly viewToken: string; readonly renewed: boolean }
   /** The worker's first subscriber of `stream`: answered once every other worker knows (see `Hub`). */
   | { readonly ds: "follow"; readonly id: number; readonly stream: number }
   /**
