@@ -281,9 +281,9 @@ const withStorage =
       Effect.provide(Storage.layer(db.database))
     )
 
-/** What the view URLs a command prints start with: `--base-url`, else the base path (`Config.viewLinkPrefix`). */
+/** What the view URLs a command prints start with: `--base-url`, else the base path (`ViewCommands.viewLinkPrefix`). */
 const linkPrefix = (values: Values, env: Config.Env) =>
-  Config.viewLinkPrefix(string(values, "base-url"), string(values, "base-path"), env)
+  ViewCommands.viewLinkPrefix(string(values, "base-url"), string(values, "base-path"), env)
 
 /**
  * Runs a command that prints view URLs: checks what they start with (before the database is opened), then runs `body`

@@ -28,7 +28,7 @@ export interface CommandSpec {
 
 /**
  * The flags of every command that prints view URLs (docs/api.md section 8): `--json`, and what the URLs start with
- * (`--base-url`, else `--base-path`, see `Config.viewLinkPrefix`).
+ * (`--base-url`, else `--base-path`, see `ViewCommands.viewLinkPrefix`).
  */
 const viewLinkOptions: Options = {
   json: { type: "boolean" },

@@ -417,39 +417,6 @@ export const decimationPolicy = (flag: string | undefined, env: Env): Either.Eit
 export const basePath = (flag: string | undefined, env: Env): Either.Either<string, UsageError> =>
   load(basePathSetting, { "base-path": flag }, env)
 
-/**
- * What the view URLs a command prints start with (docs/api.md section 8): with `--base-url` (`baseUrl`), the server's
- * address as people open it (`http` or `https`, with the base path if the server has one; a trailing `/` is dropped),
- * so full URLs are printed; else the base path of {@link basePath}, so paths are printed. A bad value is a
- * {@link UsageError} naming the flag.
- */
-export const viewLinkPrefix = (
-  baseUrl: string | undefined,
-  basePathFlag: string | undefined,
-  env: Env
-): Either.Either<string, UsageError> => {
-  if (baseUrl === undefined) return basePath(basePathFlag, env)
-  let url: URL | undefined
-  try {
-    url = new URL(baseUrl)
-  } catch {
-    url = undefined
-  }
-  if (
-    url === undefined ||
-    (url.protocol !== "http:" && url.protocol !== "https:") ||
-    url.search !== "" ||
-    url.hash !== ""
-  )
-    return Either.left(
-      new UsageError({
-        message:
-          "--base-url must be the server's http:// or https:// address, without a query (https://dash.example.com/prefix)"
-      })
-    )
-  return Either.right(url.href.replace(/\/+$/, ""))
-}
-
 // Date, optional time to the minute, second or fraction, and a zone (required with a time: local time would make
 // the pass depend on the machine's time zone).
 const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2}))?$/i

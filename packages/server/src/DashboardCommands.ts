@@ -57,7 +57,7 @@ const layoutError = (file: string, error: { readonly message: string; readonly p
 
 /**
  * `dashboards create`: creates a dashboard of the account (the default layout when `layout` is undefined) and prints
- * its view URL (`prefix`: the server's `--base-url` or base path, see `Config.viewLinkPrefix`) or, with `json`, the
+ * its view URL (`prefix`: the server's `--base-url` or base path, see `ViewCommands.viewLinkPrefix`) or, with `json`, the
  * dashboard as the admin API answers it. A tile naming a stream that is not a widget of the account is a `UsageError`.
  */
 export const create = (

@@ -67,7 +67,7 @@ const dashboardCount = (rotation: Rotation) =>
 
 /**
  * `rotations create`: creates a rotation of the account's dashboards and prints its view URL (`prefix`: the server's
- * `--base-url` or base path, see `Config.viewLinkPrefix`) or, with `json`, the rotation as the admin API answers it.
+ * `--base-url` or base path, see `ViewCommands.viewLinkPrefix`) or, with `json`, the rotation as the admin API answers it.
  * A dashboard id that is not one of the account's is a `UsageError` naming it.
  */
 export const create = (

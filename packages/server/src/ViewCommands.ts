@@ -8,13 +8,14 @@ import {
   viewUrl,
   type WithViewToken
 } from "@dashstream/core"
-import { Console, Effect } from "effect"
-import { CommandFailed } from "./Errors.js"
+import { Console, Effect, Either } from "effect"
+import { basePath, type Env } from "./Config.js"
+import { CommandFailed, UsageError } from "./Errors.js"
 
 /**
  * What the commands of every shared view kind (`dashboards`, `rotations`; docs/api.md sections 8, 11 and 15) print
  * alike: the view URL (`prefix` is what it starts with: the server's `--base-url`, or its base path, see
- * `Config.viewLinkPrefix`), tables, and a new view token.
+ * `ViewCommands.viewLinkPrefix`), tables, and a new view token.
  */
 
 /** The line a view's URL is printed as when it cannot be shown (a view made before view URLs were kept). */
@@ -117,3 +118,31 @@ export const rotateToken = <A extends SharedView>(
     yield* Console.log(`${noun} ${view.id} has a new view token; the old view URL no longer opens.`)
     yield* printLink(spec.kind, view, prefix)
   })
+
+/**
+ * What the view URLs a command prints start with (docs/api.md section 8): with `--base-url` (`baseUrl`), the server's
+ * address as people open it (`http` or `https`, with the base path if the server has one; a trailing `/` is dropped),
+ * so full URLs are printed; else the base path of `Config.basePath`, so paths are printed. A bad value is a
+ * {@link UsageError} naming the flag.
+ */
+export const viewLinkPrefix = (
+  baseUrl: string | undefined,
+  basePathFlag: string | undefined,
+  env: Env
+): Either.Either<string, UsageError> => {
+  if (baseUrl === undefined) return basePath(basePathFlag, env)
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
+  if (
+    url === undefined ||
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.search !== "" ||
+    url.hash !== ""
+  )
+    return Either.left(
+      new UsageError({
+        message:
+          "--base-url must be the server's http:// or https:// address, without a query (https://dash.example.com/prefix)"
+      })
+    )
+  return Either.right(url.href.replace(/\/+$/, ""))
+}
