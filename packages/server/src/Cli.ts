@@ -1,15 +1,9 @@
 import { parseArgs } from "node:util"
 import {
-  type AccountStore,
-  type ChangeFeed,
-  type DashboardStore,
-  type DecimationStore,
-  type SessionStore,
   StorageError,
   type StorageFailure,
   StorageUnavailable,
   StreamName,
-  type StreamStore,
   UseCases,
   isWidgetType,
   type Widget,
@@ -267,11 +261,7 @@ const withStorage =
   (db: Config.DatabaseConfig) =>
   <A, E, R>(
     effect: Effect.Effect<A, E, R>
-  ): Effect.Effect<
-    A,
-    Exclude<E, StorageFailure> | CommandFailed | UsageError,
-    Exclude<R, AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore>
-  > =>
+  ): Effect.Effect<A, Exclude<E, StorageFailure> | CommandFailed | UsageError, Exclude<R, Storage.Ports>> =>
     effect.pipe(
       Effect.mapError((error): Exclude<E, StorageFailure> | CommandFailed =>
         isStorageFailure(error) ? Storage.failure(db.database, error) : (error as Exclude<E, StorageFailure>)
