@@ -368,6 +368,9 @@ export {
   SourceRefused,
   StoreCopy,
   type StoreCounts,
+  alertCopyTables,
+  type AlertTable,
+  type AlertRowRecord,
   type StreamRecord,
   TargetNotEmpty
 } from "./StoreCopy.js"
