@@ -9,8 +9,11 @@ import { resolveSource, sharedTest } from "../../vitest.shared.js"
 const e2eFiles = "test/e2e/*.test.ts"
 const browserFiles = "test/e2e/*.browser.test.ts"
 const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts", "test/support/nginxSetup.ts"]
-/** The end-to-end suites also drive Debian's InfluxDB clients (the line protocol suite), installed when missing. */
-const e2eGlobalSetup = [...globalSetup, "test/support/influxClientsSetup.ts"]
+/**
+ * The end-to-end suites also drive Debian's InfluxDB clients (the line protocol suite) and Prometheus Alertmanager (the
+ * alert delivery suite), installed when missing.
+ */
+const e2eGlobalSetup = [...globalSetup, "test/support/influxClientsSetup.ts", "test/support/alertmanagerSetup.ts"]
 
 /** The server's own tests: the CLI, processes, decimation, copy, and the dashboard page in a browser. */
 export default defineProject({

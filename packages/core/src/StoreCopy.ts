@@ -90,6 +90,29 @@ export interface EntryRecord {
   readonly point: string
 }
 
+/**
+ * The alert tables (docs/api.md section 18), copied row for row as stored, in this order (a table's references come
+ * before it), each listed in the order of its key. The same tables and columns exist on both backends (SQLite
+ * migration 0009, PostgreSQL 0010), so their rows move as plain column maps: receivers with their secrets, rules
+ * with their evaluation state, version and receivers, and the transition history with every delivery's state.
+ */
+export const alertCopyTables = [
+  { table: "alert_receivers", order: "id" },
+  { table: "alert_rules", order: "id" },
+  { table: "alert_rule_receivers", order: "rule_id, position" },
+  { table: "alert_events", order: "seq" },
+  { table: "alert_deliveries", order: "id" }
+] as const
+
+/** The name of an alert table (see {@link alertCopyTables}). */
+export type AlertTable = (typeof alertCopyTables)[number]["table"]
+
+/**
+ * A row of an alert table: column name to value as the source reads it (an integer column may be a number or, on
+ * PostgreSQL, its decimal text; each backend's insert takes either).
+ */
+export type AlertRowRecord = Readonly<Record<string, string | number | null>>
+
 /** How much a store holds: what {@link copyStore} compares between the original and the copy. */
 export interface StoreCounts {
   readonly accounts: number
@@ -97,6 +120,8 @@ export interface StoreCounts {
   readonly widgets: number
   readonly dashboards: number
   readonly rotations: number
+  /** Rows of each alert table. */
+  readonly alertRows: Readonly<Record<AlertTable, number>>
   /** Entries of every stream that holds any, by stream id. */
   readonly entries: ReadonlyMap<StreamId, number>
 }
@@ -133,6 +158,12 @@ export interface CopySource {
     after: Micros | null,
     limit: number
   ) => Effect.Effect<ReadonlyArray<EntryRecord>, StorageFailure>
+  /** Rows of an alert table in the order of its key, skipping `offset` (paged within the snapshot). */
+  readonly alertRows: (
+    table: AlertTable,
+    offset: number,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<AlertRowRecord>, StorageFailure>
 }
 
 /**
@@ -152,6 +183,14 @@ export interface CopyTarget {
   /** Inserts rotations with their ids, dashboards (in order) and view token digests. */
   readonly insertRotations: (rows: ReadonlyArray<RotationRecord>) => Effect.Effect<void, StorageFailure>
   readonly insertEntries: (stream: StreamId, rows: ReadonlyArray<EntryRecord>) => Effect.Effect<void, StorageFailure>
+  /**
+   * Inserts rows of an alert table as given (ids, `seq` and every state column included); after `alert_events`, the
+   * store's next `seq` is above the copied ones.
+   */
+  readonly insertAlertRows: (
+    table: AlertTable,
+    rows: ReadonlyArray<AlertRowRecord>
+  ) => Effect.Effect<void, StorageFailure>
 }
 
 /**
@@ -225,7 +264,7 @@ export class CopyMismatch extends Data.TaggedError("CopyMismatch")<{ readonly di
 /** Where a copy is, reported after every batch. */
 export interface CopyProgress {
   /** The table being copied. */
-  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries"
+  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries" | "alerts"
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
@@ -319,13 +358,18 @@ export const countDifferences = (expected: StoreCounts, actual: StoreCounts): Ar
     }
   }
   if (streamsDiffering > 10) differences.push(`and ${streamsDiffering - 10} more streams whose entry counts differ`)
+  for (const { table } of alertCopyTables) {
+    if (expected.alertRows[table] !== actual.alertRows[table]) {
+      differences.push(`${table}: ${expected.alertRows[table]} in the source, ${actual.alertRows[table]} in the copy`)
+    }
+  }
   return differences
 }
 
 /**
  * Copies every account, access key digest, widget, dashboard, rotation and entry of `source` into `target` (docs/api.md
- * sections 12 and 15), then checks that the copy's counts (accounts, access keys, widgets, dashboards, rotations,
- * entries per stream) equal the original's.
+ * sections 12 and 15), and the alert tables (receivers, rules, transitions and deliveries, section 18), then checks that the copy's counts (accounts, access keys, widgets, dashboards, rotations,
+ * entries per stream, rows of each alert table) equal the original's.
  *
  * The original is read in one snapshot (see `StoreCopy.read`), in batches of `batchSize` rows, so memory stays flat
  * whatever the number of entries. Everything is written in one transaction of `target`, which first checks that it
@@ -438,6 +482,16 @@ export const copyStore = (
                       }
                     })
                 )
+                // The alert tables after the streams their rules watch, each paged by offset in the snapshot.
+                for (const { table } of alertCopyTables) {
+                  for (let offset = 0; ;) {
+                    const rows = yield* fromSource(from.alertRows(table, offset, batch))
+                    if (rows.length === 0) break
+                    yield* toTarget(to.insertAlertRows(table, rows))
+                    offset += rows.length
+                    yield* progress("alerts")
+                  }
+                }
               })
             )
           )

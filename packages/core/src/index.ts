@@ -288,6 +288,36 @@ export {
 export { DeadlineQueue } from "./alerts/DeadlineQueue.js"
 export { AlertEngine, layer as alertEngineLayer, make as makeAlertEngine } from "./alerts/AlertEngine.js"
 export {
+  AlertDeliverer,
+  type DelivererOptions,
+  type DeliveryOutcome,
+  LEASE as DELIVERY_LEASE,
+  make as makeAlertDeliverer,
+  NotificationSender,
+  sendTestNotification
+} from "./alerts/AlertDeliverer.js"
+export {
+  ALERTMANAGER_RESEND_EVERY,
+  alertmanagerBody,
+  ATTEMPT_TIMEOUT_MS,
+  type AttemptResult,
+  attemptOutcome,
+  DELIVERY_GIVE_UP_AFTER,
+  deliveryRequest,
+  EVENT_ID_HEADER,
+  type NotificationRequest,
+  notificationRequest,
+  type NotifiedEvent,
+  retryDelay,
+  SIGNATURE_HEADER,
+  signature,
+  slackBody,
+  targetUrl,
+  TEST_RULE_NAME,
+  testNotification,
+  webhookBody
+} from "./alerts/Notification.js"
+export {
   type AlertEventRow,
   type AlertReceiverRow,
   type AlertRuleRow,
@@ -362,6 +392,9 @@ export {
   SourceRefused,
   StoreCopy,
   type StoreCounts,
+  alertCopyTables,
+  type AlertTable,
+  type AlertRowRecord,
   type StreamRecord,
   TargetNotEmpty
 } from "./StoreCopy.js"

@@ -1,6 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import {
   AccountNotFound,
+  AlertRuleNotFound,
   Conflict,
   DashboardNotFound,
   Forbidden,
@@ -9,6 +10,7 @@ import {
   InvalidRequest,
   InvalidSince,
   PayloadTooLarge,
+  ReceiverNotFound,
   RotationNotFound,
   StorageError,
   StorageUnavailable,
@@ -73,6 +75,8 @@ export interface KnownErrors {
   readonly AccountNotFound: AccountNotFound
   readonly DashboardNotFound: DashboardNotFound
   readonly RotationNotFound: RotationNotFound
+  readonly AlertRuleNotFound: AlertRuleNotFound
+  readonly ReceiverNotFound: ReceiverNotFound
   readonly Conflict: Conflict
   readonly PayloadTooLarge: PayloadTooLarge
   readonly RateLimited: RateLimited
@@ -92,7 +96,7 @@ interface Mapping {
 const internalMessage = "internal server error"
 const unavailableMessage = "storage is unavailable; nothing was stored, retry later"
 
-/** docs/api.md section 5's table (plus the admin API's codes of sections 7, 11 and 15), by error tag. */
+/** docs/api.md section 5's table (plus the admin API's codes of sections 7, 11, 15 and 18), by error tag. */
 const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   InvalidJson: { status: 400, code: "invalid_json", is: (u) => u instanceof InvalidJson },
   InvalidRequest: { status: 400, code: "invalid_request", is: (u) => u instanceof InvalidRequest },
@@ -105,6 +109,8 @@ const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   AccountNotFound: { status: 404, code: "account_not_found", is: (u) => u instanceof AccountNotFound },
   DashboardNotFound: { status: 404, code: "dashboard_not_found", is: (u) => u instanceof DashboardNotFound },
   RotationNotFound: { status: 404, code: "rotation_not_found", is: (u) => u instanceof RotationNotFound },
+  AlertRuleNotFound: { status: 404, code: "rule_not_found", is: (u) => u instanceof AlertRuleNotFound },
+  ReceiverNotFound: { status: 404, code: "receiver_not_found", is: (u) => u instanceof ReceiverNotFound },
   Conflict: { status: 409, code: "conflict", is: (u) => u instanceof Conflict },
   PayloadTooLarge: { status: 413, code: "payload_too_large", is: (u) => u instanceof PayloadTooLarge },
   RateLimited: { status: 429, code: "rate_limited", is: (u) => u instanceof RateLimited },

@@ -206,6 +206,20 @@ export class Metrics {
     registers: [this.registry]
   })
 
+  private readonly alertTransitions = new Counter({
+    name: "dashstream_alert_transitions_total",
+    help: "Alert rule transitions stored by this process, by direction (firing or resolved; silenced ones included)",
+    labelNames: ["to"],
+    registers: [this.registry]
+  })
+
+  private readonly alertDeliveries = new Counter({
+    name: "dashstream_alert_delivery_attempts_total",
+    help: "Alert delivery attempts recorded, by receiver kind and outcome (delivered, retried, failed)",
+    labelNames: ["kind", "outcome"],
+    registers: [this.registry]
+  })
+
   private readonly decimationPasses = new Counter({
     name: "dashstream_decimation_passes_total",
     help: "Decimation passes completed by this process",
@@ -375,5 +389,21 @@ export class Metrics {
     if (result.entriesRemoved > 0) this.decimationRemoved.inc(result.entriesRemoved)
     this.decimationDuration.set(result.durationMs / 1000)
     this.decimationLastEnd.set(Date.now() / 1000)
+  }
+
+  /**
+   * Counts alert transitions stored (docs/api.md section 18): `to` is `firing` or `resolved`. Labels never carry a
+   * rule, stream or receiver.
+   */
+  alertTransition(to: "firing" | "resolved", count = 1): void {
+    this.alertTransitions.inc({ to }, count)
+  }
+
+  /**
+   * Counts one recorded delivery attempt by receiver kind (`webhook`, `slack`, `alertmanager`) and outcome
+   * (`delivered`; `retried`: not accepted, tried again later; `failed`: given up after 24 hours). Never a URL.
+   */
+  alertDelivery(kind: string, outcome: "delivered" | "retried" | "failed"): void {
+    this.alertDeliveries.inc({ kind, outcome })
   }
 }

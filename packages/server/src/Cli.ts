@@ -10,7 +10,6 @@ import {
   type StorageFailure,
   StorageUnavailable,
   StreamName,
-  type StreamStore,
   UseCases,
   isWidgetType,
   type Widget,
@@ -269,11 +268,7 @@ const withStorage =
   (db: Config.DatabaseConfig) =>
   <A, E, R>(
     effect: Effect.Effect<A, E, R>
-  ): Effect.Effect<
-    A,
-    Exclude<E, StorageFailure> | CommandFailed | UsageError,
-    Exclude<R, AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore>
-  > =>
+  ): Effect.Effect<A, Exclude<E, StorageFailure> | CommandFailed | UsageError, Exclude<R, Storage.Ports>> =>
     effect.pipe(
       Effect.mapError((error): Exclude<E, StorageFailure> | CommandFailed =>
         isStorageFailure(error) ? Storage.failure(db.database, error) : (error as Exclude<E, StorageFailure>)

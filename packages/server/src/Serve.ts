@@ -11,6 +11,7 @@ import {
 } from "@dashstream/core"
 import type * as HttpModule from "@dashstream/http"
 import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
+import * as Alerts from "./Alerts.js"
 import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig, startWarnings } from "./Config.js"
 import * as Decimation from "./Decimation.js"
 import * as Demo from "./Demo.js"
@@ -23,16 +24,18 @@ import * as Storage from "./Storage.js"
 const loadHttp: Effect.Effect<typeof HttpModule> = Effect.promise(() => import("@dashstream/http"))
 
 /**
- * `dashstream serve --workers 1` (docs/api.md section 8): migrates the schema, opens the storage, starts the HTTP server
- * and the daily decimation pass (docs/api.md section 9; at `config.decimateAt` UTC, under the storage's pass lock, unless
- * off) and runs until interrupted. On an empty database it prints how to create the first account and widget.
- * `config.workers` is not looked at: `serve --workers N` above 1 is `Workers.run`, whose workers each run
- * {@link serve} (the command line picks one or the other).
+ * `dashstream serve --workers 1` (docs/api.md section 8): migrates the schema, opens the storage, starts the HTTP
+ * server, the daily decimation pass (docs/api.md section 9; at `config.decimateAt` UTC, under the storage's pass
+ * lock, unless off) and the alert engine and deliverer (docs/api.md section 18, see `Alerts.ts`), and runs until
+ * interrupted. On an empty database it prints how to create the first account and widget. `config.workers` is not
+ * looked at: `serve --workers N` above 1 is `Workers.run`, whose workers each run {@link serve} (the command line
+ * picks one or the other).
  *
  * Shutdown: `runMain` turns SIGINT/SIGTERM into an interruption of this effect. The scope then closes in reverse
- * order of acquisition: first the decimation schedule (a running pass stops between two batches), then the HTTP
- * server (it stops accepting connections, closes idle keep-alive connections and waits for the requests in flight to
- * be answered), then the storage (the SQLite file or PostgreSQL pool is closed). The process then exits 0.
+ * order of acquisition: first the decimation schedule (a running pass stops between two batches), then the alert
+ * engine and deliverer, then the HTTP server (it stops accepting connections, closes idle keep-alive connections and
+ * waits for the requests in flight to be answered), then the storage (the SQLite file or PostgreSQL pool is closed).
+ * The process then exits 0.
  */
 export const run = (db: DatabaseConfig, config: ServeConfig): Effect.Effect<void, CommandFailed | UsageError> =>
   Effect.zipRight(Effect.zipRight(logStartWarnings(config), migrate(db)), serve(db, config, undefined))
@@ -151,6 +154,10 @@ export const serve = (
         }
         // Forked once the HTTP server is up, so interrupted before it and the storage are closed.
         if (demo !== undefined) yield* Effect.forkScoped(Demo.feed(demo).pipe(Effect.provide(storage)))
+        if (role === undefined || role.decimate) {
+          // Alerts run in one process of the server (see `Alerts.ts`), started once it listens.
+          yield* Alerts.start(storage, metrics)
+        }
         if (role !== undefined && !role.decimate) {
           // One worker of the server runs the daily pass (the primary picks it).
         } else if (config.decimateAt !== null) {

@@ -1,6 +1,7 @@
 import * as Path from "node:path"
 import {
   type AccountStore,
+  type AlertStore,
   type ChangeFeed,
   type ChangeSink,
   type DashboardStore,
@@ -43,7 +44,8 @@ export interface PostgresDatabase {
 export type Database = SqliteDatabase | PostgresDatabase
 
 /** The storage ports a backend's layer provides. */
-type Ports = AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore
+export type Ports =
+  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore | AlertStore
 
 /**
  * How one of several processes writing the same SQLite file opens it (`serve --workers N`): `relay` carries the live

@@ -10,23 +10,32 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   type AccessKeyRecord,
+  type AccountId,
   type AccountRecord,
+  AccountStore,
+  alertCopyTables,
+  AlertStore,
   CopyMismatch,
   copyStore,
   type CopySource,
   type DashboardRecord,
   Dashboards,
   type EntryRecord,
+  initialEvaluation,
+  micros,
+  newAlertRuleId,
+  newReceiverId,
   type RotationRecord,
   StorageError,
   type StorageFailure,
   type StoreCopy,
+  StreamName,
   type StreamRecord
 } from "@dashstream/core"
 import * as Postgres from "@dashstream/storage-postgres"
 import { openTestDatabase, type TestDatabase } from "@dashstream/storage-postgres/testing"
 import * as Sqlite from "@dashstream/storage-sqlite"
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Api, defaultAdminToken, expectSuccess, type RunningServer, runCli, startServer } from "./e2e/harness.js"
 
@@ -37,6 +46,8 @@ interface Dump {
   readonly dashboards: ReadonlyArray<DashboardRecord>
   readonly rotations: ReadonlyArray<RotationRecord>
   readonly entries: ReadonlyArray<readonly [number, ReadonlyArray<EntryRecord>]>
+  /** Each alert table's rows, every value as text (PostgreSQL reads bigint columns as text, SQLite as numbers). */
+  readonly alerts: Readonly<Record<string, ReadonlyArray<Record<string, string | null>>>>
 }
 
 const all = 1_000_000
@@ -53,7 +64,17 @@ const dumpOf = (source: CopySource): Effect.Effect<Dump, StorageFailure> =>
       streams,
       dashboards: yield* source.dashboards(null, all),
       rotations: yield* source.rotations(null, all),
-      entries
+      entries,
+      alerts: Object.fromEntries(
+        yield* Effect.forEach(alertCopyTables, ({ table }) =>
+          Effect.map(source.alertRows(table, 0, all), (rows) => [
+            table,
+            rows.map((row) =>
+              Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? null : String(v)]))
+            )
+          ])
+        )
+      )
     }
   })
 
@@ -186,6 +207,59 @@ describe("dashstream copy", () => {
       intervalSeconds: 5
     })
     expect(empty.status, empty.text).toBe(201)
+    // Alerts: a receiver with its secret, a rule that fired (its state, version and receivers), the transition and
+    // its delivery; stored through the storage port on the server's file.
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.provide(
+          Effect.gen(function* () {
+            const accounts = yield* AccountStore
+            const alerts = yield* AlertStore
+            const accountId = first.id as AccountId
+            const widget = (yield* accounts.listWidgets(accountId)).find((w) => w.streamName === "revenue")!
+            const now = micros(1_700_000_000_000_000)
+            const receiverId = newReceiverId()
+            yield* alerts.createReceiver(
+              {
+                id: receiverId,
+                accountId,
+                name: "ops ✓",
+                kind: "webhook",
+                url: "https://hooks.example.com/x",
+                hasSecret: true,
+                createdAt: now
+              },
+              "s3cr3t"
+            )
+            const rule = {
+              id: newAlertRuleId(),
+              accountId,
+              streamId: widget.id,
+              name: "Revenue high",
+              streamName: StreamName.make("revenue"),
+              condition: { above: 10.5 },
+              for: 0,
+              receiverIds: [receiverId],
+              createdAt: now,
+              silencedUntil: null,
+              evaluation: initialEvaluation(now, null)
+            }
+            yield* alerts.createRule(rule)
+            const at = micros(now + 1_000_000)
+            yield* alerts.commitEvaluations([
+              {
+                rule: rule.id,
+                version: 1,
+                evaluation: { ...rule.evaluation, state: "firing", stateSince: at, value: 100.25, cursor: at },
+                // Silenced: the source server's deliverer never sends it, so both dumps see one state.
+                transitions: [{ from: "ok", to: "firing", at, value: 100.25, ts: at, startsAt: at, silenced: true }]
+              }
+            ])
+          }),
+          Layer.orDie(Sqlite.layer({ filename: sqliteFile }))
+        )
+      )
+    )
     for (const stream of ["spark", "revenue", "board", "feed", "xy", "empty"]) streams.push({ key, stream })
     for (const stream of ["other stream", "ünïcode ✓"]) streams.push({ key: second.accessKey, stream })
   }, 180_000)
@@ -207,6 +281,15 @@ describe("dashstream copy", () => {
     expect(copied.stderr).not.toContain("postgres://")
 
     expect(normalised(await dump({ postgres: pg.url }))).toEqual(normalised(await dump({ sqlite: sqliteFile })))
+    // The alert tables came along: the receiver with its secret, the firing rule, its transition and delivery.
+    const { alerts } = await dump({ postgres: pg.url })
+    expect(alerts["alert_receivers"]!.map((r) => r["secret"])).toEqual(["s3cr3t"])
+    expect(alerts["alert_rules"]!.map((r) => [r["state"], r["value"], r["version"]])).toEqual([
+      ["firing", "100.25", "2"]
+    ])
+    expect(alerts["alert_rule_receivers"]).toHaveLength(1)
+    expect(alerts["alert_events"]!.map((e) => e["to_state"])).toEqual(["firing"])
+    expect(alerts["alert_deliveries"]!.map((d) => d["state"])).toEqual(["silenced"])
 
     const target = await startServer(pg.url)
     try {

@@ -1,4 +1,6 @@
 import {
+  alertCopyTables,
+  type AlertRowRecord,
   type AccessKeyRecord,
   type AccountRecord,
   type CopySource,
@@ -42,6 +44,13 @@ const countsSql = `SELECT (SELECT count(*) FROM accounts) AS accounts, (SELECT c
   (SELECT count(*) FROM streams) AS widgets, (SELECT count(*) FROM dashboards) AS dashboards,
   (SELECT count(*) FROM rotations) AS rotations`
 
+// The rows of each alert table (names from core's fixed list, never from input), as integers.
+const alertCountsSql = `SELECT ${alertCopyTables
+  .map(({ table }) => `(SELECT count(*)::integer FROM ${table}) AS ${table}`)
+  .join(", ")}`
+
+const alertOrder = new Map<string, string>(alertCopyTables.map(({ table, order }) => [table, order]))
+
 const source = (client: pg.PoolClient): CopySource => ({
   counts: Effect.gen(function* () {
     const [row] = yield* query<{
@@ -57,12 +66,14 @@ const source = (client: pg.PoolClient): CopySource => ({
     )
     const entries = new Map<StreamId, number>()
     for (const r of rows) entries.set(r.stream_id as StreamId, r.n)
+    const [alerts] = yield* query<Record<string, number>>(client, alertCountsSql)
     return {
       accounts: row!.accounts,
       accessKeys: row!.accessKeys,
       widgets: row!.widgets,
       dashboards: row!.dashboards,
       rotations: row!.rotations,
+      alertRows: alerts as unknown as StoreCounts["alertRows"],
       entries
     } satisfies StoreCounts
   }),
@@ -122,7 +133,13 @@ const source = (client: pg.PoolClient): CopySource => ({
           (e): EntryRecord => ({ ts: e.ts as Micros, value: e.value, point: e.json })
         )
     )
-  }
+  },
+  alertRows: (table, offset, limit) =>
+    query<AlertRowRecord & pg.QueryResultRow>(
+      client,
+      `SELECT * FROM ${table} ORDER BY ${alertOrder.get(table)!} OFFSET $1 LIMIT $2`,
+      [offset, limit]
+    )
 })
 
 // Each insert is one statement whatever the number of rows: the columns as array parameters.
@@ -223,7 +240,24 @@ const target = (client: pg.PoolClient): CopyTarget => ({
     )
     const insert = insertBlocksQuery(blocks)
     return query(client, insert.text, insert.values)
-  }
+  },
+  // Each table's own column types through json_populate_recordset; seq kept as copied (OVERRIDING SYSTEM VALUE).
+  insertAlertRows: (table, rows) =>
+    rows.length === 0
+      ? Effect.void
+      : Effect.gen(function* () {
+          yield* query(
+            client,
+            `INSERT INTO ${table} OVERRIDING SYSTEM VALUE SELECT * FROM json_populate_recordset(null::${table}, $1::json)`,
+            [JSON.stringify(rows)]
+          )
+          if (table === "alert_events") {
+            yield* query(
+              client,
+              "SELECT setval(pg_get_serial_sequence('alert_events', 'seq'), (SELECT max(seq) FROM alert_events))"
+            )
+          }
+        })
 })
 
 /**

@@ -3,6 +3,9 @@ import type Database from "better-sqlite3"
 import {
   type AccessKeyRecord,
   type AccountRecord,
+  alertCopyTables,
+  type AlertRowRecord,
+  type AlertTable,
   type CopySource,
   type CopyTarget,
   type DashboardRecord,
@@ -110,6 +113,31 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
   // Entries arrive ascending by ts, page by page, into an empty stream: the write path's batch appends them to blocks.
   const insertBatch = new EntryBatch(prepareBlockStatements(db))
 
+  // The alert tables by name (names from core's fixed list, never from input): their reads, counts and inserts.
+  const alertReads = new Map(
+    alertCopyTables.map(({ table, order }) => [
+      table,
+      db.prepare<[number, number], AlertRowRecord>(`SELECT * FROM ${table} ORDER BY ${order} LIMIT ? OFFSET ?`)
+    ])
+  )
+  const alertCounts = new Map(
+    alertCopyTables.map(({ table }) => [table, db.prepare<[], number>(`SELECT count(*) FROM ${table}`).pluck(true)])
+  )
+  const alertInserts = new Map<string, Database.Statement>()
+  const insertAlertRow = (table: AlertTable, row: AlertRowRecord) => {
+    const columns = Object.keys(row)
+    const key = `${table}(${columns.join(",")})`
+    let statement = alertInserts.get(key)
+    if (statement === undefined) {
+      statement = db.prepare(
+        `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`
+      )
+      alertInserts.set(key, statement)
+    }
+    // A PostgreSQL source reads bigint columns as decimal text: SQLite's strict integer columns take it as the number.
+    statement.run(...columns.map((column) => row[column]))
+  }
+
   const counts = attempt((): StoreCounts => {
     const row = countRow.get()!
     const byStream = new Map<StreamId, number>()
@@ -120,6 +148,9 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
       widgets: row.widgets,
       dashboards: row.dashboards,
       rotations: row.rotations,
+      alertRows: Object.fromEntries(
+        alertCopyTables.map(({ table }) => [table, alertCounts.get(table)!.get()!])
+      ) as StoreCounts["alertRows"],
       entries: byStream
     }
   })
@@ -136,7 +167,8 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
           .all(after ?? "", limit)
           .map((r) => ({ ...r, dashboardIds: JSON.parse(r.dashboardIds) as RotationRecord["dashboardIds"] }))
       ),
-    entries: (stream, after, limit) => attempt(() => entries.all(stream, after ?? NO_LOWER_BOUND, limit))
+    entries: (stream, after, limit) => attempt(() => entries.all(stream, after ?? NO_LOWER_BOUND, limit)),
+    alertRows: (table, offset, limit) => attempt(() => alertReads.get(table)!.all(limit, offset))
   }
 
   const target: CopyTarget = {
@@ -169,6 +201,10 @@ export const make = (db: Database.Database): Context.Tag.Service<StoreCopy> => {
       attempt(() => {
         for (const r of rows) insertBatch.add(stream, r.ts, r.value, r.point)
         insertBatch.flush()
+      }),
+    insertAlertRows: (table, rows) =>
+      attempt(() => {
+        for (const row of rows) insertAlertRow(table, row)
       })
   }
 
