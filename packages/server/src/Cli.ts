@@ -2,10 +2,7 @@ import { parseArgs } from "node:util"
 import {
   type AccountId,
   type AccountStore,
-  type ChangeFeed,
   type DashboardStore,
-  type DecimationStore,
-  type SessionStore,
   StorageError,
   type StorageFailure,
   StorageUnavailable,

@@ -28,13 +28,16 @@ const expectSameLink = async (api: Api, base: string, created: Record<string, un
 
 /**
  * Puts the database `url` back to the schema of the version before view tokens were kept: the column that keeps them
- * dropped and its migration forgotten, as that version left it (the migration only added the column).
+ * dropped, the tables of the later migration (the alert tables) dropped, and those migrations forgotten, as that
+ * version left it.
  */
 const schemaBefore = async (backend: Backend, url: string): Promise<void> => {
+  const alertTables = ["alert_deliveries", "alert_events", "alert_rule_receivers", "alert_rules", "alert_receivers"]
   const statements = [
     "ALTER TABLE dashboards DROP COLUMN view_token_text",
     "ALTER TABLE rotations DROP COLUMN view_token_text",
-    `DELETE FROM kysely_migration WHERE name = '${backend.name === "sqlite" ? "0008" : "0009"}_view_token_text'`
+    ...alertTables.map((table) => `DROP TABLE ${table}`),
+    `DELETE FROM kysely_migration WHERE name >= '${backend.name === "sqlite" ? "0008" : "0009"}_view_token_text'`
   ]
   if (backend.name === "sqlite") {
     const db = new Database(url.slice("sqlite:".length))
