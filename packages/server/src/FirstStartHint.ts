@@ -85,8 +85,9 @@ const field = (name: string) => `node -pe 'JSON.parse(require("fs").readFileSync
 
 /**
  * The first-start hint: commands that make an account ("My dashboard"), declare a widget `revenue` of type number and
- * push 42 to it, with the command line, then with the admin API when it is on (with the first run's token itself, or
- * `$DASHSTREAM_ADMIN_TOKEN` when one is configured). The lines that start with two spaces are the commands.
+ * push 42 to it, with the command line, then with the admin API when a token is configured (`$DASHSTREAM_ADMIN_TOKEN`);
+ * a first run's token is printed only in the Console link, so the hint points there. The lines that start with two
+ * spaces are the commands.
  */
 export const firstStartHint = (context: HintContext): string => {
   const cwd = context.cwd ?? process.cwd()
@@ -94,9 +95,7 @@ export const firstStartHint = (context: HintContext): string => {
   const db = dbFlag(context.db, sameDirectory, cwd)
   const base = context.url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, "http://127.0.0.1")
   const admin = context.admin
-  const bearer =
-    admin._tag === "FirstRun" && context.adminToken !== undefined ? context.adminToken : "$DASHSTREAM_ADMIN_TOKEN"
-  const auth = `-H "Authorization: Bearer ${bearer}"`
+  const auth = `-H "Authorization: Bearer $DASHSTREAM_ADMIN_TOKEN"`
   return [
     "",
     `${context.demo ? "Besides the demo, the" : "The"} database has no accounts yet. Make one, declare a widget with ` +
@@ -111,15 +110,16 @@ export const firstStartHint = (context: HintContext): string => {
           "The admin API and the console are off (--no-admin, or no DASHSTREAM_ADMIN_TOKEN on an address that is not loopback).",
           ""
         ]
-      : [
-          admin._tag === "FirstRun"
-            ? "Or open the Console link above in a browser, or use the admin API with the token that link carries:"
-            : "Or use the admin API, with DASHSTREAM_ADMIN_TOKEN set in your shell as in the server's:",
-          "",
-          `  ID=$(curl -fsS ${auth} ${base}/admin/accounts -d '{"name":"My dashboard"}' | ${field("id")})`,
-          `  curl -fsS ${auth} "${base}/admin/accounts/$ID/widgets" -d '{"streamName":"revenue","type":"number"}'`,
-          ""
-        ])
+      : admin._tag === "FirstRun"
+        ? // The run's token is printed once, in the Console link, and nowhere else.
+          ["Or open the Console link above in a browser.", ""]
+        : [
+            "Or use the admin API, with DASHSTREAM_ADMIN_TOKEN set in your shell as in the server's:",
+            "",
+            `  ID=$(curl -fsS ${auth} ${base}/admin/accounts -d '{"name":"My dashboard"}' | ${field("id")})`,
+            `  curl -fsS ${auth} "${base}/admin/accounts/$ID/widgets" -d '{"streamName":"revenue","type":"number"}'`,
+            ""
+          ])
   ].join("\n")
 }
 

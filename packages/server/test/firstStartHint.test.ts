@@ -62,19 +62,20 @@ const checkStored = async (server: Server, key: string, id: string | undefined, 
 }
 
 describe("the first-start hint, run as printed", { timeout: 180_000 }, () => {
-  it("first run from the repository root: the command line (npx pnpm) and the admin API with the run's token", async () => {
+  it("first run from the repository root: the command line (npx pnpm); the run's token only in the Console link", async () => {
     const dir = tempDir()
     const server = await startServer(["--db", `sqlite:${join(dir, "hint.db")}`])
     try {
-      await server.waitForStdout("  curl -fsS")
+      await server.waitForStdout("Or open the Console link above")
       const commands = commandsOf(server.stdout())
-      expect(commands).toHaveLength(5)
+      expect(commands).toHaveLength(3)
       expect(commands[0]).toMatch(/^ {2}KEY=\$\(npx --yes pnpm@10\.34\.9 -s dashstream accounts create/)
       expect(server.stdout()).not.toContain("<")
       const token = /console#token=(\S+)/.exec(server.stdout())![1]!
-      const { stdout, key, id } = run(commands, root)
+      expect(server.stdout().split(token).length - 1).toBe(1)
+      const { stdout, key } = run(commands, root)
       expect(stdout).toContain('{"message":"Success!"}')
-      await checkStored(server, key, id, token)
+      await checkStored(server, key, undefined, undefined)
     } finally {
       await stop(server)
     }
