@@ -15,12 +15,33 @@ import { repoRoot } from "./harness.js"
 /** The base path of the README's block (`location /dashboards/`) and of the `serve --base-path` it goes with. */
 export const readmeBasePath = "/dashboards"
 
-/** The README's fenced `nginx` block, as written. Throws when there is not exactly one. */
-export const readmeNginxBlock = (): string => {
+/**
+ * The README's fenced `nginx` block that starts with `what` (`server {` or `upstream`), as written. Throws when there
+ * is not exactly one.
+ */
+const readmeBlock = (what: string): string => {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
-  const blocks = [...readme.matchAll(/^```nginx\n([\s\S]*?)^```$/gm)].map((m) => m[1]!)
-  if (blocks.length !== 1) throw new Error(`README.md has ${blocks.length} nginx blocks; the proxy test expects one`)
+  const blocks = [...readme.matchAll(/^```nginx\n([\s\S]*?)^```$/gm)]
+    .map((m) => m[1]!)
+    .filter((block) => block.startsWith(what))
+  if (blocks.length !== 1) throw new Error(`README.md has ${blocks.length} nginx blocks starting "${what}"; expected 1`)
   return blocks[0]!
+}
+
+/** The README's fenced `nginx` server block, as written. Throws when there is not exactly one. */
+export const readmeNginxBlock = (): string => readmeBlock("server {")
+
+/**
+ * The README's `upstream dashstream` block with its `server` lines replaced by one per port of `upstreamPorts` on
+ * loopback (each line's parameters kept as written), for several `serve` processes behind one server block.
+ */
+export const upstreamBlock = (upstreamPorts: ReadonlyArray<number>): string => {
+  const block = readmeBlock("upstream dashstream {")
+  const lines = [...block.matchAll(/^(\s*)server \S+:8080( [^;]*)?;.*$/gm)]
+  if (lines.length === 0) throw new Error("the README's upstream block has no `server <address>:8080 ...;` line")
+  const [indent, parameters] = [lines[0]![1]!, lines[0]![2] ?? ""]
+  const servers = upstreamPorts.map((port) => `${indent}server 127.0.0.1:${port}${parameters};`).join("\n")
+  return block.replace(/^\s*server \S+:8080[^\n]*\n/gm, "").replace(/\{\n/, `{\n${servers}\n`)
 }
 
 /** Replaces `pattern` in `text`, which must match exactly once (so that a changed README fails here, loudly). */
@@ -31,17 +52,22 @@ const replaceOnce = (text: string, pattern: RegExp, by: string, what: string): s
 }
 
 /**
- * The README's server block listening on `127.0.0.1:<listenPort>` and proxying to Dashstream on `upstreamPort`.
+ * The README's server block listening on `127.0.0.1:<listenPort>` and proxying to Dashstream on `upstreamPort` of
+ * loopback, or to the `upstream dashstream` block ({@link upstreamBlock}) when it is `"dashstream"`.
  * `forwardedProto` replaces `$scheme` in the `X-Forwarded-Proto` line (`"https"`: nginx says HTTPS, as a TLS listener
  * would); absent, the line is kept as written.
  */
-export const serverBlock = (listenPort: number, upstreamPort: number, forwardedProto?: string): string => {
+export const serverBlock = (
+  listenPort: number,
+  upstreamPort: number | "dashstream",
+  forwardedProto?: string
+): string => {
   let block = readmeNginxBlock()
   block = replaceOnce(block, /^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`, "`listen 80;`")
   block = replaceOnce(
     block,
     /proxy_pass http:\/\/127\.0\.0\.1:8080;/,
-    `proxy_pass http://127.0.0.1:${upstreamPort};`,
+    `proxy_pass http://${upstreamPort === "dashstream" ? upstreamPort : `127.0.0.1:${upstreamPort}`};`,
     "proxy_pass to 127.0.0.1:8080"
   )
   block = replaceOnce(block, /location \/dashboards\/ \{/, "location /dashboards/ {", "`location /dashboards/`")
