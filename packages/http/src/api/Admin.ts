@@ -2,21 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { CreateDashboardBody, RotationBody, UpdateDashboardBody, withBoundedIssues } from "@dashstream/core"
 import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
+import { AccountIdParam, accountResourceEndpoints, resourcePath } from "./AccountResources.js"
 import { AdminAuth } from "./AdminAuth.js"
 import { PushSuccess } from "./Push.js"
 import { DashboardView, RotationView, WidgetTypeName, WidgetView, WidgetWithLatestView, AccountView } from "./Views.js"
 
-const AccountIdParam = Schema.Struct({ id: Schema.String.annotations({ description: "The account id" }) })
+const RotationIdParam = resourcePath("rotationId", "rotation")
 
-const RotationIdParam = Schema.Struct({
-  id: Schema.String.annotations({ description: "The account id" }),
-  rotationId: Schema.String.annotations({ description: "The rotation id" })
-})
-
-const DashboardIdParam = Schema.Struct({
-  id: Schema.String.annotations({ description: "The account id" }),
-  dashboardId: Schema.String.annotations({ description: "The dashboard id" })
-})
+const DashboardIdParam = resourcePath("dashboardId", "dashboard")
 
 /**
  * Accounts, widgets (docs/api.md sections 7 and 14), dashboards (section 11) and rotations (section 15); mounted only
@@ -119,17 +112,29 @@ export class AdminGroup extends HttpApiGroup.make("admin")
           "push is: 200 `{message: Success!}`, or its error (paths start at `point`)"
       )
   )
-  .add(
-    HttpApiEndpoint.post("createDashboard", "/admin/accounts/:id/dashboards")
-      .setPath(AccountIdParam)
-      .setPayload(withBoundedIssues(CreateDashboardBody))
-      .addSuccess(DashboardView, { status: 201 })
-      .addError(errors("InvalidJson", "InvalidRequest"))
-      .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "Create a dashboard and its view token")
-      .annotate(
-        OpenApi.Description,
-        "Without tiles: one tile per widget of the account, in creation order, laid out to fill a 16:9 screen. " +
+  .pipe(
+    accountResourceEndpoints({
+      name: "Dashboard",
+      plural: "Dashboards",
+      noun: "dashboard",
+      path: "dashboards",
+      idParam: "dashboardId",
+      listKey: "dashboards",
+      listIdentifier: "DashboardList",
+      createBody: withBoundedIssues(CreateDashboardBody),
+      updateBody: withBoundedIssues(UpdateDashboardBody),
+      view: DashboardView,
+      notFound: "DashboardNotFound",
+      summaries: {
+        create: "Create a dashboard and its view token",
+        list: "List the account's dashboards, oldest first, each with its view URL",
+        get: "One dashboard, with its view URL",
+        update: "Replace a dashboard's name and tiles; its view URL keeps working",
+        delete: "Delete a dashboard; its view URL stops working"
+      },
+      descriptions: {
+        create:
+          "Without tiles: one tile per widget of the account, in creation order, laid out to fill a 16:9 screen. " +
           "Tiles lie on a grid 12 columns wide (0 <= x, x + w <= 12, w, h >= 1, y >= 0, integers, no overlap) and " +
           "each names a widget of the account; otherwise 400 invalid_request with path (tiles[2].streamName). At " +
           "most 100 tiles; name 1 to 200 characters. A tile may carry options (docs/api.md section 15, TileOptions): " +
@@ -138,41 +143,10 @@ export class AdminGroup extends HttpApiGroup.make("admin")
           "(whole seconds, 10 to 31536000) on any tile; range (whole seconds, 60 to 31536000: the time shown) on number, " +
           "sparkline and line-graph tiles; unknown keys, or an option the tile's widget type does not " +
           "take, are 400 invalid_request with path (tiles[1].options.thresholds[0].color). Every answer for a dashboard " +
-          "carries its view token and url"
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listDashboards", "/admin/accounts/:id/dashboards")
-      .setPath(AccountIdParam)
-      .addSuccess(
-        Schema.Struct({ dashboards: Schema.Array(DashboardView) }).annotations({ identifier: "DashboardList" })
-      )
-      .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "List the account's dashboards, oldest first, each with its view URL")
-  )
-  .add(
-    HttpApiEndpoint.get("getDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
-      .setPath(DashboardIdParam)
-      .addSuccess(DashboardView)
-      .addError(errors("AccountNotFound", "DashboardNotFound"))
-      .annotate(OpenApi.Summary, "One dashboard, with its view URL")
-  )
-  .add(
-    HttpApiEndpoint.put("updateDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
-      .setPath(DashboardIdParam)
-      .setPayload(withBoundedIssues(UpdateDashboardBody))
-      .addSuccess(DashboardView)
-      .addError(errors("InvalidJson", "InvalidRequest"))
-      .addError(errors("AccountNotFound", "DashboardNotFound"))
-      .annotate(OpenApi.Summary, "Replace a dashboard's name and tiles; its view URL keeps working")
-      .annotate(OpenApi.Description, "The same tile rules as create; answers the new version")
-  )
-  .add(
-    HttpApiEndpoint.del("deleteDashboard", "/admin/accounts/:id/dashboards/:dashboardId")
-      .setPath(DashboardIdParam)
-      .addSuccess(Schema.Void, { status: 204 })
-      .addError(errors("AccountNotFound", "DashboardNotFound"))
-      .annotate(OpenApi.Summary, "Delete a dashboard; its view URL stops working")
+          "carries its view token and url",
+        update: "The same tile rules as create; answers the new version"
+      }
+    })
   )
   .add(
     HttpApiEndpoint.post("rotateViewToken", "/admin/accounts/:id/dashboards/:dashboardId/view-token")
@@ -181,52 +155,35 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addError(errors("AccountNotFound", "DashboardNotFound"))
       .annotate(OpenApi.Summary, "Give a dashboard a new view token; the old view URL stops working at once")
   )
-  .add(
-    HttpApiEndpoint.post("createRotation", "/admin/accounts/:id/rotations")
-      .setPath(AccountIdParam)
-      .setPayload(withBoundedIssues(RotationBody))
-      .addSuccess(RotationView, { status: 201 })
-      .addError(errors("InvalidJson", "InvalidRequest"))
-      .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "Create a rotation and its view token")
-      .annotate(
-        OpenApi.Description,
-        "Several dashboards of the account shown in turn on one screen (docs/api.md section 15). intervalSeconds a " +
+  .pipe(
+    accountResourceEndpoints({
+      name: "Rotation",
+      plural: "Rotations",
+      noun: "rotation",
+      path: "rotations",
+      idParam: "rotationId",
+      listKey: "rotations",
+      listIdentifier: "RotationList",
+      createBody: withBoundedIssues(RotationBody),
+      updateBody: withBoundedIssues(RotationBody),
+      view: RotationView,
+      notFound: "RotationNotFound",
+      summaries: {
+        create: "Create a rotation and its view token",
+        list: "List the account's rotations, oldest first, each with its view URL",
+        get: "One rotation, with its view URL",
+        update: "Replace a rotation's name, dashboards and interval; its view URL keeps working",
+        delete: "Delete a rotation; its view URL stops working"
+      },
+      descriptions: {
+        create:
+          "Several dashboards of the account shown in turn on one screen (docs/api.md section 15). intervalSeconds a " +
           "whole number 5 to 3600; dashboardIds at most 50 of the account's dashboards (may be empty; one may repeat); " +
           "name 1 to 200 characters. Otherwise 400 invalid_request with path (dashboardIds[1]). Every answer for a " +
-          "rotation carries its view token and url"
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listRotations", "/admin/accounts/:id/rotations")
-      .setPath(AccountIdParam)
-      .addSuccess(Schema.Struct({ rotations: Schema.Array(RotationView) }).annotations({ identifier: "RotationList" }))
-      .addError(errors("AccountNotFound"))
-      .annotate(OpenApi.Summary, "List the account's rotations, oldest first, each with its view URL")
-  )
-  .add(
-    HttpApiEndpoint.get("getRotation", "/admin/accounts/:id/rotations/:rotationId")
-      .setPath(RotationIdParam)
-      .addSuccess(RotationView)
-      .addError(errors("AccountNotFound", "RotationNotFound"))
-      .annotate(OpenApi.Summary, "One rotation, with its view URL")
-  )
-  .add(
-    HttpApiEndpoint.put("updateRotation", "/admin/accounts/:id/rotations/:rotationId")
-      .setPath(RotationIdParam)
-      .setPayload(withBoundedIssues(RotationBody))
-      .addSuccess(RotationView)
-      .addError(errors("InvalidJson", "InvalidRequest"))
-      .addError(errors("AccountNotFound", "RotationNotFound"))
-      .annotate(OpenApi.Summary, "Replace a rotation's name, dashboards and interval; its view URL keeps working")
-      .annotate(OpenApi.Description, "The same rules as create; answers the new version. Open rotation pages follow it")
-  )
-  .add(
-    HttpApiEndpoint.del("deleteRotation", "/admin/accounts/:id/rotations/:rotationId")
-      .setPath(RotationIdParam)
-      .addSuccess(Schema.Void, { status: 204 })
-      .addError(errors("AccountNotFound", "RotationNotFound"))
-      .annotate(OpenApi.Summary, "Delete a rotation; its view URL stops working")
+          "rotation carries its view token and url",
+        update: "The same rules as create; answers the new version. Open rotation pages follow it"
+      }
+    })
   )
   .add(
     HttpApiEndpoint.post("rotateRotationViewToken", "/admin/accounts/:id/rotations/:rotationId/view-token")

@@ -37,9 +37,29 @@ const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => 
 })
 
 /**
- * The handlers every shared view kind has (docs/api.md sections 11 and 15), from its use cases (`views`) and its
- * answer (`json`, which carries the share link): list (under `listKey`), get, delete and a new view token. `idOf`
- * names the view's id in the path.
+ * The handlers of an account resource's list, get and delete endpoints (docs/api.md sections 11, 15 and 18; the
+ * endpoints of `accountResourceEndpoints`), from its use cases and its answer (`json`): list (under `listKey`), get
+ * and delete. `idOf` names the resource's id in the path.
+ */
+const resourceHandlers = <A, J, K extends string, EL, RL, E, R, P extends { readonly id: string }>(
+  resources: {
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<A>, EL, RL>
+    readonly get: (accountId: string, id: string) => Effect.Effect<A, E, R>
+    readonly delete: (accountId: string, id: string) => Effect.Effect<void, E, R>
+  },
+  json: (resource: A) => J,
+  listKey: K,
+  idOf: (path: P) => string
+) => ({
+  list: ({ path }: { readonly path: { readonly id: string } }) =>
+    Effect.map(resources.list(path.id), (list) => ({ [listKey]: list.map(json) }) as { [key in K]: Array<J> }),
+  get: ({ path }: { readonly path: P }) => Effect.map(resources.get(path.id, idOf(path)), json),
+  delete: ({ path }: { readonly path: P }) => resources.delete(path.id, idOf(path))
+})
+
+/**
+ * The handlers every shared view kind has (docs/api.md sections 11 and 15): those of {@link resourceHandlers} and a
+ * new view token, whose answer (`json`) carries the share link.
  */
 const sharedViewHandlers = <A, J, K extends string, EL, E, R, P extends { readonly id: string }>(
   views: {
@@ -52,10 +72,7 @@ const sharedViewHandlers = <A, J, K extends string, EL, E, R, P extends { readon
   listKey: K,
   idOf: (path: P) => string
 ) => ({
-  list: ({ path }: { readonly path: { readonly id: string } }) =>
-    Effect.map(views.list(path.id), (list) => ({ [listKey]: list.map(json) }) as { [key in K]: Array<J> }),
-  get: ({ path }: { readonly path: P }) => Effect.map(views.get(path.id, idOf(path)), json),
-  delete: ({ path }: { readonly path: P }) => views.delete(path.id, idOf(path)),
+  ...resourceHandlers(views, json, listKey, idOf),
   rotateToken: ({ path }: { readonly path: P }) => Effect.map(views.rotateToken(path.id, idOf(path)), json)
 })
 
