@@ -295,8 +295,9 @@ export const testReceiver = (
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The account's transitions made after `since` (an ISO 8601 time with a zone; exclusive; absent: from the first),
- * oldest first, at most {@link MAX_EVENTS_PER_READ} (docs/api.md section 18.3: read on from the last one's `at`).
+ * The account's transitions made after `since` (an ISO 8601 time with a zone, to the millisecond as answers show
+ * times; exclusive; absent: from the first), oldest first, at most {@link MAX_EVENTS_PER_READ} (docs/api.md section
+ * 18.3: read on from the last one's `at`).
  * Fails with `AccountNotFound`, or `InvalidRequest` (path `since`).
  */
 export const listEvents = (
@@ -305,8 +306,11 @@ export const listEvents = (
 ): Effect.Effect<ReadonlyArray<AlertEvent>, Failure, AccountStore | AlertStore> =>
   Effect.gen(function* () {
     yield* requireAccount(accountId)
-    const after = since === undefined ? (0 as Micros) : isoMicros(since)
-    if (after === undefined) return yield* Effect.fail(badTime("since"))
+    const from = since === undefined ? 0 : isoMicros(since)
+    if (from === undefined) return yield* Effect.fail(badTime("since"))
+    // Answers show `at` to the millisecond: the whole millisecond `since` names is at or before it, so that the last
+    // event's `at`, given back as `since`, is not read again.
+    const after = (since === undefined ? 0 : from + 999) as Micros
     return yield* Effect.flatMap(AlertStore, (store) =>
       store.listEvents(accountId as AccountId, after, MAX_EVENTS_PER_READ)
     )
