@@ -226,6 +226,14 @@ for (const backend of backends) {
       expect(delivered.headers["x-dashstream-signature"]).toBe(sign(delivered.body))
 
       expect((await api.admin("GET", `${events}?since=${event.at}`)).json).toEqual({ events: [] })
+
+      // A PUT that keeps the stream, condition and `for` keeps the state; any other change starts it over.
+      const rulePath = `${rules()}/${rule.json.id}`
+      const body = { streamName: "hot", condition: { above: 90 }, receiverIds: [receiver.id] }
+      const renamed = await api.admin("PUT", rulePath, { ...body, name: "hot, renamed" })
+      expect(renamed.json).toMatchObject({ name: "hot, renamed", state: "firing", value: 95 })
+      const moved = await api.admin("PUT", rulePath, { ...body, name: "hot", condition: { above: 99 } })
+      expect(moved.json).toMatchObject({ state: "ok", value: null, condition: { above: 99 } })
       expectError(await api.admin("GET", `${events}?since=soon`), 400, "invalid_request", "since")
     })
   })
