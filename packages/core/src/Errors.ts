@@ -76,6 +76,14 @@ export class ReceiverNotFound extends Schema.TaggedError<ReceiverNotFound>()("Re
 }) {}
 
 /**
+ * A receiver's test notification found no answer (admin API: 502 `receiver_unreachable`, docs/api.md section 18): the
+ * message gives the reason (`connection refused`, `timed out after 10 s`), never the receiver's URL.
+ */
+export class ReceiverUnreachable extends Schema.TaggedError<ReceiverUnreachable>()("ReceiverUnreachable", {
+  message: Schema.String
+}) {}
+
+/**
  * `text` as quoted in an error message: JSON-quoted, cut to its first 100 characters (then `...` and its length),
  * so that an error about a 900 KB name does not echo it whole.
  */

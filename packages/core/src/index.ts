@@ -93,6 +93,7 @@ export {
   type PushRejection,
   quoted,
   ReceiverNotFound,
+  ReceiverUnreachable,
   StorageError,
   type StorageFailure,
   StorageUnavailable,
@@ -325,6 +326,7 @@ export {
   receiverOfRow,
   ruleOfRow
 } from "./alerts/AlertRows.js"
+export * as AlertAdmin from "./alerts/AlertAdmin.js"
 export {
   type AlertEvent,
   type AlertEventId,

@@ -1,4 +1,4 @@
-import type { Limits } from "@dashstream/core"
+import type { Limits, NotificationSender } from "@dashstream/core"
 import type { RateLimiter } from "./internal/rateLimiter.js"
 import type { StreamSlots } from "./internal/streamSlots.js"
 import type { Metrics } from "./Metrics.js"
@@ -39,6 +39,12 @@ export interface HandlerConfig {
    * API is on; without it those paths answer 404 (the admin API and sign-in still work).
    */
   readonly console?: ConsolePage | undefined
+  /**
+   * How a receiver's test notification is sent (`POST /admin/accounts/<id>/receivers/<receiverId>/test`, docs/api.md
+   * section 18.4): `serve` passes the sender its deliverer uses. Absent: that route answers 502
+   * `receiver_unreachable` ("this server sends no notifications").
+   */
+  readonly notificationSender?: NotificationSender["Type"] | undefined
   /** Body size, streams per push and array elements per point (exceeding one is 413). */
   readonly limits: Limits
   /** Requests per second allowed per access key, with bursts of the same size; `undefined` turns limiting off. */

@@ -11,6 +11,7 @@ import {
   InvalidSince,
   PayloadTooLarge,
   ReceiverNotFound,
+  ReceiverUnreachable,
   RotationNotFound,
   StorageError,
   StorageUnavailable,
@@ -77,6 +78,7 @@ export interface KnownErrors {
   readonly RotationNotFound: RotationNotFound
   readonly AlertRuleNotFound: AlertRuleNotFound
   readonly ReceiverNotFound: ReceiverNotFound
+  readonly ReceiverUnreachable: ReceiverUnreachable
   readonly Conflict: Conflict
   readonly PayloadTooLarge: PayloadTooLarge
   readonly RateLimited: RateLimited
@@ -111,6 +113,7 @@ const mappings: { readonly [K in KnownErrorTag]: Mapping } = {
   RotationNotFound: { status: 404, code: "rotation_not_found", is: (u) => u instanceof RotationNotFound },
   AlertRuleNotFound: { status: 404, code: "rule_not_found", is: (u) => u instanceof AlertRuleNotFound },
   ReceiverNotFound: { status: 404, code: "receiver_not_found", is: (u) => u instanceof ReceiverNotFound },
+  ReceiverUnreachable: { status: 502, code: "receiver_unreachable", is: (u) => u instanceof ReceiverUnreachable },
   Conflict: { status: 409, code: "conflict", is: (u) => u instanceof Conflict },
   PayloadTooLarge: { status: 413, code: "payload_too_large", is: (u) => u instanceof PayloadTooLarge },
   RateLimited: { status: 429, code: "rate_limited", is: (u) => u instanceof RateLimited },

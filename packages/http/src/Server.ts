@@ -1,6 +1,6 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
+import type { AccountStore, AlertStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import { errorBodyText, errorReply } from "./HttpErrors.js"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
@@ -82,7 +82,7 @@ const corsRoutes = (table: RouteTable): ReadonlyArray<CorsRoute> =>
   table.routes.filter((route) => route.cors === true).map((route) => ({ template: route.path, methods: route.methods }))
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */
-export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore
+export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore | AlertStore
 
 /** Dashstream's HTTP interface as Node request listeners, for a server of your own (see {@link handler}). */
 export interface Handler {

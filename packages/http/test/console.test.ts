@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   AccountStore,
+  AlertStore,
   ChangeFeed,
   ConsoleSession,
   DashboardStore,
@@ -627,7 +628,8 @@ describe("the session cookie over HTTPS", () => {
             Context.add(StreamStore, s.streamStore),
             Context.add(ChangeFeed, s.changeFeed),
             Context.add(DashboardStore, s.dashboardStore),
-            Context.add(SessionStore, s.sessionStore)
+            Context.add(SessionStore, s.sessionStore),
+            Context.add(AlertStore, s.alertStore)
           )
         )
       )

@@ -28,6 +28,7 @@ import {
   usage,
   usageLine
 } from "./Commands.js"
+import * as AlertCommands from "./AlertCommands.js"
 import * as Config from "./Config.js"
 import * as DashboardCommands from "./DashboardCommands.js"
 import * as RotationCommands from "./RotationCommands.js"
@@ -65,6 +66,12 @@ interface Command extends CommandSpec {
 const string = (values: Values, name: string): string | undefined => {
   const value = values[name]
   return typeof value === "string" ? value : undefined
+}
+
+/** The values of a repeatable flag, in order (none: `[]`). */
+const strings = (values: Values, name: string): ReadonlyArray<string> => {
+  const value = values[name]
+  return typeof value === "string" ? [value] : Array.isArray(value) ? value : []
 }
 
 /** The account of `--access-key`; an unknown or revoked key is a runtime failure (exit 1), not a usage error. */
@@ -247,6 +254,47 @@ const runs: { readonly [N in CommandName]: Run } = {
     withLinks(values, env, db, (accountId, json, prefix) =>
       ViewCommands.rotateToken(RotationCommands.views, accountId, string(values, "id")!, json, prefix)
     ),
+  "alerts rules create": (values, { db }) =>
+    withAccount(values, db, (accountId) =>
+      AlertCommands.createRule(
+        accountId,
+        {
+          name: string(values, "name")!,
+          stream: string(values, "stream")!,
+          above: string(values, "above"),
+          below: string(values, "below"),
+          noDataFor: string(values, "no-data-for"),
+          for: string(values, "for"),
+          receivers: strings(values, "receiver")
+        },
+        values.json === true
+      )
+    ),
+  "alerts rules list": (values, { db }) =>
+    withAccount(values, db, (accountId) => AlertCommands.listRules(accountId, values.json === true)),
+  "alerts rules delete": (values, { db }) =>
+    withAccount(values, db, (accountId) => AlertCommands.deleteRule(accountId, string(values, "id")!)),
+  "alerts receivers create": (values, { db }) =>
+    withAccount(values, db, (accountId) =>
+      AlertCommands.createReceiver(
+        accountId,
+        {
+          name: string(values, "name")!,
+          kind: string(values, "kind")!,
+          url: string(values, "url")!,
+          secret: string(values, "secret")
+        },
+        values.json === true
+      )
+    ),
+  "alerts receivers list": (values, { db }) =>
+    withAccount(values, db, (accountId) => AlertCommands.listReceivers(accountId, values.json === true)),
+  "alerts receivers delete": (values, { db }) =>
+    withAccount(values, db, (accountId) => AlertCommands.deleteReceiver(accountId, string(values, "id")!)),
+  "alerts receivers test": (values, { db }) =>
+    withAccount(values, db, (accountId) =>
+      AlertCommands.testReceiver(accountId, string(values, "id")!, values.json === true)
+    ),
   copy: (values) =>
     Effect.flatMap(
       Effect.promise(() => import("./Copy.js")),
@@ -293,24 +341,39 @@ const withLinks = <E>(
     ).pipe(withStorage(db))
   )
 
+/** Runs `body` with the account of `--access-key` against the configured database. */
+const withAccount = <E, R extends Storage.Ports>(
+  values: Values,
+  db: Config.DatabaseConfig,
+  body: (accountId: AccountId) => Effect.Effect<void, E, R>
+) => Effect.flatMap(accountOf(string(values, "access-key")!), body).pipe(withStorage(db))
+
 const isStorageFailure = (error: unknown): error is StorageFailure =>
   error instanceof StorageError || error instanceof StorageUnavailable
+
+/** The most words a command name has (`alerts rules create`). */
+const maxWords = Math.max(...Object.values(commandSpecs).map((spec) => spec.words.length))
 
 /** Finds the command named by the leading words of `argv`; the rest are its flags. */
 const findCommand = (argv: ReadonlyArray<string>): Either.Either<[Command, Array<string>], UsageError> => {
   const words: Array<string> = []
   for (const arg of argv) {
-    if (arg.startsWith("-") || words.length === 2) break
+    if (arg.startsWith("-") || words.length === maxWords) break
     words.push(arg)
   }
   for (let n = words.length; n > 0; n--) {
     const command = commands.find((c) => c.words.join(" ") === words.slice(0, n).join(" "))
     if (command !== undefined) return Either.right([command, argv.slice(n)])
   }
-  const group = commands.filter((c) => c.words.length > 1 && c.words[0] === words[0])
-  if (group.length > 0) {
+  // The longest run of leading words that starts some commands (`alerts rules`): they are what was meant.
+  for (let n = words.length; n > 0; n--) {
+    const prefix = words.slice(0, n)
+    const group = commands.filter((c) => c.words.length > n && prefix.every((word, i) => c.words[i] === word))
+    if (group.length === 0) continue
     const got =
-      words.length > 1 ? `unknown command "${words.slice(0, 2).join(" ")}"` : `"${words[0]}" needs a subcommand`
+      words.length > n
+        ? `unknown command "${words.slice(0, n + 1).join(" ")}"`
+        : `"${prefix.join(" ")}" needs a subcommand`
     return Either.left(new UsageError({ message: `${got}; use ${group.map(commandName).join(" or ")}` }))
   }
   return Either.left(

@@ -189,6 +189,81 @@ export const commandSpecs = {
     options: { "access-key": { type: "string" }, id: { type: "string" }, ...viewLinkOptions },
     required: ["access-key", "id"]
   },
+  "alerts rules create": {
+    words: ["alerts", "rules", "create"],
+    synopsis:
+      "--access-key K --name N --stream S (--above N | --below N | --no-data-for SECONDS) [--for SECONDS] " +
+      "[--receiver ID]... [--json]",
+    summary:
+      "create an alert rule on a widget's stream (docs/api.md section 18): --above/--below on numeric widgets, " +
+      "--no-data-for (10 to 31536000 s) on any; --for: seconds the condition must hold (default 0); --receiver " +
+      "(repeatable): the receivers it notifies (--json: the rule)",
+    options: {
+      "access-key": { type: "string" },
+      name: { type: "string" },
+      stream: { type: "string" },
+      above: { type: "string" },
+      below: { type: "string" },
+      "no-data-for": { type: "string" },
+      for: { type: "string" },
+      receiver: { type: "string", multiple: true },
+      json: { type: "boolean" }
+    },
+    required: ["access-key", "name", "stream"]
+  },
+  "alerts rules list": {
+    words: ["alerts", "rules", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s alert rules with their state (--json: {"rules":[...]}, as the admin API answers)',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"]
+  },
+  "alerts rules delete": {
+    words: ["alerts", "rules", "delete"],
+    synopsis: "--access-key K --id RULE",
+    summary: "delete an alert rule; its transitions stay in the history",
+    options: { "access-key": { type: "string" }, id: { type: "string" } },
+    required: ["access-key", "id"]
+  },
+  "alerts receivers create": {
+    words: ["alerts", "receivers", "create"],
+    synopsis: "--access-key K --name N --kind webhook|slack|alertmanager --url URL [--secret S] [--json]",
+    summary:
+      "create a receiver of alert notifications: a webhook (signed with --secret), a Slack incoming webhook or a " +
+      "Prometheus Alertmanager's base URL (--json: the receiver; its secret is never shown)",
+    options: {
+      "access-key": { type: "string" },
+      name: { type: "string" },
+      kind: { type: "string" },
+      url: { type: "string" },
+      secret: { type: "string" },
+      json: { type: "boolean" }
+    },
+    required: ["access-key", "name", "kind", "url"]
+  },
+  "alerts receivers list": {
+    words: ["alerts", "receivers", "list"],
+    synopsis: "--access-key K [--json]",
+    summary: 'list the account\'s receivers (--json: {"receivers":[...]}, as the admin API answers)',
+    options: { "access-key": { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key"]
+  },
+  "alerts receivers delete": {
+    words: ["alerts", "receivers", "delete"],
+    synopsis: "--access-key K --id RECEIVER",
+    summary: "delete a receiver; its id leaves every rule that notified it",
+    options: { "access-key": { type: "string" }, id: { type: "string" } },
+    required: ["access-key", "id"]
+  },
+  "alerts receivers test": {
+    words: ["alerts", "receivers", "test"],
+    synopsis: "--access-key K --id RECEIVER [--json]",
+    summary:
+      'send a receiver one test notification of its kind and print its HTTP status (--json: {"status"}); no ' +
+      "answer is a runtime failure with the reason",
+    options: { "access-key": { type: "string" }, id: { type: "string" }, json: { type: "boolean" } },
+    required: ["access-key", "id"]
+  },
   copy: {
     words: ["copy"],
     synopsis: "--from <db url> --to <db url>",

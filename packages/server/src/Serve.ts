@@ -12,6 +12,7 @@ import {
 import type * as HttpModule from "@dashstream/http"
 import { Cause, Console, Effect, Layer, Option, Redacted } from "effect"
 import * as Alerts from "./Alerts.js"
+import * as NotificationSender from "./NotificationSender.js"
 import { type AdminSetting, adminSetting, type DatabaseConfig, type ServeConfig, startWarnings } from "./Config.js"
 import * as Decimation from "./Decimation.js"
 import * as Demo from "./Demo.js"
@@ -107,6 +108,7 @@ export const serve = (
             adminToken,
             console: consolePage,
             limits: defaultLimits,
+            notificationSender: { send: NotificationSender.send },
             rateLimit: config.rateLimit ?? undefined,
             logRequests: config.logRequests,
             logSkipped: config.logSkipped,

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { openTestDatabase, type TestDatabase } from "@dashstream/storage-postgres/testing"
+import { alertsCliSuite } from "./alertsCliSuite.js"
 import { cliSuite, timeout } from "./cliSuite.js"
 import { cli } from "./support.js"
 
@@ -14,6 +15,11 @@ const open = async (): Promise<TestDatabase> => {
 }
 
 cliSuite("PostgreSQL", async () => {
+  const database = await open()
+  return { url: database.url, cleanup: database.close }
+})
+
+alertsCliSuite("PostgreSQL", async () => {
   const database = await open()
   return { url: database.url, cleanup: database.close }
 })

@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import { alertsCliSuite } from "./alertsCliSuite.js"
 import { cliSuite } from "./cliSuite.js"
 import { tempDir } from "./support.js"
 
@@ -9,4 +10,9 @@ cliSuite("SQLite", async () => {
     url: `sqlite:${join(dir.path, "nested", "dashstream.db")}`,
     cleanup: async () => dir.remove()
   }
+})
+
+alertsCliSuite("SQLite", async () => {
+  const dir = tempDir()
+  return { url: `sqlite:${join(dir.path, "alerts.db")}`, cleanup: async () => dir.remove() }
 })

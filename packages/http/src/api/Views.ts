@@ -1,5 +1,5 @@
-import { Tile, widgetTypes } from "@dashstream/core"
-import { Schema } from "effect"
+import { alertStates, deliveryStates, receiverKinds, Tile, widgetTypes } from "@dashstream/core"
+import { JSONSchema, Schema } from "effect"
 import { ReadEntry } from "./Read.js"
 
 /** A widget type identifier, documented with the list of types. */
@@ -70,3 +70,82 @@ export const WidgetWithLatestView = Schema.Struct({
     description: "The latest entry of the stream, as a read without since gives it; null when the stream is empty"
   })
 }).annotations({ identifier: "WidgetWithLatest" })
+
+/**
+ * A request body the handler passes on as sent, for core to decode with its own paths (docs/api.md section 18: an
+ * alert rule's or a receiver's body), documented in the OpenAPI document by `schema`'s JSON Schema (its
+ * definitions inlined) under `schema`'s identifier.
+ */
+export const decodedByCore = (schema: Schema.Schema.Any, identifier: string) => {
+  const {
+    $defs: defs = {},
+    $schema: _,
+    ...root
+  } = JSONSchema.make(schema) as {
+    $defs?: Record<string, unknown>
+    $schema?: string
+  }
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (typeof node !== "object" || node === null) return node
+    const ref = (node as { $ref?: unknown }).$ref
+    if (typeof ref === "string" && ref.startsWith("#/$defs/")) return inline(defs[ref.slice("#/$defs/".length)])
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]))
+  }
+  return Schema.Unknown.annotations({ identifier, jsonSchema: inline(root) as object })
+}
+
+/** An alert rule's condition as answers show it: exactly one of `above`, `below`, `noDataFor`. */
+const ConditionView = Schema.Record({ key: Schema.String, value: Schema.Number }).annotations({
+  description: 'One of {"above": n}, {"below": n} or {"noDataFor": seconds}'
+})
+
+/** An alert rule as the admin API shows it (docs/api.md section 18). */
+export const AlertRuleView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  streamName: Schema.String,
+  condition: ConditionView,
+  for: Schema.Number.annotations({ description: "Whole seconds the condition must hold before the rule fires" }),
+  receiverIds: Schema.Array(Schema.String),
+  state: Schema.Literal(...alertStates).annotations({
+    description: "ok, pending (the condition holds for less than for) or firing"
+  }),
+  stateSince: IsoTime,
+  value: Schema.NullOr(Schema.Number).annotations({ description: "The value of the last entry evaluated" }),
+  silencedUntil: Schema.NullOr(IsoTime),
+  createdAt: IsoTime
+}).annotations({ identifier: "AlertRule" })
+
+/** A receiver as the admin API shows it (docs/api.md section 18.2): never its secret. */
+export const ReceiverView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  kind: Schema.Literal(...receiverKinds),
+  url: Schema.String,
+  hasSecret: Schema.Boolean,
+  createdAt: IsoTime
+}).annotations({ identifier: "Receiver" })
+
+/** A transition of an alert rule with its deliveries (docs/api.md section 18.3). */
+export const AlertEventView = Schema.Struct({
+  id: Schema.String,
+  ruleId: Schema.String,
+  ruleName: Schema.String,
+  streamName: Schema.String,
+  from: Schema.Literal(...alertStates),
+  to: Schema.Literal(...alertStates),
+  value: Schema.NullOr(Schema.Number),
+  ts: Schema.NullOr(Schema.Number).annotations({
+    description: "The causing entry's ts in UNIX seconds; null for a deadline or a clear"
+  }),
+  at: IsoTime,
+  deliveries: Schema.Array(
+    Schema.Struct({
+      receiverId: Schema.String,
+      state: Schema.Literal(...deliveryStates),
+      attempts: Schema.Number,
+      lastStatus: Schema.NullOr(Schema.Number).annotations({ description: "The receiver's last HTTP status" })
+    })
+  )
+}).annotations({ identifier: "AlertEvent" })

@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import {
   type Account,
+  AlertAdmin,
   type ConsoleSession,
   type Dashboard,
   Dashboards,
@@ -37,9 +38,29 @@ const widgetWithLatestView = ({ widget, latest }: UseCases.WidgetWithLatest) => 
 })
 
 /**
- * The handlers every shared view kind has (docs/api.md sections 11 and 15), from its use cases (`views`) and its
- * answer (`json`, which carries the share link): list (under `listKey`), get, delete and a new view token. `idOf`
- * names the view's id in the path.
+ * The handlers of an account resource's list, get and delete endpoints (docs/api.md sections 11, 15 and 18; the
+ * endpoints of `accountResourceEndpoints`), from its use cases and its answer (`json`): list (under `listKey`), get
+ * and delete. `idOf` names the resource's id in the path.
+ */
+const resourceHandlers = <A, J, K extends string, EL, RL, E, R, P extends { readonly id: string }>(
+  resources: {
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<A>, EL, RL>
+    readonly get: (accountId: string, id: string) => Effect.Effect<A, E, R>
+    readonly delete: (accountId: string, id: string) => Effect.Effect<void, E, R>
+  },
+  json: (resource: A) => J,
+  listKey: K,
+  idOf: (path: P) => string
+) => ({
+  list: ({ path }: { readonly path: { readonly id: string } }) =>
+    Effect.map(resources.list(path.id), (list) => ({ [listKey]: list.map(json) }) as { [key in K]: Array<J> }),
+  get: ({ path }: { readonly path: P }) => Effect.map(resources.get(path.id, idOf(path)), json),
+  delete: ({ path }: { readonly path: P }) => resources.delete(path.id, idOf(path))
+})
+
+/**
+ * The handlers every shared view kind has (docs/api.md sections 11 and 15): those of {@link resourceHandlers} and a
+ * new view token, whose answer (`json`) carries the share link.
  */
 const sharedViewHandlers = <A, J, K extends string, EL, E, R, P extends { readonly id: string }>(
   views: {
@@ -52,17 +73,14 @@ const sharedViewHandlers = <A, J, K extends string, EL, E, R, P extends { readon
   listKey: K,
   idOf: (path: P) => string
 ) => ({
-  list: ({ path }: { readonly path: { readonly id: string } }) =>
-    Effect.map(views.list(path.id), (list) => ({ [listKey]: list.map(json) }) as { [key in K]: Array<J> }),
-  get: ({ path }: { readonly path: P }) => Effect.map(views.get(path.id, idOf(path)), json),
-  delete: ({ path }: { readonly path: P }) => views.delete(path.id, idOf(path)),
+  ...resourceHandlers(views, json, listKey, idOf),
   rotateToken: ({ path }: { readonly path: P }) => Effect.map(views.rotateToken(path.id, idOf(path)), json)
 })
 
 const pushSuccess = { message: "Success!" } as const
 
 /**
- * The admin handlers (docs/api.md sections 7, 11, 14 and 15); each one is a use case call. `key` is the session key of the
+ * The admin handlers (docs/api.md sections 7, 11, 14, 15 and 18); each one is a use case call. `key` is the session key of the
  * admin token (bearer token and console sessions are checked against it), `limits` the push limits a pushed point is
  * held to, `basePath` the prefix of the view URLs it returns (docs/api.md section 16; `""` for the root).
  */
@@ -80,6 +98,18 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
     rotation,
     "rotations",
     (path: { readonly id: string; readonly rotationId: string }) => path.rotationId
+  )
+  const rules = resourceHandlers(
+    { list: AlertAdmin.listRules, get: AlertAdmin.getRule, delete: AlertAdmin.deleteRule },
+    AlertAdmin.ruleJson,
+    "rules",
+    (path: { readonly id: string; readonly ruleId: string }) => path.ruleId
+  )
+  const receivers = resourceHandlers(
+    { list: AlertAdmin.listReceivers, get: AlertAdmin.getReceiver, delete: AlertAdmin.deleteReceiver },
+    AlertAdmin.receiverJson,
+    "receivers",
+    (path: { readonly id: string; readonly receiverId: string }) => path.receiverId
   )
   return HttpApiBuilder.group(api, "admin", (handlers) =>
     handlers
@@ -118,5 +148,32 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
       )
       .handle("deleteRotation", rotations.delete)
       .handle("rotateRotationViewToken", rotations.rotateToken)
+      .handle("createAlertRule", ({ path, payload }) =>
+        Effect.map(AlertAdmin.createRule(path.id, payload), AlertAdmin.ruleJson)
+      )
+      .handle("listAlertRules", rules.list)
+      .handle("getAlertRule", rules.get)
+      .handle("updateAlertRule", ({ path, payload }) =>
+        Effect.map(AlertAdmin.updateRule(path.id, path.ruleId, payload), AlertAdmin.ruleJson)
+      )
+      .handle("deleteAlertRule", rules.delete)
+      .handle("silenceAlertRule", ({ path, payload }) =>
+        Effect.map(AlertAdmin.silenceRule(path.id, path.ruleId, payload), AlertAdmin.ruleJson)
+      )
+      .handle("createReceiver", ({ path, payload }) =>
+        Effect.map(AlertAdmin.createReceiver(path.id, payload), AlertAdmin.receiverJson)
+      )
+      .handle("listReceivers", receivers.list)
+      .handle("getReceiver", receivers.get)
+      .handle("updateReceiver", ({ path, payload }) =>
+        Effect.map(AlertAdmin.updateReceiver(path.id, path.receiverId, payload), AlertAdmin.receiverJson)
+      )
+      .handle("deleteReceiver", receivers.delete)
+      .handle("testReceiver", ({ path }) => AlertAdmin.testReceiver(path.id, path.receiverId))
+      .handle("listAlertEvents", ({ path, urlParams }) =>
+        Effect.map(AlertAdmin.listEvents(path.id, urlParams.since), (events) => ({
+          events: events.map(AlertAdmin.eventJson)
+        }))
+      )
   ).pipe(Layer.provide(adminAuthLive(key)))
 }

@@ -12,8 +12,10 @@ import {
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import {
   type AccountStore,
+  type AlertStore,
   ConsoleSession,
   type DashboardStore,
+  NotificationSender,
   type SessionStore,
   type StreamStore
 } from "@dashstream/core"
@@ -158,6 +160,11 @@ const routerConfig = {
   maxParamLength: 4096
 } as const
 
+/** The sender of a server without one (see `HandlerConfig.notificationSender`): no test notification leaves it. */
+const noNotificationSender: NotificationSender["Type"] = {
+  send: () => Effect.succeed({ _tag: "Unreachable", reason: "this server sends no notifications" })
+}
+
 /** The API served with this configuration: admin and console included only with an admin token. */
 const servedApi = (config: HandlerConfig): HttpApi.HttpApi.Any => (config.adminToken === undefined ? publicApi : api)
 
@@ -175,7 +182,7 @@ export const makeApiLane = (
 ): Effect.Effect<
   (req: IncomingMessage, res: ServerResponse) => void,
   never,
-  AccountStore | StreamStore | DashboardStore | SessionStore | Scope.Scope
+  AccountStore | StreamStore | DashboardStore | SessionStore | AlertStore | Scope.Scope
 > =>
   Effect.gen(function* () {
     const served = servedApi(config)
@@ -189,7 +196,12 @@ export const makeApiLane = (
       docsLive(served, config.basePath ?? ""),
       key === undefined
         ? Layer.empty
-        : Layer.merge(adminLive(key, config.limits, config.basePath ?? ""), consoleLive(key, config.basePath ?? ""))
+        : Layer.merge(
+            adminLive(key, config.limits, config.basePath ?? "").pipe(
+              Layer.provide(Layer.succeed(NotificationSender, config.notificationSender ?? noNotificationSender))
+            ),
+            consoleLive(key, config.basePath ?? "")
+          )
     )
     const built = yield* Layer.build(Layer.merge(groups, HttpApiBuilder.Router.Live))
     const router = yield* Context.get(built, HttpApiBuilder.Router).router
