@@ -7,8 +7,9 @@ export const unknownLinkText = "This link can't be shown again; replace it to ge
 
 /**
  * The actions of a view's share link: "Open view page" and "Copy link" when the server shows the link (`url`, a path
- * under the server's base path, made absolute against this page), else {@link unknownLinkText} (the caller puts its
- * rotate button beside it). `copy: false` leaves the copy button out (the layout editor's toolbar: it opens the page).
+ * under the server's base path, made absolute against this page), else {@link unknownLinkText} ({@link ShareLink} puts
+ * the button that replaces it beside it). `copy: false` leaves the copy button out (the layout editor's toolbar: it
+ * opens the page).
  */
 export const ViewLink = (props: { readonly url: string | null; readonly copy?: boolean }) => {
   const [copied, setCopied] = useState(false)
