@@ -2,10 +2,11 @@
  * Rotations in the console (docs/api.md sections 14 and 15.2), in Debian's Chromium against a real server on SQLite:
  * a rotation made in the page (dashboards picked in order, reordered, removed; the interval's bounds), edited, listed
  * on the account page with its dashboards in order and its interval, its share link opened, copied and rotated, a
- * rotation whose link is not kept (its database row as a version before view links were kept left it) given a new one
- * with "Replace link", deleted. A body the server refuses is shown on the field its `path` names (`name`,
- * `intervalSeconds`, `dashboardIds[2]`) and nothing is stored. The breadcrumbs name the account and the rotation; no
- * horizontal scrollbar at 1280, 1440 and 1920 px with a long stream name; no console error, no request elsewhere.
+ * rotation (and a dashboard) whose link is not kept (its database row as a version before view links were kept left
+ * it) given a new one with "Replace link", deleted. A body the server refuses is shown on the field its `path` names
+ * (`name`, `intervalSeconds`, `dashboardIds[3]`) and nothing is stored. The breadcrumbs name the account and the
+ * rotation; no horizontal scrollbar at 1280, 1440 and 1920 px with a long stream name; no console error, no request
+ * elsewhere.
  */
 import { createRequire } from "node:module"
 import type { Browser, Page } from "@playwright/test"
@@ -246,32 +247,50 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
     expect((await storedRotation()).dashboardIds).toEqual([dashboards["Operations"], dashboards[longName]])
   })
 
-  it("a rotation whose link is not kept says so and offers Replace link, which gives it one", async () => {
-    // As a version that kept only the view token's digest left it: the link still works, it cannot be shown.
+  it("a rotation or dashboard whose link is not kept says so and offers Replace link, which gives it one", async () => {
+    // As a version that kept only the view token's digest left them: the links still work, they cannot be shown.
+    const ops = dashboards["Operations"]!
+    const opsLink = new URL(
+      (await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${ops}`)).json.url as string,
+      server.baseUrl
+    ).href
     const file = new Sqlite(db.url.slice("sqlite:".length))
     try {
       expect(file.prepare("UPDATE rotations SET view_token_text = NULL WHERE id = ?").run(rotationId).changes).toBe(1)
+      expect(file.prepare("UPDATE dashboards SET view_token_text = NULL WHERE id = ?").run(ops).changes).toBe(1)
     } finally {
       file.close()
     }
     expect(await storedRotation()).toMatchObject({ viewToken: null, url: null })
     await page.reload()
-    await until(page, `${q(`${row()} .cw-link-unknown`)} !== null`, 10_000)
-    expect(await text(page, `${row()} .cw-link-unknown`)).toBe(
-      "This link can't be shown again; replace it to get a new one."
-    )
-    expect(await page.locator(`${row()} a:has-text("Open view page")`).count()).toBe(0)
-    expect(await page.locator(`${row()} button:has-text("Rotate view link")`).count()).toBe(0)
+    const opsRow = `.cw-dashboards tr[data-dashboard="${ops}"]`
+    for (const view of [row(), opsRow]) {
+      await until(page, `${q(`${view} .cw-link-unknown`)} !== null`, 10_000)
+      expect(await text(page, `${view} .cw-link-unknown`)).toBe(
+        "This link can't be shown again; replace it to get a new one."
+      )
+      expect(await page.locator(`${view} a:has-text("Open view page")`).count()).toBe(0)
+      expect(await page.locator(`${view} button:has-text("Rotate view link")`).count()).toBe(0)
+    }
     expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
+    expect((await api.fetch(new URL(opsLink).pathname)).status).toBe(200)
 
-    await page.click(`${row()} button:has-text("Replace link")`)
-    await page.click(`${row()} .cw-confirm button:has-text("Replace")`)
-    await until(page, `${q(`${row()} a.cw-button[target="_blank"]`)} !== null`, 5_000)
-    const fresh = (await page.locator(`${row()} a:has-text("Open view page")`).getAttribute("href"))!
-    expect(fresh).toBe(new URL((await storedRotation()).url!, server.baseUrl).href)
-    expect((await api.fetch(new URL(fresh).pathname)).status).toBe(200)
-    expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(404)
-    viewUrl = fresh
+    for (const [view, old] of [
+      [row(), viewUrl],
+      [opsRow, opsLink]
+    ] as const) {
+      await page.click(`${view} button:has-text("Replace link")`)
+      await page.click(`${view} .cw-confirm button:has-text("Replace")`)
+      await until(page, `${q(`${view} a.cw-button[target="_blank"]`)} !== null`, 5_000)
+      const fresh = (await page.locator(`${view} a:has-text("Open view page")`).getAttribute("href"))!
+      expect(fresh).not.toBe(old)
+      expect((await api.fetch(new URL(fresh).pathname)).status).toBe(200)
+      expect((await api.fetch(new URL(old).pathname)).status).toBe(404)
+      if (view === row()) {
+        expect(fresh).toBe(new URL((await storedRotation()).url!, server.baseUrl).href)
+        viewUrl = fresh
+      }
+    }
   })
 
   for (const width of [1280, 1440, 1920]) {
