@@ -16,7 +16,7 @@ describe("the console's generated API types", () => {
 
   it("describe every answer the console reads", async () => {
     const types = await apiTypes(openApiDocument())
-    for (const name of ["Account", "ReadEntry", "WidgetWithLatest", "Tile", "Dashboard"])
+    for (const name of ["Account", "ReadEntry", "WidgetWithLatest", "Tile", "Dashboard", "Rotation"])
       assert.include(types, `readonly ${name}: {`, name)
   })
 })

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import {
   type Cell,
+  dropPosition,
   errorTarget,
   firstFreeCell,
   GRID_COLUMNS,
@@ -95,5 +96,28 @@ describe("sameLayout", () => {
     assert.isFalse(sameLayout([a], [{ ...a, x: 1 }]))
     assert.isFalse(sameLayout([a, { ...a, y: 1 }], [{ ...a, y: 1 }, a]))
     assert.isFalse(sameLayout([a], [{ ...a, options: { staleAfter: 60 } }]))
+  })
+})
+
+describe("dropPosition", () => {
+  it("puts the grabbed cell of a dragged tile in the cell under the pointer", () => {
+    // Grabbed 80 px into a 96 px row (its first row), the pointer 400 px down (row 4): the tile's top at row 4.
+    assert.strictEqual(dropPosition(400, 80, 96), 4 * 96)
+    // Grabbed in its second row, the pointer in row 4: the tile's top at row 3.
+    assert.strictEqual(dropPosition(400, 100, 96), 3 * 96)
+  })
+  it("rounds to that cell also after a grid adds or takes less than half a cell (gridstack's margins)", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 3000, noNaN: true }),
+        fc.double({ min: 0, max: 1000, noNaN: true }),
+        fc.double({ min: 20, max: 200, noNaN: true }),
+        fc.double({ min: -0.45, max: 0.45, noNaN: true }),
+        (pointer, grab, cell, margin) => {
+          const cells = Math.floor(pointer / cell) - Math.floor(grab / cell)
+          assert.strictEqual(Math.round((dropPosition(pointer, grab, cell) + margin * cell) / cell), cells)
+        }
+      )
+    )
   })
 })

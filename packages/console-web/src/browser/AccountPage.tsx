@@ -1,13 +1,16 @@
 import { useEffect, useState } from "preact/hooks"
 import { type Account, api } from "./api.js"
 import { DashboardsPanel } from "./DashboardsPanel.js"
+import { RotationsPanel } from "./RotationsPanel.js"
 import { accountLabel, Crumbs, ErrorText, Section, ShownOnce } from "./ui.js"
 import { WidgetsPanel } from "./WidgetsPanel.js"
 
-/** One account (docs/api.md section 14): issue a new access key, its widgets, its dashboards. */
+/** One account (docs/api.md section 14): issue a new access key, its widgets, its dashboards, its rotations. */
 export const AccountPage = (props: { readonly accountId: string }) => {
   const [account, setAccount] = useState<Account | undefined>(undefined)
   const [loadError, setLoadError] = useState<unknown>(undefined)
+  // Dashboards created or deleted: the rotations (their names, and a deleted one's place) are read again.
+  const [dashboardChanges, setDashboardChanges] = useState(0)
   useEffect(() => {
     api.listAccounts().then(
       (list) => {
@@ -29,7 +32,8 @@ export const AccountPage = (props: { readonly accountId: string }) => {
       <ErrorText error={loadError} />
       <AccessKeys accountId={props.accountId} />
       <WidgetsPanel accountId={props.accountId} />
-      <DashboardsPanel accountId={props.accountId} />
+      <DashboardsPanel accountId={props.accountId} onChanged={() => setDashboardChanges((n) => n + 1)} />
+      <RotationsPanel accountId={props.accountId} changes={dashboardChanges} />
     </div>
   )
 }

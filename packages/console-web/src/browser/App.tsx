@@ -5,6 +5,7 @@ import { AccountPage } from "./AccountPage.js"
 import { AccountsPage } from "./AccountsPage.js"
 import { api, ApiError, unauthorizedEvent } from "./api.js"
 import { EditorPage } from "./EditorPage.js"
+import { RotationPage } from "./RotationPage.js"
 import { SignIn } from "./SignIn.js"
 import { describeError, routeHref, useRoute } from "./ui.js"
 
@@ -81,6 +82,8 @@ export const App = (props: { readonly config: ConsoleConfig; readonly firstRunTo
           <AccountsPage />
         ) : route.page === "account" ? (
           <AccountPage accountId={route.accountId} />
+        ) : route.page === "rotation" ? (
+          <RotationPage accountId={route.accountId} rotationId={route.rotationId} />
         ) : (
           <EditorPage key={route.dashboardId} accountId={route.accountId} dashboardId={route.dashboardId} ctx={ctx} />
         )}

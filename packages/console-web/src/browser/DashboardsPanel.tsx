@@ -1,49 +1,36 @@
-import { useEffect, useState } from "preact/hooks"
-import { api, type Dashboard } from "./api.js"
-import { ConfirmButton, ErrorText, routeHref, Section } from "./ui.js"
-import { ViewLink } from "./ViewLink.js"
+import { useState } from "preact/hooks"
+import { api } from "./api.js"
+import { ErrorText, routeHref, Section } from "./ui.js"
+import { useViewList, ViewActions } from "./views.js"
 
 /**
  * The dashboards of an account (docs/api.md section 14): list, create (one tile per widget, as the server lays it out),
  * delete after a confirmation, open the view page and copy its link (every answer carries it, docs/api.md section 11),
- * rotate the view link (the old one stops working), and edit the layout.
+ * rotate the view link (the old one stops working), and edit the layout. `onChanged` runs after a dashboard was
+ * created or deleted (a deleted dashboard leaves every rotation).
  */
-export const DashboardsPanel = (props: { readonly accountId: string }) => {
-  const [dashboards, setDashboards] = useState<ReadonlyArray<Dashboard> | undefined>(undefined)
-  const [loadError, setLoadError] = useState<unknown>(undefined)
+export const DashboardsPanel = (props: { readonly accountId: string; readonly onChanged?: () => void }) => {
+  const {
+    items: dashboards,
+    loadError,
+    reload
+  } = useViewList(() => api.dashboards.list(props.accountId), [props.accountId])
   const [name, setName] = useState("")
   const [createError, setCreateError] = useState<unknown>(undefined)
-  const [rowError, setRowError] = useState<{ id: string; error: unknown } | undefined>(undefined)
-
-  const load = () =>
-    api.listDashboards(props.accountId).then(
-      (list) => {
-        setDashboards(list)
-        setLoadError(undefined)
-      },
-      (error: unknown) => setLoadError(error)
-    )
-  useEffect(() => void load(), [props.accountId])
+  const changed = async () => {
+    await reload()
+    props.onChanged?.()
+  }
 
   const create = async (event: Event) => {
     event.preventDefault()
     setCreateError(undefined)
     try {
-      await api.createDashboard(props.accountId, name)
+      await api.dashboards.create(props.accountId, { name })
       setName("")
-      await load()
+      await changed()
     } catch (error) {
       setCreateError(error)
-    }
-  }
-
-  const act = async (id: string, action: () => Promise<void>) => {
-    setRowError(undefined)
-    try {
-      await action()
-      await load()
-    } catch (error) {
-      setRowError({ id, error })
     }
   }
 
@@ -66,39 +53,22 @@ export const DashboardsPanel = (props: { readonly accountId: string }) => {
           </thead>
           <tbody>
             {dashboards.map((d) => {
+              const href = routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })
               return (
                 <tr key={d.id} data-dashboard={d.id}>
-                  <td>
-                    <a href={routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })}>{d.name}</a>
+                  <td class="cw-wrap">
+                    <a href={href}>{d.name}</a>
                   </td>
                   <td>{d.tiles.length}</td>
                   <td>{new Date(d.createdAt).toLocaleString()}</td>
                   <td>
-                    <div class="cw-actions">
-                      <a
-                        class="cw-button"
-                        href={routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })}
-                      >
-                        Edit layout
-                      </a>
-                      <ViewLink url={d.url} />
-                      <ConfirmButton
-                        label="Rotate view link"
-                        question="The current view link stops working. Make a new one?"
-                        confirmLabel="Rotate"
-                        action={() =>
-                          void act(d.id, async () => void (await api.rotateViewLink(props.accountId, d.id)))
-                        }
-                      />
-                      <ConfirmButton
-                        label="Delete"
-                        question={`Delete the dashboard ${d.name}?`}
-                        confirmLabel="Delete dashboard"
-                        danger
-                        action={() => void act(d.id, () => api.deleteDashboard(props.accountId, d.id))}
-                      />
-                      {rowError?.id === d.id ? <ErrorText error={rowError.error} /> : null}
-                    </div>
+                    <ViewActions
+                      kind="dashboards"
+                      accountId={props.accountId}
+                      view={d}
+                      edit={{ href, label: "Edit layout" }}
+                      onChanged={() => void changed()}
+                    />
                   </td>
                 </tr>
               )

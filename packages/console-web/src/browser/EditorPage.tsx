@@ -6,7 +6,7 @@ import { type Cell, errorTarget, firstFreeCell, sameLayout } from "./layout.js"
 import { type Draft, draftOf, keepDraft } from "./memory.js"
 import { ViewLink } from "./ViewLink.js"
 import { optionErrorOf, tileOptionEditors, type TileOptions, withOption } from "./options.js"
-import { ConfirmButton, Crumbs, describeError, ErrorText } from "./ui.js"
+import { ConfirmButton, Crumbs, describeError, ErrorText, useAccountName } from "./ui.js"
 
 /** How often the editor re-reads the account's widgets for their newest entries (milliseconds). */
 const liveMs = 2000
@@ -63,14 +63,7 @@ export const EditorPage = (props: {
 }) => {
   const { accountId, dashboardId } = props
   const [saved, setSaved] = useState<Dashboard | undefined>(undefined)
-  // For the breadcrumbs.
-  const [accountName, setAccountName] = useState<string | undefined>(undefined)
-  useEffect(() => {
-    api.listAccounts().then(
-      (list) => setAccountName(list.find((a) => a.id === accountId)?.name),
-      () => setAccountName(undefined)
-    )
-  }, [accountId])
+  const accountName = useAccountName(accountId)
   const [draft, setDraft] = useState<Draft | undefined>(undefined)
   const [widgets, setWidgets] = useState<ReadonlyArray<Widget>>([])
   const [selected, setSelected] = useState<string | undefined>(undefined)
@@ -94,7 +87,7 @@ export const EditorPage = (props: {
 
   useEffect(() => {
     let live = true
-    Promise.all([api.getDashboard(accountId, dashboardId), api.listWidgets(accountId)]).then(
+    Promise.all([api.dashboards.get(accountId, dashboardId), api.listWidgets(accountId)]).then(
       ([d, w]) => {
         if (!live) return
         setSaved(d)
@@ -173,12 +166,10 @@ export const EditorPage = (props: {
     setNameError(undefined)
     setNotice(undefined)
     try {
-      const d = await api.saveDashboard(
-        accountId,
-        dashboardId,
-        sent.name,
-        sent.tiles.map((t) => t.tile)
-      )
+      const d = await api.dashboards.save(accountId, dashboardId, {
+        name: sent.name,
+        tiles: sent.tiles.map((t) => t.tile)
+      })
       setSaved(d)
       // Edits made while the save was under way stay as they are (and stay unsaved).
       setDraft((current) => (current === sent ? draftOfDashboard(d, sent) : current))
@@ -244,7 +235,7 @@ export const EditorPage = (props: {
 
   return (
     <div class="cw-page cw-editor-page">
-      <Crumbs account={{ id: accountId, name: accountName }} dashboardName={saved?.name} />
+      <Crumbs account={{ id: accountId, name: accountName }} viewName={saved?.name} />
       <ErrorText error={loadError} />
       {draft === undefined ? (
         loadError === undefined ? (

@@ -1,7 +1,7 @@
 import { el, Tile, type RenderContext, type WidgetType, widgetTypes } from "@dashstream/dashboard-web/browser"
 import { GridStack, type GridItemHTMLElement } from "gridstack"
 import type { StoredEntry, TileJson } from "./api.js"
-import { type Cell, GRID_COLUMNS, keyboardCell } from "./layout.js"
+import { type Cell, dropPosition, GRID_COLUMNS, keyboardCell } from "./layout.js"
 import { previewOptions } from "./options.js"
 
 /** One tile of the layout being edited: a key of the editor's own (stable while editing) and the tile's JSON. */
@@ -42,6 +42,15 @@ interface Item {
 
 const known = new Set<string>(widgetTypes)
 
+/** A drag's position as gridstack's draggable reports it: the item's top-left corner, in pixels from the grid's. */
+interface DragUi {
+  readonly position: { readonly top: number; readonly left: number }
+}
+
+/** gridstack's draggable of an item (its internal `ddElement.ddDraggable`), whose `ui()` gridstack places drags by. */
+const draggableOf = (element: HTMLElement): { ui: () => DragUi } | undefined =>
+  (element as unknown as { ddElement?: { ddDraggable?: { ui: () => DragUi } } }).ddElement?.ddDraggable
+
 /**
  * The layout editor's grid (docs/api.md section 14): gridstack (12 columns, mode `float`: tiles stay where they are put)
  * holding one dashboard tile per item, drawn by the dashboard page's own {@link Tile} and renderers, so the editor
@@ -56,6 +65,15 @@ export class GridEditor {
   private syncing = false
   private frame = 0
   private readonly dirty = new Set<Item>()
+  /** The pointer, in client pixels, while a tile is dragged. */
+  private readonly pointer = { x: 0, y: 0 }
+  private readonly onPointerMove = (event: PointerEvent) => {
+    this.pointer.x = event.clientX
+    this.pointer.y = event.clientY
+  }
+  /** The tile being dragged and where it was grabbed, in pixels from its top-left corner. */
+  private grab: { readonly element: HTMLElement; readonly x: number; readonly y: number } | undefined
+  private readonly following = new WeakSet<object>()
 
   constructor(
     parent: HTMLElement,
@@ -98,6 +116,8 @@ export class GridEditor {
     }
     this.grid.on("dragstop", focusMoved)
     this.grid.on("resizestop", focusMoved)
+    this.host.addEventListener("pointerdown", (event) => this.onPointerDown(event), { capture: true })
+    addEventListener("pointermove", this.onPointerMove, { capture: true, passive: true })
   }
 
   /**
@@ -178,7 +198,47 @@ export class GridEditor {
     for (const item of this.items.values()) item.tile.dispose()
     this.items.clear()
     cancelAnimationFrame(this.frame)
+    removeEventListener("pointermove", this.onPointerMove, { capture: true })
     this.grid.destroy(true)
+  }
+
+  /**
+   * A drop lands in the cell under the pointer (docs/console.md, "Layout editor"). gridstack places a dragged item by
+   * rounding its top-left corner to the nearest cell, and that corner trails the pointer by however far the pointer
+   * moved before the drag began: a tile grabbed low in a cell and dropped high in one landed a row above the pointer,
+   * one grabbed at the right of a cell a column to the left. So the item's draggable reports gridstack, in place of that
+   * corner, the cell under the pointer less the cell of the tile that was grabbed ({@link dropPosition}); gridstack's
+   * placeholder, its pushing aside of other tiles and the drop all follow the pointer. `ui()` is gridstack's own
+   * report of a drag's position (internal to gridstack 14, the one place it reads one);
+   * `packages/server/test/e2e/consoleDrop.browser.test.ts` holds the editor to the pointer's cell.
+   */
+  private onPointerDown(event: PointerEvent): void {
+    const target = event.target instanceof Element ? event.target : null
+    const element = target?.closest<HTMLElement>(".grid-stack-item")
+    if (event.button !== 0 || element == null || target?.closest(".ui-resizable-handle") != null) {
+      this.grab = undefined
+      return
+    }
+    const box = element.getBoundingClientRect()
+    this.grab = { element, x: event.clientX - box.left, y: event.clientY - box.top }
+    this.onPointerMove(event)
+    const draggable = draggableOf(element)
+    if (draggable === undefined || this.following.has(draggable)) return
+    this.following.add(draggable)
+    const reported = draggable.ui.bind(draggable)
+    draggable.ui = () => {
+      const ui = reported()
+      const grab = this.grab
+      if (grab?.element !== element) return ui
+      const grid = this.host.getBoundingClientRect()
+      return {
+        ...ui,
+        position: {
+          left: dropPosition(this.pointer.x - grid.left, grab.x, this.grid.cellWidth()),
+          top: dropPosition(this.pointer.y - grid.top, grab.y, this.grid.getCellHeight(true))
+        }
+      }
+    }
   }
 
   private makeTile(tile: TileJson, type: string, deleted: boolean): Tile {

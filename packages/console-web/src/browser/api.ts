@@ -20,6 +20,14 @@ type Answer<P extends keyof paths, M extends "get" | "post" | "put"> =
       : never
     : never
 
+/** The JSON body `method` on `path` takes, as the OpenAPI document declares it. */
+type Body<P extends keyof paths, M extends "post" | "put"> =
+  NonNullable<paths[P][M]> extends {
+    readonly requestBody?: { readonly content: { readonly "application/json": infer B } }
+  }
+    ? B
+    : never
+
 /** An account as `GET /admin/accounts` lists it (never a key). */
 export type Account = Schemas["Account"]
 
@@ -40,6 +48,9 @@ export type TileJson = Schemas["Tile"] & { readonly [other: string]: unknown }
  * before view links were kept, docs/api.md section 11).
  */
 export type Dashboard = Schemas["Dashboard"]
+
+/** A rotation as the admin API answers it (docs/api.md section 15.2), with its share link like a dashboard's. */
+export type Rotation = Schemas["Rotation"]
 
 /** A failed request: the HTTP status and the contract's error body (section 5). */
 export class ApiError extends Error {
@@ -118,6 +129,45 @@ export const request = async <A = unknown>(method: string, path: string, body?: 
 const enc = encodeURIComponent
 const accountPath = (id: string) => `/admin/accounts/${enc(id)}`
 
+/** Where each kind of shared view is in the admin API: its list and one view (sections 11.1, 15.2). */
+interface ViewPaths {
+  readonly dashboards: {
+    readonly list: "/admin/accounts/{id}/dashboards"
+    readonly one: "/admin/accounts/{id}/dashboards/{dashboardId}"
+  }
+  readonly rotations: {
+    readonly list: "/admin/accounts/{id}/rotations"
+    readonly one: "/admin/accounts/{id}/rotations/{rotationId}"
+  }
+}
+
+/** A kind of shared view: dashboards or rotations. */
+export type ViewKind = keyof ViewPaths
+
+/** A shared view of kind `K` as the admin API answers it (with its share link, `viewToken` and `url`). */
+export type View<K extends ViewKind> = Answer<ViewPaths[K]["one"], "get">
+
+/**
+ * The admin calls of one kind of shared view, the same six endpoints for dashboards and rotations (docs/api.md
+ * sections 11.1 and 15.2): `list` (oldest first), `get`, `create` (201), `save` (`PUT`, the new version), `remove`
+ * (204; its view link stops working) and `newLink` (a new view token; the old link stops working at once). Each answer
+ * carries the view's current share link. Failures are {@link ApiError}s (404 `dashboard_not_found` or
+ * `rotation_not_found`, 400 `invalid_request` with the field's `path`).
+ */
+const viewCalls = <K extends ViewKind>(kind: K) => {
+  type P = ViewPaths[K]
+  const list = (id: string) => `${accountPath(id)}/${kind}`
+  const one = (id: string, viewId: string) => `${list(id)}/${enc(viewId)}`
+  return {
+    list: (id: string) => request<{ readonly [k in K]: ReadonlyArray<View<K>> }>("GET", list(id)).then((r) => r[kind]),
+    get: (id: string, viewId: string) => request<View<K>>("GET", one(id, viewId)),
+    create: (id: string, body: Body<P["list"], "post">) => request<View<K>>("POST", list(id), body),
+    save: (id: string, viewId: string, body: Body<P["one"], "put">) => request<View<K>>("PUT", one(id, viewId), body),
+    remove: (id: string, viewId: string) => request<void>("DELETE", one(id, viewId)),
+    newLink: (id: string, viewId: string) => request<View<K>>("POST", `${one(id, viewId)}/view-token`)
+  }
+}
+
 /** The calls the console makes, one per endpoint it uses. */
 export const api = {
   /** `POST /console/session`: 204 and a session cookie; 401 for a wrong token, 429 when throttled. */
@@ -144,32 +194,8 @@ export const api = {
       `${accountPath(id)}/widgets/${enc(streamName)}/points`,
       point
     ),
-  listDashboards: (id: string) =>
-    request<Answer<"/admin/accounts/{id}/dashboards", "get">>("GET", `${accountPath(id)}/dashboards`).then(
-      (r) => r.dashboards
-    ),
-  getDashboard: (id: string, dashboardId: string) =>
-    request<Answer<"/admin/accounts/{id}/dashboards/{dashboardId}", "get">>(
-      "GET",
-      `${accountPath(id)}/dashboards/${enc(dashboardId)}`
-    ),
-  createDashboard: (id: string, name: string, tiles?: ReadonlyArray<TileJson>) =>
-    request<Answer<"/admin/accounts/{id}/dashboards", "post">>(
-      "POST",
-      `${accountPath(id)}/dashboards`,
-      tiles === undefined ? { name } : { name, tiles }
-    ),
-  saveDashboard: (id: string, dashboardId: string, name: string, tiles: ReadonlyArray<TileJson>) =>
-    request<Answer<"/admin/accounts/{id}/dashboards/{dashboardId}", "put">>(
-      "PUT",
-      `${accountPath(id)}/dashboards/${enc(dashboardId)}`,
-      { name, tiles }
-    ),
-  deleteDashboard: (id: string, dashboardId: string) =>
-    request<void>("DELETE", `${accountPath(id)}/dashboards/${enc(dashboardId)}`),
-  rotateViewLink: (id: string, dashboardId: string) =>
-    request<Answer<"/admin/accounts/{id}/dashboards/{dashboardId}/view-token", "post">>(
-      "POST",
-      `${accountPath(id)}/dashboards/${enc(dashboardId)}/view-token`
-    )
+  /** The dashboards of an account (docs/api.md section 11.1). */
+  dashboards: viewCalls("dashboards"),
+  /** The rotations of an account (docs/api.md section 15.2). */
+  rotations: viewCalls("rotations")
 }

@@ -1,6 +1,6 @@
 /**
  * Pure rules of the layout editor (docs/api.md sections 11 and 14), no DOM: the 12-column grid, keyboard moves and
- * resizes, where a new tile goes, and which tile a server error's `path` names.
+ * resizes, where a dragged tile lands, where a new tile goes, and which tile a server error's `path` names.
  */
 
 /** Columns of the dashboard grid (docs/api.md section 11). */
@@ -48,6 +48,16 @@ export const keyboardCell = (key: string, shift: boolean, cell: Cell): Cell | un
       }
   return next.x === cell.x && next.y === cell.y && next.w === cell.w && next.h === cell.h ? undefined : next
 }
+
+/**
+ * Where a tile dragged with the mouse goes, along one axis, in pixels from the grid's edge: the grabbed cell of the
+ * tile lands in the cell under the pointer, so the tile's edge is `(pointer's cell - grabbed cell) * cell`. `pointer`
+ * is the pointer's distance from the grid's edge, `grab` its distance from the tile's edge when the drag began, `cell`
+ * a cell's size (all in CSS pixels). A whole number of cells, so a grid that rounds a position to a cell, after adding
+ * or taking less than half a cell (gridstack's margins), keeps it.
+ */
+export const dropPosition = (pointer: number, grab: number, cell: number): number =>
+  (Math.floor(pointer / cell) - Math.floor(grab / cell)) * cell
 
 /**
  * Where a new `w` x `h` tile goes: the first free place, row by row from the top, left to right, that overlaps no

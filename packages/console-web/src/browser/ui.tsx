@@ -1,7 +1,7 @@
 /** Small pieces every console view shares: error text, a secret shown once, a two-step confirmation, routes. */
 import type { ComponentChildren } from "preact"
 import { useEffect, useState } from "preact/hooks"
-import { ApiError } from "./api.js"
+import { api, ApiError } from "./api.js"
 
 /** A failure as one sentence for the operator: the server's message, and its `path` when it names a field. */
 export const describeError = (error: unknown): string => {
@@ -108,18 +108,30 @@ export const Section = (props: { readonly title: string; readonly children: Comp
   </section>
 )
 
-/** The console's pages, addressed by the fragment (`#/accounts/<id>/dashboards/<dashboardId>`). */
+/**
+ * The console's pages, addressed by the fragment: `#/accounts/<id>`, a dashboard's layout editor
+ * `#/accounts/<id>/dashboards/<dashboardId>`, a rotation `#/accounts/<id>/rotations/<rotationId>` (`rotationId`
+ * undefined, `.../rotations/new`, for a new one).
+ */
 export type Route =
   | { readonly page: "accounts" }
   | { readonly page: "account"; readonly accountId: string }
   | { readonly page: "editor"; readonly accountId: string; readonly dashboardId: string }
+  | { readonly page: "rotation"; readonly accountId: string; readonly rotationId: string | undefined }
+
+/** The path segment of a new rotation's page (rotation ids are UUIDs, so never this). */
+const newRotation = "new"
 
 /** Reads a route from `location.hash`; the accounts page for anything else. */
 export const parseRoute = (hash: string): Route => {
   const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent)
   if (parts[0] === "accounts" && parts[1] !== undefined && parts[1] !== "") {
-    if (parts[2] === "dashboards" && parts[3] !== undefined && parts[3] !== "")
-      return { page: "editor", accountId: parts[1], dashboardId: parts[3] }
+    const id = parts[3]
+    if (id !== undefined && id !== "") {
+      if (parts[2] === "dashboards") return { page: "editor", accountId: parts[1], dashboardId: id }
+      if (parts[2] === "rotations")
+        return { page: "rotation", accountId: parts[1], rotationId: id === newRotation ? undefined : id }
+    }
     return { page: "account", accountId: parts[1] }
   }
   return { page: "accounts" }
@@ -135,6 +147,8 @@ export const routeHref = (route: Route): string => {
       return `#/accounts/${e(route.accountId)}`
     case "editor":
       return `#/accounts/${e(route.accountId)}/dashboards/${e(route.dashboardId)}`
+    case "rotation":
+      return `#/accounts/${e(route.accountId)}/rotations/${e(route.rotationId ?? newRotation)}`
   }
 }
 
@@ -163,24 +177,25 @@ export const useNow = (everyMs: number): number => {
 export const accountLabel = (name: string): string => (name === "" ? "(no name)" : name)
 
 /**
- * Where the page is: `Accounts / <account name> / <dashboard name>`, every part but the last a link. A name not known
- * yet (still loading) is left out with what follows it.
+ * Where the page is: `Accounts / <account name> / <dashboard or rotation name>`, every part but the last a link. A
+ * name not known yet (still loading) is left out with what follows it.
  */
 export const Crumbs = (props: {
   readonly account?: { readonly id: string; readonly name: string | undefined } | undefined
-  readonly dashboardName?: string | undefined
+  /** The name of the account's dashboard or rotation the page shows. */
+  readonly viewName?: string | undefined
 }) => {
   const parts: Array<{ readonly label: string; readonly href: string | undefined }> = [
     { label: "Accounts", href: routeHref({ page: "accounts" }) }
   ]
   const account = props.account
   if (account !== undefined && account.name !== undefined) {
-    const last = props.dashboardName === undefined
+    const last = props.viewName === undefined
     parts.push({
       label: accountLabel(account.name),
       href: last ? undefined : routeHref({ page: "account", accountId: account.id })
     })
-    if (!last) parts.push({ label: props.dashboardName!, href: undefined })
+    if (!last) parts.push({ label: props.viewName!, href: undefined })
   }
   return (
     <nav class="cw-crumbs" aria-label="Breadcrumbs">
@@ -198,4 +213,16 @@ export const Crumbs = (props: {
       ])}
     </nav>
   )
+}
+
+/** The name of the account `accountId` (for the breadcrumbs), `undefined` while loading or when it is unknown. */
+export const useAccountName = (accountId: string): string | undefined => {
+  const [name, setName] = useState<string | undefined>(undefined)
+  useEffect(() => {
+    api.listAccounts().then(
+      (list) => setName(list.find((a) => a.id === accountId)?.name),
+      () => setName(undefined)
+    )
+  }, [accountId])
+  return name
 }

@@ -1,0 +1,72 @@
+/**
+ * What the account page's lists of shared views (dashboards and rotations, docs/api.md sections 11.1 and 15.2) have in
+ * common: loading the list, and each row's actions on the view and its share link.
+ */
+import { useEffect, useState } from "preact/hooks"
+import { api, type ViewKind } from "./api.js"
+import { ConfirmButton, ErrorText } from "./ui.js"
+import { ShareLink } from "./ViewLink.js"
+
+/**
+ * An account's views as `load` answers them: `undefined` while the first answer is awaited, then the list; `loadError`
+ * the last failure. `reload` reads them again; `deps` re-read them when they change.
+ */
+export const useViewList = <V,>(load: () => Promise<ReadonlyArray<V>>, deps: ReadonlyArray<unknown>) => {
+  const [items, setItems] = useState<ReadonlyArray<V> | undefined>(undefined)
+  const [loadError, setLoadError] = useState<unknown>(undefined)
+  const reload = () =>
+    load().then(
+      (list) => {
+        setItems(list)
+        setLoadError(undefined)
+      },
+      (error: unknown) => setLoadError(error)
+    )
+  useEffect(() => void reload(), deps)
+  return { items, loadError, reload }
+}
+
+/** The singular noun of each kind of view, as the console writes it. */
+const nouns: Readonly<Record<ViewKind, string>> = { dashboards: "dashboard", rotations: "rotation" }
+
+/**
+ * One view's actions in its row: edit it (`edit`, a link and its label), open and copy its share link, give it a new
+ * link (rotate, or replace an unknown one), delete it after a confirmation. A failure is shown in the row;
+ * `onChanged` runs after each change (the list is read again).
+ */
+export const ViewActions = (props: {
+  readonly kind: ViewKind
+  readonly accountId: string
+  readonly view: { readonly id: string; readonly name: string; readonly url: string | null }
+  readonly edit: { readonly href: string; readonly label: string }
+  readonly onChanged: () => void
+}) => {
+  const { kind, accountId, view } = props
+  const [error, setError] = useState<unknown>(undefined)
+  const act = async (action: () => Promise<unknown>) => {
+    setError(undefined)
+    try {
+      await action()
+      props.onChanged()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  const noun = nouns[kind]
+  return (
+    <div class="cw-actions">
+      <a class="cw-button" href={props.edit.href}>
+        {props.edit.label}
+      </a>
+      <ShareLink url={view.url} renew={() => void act(() => api[kind].newLink(accountId, view.id))} />
+      <ConfirmButton
+        label="Delete"
+        question={`Delete the ${noun} ${view.name}?`}
+        confirmLabel={`Delete ${noun}`}
+        danger
+        action={() => void act(() => api[kind].remove(accountId, view.id))}
+      />
+      <ErrorText error={error} />
+    </div>
+  )
+}
