@@ -183,10 +183,11 @@ type Ranking = RangeSelector<RangeEntry, StoredEntry>
  * A range read (see {@link RangeQuery}) over `source`, the one implementation of `StreamStore.readRange` that every
  * adapter calls. Without `points`: the window's entries, ascending, at most `limit`, read `pageSize` at a time. With
  * `points=N`: the window's bounds `L` (`from`, or `since`, or the oldest `ts` in the window) and `U` (`to`, or the
- * newest `ts` in the window) are settled first (one cheap read each, only for a missing bound), then every entry of
- * `[L, U]` is fed page by page to {@link makeRangeSelector}: memory is one page plus the kept entries (4N at
+ * newest `ts` in the window) are settled first (one cheap read each, only for a missing bound), then the entries of
+ * `[L, U]` are ranked from the source's stored blocks, `blocksPerPage` blocks a page, by {@link makeRangeSelector}
+ * (only those that can still be kept are pushed, see `rankPacked`): memory is one page plus the kept entries (4N at
  * most). Between pages the fiber yields once it has run 20 ms, so a source that reads synchronously holds the event
- * loop a few pages at a time.
+ * loop a few pages at a time. Dies (a defect) when a page's entries do not ascend.
  * A window without entries, or with `U < L`, reads `[]`. Fails with the source's `StorageFailure`.
  */
 export const readRangeFrom = (
