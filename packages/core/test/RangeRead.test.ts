@@ -183,6 +183,33 @@ describe("readRangeFrom", () => {
       })
   )
 
+  it.effect("with points, a page whose entries do not ascend fails the read instead of answering", () =>
+    Effect.gen(function* () {
+      const e = (ts: number) => ({ ts, value: ts, json: String(ts) })
+      // Two blocks given in the wrong order, as one buffer and as two.
+      for (const data of [
+        [Buffer.concat([encodeBlock([e(30), e(40)]).data, encodeBlock([e(10), e(20)]).data])],
+        [encodeBlock([e(30), e(40)]).data, encodeBlock([e(10), e(20)]).data]
+      ]) {
+        const source: RangeSource = {
+          page: () => Effect.succeed([]),
+          newest: Effect.succeed(40),
+          blocks: () => Effect.succeed({ blocks: 2, data })
+        }
+        const query: RangeQuery = {
+          from: 0 as Micros,
+          since: null,
+          to: 50 as Micros,
+          points: 4,
+          mode: "extremes",
+          limit: null
+        }
+        const exit = yield* Effect.exit(readRangeFrom(source, query))
+        assert.isTrue(exit._tag === "Failure" && exit.cause._tag === "Die", String(exit))
+      }
+    })
+  )
+
   it.effect.prop(
     "with points, blocks of any sizes in pages of any size keep what the bucket rule keeps, entries unchanged",
     [
