@@ -4,8 +4,9 @@
  * queried by `--connections` clients (wrk, default 4; 2 threads, 1 for one client) for `--seconds` each: Dashstream's
  * `GET /api/v2/<key>/datastream/s0?from=&to=&points=1000` against InfluxQL's
  * `SELECT first(v), last(v), min(v), max(v) FROM m WHERE time >= .. AND time < .. GROUP BY time(<window / 1000>)`.
- * Prints queries/s, p50 and p99 of each and Dashstream's ratio to InfluxDB's queries/s of the same round, with the
- * bare node:http ceiling (a JSON POST answered 200) at the same concurrency.
+ * Prints queries/s, p50 and p99 of each, Dashstream's ratio to InfluxDB's queries/s of the same round and the
+ * Dashstream server's CPU per query (its process tree, while measured), with the bare node:http ceiling (a JSON POST
+ * answered 200) at the same concurrency.
  *
  * Before measuring, every window's answers are compared: the windows are aligned so that both bucketings coincide
  * (`from` a multiple of the bucket width `w`, `to = from + 1000 w - 1 µs`: Dashstream's bucket k is then exactly
@@ -30,7 +31,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { parseArgs } from "node:util"
 import { commandBundle, type Dashstream, serverNodeFlags, startDashstream } from "../lib/dashstream.js"
-import { ensureDebianPackages, freePort, startProcess, stopProcess } from "../lib/proc.js"
+import { ensureDebianPackages, freePort, startProcess, stopProcess, treeCpuMicros } from "../lib/proc.js"
 import { getLua, type LoadResult, postLua, wrk } from "../lib/wrk.js"
 import { type Influx, startInflux } from "../push/influx.js"
 
@@ -225,16 +226,29 @@ interface Row {
   readonly window: string
   readonly round: number
   readonly result: LoadResult
+  /** The server's CPU (its process tree) per query answered, in milliseconds; undefined when not measured. */
+  readonly cpuMs: number | undefined
 }
 const rows: Array<Row> = []
 
-const measure = async (target: string, window: string, round: number, url: string, lua: string): Promise<void> => {
+/** Loads `url` with wrk; with `pid`, also the CPU that process tree spent per query while measured. */
+const measure = async (
+  target: string,
+  window: string,
+  round: number,
+  url: string,
+  lua: string,
+  pid?: number
+): Promise<void> => {
   if (warmup > 0) await wrk({ url, lua, seconds: warmup, connections, threads })
+  const cpu0 = pid === undefined ? 0 : treeCpuMicros(pid)
   const result = await wrk({ url, lua, seconds, connections, threads })
-  rows.push({ target, window, round, result })
+  const cpuMs = pid === undefined ? undefined : (treeCpuMicros(pid) - cpu0) / 1000 / Math.max(1, result.requests)
+  rows.push({ target, window, round, result, cpuMs })
   console.error(
     `round ${round + 1}  ${target.padEnd(22)} ${window.padEnd(22)} ${result.reqPerSec.toFixed(0).padStart(7)} q/s  ` +
-      `p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`
+      `p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}` +
+      (cpuMs === undefined ? "" : `  server CPU ${cpuMs.toFixed(1)} ms/query`)
   )
   if (result.errors > 0) throw new Error(`${target} ${window}: ${result.errors} errors`)
 }
@@ -294,13 +308,14 @@ try {
       const label = `${w.name}, ${points} points`
       if (influx !== undefined) await measure("InfluxDB 1.6", label, round, influx.url, getLua(`"${influxPath(w)}"`))
       for (const t of targets) {
-        await measure(t.name, label, round, t.ds.url, getLua(`"${dashstreamPath(t.ds, "s0", w.from, toOf(w))}"`))
+        const path = dashstreamPath(t.ds, "s0", w.from, toOf(w))
+        await measure(t.name, label, round, t.ds.url, getLua(`"${path}"`), t.ds.pid)
       }
     }
     if (!values["no-year"]) {
       for (const t of targets) {
         const path = dashstreamPath(t.ds, "year", yearStart, `${yearEnd}`)
-        await measure(t.name, `1 year decimated, ${points}`, round, t.ds.url, getLua(`"${path}"`))
+        await measure(t.name, `1 year decimated, ${points}`, round, t.ds.url, getLua(`"${path}"`), t.ds.pid)
       }
     }
   }
@@ -330,8 +345,8 @@ console.log(
     `${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after; wrk -t${threads} -c${connections} -d${seconds}s; ` +
     `median of ${rounds} round(s)\n`
 )
-console.log("| target | window | queries/s | p50 ms | p99 ms | ÷ InfluxDB queries/s |")
-console.log("|---|---|---:|---:|---:|---:|")
+console.log("| target | window | queries/s | p50 ms | p99 ms | ÷ InfluxDB queries/s | server CPU ms/query |")
+console.log("|---|---|---:|---:|---:|---:|---:|")
 const keys = [...new Set(rows.map((r) => `${r.target}\u0000${r.window}`))]
 for (const key of keys) {
   const [target, window] = key.split("\u0000") as [string, string]
@@ -343,6 +358,7 @@ for (const key of keys) {
   console.log(
     `| ${target} | ${window} | ${median(mine.map((r) => r.result.reqPerSec)).toFixed(0)} | ` +
       `${median(mine.map((r) => r.result.p50)).toFixed(1)} | ${median(mine.map((r) => r.result.p99)).toFixed(1)} | ` +
-      `${ratios.length === 0 ? "-" : `${median(ratios).toFixed(2)}x`} |`
+      `${ratios.length === 0 ? "-" : `${median(ratios).toFixed(2)}x`} | ` +
+      `${mine[0]!.cpuMs === undefined ? "-" : median(mine.map((r) => r.cpuMs!)).toFixed(1)} |`
   )
 }

@@ -351,10 +351,12 @@ export {
 export { BucketKeeper, type SelectionMode } from "./BucketSelection.js"
 // Range reads: the bucketing of `points=N`, the streaming selection, and the one read every adapter calls.
 export {
+  defaultRangeBlocksPerPage,
   defaultRangePageSize,
   makeRangeSelector,
   MAX_POINTS,
   MIN_POINTS,
+  type PackedBlocks,
   type PointBuckets,
   pointBuckets,
   type RangeEntry,

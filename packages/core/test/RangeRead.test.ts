@@ -4,6 +4,7 @@ import type { SelectionMode } from "../src/BucketSelection.js"
 import { makeRangeSelector, pointBuckets, type RangeEntry, readRangeFrom, type RangeSource } from "../src/RangeRead.js"
 import type { RangeQuery } from "../src/StreamStore.js"
 import type { Micros } from "../src/Time.js"
+import { encodeBlock } from "../src/entryBlocks.js"
 
 // Bucket k holds t exactly when k * (U - L) <= (t - L) * N < (k + 1) * (U - L) (the last also holds U).
 const inBucket = (t: number, k: number, lower: number, upper: number, n: number): boolean => {
@@ -112,7 +113,22 @@ describe("makeRangeSelector", () => {
 })
 
 describe("readRangeFrom", () => {
-  const sourceOf = (entries: ReadonlyArray<E>, pages: Array<number>): RangeSource => ({
+  // The entries stored in blocks of 1 to 5 entries (`sizes`, repeated), as an adapter stores them in `entry_blocks`.
+  const blocksOf = (entries: ReadonlyArray<E>, sizes: ReadonlyArray<number>) => {
+    const blocks: Array<ReadonlyArray<E>> = []
+    for (let i = 0, k = 0; i < entries.length; k++) {
+      const size = sizes[k % sizes.length]!
+      blocks.push(entries.slice(i, i + size))
+      i += size
+    }
+    return blocks
+  }
+
+  const sourceOf = (
+    entries: ReadonlyArray<E>,
+    pages: Array<number>,
+    sizes: ReadonlyArray<number> = [3]
+  ): RangeSource => ({
     page: (after, to, limit) =>
       Effect.sync(() => {
         const found = entries
@@ -122,7 +138,23 @@ describe("readRangeFrom", () => {
         pages.push(found.length)
         return found
       }),
-    newest: Effect.sync(() => entries.at(-1)?.ts ?? null)
+    newest: Effect.sync(() => entries.at(-1)?.ts ?? null),
+    blocks: (after, to, limit) =>
+      Effect.sync(() => {
+        const found = blocksOf(entries, sizes)
+          .filter((b) => b.at(-1)!.ts > after && b[0]!.ts <= to)
+          .slice(0, limit)
+        pages.push(found.length)
+        const encoded = found.map((b) => encodeBlock(b.map((e) => ({ ...e, json: JSON.stringify(e.value) }))).data)
+        // Laid end to end in buffers of one or two blocks, as adapters give them.
+        const data: Array<Buffer> = []
+        for (let i = 0, k = 0; i < encoded.length; k++) {
+          const step = k % 2 === 0 ? 1 : 2
+          data.push(Buffer.concat(encoded.slice(i, i + step)))
+          i += step
+        }
+        return { blocks: found.length, data }
+      })
   })
 
   it.effect.prop(
@@ -145,9 +177,73 @@ describe("readRangeFrom", () => {
           limit: null
         }
         const pages: Array<number> = []
-        const paged = yield* readRangeFrom(sourceOf(stream, pages), query, pageSize)
-        assert.deepStrictEqual(paged, yield* readRangeFrom(sourceOf(stream, []), query, 1_000))
+        const paged = yield* readRangeFrom(sourceOf(stream, pages), query, pageSize, pageSize)
+        assert.deepStrictEqual(paged, yield* readRangeFrom(sourceOf(stream, []), query, 1_000, 1_000))
         assert.isTrue(pages.every((size) => size <= pageSize))
       })
+  )
+
+  it.effect("with points, a page whose entries do not ascend fails the read instead of answering", () =>
+    Effect.gen(function* () {
+      const e = (ts: number) => ({ ts, value: ts, json: String(ts) })
+      // Two blocks given in the wrong order, as one buffer and as two.
+      for (const data of [
+        [Buffer.concat([encodeBlock([e(30), e(40)]).data, encodeBlock([e(10), e(20)]).data])],
+        [encodeBlock([e(30), e(40)]).data, encodeBlock([e(10), e(20)]).data]
+      ]) {
+        const source: RangeSource = {
+          page: () => Effect.succeed([]),
+          newest: Effect.succeed(40),
+          blocks: () => Effect.succeed({ blocks: 2, data })
+        }
+        const query: RangeQuery = {
+          from: 0 as Micros,
+          since: null,
+          to: 50 as Micros,
+          points: 4,
+          mode: "extremes",
+          limit: null
+        }
+        const exit = yield* Effect.exit(readRangeFrom(source, query))
+        assert.isTrue(exit._tag === "Failure" && exit.cause._tag === "Die", String(exit))
+      }
+    })
+  )
+
+  it.effect.prop(
+    "with points, blocks of any sizes in pages of any size keep what the bucket rule keeps, entries unchanged",
+    [
+      streamArb,
+      fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 4 }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.constantFrom<SelectionMode>("extremes", "last"),
+      fc.integer({ min: 1, max: 8 }),
+      fc.option(fc.integer({ min: 0, max: 60 }), { nil: null }),
+      fc.option(fc.integer({ min: 0, max: 60 }), { nil: null })
+    ],
+    ([stream, sizes, blocksPerPage, mode, points, from, to]) =>
+      Effect.gen(function* () {
+        const query: RangeQuery = {
+          from: from as Micros | null,
+          since: null,
+          to: to as Micros | null,
+          points,
+          mode,
+          limit: null
+        }
+        const pages: Array<number> = []
+        const read = yield* readRangeFrom(sourceOf(stream, pages, sizes), query, 1_000, blocksPerPage)
+        assert.isTrue(pages.every((size) => size <= blocksPerPage))
+        const window = stream.filter((e) => (from === null || e.ts >= from) && (to === null || e.ts <= to))
+        if (window.length === 0 || (from !== null && to !== null && to < from)) return assert.deepStrictEqual(read, [])
+        const lower = from ?? window[0]!.ts
+        const upper = to ?? window.at(-1)!.ts
+        const expected = reference(window, mode, lower, upper, points)
+        assert.deepStrictEqual(
+          read.map((e) => [e.ts, e.json]),
+          expected.map((e) => [e.ts, JSON.stringify(e.value)])
+        )
+      }),
+    { fastCheck: { numRuns: 1_000 } }
   )
 })

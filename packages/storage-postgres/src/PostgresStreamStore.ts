@@ -1,6 +1,7 @@
 import { blockSize, type EntryRef, renderEntry } from "@dashstream/core/entryBlocks"
 import {
   type Micros,
+  type PackedBlocks,
   pageOfRendered,
   readRangeFrom,
   type StoredEntry,
@@ -117,6 +118,31 @@ const rangePage = async (
   }
 }
 
+/**
+ * The first `$4` blocks of stream `$1` holding entries with `$2 < ts <= $3`, ascending, as rows `[data]`: from the
+ * block holding `$2` (`fromBlockSql`) unless it ends at or before `$2`. One row a block: concatenated in the query
+ * (`string_agg`), a page arrives as one hexadecimal text value that costs pg 2.5-3.5x the CPU of the rows to parse.
+ */
+const packedBlocksQuery = {
+  name: "dashstream_read_range_packed",
+  text:
+    `SELECT data FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} AND last_ts > $2 ` +
+    "AND first_ts <= $3 ORDER BY first_ts LIMIT $4",
+  rowMode: "array"
+} as const
+
+/** `RangeSource.blocks`: see {@link packedBlocksQuery}. */
+const packedBlocks = async (
+  pool: pg.Pool,
+  stream: number,
+  after: number,
+  to: number,
+  limit: number
+): Promise<PackedBlocks> => {
+  const result = await pool.query<[Buffer]>({ ...packedBlocksQuery, values: [stream, after, to, limit] })
+  return { blocks: result.rows.length, data: result.rows.map((row) => row[0]) }
+}
+
 /** The `ts` of stream `$1`'s newest entry (its last block's `last_ts`); no row for an empty stream. */
 const newestQuery = {
   name: "dashstream_read_newest_ts",
@@ -138,7 +164,9 @@ const readRange =
             return result.rows.length === 0 ? null : Number(result.rows[0]![0])
           },
           catch: toStorageFailure
-        })
+        }),
+        blocks: (after, to, limit) =>
+          Effect.tryPromise({ try: () => packedBlocks(pool, stream, after, to, limit), catch: toStorageFailure })
       },
       query
     )

@@ -38,9 +38,10 @@ const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
 /**
  * The `DecimationStore` port over an open, migrated better-sqlite3 connection (docs/api.md section 9).
  *
- * Every operation is one prepared statement, run synchronously: a delete of a batch is one short implicit
- * transaction, over by the time the event loop runs again, so it never overlaps a group commit of pushes (which
- * also runs start to finish in one turn) and pushes wait for one batch at most. `deleteEntries` never deletes the
+ * Every operation is one prepared statement, run synchronously: a delete of a batch is one short `BEGIN IMMEDIATE`
+ * transaction (another process's write lock is waited for up to the connection's busy timeout), over by the time
+ * the event loop runs again, so it never overlaps a group commit of pushes (which also runs start to finish in one
+ * turn) and pushes wait for one batch at most. `deleteEntries` never deletes the
  * stream's newest entry (guarded in the statement). `withPassLock` is exclusive within this process for this
  * database file (see `heldLocks`). SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
  * `StorageError` (also for a stream of an unknown widget type). Throws when the statements cannot be prepared
@@ -128,7 +129,11 @@ export const make = (db: Database.Database): Context.Tag.Service<DecimationStore
                 const ts = Number(id.slice(prefix.length))
                 if (Number.isSafeInteger(ts)) tss.push(ts)
               }
-              return deleteAt(stream, tss)
+              // IMMEDIATE: the write lock is taken (waiting up to busy_timeout) before the transaction reads. A
+              // deferred one reads first and then asks for the lock; if another process (`serve` beside
+              // `dashstream decimate`) committed meanwhile, SQLite fails it at once with SQLITE_BUSY ("database is
+              // locked"), without waiting, since its snapshot is stale.
+              return deleteAt.immediate(stream, tss)
             },
             catch: storageFailure
           }),

@@ -168,6 +168,7 @@ const built = (
             recent: { all: (stream: number, count: number) => blocks.recent(stream, count, -1) },
             recentPage: { all: blocks.recent },
             between: blocks.between,
+            packed: blocks.packed,
             // A file's pages are read on a thread of their own (the event-loop read is its fallback); an in-memory
             // database is private to this connection, so its pages are read here.
             pageOnLoop,
@@ -205,6 +206,7 @@ const built = (
       recent,
       recentPage,
       between,
+      packed,
       pageOnLoop,
       reader,
       clearedTs,
@@ -244,7 +246,9 @@ const built = (
             {
               page: (after, to, limit) =>
                 Effect.try({ try: () => between(stream, after, to, limit), catch: storageFailure }),
-              newest: Effect.try({ try: () => latest(stream)?.ts ?? null, catch: storageFailure })
+              newest: Effect.try({ try: () => latest(stream)?.ts ?? null, catch: storageFailure }),
+              blocks: (after, to, limit) =>
+                Effect.try({ try: () => packed(stream, after, to, limit), catch: storageFailure })
             },
             query
           ),

@@ -134,6 +134,7 @@ describe("SQLite hot statements", () => {
           Sql.clear,
           Sql.setClearedTs,
           Sql.blocksFrom,
+          Sql.packedBlocks,
           Sql.blockCountsNewestFirst,
           Sql.blocksStartingAt,
           Sql.tail,

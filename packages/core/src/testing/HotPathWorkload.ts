@@ -117,7 +117,8 @@ export const hotPathWorkload = (fixture: HotPathFixture): Effect.Effect<void, un
       yield* pushed({ accessKey: key, streamName: "t", command: "clear" }, T0 + 5_000_000)
       yield* pushed({ accessKey: key, streamName: "t", point: { title: "t", msg: "again" } }, T0 + 6_000_000)
 
-      // Reads: the latest entry (no since), a since read in pages, live reads (snapshot and after a cursor).
+      // Reads: the latest entry (no since), a since read in pages, live reads (snapshot and after a cursor), a range
+      // read with points.
       const latest = yield* UseCases.read(key, "n", {})
       if (latest.length !== 1) return yield* Effect.die(new Error(`latest read gave ${latest.length} entries`))
       const pages = yield* UseCases.readPages(key, "s", { since: "0" }, 100)
@@ -131,6 +132,17 @@ export const hotPathWorkload = (fixture: HotPathFixture): Effect.Effect<void, un
       yield* streams.readLive(s, { _tag: "Recent", count: 1 })
       yield* streams.readLive(s, { _tag: "Recent", count: 1000 })
       yield* streams.readLive(s, { _tag: "After", since: micros(0), limit: 1000 })
+      // A range read of the 300 timestamped points at 10 points (each bucket keeps its first and last, which are its
+      // lowest and highest), whose pages are the stream's stored blocks.
+      const ranged = yield* streams.readRange(s, {
+        from: micros(1_600_000_000_000_000),
+        since: null,
+        to: micros((1_600_000_000 + 299 * 60) * 1_000_000),
+        points: 10,
+        mode: "extremes",
+        limit: null
+      })
+      if (ranged.length !== 20) return yield* Effect.die(new Error(`range read kept ${ranged.length} entries, not 20`))
 
       // The dashboard page: its view token, then its tiles' widgets and snapshots.
       const view = yield* Dashboards.resolveView(fixture.viewToken)

@@ -12,6 +12,7 @@ import type { StoredPoint } from "../Point.js"
 import type { Rotation, RotationChange, RotationId } from "../Rotation.js"
 import type { SharedView, ViewStorage } from "../SharedView.js"
 import { readRangeFrom } from "../RangeRead.js"
+import { blockSize, encodeBlock } from "../entryBlocks.js"
 import { SessionStore } from "../SessionStore.js"
 import {
   type ReadQuery,
@@ -258,7 +259,18 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
               const end = Math.min(from + limit, to === null ? entries.length : upperBound(entries, to))
               return from >= end ? [] : entries.slice(from, end)
             }),
-          newest: Effect.sync(() => state.data.get(id)?.entries.at(-1)?.ts ?? null)
+          newest: Effect.sync(() => state.data.get(id)?.entries.at(-1)?.ts ?? null),
+          // The entries as if stored in blocks of `blockSize`, counted from the first one asked for.
+          blocks: (after, to, limit) =>
+            Effect.sync(() => {
+              const entries = state.data.get(id)?.entries ?? []
+              const from = upperBound(entries, after)
+              const end = Math.min(from + limit * blockSize, upperBound(entries, to))
+              const data = []
+              for (let i = from; i < end; i += blockSize)
+                data.push(encodeBlock(entries, i, Math.min(end, i + blockSize)).data)
+              return { blocks: data.length, data }
+            })
         },
         query
       ),

@@ -142,6 +142,42 @@ for (const backend of backends) {
       expect(await Promise.all(["n", "s"].map((s) => api.entries(accessKey, s)))).toEqual(once)
     }, 180_000)
 
+    it("decimate beside a busy serve on the same database: the pass waits for the write lock", async () => {
+      const { api, db } = ctx
+      const { accessKey } = await api.setup({ old: "sparkline", busy: "number" })
+      // 20 days of 1-minute points 40 days back (28,800): tier 2 keeps at most 4 an hour, so the pass deletes
+      // about 27,000 entries in some 27 batches, each its own write transaction, while the server commits pushes.
+      const base = NOW - 40 * DAY
+      const minutes = 20 * 1440
+      for (let k = 0; k < minutes; k += 4000) {
+        const points = []
+        for (let j = k; j < Math.min(minutes, k + 4000); j++) points.push({ number: j % 97, timestamp: base + 60 * j })
+        expectSuccess(await api.pushPoint(accessKey, "old", points))
+      }
+      let pushing = true
+      const statuses: Array<number> = []
+      const pusher = async () => {
+        while (pushing) statuses.push((await api.pushPoint(accessKey, "busy", { number: statuses.length })).status)
+      }
+      const pushers = [pusher(), pusher(), pusher(), pusher()]
+      let result: Awaited<ReturnType<typeof runCli>>
+      try {
+        // The pushers are under way before the pass starts.
+        while (statuses.length < 20) await new Promise((resolve) => setTimeout(resolve, 10))
+        result = await runCli(["decimate", "--now", NOW_ISO, "--db", db.url])
+      } finally {
+        pushing = false
+        await Promise.all(pushers)
+      }
+      expect(result.code, result.stderr).toBe(0)
+      expect(statuses.filter((s) => s !== 200)).toEqual([])
+      expect(statuses.length).toBeGreaterThan(20)
+      // Every 1-hour bucket is thinned to its first, last, lowest and highest: at most 4 an hour.
+      const after = await api.entries(accessKey, "old")
+      expect(after.length).toBeLessThanOrEqual(4 * 20 * 24)
+      expect(after.length).toBeGreaterThanOrEqual(2 * 20 * 24)
+    }, 180_000)
+
     it("xy-graph by y, other types keep the last entry; the newest entry of every stream is kept", async () => {
       const { api, db } = ctx
       const { accessKey } = await api.setup({ xy: "xy-graph", feed: "text-feed", lb: "leaderboard", one: "label" })

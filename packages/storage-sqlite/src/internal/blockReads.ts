@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3"
-import type { StoredEntry } from "@dashstream/core"
+import type { PackedBlocks, StoredEntry } from "@dashstream/core"
 import {
   type BlockEntry,
   entriesAfter,
@@ -22,6 +22,8 @@ export interface BlockReads {
    * entry past `to`.
    */
   readonly between: (stream: number, after: number, to: number | null, limit: number) => Array<EntryRef>
+  /** A range read's page of blocks (`RangeSource.blocks`): the first `limit` holding entries in `(after, to]`. */
+  readonly packed: (stream: number, after: number, to: number, limit: number) => PackedBlocks
   /** The same, each rendered as a read body's `data` element. */
   readonly page: (stream: number, since: number, limit: number) => Array<string>
   /**
@@ -37,10 +39,17 @@ export const prepareBlockReads = (db: Database.Database): BlockReads => {
   const from = db.prepare<[number, number, number, number], Buffer>(Sql.blocksFrom).pluck()
   const counts = db.prepare<[number], [number, number]>(Sql.blockCountsNewestFirst).raw()
   const startingAt = db.prepare<[number, number], Buffer>(Sql.blocksStartingAt).pluck()
+  const packed = db
+    .prepare<[number, number, number, number, number, number, number], [number, Buffer | null]>(Sql.packedBlocks)
+    .raw()
   return {
     since: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, stored),
     between: (stream, after, to, limit) =>
       refsBetween(from.iterate(stream, stream, after, after), after, to ?? Infinity, limit),
+    packed: (stream, after, to, limit) => {
+      const [blocks, data] = packed.get(stream, stream, after, after, after, to, limit)!
+      return { blocks, data: data === null ? [] : [data] }
+    },
     page: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, renderEntry),
     recent: (stream, count, limit) => {
       if (count <= 0) return []

@@ -39,6 +39,22 @@ export const Sql = {
     "SELECT data FROM entry_blocks WHERE stream_id = ? AND first_ts >= coalesce((SELECT first_ts FROM entry_blocks " +
     "WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1), ?) ORDER BY first_ts",
   /**
+   * The first `?` blocks of a stream holding entries with `after < ts <= to`, ascending, as one raw row
+   * `[count, data]`: the number of blocks and their `data` laid end to end (`NULL` when none), in one statement, so a
+   * page of a 30-day range read is one row rather than 256 (each row, and each Buffer, cost about as much as ranking
+   * its 32 entries). From the block holding `after` (as {@link Sql.blocksFrom}) unless it ends at or before `after`.
+   * `group_concat` reads each BLOB as text without converting it (the database is UTF-8) and the CAST gives the bytes
+   * back as they are. It concatenates in the order the ordered subquery yields its rows; `group_concat(... ORDER BY
+   * first_ts)`, which says so, sorts the blocks again and cost 2.5-3x as much. The range read checks that the entries
+   * it gets ascend (`RangeRead.ts`), so a different order would fail the read, not change its answer. Parameters:
+   * stream, stream, after, after, after, to, limit.
+   */
+  packedBlocks:
+    "SELECT count(*), CAST(group_concat(data, '') AS BLOB) FROM (SELECT first_ts, data " +
+    "FROM entry_blocks WHERE stream_id = ? AND first_ts >= coalesce((SELECT first_ts FROM entry_blocks " +
+    "WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1), ?) AND last_ts > ? AND first_ts <= ? " +
+    "ORDER BY first_ts LIMIT ?)",
+  /**
    * The stream's blocks as raw rows `[first_ts, n]`, newest first, their data not read: how far back the `count` most
    * recent entries start (the live snapshot), counted without decoding a block.
    */
