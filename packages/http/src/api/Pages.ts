@@ -1,16 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { errors } from "../HttpErrors.js"
+import { type ViewKind, viewKinds, viewSegment } from "@dashstream/core"
+import { errors, type KnownErrorTag } from "../HttpErrors.js"
+import { viewTokenPath } from "./PathParams.js"
 import { ReadResponse, ReadUrlParams } from "./Read.js"
 import { Cors, Lane } from "./Routing.js"
-
-const ViewTokenPath = Schema.Struct({
-  viewToken: Schema.String.annotations({ description: "The dashboard's view token (never logged)" })
-})
-
-const RotationTokenPath = Schema.Struct({
-  viewToken: Schema.String.annotations({ description: "The rotation's view token (never logged)" })
-})
 
 /**
  * `GET /d/:viewToken`, `GET /d/:viewToken/events` and `GET /assets/:file` (docs/api.md section 11), and a rotation's
@@ -19,7 +13,7 @@ const RotationTokenPath = Schema.Struct({
 export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   .add(
     HttpApiEndpoint.get("page", "/d/:viewToken")
-      .setPath(ViewTokenPath)
+      .setPath(viewTokenPath("dashboard"))
       .setUrlParams(
         Schema.Struct({
           theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
@@ -36,7 +30,7 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   )
   .add(
     HttpApiEndpoint.get("dashboardEvents", "/d/:viewToken/events")
-      .setPath(ViewTokenPath)
+      .setPath(viewTokenPath("dashboard"))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(errors("DashboardNotFound"))
       .addError(errors("RateLimited"))
@@ -53,7 +47,7 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   )
   .add(
     HttpApiEndpoint.get("rotationPage", "/r/:viewToken")
-      .setPath(RotationTokenPath)
+      .setPath(viewTokenPath("rotation"))
       .setUrlParams(
         Schema.Struct({
           theme: Schema.optional(Schema.Literal("dark", "light").annotations({ description: "Colour theme (dark)" }))
@@ -71,7 +65,7 @@ export class ViewGroup extends HttpApiGroup.make("view", { topLevel: true })
   )
   .add(
     HttpApiEndpoint.get("rotationEvents", "/r/:viewToken/events")
-      .setPath(RotationTokenPath)
+      .setPath(viewTokenPath("rotation"))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(errors("RotationNotFound"))
       .addError(errors("RateLimited"))
@@ -114,32 +108,40 @@ const viewReadNote =
   "section 6.1). `stream` missing: 400 invalid_request with path `stream`; a stream no tile shows: 404 " +
   "stream_not_found; an unknown or rotated token: 404 as for the page. Rate limited by the view token."
 
+/** What the range read of each kind of shared view says and answers beyond what they share. */
+const rangeOf = {
+  dashboard: { notFound: "DashboardNotFound", shows: "the dashboard shows" },
+  rotation: { notFound: "RotationNotFound", shows: "one of the rotation's dashboards shows" }
+} as const satisfies { readonly [K in ViewKind]: { readonly notFound: KnownErrorTag; readonly shows: string } }
+
+/**
+ * The range read of one kind of shared view, `GET /<segment>/:viewToken/range` named `<kind>Range` (docs/api.md
+ * section 6.1): the export read of a stream the view shows, authorised by its view token; 404 with the kind's
+ * not-found error for an unknown or rotated token.
+ */
+const rangeEndpoint = <K extends ViewKind>(kind: K) =>
+  HttpApiEndpoint.get(`${kind}Range`, `/${viewSegment[kind]}/:viewToken/range`)
+    .setPath(viewTokenPath(kind))
+    .setUrlParams(ViewReadUrlParams)
+    .addSuccess(ReadResponse)
+    .addError(errors("InvalidSince", "InvalidRequest"))
+    .addError(errors(rangeOf[kind].notFound, "StreamNotFound"))
+    .addError(errors("RateLimited"))
+    .annotate(OpenApi.Summary, `Read a stream ${rangeOf[kind].shows}`)
+    .annotate(OpenApi.Description, viewReadNote)
+
+type RangeEndpoint = { readonly [K in ViewKind]: ReturnType<typeof rangeEndpoint<K>> }[ViewKind]
+
 /**
  * `GET /d/:viewToken/range` and `GET /r/:viewToken/range` (docs/api.md section 6.1): the export read of a stream the
  * dashboard, or one of the rotation's dashboards, shows, authorised by its view token; served by the `HttpApi` lane.
+ * One {@link rangeEndpoint} per kind of {@link viewKinds}, in that order.
  */
-export class ViewReadGroup extends HttpApiGroup.make("viewRead", { topLevel: true })
-  .add(
-    HttpApiEndpoint.get("dashboardRange", "/d/:viewToken/range")
-      .setPath(ViewTokenPath)
-      .setUrlParams(ViewReadUrlParams)
-      .addSuccess(ReadResponse)
-      .addError(errors("InvalidSince", "InvalidRequest"))
-      .addError(errors("DashboardNotFound", "StreamNotFound"))
-      .addError(errors("RateLimited"))
-      .annotate(OpenApi.Summary, "Read a stream the dashboard shows")
-      .annotate(OpenApi.Description, viewReadNote)
-  )
-  .add(
-    HttpApiEndpoint.get("rotationRange", "/r/:viewToken/range")
-      .setPath(RotationTokenPath)
-      .setUrlParams(ViewReadUrlParams)
-      .addSuccess(ReadResponse)
-      .addError(errors("InvalidSince", "InvalidRequest"))
-      .addError(errors("RotationNotFound", "StreamNotFound"))
-      .addError(errors("RateLimited"))
-      .annotate(OpenApi.Summary, "Read a stream one of the rotation's dashboards shows")
-      .annotate(OpenApi.Description, viewReadNote)
+export class ViewReadGroup extends viewKinds
+  .reduce<HttpApiGroup.HttpApiGroup<"viewRead", RangeEndpoint, never, never, true>>(
+    // Each kind's endpoint has that kind's name and errors; the list's element type only knows the union of kinds.
+    (group, kind) => group.add(rangeEndpoint(kind) as RangeEndpoint),
+    HttpApiGroup.make("viewRead", { topLevel: true })
   )
   .annotate(Cors, true)
   .annotate(OpenApi.Title, "Dashboard page") {}
