@@ -217,7 +217,9 @@ export {
 export {
   type AccountResource,
   accountNotFound,
+  newResourceId,
   requireAccount,
+  resourceId,
   type ResourceKind,
   type ResourceStorage,
   resourceUseCases
