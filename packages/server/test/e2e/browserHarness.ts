@@ -143,3 +143,10 @@ export const useBrowserSuite = (options: BrowserSuiteOptions = {}): BrowserSuite
   }
   return suite
 }
+
+/** The CSS selector of the view page's tile of a stream. */
+export const tileSel = (stream: string): string => `.ds-tile[data-stream="${stream}"]`
+
+/** The trimmed text of the first element `selector` finds on `page` (`""` when it has none). */
+export const text = async (page: Page, selector: string): Promise<string> =>
+  ((await page.locator(selector).first().textContent()) ?? "").trim()

@@ -13,7 +13,7 @@ import { dirname } from "node:path"
 import type { Page } from "@playwright/test"
 import { isolatedPage, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useBrowserSuite } from "./browserHarness.js"
+import { text, useBrowserSuite } from "./browserHarness.js"
 import { defaultAdminToken } from "./harness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
@@ -30,8 +30,6 @@ const unexpected = (watch: PageWatch) => watch.errors.filter((e) => !expectedNet
 const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
 const itemSel = (stream: string) => `.cw-item[data-stream="${stream}"]`
 const rowSel = (stream: string) => `.cw-widgets tr[data-stream="${stream}"]`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 
 /** The cell the editor holds for the tile of `stream` (`x,y,w,h`). */
 const cellOf = async (page: Page, stream: string) => {
@@ -574,30 +572,26 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
 })
 
 describe("the console's first run", { timeout: 120_000 }, () => {
-  const suite = useBrowserSuite({ serve: { adminToken: null }, page: false })
+  const suite = useBrowserSuite({ serve: { adminToken: null } })
 
   it("opening the printed link signs in and takes the token out of the address bar", async () => {
     const link = /^Console: (http:\/\/\S+\/console#token=(\S+))$/m.exec(suite.server.stdout())
     expect(link, suite.server.stdout()).not.toBeNull()
     const [, url, token] = link!
-    const watch = await isolatedPage(suite.browser, suite.server.baseUrl)
-    try {
-      const requests: Array<string> = []
-      watch.page.on("request", (r) => requests.push(r.url()))
-      await watch.page.goto(url!)
-      await until(watch.page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 10_000)
-      expect(watch.page.url()).toBe(`${suite.server.baseUrl}/console`)
-      expect(await watch.page.evaluate("location.hash")).toBe("")
-      expect(requests.filter((r) => r.includes(token!))).toEqual([])
-      expect((await watch.context.cookies()).some((c) => c.value.includes(token!))).toBe(false)
-      await until(watch.page, `document.querySelector("h1")?.textContent === "Accounts"`, 5_000)
-      expect(unexpected(watch)).toEqual([])
-      expect(watch.foreignRequests).toEqual([])
-      // The link's entry was replaced, not followed by a new one: one step back is the page before it.
-      await watch.page.goBack()
-      expect(watch.page.url()).toBe("about:blank")
-    } finally {
-      await watch.context.close()
-    }
+    const { watch } = suite
+    const requests: Array<string> = []
+    watch.page.on("request", (r) => requests.push(r.url()))
+    await watch.page.goto(url!)
+    await until(watch.page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 10_000)
+    expect(watch.page.url()).toBe(`${suite.server.baseUrl}/console`)
+    expect(await watch.page.evaluate("location.hash")).toBe("")
+    expect(requests.filter((r) => r.includes(token!))).toEqual([])
+    expect((await watch.context.cookies()).some((c) => c.value.includes(token!))).toBe(false)
+    await until(watch.page, `document.querySelector("h1")?.textContent === "Accounts"`, 5_000)
+    expect(unexpected(watch)).toEqual([])
+    expect(watch.foreignRequests).toEqual([])
+    // The link's entry was replaced, not followed by a new one: one step back is the page before it.
+    await watch.page.goBack()
+    expect(watch.page.url()).toBe("about:blank")
   })
 })

@@ -9,12 +9,11 @@ import { createServer, type Server as HttpServer } from "node:http"
 import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Page } from "@playwright/test"
 import { until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { entries, tiles } from "../../../dashboard-web/test/support/fixture.js"
 import { pictureSvg } from "../../../dashboard-web/test/support/pageServer.js"
-import { useBrowserSuite } from "./browserHarness.js"
+import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { timestampTypes } from "./harness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
@@ -43,9 +42,6 @@ const startImageServer = (): Promise<{ origin: string; server: HttpServer }> =>
     )
   })
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 const markers = (stream: string) =>
   `document.querySelectorAll('${tileSel(stream)} svg path[d^="M1 0A1 1 0 1 1"]').length`
 

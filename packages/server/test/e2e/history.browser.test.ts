@@ -12,7 +12,7 @@
 import type { Page } from "@playwright/test"
 import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useBrowserSuite } from "./browserHarness.js"
+import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("history.png")
@@ -39,11 +39,8 @@ const thirtyDays = (step: number, phase: number): Array<{ number: number; timest
 /** The number tile's stream: one point an hour, valued by its hour (0 for the oldest, 719 half an hour ago). */
 const hourly = Array.from({ length: 720 }, (_, k) => ({ number: k, timestamp: now0 - 1_800 - (719 - k) * 3_600 }))
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 const data = (page: Page, stream: string) =>
   page.locator(tileSel(stream)).evaluate((e) => ({ ...(e as any).dataset }) as Record<string, string>)
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 /** True in the page once every tile of `streams` has read its window and drawn it. */
 const ready = (streams: ReadonlyArray<string>) =>
   streams.map((s) => `document.querySelector('${tileSel(s)}')?.dataset.windowReady === 'true'`).join(" && ")

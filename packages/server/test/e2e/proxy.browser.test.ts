@@ -8,7 +8,7 @@
 import type { Page } from "@playwright/test"
 import { isolatedPage, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { useBrowserSuite } from "./browserHarness.js"
+import { tileSel, useBrowserSuite } from "./browserHarness.js"
 import { Api, defaultAdminToken } from "./harness.js"
 import { freePort, type Nginx, readmeBasePath, serverBlock, startNginx } from "./nginx.js"
 
@@ -21,8 +21,6 @@ const watchRequests = (page: Page): Array<string> => {
   })
   return failed
 }
-
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 
 describe("the pages through nginx under a base path", { timeout: 180_000 }, () => {
   const suite = useBrowserSuite({

@@ -7,17 +7,13 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Page } from "@playwright/test"
 import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useBrowserSuite } from "./browserHarness.js"
+import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("rotation.png")
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 const shown = (id: string) =>
   `document.documentElement.dataset.dashboardId === ${JSON.stringify(id)} && ` +
   `document.documentElement.dataset.rendered === "true"`

@@ -10,7 +10,7 @@
 import type { Page } from "@playwright/test"
 import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
 import { describe, expect, it } from "vitest"
-import { useBrowserSuite } from "./browserHarness.js"
+import { tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("tile-status.png")
@@ -31,7 +31,6 @@ const thresholds = [
   { below: 10, color: "blue" }
 ]
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 const colorOf = (page: Page, selector: string) =>
   page
     .locator(selector)
