@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { Effect, Option, Schema } from "effect"
 import type { AccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
 import { AccountNotFound, type StorageFailure } from "./Errors.js"
@@ -18,6 +19,16 @@ export interface AccountResource<Id extends string = string> {
   readonly name: string
   readonly createdAt: number
 }
+
+/**
+ * The schema of a kind's resource ids: a string branded `brand` (`"DashboardId"`), so that one kind's id is never
+ * passed for another's. The server makes them ({@link newResourceId}); as clients send them they are any string, and
+ * an unknown one is the kind's not-found error.
+ */
+export const resourceId = <const Brand extends string>(brand: Brand) => Schema.String.pipe(Schema.brand(brand))
+
+/** A new resource id of any kind: a random UUID (version 4), as the server makes ids of accounts and resources. */
+export const newResourceId = <Id extends string>(): Id => randomUUID() as Id
 
 /**
  * The storage of one kind of account resource (a part of a port). Every method that takes an account id and a

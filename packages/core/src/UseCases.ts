@@ -13,10 +13,9 @@ export {
   readLatestDirect,
   type ReadLatestDone,
   type ReadPages,
-  readDashboardPages,
   readPages,
   type ReadParams,
-  readRotationPages,
+  readViewPages,
   type ViewReadParams
 } from "./usecases/Read.js"
 export {

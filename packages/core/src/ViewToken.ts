@@ -20,10 +20,18 @@ export const newViewToken = (): string => `dv_${randomBytes(32).toString("base64
 export const digestViewToken = (viewToken: string): ViewTokenDigest =>
   createHash("sha256").update(viewToken, "utf8").digest("hex") as ViewTokenDigest
 
-/** What a view token opens: a dashboard's page (`/d/<token>`) or a rotation's (`/r/<token>`, docs/api.md section 15). */
-export type ViewKind = "dashboard" | "rotation"
+/**
+ * The kinds of shared view, in the order the API lists them: what a view token opens, a dashboard's page (`/d/<token>`,
+ * docs/api.md section 11) or a rotation's (`/r/<token>`, section 15). Every per-kind declaration (the HTTP endpoints of
+ * a view, their handlers) is derived from this list.
+ */
+export const viewKinds = ["dashboard", "rotation"] as const
 
-const viewSegment: Readonly<Record<ViewKind, string>> = { dashboard: "d", rotation: "r" }
+/** One of {@link viewKinds}. */
+export type ViewKind = (typeof viewKinds)[number]
+
+/** The first path segment of each kind's URLs: `d` for a dashboard (`/d/<viewToken>`), `r` for a rotation. */
+export const viewSegment = { dashboard: "d", rotation: "r" } as const satisfies Readonly<Record<ViewKind, string>>
 
 /**
  * The URL path of a view page as Dashstream returns and prints it (docs/api.md sections 11, 15, 16): `basePath` (the

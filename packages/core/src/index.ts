@@ -203,13 +203,24 @@ export {
 } from "./TileStatus.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
-export { digestViewToken, newViewToken, type ViewKind, viewPath, type ViewTokenDigest, viewUrl } from "./ViewToken.js"
+export {
+  digestViewToken,
+  newViewToken,
+  type ViewKind,
+  viewKinds,
+  viewPath,
+  viewSegment,
+  type ViewTokenDigest,
+  viewUrl
+} from "./ViewToken.js"
 
 // Account resources and shared views: what dashboards and rotations are instances of.
 export {
   type AccountResource,
   accountNotFound,
+  newResourceId,
   requireAccount,
+  resourceId,
   type ResourceKind,
   type ResourceStorage,
   resourceUseCases

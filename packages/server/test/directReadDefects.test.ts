@@ -10,29 +10,20 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   AccountStore,
-  type AlertStore,
-  type ChangeFeed,
-  type DashboardStore,
-  defaultLimits,
   digestAccessKey,
-  type SessionStore,
   StreamStore,
   micros,
   newAccessKey,
   newAccountId,
   StreamName,
-  type Widget,
-  withAccountCache,
-  withSessionCache
+  type Widget
 } from "@dashstream/core"
-import { layer as httpLayer } from "@dashstream/http"
 import * as Postgres from "@dashstream/storage-postgres"
 import { openTestDatabase, withSchema } from "@dashstream/storage-postgres/testing"
 import * as Sqlite from "@dashstream/storage-sqlite"
-import { Context, Effect, Layer, Logger, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
-
-type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore | AlertStore
+import { type HttpStores, serveHttp } from "./support/loopbackHttp.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
 const db = (await openTestDatabase({ ci: true }))!
@@ -56,7 +47,7 @@ const throwing = <A extends object>(): A =>
   })
 
 /** `stores` with the entries of `readDirect` and the widget of `lookupWidget` poisoned while `poison.now` says so. */
-const poisoned = (stores: Context.Context<Stores>, poison: { now: Poison }): Context.Context<Stores> => {
+const poisoned = (stores: Context.Context<HttpStores>, poison: { now: Poison }): Context.Context<HttpStores> => {
   const streams = Context.get(stores, StreamStore)
   const accounts = Context.get(stores, AccountStore)
   const lookup = accounts.lookupWidget
@@ -81,31 +72,10 @@ const poisoned = (stores: Context.Context<Stores>, poison: { now: Poison }): Con
 }
 
 /** Serves the HTTP layer over `storage` (poisoned as `poison` says) on a loopback port, logs captured. */
-const serve = (storage: Layer.Layer<Stores, unknown>, poison: { now: Poison }) =>
+const serve = (storage: Layer.Layer<HttpStores, unknown>, poison: { now: Poison }) =>
   Effect.gen(function* () {
-    const logs: Array<string> = []
-    let url = ""
     const stores = yield* Layer.build(storage)
-    yield* Layer.build(
-      httpLayer({
-        host: "127.0.0.1",
-        port: 0,
-        adminToken: undefined,
-        limits: defaultLimits,
-        rateLimit: undefined,
-        logRequests: false,
-        onListening: (listening) => {
-          url = listening
-        }
-      }).pipe(Layer.provide(withSessionCache(withAccountCache(Layer.succeedContext(poisoned(stores, poison))))))
-    ).pipe(
-      Effect.provide(
-        Logger.replace(
-          Logger.defaultLogger,
-          Logger.make(({ message }) => void logs.push((Array.isArray(message) ? message : [message]).join(" ")))
-        )
-      )
-    )
+    const { url, logs } = yield* serveHttp(Layer.succeedContext(poisoned(stores, poison)))
     const accounts = Context.get(stores, AccountStore)
     const id = newAccountId()
     const key = newAccessKey()
@@ -131,7 +101,7 @@ const get = (url: string) =>
 const run = <A, E>(body: Effect.Effect<A, E, Scope.Scope>) =>
   Effect.runPromise(Effect.scoped(body).pipe(Effect.catchAllCause((cause) => Effect.die(cause)))) as Promise<A>
 
-const backends: ReadonlyArray<readonly [string, () => Layer.Layer<Stores, unknown>, ReadonlyArray<Poison>]> = [
+const backends: ReadonlyArray<readonly [string, () => Layer.Layer<HttpStores, unknown>, ReadonlyArray<Poison>]> = [
   ["sqlite", () => Sqlite.layer({ filename: join(dir, `${Math.random().toString(36).slice(2)}.db`) }), ["entries"]],
   [
     "postgres",

@@ -4,11 +4,10 @@
  * parts: the HTTP layer on loopback over the PostgreSQL adapter, pointed at a loopback port nothing listens on.
  */
 import { createServer } from "node:net"
-import { defaultLimits, withAccountCache, withSessionCache } from "@dashstream/core"
-import { layer as httpLayer } from "@dashstream/http"
 import * as Postgres from "@dashstream/storage-postgres"
-import { Effect, Layer, Logger } from "effect"
+import { Effect } from "effect"
 import { assert, describe, it } from "vitest"
+import { serveHttp } from "./support/loopbackHttp.js"
 
 /** A loopback port nothing listens on (bound, then closed). */
 const closedPort = () =>
@@ -23,30 +22,16 @@ const closedPort = () =>
 describe("a 503 while PostgreSQL is unreachable", () => {
   it("is logged in one line with the driver's reason, once for many requests, without a stack", async () => {
     const port = await closedPort()
-    const logs: Array<string> = []
-    const logger = Logger.make(
-      ({ message }) => void logs.push((Array.isArray(message) ? message : [message]).join(" "))
-    )
+    let logs: ReadonlyArray<string> = []
     await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
           const config = yield* Postgres.parseUrl(
             `postgres://postgres@127.0.0.1:${port}/dashstream?connect_timeout_ms=2000`
           )
-          let url = ""
-          yield* Layer.build(
-            httpLayer({
-              host: "127.0.0.1",
-              port: 0,
-              adminToken: undefined,
-              limits: defaultLimits,
-              rateLimit: undefined,
-              logRequests: false,
-              onListening: (listening) => {
-                url = listening
-              }
-            }).pipe(Layer.provide(withSessionCache(withAccountCache(Postgres.layer(config)))))
-          )
+          const server = yield* serveHttp(Postgres.layer(config))
+          const url = server.url
+          logs = server.logs
           for (let i = 0; i < 3; i++) {
             const push = yield* Effect.promise(() =>
               fetch(`${url}/customSend`, {
@@ -64,7 +49,7 @@ describe("a 503 while PostgreSQL is unreachable", () => {
           }
           yield* Effect.sleep("50 millis")
         })
-      ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      )
     )
     const reason = `connect ECONNREFUSED 127.0.0.1:${port}`
     assert.deepStrictEqual(

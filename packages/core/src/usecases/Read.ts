@@ -2,17 +2,7 @@ import { Effect, Either, Option, Stream } from "effect"
 import type { AccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { resolveView, type ResolvedTile } from "../Dashboards.js"
-import type { DashboardStore } from "../DashboardStore.js"
-import {
-  type DashboardNotFound,
-  type Forbidden,
-  InvalidRequest,
-  InvalidSince,
-  quoted,
-  type RotationNotFound,
-  type StorageFailure,
-  StreamNotFound
-} from "../Errors.js"
+import { type Forbidden, InvalidRequest, InvalidSince, quoted, type StorageFailure, StreamNotFound } from "../Errors.js"
 import { isStreamName } from "../StreamName.js"
 import { badLimit, isRangeRead, limitFromText, type RangeParams, rangeQueryOf } from "../RangeParams.js"
 import {
@@ -26,6 +16,7 @@ import {
 import { resolveRotationView } from "../Rotations.js"
 import { decimationMode } from "../WidgetType.js"
 import { type Micros, sinceFromText } from "../Time.js"
+import type { ViewKind } from "../ViewToken.js"
 import type { StreamId, Widget } from "../Widget.js"
 import { authenticate } from "./Authenticate.js"
 
@@ -163,7 +154,7 @@ export const readPages = (
   AccountStore | StreamStore
 > => Effect.flatMap(resolveRead(accessKey, streamName, params), (resolved) => pagesOfRead(resolved, pageSize))
 
-/** The pages of a resolved read: {@link readPages}', {@link readDashboardPages}' and {@link readRotationPages}'. */
+/** The pages of a resolved read: {@link readPages}' and {@link readViewPages}'. */
 const pagesOfRead = (resolved: ResolvedRead, pageSize: number): Effect.Effect<ReadPages, StorageFailure, StreamStore> =>
   Effect.gen(function* () {
     const store = yield* StreamStore
@@ -187,7 +178,7 @@ export interface ViewReadParams extends ReadParams {
 
 /**
  * The pages of a read of a stream that `tiles` (a view token's tiles, with their widgets) show: see
- * {@link readDashboardPages}. `view` names the view in the `StreamNotFound` message.
+ * {@link readViewPages}. `view` names the view in the `StreamNotFound` message.
  */
 const readShownPages = <E, R>(
   view: string,
@@ -209,48 +200,31 @@ const readShownPages = <E, R>(
     return yield* pagesOfRead(yield* resolveQuery(params, found), pageSize)
   })
 
-/**
- * A read of a stream a dashboard shows, through its view token (README, "Range reads"; docs/api.md section 6.1,
- * `GET /d/<viewToken>/range?stream=<STREAM>&...`): the same pages and the same refusals as {@link readPages} with the
- * account's key (range reads, `since` and `limit` included), but `DashboardNotFound` (404) for an unknown or rotated
- * token instead of `Forbidden`, `InvalidRequest` with `path` `"stream"` when `stream` is missing, and
- * `StreamNotFound` for a stream no tile shows (or whose widget was deleted).
- */
-export const readDashboardPages = (
-  viewToken: string,
-  params: ViewReadParams,
-  pageSize: number = defaultReadPageSize
-): Effect.Effect<
-  ReadPages,
-  DashboardNotFound | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
-  AccountStore | DashboardStore | StreamStore
-> =>
-  readShownPages(
-    "dashboard",
-    Effect.map(resolveView(viewToken), (resolved) => resolved.tiles),
-    params,
-    pageSize
-  )
+// A kind's read of a stream its view shows, from the tiles a view token opens (see `readViewPages`).
+const viewPages =
+  <E, R>(kind: ViewKind, tilesOf: (viewToken: string) => Effect.Effect<ReadonlyArray<ResolvedTile>, E, R>) =>
+  (
+    viewToken: string,
+    params: ViewReadParams,
+    pageSize: number = defaultReadPageSize
+  ): Effect.Effect<ReadPages, E | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure, R | StreamStore> =>
+    readShownPages(kind, tilesOf(viewToken), params, pageSize)
 
 /**
- * {@link readDashboardPages} for a rotation's view token (`GET /r/<viewToken>/range`, docs/api.md section 6.1): a
- * stream any of its dashboards shows; `RotationNotFound` (404) for an unknown or rotated token or a deleted rotation.
+ * A read of a stream a shared view shows, through its view token (README, "Range reads"; docs/api.md section 6.1,
+ * `GET /d/<viewToken>/range?stream=<STREAM>&...` and `GET /r/<viewToken>/range?...`), one per kind: the same pages
+ * and the same refusals as {@link readPages} with the account's key (range reads, `since` and `limit` included), but
+ * the kind's not-found error (404: `DashboardNotFound`, `RotationNotFound`) for an unknown or rotated token or a
+ * deleted view instead of `Forbidden`, `InvalidRequest` with `path` `"stream"` when `stream` is missing, and
+ * `StreamNotFound` for a stream no tile shows (or whose widget was deleted). A rotation's read is of a stream any of
+ * its dashboards shows.
  */
-export const readRotationPages = (
-  viewToken: string,
-  params: ViewReadParams,
-  pageSize: number = defaultReadPageSize
-): Effect.Effect<
-  ReadPages,
-  RotationNotFound | InvalidSince | InvalidRequest | StreamNotFound | StorageFailure,
-  AccountStore | DashboardStore | StreamStore
-> =>
-  readShownPages(
-    "rotation",
-    Effect.map(resolveRotationView(viewToken), (resolved) => resolved.dashboards.flatMap((d) => d.tiles)),
-    params,
-    pageSize
+export const readViewPages = {
+  dashboard: viewPages("dashboard", (viewToken) => Effect.map(resolveView(viewToken), (resolved) => resolved.tiles)),
+  rotation: viewPages("rotation", (viewToken) =>
+    Effect.map(resolveRotationView(viewToken), (resolved) => resolved.dashboards.flatMap((d) => d.tiles))
   )
+} satisfies { readonly [K in ViewKind]: unknown }
 
 /**
  * Pages of at most `pageSize` entries within `limit` (`null`: none): `fetch(null, n)` gives the first page,

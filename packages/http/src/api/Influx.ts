@@ -51,63 +51,70 @@ const precisionParam = (units: string) =>
 const ignored = Schema.optional(Schema.String.annotations({ description: "Accepted and ignored" }))
 
 /**
+ * One InfluxDB write endpoint (docs/api.md section 13.1): a line protocol body, 204 once stored, the query `urlParams`,
+ * and the errors 400, 401, 413, 429 and 503 in the API version's body shape `error`. `credentials` and `errorShape`
+ * say, for its description, where the access key goes and what an error body looks like.
+ */
+const writeEndpoint = <const Name extends string, const Path extends `/${string}`, Params, A, I>(
+  name: Name,
+  path: Path,
+  version: string,
+  options: {
+    readonly urlParams: Schema.Schema<Params, Readonly<Record<string, string | undefined>>>
+    readonly error: Schema.Schema<A, I>
+    readonly credentials: string
+    readonly errorShape: string
+  }
+) =>
+  HttpApiEndpoint.post(name, path)
+    .setPayload(lineProtocolBody)
+    .setUrlParams(options.urlParams)
+    .addSuccess(writeSuccess)
+    .addError(withStatus(options.error, 400))
+    .addError(withStatus(options.error, 401))
+    .addError(withStatus(options.error, 413))
+    .addError(withStatus(options.error, 429))
+    .addError(withStatus(options.error, 503))
+    .annotate(Lane, "ingest")
+    .annotate(Cors, true)
+    .annotate(OpenApi.Summary, `Write line protocol (InfluxDB ${version} API)`)
+    .annotate(OpenApi.Description, writeDescription(options.credentials, options.errorShape))
+
+/**
  * `POST /write` and `POST /api/v2/write` (InfluxDB 1.x and 2.x writes), `/ping` and `/query` (docs/api.md section 13.1).
  * Served by the ingest lane and a small probe answer in `Server.ts`; described here for the OpenAPI document.
  */
 export class InfluxGroup extends HttpApiGroup.make("influx", { topLevel: true })
   .add(
-    HttpApiEndpoint.post("influxWriteV1", "/write")
-      .setPayload(lineProtocolBody)
-      .setUrlParams(
-        Schema.Struct({
-          db: ignored,
-          rp: ignored,
-          consistency: ignored,
-          u: ignored,
-          p: Schema.optional(Schema.String.annotations({ description: "The access key" })),
-          precision: precisionParam("n, ns, u, us, ms, s, m or h")
-        })
-      )
-      .addSuccess(writeSuccess)
-      .addError(withStatus(V1Error, 400))
-      .addError(withStatus(V1Error, 401))
-      .addError(withStatus(V1Error, 413))
-      .addError(withStatus(V1Error, 429))
-      .addError(withStatus(V1Error, 503))
-      .annotate(Lane, "ingest")
-      .annotate(Cors, true)
-      .annotate(OpenApi.Summary, "Write line protocol (InfluxDB 1.x API)")
-      .annotate(
-        OpenApi.Description,
-        writeDescription(
-          "the query's `p`, or the password of HTTP Basic credentials (any user), or `Authorization: Token <key>`",
-          '`{"error": "<message>"}`'
-        )
-      )
+    writeEndpoint("influxWriteV1", "/write", "1.x", {
+      urlParams: Schema.Struct({
+        db: ignored,
+        rp: ignored,
+        consistency: ignored,
+        u: ignored,
+        p: Schema.optional(Schema.String.annotations({ description: "The access key" })),
+        precision: precisionParam("n, ns, u, us, ms, s, m or h")
+      }),
+      error: V1Error,
+      credentials:
+        "the query's `p`, or the password of HTTP Basic credentials (any user), or `Authorization: Token <key>`",
+      errorShape: '`{"error": "<message>"}`'
+    })
   )
   .add(
-    HttpApiEndpoint.post("influxWriteV2", "/api/v2/write")
-      .setPayload(lineProtocolBody)
-      .setUrlParams(
-        Schema.Struct({ org: ignored, orgID: ignored, bucket: ignored, precision: precisionParam("ns, us, ms or s") })
-      )
-      .addSuccess(writeSuccess)
-      .addError(withStatus(V2Error, 400))
-      .addError(withStatus(V2Error, 401))
-      .addError(withStatus(V2Error, 413))
-      .addError(withStatus(V2Error, 429))
-      .addError(withStatus(V2Error, 503))
-      .annotate(Lane, "ingest")
-      .annotate(Cors, true)
-      .annotate(OpenApi.Summary, "Write line protocol (InfluxDB 2.x API)")
-      .annotate(
-        OpenApi.Description,
-        writeDescription(
-          "`Authorization: Token <key>` (or `Bearer <key>`)",
-          '`{"code": "invalid" | "unauthorized" | "request too large" | "too many requests" | "unavailable", ' +
-            '"message"}`'
-        )
-      )
+    writeEndpoint("influxWriteV2", "/api/v2/write", "2.x", {
+      urlParams: Schema.Struct({
+        org: ignored,
+        orgID: ignored,
+        bucket: ignored,
+        precision: precisionParam("ns, us, ms or s")
+      }),
+      error: V2Error,
+      credentials: "`Authorization: Token <key>` (or `Bearer <key>`)",
+      errorShape:
+        '`{"code": "invalid" | "unauthorized" | "request too large" | "too many requests" | "unavailable", ' +
+        '"message"}`'
+    })
   )
   .add(
     HttpApiEndpoint.get("influxPing", "/ping")

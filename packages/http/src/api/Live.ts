@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
+import { StreamPath } from "./PathParams.js"
 import { Cors, Lane } from "./Routing.js"
 
 const liveDescription =
@@ -16,12 +17,7 @@ const liveDescription =
 export class LiveGroup extends HttpApiGroup.make("live", { topLevel: true })
   .add(
     HttpApiEndpoint.get("events", "/api/v2/:accessKey/datastream/:streamName/events")
-      .setPath(
-        Schema.Struct({
-          accessKey: Schema.String.annotations({ description: "The account access key (never logged)" }),
-          streamName: Schema.String.annotations({ description: "The stream name, URL-encoded" })
-        })
-      )
+      .setPath(StreamPath)
       .setUrlParams(
         Schema.Struct({
           since: Schema.optional(

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
+import { StreamPath } from "./PathParams.js"
 import { Cors, Lane } from "./Routing.js"
 
 /** One stored entry of a read: `ts` in UNIX seconds (microsecond precision) and the stored point. */
@@ -58,12 +59,7 @@ export const ReadUrlParams = Schema.Struct({
 export class ReadGroup extends HttpApiGroup.make("read", { topLevel: true })
   .add(
     HttpApiEndpoint.get("read", "/api/v2/:accessKey/datastream/:streamName")
-      .setPath(
-        Schema.Struct({
-          accessKey: Schema.String.annotations({ description: "The account access key (never logged)" }),
-          streamName: Schema.String.annotations({ description: "The stream name, URL-encoded" })
-        })
-      )
+      .setPath(StreamPath)
       .setUrlParams(ReadUrlParams)
       .addSuccess(ReadResponse)
       .addError(errors("InvalidSince", "InvalidRequest"))

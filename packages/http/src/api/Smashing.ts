@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { errors } from "../HttpErrors.js"
+import { StreamNamePath } from "./PathParams.js"
 import { Cors, Lane } from "./Routing.js"
 
 /** A Smashing push body (docs/api.md section 13.2): `auth_token` and the widget data, as Smashing jobs send it. */
@@ -27,9 +28,7 @@ const InvalidApiKey = Schema.Literal("Invalid API key")
 export class SmashingGroup extends HttpApiGroup.make("smashing", { topLevel: true })
   .add(
     HttpApiEndpoint.post("smashing", "/widgets/:streamName")
-      .setPath(
-        Schema.Struct({ streamName: Schema.String.annotations({ description: "The stream name, URL-encoded" }) })
-      )
+      .setPath(StreamNamePath)
       .setPayload(SmashingPush)
       .addSuccess(Schema.Void, { status: 204 })
       .addError(errors("InvalidJson", "InvalidRequest", "InvalidPoint"))

@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import {
   decodeLineProtocol,
-  InvalidRequest,
+  type InvalidRequest,
   type LineProtocolApi,
   lineProtocolLimits,
-  PayloadTooLarge,
+  type PayloadTooLarge,
   parsePrecision
 } from "@dashstream/core"
 import { Either } from "effect"
 import type { ErrorReply } from "../HttpErrors.js"
-import { gunzipBounded } from "./gunzip.js"
 import type { IngestProtocol } from "./ingestLane.js"
+import { authorizationKey, basicPassword, decodedBody, queryOf } from "./ingestRequest.js"
 
 /**
  * The InfluxDB write APIs (docs/api.md section 13.1) as ingest routes: `POST /write` (1.x) and `POST /api/v2/write`
@@ -25,21 +25,6 @@ export const influxVersion = "1.8.10"
 /** Headers of every influx answer, so clients that print or check the server version find one. */
 export const influxHeaders = { "x-influxdb-version": influxVersion, "x-influxdb-build": "Dashstream" } as const
 
-/** The query of a request target, parsed (empty without one). */
-const queryOf = (url: string | undefined): URLSearchParams => {
-  const q = url === undefined ? -1 : url.indexOf("?")
-  return new URLSearchParams(q === -1 ? "" : url!.slice(q + 1))
-}
-
-/** The key of an `Authorization: <scheme> <key>` header for one of `schemes` (case-insensitive), else `undefined`. */
-const authorizationKey = (header: string | undefined, schemes: ReadonlyArray<string>): string | undefined => {
-  if (header === undefined) return undefined
-  const space = header.indexOf(" ")
-  if (space === -1) return undefined
-  const scheme = header.slice(0, space).toLowerCase()
-  return schemes.includes(scheme) ? header.slice(space + 1).trim() : undefined
-}
-
 /**
  * The access key of a 1.x write (docs/api.md section 13.1): the query's `p`, else the password of HTTP Basic credentials (any
  * user), else `Authorization: Token <key>`. `undefined` when the request carries none.
@@ -48,25 +33,14 @@ export const v1AccessKey = (req: IncomingMessage): string | undefined => {
   const p = queryOf(req.url).get("p")
   if (p !== null && p !== "") return p
   const header = req.headers.authorization
-  const basic = authorizationKey(header, ["basic"])
-  if (basic !== undefined) {
-    const decoded = Buffer.from(basic, "base64").toString("utf8")
-    const colon = decoded.indexOf(":")
-    return colon === -1 ? undefined : decoded.slice(colon + 1)
-  }
+  const password = basicPassword(header)
+  if (password !== undefined) return password ?? undefined
   return authorizationKey(header, ["token"])
 }
 
 /** The access key of a 2.x write (docs/api.md section 13.1): `Authorization: Token <key>` or `Bearer <key>`. */
 export const v2AccessKey = (req: IncomingMessage): string | undefined =>
   authorizationKey(req.headers.authorization, ["token", "bearer"])
-
-const tooLarge = Either.left(
-  new PayloadTooLarge({
-    message: `the request body is larger than ${lineProtocolLimits.maxBytes} bytes after decompression`
-  })
-)
-const corrupt = Either.left(new InvalidRequest({ message: "the request body is not valid gzip data" }))
 
 /**
  * A line protocol body as read: its text, and the bytes it was decoded from (byte order mark removed), which the
@@ -84,23 +58,13 @@ interface LineProtocolBody {
 const lineProtocolText = (
   bytes: Buffer,
   req: IncomingMessage
-): Either.Either<LineProtocolBody, InvalidRequest | PayloadTooLarge> => {
-  const encoding = req.headers["content-encoding"]?.trim().toLowerCase()
-  let raw: Buffer = bytes
-  if (encoding === "gzip" || encoding === "x-gzip") {
-    const inflated = gunzipBounded(bytes, lineProtocolLimits.maxBytes)
-    if (inflated === "too large") return tooLarge
-    if (inflated === "corrupt") return corrupt
-    raw = inflated
-  } else if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
-    return Either.left(
-      new InvalidRequest({ message: `Content-Encoding ${JSON.stringify(encoding)} is not supported (only gzip)` })
-    )
-  }
-  // The UTF-8 byte order mark, EF BB BF.
-  if (raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) raw = raw.subarray(3)
-  return Either.right({ text: raw.toString("utf8"), bytes: raw })
-}
+): Either.Either<LineProtocolBody, InvalidRequest | PayloadTooLarge> =>
+  Either.map(decodedBody(bytes, req, lineProtocolLimits.maxBytes), (raw) =>
+    // The UTF-8 byte order mark, EF BB BF.
+    raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf
+      ? { text: raw.toString("utf8", 3), bytes: raw.subarray(3) }
+      : { text: raw.toString("utf8"), bytes: raw }
+  )
 
 /** The reply's status as the influx APIs answer it: a missing or unknown key is 401 there, not 403 (docs/api.md section 13.1). */
 const influxStatus = (reply: ErrorReply): number => (reply.status === 403 ? 401 : reply.status)

@@ -145,8 +145,9 @@ const readAnswer = (pages: UseCases.ReadPages, secret: string, turns: ReadTurns)
  * The export read handler (`GET /api/v2/:accessKey/datastream/:streamName`): rate limit by the path's key, then
  * `UseCases.readPages`. Every error answer (403, 404, 400, a storage failure on the first page) is decided before
  * the first byte; the answer is {@link readAnswer}'s. The view token's reads (`GET /d/:viewToken/range`,
- * `/r/:viewToken/range`, docs/api.md section 6.1) give the same answers through `UseCases.readDashboardPages` and `readRotationPages`, rate
- * limited by the view token. Both share one queue of read turns.
+ * `/r/:viewToken/range`, docs/api.md section 6.1) give the same answers through `UseCases.readViewPages` of their
+ * kind, rate limited by the view token (one handler per kind of shared view; the compiler refuses the group while
+ * a kind's endpoint has none). All share one queue of read turns.
  */
 export const readLive = (
   rateLimit: (accessKey: string) => Effect.Effect<void, RateLimited>,
@@ -177,8 +178,8 @@ export const readLive = (
       )
   const viewed = HttpApiBuilder.group(api, "viewRead", (handlers) =>
     handlers
-      .handle("dashboardRange", viewRead(UseCases.readDashboardPages))
-      .handle("rotationRange", viewRead(UseCases.readRotationPages))
+      .handle("dashboardRange", viewRead(UseCases.readViewPages.dashboard))
+      .handle("rotationRange", viewRead(UseCases.readViewPages.rotation))
   )
   return Layer.merge(keyed, viewed)
 }

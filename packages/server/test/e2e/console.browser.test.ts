@@ -10,10 +10,11 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import type { Page } from "@playwright/test"
+import { isolatedPage, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { text, useBrowserSuite } from "./browserHarness.js"
+import { defaultAdminToken } from "./harness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("console.png")
@@ -29,8 +30,6 @@ const unexpected = (watch: PageWatch) => watch.errors.filter((e) => !expectedNet
 const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
 const itemSel = (stream: string) => `.cw-item[data-stream="${stream}"]`
 const rowSel = (stream: string) => `.cw-widgets tr[data-stream="${stream}"]`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 
 /** The cell the editor holds for the tile of `stream` (`x,y,w,h`). */
 const cellOf = async (page: Page, stream: string) => {
@@ -40,11 +39,7 @@ const cellOf = async (page: Page, stream: string) => {
 }
 
 describe("the console against a real server", { timeout: 180_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
+  const suite = useBrowserSuite({ page: { viewport: { width: 1600, height: 1000 } } })
   let page: Page
   let accountId: string
   let accessKey: string
@@ -56,38 +51,26 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
   let target: { x: number; y: number }
 
   const tilesOf = async () => {
-    const r = await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${dashboardId}`)
+    const r = await suite.api.admin("GET", `/admin/accounts/${accountId}/dashboards/${dashboardId}`)
     expect(r.status, r.text).toBe(200)
     return r.json.tiles as Array<{ streamName: string; title?: string; x: number; y: number; w: number; h: number }>
   }
   const tileOf = async (stream: string) => (await tilesOf()).find((t) => t.streamName === stream)!
   const push = async (streamName: string, point: unknown) => {
-    const r = await api.pushPoint(accessKey, streamName, point)
+    const r = await suite.api.pushPoint(accessKey, streamName, point)
     expect(r.status, r.text).toBe(200)
   }
 
-  beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1600, height: 1000 } })
-    page = watch.page
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
+  beforeAll(() => {
+    page = suite.page
   })
 
   it("serves the page with its CSP and no-referrer, and signs in with the admin token", async () => {
-    const head = await api.fetch("/console")
+    const head = await suite.api.fetch("/console")
     expect(head.status).toBe(200)
     expect(head.headers.get("content-security-policy")).toContain("script-src 'self'")
     expect(head.headers.get("referrer-policy")).toBe("no-referrer")
-    await page.goto(`${server.baseUrl}/console`)
+    await page.goto(`${suite.server.baseUrl}/console`)
     await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
     await page.fill('input[name="token"]', "not-the-token")
     await page.click('button[type="submit"]')
@@ -95,7 +78,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.fill('input[name="token"]', defaultAdminToken)
     await page.click('button[type="submit"]')
     await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
-    const cookies = await watch.context.cookies()
+    const cookies = await suite.watch.context.cookies()
     expect(cookies.length).toBeGreaterThan(0)
     expect(cookies.every((c) => c.httpOnly && c.sameSite === "Strict")).toBe(true)
     expect(cookies.some((c) => c.value.includes(defaultAdminToken))).toBe(false)
@@ -106,7 +89,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.click('button:has-text("Create account")')
     await until(page, `${q(".cw-secret-value")}?.value.length > 20`, 5_000)
     accessKey = await page.inputValue(".cw-secret-value")
-    const r = await api.admin("GET", "/admin/accounts")
+    const r = await suite.api.admin("GET", "/admin/accounts")
     expect(r.status, r.text).toBe(200)
     const account = (r.json.accounts as Array<{ id: string; name: string }>).find((a) => a.name === "Acme")!
     expect(account).toBeDefined()
@@ -115,7 +98,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.click('.cw-secret button:has-text("Done")')
     expect(await page.locator(".cw-secret").count()).toBe(0)
     // The key is real: it reads the account's (still missing) stream as 404, not 403.
-    const read = await api.read(accessKey, "revenue")
+    const read = await suite.api.read(accessKey, "revenue")
     expect(read.status).toBe(404)
   })
 
@@ -137,7 +120,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
       ["top-sellers", "leaderboard"],
       ["status", "label"]
     ] as const)
-      await api.createWidget(accountId, stream, type)
+      await suite.api.createWidget(accountId, stream, type)
 
     await page.click(`${rowSel("revenue")} button:has-text("Test point")`)
     const example = JSON.parse(await page.inputValue('textarea[name="point"]'))
@@ -147,7 +130,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await until(page, `${q(".cw-test-point .cw-ok")}?.textContent === "Stored."`, 5_000)
     await until(page, `${q(`${rowSel("revenue")} .cw-latest`)}?.textContent === "$1,284.5"`, 5_000)
     expect(await text(page, `${rowSel("revenue")} .cw-age`)).toBe("just now")
-    expect(await api.latest(accessKey, "revenue")).toEqual({ number: 1284.5, prefix: "$" })
+    expect(await suite.api.latest(accessKey, "revenue")).toEqual({ number: 1284.5, prefix: "$" })
     // A point the widget's type refuses: the push's error, with its path.
     await page.fill('textarea[name="point"]', JSON.stringify({ number: "lots" }))
     await page.click('button:has-text("Push test point")')
@@ -158,7 +141,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     expect(await text(page, `${rowSel("scratch")} .cw-confirm-question`)).toBe("Delete scratch and all its data?")
     await page.click(`${rowSel("scratch")} button:has-text("Delete widget")`)
     await until(page, `${q(rowSel("scratch"))} === null`, 5_000)
-    const widgets = await api.admin("GET", `/admin/accounts/${accountId}/widgets`)
+    const widgets = await suite.api.admin("GET", `/admin/accounts/${accountId}/widgets`)
     expect((widgets.json.widgets as Array<{ streamName: string }>).map((w) => w.streamName).sort()).toEqual(
       ["cpu", "revenue", "signups", "status", "top-sellers"].sort()
     )
@@ -170,8 +153,8 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await until(page, `${q(".cw-secret-value")}?.value.length > 20`, 5_000)
     const fresh = await page.inputValue(".cw-secret-value")
     expect(fresh).not.toBe(accessKey)
-    expect((await api.read(accessKey, "revenue")).status).toBe(403)
-    expect((await api.read(fresh, "revenue")).status).toBe(200)
+    expect((await suite.api.read(accessKey, "revenue")).status).toBe(403)
+    expect((await suite.api.read(fresh, "revenue")).status).toBe(200)
     accessKey = fresh
     await page.click('.cw-secret button:has-text("Done")')
   })
@@ -186,15 +169,15 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     const first = (await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href"))!
     expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/d\/dv_[A-Za-z0-9_-]{43}$/)
     expect(await page.locator(`${row} button:has-text("Copy link")`).getAttribute("data-link")).toBe(first)
-    expect((await api.fetch(new URL(first).pathname)).status).toBe(200)
+    expect((await suite.api.fetch(new URL(first).pathname)).status).toBe(200)
 
     await page.click(`${row} button:has-text("Rotate view link")`)
     await page.click(`${row} button:has-text("Rotate"):not(:has-text("view"))`)
     await until(page, `${q(`${row} a.cw-button[target="_blank"]`)}?.href !== ${JSON.stringify(first)}`, 5_000)
     viewUrl = (await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href"))!
     expect(viewUrl).not.toBe(first)
-    expect((await api.fetch(new URL(first).pathname)).status).toBe(404)
-    expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
+    expect((await suite.api.fetch(new URL(first).pathname)).status).toBe(404)
+    expect((await suite.api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
   })
 
   it("the layout editor draws the tiles with the view page's renderers and live data", async () => {
@@ -419,10 +402,10 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
   it("a save reaches the dashboard's open view page within 2 s: re-laid out without a reload", async () => {
     // The view page, open in a second browser context (a viewer's browser, not the operator's), at the link the
     // console showed when it rotated the view token.
-    const viewer = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1600, height: 1000 } })
+    const viewer = await isolatedPage(suite.browser, suite.server.baseUrl, { viewport: { width: 1600, height: 1000 } })
     try {
       const view = viewer.page
-      const consoleErrorsBefore = watch.errors.length
+      const consoleErrorsBefore = suite.watch.errors.length
       await view.goto(viewUrl)
       await until(view, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 4`, 10_000)
       await until(view, `document.documentElement.dataset.connection === "live"`, 10_000)
@@ -500,7 +483,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
       expect(await view.evaluate("window.sameDocument")).toBe(true)
       expect(viewer.errors).toEqual([])
       expect(viewer.foreignRequests).toEqual([])
-      expect(watch.errors.slice(consoleErrorsBefore)).toEqual([])
+      expect(suite.watch.errors.slice(consoleErrorsBefore)).toEqual([])
     } finally {
       await viewer.context.close()
     }
@@ -511,7 +494,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
       ["queue", "horizontal-bar"],
       ["traffic", "pie-chart"]
     ] as const)
-      await api.createWidget(accountId, stream, type)
+      await suite.api.createWidget(accountId, stream, type)
     await push("queue", { number: 340 })
     await push("traffic", {
       leaderboard: [
@@ -520,7 +503,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
         { name: "API", value: 15 }
       ]
     })
-    const wall = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
+    const wall = await suite.api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
       name: "Operations wall",
       tiles: [
         { streamName: "revenue", title: "Revenue today", x: 0, y: 0, w: 4, h: 2 },
@@ -532,7 +515,7 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
       ]
     })
     expect(wall.status, wall.text).toBe(201)
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/dashboards/${wall.json.id as string}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/dashboards/${wall.json.id as string}`)
     await until(page, `document.querySelectorAll('.cw-item .ds-tile[data-state="data"]').length === 6`, 10_000)
     await push("revenue", { number: 2184.5, prefix: "$" })
     await until(page, `${q(`${itemSel("revenue")} .ds-big-number`)}?.textContent === "$2,184.5"`, 5_000)
@@ -540,23 +523,25 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.waitForTimeout(300)
     mkdirSync(dirname(screenshot), { recursive: true })
     await page.screenshot({ path: screenshot })
-    expect(unexpected(watch)).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect(unexpected(suite.watch)).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 
   it("after a reload, opens the view page and copies its link; deletes a dashboard after a confirmation", async () => {
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}`)
     await page.reload()
     await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 2`, 10_000)
     // The page was reloaded: the link is the server's answer, not something this page remembered.
     const row = `.cw-dashboards tr[data-dashboard="${dashboardId}"]`
     expect(await page.locator(`${row} a:has-text("Open view page")`).getAttribute("href")).toBe(viewUrl)
-    await watch.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(viewUrl).origin })
+    await suite.watch.context.grantPermissions(["clipboard-read", "clipboard-write"], {
+      origin: new URL(viewUrl).origin
+    })
     await page.click(`${row} button:has-text("Copy link")`)
     await page.locator(`${row} button:has-text("Copied")`).waitFor({ timeout: 5_000 })
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe(viewUrl)
     const [view] = await Promise.all([
-      watch.context.waitForEvent("page"),
+      suite.watch.context.waitForEvent("page"),
       page.click(`${row} a:has-text("Open view page")`)
     ])
     await until(view, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 4`, 10_000)
@@ -569,62 +554,44 @@ describe("the console against a real server", { timeout: 180_000 }, () => {
     await page.click(`${wall} button:has-text("Delete")`)
     await page.click(`${wall} button:has-text("Delete dashboard")`)
     await until(page, `document.querySelectorAll(".cw-dashboards tr[data-dashboard]").length === 1`, 5_000)
-    expect((await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${wallId}`)).status).toBe(404)
-    expect(unexpected(watch)).toEqual([])
+    expect((await suite.api.admin("GET", `/admin/accounts/${accountId}/dashboards/${wallId}`)).status).toBe(404)
+    expect(unexpected(suite.watch)).toEqual([])
   })
 
   it("signs out: the page shows the sign-in form, and the old cookie no longer works", async () => {
-    const cookies = await watch.context.cookies()
+    const cookies = await suite.watch.context.cookies()
     await page.click('button:has-text("Sign out")')
     await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 5_000)
     const cookie = cookies.map((c) => `${c.name}=${c.value}`).join("; ")
-    const replay = await api.fetch("/admin/accounts", { headers: { cookie } })
+    const replay = await suite.api.fetch("/admin/accounts", { headers: { cookie } })
     expect(replay.status).toBe(401)
     await page.reload()
     await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 5_000)
-    expect(unexpected(watch)).toEqual([])
+    expect(unexpected(suite.watch)).toEqual([])
   })
 })
 
 describe("the console's first run", { timeout: 120_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let browser: Browser
-
-  beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url, { adminToken: null })
-    browser = await launchChromium()
-  }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
-  })
+  const suite = useBrowserSuite({ serve: { adminToken: null } })
 
   it("opening the printed link signs in and takes the token out of the address bar", async () => {
-    const link = /^Console: (http:\/\/\S+\/console#token=(\S+))$/m.exec(server.stdout())
-    expect(link, server.stdout()).not.toBeNull()
+    const link = /^Console: (http:\/\/\S+\/console#token=(\S+))$/m.exec(suite.server.stdout())
+    expect(link, suite.server.stdout()).not.toBeNull()
     const [, url, token] = link!
-    const watch = await isolatedPage(browser, server.baseUrl)
-    try {
-      const requests: Array<string> = []
-      watch.page.on("request", (r) => requests.push(r.url()))
-      await watch.page.goto(url!)
-      await until(watch.page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 10_000)
-      expect(watch.page.url()).toBe(`${server.baseUrl}/console`)
-      expect(await watch.page.evaluate("location.hash")).toBe("")
-      expect(requests.filter((r) => r.includes(token!))).toEqual([])
-      expect((await watch.context.cookies()).some((c) => c.value.includes(token!))).toBe(false)
-      await until(watch.page, `document.querySelector("h1")?.textContent === "Accounts"`, 5_000)
-      expect(unexpected(watch)).toEqual([])
-      expect(watch.foreignRequests).toEqual([])
-      // The link's entry was replaced, not followed by a new one: one step back is the page before it.
-      await watch.page.goBack()
-      expect(watch.page.url()).toBe("about:blank")
-    } finally {
-      await watch.context.close()
-    }
+    const { watch } = suite
+    const requests: Array<string> = []
+    watch.page.on("request", (r) => requests.push(r.url()))
+    await watch.page.goto(url!)
+    await until(watch.page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 10_000)
+    expect(watch.page.url()).toBe(`${suite.server.baseUrl}/console`)
+    expect(await watch.page.evaluate("location.hash")).toBe("")
+    expect(requests.filter((r) => r.includes(token!))).toEqual([])
+    expect((await watch.context.cookies()).some((c) => c.value.includes(token!))).toBe(false)
+    await until(watch.page, `document.querySelector("h1")?.textContent === "Accounts"`, 5_000)
+    expect(unexpected(watch)).toEqual([])
+    expect(watch.foreignRequests).toEqual([])
+    // The link's entry was replaced, not followed by a new one: one step back is the page before it.
+    await watch.page.goBack()
+    expect(watch.page.url()).toBe("about:blank")
   })
 })

@@ -4,26 +4,23 @@
  * leaderboard's leader, a list's first items), never JSON; the layout editor's side panel stays inside its column with
  * a very long stream name, with no horizontal scrollbar at 1280, 1440 and 1920 px.
  */
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import type { Page } from "@playwright/test"
+import { until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { useBrowserSuite } from "./browserHarness.js"
+import { defaultAdminToken } from "./harness.js"
 
 const longName = `${"checkout_latency_p99_by_region_and_payment_provider_".repeat(3)}eu_west`
 
 describe("the console's names, values and side panel", { timeout: 120_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let browser: Browser
-  let watch: PageWatch
-  let page: Page
+  const suite = useBrowserSuite({ page: { viewport: { width: 1280, height: 900 } } })
   let accountId: string
   let dashboardId: string
+  let page: Page
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    const api = new Api(server.baseUrl)
+    const { api, server } = suite
+    page = suite.page
     const account = await api.setup({ "top sellers": "leaderboard", chores: "list", [longName]: "number" })
     accountId = account.id
     const push = async (streamName: string, point: unknown) =>
@@ -39,27 +36,17 @@ describe("the console's names, values and side panel", { timeout: 120_000 }, () 
     const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name: "Wall" })
     expect(created.status, created.text).toBe(201)
     dashboardId = created.json.id as string
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 900 } })
-    page = watch.page
     await page.goto(`${server.baseUrl}/console`)
     await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
     await page.fill('input[name="token"]', defaultAdminToken)
     await page.click('button[type="submit"]')
     await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
   })
 
   const crumbs = () => page.evaluate(`document.querySelector(".cw-crumbs")?.textContent.replace(/\\s+/g, " ").trim()`)
 
   it("names the account in the breadcrumbs and reads each latest value as a person would", async () => {
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}`)
     await until(page, `document.querySelectorAll(".cw-widgets tr[data-stream] .cw-latest").length === 3`, 10_000)
     await until(page, `document.querySelectorAll(".cw-crumbs .cw-crumb").length === 2`, 10_000)
     const name = (await page.locator("h1").first().textContent())!.trim()
@@ -81,7 +68,7 @@ describe("the console's names, values and side panel", { timeout: 120_000 }, () 
   })
 
   it("names the account and the dashboard in the editor's breadcrumbs; the account links back", async () => {
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)
     await until(page, `document.querySelectorAll(".cw-crumbs .cw-crumb").length === 3`, 10_000)
     const name = (await page.locator(".cw-crumbs .cw-crumb").nth(1).textContent())!.trim()
     expect(await crumbs()).toBe(`Accounts / ${name} / Wall`)
@@ -91,7 +78,7 @@ describe("the console's names, values and side panel", { timeout: 120_000 }, () 
   for (const width of [1280, 1440, 1920]) {
     it(`keeps the editor's side panel inside its column with a long stream name at ${width} px`, async () => {
       await page.setViewportSize({ width, height: 900 })
-      await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)
+      await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)
       await until(page, `document.querySelector('.cw-item[data-stream="${longName}"]') !== null`, 10_000)
       await page.locator(`.cw-item[data-stream="${longName}"]`).click()
       await until(page, `document.querySelector(".cw-tile-form") !== null`, 5_000)

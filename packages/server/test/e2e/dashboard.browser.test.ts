@@ -9,12 +9,12 @@ import { createServer, type Server as HttpServer } from "node:http"
 import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import { until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { entries, tiles } from "../../../dashboard-web/test/support/fixture.js"
 import { pictureSvg } from "../../../dashboard-web/test/support/pageServer.js"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer, timestampTypes } from "./harness.js"
+import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
+import { timestampTypes } from "./harness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("dashboard.png")
@@ -42,43 +42,32 @@ const startImageServer = (): Promise<{ origin: string; server: HttpServer }> =>
     )
   })
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 const markers = (stream: string) =>
   `document.querySelectorAll('${tileSel(stream)} svg path[d^="M1 0A1 1 0 1 1"]').length`
 
 describe("the dashboard page against a real server", { timeout: 120_000 }, () => {
-  let db: Database
   let port: number
-  let server: RunningServer
-  let api: Api
   let images: { origin: string; server: HttpServer }
-  let browser: Browser
-  let watch: PageWatch
-  let accountId: string
-  let accessKey: string
   let viewPath: string
   let dashboardId: string
 
-  const start = async () => {
-    server = await startServer(db.url, { extraArgs: ["--port", String(port)] })
-    api = new Api(server.baseUrl)
-  }
-  const push = async (streamName: string, point: unknown) => {
-    const r = await api.pushPoint(accessKey, streamName, point)
-    expect(r.status, r.text).toBe(200)
-  }
+  // Before the suite's server and page: the server's port (the same after a restart) and the image origin.
+  beforeAll(async () => {
+    port = await freePort()
+    images = await startImageServer()
+  })
+  afterAll(() => {
+    images?.server.close()
+  })
+
+  const suite = useBrowserSuite({
+    serve: () => ({ extraArgs: ["--port", String(port)] }),
+    account: { name: "dashboard e2e", widgets: tiles.map((tile) => [tile.streamName, tile.type] as const) },
+    page: () => ({ alsoAllow: [images.origin] })
+  })
+  const { push } = suite
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    port = await freePort()
-    await start()
-    images = await startImageServer()
-    const account = await api.createAccount("dashboard e2e")
-    accountId = account.id
-    accessKey = account.accessKey
-    for (const tile of tiles) await api.createWidget(accountId, tile.streamName, tile.type)
     const data = entries(images.origin)
     for (const tile of tiles) {
       for (const entry of data[tile.streamName] ?? []) {
@@ -87,29 +76,15 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
       }
     }
     const layout = tiles.map(({ streamName, title, x, y, w, h }) => ({ streamName, title, x, y, w, h }))
-    const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
-      name: "Acme operations",
-      tiles: layout
-    })
-    expect(created.status, created.text).toBe(201)
-    viewPath = created.json.url as string
-    dashboardId = created.json.id as string
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { alsoAllow: [images.origin] })
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    images?.server.close()
-    await db?.drop()
+    const created = await suite.createDashboard("Acme operations", layout)
+    viewPath = created.url
+    dashboardId = created.id
   })
 
   it("shows every one of the 20 widget types with its data, with no console error and no request elsewhere", async () => {
-    const { page } = watch
+    const { page } = suite.watch
     const started = performance.now()
-    await page.goto(server.baseUrl + viewPath)
+    await page.goto(suite.server.baseUrl + viewPath)
     await until(
       page,
       `document.querySelectorAll('.ds-tile[data-state="data"]').length === 20 && ${markers("visitors")} === 5 && ` +
@@ -147,26 +122,26 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
     await page.waitForTimeout(300)
     mkdirSync(dirname(screenshot), { recursive: true })
     await page.screenshot({ path: screenshot })
-    expect(watch.errors).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect(suite.watch.errors).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 
   it("a push appears on the open page within 1 s without reload; a clear empties its tile", async () => {
-    const { page } = watch
+    const { page } = suite.watch
     const started = performance.now()
     await push("revenue", { number: 2000, prefix: "$" })
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$2,000"`, 1_000)
     console.info(`push to page: ${Math.round(performance.now() - started)} ms`)
     await push("status", { label: "Degraded" })
     await until(page, `document.querySelector('${tileSel("status")} .ds-label')?.textContent === "Degraded"`, 1_000)
-    const r = await api.push({ accessKey, streamName: "signups", command: "clear" })
+    const r = await suite.api.push({ accessKey: suite.account.accessKey, streamName: "signups", command: "clear" })
     expect(r.status).toBe(200)
     await until(page, `document.querySelector('${tileSel("signups")}')?.dataset.state === "empty"`, 1_000)
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("a tile receiving 20 pushes per second keeps up (each visible within 1 s) with the main thread mostly idle", async () => {
-    const { page } = watch
+    const { page } = suite.watch
     const cdp = await page.context().newCDPSession(page)
     await cdp.send("Performance.enable")
     const busy = async () => {
@@ -203,7 +178,7 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
   })
 
   it("pushed markup never runs: html, text feed, label, table and list", async () => {
-    const { page } = watch
+    const { page } = suite.watch
     const payload = `<script>window.pwned=1</script><img src=x onerror="window.pwned=2"><a href="javascript:window.pwned=3">x</a>`
     await push("notice", { html: payload })
     await push("deploys", { title: payload, msg: payload })
@@ -227,20 +202,18 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
   })
 
   it("a server restart under the open page: the page shows the lost connection, then recovers and goes on", async () => {
-    const { page } = watch
-    await server.stop()
-    await until(page, `document.documentElement.dataset.connection !== "live"`, 10_000)
-    await start()
+    const { page } = suite.watch
+    await suite.restart(() => until(page, `document.documentElement.dataset.connection !== "live"`, 10_000))
     await until(page, `document.documentElement.dataset.connection === "live"`, 30_000)
     await push("revenue", { number: 3000, prefix: "$" })
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$3,000"`, 2_000)
   })
 
   it("a layout change reaches the open page within 2 s: re-laid out without a reload, the new tile filled", async () => {
-    const { page } = watch
-    const errorsBefore = watch.errors.length
+    const { page } = suite.watch
+    const errorsBefore = suite.watch.errors.length
     await page.evaluate("window.sameDocument = true")
-    await api.createWidget(accountId, "extra", "number")
+    await suite.api.createWidget(suite.account.id, "extra", "number")
     await push("extra", { number: 77 })
     // The html tile gives its place to a new one; the gallery is renamed.
     const layout = tiles
@@ -255,7 +228,7 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
       }))
     layout.push({ streamName: "extra", title: "Extra", x: 10, y: 5, w: 2, h: 1 })
     const changedAt = performance.now()
-    const r = await api.admin("PUT", `/admin/accounts/${accountId}/dashboards/${dashboardId}`, {
+    const r = await suite.api.admin("PUT", `/admin/accounts/${suite.account.id}/dashboards/${dashboardId}`, {
       name: "Acme operations, new",
       tiles: layout
     })
@@ -275,18 +248,18 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
     // only now. That is the sandbox at work, not an error of the page.
     const sandboxAtWork =
       "console: Blocked script execution in 'about:srcdoc' because the document's frame is sandboxed and the 'allow-scripts' permission is not set."
-    expect(watch.errors.slice(errorsBefore).filter((e) => e !== sandboxAtWork)).toEqual([])
+    expect(suite.watch.errors.slice(errorsBefore).filter((e) => e !== sandboxAtWork)).toEqual([])
   })
 
   it("a rotated view token: the old link answers 404 and the page's event stream is ended", async () => {
-    const { page } = watch
-    const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards/${dashboardId}/view-token`)
+    const { page } = suite.watch
+    const r = await suite.api.admin("POST", `/admin/accounts/${suite.account.id}/dashboards/${dashboardId}/view-token`)
     expect(r.status, r.text).toBe(201)
     expect(r.json.url).not.toBe(viewPath)
-    expect((await api.fetch(viewPath)).status).toBe(404)
-    expect((await api.fetch(`${viewPath}/events`)).status).toBe(404)
+    expect((await suite.api.fetch(viewPath)).status).toBe(404)
+    expect((await suite.api.fetch(`${viewPath}/events`)).status).toBe(404)
     await until(page, `document.documentElement.dataset.connection === "gone"`, 20_000)
-    const fresh = await api.fetch(r.json.url as string)
+    const fresh = await suite.api.fetch(r.json.url as string)
     expect(fresh.status).toBe(200)
   })
 })

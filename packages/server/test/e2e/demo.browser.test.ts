@@ -3,36 +3,18 @@
  * a page whose twelve tiles all draw data, with no console error and no request to another origin, and whose values
  * change while it is open, with no reload. The README's screenshot of it (`docs/demo.png`) is taken here.
  */
-import type { Browser } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { until } from "@dashstream/dashboard-web/testing"
+import { describe, expect, it } from "vitest"
+import { useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 describe("the demo dashboard in a browser", { timeout: 120_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let browser: Browser
-  let watch: PageWatch
-
-  beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url, { extraArgs: ["--demo"] })
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl)
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
-  })
+  const suite = useBrowserSuite({ serve: { extraArgs: ["--demo"] } })
 
   it("draws all twelve tiles with data, then shows new values without a reload", async () => {
-    const url = /^Demo dashboard: (\S+)/m.exec(server.stdout())?.[1]
-    expect(url, server.stdout()).toBeDefined()
-    const { page } = watch
+    const url = /^Demo dashboard: (\S+)/m.exec(suite.server.stdout())?.[1]
+    expect(url, suite.server.stdout()).toBeDefined()
+    const { page } = suite.watch
     await page.setViewportSize({ width: 1920, height: 1080 })
     await page.goto(url!)
     await until(page, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 12`, 20_000)
@@ -46,7 +28,7 @@ describe("the demo dashboard in a browser", { timeout: 120_000 }, () => {
     await until(page, `${requests} !== ${JSON.stringify(firstRequests)}`, 10_000)
     await until(page, `${orders} !== ${JSON.stringify(first)}`, 15_000)
     await page.screenshot({ path: screenshotPath("demo.png") })
-    expect(watch.errors).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect(suite.watch.errors).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 })

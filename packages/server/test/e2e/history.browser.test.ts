@@ -9,10 +9,10 @@
  * window leaves it within 5 seconds. The first paint of six 30-day tiles is measured and printed. The README's
  * screenshot of a 30-day line graph under the picker (`docs/history.png`) is taken here.
  */
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import type { Page } from "@playwright/test"
+import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("history.png")
@@ -39,11 +39,8 @@ const thirtyDays = (step: number, phase: number): Array<{ number: number; timest
 /** The number tile's stream: one point an hour, valued by its hour (0 for the oldest, 719 half an hour ago). */
 const hourly = Array.from({ length: 720 }, (_, k) => ({ number: k, timestamp: now0 - 1_800 - (719 - k) * 3_600 }))
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 const data = (page: Page, stream: string) =>
   page.locator(tileSel(stream)).evaluate((e) => ({ ...(e as any).dataset }) as Record<string, string>)
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 /** True in the page once every tile of `streams` has read its window and drawn it. */
 const ready = (streams: ReadonlyArray<string>) =>
   streams.map((s) => `document.querySelector('${tileSel(s)}')?.dataset.windowReady === 'true'`).join(" && ")
@@ -53,28 +50,29 @@ const windowOf = async (page: Page, stream: string) => {
 }
 
 describe("looking back on the view page against a real server", { timeout: 180_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
-  let accountId: string
-  let accessKey: string
+  const suite = useBrowserSuite({
+    account: {
+      name: "history e2e",
+      widgets: [
+        ["visits", "line-graph"],
+        ["plain", "line-graph"],
+        ["signups", "sparkline"],
+        ["orders", "number"],
+        ["status", "label"],
+        ["minute", "sparkline"]
+      ]
+    },
+    page: { viewport: { width: 1280, height: 720 } }
+  })
+  const { push } = suite
   let view: string
 
-  const push = async (streamName: string, point: unknown) => {
-    const r = await api.pushPoint(accessKey, streamName, point)
-    expect(r.status, r.text).toBe(200)
-  }
   /** Pushes `points` to a sparkline or line graph in arrays of 10,000. */
   const pushAll = async (streamName: string, points: ReadonlyArray<unknown>) => {
     for (let i = 0; i < points.length; i += 10_000) await push(streamName, points.slice(i, i + 10_000))
   }
-  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>): Promise<string> => {
-    const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name, tiles })
-    expect(created.status, created.text).toBe(201)
-    return created.json.url as string
-  }
+  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>): Promise<string> =>
+    (await suite.createDashboard(name, tiles)).url
   /** The `/range` reads the page makes while `run` runs, as URLs. */
   const rangeReads = async (page: Page, run: () => Promise<void>): Promise<Array<URL>> => {
     const urls: Array<URL> = []
@@ -92,22 +90,6 @@ describe("looking back on the view page against a real server", { timeout: 180_0
   }
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    const account = await api.createAccount("history e2e")
-    accountId = account.id
-    accessKey = account.accessKey
-    for (const [stream, type] of [
-      ["visits", "line-graph"],
-      ["plain", "line-graph"],
-      ["signups", "sparkline"],
-      ["orders", "number"],
-      ["status", "label"],
-      ["minute", "sparkline"]
-    ] as const) {
-      await api.createWidget(accountId, stream, type)
-    }
     await pushAll("visits", thirtyDays(600, 0))
     await pushAll("plain", thirtyDays(600, 7_000))
     await pushAll("signups", thirtyDays(1_800, 20_000))
@@ -121,21 +103,12 @@ describe("looking back on the view page against a real server", { timeout: 180_0
       { streamName: "plain", title: "Plain", x: 0, y: 2, w: 8, h: 2 },
       { streamName: "status", title: "Status", x: 8, y: 2, w: 4, h: 2 }
     ])
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
   })
 
   it("a 7-day tile over 30 days of data shows only the last 7 days, read at about one point per pixel", async () => {
-    const { page } = watch
+    const { page } = suite.watch
     const reads = await rangeReads(page, async () => {
-      await page.goto(server.baseUrl + view)
+      await page.goto(suite.server.baseUrl + view)
       await until(page, ready(["visits", "orders", "signups"]), 20_000)
     })
     for (const stream of ["visits", "orders", "signups"]) {
@@ -168,12 +141,12 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     expect(await windowOf(page, "plain")).toBeUndefined()
     expect(await windowOf(page, "status")).toBeUndefined()
     expect(reads.some((u) => u.searchParams.get("stream") === "plain")).toBe(false)
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("?range=24h changes every time tile; the picker's presets do too, and Live returns them to their own", async () => {
-    const { page } = watch
-    await page.goto(`${server.baseUrl}${view}?range=24h`)
+    const { page } = suite.watch
+    await page.goto(`${suite.server.baseUrl}${view}?range=24h`)
     await until(page, ready(["visits", "orders", "signups", "plain"]), 20_000)
     for (const stream of ["visits", "orders", "signups", "plain"])
       expect(await windowOf(page, stream), stream).toBe(day)
@@ -201,16 +174,16 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     expect(new URL(page.url()).search).toBe("?range=30d")
     expect(await windowOf(page, "plain")).toBe(30 * day)
     // Other values are ignored: the tiles' own settings.
-    await page.goto(`${server.baseUrl}${view}?range=2d&theme=light`)
+    await page.goto(`${suite.server.baseUrl}${view}?range=2d&theme=light`)
     await until(page, ready(["visits"]), 20_000)
     expect(await windowOf(page, "visits")).toBe(week)
     expect(await windowOf(page, "plain")).toBeUndefined()
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("a drag across a line graph zooms every time tile; new entries do not move it; Back undoes it", async () => {
-    const { page } = watch
-    await page.goto(`${server.baseUrl}${view}?range=7d`)
+    const { page } = suite.watch
+    await page.goto(`${suite.server.baseUrl}${view}?range=7d`)
     await until(page, ready(["visits", "orders", "signups", "plain"]), 20_000)
     const box = (await page.locator(`${tileSel("visits")} .ds-chart`).boundingBox())!
     const y = box.y + box.height * 0.5
@@ -262,13 +235,13 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     // Back in a live window, the newest entries are there.
     await until(page, `document.querySelector('${tileSel("orders")} .ds-big-number').textContent === '5,000'`, 5_000)
     expect(await text(page, `${tileSel("visits")} .ds-line-value`)).toBe("999")
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("the picker is there on a wide screen and not on a phone", async () => {
-    const phone = await isolatedPage(browser, server.baseUrl, { viewport: { width: 390, height: 844 } })
+    const phone = await isolatedPage(suite.browser, suite.server.baseUrl, { viewport: { width: 390, height: 844 } })
     try {
-      await phone.page.goto(server.baseUrl + view)
+      await phone.page.goto(suite.server.baseUrl + view)
       await until(phone.page, ready(["visits"]), 20_000)
       expect(await phone.page.locator(".ds-picker").isVisible()).toBe(false)
       expect(await phone.page.locator(".ds-picker-button").first().isVisible()).toBe(false)
@@ -281,8 +254,8 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     } finally {
       await phone.context.close()
     }
-    const { page } = watch
-    await page.goto(server.baseUrl + view)
+    const { page } = suite.watch
+    await page.goto(suite.server.baseUrl + view)
     await until(page, ready(["visits"]), 20_000)
     expect(await page.locator(".ds-picker").isVisible()).toBe(true)
     expect(await page.locator(".ds-picker-button").allTextContents()).toEqual([
@@ -298,8 +271,8 @@ describe("looking back on the view page against a real server", { timeout: 180_0
   })
 
   it("a live push shows on a ranged tile within 2 s; an entry older than the window leaves it within 5 s", async () => {
-    const { page } = watch
-    await page.goto(server.baseUrl + view)
+    const { page } = suite.watch
+    await page.goto(suite.server.baseUrl + view)
     await until(page, ready(["visits", "orders"]), 20_000)
     const pushed = Date.now()
     await push("visits", { number: 1234 })
@@ -317,9 +290,9 @@ describe("looking back on the view page against a real server", { timeout: 180_0
       { number: 2, timestamp: t - 45 }
     ])
     const minute = await dashboard("Minute", [{ streamName: "minute", x: 0, y: 0, w: 6, h: 2, options: { range: 60 } }])
-    const fresh = await watch.context.newPage()
+    const fresh = await suite.watch.context.newPage()
     try {
-      await fresh.goto(server.baseUrl + minute)
+      await fresh.goto(suite.server.baseUrl + minute)
       await until(fresh, ready(["minute"]), 10_000)
       expect((await data(fresh, "minute"))["count"]).toBe("2")
       await until(fresh, `document.querySelector('${tileSel("minute")}').dataset.count === '1'`, 20_000)
@@ -334,28 +307,33 @@ describe("looking back on the view page against a real server", { timeout: 180_0
       await until(fresh, `document.querySelector('${tileSel("minute")}').dataset.count === '1'`, 2_000)
       expect(await fresh.locator(tileSel("minute")).getAttribute("data-state")).toBe("data")
       // A clear empties the window.
-      const cleared = await api.push({ accessKey, streamName: "minute", command: "clear" })
+      const cleared = await suite.api.push({
+        accessKey: suite.account.accessKey,
+        streamName: "minute",
+        command: "clear"
+      })
       expect(cleared.status, cleared.text).toBe(200)
       await until(fresh, `document.querySelector('${tileSel("minute")}').dataset.state === 'empty'`, 2_000)
       expect((await data(fresh, "minute"))["count"]).toBe("0")
     } finally {
       await fresh.close()
     }
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("a rotation's page takes ?range= and the picker as a dashboard's does", async () => {
-    const dashboards = (await api.admin("GET", `/admin/accounts/${accountId}/dashboards`)).json.dashboards as Array<any>
+    const dashboards = (await suite.api.admin("GET", `/admin/accounts/${suite.account.id}/dashboards`)).json
+      .dashboards as Array<any>
     const history = dashboards.find((d) => d.name === "History")
-    const created = await api.admin("POST", `/admin/accounts/${accountId}/rotations`, {
+    const created = await suite.api.admin("POST", `/admin/accounts/${suite.account.id}/rotations`, {
       name: "Wall",
       dashboardIds: [history.id],
       intervalSeconds: 60
     })
     expect(created.status, created.text).toBe(201)
-    const { page } = watch
+    const { page } = suite.watch
     const reads = await rangeReads(page, async () => {
-      await page.goto(`${server.baseUrl}${created.json.url as string}?range=24h`)
+      await page.goto(`${suite.server.baseUrl}${created.json.url as string}?range=24h`)
       await until(page, ready(["visits", "orders", "signups", "plain"]), 20_000)
     })
     for (const stream of ["visits", "orders", "signups", "plain"])
@@ -366,13 +344,13 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     await until(page, `document.querySelector('${tileSel("plain")}').dataset.windowFrom === undefined`, 5_000)
     expect(await windowOf(page, "visits")).toBe(week)
     expect(new URL(page.url()).search).toBe("")
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("paints six 30-day tiles quickly (first paint measured), and looks right (the README's screenshot)", async () => {
     const streams = ["a", "b", "c", "d", "e", "f"]
     for (const [i, stream] of streams.entries()) {
-      await api.createWidget(accountId, stream, i % 3 === 2 ? "sparkline" : "line-graph")
+      await suite.api.createWidget(suite.account.id, stream, i % 3 === 2 ? "sparkline" : "line-graph")
       // One point a minute for 30 days: 43,200 entries a stream, 259,200 in all.
       await pushAll(stream, thirtyDays(60, i * 5_000))
     }
@@ -389,10 +367,10 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     )
     const timings: Array<number> = []
     for (let run = 0; run < 3; run++) {
-      const page = await watch.context.newPage()
+      const page = await suite.watch.context.newPage()
       try {
         await page.setViewportSize({ width: 1920, height: 1080 })
-        await page.goto(server.baseUrl + six)
+        await page.goto(suite.server.baseUrl + six)
         await until(page, ready(streams), 20_000)
         const marks = await page.evaluate(() => ({
           snapshot: performance.getEntriesByName("ds-snapshot")[0]?.startTime ?? -1,
@@ -424,10 +402,10 @@ describe("looking back on the view page against a real server", { timeout: 180_0
       { streamName: "c", title: "Sign-ups", x: 8, y: 0, w: 4, h: 1, options: { range: 30 * day } },
       { streamName: "f", title: "Queue depth", x: 8, y: 1, w: 4, h: 1, options: { range: 30 * day } }
     ])
-    const page = await watch.context.newPage()
+    const page = await suite.watch.context.newPage()
     try {
       await page.setViewportSize({ width: 1280, height: 400 })
-      await page.goto(`${server.baseUrl}${traffic}?range=30d`)
+      await page.goto(`${suite.server.baseUrl}${traffic}?range=30d`)
       await until(page, ready(["a", "c", "f"]), 20_000)
       expect(await page.locator(".ds-picker").isVisible()).toBe(true)
       await new Promise((r) => setTimeout(r, 300))
@@ -435,6 +413,6 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     } finally {
       await page.close()
     }
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 })

@@ -5,10 +5,11 @@
  * anywhere else is blocked and fails the test), none fails or answers an error, and no console error is logged: the
  * pages' URLs are relative to where they were served.
  */
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import type { Page } from "@playwright/test"
+import { isolatedPage, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { tileSel, useBrowserSuite } from "./browserHarness.js"
+import { Api, defaultAdminToken } from "./harness.js"
 import { freePort, type Nginx, readmeBasePath, serverBlock, startNginx } from "./nginx.js"
 
 /** Every request that failed or answered 400 and above, as `STATUS URL`. */
@@ -21,35 +22,28 @@ const watchRequests = (page: Page): Array<string> => {
   return failed
 }
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
-
 describe("the pages through nginx under a base path", { timeout: 180_000 }, () => {
-  let db: Database
-  let server: RunningServer
+  const suite = useBrowserSuite({
+    serve: { extraArgs: ["--base-path", readmeBasePath, "--trust-proxy", "127.0.0.1"] },
+    page: false
+  })
   let nginx: Nginx
-  let browser: Browser
   let origin: string
   let proxied: string
   let api: Api
   let account: { id: string; accessKey: string }
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url, { extraArgs: ["--base-path", readmeBasePath, "--trust-proxy", "127.0.0.1"] })
     const port = await freePort()
-    nginx = await startNginx([serverBlock(port, server.port)], [port])
+    nginx = await startNginx([serverBlock(port, suite.server.port)], [port])
     origin = `http://127.0.0.1:${port}`
     proxied = `${origin}${readmeBasePath}`
     api = new Api(proxied)
     account = await api.setup({ revenue: "number", visits: "sparkline", customers: "world-map" })
-    browser = await launchChromium()
-  }, 180_000)
+  })
 
   afterAll(async () => {
-    await browser?.close()
     await nginx?.stop()
-    await server?.stop()
-    await db?.drop()
   })
 
   it("draws the dashboard page with live updates, no failed request and no console error", async () => {
@@ -65,7 +59,7 @@ describe("the pages through nginx under a base path", { timeout: 180_000 }, () =
     const created = await api.admin("POST", `/admin/accounts/${account.id}/dashboards`, { name: "Behind nginx" })
     expect(created.status, created.text).toBe(201)
     expect(created.json.url).toMatch(new RegExp(`^${readmeBasePath}/d/`))
-    const watch: PageWatch = await isolatedPage(browser, origin)
+    const watch: PageWatch = await isolatedPage(suite.browser, origin)
     try {
       const failed = watchRequests(watch.page)
       await watch.page.goto(`${origin}${created.json.url}`)
@@ -87,7 +81,7 @@ describe("the pages through nginx under a base path", { timeout: 180_000 }, () =
   })
 
   it("signs in to the console and lists the accounts, every request under the base path", async () => {
-    const watch: PageWatch = await isolatedPage(browser, origin, { viewport: { width: 1600, height: 1000 } })
+    const watch: PageWatch = await isolatedPage(suite.browser, origin, { viewport: { width: 1600, height: 1000 } })
     try {
       const failed = watchRequests(watch.page)
       const { page } = watch

@@ -7,29 +7,33 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("rotation.png")
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 const shown = (id: string) =>
   `document.documentElement.dataset.dashboardId === ${JSON.stringify(id)} && ` +
   `document.documentElement.dataset.rendered === "true"`
 
 describe("the rotation page against a real server", { timeout: 120_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
-  let accountId: string
-  let accessKey: string
+  const suite = useBrowserSuite({
+    account: {
+      name: "rotation e2e",
+      widgets: [
+        ["revenue", "number"],
+        ["cpu", "dial"],
+        ["signups", "sparkline"],
+        ["status", "label"],
+        ["queue", "horizontal-bar"],
+        ["deploys", "text-feed"]
+      ]
+    },
+    page: { viewport: { width: 1280, height: 720 } }
+  })
+  const { push } = suite
   let dashboardA: string
   let dashboardB: string
   let rotationId: string
@@ -37,33 +41,10 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
   /** Every request the page made to an event stream. */
   const eventRequests: Array<string> = []
 
-  const push = async (streamName: string, point: unknown) => {
-    const r = await api.pushPoint(accessKey, streamName, point)
-    expect(r.status, r.text).toBe(200)
-  }
-  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>) => {
-    const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name, tiles })
-    expect(r.status, r.text).toBe(201)
-    return r.json.id as string
-  }
+  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>) =>
+    (await suite.createDashboard(name, tiles)).id
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    const account = await api.createAccount("rotation e2e")
-    accountId = account.id
-    accessKey = account.accessKey
-    for (const [stream, type] of [
-      ["revenue", "number"],
-      ["cpu", "dial"],
-      ["signups", "sparkline"],
-      ["status", "label"],
-      ["queue", "horizontal-bar"],
-      ["deploys", "text-feed"]
-    ] as const) {
-      await api.createWidget(accountId, stream, type)
-    }
     await push("revenue", { number: 1200, prefix: "$" })
     await push("cpu", { number: 42 })
     for (let i = 0; i < 12; i++)
@@ -84,7 +65,7 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
       { streamName: "queue", title: "Queue", x: 6, y: 0, w: 6, h: 2 },
       { streamName: "deploys", title: "Deploys", x: 0, y: 2, w: 12, h: 2 }
     ])
-    const created = await api.admin("POST", `/admin/accounts/${accountId}/rotations`, {
+    const created = await suite.api.admin("POST", `/admin/accounts/${suite.account.id}/rotations`, {
       name: "Wall TV",
       dashboardIds: [dashboardA, dashboardB],
       intervalSeconds: 5
@@ -92,23 +73,14 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     expect(created.status, created.text).toBe(201)
     rotationId = created.json.id as string
     viewPath = created.json.url as string
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
-    watch.page.on("request", (request) => {
+    suite.watch.page.on("request", (request) => {
       if (new URL(request.url()).pathname.endsWith("/events")) eventRequests.push(request.url())
     })
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
   })
 
   it("shows A, then B, then A, each with live pushes, over one event stream", async () => {
-    const { page } = watch
-    await page.goto(server.baseUrl + viewPath)
+    const { page } = suite.watch
+    await page.goto(suite.server.baseUrl + viewPath)
     // The turns are the server's clock's: wait for B's turn, then A's begins and lasts 5 s.
     await until(page, shown(dashboardB), 12_000)
     await until(
@@ -162,14 +134,14 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     await until(page, `document.querySelector('${tileSel("revenue")} .ds-big-number')?.textContent === "$1,500"`, 1_000)
 
     // All of it over ONE request to the rotation's event stream.
-    expect(eventRequests).toEqual([`${server.baseUrl}${viewPath}/events`])
-    expect(watch.errors.filter((e) => !e.includes("favicon"))).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect(eventRequests).toEqual([`${suite.server.baseUrl}${viewPath}/events`])
+    expect(suite.watch.errors.filter((e) => !e.includes("favicon"))).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 
   it("keeps the server's turns on a screen whose clock is 7 minutes and one turn off", async () => {
     // The page's Date runs 425 s ahead: its own clock would put it a whole 5 s turn ahead, on the other dashboard.
-    const skewed = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
+    const skewed = await isolatedPage(suite.browser, suite.server.baseUrl, { viewport: { width: 1280, height: 720 } })
     try {
       await skewed.context.addInitScript(() => {
         const offset = 425_000
@@ -186,7 +158,7 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
         globalThis.Date = SkewedDate as DateConstructor
       })
       const page = skewed.page
-      await page.goto(server.baseUrl + viewPath)
+      await page.goto(suite.server.baseUrl + viewPath)
       await until(page, `document.documentElement.dataset.rendered === "true"`, 10_000)
       expect(await page.evaluate("Date.now() - performance.timeOrigin - performance.now()")).toBeGreaterThan(400_000)
       // Sampled in the middle of three turns: the dashboard of the server's turn, also on the open page beside it.
@@ -195,7 +167,7 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
         await new Promise((r) => setTimeout(r, toMiddle))
         const turn = Math.floor(Date.now() / 5_000) % 2
         expect(await page.evaluate("document.documentElement.dataset.rotationIndex")).toBe(String(turn))
-        expect(await watch.page.evaluate("document.documentElement.dataset.rotationIndex")).toBe(String(turn))
+        expect(await suite.watch.page.evaluate("document.documentElement.dataset.rotationIndex")).toBe(String(turn))
         await new Promise((r) => setTimeout(r, 1_000))
       }
       expect(skewed.errors).toEqual([])
@@ -205,8 +177,8 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
   })
 
   it("an edit reaches the open page without a reload; an empty rotation says it has no dashboards", async () => {
-    const { page } = watch
-    const put = await api.admin("PUT", `/admin/accounts/${accountId}/rotations/${rotationId}`, {
+    const { page } = suite.watch
+    const put = await suite.api.admin("PUT", `/admin/accounts/${suite.account.id}/rotations/${rotationId}`, {
       name: "Wall TV",
       dashboardIds: [dashboardB],
       intervalSeconds: 5
@@ -214,7 +186,7 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
     expect(put.status, put.text).toBe(200)
     await until(page, shown(dashboardB), 5_000)
     expect(await page.locator(".ds-rotation-progress").isVisible()).toBe(false)
-    const empty = await api.admin("PUT", `/admin/accounts/${accountId}/rotations/${rotationId}`, {
+    const empty = await suite.api.admin("PUT", `/admin/accounts/${suite.account.id}/rotations/${rotationId}`, {
       name: "Wall TV",
       dashboardIds: [],
       intervalSeconds: 5
@@ -230,12 +202,12 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
   })
 
   it("a rotated view token ends the page's event stream and the old link answers 404", async () => {
-    const { page } = watch
-    const r = await api.admin("POST", `/admin/accounts/${accountId}/rotations/${rotationId}/view-token`)
+    const { page } = suite.watch
+    const r = await suite.api.admin("POST", `/admin/accounts/${suite.account.id}/rotations/${rotationId}/view-token`)
     expect(r.status, r.text).toBe(201)
-    expect((await api.fetch(viewPath)).status).toBe(404)
+    expect((await suite.api.fetch(viewPath)).status).toBe(404)
     await until(page, `document.documentElement.dataset.connection === "gone"`, 20_000)
     expect(await text(page, ".ds-status-text")).toBe("This rotation link is no longer valid")
-    expect((await api.fetch(r.json.url as string)).status).toBe(200)
+    expect((await suite.api.fetch(r.json.url as string)).status).toBe(200)
   })
 })

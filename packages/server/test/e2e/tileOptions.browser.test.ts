@@ -7,10 +7,10 @@
  * has an icon (no 404 in the console), also at `/favicon.ico`. The README's screenshot of the status colours
  * (`docs/tile-status.png`) is taken here.
  */
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import type { Page } from "@playwright/test"
+import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
+import { describe, expect, it } from "vitest"
+import { tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("tile-status.png")
@@ -31,7 +31,6 @@ const thresholds = [
   { below: 10, color: "blue" }
 ]
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 const colorOf = (page: Page, selector: string) =>
   page
     .locator(selector)
@@ -46,59 +45,33 @@ const dialValueFill = (page: Page, stream: string, text: string) =>
   }, text)
 
 describe("tile options on the view page against a real server", { timeout: 120_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
-  let accountId: string
-  let accessKey: string
-
-  const push = async (streamName: string, point: unknown) => {
-    const r = await api.pushPoint(accessKey, streamName, point)
-    expect(r.status, r.text).toBe(200)
-  }
-  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>): Promise<string> => {
-    const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name, tiles })
-    expect(created.status, created.text).toBe(201)
-    expect(created.json.tiles).toEqual(tiles)
-    return created.json.url as string
-  }
-
-  beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    const account = await api.createAccount("tile options e2e")
-    accountId = account.id
-    accessKey = account.accessKey
-    for (const [stream, type] of [
-      ["load", "number"],
-      ["disk", "horizontal-bar"],
-      ["score", "dial"],
-      ["signups", "sparkline"],
-      ["latency", "line-graph"],
-      ["heartbeat", "number"],
-      ["never", "list"],
-      ["ok", "number"],
-      ["warm", "number"],
-      ["hot", "dial"],
-      ["cold", "sparkline"],
-      ["idle", "horizontal-bar"],
-      ["old", "number"]
-    ] as const) {
-      await api.createWidget(accountId, stream, type)
-    }
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
+  const suite = useBrowserSuite({
+    account: {
+      name: "tile options e2e",
+      widgets: [
+        ["load", "number"],
+        ["disk", "horizontal-bar"],
+        ["score", "dial"],
+        ["signups", "sparkline"],
+        ["latency", "line-graph"],
+        ["heartbeat", "number"],
+        ["never", "list"],
+        ["ok", "number"],
+        ["warm", "number"],
+        ["hot", "dial"],
+        ["cold", "sparkline"],
+        ["idle", "horizontal-bar"],
+        ["old", "number"]
+      ]
+    },
+    page: { viewport: { width: 1280, height: 720 } }
   })
+  const { push } = suite
+  const dashboard = async (name: string, tiles: ReadonlyArray<Record<string, unknown>>): Promise<string> => {
+    const created = await suite.createDashboard(name, tiles)
+    expect(created["tiles"]).toEqual(tiles)
+    return created.url
+  }
 
   it("the value takes the colour of the last threshold it meets, and moves as pushes cross them", async () => {
     for (const stream of ["load", "disk", "score", "signups", "latency"]) await push(stream, { number: 50 })
@@ -109,8 +82,8 @@ describe("tile options on the view page against a real server", { timeout: 120_0
       { streamName: "signups", x: 9, y: 0, w: 3, h: 2, options: { thresholds } },
       { streamName: "latency", x: 0, y: 2, w: 6, h: 2, options: { thresholds } }
     ])
-    const { page } = watch
-    await page.goto(server.baseUrl + view)
+    const { page } = suite.watch
+    await page.goto(suite.server.baseUrl + view)
     await until(page, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 5`, 20_000)
 
     const values = {
@@ -155,19 +128,20 @@ describe("tile options on the view page against a real server", { timeout: 120_0
       )
     }
     // Options changed in the admin API reach the open page with the layout (docs/api.md section 14), without a reload.
-    const dashboards = (await api.admin("GET", `/admin/accounts/${accountId}/dashboards`)).json.dashboards as Array<any>
+    const dashboards = (await suite.api.admin("GET", `/admin/accounts/${suite.account.id}/dashboards`)).json
+      .dashboards as Array<any>
     const thresholdsBoard = dashboards.find((d) => d.name === "Thresholds")
     const tiles = thresholdsBoard.tiles.map((t: any) =>
       t.streamName === "load" ? { ...t, options: { thresholds: [{ above: 0, color: "green" }] } } : t
     )
-    const put = await api.admin("PUT", `/admin/accounts/${accountId}/dashboards/${thresholdsBoard.id}`, {
+    const put = await suite.api.admin("PUT", `/admin/accounts/${suite.account.id}/dashboards/${thresholdsBoard.id}`, {
       name: "Thresholds",
       tiles
     })
     expect(put.status, put.text).toBe(200)
     await until(page, `document.querySelector('${values.load}').dataset.status === 'green'`, 5_000)
     expect(await colorOf(page, values.load)).toBe(css.green)
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("a tile goes stale after staleAfter (dimmed, 'No data for <age>' counting up) and recovers on a push; an empty stream is not", async () => {
@@ -177,8 +151,8 @@ describe("tile options on the view page against a real server", { timeout: 120_0
       { streamName: "heartbeat", x: 0, y: 0, w: 4, h: 2, options: { staleAfter: 10 } },
       { streamName: "never", x: 4, y: 0, w: 4, h: 2, options: { staleAfter: 10 } }
     ])
-    const { page } = watch
-    await page.goto(server.baseUrl + view)
+    const { page } = suite.watch
+    await page.goto(suite.server.baseUrl + view)
     const tile = tileSel("heartbeat")
     await until(page, `document.querySelector('${tile}').dataset.state === 'data'`, 20_000)
     expect(await page.locator(tile).getAttribute("data-stale")).toBeNull()
@@ -211,25 +185,25 @@ describe("tile options on the view page against a real server", { timeout: 120_0
     await until(page, `document.querySelector('${tile}').dataset.stale === undefined`, 5_000)
     expect(await page.locator(`${tile} .ds-big-number`).textContent()).toBe("2")
     expect(await page.locator(`${tile} .ds-stale`).isVisible()).toBe(false)
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("the page has an icon, linked and at /favicon.ico, and no console error on load", async () => {
     const view = await dashboard("Icon", [{ streamName: "load", x: 0, y: 0, w: 2, h: 1 }])
-    const fresh = await isolatedPage(browser, server.baseUrl)
+    const fresh = await isolatedPage(suite.browser, suite.server.baseUrl)
     try {
       const icons: Array<string> = []
       fresh.page.on("response", (r) => {
         if (/favicon/.test(r.url())) icons.push(`${r.status()} ${new URL(r.url()).pathname}`)
       })
-      await fresh.page.goto(server.baseUrl + view)
+      await fresh.page.goto(suite.server.baseUrl + view)
       await until(fresh.page, `document.documentElement.dataset.rendered === 'true'`, 20_000)
       const href = await fresh.page.locator('link[rel="icon"]').getAttribute("href")
       // Relative to the page (docs/api.md section 16: pages use URLs relative to where they were served).
       expect(href).toMatch(/^\.\.\/assets\/favicon\.[0-9a-f]+\.svg$/)
-      const linked = await api.fetch(new URL(href!, server.baseUrl + view).pathname)
+      const linked = await suite.api.fetch(new URL(href!, suite.server.baseUrl + view).pathname)
       expect([linked.status, linked.headers.get("content-type")]).toEqual([200, "image/svg+xml"])
-      const ico = await api.fetch("/favicon.ico")
+      const ico = await suite.api.fetch("/favicon.ico")
       expect([ico.status, ico.headers.get("content-type")]).toEqual([200, "image/x-icon"])
       await new Promise((r) => setTimeout(r, 500))
       expect(
@@ -324,10 +298,10 @@ describe("tile options on the view page against a real server", { timeout: 120_0
       },
       { streamName: "old", title: "Orders", x: 10, y: 0, w: 2, h: 2, options: { staleAfter: 300 } }
     ])
-    const page = await watch.context.newPage()
+    const page = await suite.watch.context.newPage()
     try {
       await page.setViewportSize({ width: 1280, height: 300 })
-      await page.goto(server.baseUrl + view)
+      await page.goto(suite.server.baseUrl + view)
       await until(page, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 6`, 20_000)
       await until(page, `document.querySelector('${tileSel("old")}').dataset.stale === 'true'`, 5_000)
       expect(await page.locator(`${tileSel("old")} .ds-stale`).textContent()).toBe("No data for 12 min")
