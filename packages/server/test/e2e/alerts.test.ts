@@ -187,13 +187,16 @@ for (const backend of backends) {
       expectSuccess(await api.pushPoint(account.accessKey, "inflight", 93))
       await eventually(() => expect(slow.received).toHaveLength(1))
       await killServer(server!)
+      const killedAt = Date.now()
       server = await startServer(db!.url)
+      const restart = `restarted in ${Date.now() - killedAt} ms`
       api = new Api(server.baseUrl)
       await eventually(() => expect(slow.received).toHaveLength(2), DELIVERY_LEASE / 1000 + 15_000)
       const [first, second] = slow.received
       // The killed process's lease (30 s from its claim, just before the first request) was released when the new
-      // process started: the second request comes well before that lease would have run out, restart included.
-      expect(second!.at - first!.at).toBeLessThan(DELIVERY_LEASE / 1000 - 10_000)
+      // process started: the second request comes before that lease would have run out, restart included (a loaded
+      // machine may take 20 s to restart; the claim's request may take a second or two to arrive).
+      expect(second!.at - first!.at, restart).toBeLessThan(DELIVERY_LEASE / 1000 - 3_000)
       expect(second!.headers["x-dashstream-event-id"]).toBe(first!.headers["x-dashstream-event-id"])
       expect(second!.body.equals(first!.body)).toBe(true)
       await eventually(async () => {
