@@ -92,8 +92,12 @@ export const MAX_IN_FLIGHT = 32
 /** The most firing rules one re-send claim takes (the rest are taken by the next, at once). */
 const RESENDS_PER_CLAIM = 100
 
-/** How often the deliverer looks for due Alertmanager re-sends, at most (less often than a re-send falls due). */
-const RESEND_CHECK_EVERY = Duration.seconds(1)
+/**
+ * How often the deliverer looks for due Alertmanager re-sends, as a share of the interval: four times per interval,
+ * so a re-send is made at most a quarter of the interval late (15 seconds of 60, well within Alertmanager's
+ * five-minute `resolve_timeout`).
+ */
+const RESEND_CHECKS_PER_INTERVAL = 4
 
 /** How long to wait before opening the lease owner again after the store failed to. */
 const OWNER_RETRY = Duration.seconds(1)
@@ -263,7 +267,7 @@ export const make = (
         Effect.as(Effect.logWarning("firing alerts not sent again to Alertmanager; tried again shortly", cause), 0)
       )
     )
-    const checkEvery = Duration.min(RESEND_CHECK_EVERY, resendEvery)
+    const checkEvery = Duration.unsafeDivide(resendEvery, RESEND_CHECKS_PER_INTERVAL)
     yield* Effect.forkScoped(
       Effect.forever(Effect.flatMap(resend, (n) => (n >= RESENDS_PER_CLAIM ? Effect.void : Effect.sleep(checkEvery))))
     )
