@@ -351,9 +351,11 @@ export {
   deliveryStates,
   type DeliveryStatus,
   type EvaluationCommit,
+  type LeaseOwner,
   MAX_EVENTS_PER_READ,
   newAlertEventId,
   newDeliveryId,
+  newLeaseOwner,
   type NewAlertRule,
   type ReceiverChange
 } from "./alerts/AlertStore.js"

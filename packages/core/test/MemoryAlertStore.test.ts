@@ -1,3 +1,3 @@
 import { alertStoreSuite, MemoryStore } from "@dashstream/core/testing"
 
-alertStoreSuite("memory", () => MemoryStore.layer)
+alertStoreSuite("memory", () => MemoryStore.layer, { sharedByProcesses: false })

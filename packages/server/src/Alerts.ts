@@ -20,7 +20,9 @@ import * as NotificationSender from "./NotificationSender.js"
  * also runs the daily decimation pass (the primary picks it), which sees every worker's pushes through the change
  * feed (shared SQLite file: the relay; PostgreSQL: `LISTEN`/`NOTIFY`). Separate `serve` processes on one PostgreSQL
  * each run both: the store keeps that correct (an evaluation is stored only over the rule version it was computed
- * from; a delivery is leased to one process at a time with `FOR UPDATE SKIP LOCKED`).
+ * from; a delivery, and an Alertmanager re-send, is claimed by one process at a time with `FOR UPDATE SKIP LOCKED`).
+ * A deliverer's leases carry its lease owner: the leases of a process that died are taken again at once, on SQLite
+ * by the next process to start alerts, on PostgreSQL by any live one (see `AlertStore`).
  */
 
 /** What alerts report to `/metrics` (`Metrics` of `@dashstream/http` has both). */
@@ -65,7 +67,7 @@ const observedStore = (
 /**
  * Starts the deliverer, then the engine, on `storage` in the current scope (see the module comment). They stop when
  * the scope closes: the engine first (work queued but not stored is found again from the cursors at the next
- * start), then the deliverer (an attempt in flight is sent again once its lease runs out).
+ * start), then the deliverer (an attempt in flight is interrupted and its lease released: the next run sends it).
  */
 export const start = (
   storage: Context.Context<Stores>,

@@ -21,7 +21,9 @@ import {
 import { Effect, Option } from "effect"
 import type pg from "pg"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
+import { holdLeaseOwner, ownerAlive } from "./internal/leaseOwner.js"
 import { type Queryable, transaction } from "./internal/sql.js"
+import type { PostgresConfig } from "./PostgresConfig.js"
 
 type EventRow = AlertEventRow & { readonly seq: string }
 
@@ -43,15 +45,17 @@ const ruleSelect = `SELECT r.id, r.account_id, r.stream_id, s.name AS stream_nam
 const head = `d.state = 'pending' AND NOT EXISTS (SELECT 1 FROM alert_deliveries e
   WHERE e.state = 'pending' AND e.rule_id = d.rule_id AND e.receiver_id = d.receiver_id AND e.event_seq < d.event_seq)`
 
-// One statement: the due heads not leased, locked with SKIP LOCKED (rows another process is claiming are passed
-// over), leased, and returned with their event, account name and receiver.
+// One statement: the due heads not leased (or leased by an owner whose lock nobody holds: its process is gone),
+// locked with SKIP LOCKED (rows another process is claiming are passed over), leased to the owner, and returned with
+// their event, account name and receiver.
 const claimStatement = `WITH due AS (
     SELECT d.id FROM alert_deliveries d
-    WHERE ${head} AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
+    WHERE ${head} AND d.next_attempt_at <= $1
+      AND (d.lease_until IS NULL OR d.lease_until <= $1 OR (d.lease_owner IS NOT NULL AND NOT ${ownerAlive}))
     ORDER BY d.event_seq, d.position LIMIT $3
     FOR UPDATE OF d SKIP LOCKED
   ), leased AS (
-    UPDATE alert_deliveries SET lease_until = $2 FROM due WHERE alert_deliveries.id = due.id
+    UPDATE alert_deliveries SET lease_until = $2, lease_owner = $4 FROM due WHERE alert_deliveries.id = due.id
     RETURNING alert_deliveries.id, alert_deliveries.attempts, alert_deliveries.event_seq, alert_deliveries.position,
       alert_deliveries.receiver_id
   )
@@ -61,6 +65,18 @@ const claimStatement = `WITH due AS (
   JOIN accounts a ON a.id = ev.account_id
   JOIN alert_receivers r ON r.id = l.receiver_id
   ORDER BY l.event_seq, l.position`
+
+// One statement: the firing rules with an Alertmanager receiver whose firing began and last re-send were both at
+// least the interval ago, locked with SKIP LOCKED and marked re-sent at `$1`, so one process re-sends each.
+const resendStatement = `WITH due AS (
+    SELECT r.id FROM alert_rules r
+    WHERE r.state = 'firing' AND greatest(coalesce(r.resent_at, 0), r.state_since) <= $2
+      AND EXISTS (SELECT 1 FROM alert_rule_receivers rr JOIN alert_receivers v ON v.id = rr.receiver_id
+        WHERE rr.rule_id = r.id AND v.kind = 'alertmanager')
+    ORDER BY r.created_at, r.id LIMIT $3
+    FOR UPDATE OF r SKIP LOCKED
+  )
+  UPDATE alert_rules SET resent_at = $1 FROM due WHERE alert_rules.id = due.id RETURNING alert_rules.id`
 
 const evaluationValues = (e: RuleEvaluation) => [e.state, e.stateSince, e.value, e.since, e.newest, e.cursor]
 
@@ -76,13 +92,15 @@ const setReceivers = async (client: Queryable, rule: string, receiverIds: Readon
 }
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migration 0010) on a `pg` pool. A change that touches
- * several tables is one transaction. Several processes share it safely: an evaluation is an `UPDATE ... WHERE version
- * = $v` (the row lock makes a second one wait, then find the version moved and store nothing), and a claim leases the
- * rows it locks with `FOR UPDATE SKIP LOCKED`, so two processes never claim one delivery. Errors: `AccountNotFound` on
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010 and 0012) on a `pg` pool. A change
+ * that touches several tables is one transaction. Several processes share it safely: an evaluation is an `UPDATE ...
+ * WHERE version = $v` (the row lock makes a second one wait, then find the version moved and store nothing), and a
+ * claim leases the rows it locks with `FOR UPDATE SKIP LOCKED`, so two processes never claim one delivery, nor one
+ * Alertmanager re-send. A lease owner holds a session-level advisory lock on a connection of its own, made from
+ * `config` (`internal/leaseOwner.ts`): a lease whose owner's lock nobody holds is over. Errors: `AccountNotFound` on
  * create for an unknown account, `StorageUnavailable` when the server is unreachable, `StorageError` otherwise.
  */
-export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
+export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStore["Type"] => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: toStorageFailure })
   const rows = async <R extends pg.QueryResultRow>(on: Queryable, text: string, values: Array<unknown>) =>
     (await (on as pg.Pool).query<R>(text, values)).rows
@@ -307,9 +325,20 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
           }))
         }))
       ),
-    claimDeliveries: (now, leaseUntil, limit) =>
+    openDeliveryOwner: holdLeaseOwner(config, (owner) =>
+      Effect.ignore(
+        attempt(() =>
+          pool.query(
+            `UPDATE alert_deliveries SET lease_until = NULL, lease_owner = NULL
+              WHERE state = 'pending' AND lease_owner = $1`,
+            [owner]
+          )
+        )
+      )
+    ),
+    claimDeliveries: (owner, now, leaseUntil, limit) =>
       attempt(async () =>
-        (await rows<ClaimRow>(pool, claimStatement, [now, leaseUntil, limit])).map((row): ClaimedDelivery => ({
+        (await rows<ClaimRow>(pool, claimStatement, [now, leaseUntil, limit, owner])).map((row): ClaimedDelivery => ({
           id: row.delivery_id as DeliveryId,
           attempts: row.attempts,
           event: eventOfRow(row),
@@ -325,11 +354,17 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
       attempt(async () => {
         const result = await pool.query(
           `UPDATE alert_deliveries SET attempts = attempts + 1, state = $1, last_status = $2,
-            next_attempt_at = coalesce($3, next_attempt_at), lease_until = NULL
+            next_attempt_at = coalesce($3, next_attempt_at), lease_until = NULL, lease_owner = NULL
             WHERE id = $4 AND state = 'pending'`,
           [outcome.state, outcome.status, outcome.nextAttemptAt, id]
         )
         return (result.rowCount ?? 0) > 0
+      }),
+    claimResends: (now, every, limit) =>
+      attempt(async () => {
+        const claimed = await rows<{ id: string }>(pool, resendStatement, [now, now - every, limit])
+        if (claimed.length === 0) return []
+        return rules("r.id = ANY($1) ORDER BY r.created_at, r.id", [claimed.map((row) => row.id)])
       }),
     nextDeliveryAt: attempt(async () => {
       const [row] = await rows<{ next: string | null }>(

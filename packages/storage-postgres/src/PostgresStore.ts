@@ -97,7 +97,7 @@ export const make = (
       dashboardStore: makeViewStore(pool),
       changeFeed: listener.feed(),
       sessionStore: makeSessionStore(pool),
-      alertStore: makeAlertStore(pool)
+      alertStore: makeAlertStore(pool, config)
     }
   })
 

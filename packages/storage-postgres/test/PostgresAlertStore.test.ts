@@ -11,7 +11,7 @@ afterAll(() => db?.close())
 if (db === undefined) throw new Error("no PostgreSQL server: the alert store contract needs one")
 const url = db.url
 
-alertStoreSuite("postgres", () => freshSchemaLayer(url))
+alertStoreSuite("postgres", () => freshSchemaLayer(url), { sharedByProcesses: true })
 
 // Each "process" opens its own pool (and listening connection) on one migrated schema.
 alertEngineSuite("postgres", () =>

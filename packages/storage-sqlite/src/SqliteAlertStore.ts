@@ -13,9 +13,11 @@ import {
   type DeliveryStatus,
   type EvaluationCommit,
   eventOfRow,
+  type LeaseOwner,
   type Micros,
   newAlertEventId,
   newDeliveryId,
+  newLeaseOwner,
   type NewAlertRule,
   receiverOfRow,
   type ReceiverForDelivery,
@@ -64,8 +66,9 @@ const head = `d.state = 'pending' AND NOT EXISTS (SELECT 1 FROM alert_deliveries
  * The `AlertStore` port (docs/api.md section 18; the tables of migration 0009) over an open, migrated connection.
  * Statements are prepared once and run synchronously; a change that touches several tables (a rule and its
  * receivers, an evaluation with its events and deliveries, a claim) is one better-sqlite3 transaction, never a Kysely
- * one, which would span event-loop turns on the shared connection. One process: a claim's lease keeps a delivery
- * from a second claim of the same process. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
+ * one, which would span event-loop turns on the shared connection. One alerts process (migration 0011): a claim's
+ * lease keeps a delivery from a second claim of the same process, and opening a lease owner releases the leases of
+ * every other owner, left by a process that is gone. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
  * `StorageError`. Throws when the schema is missing.
  */
 export const make = (db: Database.Database): AlertStore["Type"] => {
@@ -149,12 +152,30 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
       WHERE ${head} AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
       ORDER BY d.event_seq, d.position LIMIT ?`
   )
-  const lease = db.prepare<[number, string]>("UPDATE alert_deliveries SET lease_until = ? WHERE id = ?")
+  const lease = db.prepare<[number, number, string]>(
+    "UPDATE alert_deliveries SET lease_until = ?, lease_owner = ? WHERE id = ?"
+  )
   const recordAttempt = db.prepare<[string, number | null, number | null, string]>(
     `UPDATE alert_deliveries SET attempts = attempts + 1, state = ?, last_status = ?,
-      next_attempt_at = coalesce(?, next_attempt_at), lease_until = NULL
+      next_attempt_at = coalesce(?, next_attempt_at), lease_until = NULL, lease_owner = NULL
       WHERE id = ? AND state = 'pending'`
   )
+  const releaseOthers = db.prepare<[number]>(
+    `UPDATE alert_deliveries SET lease_until = NULL, lease_owner = NULL
+      WHERE state = 'pending' AND lease_until IS NOT NULL AND lease_owner IS NOT ?`
+  )
+  const releaseOwn = db.prepare<[number]>(
+    `UPDATE alert_deliveries SET lease_until = NULL, lease_owner = NULL
+      WHERE state = 'pending' AND lease_owner = ?`
+  )
+  const dueResends = db.prepare<[number, number], { readonly id: string }>(
+    `SELECT r.id FROM alert_rules r
+      WHERE r.state = 'firing' AND max(coalesce(r.resent_at, 0), r.state_since) <= ?
+        AND EXISTS (SELECT 1 FROM alert_rule_receivers rr JOIN alert_receivers v ON v.id = rr.receiver_id
+          WHERE rr.rule_id = r.id AND v.kind = 'alertmanager')
+      ORDER BY r.created_at, r.id LIMIT ?`
+  )
+  const markResent = db.prepare<[number, string]>("UPDATE alert_rules SET resent_at = ? WHERE id = ?")
   const nextDelivery = db
     .prepare<[], number | null>(
       `SELECT min(max(d.next_attempt_at, coalesce(d.lease_until, 0))) FROM alert_deliveries d WHERE ${head}`
@@ -245,11 +266,17 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     return rule
   }
   const commit = db.transaction((commits: ReadonlyArray<EvaluationCommit>) => commits.map(commitOne))
-  const claim = db.transaction((now: number, leaseUntil: number, limit: number) => {
+  const claim = db.transaction((owner: LeaseOwner, now: number, leaseUntil: number, limit: number) => {
     const rows = claimable.all(now, now, limit)
-    for (const row of rows) lease.run(leaseUntil, row.delivery_id)
+    for (const row of rows) lease.run(leaseUntil, owner, row.delivery_id)
     return rows
   })
+  const claimResends = db.transaction((now: number, every: number, limit: number) =>
+    dueResends.all(now - every, limit).map(({ id }) => {
+      markResent.run(now, id)
+      return toRule(ruleById.get(id)!)
+    })
+  )
 
   return {
     createReceiver: (receiver, secret) =>
@@ -326,9 +353,17 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
           )
         }))
       ),
-    claimDeliveries: (now, leaseUntil, limit) =>
+    openDeliveryOwner: Effect.acquireRelease(
+      attempt(() => {
+        const owner = newLeaseOwner()
+        releaseOthers.run(owner)
+        return owner
+      }),
+      (owner) => Effect.ignore(attempt(() => releaseOwn.run(owner)))
+    ),
+    claimDeliveries: (owner, now, leaseUntil, limit) =>
       attempt(() =>
-        claim.immediate(now, leaseUntil, limit).map((row): ClaimedDelivery => ({
+        claim.immediate(owner, now, leaseUntil, limit).map((row): ClaimedDelivery => ({
           id: row.delivery_id as DeliveryId,
           attempts: row.attempts,
           event: eventOfRow(row),
@@ -349,6 +384,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
       ),
     recordAttempt: (id, outcome) =>
       attempt(() => recordAttempt.run(outcome.state, outcome.status, outcome.nextAttemptAt, id).changes > 0),
+    claimResends: (now, every, limit) => attempt(() => claimResends.immediate(now, every, limit)),
     nextDeliveryAt: attempt(() => (nextDelivery.get() ?? null) as Micros | null)
   }
 }

@@ -12,7 +12,7 @@ afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
 let files = 0
 const freshFile = () => Path.join(dir, `store-${++files}.db`)
 
-alertStoreSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
+alertStoreSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }), { sharedByProcesses: false })
 
 // Each "process" opens the one file with a connection of its own.
 alertEngineSuite("sqlite", () =>

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Clock, Context, Duration, Effect, FiberSet, Option, Queue, Random, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, FiberSet, Option, Queue, Random, Schedule, type Scope } from "effect"
 import type { AccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { ReceiverNotFound, type StorageFailure } from "../Errors.js"
@@ -21,9 +21,11 @@ import type { ReceiverId, ReceiverKind } from "./Receiver.js"
  * The deliverer (docs/api.md section 18, "Receivers and delivery"): it sends the deliveries the engine stored in the
  * outbox (`AlertStore`) and records each attempt's outcome.
  *
- * - **At least once.** A delivery is claimed with a lease ({@link LEASE}, longer than an attempt's 10-second timeout),
- *   sent, and its outcome recorded. A process that dies between the receiver's 2xx and the record leaves the lease
- *   to run out: the delivery is sent again, with the same `X-Dashstream-Event-Id` (its delivery id).
+ * - **At least once.** A delivery is claimed with a lease ({@link LEASE}, longer than an attempt's 10-second timeout)
+ *   held by this deliverer's lease owner (`AlertStore.openDeliveryOwner`), sent, and its outcome recorded. A process
+ *   that dies between a claim and the record leaves a lease whose owner is gone: the next deliverer to start (SQLite)
+ *   or any live one (PostgreSQL) claims it again at once and sends it with the same `X-Dashstream-Event-Id` (its
+ *   delivery id), which happens twice only when the receiver had already answered 2xx.
  * - **Retries.** A non-2xx answer, a refused connection or a timeout is retried after 1 second doubling up to 5
  *   minutes (jitter at most 10%), for 24 hours from the transition, then `failed` (logged as a warning, counted).
  *   The next attempt's time is stored, so a restart goes on with the same sequence.
@@ -33,9 +35,9 @@ import type { ReceiverId, ReceiverKind } from "./Receiver.js"
  *   were stored); otherwise it claims when the store's next delivery comes due (a retry), and at least every
  *   {@link POLL_EVERY}, which finds transitions stored by another process.
  * - **Alertmanager.** Every 60 seconds each firing rule is sent again to its `alertmanager` receivers (the same
- *   `startsAt`), as Prometheus does, so that Alertmanager keeps the alert until its resolution is delivered. These
- *   re-sends are not recorded and not retried: the next one is a minute later. A rule whose firing began while it
- *   was silenced is not re-sent.
+ *   `startsAt`), as Prometheus does, so that Alertmanager keeps the alert until its resolution is delivered. A
+ *   re-send is claimed (`AlertStore.claimResends`): one process of the deployment makes it. Re-sends are not retried:
+ *   the next one is a minute later. A rule whose firing began while it was silenced is not re-sent.
  * - **Secrets.** A receiver's URL and secret are never logged: log lines name the receiver's id and kind, and an
  *   unreachable receiver's reason comes from the {@link NotificationSender}, which words it without the URL.
  *
@@ -71,6 +73,11 @@ export interface DelivererOptions {
    * the store's next delivery comes due.
    */
   readonly pollEvery?: Duration.DurationInput
+  /**
+   * How long a rule fires between two Alertmanager re-sends (default `ALERTMANAGER_RESEND_EVERY`, 60 seconds, as
+   * docs/api.md section 18 says); shorter in tests only.
+   */
+  readonly alertmanagerResendEvery?: Duration.DurationInput
 }
 
 /** How long a claim holds a delivery: one attempt's timeout and ample margin (30 seconds, in microseconds). */
@@ -82,12 +89,26 @@ export const POLL_EVERY = Duration.millis(500)
 /** The most attempts in flight at once. */
 export const MAX_IN_FLIGHT = 32
 
+/** The most firing rules one re-send claim takes (the rest are taken by the next, at once). */
+const RESENDS_PER_CLAIM = 100
+
+/**
+ * How often the deliverer looks for due Alertmanager re-sends, as a share of the interval: four times per interval,
+ * so a re-send is made at most a quarter of the interval late (15 seconds of 60, well within Alertmanager's
+ * five-minute `resolve_timeout`).
+ */
+const RESEND_CHECKS_PER_INTERVAL = 4
+
+/** How long to wait before opening the lease owner again after the store failed to. */
+const OWNER_RETRY = Duration.seconds(1)
+
 const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1000n) as Micros)
 
 /**
- * Starts the deliverer in the current scope (see {@link AlertDeliverer}); it runs until the scope closes, when
- * attempts in flight are interrupted (their leases run out and another run sends them again). Never fails: a storage
- * failure is logged and the claim made again at the next poll.
+ * Starts the deliverer in the current scope (see {@link AlertDeliverer}) once its lease owner is open (tried again
+ * every second while the store fails to); it runs until the scope closes, when attempts in flight are interrupted and
+ * then the owner's leases released, so that the next run sends them at once. Never fails: a storage failure is
+ * logged and the claim made again at the next poll.
  */
 export const make = (
   options: DelivererOptions = {}
@@ -96,6 +117,12 @@ export const make = (
     const alerts = yield* AlertStore
     const accounts = yield* AccountStore
     const sender = yield* NotificationSender
+    // Opened before the attempts' fiber set, so closed after it: a lease is released once its attempt has stopped.
+    const owner = yield* alerts.openDeliveryOwner.pipe(
+      Effect.tapErrorCause((cause) => Effect.logWarning("alert deliverer not started; tried again in a second", cause)),
+      Effect.retry(Schedule.spaced(OWNER_RETRY)),
+      Effect.orDie
+    )
     const wakeUp = yield* Queue.sliding<void>(1)
     const attempts = yield* FiberSet.make<void, never>()
     const pollEvery = Duration.decode(options.pollEvery ?? POLL_EVERY)
@@ -148,7 +175,7 @@ export const make = (
       const room = MAX_IN_FLIGHT - inFlight
       if (room <= 0) return 0
       const now = yield* nowMicros
-      const claimed = yield* alerts.claimDeliveries(now, (now + LEASE) as Micros, room)
+      const claimed = yield* alerts.claimDeliveries(owner, now, (now + LEASE) as Micros, room)
       inFlight += claimed.length
       for (const delivery of claimed) yield* FiberSet.run(attempts, attempt(delivery))
       return claimed.length
@@ -179,12 +206,16 @@ export const make = (
       )
     )
 
-    // Alertmanager: firing rules sent again every minute.
-    const resend = Effect.gen(function* () {
-      const rules = yield* alerts.allRules
+    // Alertmanager: each firing rule sent again every minute, by the one process that claims the re-send.
+    const resendEvery = Duration.decode(
+      options.alertmanagerResendEvery ?? Duration.micros(BigInt(ALERTMANAGER_RESEND_EVERY))
+    )
+    const resend: Effect.Effect<number> = Effect.gen(function* () {
+      const now = yield* nowMicros
+      const every = Number(Duration.toMillis(resendEvery)) * 1000
+      const rules = yield* alerts.claimResends(now, every as Micros, RESENDS_PER_CLAIM)
       const names = new Map<AccountId, string>()
       for (const rule of rules) {
-        if (rule.evaluation.state !== "firing") continue
         if (rule.silencedUntil !== null && rule.evaluation.stateSince < rule.silencedUntil) continue
         for (const id of rule.receiverIds) {
           const receiver = yield* alerts.getReceiverForDelivery(rule.accountId, id)
@@ -230,13 +261,15 @@ export const make = (
           }
         }
       }
+      return rules.length
     }).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.logWarning("firing alerts not sent again to Alertmanager; tried again in a minute", cause)
+        Effect.as(Effect.logWarning("firing alerts not sent again to Alertmanager; tried again shortly", cause), 0)
       )
     )
+    const checkEvery = Duration.unsafeDivide(resendEvery, RESEND_CHECKS_PER_INTERVAL)
     yield* Effect.forkScoped(
-      Effect.forever(Effect.zipRight(Effect.sleep(Duration.micros(BigInt(ALERTMANAGER_RESEND_EVERY))), resend))
+      Effect.forever(Effect.flatMap(resend, (n) => (n >= RESENDS_PER_CLAIM ? Effect.void : Effect.sleep(checkEvery))))
     )
 
     return { wake: Queue.offer(wakeUp, undefined).pipe(Effect.asVoid) }

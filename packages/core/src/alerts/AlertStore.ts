@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto"
-import { Context, type Effect, type Option } from "effect"
+import { randomInt, randomUUID } from "node:crypto"
+import { Context, type Effect, type Option, type Scope } from "effect"
 import type { AccountId } from "../Account.js"
 import type { AccountNotFound, StorageFailure } from "../Errors.js"
 import type { Micros } from "../Time.js"
@@ -29,7 +29,15 @@ import type { RuleEvaluation, Transition } from "./RuleStateMachine.js"
  * stored only over the version it was computed from, so when two processes evaluate the same entry or deadline, one
  * stores it and the other is told it is stale (`None`), reloads the rule and finds the work done: each transition
  * happens once. Deliveries are claimed by one process at a time ({@link AlertStore} `claimDeliveries`: a lease
- * taken with `FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite and memory serve one process).
+ * taken with `FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite and memory serve one process), and so are Alertmanager
+ * re-sends (`claimResends`).
+ *
+ * **Leases and their owners.** Each running deliverer is a {@link LeaseOwner} (`openDeliveryOwner`) and its leases
+ * carry it. A lease ends when its time runs out (30 seconds) or at once when its owner is gone, so a process killed
+ * between a claim and its attempt does not hold the delivery up: on SQLite and memory, the one alerts process of
+ * the deployment, opening an owner releases every other owner's lease (they were left by a process that is gone);
+ * on PostgreSQL each owner holds a session-level advisory lock for as long as it lives, and a claim takes a
+ * delivery whose lease owner's lock no process holds. A live owner's lease is never taken before its time.
  *
  * Every method that takes an account id and a rule or receiver id finds it only in that account (`None` / `false`
  * otherwise). Times are integer microseconds. Deleting a widget deletes its rules in the same commit; deleting a
@@ -155,6 +163,15 @@ export interface EvaluationCommit {
   readonly transitions: ReadonlyArray<Transition>
 }
 
+/**
+ * The owner of the leases one running deliverer takes (see `AlertStore.openDeliveryOwner`): a positive integer below
+ * 2^31, unique among the owners alive on one database.
+ */
+export type LeaseOwner = number & { readonly LeaseOwner: unique symbol }
+
+/** A new random lease owner (1 to 2^31 - 1). */
+export const newLeaseOwner = (): LeaseOwner => randomInt(1, 2 ** 31) as LeaseOwner
+
 /** The most events one `listEvents` returns (docs/api.md section 18). */
 export const MAX_EVENTS_PER_READ = 1000
 
@@ -240,13 +257,23 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
       limit: number
     ) => Effect.Effect<ReadonlyArray<AlertEvent>, StorageFailure>
     /**
+     * Makes the running deliverer a lease owner for the life of the scope (see "Leases and their owners" in the
+     * module comment). SQLite and memory: a new owner, and every lease of another owner released. PostgreSQL: a new
+     * owner whose session-level advisory lock is held on a connection of its own (taken again on a new connection if
+     * that one breaks). When the scope closes, the owner's leases are released (its attempts were interrupted) and,
+     * on PostgreSQL, its lock too.
+     */
+    readonly openDeliveryOwner: Effect.Effect<LeaseOwner, StorageFailure, Scope.Scope>
+    /**
      * Claims up to `limit` deliveries due for sending at `now` (microseconds): `pending`, the next attempt at or before
-     * `now`, not claimed by a lease still running, and each the oldest pending delivery of its rule to its receiver
-     * (deliveries of one rule to one receiver go in transition order). Each is leased until `leaseUntil`
-     * (microseconds): no other claim returns it before, in this process or another (PostgreSQL: the claim locks the
-     * rows it takes with `FOR UPDATE SKIP LOCKED`). Oldest transitions first.
+     * `now`, not claimed by a lease still running (a lease runs until its time or until its owner is gone), and each
+     * the oldest pending delivery of its rule to its receiver (deliveries of one rule to one receiver go in transition
+     * order). Each is leased to `owner` until `leaseUntil` (microseconds): no other claim returns it before, in this
+     * process or another (PostgreSQL: the claim locks the rows it takes with `FOR UPDATE SKIP LOCKED`). Oldest
+     * transitions first.
      */
     readonly claimDeliveries: (
+      owner: LeaseOwner,
       now: Micros,
       leaseUntil: Micros,
       limit: number
@@ -256,6 +283,17 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
      * the lease lifted. `false` when there is no such delivery, or it is no longer `pending` (its receiver was deleted).
      */
     readonly recordAttempt: (id: DeliveryId, outcome: AttemptOutcome) => Effect.Effect<boolean, StorageFailure>
+    /**
+     * Claims the firing rules due for an Alertmanager re-send at `now` (docs/api.md section 18: every 60 seconds while
+     * firing), at most `limit`: `firing`, with at least one `alertmanager` receiver, and neither their firing's start
+     * nor their last re-send less than `every` (microseconds) before `now`. Each is marked re-sent at `now` in the
+     * claim, so one process re-sends it (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Returns them as stored.
+     */
+    readonly claimResends: (
+      now: Micros,
+      every: Micros,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<AlertRule>, StorageFailure>
     /**
      * When a claim would next find a delivery (microseconds): the earliest instant one of the deliveries a claim may
      * take (the oldest pending of its rule and receiver) is due and unleased; `null` for none.

@@ -8,8 +8,10 @@ import {
   type ClaimedDelivery,
   type DeliveryId,
   type DeliveryState,
+  type LeaseOwner,
   newAlertEventId,
-  newDeliveryId
+  newDeliveryId,
+  newLeaseOwner
 } from "../alerts/AlertStore.js"
 import type { Receiver, ReceiverId } from "../alerts/Receiver.js"
 import { AccountNotFound, quoted, StorageError } from "../Errors.js"
@@ -19,7 +21,8 @@ import type { StreamId, Widget } from "../Widget.js"
 /**
  * The alert storage of the in-memory store (`AlertStore`, docs/api.md section 18) over the memory store's accounts
  * and widgets. A rule whose widget is gone is dropped before any read or write looks at rules, which is what the
- * foreign key of the SQL stores does at the widget's deletion. One process: a claim leases rows as PostgreSQL's does.
+ * foreign key of the SQL stores does at the widget's deletion. One process: a claim leases rows as PostgreSQL's does,
+ * and opening a lease owner releases every other owner's leases, as SQLite's does.
  */
 
 interface DeliveryRow {
@@ -33,6 +36,7 @@ interface DeliveryRow {
   lastStatus: number | null
   nextAttemptAt: Micros
   leaseUntil: Micros | null
+  leaseOwner: LeaseOwner | null
 }
 
 const byCreation = <T extends { readonly createdAt: number; readonly id: string }>(a: T, b: T) =>
@@ -47,6 +51,8 @@ export const make = (
   const rules = new Map<AlertRuleId, AlertRule>()
   const events: Array<{ readonly event: Omit<AlertEvent, "deliveries">; readonly seq: number }> = []
   const deliveries: Array<DeliveryRow> = []
+  // When each rule was last re-sent to Alertmanager (`claimResends`).
+  const resentAt = new Map<AlertRuleId, Micros>()
   let seq = 0
 
   const purge = () => {
@@ -64,6 +70,14 @@ export const make = (
   const put = (rule: AlertRule) => {
     rules.set(rule.id, rule)
     return rule
+  }
+  const release = (whose: (row: DeliveryRow) => boolean) => {
+    for (const row of deliveries) {
+      if (row.state === "pending" && row.leaseOwner !== null && whose(row)) {
+        row.leaseUntil = null
+        row.leaseOwner = null
+      }
+    }
   }
   const accountNotFound = (id: AccountId) => new AccountNotFound({ message: `no account with id ${quoted(id)}` })
   // The oldest pending delivery of each rule and receiver: the only ones a claim may take.
@@ -124,6 +138,7 @@ export const make = (
           if (row.receiverId === id && row.state === "pending") {
             row.state = "failed"
             row.leaseUntil = null
+            row.leaseOwner = null
           }
         }
         return true
@@ -218,7 +233,8 @@ export const make = (
                 attempts: 0,
                 lastStatus: null,
                 nextAttemptAt: t.at,
-                leaseUntil: null
+                leaseUntil: null,
+                leaseOwner: null
               })
             )
           }
@@ -245,7 +261,15 @@ export const make = (
               }))
           }))
       ),
-    claimDeliveries: (now, leaseUntil, limit) =>
+    openDeliveryOwner: Effect.acquireRelease(
+      Effect.sync(() => {
+        const owner = newLeaseOwner()
+        release((row) => row.leaseOwner !== owner)
+        return owner
+      }),
+      (owner) => Effect.sync(() => release((row) => row.leaseOwner === owner))
+    ),
+    claimDeliveries: (owner, now, leaseUntil, limit) =>
       Effect.sync(() => {
         const claimed: Array<ClaimedDelivery> = []
         for (const row of heads().sort((a, b) => a.seq - b.seq || a.position - b.position)) {
@@ -255,6 +279,7 @@ export const make = (
           const account = accounts.get(row.event.accountId)
           if (receiver === undefined || account === undefined) continue
           row.leaseUntil = leaseUntil
+          row.leaseOwner = owner
           claimed.push({
             id: row.id,
             attempts: row.attempts,
@@ -274,7 +299,22 @@ export const make = (
         row.lastStatus = outcome.status
         if (outcome.nextAttemptAt !== null) row.nextAttemptAt = outcome.nextAttemptAt
         row.leaseUntil = null
+        row.leaseOwner = null
         return true
+      }),
+    claimResends: (now, every, limit) =>
+      Effect.sync(() => {
+        purge()
+        const due: Array<AlertRule> = []
+        for (const rule of [...rules.values()].sort(byCreation)) {
+          if (due.length >= limit) break
+          if (rule.evaluation.state !== "firing") continue
+          if (Math.max(resentAt.get(rule.id) ?? 0, rule.evaluation.stateSince) > now - every) continue
+          if (!rule.receiverIds.some((id) => receivers.get(id)?.receiver.kind === "alertmanager")) continue
+          resentAt.set(rule.id, now)
+          due.push(rule)
+        }
+        return due
       }),
     nextDeliveryAt: Effect.sync(() => {
       let next: number | null = null

@@ -13,7 +13,7 @@
  *   above run it for dashboards and rotations.
  * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
  * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
- * - `alertStoreSuite(name, makeLayer)`: the contract suite of `AlertStore` (alert rules, receivers, the outbox), run
+ * - `alertStoreSuite(name, makeLayer, traits)`: the contract suite of `AlertStore` (alert rules, receivers, the outbox), run
  *   the same way.
  * - `alertEngineSuite(name, storage)`: the alert engine over a real adapter (catch-up from the cursor at start, two
  *   processes on one database).
@@ -21,7 +21,7 @@
  *   adapter issues on the hot paths (they must all use an index).
  */
 export { alertEngineSuite, type AlertEngineStorage } from "./AlertEngineSuite.js"
-export { alertStoreSuite } from "./storage/AlertStoreSuite.js"
+export { alertStoreSuite, type AlertStoreTraits } from "./storage/AlertStoreSuite.js"
 export { changeFeedSuite } from "./ChangeFeedSuite.js"
 export { dashboardSuite } from "./DashboardSuite.js"
 export { decimationSuite } from "./DecimationSuite.js"

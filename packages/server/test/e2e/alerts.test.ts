@@ -1,31 +1,20 @@
 /**
  * docs/api.md section 18, "Receivers and delivery", against the real `dashstream serve`: a push crossing a rule's
  * threshold reaches a webhook receiver on loopback (signed, retried after a 500 and after a refused connection,
- * delivered once the receiver is back) and a real Prometheus Alertmanager (listed, then resolved).
+ * delivered once the receiver is back) and a real Prometheus Alertmanager (listed, then resolved); a server killed
+ * with SIGKILL (every process of it) right after an acknowledged crossing push stores and delivers that transition
+ * after its restart, once, with one event id; one killed while an attempt is in flight sends it again as soon as it
+ * is back, not once the attempt's lease has run out.
  *
- * Rules and receivers have no HTTP routes yet: the test stores them through the storage adapters on the server's own
- * database while the server is stopped (the engine loads rules when it starts).
+ * Rules and receivers are stored through the storage adapters on the server's own database while the server is
+ * stopped (the engine loads rules when it starts).
  */
 import { createHmac } from "node:crypto"
-import { createServer, type IncomingMessage, type Server } from "node:http"
-import {
-  type AccountId,
-  AccountStore,
-  type AlertEvent,
-  AlertStore,
-  initialEvaluation,
-  micros,
-  newAlertRuleId,
-  newReceiverId,
-  type ReceiverKind,
-  StreamName
-} from "@dashstream/core"
-import * as Postgres from "@dashstream/storage-postgres"
-import * as Sqlite from "@dashstream/storage-sqlite"
-import { Effect, Either, Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { DELIVERY_LEASE } from "@dashstream/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseExposition, valueOf } from "../../../http/test/support/exposition.js"
 import { type Alertmanager, startAlertmanager } from "./alertmanager.js"
+import { addRule, events, eventually, killServer, receiverServer } from "./alertSupport.js"
 import {
   type Account,
   Api,
@@ -38,101 +27,6 @@ import {
 } from "./harness.js"
 import { freePort } from "./nginx.js"
 
-/** One request a receiver got: headers and the exact body bytes. */
-interface Received {
-  readonly headers: IncomingMessage["headers"]
-  readonly body: Buffer
-}
-
-/** A webhook receiver on loopback answering from `statuses` in turn (the last repeats). */
-const receiverServer = async (statuses: ReadonlyArray<number>, port = 0) => {
-  const received: Array<Received> = []
-  const server: Server = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks) })
-      res.statusCode = statuses[Math.min(received.length - 1, statuses.length - 1)]!
-      res.end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
-  const address = server.address()
-  return {
-    received,
-    url: `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/hook`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
-  }
-}
-
-/** The storage ports of a `--db` URL, opened in this process. */
-const storage = (url: string) =>
-  url.startsWith("sqlite:")
-    ? Sqlite.layer({ filename: url.slice("sqlite:".length) })
-    : Postgres.layer(Either.getOrThrow(Postgres.parseUrl(url)))
-
-const run = <A>(url: string, effect: Effect.Effect<A, unknown, AccountStore | AlertStore>): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.provide(effect, Layer.orDie(storage(url)))) as Effect.Effect<A>)
-
-interface RuleSpec {
-  readonly stream: string
-  readonly kind: ReceiverKind
-  readonly url: string
-  readonly secret: string | null
-}
-
-/** Stores one receiver and one rule `above 90` (for 0) on `stream` notifying it; returns the rule id. */
-const addRule = (url: string, account: Account, spec: RuleSpec): Promise<string> =>
-  run(
-    url,
-    Effect.gen(function* () {
-      const accounts = yield* AccountStore
-      const alerts = yield* AlertStore
-      const accountId = account.id as AccountId
-      const widgets = yield* accounts.listWidgets(accountId)
-      const widget = widgets.find((w) => w.streamName === spec.stream)!
-      const now = micros(Date.now() * 1000)
-      const receiverId = newReceiverId()
-      yield* alerts.createReceiver(
-        {
-          id: receiverId,
-          accountId,
-          name: `${spec.kind} ${spec.stream}`,
-          kind: spec.kind,
-          url: spec.url,
-          hasSecret: spec.secret !== null,
-          createdAt: now
-        },
-        spec.secret
-      )
-      const id = newAlertRuleId()
-      yield* alerts.createRule({
-        id,
-        accountId,
-        streamId: widget.id,
-        name: `${spec.stream} too high`,
-        streamName: StreamName.make(spec.stream),
-        condition: { above: 90 },
-        for: 0,
-        receiverIds: [receiverId],
-        createdAt: now,
-        silencedUntil: null,
-        evaluation: initialEvaluation(now, null)
-      })
-      return id
-    })
-  )
-
-const events = (url: string, account: Account): Promise<ReadonlyArray<AlertEvent>> =>
-  run(
-    url,
-    Effect.flatMap(AlertStore, (alerts) => alerts.listEvents(account.id as AccountId, micros(0), 1000))
-  )
-
-/** Polls `check` until it holds (or fails after `timeoutMs` with its last error). */
-const eventually = (check: () => void | Promise<void>, timeoutMs = 20_000) =>
-  vi.waitFor(check, { timeout: timeoutMs, interval: 100 })
-
 const secret = "whsec-0123456789"
 const sign = (body: Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
@@ -144,6 +38,7 @@ for (const backend of backends) {
     let account: Account
     let flaky: Awaited<ReturnType<typeof receiverServer>>
     let steady: Awaited<ReturnType<typeof receiverServer>>
+    let slow: Awaited<ReturnType<typeof receiverServer>>
     let alertmanager: Alertmanager
     let closedPort: number
     const rules: Record<string, string> = {}
@@ -153,10 +48,12 @@ for (const backend of backends) {
       // A first run makes the schema, the account and its widgets; rules are stored while no server runs.
       server = await startServer(db.url)
       api = new Api(server.baseUrl)
-      account = await api.setup({ hot: "number", back: "number", am: "number", crash: "number" })
+      account = await api.setup({ hot: "number", back: "number", am: "number", crash: "number", inflight: "number" })
       await server.stop()
       flaky = await receiverServer([500, 500, 200])
       steady = await receiverServer([200])
+      // Leaves its first request unanswered: the server is killed while that attempt is in flight.
+      slow = await receiverServer(["hang", 200])
       alertmanager = await startAlertmanager()
       closedPort = await freePort()
       rules["hot"] = await addRule(db.url, account, { stream: "hot", kind: "webhook", url: flaky.url, secret })
@@ -173,13 +70,14 @@ for (const backend of backends) {
         secret: null
       })
       rules["crash"] = await addRule(db.url, account, { stream: "crash", kind: "webhook", url: steady.url, secret })
+      rules["inflight"] = await addRule(db.url, account, { stream: "inflight", kind: "webhook", url: slow.url, secret })
       server = await startServer(db.url)
       api = new Api(server.baseUrl)
     }, 180_000)
 
     afterAll(async () => {
       await server?.stop()
-      await Promise.allSettled([flaky?.close(), steady?.close(), alertmanager?.stop()])
+      await Promise.allSettled([flaky?.close(), steady?.close(), slow?.close(), alertmanager?.stop()])
       await db?.drop()
     }, 60_000)
 
@@ -264,6 +162,50 @@ for (const backend of backends) {
         const alerts = await alertmanager.alerts()
         expect(alerts.find((a) => a.labels["dashstream_rule"] === rules["am"])).toBeUndefined()
       })
+    })
+
+    it("SIGKILL right after an acknowledged crossing push: the transition is delivered after the restart, once", async () => {
+      expectSuccess(await api.pushPoint(account.accessKey, "crash", 91))
+      await killServer(server!)
+      server = await startServer(db!.url)
+      api = new Api(server.baseUrl)
+      // Wherever the kill landed (before the evaluation, before the claim, during the attempt), the restarted server
+      // evaluates the entry above its rule's cursor or claims the stored delivery at once.
+      await eventually(async () => {
+        const crash = (await events(db!.url, account)).filter((e) => e.ruleId === rules["crash"])
+        expect(crash.map((e) => [e.to, e.value, e.deliveries[0]!.state])).toEqual([["firing", 91, "delivered"]])
+      })
+      expect(steady.received.length).toBeGreaterThanOrEqual(1)
+      // A second request, if the kill fell between the receiver's 2xx and its record, carries the same event id.
+      const ids = new Set(steady.received.map((r) => r.headers["x-dashstream-event-id"]))
+      expect(ids.size).toBe(1)
+      for (const r of steady.received) expect(r.headers["x-dashstream-signature"]).toBe(sign(r.body))
+      expect(JSON.parse(steady.received[0]!.body.toString())).toMatchObject({ state: "firing", value: 91 })
+    })
+
+    it("SIGKILL during an attempt: the restarted server sends it again at once, not after the lease", async () => {
+      expectSuccess(await api.pushPoint(account.accessKey, "inflight", 93))
+      await eventually(() => expect(slow.received).toHaveLength(1))
+      await killServer(server!)
+      const killedAt = Date.now()
+      server = await startServer(db!.url)
+      const restart = `restarted in ${Date.now() - killedAt} ms`
+      api = new Api(server.baseUrl)
+      await eventually(() => expect(slow.received).toHaveLength(2), DELIVERY_LEASE / 1000 + 15_000)
+      const [first, second] = slow.received
+      // The killed process's lease (30 s from its claim, just before the first request) was released when the new
+      // process started: the second request comes before that lease would have run out, restart included (a loaded
+      // machine may take 20 s to restart; the claim's request may take a second or two to arrive).
+      expect(second!.at - first!.at, restart).toBeLessThan(DELIVERY_LEASE / 1000 - 3_000)
+      expect(second!.headers["x-dashstream-event-id"]).toBe(first!.headers["x-dashstream-event-id"])
+      expect(second!.body.equals(first!.body)).toBe(true)
+      await eventually(async () => {
+        const inflight = (await events(db!.url, account)).filter((e) => e.ruleId === rules["inflight"])
+        expect(inflight.map((e) => [e.to, e.value, e.deliveries[0]!.state, e.deliveries[0]!.attempts])).toEqual([
+          ["firing", 93, "delivered", 1]
+        ])
+      })
+      expect(slow.received).toHaveLength(2)
     })
   })
 }

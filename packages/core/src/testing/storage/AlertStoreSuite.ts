@@ -1,140 +1,53 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, type Layer, Option } from "effect"
-import { type Account, newAccessKey, newAccountId } from "../../Account.js"
+import { Effect, Exit, type Layer, Option, type Scope } from "effect"
+import { newAccountId } from "../../Account.js"
 import { AccountStore } from "../../AccountStore.js"
 import { type AlertRuleDefinition, newAlertRuleId } from "../../alerts/AlertRule.js"
-import { type AlertRule, AlertStore, type NewAlertRule } from "../../alerts/AlertStore.js"
-import { newReceiverId, type Receiver, type ReceiverKind } from "../../alerts/Receiver.js"
-import { initialEvaluation, type RuleEvaluation, type Transition } from "../../alerts/RuleStateMachine.js"
-import { digestAccessKey } from "../../Account.js"
-import { StreamName } from "../../StreamName.js"
-import { type Micros, micros } from "../../Time.js"
-import type { Widget } from "../../Widget.js"
-import type { WidgetType } from "../../WidgetType.js"
+import { AlertStore } from "../../alerts/AlertStore.js"
+import { newReceiverId } from "../../alerts/Receiver.js"
+import { initialEvaluation } from "../../alerts/RuleStateMachine.js"
+import { micros } from "../../Time.js"
+import { alertOutboxTests } from "./AlertOutboxSuite.js"
+import {
+  type AlertStoreTraits,
+  at,
+  commitOne,
+  evaluationAfter,
+  firing,
+  newAccount,
+  newReceiver,
+  newRule,
+  newWidget,
+  resolved,
+  ruleOf,
+  some,
+  type Stores,
+  T0
+} from "./alertFixtures.js"
+
+export type { AlertStoreTraits } from "./alertFixtures.js"
 
 /**
  * The contract suite of the `AlertStore` port (docs/api.md section 18): receivers never show their secret, rules
  * round-trip with their evaluation state, an evaluation is stored with its events and deliveries in one commit and
- * only over the version it was computed from, deliveries are claimed once, in transition order per rule and receiver,
- * and deleting a widget or a receiver cleans up in the same commit. Each adapter's test file calls
+ * only over the version it was computed from, the outbox's deliveries and re-sends are claimed as `AlertOutboxSuite.ts`
+ * says, and deleting a widget or a receiver cleans up in the same commit. Each adapter's test file calls
  * {@link alertStoreSuite} with its layer, so memory, SQLite and PostgreSQL are held to the same behaviour.
  */
-
-type Stores = AccountStore | AlertStore
-
-/** 2023-11-14T22:13:20Z in microseconds. */
-const T0 = 1_700_000_000_000_000
-const at = (seconds: number): Micros => micros(T0 + seconds * 1_000_000)
-
-const newAccount = (name = "acme") =>
-  Effect.gen(function* () {
-    const account: Account = { id: newAccountId(), name, createdAt: T0 }
-    yield* Effect.flatMap(AccountStore, (s) => s.createAccount(account, digestAccessKey(newAccessKey())))
-    return account
-  })
-
-const newWidget = (account: Account, name: string, type: WidgetType = "number") =>
-  Effect.flatMap(AccountStore, (s) => s.createWidget(account.id, StreamName.make(name), type, T0))
-
-const newReceiver = (
-  account: Account,
-  name: string,
-  secret: string | null = null,
-  kind: ReceiverKind = "webhook",
-  createdAt = at(0)
-) =>
-  Effect.gen(function* () {
-    const receiver: Receiver = {
-      id: newReceiverId(),
-      accountId: account.id,
-      name,
-      kind,
-      url: `https://hooks.example.com/${encodeURIComponent(name)}?a=1&b=2`,
-      hasSecret: secret !== null,
-      createdAt
-    }
-    yield* Effect.flatMap(AlertStore, (s) => s.createReceiver(receiver, secret))
-    return receiver
-  })
-
-const ruleOf = (
-  widget: Widget,
-  receivers: ReadonlyArray<Receiver>,
-  changes: Partial<NewAlertRule> = {}
-): NewAlertRule => ({
-  id: newAlertRuleId(),
-  accountId: widget.accountId,
-  streamId: widget.id,
-  name: "CPU high",
-  streamName: widget.streamName,
-  condition: { above: 90.5 },
-  for: 30,
-  receiverIds: receivers.map((r) => r.id),
-  createdAt: at(1),
-  silencedUntil: null,
-  evaluation: initialEvaluation(at(1), null),
-  ...changes
-})
-
-const newRule = (widget: Widget, receivers: ReadonlyArray<Receiver>, changes: Partial<NewAlertRule> = {}) =>
-  Effect.gen(function* () {
-    const rule = ruleOf(widget, receivers, changes)
-    yield* Effect.flatMap(AlertStore, (s) => s.createRule(rule))
-    return { ...rule, version: 1 } satisfies AlertRule
-  })
-
-const firing = (seconds: number, value: number | null, silenced = false): Transition => ({
-  from: "pending",
-  to: "firing",
-  at: at(seconds),
-  value,
-  ts: value === null ? null : at(seconds - 0.5),
-  startsAt: at(seconds),
-  silenced
-})
-
-const resolved = (seconds: number, startsAt: number): Transition => ({
-  from: "firing",
-  to: "ok",
-  at: at(seconds),
-  value: 1.25,
-  ts: at(seconds),
-  startsAt: at(startsAt),
-  silenced: false
-})
-
-const evaluationAfter = (state: RuleEvaluation["state"], seconds: number): RuleEvaluation => ({
-  state,
-  stateSince: at(seconds),
-  value: 95.25,
-  since: state === "ok" ? null : at(seconds - 30),
-  newest: at(seconds),
-  cursor: at(seconds)
-})
-
-const store = AlertStore
-
-/** Stores one evaluation (a batch of one; see `commitEvaluations`). */
-const commitOne = (
-  rule: AlertRule["id"],
-  version: number,
-  evaluation: RuleEvaluation,
-  transitions: ReadonlyArray<Transition>
-) =>
-  Effect.map(
-    Effect.flatMap(AlertStore, (s) => s.commitEvaluations([{ rule, version, evaluation, transitions }])),
-    (stored) => stored[0]!
-  )
-const some = <A>(option: Option.Option<A>): A => Option.getOrThrow(option)
 
 /**
  * Registers the suite under `describe("alert store contract: <name>")`. `makeLayer` is called once per test and must
  * give a fresh, empty, migrated store each time.
  */
-export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
+export const alertStoreSuite = (
+  name: string,
+  makeLayer: () => Layer.Layer<Stores, unknown>,
+  traits: AlertStoreTraits
+): void => {
   describe(`alert store contract: ${name}`, () => {
-    const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>) =>
-      it.effect(title, () => Effect.provide(body, makeLayer()), 20_000)
+    const test = (title: string, body: Effect.Effect<unknown, unknown, Stores | Scope.Scope>) =>
+      it.effect(title, () => Effect.provide(Effect.scoped(body), makeLayer()), 20_000)
+    const store = AlertStore
 
     test(
       "receivers round-trip without their secret, oldest first, only in their account; delivery reads see it",
@@ -379,95 +292,13 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
       })
     )
 
-    test(
-      "deliveries: claimed when due, leased, in transition order per rule and receiver; attempts are recorded",
-      Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
-        const a = yield* newReceiver(account, "a", "key")
-        const b = yield* newReceiver(account, "b")
-        const rule = yield* newRule(yield* newWidget(account, "cpu"), [a, b])
-        assert.strictEqual(yield* alerts.nextDeliveryAt, null)
-        yield* commitOne(rule.id, 1, evaluationAfter("ok", 20), [firing(10, 95.25), resolved(20, 10)])
-        assert.strictEqual(yield* alerts.nextDeliveryAt, at(10))
-        assert.deepStrictEqual(yield* alerts.claimDeliveries(at(9), at(100), 10), [])
-        // Due at 10: the firing's two deliveries; the resolution's wait for them (same rule and receiver).
-        const first = yield* alerts.claimDeliveries(at(25), at(35), 10)
-        assert.deepStrictEqual(
-          first.map((d) => [d.receiver.name, d.event.to, d.attempts]),
-          [
-            ["a", "firing", 0],
-            ["b", "firing", 0]
-          ]
-        )
-        const toA = first[0]!
-        assert.strictEqual(toA.accountName, "acme")
-        assert.strictEqual(toA.receiver.secret, "key")
-        assert.strictEqual(toA.event.ruleId, rule.id)
-        assert.strictEqual(toA.event.value, 95.25)
-        assert.notStrictEqual(first[0]!.id, first[1]!.id)
-        // Leased until 35: nobody else gets them.
-        assert.deepStrictEqual(yield* alerts.claimDeliveries(at(30), at(40), 10), [])
-        assert.strictEqual(yield* alerts.nextDeliveryAt, at(35))
-        // a answered 200; b refused: retry at 50.
-        assert.isTrue(yield* alerts.recordAttempt(toA.id, { state: "delivered", status: 200, nextAttemptAt: null }))
-        assert.isTrue(
-          yield* alerts.recordAttempt(first[1]!.id, { state: "pending", status: null, nextAttemptAt: at(50) })
-        )
-        assert.isFalse(yield* alerts.recordAttempt(toA.id, { state: "failed", status: 500, nextAttemptAt: null }))
-        // a's resolution is next; b's resolution still waits behind b's firing.
-        const second = yield* alerts.claimDeliveries(at(31), at(60), 10)
-        assert.deepStrictEqual(
-          second.map((d) => [d.receiver.name, d.event.to, d.event.startsAt]),
-          [["a", "ok", at(10)]]
-        )
-        const third = yield* alerts.claimDeliveries(at(50), at(60), 10)
-        assert.deepStrictEqual(
-          third.map((d) => [d.receiver.name, d.event.to, d.attempts]),
-          [["b", "firing", 1]]
-        )
-        yield* alerts.recordAttempt(third[0]!.id, { state: "failed", status: 503, nextAttemptAt: null })
-        const events = yield* alerts.listEvents(account.id, micros(0), 1000)
-        assert.deepStrictEqual(
-          events[0]!.deliveries.map((d) => [d.state, d.attempts, d.lastStatus]),
-          [
-            ["delivered", 1, 200],
-            ["failed", 2, 503]
-          ]
-        )
-        // b's resolution is free now.
-        assert.deepStrictEqual(
-          (yield* alerts.claimDeliveries(at(61), at(70), 10)).map((d) => [d.receiver.name, d.event.to]),
-          [
-            ["a", "ok"],
-            ["b", "ok"]
-          ]
-        )
-      })
-    )
-
-    test(
-      "concurrent claims never return the same delivery",
-      Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
-        const receivers = yield* Effect.all(Array.from({ length: 6 }, (_, i) => newReceiver(account, `r${i}`)))
-        const rule = yield* newRule(yield* newWidget(account, "cpu"), receivers)
-        yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
-        const claims = yield* Effect.all(
-          Array.from({ length: 4 }, () => alerts.claimDeliveries(at(20), at(100), 2)),
-          { concurrency: "unbounded" }
-        )
-        const ids = claims.flat().map((d) => d.id)
-        assert.strictEqual(new Set(ids).size, ids.length)
-        assert.strictEqual(ids.length, 6)
-      })
-    )
+    alertOutboxTests(test, traits)
 
     test(
       "deleting a receiver removes it from every rule (version grows) and fails its pending deliveries",
       Effect.gen(function* () {
         const alerts = yield* store
+        const owner = yield* alerts.openDeliveryOwner
         const account = yield* newAccount()
         const a = yield* newReceiver(account, "a")
         const b = yield* newReceiver(account, "b")
@@ -490,7 +321,7 @@ export const alertStoreSuite = (name: string, makeLayer: () => Layer.Layer<Store
           ]
         )
         assert.deepStrictEqual(
-          (yield* alerts.claimDeliveries(at(20), at(30), 10)).map((d) => d.receiver.id),
+          (yield* alerts.claimDeliveries(owner, at(20), at(30), 10)).map((d) => d.receiver.id),
           [b.id]
         )
       })
