@@ -92,7 +92,7 @@ const setReceivers = async (client: Queryable, rule: string, receiverIds: Readon
 }
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010 and 0012) on a `pg` pool. A change
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010 and 0011) on a `pg` pool. A change
  * that touches several tables is one transaction. Several processes share it safely: an evaluation is an `UPDATE ...
  * WHERE version = $v` (the row lock makes a second one wait, then find the version moved and store nothing), and a
  * claim leases the rows it locks with `FOR UPDATE SKIP LOCKED`, so two processes never claim one delivery, nor one

@@ -66,7 +66,7 @@ const head = `d.state = 'pending' AND NOT EXISTS (SELECT 1 FROM alert_deliveries
  * The `AlertStore` port (docs/api.md section 18; the tables of migration 0009) over an open, migrated connection.
  * Statements are prepared once and run synchronously; a change that touches several tables (a rule and its
  * receivers, an evaluation with its events and deliveries, a claim) is one better-sqlite3 transaction, never a Kysely
- * one, which would span event-loop turns on the shared connection. One alerts process (migration 0011): a claim's
+ * one, which would span event-loop turns on the shared connection. One alerts process (migration 0010): a claim's
  * lease keeps a delivery from a second claim of the same process, and opening a lease owner releases the leases of
  * every other owner, left by a process that is gone. SQLite errors map to `StorageUnavailable` (busy, locked, closed) or
  * `StorageError`. Throws when the schema is missing.

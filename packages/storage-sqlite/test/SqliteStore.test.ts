@@ -98,7 +98,7 @@ describe("SQLite adapter", () => {
         "0007_entry_blocks",
         "0008_view_token_text",
         "0009_alerts",
-        "0011_alert_leases"
+        "0010_alert_leases"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(

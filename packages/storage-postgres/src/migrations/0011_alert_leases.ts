@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely"
 
 /**
- * 0012: alert leases with their owner, and Alertmanager re-sends claimed once (docs/api.md section 18). Frozen in
+ * 0011: alert leases with their owner, and Alertmanager re-sends claimed once (docs/api.md section 18). Frozen in
  * time: it takes `Kysely<any>` and imports no application code. Times are integer microseconds (`bigint`).
  *
  * - `alert_deliveries.lease_owner`: the deliverer that holds the delivery's lease (`NULL` with no lease), the second
