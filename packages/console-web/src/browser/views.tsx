@@ -26,6 +26,24 @@ export const useViewList = <V,>(load: () => Promise<ReadonlyArray<V>>, deps: Rea
   return { items, loadError, reload }
 }
 
+/**
+ * One row's changes (of a list on the account page): `act` runs a change, then `onChanged` (the list is read again);
+ * its failure is kept in `error` for the row to show.
+ */
+export const useRowAction = (onChanged: () => void) => {
+  const [error, setError] = useState<unknown>(undefined)
+  const act = async (action: () => Promise<unknown>) => {
+    setError(undefined)
+    try {
+      await action()
+      onChanged()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return { error, act }
+}
+
 /** The singular noun of each kind of view, as the console writes it. */
 const nouns: Readonly<Record<ViewKind, string>> = { dashboards: "dashboard", rotations: "rotation" }
 
@@ -42,16 +60,7 @@ export const ViewActions = (props: {
   readonly onChanged: () => void
 }) => {
   const { kind, accountId, view } = props
-  const [error, setError] = useState<unknown>(undefined)
-  const act = async (action: () => Promise<unknown>) => {
-    setError(undefined)
-    try {
-      await action()
-      props.onChanged()
-    } catch (e) {
-      setError(e)
-    }
-  }
+  const { error, act } = useRowAction(props.onChanged)
   const noun = nouns[kind]
   return (
     <div class="cw-actions">
