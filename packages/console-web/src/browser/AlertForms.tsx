@@ -10,6 +10,7 @@ import {
   fieldOfPath,
   receiverBody,
   type ReceiverDraft,
+  receiverKinds,
   ruleBody,
   type RuleDraft
 } from "./alertForm.js"
@@ -236,9 +237,11 @@ export const ReceiverForm = (props: {
           value={draft.kind}
           onChange={(e) => edit("kind", { kind: e.currentTarget.value as ReceiverDraft["kind"] })}
         >
-          <option value="webhook">webhook</option>
-          <option value="slack">slack</option>
-          <option value="alertmanager">alertmanager</option>
+          {receiverKinds.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
         </select>
       </Field>
       <Field label="URL" message={fieldMessage("url")}>

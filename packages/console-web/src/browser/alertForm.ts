@@ -15,6 +15,25 @@ export const conditionKinds = ["above", "below", "noDataFor"] as const
 /** One kind of condition: `above` and `below` a number, `noDataFor` whole seconds. */
 export type ConditionKind = (typeof conditionKinds)[number]
 
+/** The kinds of receiver (docs/api.md section 18.2). */
+export const receiverKinds = ["webhook", "slack", "alertmanager"] as const
+
+/** One kind of receiver. */
+export type ReceiverKind = (typeof receiverKinds)[number]
+
+/** Every key of a union of object types (`keyof` of a union gives only the shared ones). */
+type KeysOf<T> = T extends unknown ? keyof T : never
+
+/**
+ * The kinds of condition and of receiver as the API declares them; the lists here are checked against them, so a kind
+ * added to the API and not to the forms fails the type check.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const conditionKindsMatch: Same<ConditionKind, KeysOf<AlertRuleBody["condition"]>> = true
+const receiverKindsMatch: Same<ReceiverKind, ReceiverBody["kind"]> = true
+void conditionKindsMatch
+void receiverKindsMatch
+
 /** How the form names each kind of condition. */
 export const conditionKindLabels: Readonly<Record<ConditionKind, string>> = {
   above: "above",
