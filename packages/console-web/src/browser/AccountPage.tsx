@@ -1,11 +1,12 @@
 import { useEffect, useState } from "preact/hooks"
+import { AlertsPanel } from "./AlertsPanel.js"
 import { type Account, api } from "./api.js"
 import { DashboardsPanel } from "./DashboardsPanel.js"
 import { RotationsPanel } from "./RotationsPanel.js"
 import { accountLabel, Crumbs, ErrorText, Section, ShownOnce } from "./ui.js"
 import { WidgetsPanel } from "./WidgetsPanel.js"
 
-/** One account (docs/api.md section 14): issue a new access key, its widgets, its dashboards, its rotations. */
+/** One account (docs/api.md section 14): issue a new access key, its widgets, its dashboards, its rotations, its alerts. */
 export const AccountPage = (props: { readonly accountId: string }) => {
   const [account, setAccount] = useState<Account | undefined>(undefined)
   const [loadError, setLoadError] = useState<unknown>(undefined)
@@ -34,6 +35,7 @@ export const AccountPage = (props: { readonly accountId: string }) => {
       <WidgetsPanel accountId={props.accountId} />
       <DashboardsPanel accountId={props.accountId} onChanged={() => setDashboardChanges((n) => n + 1)} />
       <RotationsPanel accountId={props.accountId} changes={dashboardChanges} />
+      <AlertsPanel accountId={props.accountId} />
     </div>
   )
 }

@@ -9,7 +9,7 @@ import {
   rotationErrorTarget,
   type RotationErrorTarget
 } from "./rotationForm.js"
-import { ConfirmButton, Crumbs, ErrorText, routeHref, useAccountName } from "./ui.js"
+import { ConfirmButton, Crumbs, ErrorText, FieldMessage, routeHref, useAccountName } from "./ui.js"
 import { ShareLink } from "./ViewLink.js"
 
 /** The interval a new rotation's form starts with, in seconds (the operator changes it before creating). */
@@ -36,13 +36,6 @@ interface FieldError {
 /** The message of `error` when it is on the field `is` accepts, else `undefined`. */
 const on = (error: FieldError | undefined, is: (t: RotationErrorTarget) => boolean): string | undefined =>
   error !== undefined && is(error.target) ? error.message : undefined
-
-const FieldMessage = (props: { readonly message: string | undefined }) =>
-  props.message === undefined ? null : (
-    <span class="cw-error cw-field-error" role="alert">
-      {props.message}
-    </span>
-  )
 
 /**
  * A rotation's page (docs/api.md section 15.2), made and edited like a dashboard: its name, its interval (whole

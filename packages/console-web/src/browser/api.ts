@@ -52,6 +52,18 @@ export type Dashboard = Schemas["Dashboard"]
 /** A rotation as the admin API answers it (docs/api.md section 15.2), with its share link like a dashboard's. */
 export type Rotation = Schemas["Rotation"]
 
+/** An alert rule as the admin API answers it, with its `state`, `stateSince` and `silencedUntil` (docs/api.md 18.1). */
+export type AlertRule = Schemas["AlertRule"]
+
+/** The body of an alert rule's `POST` and `PUT` (docs/api.md section 18.1). */
+export type AlertRuleBody = Schemas["AlertRuleBody"]
+
+/** A receiver as the admin API answers it: never its secret, only `hasSecret` (docs/api.md section 18.2). */
+export type Receiver = Schemas["Receiver"]
+
+/** The body of a receiver's `POST` and `PUT`: `secret` absent keeps the stored one, `null` removes it (18.2). */
+export type ReceiverBody = Schemas["ReceiverBody"]
+
 /** A failed request: the HTTP status and the contract's error body (section 5). */
 export class ApiError extends Error {
   override readonly name = "ApiError"
@@ -148,6 +160,29 @@ export type ViewKind = keyof ViewPaths
 export type View<K extends ViewKind> = Answer<ViewPaths[K]["one"], "get">
 
 /**
+ * The calls of one resource of an account kept as a list and its items, `<account>/<segment>` and
+ * `<account>/<segment>/<itemId>`: `list` (the answer's `key` array, oldest first), `get`, `create` (201, a `Create`
+ * body), `save` (`PUT` of a `Save` body, the new version) and `remove` (204); `one` is an item's path. Failures are
+ * {@link ApiError}s (404 with the resource's `..._not_found` code, 400 `invalid_request` with the field's `path`).
+ */
+const itemCalls = <A, Create, Save>(segment: string, key: string) => {
+  const list = (id: string) => `${accountPath(id)}/${segment}`
+  const one = (id: string, itemId: string) => `${list(id)}/${enc(itemId)}`
+  return {
+    one,
+    list: (id: string) =>
+      request<Readonly<Record<string, ReadonlyArray<A>>>>("GET", list(id)).then((r) => r[key] ?? []),
+    get: (id: string, itemId: string) => request<A>("GET", one(id, itemId)),
+    create: (id: string, body: Create) => request<A>("POST", list(id), body),
+    save: (id: string, itemId: string, body: Save) => request<A>("PUT", one(id, itemId), body),
+    remove: (id: string, itemId: string) => request<void>("DELETE", one(id, itemId))
+  }
+}
+
+const ruleCalls = itemCalls<AlertRule, AlertRuleBody, AlertRuleBody>("alert-rules", "rules")
+const receiverCalls = itemCalls<Receiver, ReceiverBody, ReceiverBody>("receivers", "receivers")
+
+/**
  * The admin calls of one kind of shared view, the same six endpoints for dashboards and rotations (docs/api.md
  * sections 11.1 and 15.2): `list` (oldest first), `get`, `create` (201), `save` (`PUT`, the new version), `remove`
  * (204; its view link stops working) and `newLink` (a new view token; the old link stops working at once). Each answer
@@ -156,15 +191,10 @@ export type View<K extends ViewKind> = Answer<ViewPaths[K]["one"], "get">
  */
 const viewCalls = <K extends ViewKind>(kind: K) => {
   type P = ViewPaths[K]
-  const list = (id: string) => `${accountPath(id)}/${kind}`
-  const one = (id: string, viewId: string) => `${list(id)}/${enc(viewId)}`
+  const calls = itemCalls<View<K>, Body<P["list"], "post">, Body<P["one"], "put">>(kind, kind)
   return {
-    list: (id: string) => request<{ readonly [k in K]: ReadonlyArray<View<K>> }>("GET", list(id)).then((r) => r[kind]),
-    get: (id: string, viewId: string) => request<View<K>>("GET", one(id, viewId)),
-    create: (id: string, body: Body<P["list"], "post">) => request<View<K>>("POST", list(id), body),
-    save: (id: string, viewId: string, body: Body<P["one"], "put">) => request<View<K>>("PUT", one(id, viewId), body),
-    remove: (id: string, viewId: string) => request<void>("DELETE", one(id, viewId)),
-    newLink: (id: string, viewId: string) => request<View<K>>("POST", `${one(id, viewId)}/view-token`)
+    ...calls,
+    newLink: (id: string, viewId: string) => request<View<K>>("POST", `${calls.one(id, viewId)}/view-token`)
   }
 }
 
@@ -197,5 +227,26 @@ export const api = {
   /** The dashboards of an account (docs/api.md section 11.1). */
   dashboards: viewCalls("dashboards"),
   /** The rotations of an account (docs/api.md section 15.2). */
-  rotations: viewCalls("rotations")
+  rotations: viewCalls("rotations"),
+  /**
+   * The alert rules of an account (docs/api.md section 18.5); `silence` sets `silencedUntil` (an ISO 8601 time with
+   * a zone) or lifts it (`null`) and answers the rule.
+   */
+  alertRules: {
+    ...ruleCalls,
+    silence: (id: string, ruleId: string, until: string | null) =>
+      request<AlertRule>("POST", `${ruleCalls.one(id, ruleId)}/silence`, { until })
+  },
+  /**
+   * The receivers of an account (docs/api.md section 18.5); `test` sends a test notification and answers the
+   * receiver's HTTP status whatever it is, or fails with 502 `receiver_unreachable` and the reason.
+   */
+  receivers: {
+    ...receiverCalls,
+    test: (id: string, receiverId: string) =>
+      request<Answer<"/admin/accounts/{id}/receivers/{receiverId}/test", "post">>(
+        "POST",
+        `${receiverCalls.one(id, receiverId)}/test`
+      ).then((r) => r.status)
+  }
 }

@@ -21,6 +21,14 @@ export const ErrorText = ({ error }: { readonly error: unknown }) =>
     </p>
   )
 
+/** A 400's message beside the field its `path` names (`role="alert"`), nothing when `message` is undefined. */
+export const FieldMessage = (props: { readonly message: string | undefined }) =>
+  props.message === undefined ? null : (
+    <span class="cw-error cw-field-error" role="alert">
+      {props.message}
+    </span>
+  )
+
 /**
  * A secret the server shows only once (an access key): in a read-only field with a Copy button and the
  * warning that it will not be shown again. `onDone` hides it.

@@ -1,6 +1,7 @@
 /**
- * What the account page's lists of shared views (dashboards and rotations, docs/api.md sections 11.1 and 15.2) have in
- * common: loading the list, and each row's actions on the view and its share link.
+ * What the account page's lists (dashboards and rotations, docs/api.md sections 11.1 and 15.2; alert rules and
+ * receivers, section 18.5) have in common: loading the list, a row's changes, and the actions of a shared view's row
+ * on the view and its share link.
  */
 import { useEffect, useState } from "preact/hooks"
 import { api, type ViewKind } from "./api.js"
@@ -8,8 +9,8 @@ import { ConfirmButton, ErrorText } from "./ui.js"
 import { ShareLink } from "./ViewLink.js"
 
 /**
- * An account's views as `load` answers them: `undefined` while the first answer is awaited, then the list; `loadError`
- * the last failure. `reload` reads them again; `deps` re-read them when they change.
+ * An account's items (views, rules, receivers, widgets) as `load` answers them: `undefined` while the first answer is
+ * awaited, then the list; `loadError` the last failure. `reload` reads them again; `deps` re-read them when they change.
  */
 export const useViewList = <V,>(load: () => Promise<ReadonlyArray<V>>, deps: ReadonlyArray<unknown>) => {
   const [items, setItems] = useState<ReadonlyArray<V> | undefined>(undefined)
@@ -24,6 +25,24 @@ export const useViewList = <V,>(load: () => Promise<ReadonlyArray<V>>, deps: Rea
     )
   useEffect(() => void reload(), deps)
   return { items, loadError, reload }
+}
+
+/**
+ * One row's changes (of a list on the account page): `act` runs a change, then `onChanged` (the list is read again);
+ * its failure is kept in `error` for the row to show.
+ */
+export const useRowAction = (onChanged: () => void) => {
+  const [error, setError] = useState<unknown>(undefined)
+  const act = async (action: () => Promise<unknown>) => {
+    setError(undefined)
+    try {
+      await action()
+      onChanged()
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return { error, act }
 }
 
 /** The singular noun of each kind of view, as the console writes it. */
@@ -42,16 +61,7 @@ export const ViewActions = (props: {
   readonly onChanged: () => void
 }) => {
   const { kind, accountId, view } = props
-  const [error, setError] = useState<unknown>(undefined)
-  const act = async (action: () => Promise<unknown>) => {
-    setError(undefined)
-    try {
-      await action()
-      props.onChanged()
-    } catch (e) {
-      setError(e)
-    }
-  }
+  const { error, act } = useRowAction(props.onChanged)
   const noun = nouns[kind]
   return (
     <div class="cw-actions">
