@@ -21,6 +21,7 @@ import {
 import { Effect, Option } from "effect"
 import type pg from "pg"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
+import { ruleSignalReads } from "./internal/ruleSignals.js"
 import { type Queryable, transaction } from "./internal/sql.js"
 
 type EventRow = AlertEventRow & { readonly seq: string }
@@ -76,7 +77,7 @@ const setReceivers = async (client: Queryable, rule: string, receiverIds: Readon
 }
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migration 0010) on a `pg` pool. A change that touches
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010 and 0013) on a `pg` pool. A change that touches
  * several tables is one transaction. Several processes share it safely: an evaluation is an `UPDATE ... WHERE version
  * = $v` (the row lock makes a second one wait, then find the version moved and store nothing), and a claim leases the
  * rows it locks with `FOR UPDATE SKIP LOCKED`, so two processes never claim one delivery. Errors: `AccountNotFound` on
@@ -228,6 +229,7 @@ export const makeAlertStore = (pool: pg.Pool): AlertStore["Type"] => {
         )
         return result.rowCount === 0 ? Option.none() : await firstRule("r.id = $1", [id])
       }),
+    ...ruleSignalReads(pool),
     commitEvaluations: (commits) =>
       attempt(() =>
         transaction(pool, async (client) => {

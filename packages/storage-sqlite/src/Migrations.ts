@@ -13,6 +13,7 @@ import * as M0006 from "./migrations/0006_rotations.js"
 import * as M0007 from "./migrations/0007_entry_blocks.js"
 import * as M0008 from "./migrations/0008_view_token_text.js"
 import * as M0009 from "./migrations/0009_alerts.js"
+import * as M0012 from "./migrations/0012_rule_signals.js"
 
 /**
  * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
@@ -27,7 +28,8 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0006_rotations": M0006,
   "0007_entry_blocks": M0007,
   "0008_view_token_text": M0008,
-  "0009_alerts": M0009
+  "0009_alerts": M0009,
+  "0012_rule_signals": M0012
 }
 
 /** The names of every migration this version knows, in the order they run. */

@@ -97,7 +97,8 @@ describe("SQLite adapter", () => {
         "0006_rotations",
         "0007_entry_blocks",
         "0008_view_token_text",
-        "0009_alerts"
+        "0009_alerts",
+        "0012_rule_signals"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(

@@ -8,6 +8,7 @@ import type { AlertRuleId } from "./AlertRule.js"
 import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
 import { DeadlineQueue } from "./DeadlineQueue.js"
 import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
+import * as RuleWatch from "./RuleWatch.js"
 
 /**
  * The alert engine (docs/api.md section 18, "Evaluation"): it feeds the rule state machine (`RuleStateMachine.ts`)
@@ -25,6 +26,9 @@ import { nextDeadline, type RuleInput, step, type Transition } from "./RuleState
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
  *   the feed says is `fresh` was evaluated already (it came through that catch-up) and is skipped.
+ * - **Rule changes, from anywhere.** A {@link RuleWatch.RuleWatch} tells the engine which streams' rules changed
+ *   (created, edited, silenced, deleted, or moved in or out of `firing`), through the admin API of any process, the
+ *   CLI, or another engine, within a quarter of a second; the engine reloads those streams only.
  * - **Several processes.** An evaluation is stored only over the rule version it was computed from; when another
  *   process came first, the engine reloads the stream's rules and evaluates again from their new state (the
  *   entries it has seen are then at or below the new cursor).
@@ -37,9 +41,10 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
   AlertEngine,
   {
     /**
-     * Reads the rules of `stream` again (after a rule was created, changed, silenced or deleted through this process;
-     * a rule moved to another stream wants both streams reloaded), subscribes or unsubscribes the stream accordingly,
-     * and evaluates its entries above each rule's cursor. Queued: done in order with the engine's other work.
+     * Reads the rules of `stream` again, subscribes or unsubscribes the stream accordingly, and evaluates its entries
+     * above each rule's cursor. Queued: done in order with the engine's other work. The engine's rule watch does this
+     * by itself for every change, within a quarter of a second; a caller that changed a rule may ask for it at once
+     * (a rule moved to another stream wants both streams reloaded).
      */
     readonly reload: (stream: StreamId) => Effect.Effect<void>
     /** Completes once everything queued before it is evaluated and stored (for tests and orderly shutdown). */
@@ -74,11 +79,14 @@ const entryValue = (json: string): number | null => {
 const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1000n) as Micros)
 
 /**
- * Starts the engine in the current scope (see the module comment): loads every rule, builds the deadline queue,
- * subscribes to the streams with rules and catches up on their entries above the cursors, then runs until the scope
- * closes. Never fails: storage failures are logged and retried.
+ * Starts the engine in the current scope (see the module comment): watches rule changes (`watchOptions`, read every
+ * 250 ms by default), loads every rule, builds the deadline queue, subscribes to the streams with rules and catches up
+ * on their entries above the cursors, then runs until the scope closes. Never fails: storage failures are logged and
+ * retried.
  */
-export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | ChangeFeed | StreamStore | Scope.Scope> =
+export const make = (
+  watchOptions: RuleWatch.RuleWatchOptions = RuleWatch.defaultRuleWatchOptions
+): Effect.Effect<AlertEngine["Type"], never, AlertStore | ChangeFeed | StreamStore | Scope.Scope> =>
   Effect.gen(function* () {
     const alerts = yield* AlertStore
     const feed = yield* ChangeFeed
@@ -307,6 +315,13 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
       })
     )
 
+    // Rule changes: subscribed before the start reads every rule, so that none made meanwhile is missed.
+    const watch = yield* RuleWatch.make(watchOptions)
+    const unwatch = yield* watch.subscribe((changed) => {
+      for (const stream of changed) Queue.unsafeOffer(work, { _tag: "Reload", stream })
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unwatch))
+
     yield* Queue.offer(work, { _tag: "Start" })
 
     return {
@@ -322,5 +337,5 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
 /** The engine as a layer: started when the layer is built, stopped when it is released. */
 export const layer: Layer.Layer<AlertEngine, never, AlertStore | ChangeFeed | StreamStore> = Layer.scoped(
   AlertEngine,
-  make
+  make()
 )
