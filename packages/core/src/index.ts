@@ -168,6 +168,8 @@ export {
   type DashboardFollower,
   type DashboardLayout,
   type DashboardSink,
+  type FiringSource,
+  firingData,
   followDashboard
 } from "./FollowDashboard.js"
 

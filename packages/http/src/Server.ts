@@ -1,6 +1,14 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
+import {
+  type AccountStore,
+  AlertStore,
+  type ChangeFeed,
+  type DashboardStore,
+  makeRuleWatch,
+  type SessionStore,
+  type StreamStore
+} from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import { errorBodyText, errorReply } from "./HttpErrors.js"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
@@ -82,7 +90,7 @@ const corsRoutes = (table: RouteTable): ReadonlyArray<CorsRoute> =>
   table.routes.filter((route) => route.cors === true).map((route) => ({ template: route.path, methods: route.methods }))
 
 /** The storage ports Dashstream's HTTP interface reads and writes. */
-export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore
+export type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore | AlertStore
 
 /** Dashstream's HTTP interface as Node request listeners, for a server of your own (see {@link handler}). */
 export interface Handler {
@@ -142,8 +150,12 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       metrics,
       pressure
     })
+    // The firing alert rules of a page's tiles (docs/api.md section 11.5), from any process: watched while pages are open.
+    const alerts = yield* AlertStore
+    const firing = { read: alerts.firingRules, watch: yield* makeRuleWatch() }
     const liveLane = makeLiveLane(runtime, {
       limiter,
+      firing,
       slots: config.eventStreamSlots,
       logRequests: config.logRequests,
       options: { ...defaultLiveOptions, ...config.live },

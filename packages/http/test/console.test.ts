@@ -13,6 +13,7 @@ import {
   defaultLimits,
   micros,
   SessionStore,
+  AlertStore,
   StreamStore
 } from "@dashstream/core"
 import { MemoryStore } from "@dashstream/core/testing"
@@ -627,7 +628,8 @@ describe("the session cookie over HTTPS", () => {
             Context.add(StreamStore, s.streamStore),
             Context.add(ChangeFeed, s.changeFeed),
             Context.add(DashboardStore, s.dashboardStore),
-            Context.add(SessionStore, s.sessionStore)
+            Context.add(SessionStore, s.sessionStore),
+            Context.add(AlertStore, s.alertStore)
           )
         )
       )

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   AccountStore,
+  type AlertStore,
   type ChangeFeed,
   type DashboardStore,
   defaultLimits,
@@ -31,7 +32,7 @@ import * as Sqlite from "@dashstream/storage-sqlite"
 import { Context, Effect, Layer, Logger, Schema, type Scope } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
 
-type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore
+type Stores = AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore | AlertStore
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
 const db = (await openTestDatabase({ ci: true }))!

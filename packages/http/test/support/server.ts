@@ -4,6 +4,7 @@ import {
   DashboardStore,
   defaultLimits,
   SessionStore,
+  AlertStore,
   type StorageFailure,
   StreamStore,
   withEffectForms
@@ -52,7 +53,7 @@ export const testAdminToken = adminToken
 /** The in-memory stores with switchable faults. */
 const faultyStores = (
   faults: Faults
-): Layer.Layer<AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore> =>
+): Layer.Layer<AccountStore | StreamStore | ChangeFeed | DashboardStore | SessionStore | AlertStore> =>
   Layer.effectContext(
     Effect.map(MemoryStore.make, (stores) => {
       const inner = stores.streamStore
@@ -98,7 +99,8 @@ const faultyStores = (
         Context.add(StreamStore, streamStore),
         Context.add(ChangeFeed, stores.changeFeed),
         Context.add(DashboardStore, stores.dashboardStore),
-        Context.add(SessionStore, stores.sessionStore)
+        Context.add(SessionStore, stores.sessionStore),
+        Context.add(AlertStore, stores.alertStore)
       )
     })
   )

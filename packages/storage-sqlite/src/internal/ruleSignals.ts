@@ -27,13 +27,11 @@ export const ruleSignalReads = (db: Database.Database): Pick<AlertStore["Type"],
         ? Effect.succeed([])
         : Effect.try({
             try: () =>
-              firing
-                .all(JSON.stringify(streams))
-                .map((row): FiringRule => ({
-                  streamId: row.stream_id as StreamId,
-                  ruleId: row.id as AlertRuleId,
-                  name: row.name
-                })),
+              firing.all(JSON.stringify(streams)).map((row): FiringRule => ({
+                streamId: row.stream_id as StreamId,
+                ruleId: row.id as AlertRuleId,
+                name: row.name
+              })),
             catch: storageFailure
           })
   }
