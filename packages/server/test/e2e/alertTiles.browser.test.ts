@@ -13,14 +13,16 @@ import { type Account, Api, type Database, type RunningServer, sqliteDatabase, s
 const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 /** A tile's `data-firing` (the names the page shows), or `null`. */
 const firingOf = (page: Page, stream: string) =>
-  page.locator(tileSel(stream)).evaluate((e) => (e as HTMLElement).dataset["firing"] ?? null)
+  page.locator(tileSel(stream)).evaluate((e) => ((e as any).dataset["firing"] as string | undefined) ?? null)
 /** What the tile draws: its outline and the text at its foot (a pseudo-element showing the names). */
 const drawnOf = (page: Page, stream: string) =>
   page.locator(tileSel(stream)).evaluate((e) => {
-    const style = getComputedStyle(e)
+    // Runs in the page: its `getComputedStyle`.
+    const computed = (globalThis as any).getComputedStyle
+    const style = computed(e)
     return {
-      outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`,
-      label: getComputedStyle(e, "::after").content
+      outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}` as string,
+      label: computed(e, "::after").content as string
     }
   })
 const firingIs = (stream: string, names: string | null) =>
@@ -90,9 +92,9 @@ describe("firing alert rules on the view page against a real server", { timeout:
     expect(firing.label).toContain("CPU hot \u00b7 CPU very hot")
     // The alert colour has a light-theme form of its own.
     const dark = firing.outline
-    await page.evaluate(() => (document.documentElement.dataset["theme"] = "light"))
+    await page.evaluate(`document.documentElement.dataset.theme = "light"`)
     expect((await drawnOf(page, "cpu")).outline).not.toBe(dark)
-    await page.evaluate(() => delete document.documentElement.dataset["theme"])
+    await page.evaluate(`delete document.documentElement.dataset.theme`)
 
     // One rule resolves, then the other.
     await push("cpu", 93)
