@@ -21,7 +21,15 @@ import * as RuleWatch from "./RuleWatch.js"
  * - **One timer.** Every rule's next deadline (`nextDeadline`) is in one {@link DeadlineQueue}; one fiber sleeps until
  *   the earliest and queues the due rules' ticks.
  * - **One worker.** Changes, ticks and reloads are queued and evaluated one at a time, in order, so a rule's inputs
- *   reach the machine in the order they were stored.
+ *   reach the machine in the order they were stored. Under load the stored entries of the changes waiting in the
+ *   queue, of any number of streams, are evaluated together and stored in ONE `commitEvaluations` (a group commit of
+ *   evaluations: one transaction, not one a push).
+ * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
+ *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
+ *   memory and stored with the others of its second, at most {@link QUIET_FLUSH} later (and on `settled` and at the
+ *   engine's end). A crash in between loses only cursor moves: the entries above the stored cursor are evaluated again
+ *   at the next start, from the same stored state, with the same outcome. A transition or a change of state is
+ *   stored at once, with the quiet evaluations before it.
  * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
@@ -47,7 +55,10 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
      * (a rule moved to another stream wants both streams reloaded).
      */
     readonly reload: (stream: StreamId) => Effect.Effect<void>
-    /** Completes once everything queued before it is evaluated and stored (for tests and orderly shutdown). */
+    /**
+     * Completes once everything queued before it is evaluated and stored, quiet evaluations included (for tests and
+     * orderly shutdown).
+     */
     readonly settled: Effect.Effect<void>
   }
 >() {}
@@ -55,12 +66,20 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
 type Work =
   | { readonly _tag: "Start" }
   | { readonly _tag: "Change"; readonly stream: StreamId; readonly change: StreamChange }
+  | { readonly _tag: "Stored"; readonly entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>> }
+  | { readonly _tag: "Quiet" }
   | { readonly _tag: "Due" }
   | { readonly _tag: "Reload"; readonly stream: StreamId }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
 
 /** How many times one input is evaluated again after another process stored an evaluation of its rule first. */
 const MAX_STALE_RETRIES = 5
+
+/** The most queued changes evaluated together (see the module comment). */
+const MAX_BATCH = 1024
+
+/** How long a quiet evaluation may wait in memory before it is stored (see the module comment). */
+export const QUIET_FLUSH = Duration.seconds(1)
 
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
@@ -99,11 +118,14 @@ export const make = (
     const byStream = new Map<StreamId, ReadonlyArray<AlertRuleId>>()
     const subscriptions = new Map<StreamId, () => void>()
     const deadlines = new DeadlineQueue<AlertRuleId>()
+    // Rules whose evaluation in `rules` is newer than the stored one (quiet evaluations not yet written).
+    const unstored = new Set<AlertRuleId>()
 
     const forget = (stream: StreamId) => {
       for (const id of byStream.get(stream) ?? []) {
         rules.delete(id)
         deadlines.delete(id)
+        unstored.delete(id)
       }
       byStream.delete(stream)
       subscriptions.get(stream)?.()
@@ -141,10 +163,30 @@ export const make = (
               evaluation = out.evaluation
               transitions.push(...out.transitions)
             }
+            const before = rule.evaluation
+            if (
+              transitions.length === 0 &&
+              evaluation.state === before.state &&
+              evaluation.stateSince === before.stateSince &&
+              evaluation.since === before.since
+            ) {
+              // Quiet: written behind (see the module comment).
+              remember({ ...rule, evaluation })
+              unstored.add(id)
+              continue
+            }
             commits.push({ rule: id, version: rule.version, evaluation, transitions })
             streamOf.set(id, rule.streamId)
           }
           if (commits.length === 0) return
+          // The quiet evaluations waiting go in the same transaction.
+          for (const id of unstored) {
+            const rule = rules.get(id)
+            if (rule === undefined || streamOf.has(id)) continue
+            commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
+            streamOf.set(id, rule.streamId)
+          }
+          unstored.clear()
           const stored = yield* alerts.commitEvaluations(commits)
           const stale: Array<AlertRuleId> = []
           stored.forEach((rule, i) => {
@@ -229,6 +271,35 @@ export const make = (
         }
       })
 
+    // The changes of several streams, evaluated together (see the module comment).
+    const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
+      const ids: Array<AlertRuleId> = []
+      for (const stream of entries.keys()) ids.push(...(byStream.get(stream) ?? []))
+      return evaluate(ids, (rule, at) => entryInputs(entries.get(rule.streamId) ?? [])(rule, at))
+    }
+
+    // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
+    const storeQuiet = Effect.gen(function* () {
+      if (unstored.size === 0) return
+      const commits: Array<EvaluationCommit> = []
+      for (const id of unstored) {
+        const rule = rules.get(id)
+        if (rule !== undefined)
+          commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
+      }
+      unstored.clear()
+      const stored = yield* alerts.commitEvaluations(commits)
+      const stale = new Set<StreamId>()
+      stored.forEach((rule, i) => {
+        if (Option.isSome(rule)) remember(rule.value)
+        else {
+          const known = rules.get(commits[i]!.rule)
+          if (known !== undefined) stale.add(known.streamId)
+        }
+      })
+      for (const stream of stale) yield* reload(stream)
+    })
+
     const onDue = Effect.gen(function* () {
       const now = yield* nowMicros
       const due = deadlines.popDue(now)
@@ -252,12 +323,14 @@ export const make = (
     })
 
     // What to do again, a second after an item failed on storage.
-    const retryOf = (item: Work): Work | undefined =>
+    const retriesOf = (item: Work): ReadonlyArray<Work> =>
       item._tag === "Change" || item._tag === "Reload"
-        ? { _tag: "Reload", stream: item.stream }
-        : item._tag === "Start"
-          ? item
-          : undefined
+        ? [{ _tag: "Reload", stream: item.stream }]
+        : item._tag === "Stored"
+          ? [...item.entries.keys()].map((stream): Work => ({ _tag: "Reload", stream }))
+          : item._tag === "Start"
+            ? [item]
+            : []
 
     const handle = (item: Work): Effect.Effect<void> => {
       const run: Effect.Effect<void, StorageFailure> =
@@ -265,21 +338,27 @@ export const make = (
           ? start
           : item._tag === "Change"
             ? onChange(item.stream, item.change)
-            : item._tag === "Reload"
-              ? reload(item.stream)
-              : item._tag === "Due"
-                ? onDue
-                : Deferred.succeed(item.done, undefined)
+            : item._tag === "Stored"
+              ? onStored(item.entries)
+              : item._tag === "Reload"
+                ? reload(item.stream)
+                : item._tag === "Due"
+                  ? onDue
+                  : item._tag === "Quiet"
+                    ? storeQuiet
+                    : Effect.zipRight(storeQuiet, Deferred.succeed(item.done, undefined))
       // A storage failure, or a bug, fails the one item: logged, done again a second later (its stream's entries are
       // above the cursor), and the worker goes on with the next.
       return run.pipe(
         Effect.catchAllCause((cause) => {
-          const retry = retryOf(item)
+          const retries = retriesOf(item)
           return Effect.zipRight(
             Effect.logWarning("alert evaluation failed; it is done again in a second", cause),
-            retry === undefined
-              ? Effect.void
-              : Effect.forkIn(Effect.delay(Queue.offer(work, retry), RETRY_AFTER), scope)
+            item._tag === "Flush"
+              ? Deferred.succeed(item.done, undefined)
+              : retries.length === 0
+                ? Effect.void
+                : Effect.forkIn(Effect.delay(Queue.offerAll(work, retries), RETRY_AFTER), scope)
           )
         }),
         Effect.zipRight(Queue.offer(wake, undefined)),
@@ -287,8 +366,45 @@ export const make = (
       )
     }
 
-    // The worker: one item at a time, in order.
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(work), handle)))
+    // The worker: one item at a time, in order; the stored entries of consecutive changes queued meanwhile, of any
+    // streams, as one item.
+    const batches = (items: ReadonlyArray<Work>): Array<Work> => {
+      const out: Array<Work> = []
+      let entries: Map<StreamId, Array<ChangedEntry>> | undefined
+      for (const item of items) {
+        if (item._tag === "Change" && item.change._tag === "Stored") {
+          entries ??= new Map()
+          const list = entries.get(item.stream)
+          if (list === undefined) entries.set(item.stream, [...item.change.entries])
+          else list.push(...item.change.entries)
+          continue
+        }
+        if (entries !== undefined) out.push({ _tag: "Stored", entries })
+        entries = undefined
+        out.push(item)
+      }
+      if (entries !== undefined) out.push({ _tag: "Stored", entries })
+      return out
+    }
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.gen(function* () {
+          const first = yield* Queue.take(work)
+          const more = yield* Queue.takeUpTo(work, MAX_BATCH - 1)
+          for (const item of batches([first, ...more])) yield* handle(item)
+        })
+      )
+    )
+
+    // Quiet evaluations are stored within a second.
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.zipRight(
+          Effect.sleep(QUIET_FLUSH),
+          Effect.suspend(() => (unstored.size > 0 ? Queue.offer(work, { _tag: "Quiet" }) : Effect.void))
+        )
+      )
+    )
 
     // The timer: sleeps until the earliest deadline, or until the deadlines change.
     yield* Effect.forkScoped(
@@ -312,7 +428,10 @@ export const make = (
       Effect.sync(() => {
         for (const unsubscribe of subscriptions.values()) unsubscribe()
         subscriptions.clear()
-      })
+      }).pipe(
+        // What was evaluated and not yet stored; on failure the next start evaluates it again from the cursors.
+        Effect.zipRight(Effect.ignore(storeQuiet))
+      )
     )
 
     // Rule changes: subscribed before the start reads every rule, so that none made meanwhile is missed.
