@@ -26,10 +26,10 @@ import * as RuleWatch from "./RuleWatch.js"
  *   evaluations: one transaction, not one a push).
  * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
  *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
- *   memory and stored with the others of its second, at most {@link QUIET_FLUSH} later (and on `settled` and at the
- *   engine's end). A crash in between loses only cursor moves: the entries above the stored cursor are evaluated again
- *   at the next start, from the same stored state, with the same outcome. A transition or a change of state is
- *   stored at once, with the quiet evaluations before it.
+ *   memory and stored within {@link QUIET_FLUSH} (in commits of {@link QUIET_CHUNK} rules, yielding between them),
+ *   or with the rule's next change of state, on `settled` and at the engine's end. A crash in between loses only
+ *   cursor moves: the entries above the stored cursor are evaluated again at the next start, from the same stored
+ *   state, with the same outcome. A transition or a change of state is stored at once.
  * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
@@ -78,8 +78,14 @@ const MAX_STALE_RETRIES = 5
 /** The most queued changes evaluated together (see the module comment). */
 const MAX_BATCH = 1024
 
-/** How long a quiet evaluation may wait in memory before it is stored (see the module comment). */
-export const QUIET_FLUSH = Duration.seconds(1)
+/**
+ * How long a quiet evaluation may wait in memory before it is stored (see the module comment): the stored `value` and
+ * cursor of a steady rule lag by at most this (docs/api.md section 18.1).
+ */
+export const QUIET_FLUSH = Duration.minutes(1)
+
+/** The most quiet evaluations stored in one commit; the engine yields between two. */
+const QUIET_CHUNK = 256
 
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
@@ -179,14 +185,7 @@ export const make = (
             streamOf.set(id, rule.streamId)
           }
           if (commits.length === 0) return
-          // The quiet evaluations waiting go in the same transaction.
-          for (const id of unstored) {
-            const rule = rules.get(id)
-            if (rule === undefined || streamOf.has(id)) continue
-            commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
-            streamOf.set(id, rule.streamId)
-          }
-          unstored.clear()
+          for (const { rule } of commits) unstored.delete(rule)
           const stored = yield* alerts.commitEvaluations(commits)
           const stale: Array<AlertRuleId> = []
           stored.forEach((rule, i) => {
@@ -280,23 +279,26 @@ export const make = (
 
     // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
     const storeQuiet = Effect.gen(function* () {
-      if (unstored.size === 0) return
-      const commits: Array<EvaluationCommit> = []
-      for (const id of unstored) {
-        const rule = rules.get(id)
-        if (rule !== undefined)
-          commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
-      }
-      unstored.clear()
-      const stored = yield* alerts.commitEvaluations(commits)
       const stale = new Set<StreamId>()
-      stored.forEach((rule, i) => {
-        if (Option.isSome(rule)) remember(rule.value)
-        else {
-          const known = rules.get(commits[i]!.rule)
-          if (known !== undefined) stale.add(known.streamId)
+      while (unstored.size > 0) {
+        const commits: Array<EvaluationCommit> = []
+        for (const id of unstored) {
+          unstored.delete(id)
+          const rule = rules.get(id)
+          if (rule !== undefined)
+            commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
+          if (commits.length === QUIET_CHUNK) break
         }
-      })
+        const stored = yield* alerts.commitEvaluations(commits)
+        stored.forEach((rule, i) => {
+          if (Option.isSome(rule)) remember(rule.value)
+          else {
+            const known = rules.get(commits[i]!.rule)
+            if (known !== undefined) stale.add(known.streamId)
+          }
+        })
+        yield* Effect.yieldNow()
+      }
       for (const stream of stale) yield* reload(stream)
     })
 
@@ -396,7 +398,7 @@ export const make = (
       )
     )
 
-    // Quiet evaluations are stored within a second.
+    // Quiet evaluations are stored within QUIET_FLUSH.
     yield* Effect.forkScoped(
       Effect.forever(
         Effect.zipRight(
