@@ -199,18 +199,22 @@ export const make = (
         yield* Effect.logWarning(`${pending.length} alert rules kept being overtaken; they are evaluated again later`)
       })
 
-    const entryInputs =
-      (entries: ReadonlyArray<ChangedEntry | StoredEntry>) =>
-      (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> => {
+    // The inputs of `entries` for each rule of their stream; each entry's value is parsed once, for all its rules.
+    const entryInputs = (entries: ReadonlyArray<ChangedEntry | StoredEntry>) => {
+      let values: Array<number | null> | undefined
+      return (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> => {
+        values ??= entries.map((entry) => entryValue(entry.json))
         const cursor = rule.evaluation.cursor
         const inputs: Array<RuleInput> = []
-        for (const entry of entries) {
+        for (let i = 0; i < entries.length; i++) {
+          const entry = entries[i]!
           const fresh = "fresh" in entry ? entry.fresh : true
           if (cursor !== null && entry.ts <= cursor && fresh) continue
-          inputs.push({ _tag: "Entry", at, ts: entry.ts, value: entryValue(entry.json) })
+          inputs.push({ _tag: "Entry", at, ts: entry.ts, value: values[i]! })
         }
         return inputs
       }
+    }
 
     // Reads the stream's rules again and (un)subscribes it; returns its rules.
     const load = (stream: StreamId): Effect.Effect<ReadonlyArray<AlertRule>, StorageFailure> =>
@@ -274,7 +278,8 @@ export const make = (
     const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
       const ids: Array<AlertRuleId> = []
       for (const stream of entries.keys()) ids.push(...(byStream.get(stream) ?? []))
-      return evaluate(ids, (rule, at) => entryInputs(entries.get(rule.streamId) ?? [])(rule, at))
+      const inputsOf = new Map([...entries].map(([stream, list]) => [stream, entryInputs(list)]))
+      return evaluate(ids, (rule, at) => inputsOf.get(rule.streamId)?.(rule, at) ?? [])
     }
 
     // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
