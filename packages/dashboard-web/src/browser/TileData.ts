@@ -138,10 +138,10 @@ export const decodeEvent = (type: string, data: string): DashboardEvent | undefi
         Array.isArray(rawDeleted) ? rawDeleted.filter((d): d is string => typeof d === "string") : []
       )
       const now = obj["now"]
-      const firing = obj["firing"]
+      const firing = "firing" in obj ? { firing: obj["firing"] } : {}
       return typeof now === "number" && Number.isFinite(now)
-        ? { kind: "snapshot", tiles, deleted, now, firing }
-        : { kind: "snapshot", tiles, deleted, firing }
+        ? { kind: "snapshot", tiles, deleted, now, ...firing }
+        : { kind: "snapshot", tiles, deleted, ...firing }
     }
     case "alerts":
       return { kind: "alerts", firing: obj["firing"] }
