@@ -1,4 +1,6 @@
 import { Cause, Effect, Exit, Fiber, Option, Runtime } from "effect"
+import type { FiringRule } from "./alerts/RuleSignal.js"
+import type { RuleWatch } from "./alerts/RuleWatch.js"
 import type { ChangeFeed } from "./ChangeFeed.js"
 import { StorageError, type StorageFailure } from "./Errors.js"
 import { type Follower, followPageSize, followStream, type LiveSink } from "./Follow.js"
@@ -21,6 +23,10 @@ import type { StreamId } from "./Widget.js"
  * A layout change re-scopes the subscription at once (docs/api.md section 14, "Layout changes reach open pages"): the
  * streams no longer on the dashboard stop (nothing more of them is sent, also of what waited behind a snapshot), then
  * `event: layout` says the new name and tiles and a snapshot follows with the tiles it did not show before.
+ *
+ * Firing alert rules (docs/api.md section 11.5), when a {@link FiringSource} is given: the snapshot's `firing` names
+ * the firing rules of every tile's stream, and `event: alerts` says them all again whenever they change (a rule of a
+ * tile's stream fires, resolves, is renamed or deleted, in any process), after any snapshot being written.
  */
 
 /** One stream a dashboard shows. */
@@ -75,6 +81,11 @@ export interface DashboardSink {
   readonly deleted: (data: string) => void
   /** The dashboard's name or tiles changed: {@link DashboardLayout}'s `data`. A snapshot of the new tiles follows. */
   readonly layout: (data: string) => void
+  /**
+   * `{"firing":{"<streamName>":["<rule name>",...],...}}`: the firing rules of the tiles' streams changed (see
+   * {@link firingData}); sent only with a {@link FiringSource}.
+   */
+  readonly alerts?: (data: string) => void
   /** Catching up a stream from the storage failed; every subscription has ended (the page reconnects). */
   readonly failed: (error: StorageFailure) => void
   /**
@@ -102,6 +113,31 @@ export interface DashboardFollowOptions {
    * `event: layout` comes first, before the snapshot (a page reconnecting after a layout change it missed).
    */
   readonly shown?: string | undefined
+  /** Where the firing rules of the tiles' streams come from; without it, neither `firing` nor `event: alerts`. */
+  readonly firing?: FiringSource | undefined
+}
+
+/**
+ * The firing alert rules a page shows (docs/api.md section 11.5): `read` answers the firing rules of some streams
+ * (`AlertStore.firingRules`), `watch` tells which streams' rules changed (any process, within a quarter second).
+ */
+export interface FiringSource {
+  readonly read: (streams: ReadonlyArray<StreamId>) => Effect.Effect<ReadonlyArray<FiringRule>, StorageFailure>
+  readonly watch: RuleWatch
+}
+
+/**
+ * The `firing` object of a snapshot and of `event: alerts`: `{"<streamName>":["<rule name>",...]}` with the names of
+ * `rules` (as `AlertStore.firingRules` orders them) under the name of their stream (`names`); a stream without a
+ * firing rule is absent.
+ */
+export const firingData = (rules: ReadonlyArray<FiringRule>, names: ReadonlyMap<StreamId, string>): string => {
+  const firing: Record<string, Array<string>> = {}
+  for (const rule of rules) {
+    const name = names.get(rule.streamId)
+    if (name !== undefined) (firing[name] ??= []).push(rule.name)
+  }
+  return JSON.stringify(firing)
 }
 
 /** A running dashboard subscription. */
@@ -224,6 +260,10 @@ class DashboardFollow implements DashboardFollower {
   private closed = false
   private fiber: Fiber.RuntimeFiber<void, StorageFailure> | undefined = undefined
   private idlers: Array<() => void> = []
+  /** The `firing` last sent (in a snapshot or `event: alerts`); a watched change to send; the watch's end. */
+  private firingSent: string | undefined = undefined
+  private firingDirty = false
+  private unwatch: (() => void) | undefined = undefined
 
   constructor(
     layout: DashboardLayout,
@@ -309,6 +349,7 @@ class DashboardFollow implements DashboardFollower {
       tile.closed = true
       tile.follower?.close()
     }
+    this.unwatch?.()
     const fiber = this.fiber
     if (fiber !== undefined) Runtime.runFork(this.runtime)(Fiber.interrupt(fiber))
     else this.wakeIdlers()
@@ -338,6 +379,7 @@ class DashboardFollow implements DashboardFollower {
         (this.pendingLayout !== undefined || this.pendingTiles.length > 0)
       )
         return this.run(this.relayouts())
+      if (!this.closed && this.fiber === undefined && this.firingDirty) return this.run(this.refreshFiring())
       if (this.fiber === undefined) this.wakeIdlers()
     })
   }
@@ -372,9 +414,58 @@ class DashboardFollow implements DashboardFollower {
           this.sink.snapshot(`${this.members++ > 0 ? "," : ""}${JSON.stringify(tile.streamName)}:[]`, false)
         yield* this.sink.writable
       }
+      const firing = yield* this.readFiring()
       // The server's clock as the snapshot ends: a page measures its own clock's offset by it (stale ages).
-      this.sink.snapshot(`},"deleted":${JSON.stringify(deleted)},"now":${formatTs(nowMicros())}}`, true)
+      this.sink.snapshot(`},"deleted":${JSON.stringify(deleted)}${firing},"now":${formatTs(nowMicros())}}`, true)
       yield* this.release()
+    })
+  }
+
+  /**
+   * The snapshot's `,"firing":{...}` member ('' without a source): watches rule changes from the first snapshot on
+   * (before its read, so that no change after it is missed), then reads the firing rules of every tile's stream.
+   */
+  private readFiring(): Effect.Effect<string, StorageFailure> {
+    const source = this.options.firing
+    if (source === undefined) return Effect.succeed("")
+    return Effect.gen(this, function* () {
+      if (this.unwatch === undefined) {
+        this.unwatch = yield* source.watch.subscribe((streams) => this.firingChanged(streams))
+        if (this.closed) this.unwatch()
+      }
+      this.firingDirty = false
+      this.firingSent = yield* this.currentFiring(source)
+      return `,"firing":${this.firingSent}`
+    })
+  }
+
+  private currentFiring(source: FiringSource): Effect.Effect<string, StorageFailure> {
+    const names = new Map<StreamId, string>()
+    for (const tile of this.tiles.values())
+      if (tile.stream !== null && !tile.closed) names.set(tile.stream, tile.streamName)
+    return Effect.map(source.read([...names.keys()]), (rules) => firingData(rules, names))
+  }
+
+  // The rules of some streams changed: the firing rules are read again when one is a tile's, after any snapshot.
+  private firingChanged(streams: ReadonlyArray<StreamId>): void {
+    if (this.closed || this.firingDirty) return
+    let shown = false
+    for (const tile of this.tiles.values()) if (tile.stream !== null && streams.includes(tile.stream)) shown = true
+    if (!shown) return
+    this.firingDirty = true
+    if (this.fiber === undefined) this.run(this.refreshFiring())
+  }
+
+  // Sends `event: alerts` when the firing rules differ from those last sent.
+  private refreshFiring(): Effect.Effect<void, StorageFailure> {
+    const source = this.options.firing
+    if (source === undefined) return Effect.void
+    return Effect.gen(this, function* () {
+      this.firingDirty = false
+      const firing = yield* this.currentFiring(source)
+      if (this.closed || firing === this.firingSent) return
+      this.firingSent = firing
+      this.sink.alerts?.(`{"firing":${firing}}`)
     })
   }
 

@@ -169,6 +169,8 @@ export {
   type DashboardFollower,
   type DashboardLayout,
   type DashboardSink,
+  type FiringSource,
+  firingData,
   followDashboard
 } from "./FollowDashboard.js"
 
@@ -299,6 +301,14 @@ export {
 } from "./alerts/RuleStateMachine.js"
 export { DeadlineQueue } from "./alerts/DeadlineQueue.js"
 export { AlertEngine, layer as alertEngineLayer, make as makeAlertEngine } from "./alerts/AlertEngine.js"
+export { type FiringRule, type RuleSignal, type RuleSignals, signalled as ruleSignalled } from "./alerts/RuleSignal.js"
+export {
+  defaultRuleWatchOptions,
+  make as makeRuleWatch,
+  type RuleListener,
+  type RuleWatch,
+  type RuleWatchOptions
+} from "./alerts/RuleWatch.js"
 export {
   AlertDeliverer,
   type DelivererOptions,

@@ -79,6 +79,15 @@ describe("held entries (docs/api.md section 11)", () => {
       deleted: new Set<string>()
     })
   })
+  it("the firing alert rules: a snapshot's firing member, and event: alerts (docs/api.md section 11.5)", () => {
+    assert.deepStrictEqual(decodeEvent("snapshot", '{"tiles":{},"deleted":[],"firing":{"a":["CPU hot","Disk"]}}'), {
+      kind: "snapshot",
+      tiles: new Map<string, ReadonlyArray<{ ts: number; point: unknown }>>(),
+      deleted: new Set<string>(),
+      firing: { a: ["CPU hot", "Disk"] }
+    })
+    assert.deepStrictEqual(decodeEvent("alerts", '{"firing":{}}'), { kind: "alerts", firing: {} })
+  })
   it("a layout event's tiles: a tile with type null has no widget (shown as deleted); a malformed tile voids it", () => {
     const data = {
       name: "wall",

@@ -1,6 +1,14 @@
 import type { Duplex } from "node:stream"
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
-import type { AccountStore, AlertStore, ChangeFeed, DashboardStore, SessionStore, StreamStore } from "@dashstream/core"
+import {
+  type AccountStore,
+  AlertStore,
+  type ChangeFeed,
+  type DashboardStore,
+  makeRuleWatch,
+  type SessionStore,
+  type StreamStore
+} from "@dashstream/core"
 import { Console, Effect, Layer, Runtime, type Scope } from "effect"
 import { errorBodyText, errorReply } from "./HttpErrors.js"
 import type { HandlerConfig, HttpConfig } from "./HttpConfig.js"
@@ -142,8 +150,12 @@ export const handler = (config: HandlerConfig): Effect.Effect<Handler, never, St
       metrics,
       pressure
     })
+    // The firing alert rules of a page's tiles (docs/api.md section 11.5), from any process: watched while pages are open.
+    const alerts = yield* AlertStore
+    const firing = { read: alerts.firingRules, watch: yield* makeRuleWatch() }
     const liveLane = makeLiveLane(runtime, {
       limiter,
+      firing,
       slots: config.eventStreamSlots,
       logRequests: config.logRequests,
       options: { ...defaultLiveOptions, ...config.live },

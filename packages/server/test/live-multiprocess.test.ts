@@ -176,6 +176,7 @@ describe("live event streams across three serve processes on one PostgreSQL data
     expect(JSON.parse(stream.events[at + 1]!.data)).toEqual({
       tiles: { added: [] },
       deleted: [],
+      firing: {},
       now: expect.any(Number)
     })
     expect((await push(urls[2]!, accessKey, "removed", 1)).status).toBe(200)

@@ -22,6 +22,7 @@ import { Effect, Option } from "effect"
 import type pg from "pg"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
 import { holdLeaseOwner, ownerAlive } from "./internal/leaseOwner.js"
+import { ruleSignalReads } from "./internal/ruleSignals.js"
 import { type Queryable, transaction } from "./internal/sql.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
@@ -92,7 +93,7 @@ const setReceivers = async (client: Queryable, rule: string, receiverIds: Readon
 }
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010 and 0011) on a `pg` pool. A change
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010, 0011 and 0012) on a `pg` pool. A change
  * that touches several tables is one transaction. Several processes share it safely: an evaluation is an `UPDATE ...
  * WHERE version = $v` (the row lock makes a second one wait, then find the version moved and store nothing), and a
  * claim leases the rows it locks with `FOR UPDATE SKIP LOCKED`, so two processes never claim one delivery, nor one
@@ -246,6 +247,7 @@ export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStor
         )
         return result.rowCount === 0 ? Option.none() : await firstRule("r.id = $1", [id])
       }),
+    ...ruleSignalReads(pool),
     commitEvaluations: (commits) =>
       attempt(() =>
         transaction(pool, async (client) => {

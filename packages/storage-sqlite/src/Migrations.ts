@@ -14,6 +14,7 @@ import * as M0007 from "./migrations/0007_entry_blocks.js"
 import * as M0008 from "./migrations/0008_view_token_text.js"
 import * as M0009 from "./migrations/0009_alerts.js"
 import * as M0010 from "./migrations/0010_alert_leases.js"
+import * as M0011 from "./migrations/0011_rule_signals.js"
 
 /**
  * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
@@ -29,7 +30,8 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0007_entry_blocks": M0007,
   "0008_view_token_text": M0008,
   "0009_alerts": M0009,
-  "0010_alert_leases": M0010
+  "0010_alert_leases": M0010,
+  "0011_rule_signals": M0011
 }
 
 /** The names of every migration this version knows, in the order they run. */

@@ -26,6 +26,7 @@ import {
 } from "@dashstream/core"
 import { Effect, Option } from "effect"
 import { storageFailure } from "./internal/errors.js"
+import { ruleSignalReads } from "./internal/ruleSignals.js"
 
 type RuleRow = Omit<AlertRuleRow, "receiver_ids"> & {
   /** The JSON array of the rule's receiver ids, in position order. */
@@ -63,7 +64,7 @@ const head = `d.state = 'pending' AND NOT EXISTS (SELECT 1 FROM alert_deliveries
   WHERE e.state = 'pending' AND e.rule_id = d.rule_id AND e.receiver_id = d.receiver_id AND e.event_seq < d.event_seq)`
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migration 0009) over an open, migrated connection.
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0009, 0010 and 0011) over an open, migrated connection.
  * Statements are prepared once and run synchronously; a change that touches several tables (a rule and its
  * receivers, an evaluation with its events and deliveries, a claim) is one better-sqlite3 transaction, never a Kysely
  * one, which would span event-loop turns on the shared connection. One alerts process (migration 0010): a claim's
@@ -338,6 +339,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
         silence.run(until, account, id).changes === 0 ? Option.none() : oneRule(getRule.get(account, id))
       ),
     commitEvaluations: (commits) => attempt(() => commit.immediate(commits).map(oneRule)),
+    ...ruleSignalReads(db),
 
     listEvents: (account, since, limit) =>
       attempt(() =>

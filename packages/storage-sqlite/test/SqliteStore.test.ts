@@ -98,7 +98,8 @@ describe("SQLite adapter", () => {
         "0007_entry_blocks",
         "0008_view_token_text",
         "0009_alerts",
-        "0010_alert_leases"
+        "0010_alert_leases",
+        "0011_rule_signals"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(

@@ -8,6 +8,7 @@ import type { AlertRuleId } from "./AlertRule.js"
 import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
 import { DeadlineQueue } from "./DeadlineQueue.js"
 import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
+import * as RuleWatch from "./RuleWatch.js"
 
 /**
  * The alert engine (docs/api.md section 18, "Evaluation"): it feeds the rule state machine (`RuleStateMachine.ts`)
@@ -20,11 +21,22 @@ import { nextDeadline, type RuleInput, step, type Transition } from "./RuleState
  * - **One timer.** Every rule's next deadline (`nextDeadline`) is in one {@link DeadlineQueue}; one fiber sleeps until
  *   the earliest and queues the due rules' ticks.
  * - **One worker.** Changes, ticks and reloads are queued and evaluated one at a time, in order, so a rule's inputs
- *   reach the machine in the order they were stored.
+ *   reach the machine in the order they were stored. Under load the stored entries of the changes waiting in the
+ *   queue, of any number of streams, are evaluated together and stored in ONE `commitEvaluations` (a group commit of
+ *   evaluations: one transaction, not one a push).
+ * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
+ *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
+ *   memory and stored within {@link QUIET_FLUSH} (in commits of {@link QUIET_CHUNK} rules, yielding between them),
+ *   or with the rule's next change of state, on `settled` and at the engine's end. A crash in between loses only
+ *   cursor moves: the entries above the stored cursor are evaluated again at the next start, from the same stored
+ *   state, with the same outcome. A transition or a change of state is stored at once.
  * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
  *   the feed says is `fresh` was evaluated already (it came through that catch-up) and is skipped.
+ * - **Rule changes, from anywhere.** A {@link RuleWatch.RuleWatch} tells the engine which streams' rules changed
+ *   (created, edited, silenced, deleted, or moved in or out of `firing`), through the admin API of any process, the
+ *   CLI, or another engine, within a quarter of a second; the engine reloads those streams only.
  * - **Several processes.** An evaluation is stored only over the rule version it was computed from; when another
  *   process came first, the engine reloads the stream's rules and evaluates again from their new state (the
  *   entries it has seen are then at or below the new cursor).
@@ -37,12 +49,16 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
   AlertEngine,
   {
     /**
-     * Reads the rules of `stream` again (after a rule was created, changed, silenced or deleted through this process;
-     * a rule moved to another stream wants both streams reloaded), subscribes or unsubscribes the stream accordingly,
-     * and evaluates its entries above each rule's cursor. Queued: done in order with the engine's other work.
+     * Reads the rules of `stream` again, subscribes or unsubscribes the stream accordingly, and evaluates its entries
+     * above each rule's cursor. Queued: done in order with the engine's other work. The engine's rule watch does this
+     * by itself for every change, within a quarter of a second; a caller that changed a rule may ask for it at once
+     * (a rule moved to another stream wants both streams reloaded).
      */
     readonly reload: (stream: StreamId) => Effect.Effect<void>
-    /** Completes once everything queued before it is evaluated and stored (for tests and orderly shutdown). */
+    /**
+     * Completes once everything queued before it is evaluated and stored, quiet evaluations included (for tests and
+     * orderly shutdown).
+     */
     readonly settled: Effect.Effect<void>
   }
 >() {}
@@ -50,12 +66,26 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
 type Work =
   | { readonly _tag: "Start" }
   | { readonly _tag: "Change"; readonly stream: StreamId; readonly change: StreamChange }
+  | { readonly _tag: "Stored"; readonly entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>> }
+  | { readonly _tag: "Quiet" }
   | { readonly _tag: "Due" }
   | { readonly _tag: "Reload"; readonly stream: StreamId }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
 
 /** How many times one input is evaluated again after another process stored an evaluation of its rule first. */
 const MAX_STALE_RETRIES = 5
+
+/** The most queued changes evaluated together (see the module comment). */
+const MAX_BATCH = 1024
+
+/**
+ * How long a quiet evaluation may wait in memory before it is stored (see the module comment): the stored `value` and
+ * cursor of a steady rule lag by at most this (docs/api.md section 18.1).
+ */
+export const QUIET_FLUSH = Duration.minutes(1)
+
+/** The most quiet evaluations stored in one commit; the engine yields between two. */
+const QUIET_CHUNK = 256
 
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
@@ -74,11 +104,14 @@ const entryValue = (json: string): number | null => {
 const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1000n) as Micros)
 
 /**
- * Starts the engine in the current scope (see the module comment): loads every rule, builds the deadline queue,
- * subscribes to the streams with rules and catches up on their entries above the cursors, then runs until the scope
- * closes. Never fails: storage failures are logged and retried.
+ * Starts the engine in the current scope (see the module comment): watches rule changes (`watchOptions`, read every
+ * 250 ms by default), loads every rule, builds the deadline queue, subscribes to the streams with rules and catches up
+ * on their entries above the cursors, then runs until the scope closes. Never fails: storage failures are logged and
+ * retried.
  */
-export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | ChangeFeed | StreamStore | Scope.Scope> =
+export const make = (
+  watchOptions: RuleWatch.RuleWatchOptions = RuleWatch.defaultRuleWatchOptions
+): Effect.Effect<AlertEngine["Type"], never, AlertStore | ChangeFeed | StreamStore | Scope.Scope> =>
   Effect.gen(function* () {
     const alerts = yield* AlertStore
     const feed = yield* ChangeFeed
@@ -91,11 +124,14 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
     const byStream = new Map<StreamId, ReadonlyArray<AlertRuleId>>()
     const subscriptions = new Map<StreamId, () => void>()
     const deadlines = new DeadlineQueue<AlertRuleId>()
+    // Rules whose evaluation in `rules` is newer than the stored one (quiet evaluations not yet written).
+    const unstored = new Set<AlertRuleId>()
 
     const forget = (stream: StreamId) => {
       for (const id of byStream.get(stream) ?? []) {
         rules.delete(id)
         deadlines.delete(id)
+        unstored.delete(id)
       }
       byStream.delete(stream)
       subscriptions.get(stream)?.()
@@ -133,10 +169,23 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
               evaluation = out.evaluation
               transitions.push(...out.transitions)
             }
+            const before = rule.evaluation
+            if (
+              transitions.length === 0 &&
+              evaluation.state === before.state &&
+              evaluation.stateSince === before.stateSince &&
+              evaluation.since === before.since
+            ) {
+              // Quiet: written behind (see the module comment).
+              remember({ ...rule, evaluation })
+              unstored.add(id)
+              continue
+            }
             commits.push({ rule: id, version: rule.version, evaluation, transitions })
             streamOf.set(id, rule.streamId)
           }
           if (commits.length === 0) return
+          for (const { rule } of commits) unstored.delete(rule)
           const stored = yield* alerts.commitEvaluations(commits)
           const stale: Array<AlertRuleId> = []
           stored.forEach((rule, i) => {
@@ -150,18 +199,22 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
         yield* Effect.logWarning(`${pending.length} alert rules kept being overtaken; they are evaluated again later`)
       })
 
-    const entryInputs =
-      (entries: ReadonlyArray<ChangedEntry | StoredEntry>) =>
-      (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> => {
+    // The inputs of `entries` for each rule of their stream; each entry's value is parsed once, for all its rules.
+    const entryInputs = (entries: ReadonlyArray<ChangedEntry | StoredEntry>) => {
+      let values: Array<number | null> | undefined
+      return (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> => {
+        values ??= entries.map((entry) => entryValue(entry.json))
         const cursor = rule.evaluation.cursor
         const inputs: Array<RuleInput> = []
-        for (const entry of entries) {
+        for (let i = 0; i < entries.length; i++) {
+          const entry = entries[i]!
           const fresh = "fresh" in entry ? entry.fresh : true
           if (cursor !== null && entry.ts <= cursor && fresh) continue
-          inputs.push({ _tag: "Entry", at, ts: entry.ts, value: entryValue(entry.json) })
+          inputs.push({ _tag: "Entry", at, ts: entry.ts, value: values[i]! })
         }
         return inputs
       }
+    }
 
     // Reads the stream's rules again and (un)subscribes it; returns its rules.
     const load = (stream: StreamId): Effect.Effect<ReadonlyArray<AlertRule>, StorageFailure> =>
@@ -221,6 +274,39 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
         }
       })
 
+    // The changes of several streams, evaluated together (see the module comment).
+    const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
+      const ids: Array<AlertRuleId> = []
+      for (const stream of entries.keys()) ids.push(...(byStream.get(stream) ?? []))
+      const inputsOf = new Map([...entries].map(([stream, list]) => [stream, entryInputs(list)]))
+      return evaluate(ids, (rule, at) => inputsOf.get(rule.streamId)?.(rule, at) ?? [])
+    }
+
+    // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
+    const storeQuiet = Effect.gen(function* () {
+      const stale = new Set<StreamId>()
+      while (unstored.size > 0) {
+        const commits: Array<EvaluationCommit> = []
+        for (const id of unstored) {
+          unstored.delete(id)
+          const rule = rules.get(id)
+          if (rule !== undefined)
+            commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
+          if (commits.length === QUIET_CHUNK) break
+        }
+        const stored = yield* alerts.commitEvaluations(commits)
+        stored.forEach((rule, i) => {
+          if (Option.isSome(rule)) remember(rule.value)
+          else {
+            const known = rules.get(commits[i]!.rule)
+            if (known !== undefined) stale.add(known.streamId)
+          }
+        })
+        yield* Effect.yieldNow()
+      }
+      for (const stream of stale) yield* reload(stream)
+    })
+
     const onDue = Effect.gen(function* () {
       const now = yield* nowMicros
       const due = deadlines.popDue(now)
@@ -244,12 +330,14 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
     })
 
     // What to do again, a second after an item failed on storage.
-    const retryOf = (item: Work): Work | undefined =>
+    const retriesOf = (item: Work): ReadonlyArray<Work> =>
       item._tag === "Change" || item._tag === "Reload"
-        ? { _tag: "Reload", stream: item.stream }
-        : item._tag === "Start"
-          ? item
-          : undefined
+        ? [{ _tag: "Reload", stream: item.stream }]
+        : item._tag === "Stored"
+          ? [...item.entries.keys()].map((stream): Work => ({ _tag: "Reload", stream }))
+          : item._tag === "Start"
+            ? [item]
+            : []
 
     const handle = (item: Work): Effect.Effect<void> => {
       const run: Effect.Effect<void, StorageFailure> =
@@ -257,21 +345,27 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
           ? start
           : item._tag === "Change"
             ? onChange(item.stream, item.change)
-            : item._tag === "Reload"
-              ? reload(item.stream)
-              : item._tag === "Due"
-                ? onDue
-                : Deferred.succeed(item.done, undefined)
+            : item._tag === "Stored"
+              ? onStored(item.entries)
+              : item._tag === "Reload"
+                ? reload(item.stream)
+                : item._tag === "Due"
+                  ? onDue
+                  : item._tag === "Quiet"
+                    ? storeQuiet
+                    : Effect.zipRight(storeQuiet, Deferred.succeed(item.done, undefined))
       // A storage failure, or a bug, fails the one item: logged, done again a second later (its stream's entries are
       // above the cursor), and the worker goes on with the next.
       return run.pipe(
         Effect.catchAllCause((cause) => {
-          const retry = retryOf(item)
+          const retries = retriesOf(item)
           return Effect.zipRight(
             Effect.logWarning("alert evaluation failed; it is done again in a second", cause),
-            retry === undefined
-              ? Effect.void
-              : Effect.forkIn(Effect.delay(Queue.offer(work, retry), RETRY_AFTER), scope)
+            item._tag === "Flush"
+              ? Deferred.succeed(item.done, undefined)
+              : retries.length === 0
+                ? Effect.void
+                : Effect.forkIn(Effect.delay(Queue.offerAll(work, retries), RETRY_AFTER), scope)
           )
         }),
         Effect.zipRight(Queue.offer(wake, undefined)),
@@ -279,8 +373,45 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
       )
     }
 
-    // The worker: one item at a time, in order.
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(work), handle)))
+    // The worker: one item at a time, in order; the stored entries of consecutive changes queued meanwhile, of any
+    // streams, as one item.
+    const batches = (items: ReadonlyArray<Work>): Array<Work> => {
+      const out: Array<Work> = []
+      let entries: Map<StreamId, Array<ChangedEntry>> | undefined
+      for (const item of items) {
+        if (item._tag === "Change" && item.change._tag === "Stored") {
+          entries ??= new Map()
+          const list = entries.get(item.stream)
+          if (list === undefined) entries.set(item.stream, [...item.change.entries])
+          else list.push(...item.change.entries)
+          continue
+        }
+        if (entries !== undefined) out.push({ _tag: "Stored", entries })
+        entries = undefined
+        out.push(item)
+      }
+      if (entries !== undefined) out.push({ _tag: "Stored", entries })
+      return out
+    }
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.gen(function* () {
+          const first = yield* Queue.take(work)
+          const more = yield* Queue.takeUpTo(work, MAX_BATCH - 1)
+          for (const item of batches([first, ...more])) yield* handle(item)
+        })
+      )
+    )
+
+    // Quiet evaluations are stored within QUIET_FLUSH.
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.zipRight(
+          Effect.sleep(QUIET_FLUSH),
+          Effect.suspend(() => (unstored.size > 0 ? Queue.offer(work, { _tag: "Quiet" }) : Effect.void))
+        )
+      )
+    )
 
     // The timer: sleeps until the earliest deadline, or until the deadlines change.
     yield* Effect.forkScoped(
@@ -304,8 +435,18 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
       Effect.sync(() => {
         for (const unsubscribe of subscriptions.values()) unsubscribe()
         subscriptions.clear()
-      })
+      }).pipe(
+        // What was evaluated and not yet stored; on failure the next start evaluates it again from the cursors.
+        Effect.zipRight(Effect.ignore(storeQuiet))
+      )
     )
+
+    // Rule changes: subscribed before the start reads every rule, so that none made meanwhile is missed.
+    const watch = yield* RuleWatch.make(watchOptions)
+    const unwatch = yield* watch.subscribe((changed) => {
+      for (const stream of changed) Queue.unsafeOffer(work, { _tag: "Reload", stream })
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
     yield* Queue.offer(work, { _tag: "Start" })
 
@@ -322,5 +463,5 @@ export const make: Effect.Effect<AlertEngine["Type"], never, AlertStore | Change
 /** The engine as a layer: started when the layer is built, stopped when it is released. */
 export const layer: Layer.Layer<AlertEngine, never, AlertStore | ChangeFeed | StreamStore> = Layer.scoped(
   AlertEngine,
-  make
+  make()
 )

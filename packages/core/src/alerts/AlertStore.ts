@@ -6,6 +6,7 @@ import type { Micros } from "../Time.js"
 import type { StreamId } from "../Widget.js"
 import type { AlertRuleDefinition, AlertRuleId, AlertState, Condition } from "./AlertRule.js"
 import type { Receiver, ReceiverForDelivery, ReceiverId, ReceiverKind, SecretChange } from "./Receiver.js"
+import type { FiringRule, RuleSignals } from "./RuleSignal.js"
 import type { RuleEvaluation, Transition } from "./RuleStateMachine.js"
 
 /**
@@ -234,6 +235,18 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
       id: AlertRuleId,
       until: Micros | null
     ) => Effect.Effect<Option.Option<AlertRule>, StorageFailure>
+    /**
+     * The rule signals above `after` and the highest `seq` (see `RuleSignal.ts`): a stream whose signal grew has
+     * changed rules. Signals are written in the transaction of the change; on PostgreSQL two transactions may commit
+     * in the other order than they took their `seq`, which `RuleWatch` allows for by asking again above a floor a few
+     * seconds old.
+     */
+    readonly ruleSignals: (after: number) => Effect.Effect<RuleSignals, StorageFailure>
+    /**
+     * The `firing` rules of `streams` (docs/api.md section 11.5: what their tiles show), each stream's oldest first (by
+     * `createdAt`, then id). `[]` for no streams.
+     */
+    readonly firingRules: (streams: ReadonlyArray<StreamId>) => Effect.Effect<ReadonlyArray<FiringRule>, StorageFailure>
     /**
      * Stores evaluations of rules (the rules of one stream after one change, typically), all in ONE transaction. Each
      * {@link EvaluationCommit} computed from its rule's version `version` stores the rule's new `evaluation` (version

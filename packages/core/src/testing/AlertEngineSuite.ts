@@ -5,7 +5,7 @@ import { AccountStore } from "../AccountStore.js"
 import { AlertEngine, layer as engineLayer } from "../alerts/AlertEngine.js"
 import { newAlertRuleId } from "../alerts/AlertRule.js"
 import { type AlertEvent, AlertStore } from "../alerts/AlertStore.js"
-import { newReceiverId } from "../alerts/Receiver.js"
+import { newReceiverId, type ReceiverId } from "../alerts/Receiver.js"
 import { initialEvaluation } from "../alerts/RuleStateMachine.js"
 import type { ChangeFeed } from "../ChangeFeed.js"
 import { StreamName } from "../StreamName.js"
@@ -15,8 +15,9 @@ import type { Widget } from "../Widget.js"
 
 /**
  * The alert engine over a real storage adapter (docs/api.md section 18.3): an entry acknowledged while no engine ran
- * (a process killed between a push and its evaluation) is evaluated at the next start, from the rule's cursor; two
- * processes on one database, each with its engine, store each transition once. Each adapter's test file calls
+ * (a process killed between a push and its evaluation) is evaluated at the next start, from the rule's cursor; a
+ * rule stored by another process reaches a running engine within a second; two processes on one database, each with
+ * its engine, store each transition once. Each adapter's test file calls
  * {@link alertEngineSuite} with a way to make a fresh database and open it as a new process would.
  */
 
@@ -43,8 +44,8 @@ const openProcess = (open: () => Layer.Layer<Stores, unknown>, engine = true) =>
 
 type Process = Effect.Effect.Success<ReturnType<typeof openProcess>>
 
-/** An account with a number widget, a receiver and a rule `above 90` (for 0) on it. */
-const setup = (on: Process) =>
+/** An account with a number widget, a receiver and (unless `rule` is false) a rule `above 90` (for 0) on it. */
+const setup = (on: Process, rule = true) =>
   Effect.gen(function* () {
     const created = yield* now
     const account: Account = { id: newAccountId(), name: "acme", createdAt: created }
@@ -65,20 +66,24 @@ const setup = (on: Process) =>
       },
       null
     )
-    yield* alerts.createRule({
-      id: newAlertRuleId(),
-      accountId: account.id,
-      streamId: widget.id,
-      name: "CPU",
-      streamName: widget.streamName,
-      condition: { above: 90 },
-      for: 0,
-      receiverIds: [receiverId],
-      createdAt: created,
-      silencedUntil: null,
-      evaluation: initialEvaluation(created, null)
-    })
-    return { account, widget }
+    if (rule) yield* addRule(on, account, widget, receiverId, created)
+    return { account, widget, receiverId }
+  })
+
+/** Stores the rule `CPU`: `above 90`, for 0, created at `created` (microseconds). */
+const addRule = (on: Process, account: Account, widget: Widget, receiverId: ReceiverId, created: Micros) =>
+  Context.get(on.stores, AlertStore).createRule({
+    id: newAlertRuleId(),
+    accountId: account.id,
+    streamId: widget.id,
+    name: "CPU",
+    streamName: widget.streamName,
+    condition: { above: 90 },
+    for: 0,
+    receiverIds: [receiverId],
+    createdAt: created,
+    silencedUntil: null,
+    evaluation: initialEvaluation(created, null)
   })
 
 const push = (on: Process, widget: Widget, n: number) =>
@@ -123,6 +128,25 @@ export const alertEngineSuite = (name: string, storage: AlertEngineStorage): voi
           const next = yield* openProcess(open)
           assert.deepStrictEqual(yield* transitions(next, account, 2), ["ok->firing:95", "firing->ok:10"])
           yield* next.stop
+        }),
+      30_000
+    )
+
+    it.scopedLive(
+      "a rule created by another process (as the CLI does) reaches the running engine within a second",
+      () =>
+        Effect.gen(function* () {
+          const open = yield* storage()
+          const server = yield* openProcess(open)
+          const cli = yield* openProcess(open, false)
+          const { account, widget, receiverId } = yield* setup(cli, false)
+          yield* server.engine!.settled
+          yield* addRule(cli, account, widget, receiverId, yield* now)
+          yield* cli.stop
+          yield* Effect.sleep("1 second")
+          yield* push(server, widget, 95)
+          assert.deepStrictEqual(yield* transitions(server, account, 1), ["ok->firing:95"])
+          yield* server.stop
         }),
       30_000
     )

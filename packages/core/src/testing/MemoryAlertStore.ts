@@ -14,6 +14,7 @@ import {
   newLeaseOwner
 } from "../alerts/AlertStore.js"
 import type { Receiver, ReceiverId } from "../alerts/Receiver.js"
+import { type FiringRule, signalled } from "../alerts/RuleSignal.js"
 import { AccountNotFound, quoted, StorageError } from "../Errors.js"
 import type { Micros } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
@@ -55,8 +56,21 @@ export const make = (
   const resentAt = new Map<AlertRuleId, Micros>()
   let seq = 0
 
+  // Rule signals (`RuleSignal.ts`): the `seq` of each stream's last signalled change.
+  const signals = new Map<StreamId, number>()
+  let signalSeq = 0
+  const signal = (before: AlertRule | undefined, after: AlertRule | undefined) => {
+    if (!signalled(before, after)) return
+    for (const stream of new Set([before?.streamId, after?.streamId])) {
+      if (stream !== undefined) signals.set(stream, ++signalSeq)
+    }
+  }
+  const remove = (id: AlertRuleId) => {
+    signal(rules.get(id), undefined)
+    return rules.delete(id)
+  }
   const purge = () => {
-    for (const [id, rule] of rules) if (!widgets.has(rule.streamId)) rules.delete(id)
+    for (const [id, rule] of rules) if (!widgets.has(rule.streamId)) remove(id)
   }
   const ruleOf = (account: AccountId, id: AlertRuleId) => {
     purge()
@@ -68,6 +82,7 @@ export const make = (
     return found !== undefined && found.receiver.accountId === account ? found : undefined
   }
   const put = (rule: AlertRule) => {
+    signal(rules.get(rule.id), rule)
     rules.set(rule.id, rule)
     return rule
   }
@@ -190,7 +205,7 @@ export const make = (
           )
         )
       }),
-    deleteRule: (account, id) => Effect.sync(() => ruleOf(account, id) !== undefined && rules.delete(id)),
+    deleteRule: (account, id) => Effect.sync(() => ruleOf(account, id) !== undefined && remove(id)),
     silenceRule: (account, id, until) =>
       Effect.sync(() => {
         const rule = ruleOf(account, id)
@@ -242,6 +257,26 @@ export const make = (
         })
       }),
 
+    ruleSignals: (after) =>
+      Effect.sync(() => {
+        purge()
+        return {
+          head: signalSeq,
+          signals: [...signals]
+            .filter(([, seq]) => seq > after)
+            .map(([stream, seq]) => ({ stream, seq }))
+            .sort((a, b) => a.seq - b.seq)
+        }
+      }),
+    firingRules: (streams) =>
+      Effect.sync(() => {
+        purge()
+        const order = new Map(streams.map((stream, i) => [stream, i]))
+        return [...rules.values()]
+          .filter((r) => r.evaluation.state === "firing" && order.has(r.streamId))
+          .sort((a, b) => order.get(a.streamId)! - order.get(b.streamId)! || byCreation(a, b))
+          .map((r): FiringRule => ({ streamId: r.streamId, ruleId: r.id, name: r.name }))
+      }),
     listEvents: (account, since, limit) =>
       Effect.sync(() =>
         events

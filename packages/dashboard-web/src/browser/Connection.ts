@@ -7,7 +7,7 @@ import { decodeEvent, type DashboardEvent } from "./TileData.js"
  */
 export type ConnectionState = "connecting" | "live" | "reconnecting" | "gone"
 
-const eventTypes = ["snapshot", "entry", "clear", "deleted", "layout"] as const
+const eventTypes = ["snapshot", "entry", "clear", "deleted", "layout", "alerts"] as const
 
 /**
  * Opens ONE `EventSource` on the dashboard's event stream (docs/api.md section 11) and keeps it open: the browser

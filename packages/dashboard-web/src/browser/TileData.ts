@@ -68,7 +68,10 @@ export type DashboardEvent =
       readonly deleted: ReadonlySet<string>
       /** The server's clock as it sent the snapshot, in seconds (`now`; absent from older servers). */
       readonly now?: number
+      /** The firing alert rules of the tiles' streams (`firing`, see `firing.ts`; absent from older servers). */
+      readonly firing?: unknown
     }
+  | { readonly kind: "alerts"; readonly firing: unknown }
   | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
   | { readonly kind: "clear"; readonly streamName: string }
   | { readonly kind: "deleted"; readonly streamName: string }
@@ -135,10 +138,13 @@ export const decodeEvent = (type: string, data: string): DashboardEvent | undefi
         Array.isArray(rawDeleted) ? rawDeleted.filter((d): d is string => typeof d === "string") : []
       )
       const now = obj["now"]
+      const firing = "firing" in obj ? { firing: obj["firing"] } : {}
       return typeof now === "number" && Number.isFinite(now)
-        ? { kind: "snapshot", tiles, deleted, now }
-        : { kind: "snapshot", tiles, deleted }
+        ? { kind: "snapshot", tiles, deleted, now, ...firing }
+        : { kind: "snapshot", tiles, deleted, ...firing }
     }
+    case "alerts":
+      return { kind: "alerts", firing: obj["firing"] }
     case "entry": {
       const entry = toEntry(obj)
       const streamName = obj["streamName"]

@@ -14,6 +14,7 @@ import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
+import { setFiring, showFiring } from "./firing.js"
 import { onScreenOrder } from "./TileData.js"
 import { timeControl } from "./timePicker.js"
 import { rangePathOf, tileWindow } from "./timeWindow.js"
@@ -112,6 +113,7 @@ const start = (): void => {
     grid.replaceChildren(...elements)
     // After the tiles are on the grid: a window's read asks for as many points as its chart is wide.
     applyWindows()
+    showFiring()
   }
   layout(config.tiles)
 
@@ -128,8 +130,10 @@ const start = (): void => {
         layout(event.tiles)
         return
       }
+      if (event.kind === "alerts") return setFiring(event.firing)
       if (event.kind === "snapshot") {
         performance.mark("ds-snapshot")
+        setFiring(event.firing)
         if (event.now !== undefined) syncServerClock(event.now)
         // A tile named in `deleted` shows "stream deleted"; one in `tiles` shows its entries; one it does not name
         // keeps what it holds (the snapshot after a layout event names only the tiles new to the page).

@@ -17,6 +17,7 @@ import { connect, type ConnectionState } from "./Connection.js"
 import { serverNow, syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
+import { setFiring, showFiring } from "./firing.js"
 import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
 import { timeControl } from "./timePicker.js"
 import { rangePathOf, tileWindow } from "./timeWindow.js"
@@ -183,6 +184,7 @@ export const startRotation = (config: RotationPageConfig): void => {
     grid.style.setProperty("--rows", String(Math.max(1, ...dashboard.tiles.map((t) => t.y + t.h))))
     if (dashboard.tiles.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
     grid.replaceChildren(...elements)
+    showFiring()
     for (const list of tiles.values()) for (const tile of list) tile.setWindow(windowOf(tile))
   }
 
@@ -232,8 +234,10 @@ export const startRotation = (config: RotationPageConfig): void => {
   connect(
     config.eventsPath,
     (event) => {
+      if (event.kind === "alerts") return setFiring(event.firing)
       if (event.kind === "snapshot") {
         snapshotSeen = true
+        setFiring(event.firing)
         performance.mark("ds-snapshot")
         if (event.now !== undefined) {
           syncServerClock(event.now)

@@ -8,6 +8,7 @@ import {
   type DashboardSink,
   type DashboardStore,
   Dashboards,
+  type FiringSource,
   follow,
   followDashboard,
   type FollowParams,
@@ -95,6 +96,8 @@ export interface LiveLaneOptions {
   readonly logRequests: boolean
   readonly options: LiveOptions
   readonly observer: EventStreamObserver | undefined
+  /** The firing alert rules of a page's tiles (docs/api.md section 11.5); none shown when undefined. */
+  readonly firing?: FiringSource | undefined
 }
 
 /**
@@ -370,6 +373,7 @@ export const makeLiveLane = (
     clear: (data) => write(conn, plainEvent("clear", data)),
     deleted: (data) => write(conn, plainEvent("deleted", data)),
     layout: (data) => write(conn, plainEvent(layoutEventName, data)),
+    alerts: (data) => write(conn, plainEvent("alerts", data)),
     failed: (error) => {
       runFork(
         Effect.logWarning(
@@ -421,7 +425,11 @@ export const makeLiveLane = (
         const sink = dashboardSinkOf(conn, layoutEvent(view))
         // A rotation's stream always starts with the rotation and its dashboards' tiles.
         if (view.kind === "r") sink.layout(exit.value.data)
-        const follower = followDashboard(exit.value, runtime, sink, { maxHeldBytes: maxUnsentBytes, shown })
+        const follower = followDashboard(exit.value, runtime, sink, {
+          maxHeldBytes: maxUnsentBytes,
+          shown,
+          firing: lane.firing
+        })
         conn.follower = follower
         conn.dashboard = follower
       }

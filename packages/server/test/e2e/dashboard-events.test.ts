@@ -124,6 +124,7 @@ for (const backend of backends) {
       expect(snapshot).toEqual({
         tiles: { c: [expect.objectContaining({ point: { number: 5 } })] },
         deleted: [],
+        firing: {},
         now: expect.any(Number)
       })
 
@@ -170,7 +171,12 @@ for (const backend of backends) {
       await again.until("the layout and the snapshot", () => again.events.length >= 2)
       expect(again.events.map((e) => e.event)).toEqual(["layout", "snapshot"])
       expect(JSON.parse(again.events[0]!.data)).toEqual({ name: "two", tiles: [{ ...tiles[0], type: "number" }] })
-      expect(JSON.parse(again.events[1]!.data)).toEqual({ tiles: { b: [] }, deleted: [], now: expect.any(Number) })
+      expect(JSON.parse(again.events[1]!.data)).toEqual({
+        tiles: { b: [] },
+        deleted: [],
+        firing: {},
+        now: expect.any(Number)
+      })
       again.close()
     })
 

@@ -298,7 +298,12 @@ for (const backend of backends) {
       await stream.until("the rotation and the snapshot", () => stream.events.length >= 2)
       expect(stream.events.map((e) => e.event)).toEqual(["rotation", "snapshot"])
       expect(JSON.parse(stream.events[0]!.data).dashboards).toEqual([])
-      expect(JSON.parse(stream.events[1]!.data)).toEqual({ tiles: {}, deleted: [], now: expect.any(Number) })
+      expect(JSON.parse(stream.events[1]!.data)).toEqual({
+        tiles: {},
+        deleted: [],
+        firing: {},
+        now: expect.any(Number)
+      })
       const endedAt = performance.now()
       expect(
         (await api.admin("DELETE", `/admin/accounts/${account.id}/rotations/${created.json.id as string}`)).status

@@ -32,7 +32,14 @@ const expectSameLink = async (api: Api, base: string, created: Record<string, un
  * version left it.
  */
 const schemaBefore = async (backend: Backend, url: string): Promise<void> => {
-  const alertTables = ["alert_deliveries", "alert_events", "alert_rule_receivers", "alert_rules", "alert_receivers"]
+  const alertTables = [
+    "alert_rule_signals",
+    "alert_deliveries",
+    "alert_events",
+    "alert_rule_receivers",
+    "alert_rules",
+    "alert_receivers"
+  ]
   const statements = [
     "ALTER TABLE dashboards DROP COLUMN view_token_text",
     "ALTER TABLE rotations DROP COLUMN view_token_text",

@@ -1,0 +1,294 @@
+/**
+ * Alert benchmark (docs/api.md section 18). Starts on loopback a bare node:http server (the ceiling of one Node
+ * process, `bench/push/ceiling.mjs`) and the bundled `dashstream serve` on a fresh database, with widgets `s0`..`s999`
+ * (numbers), `q0`..`q99` (numbers that never get a rule) and `lat`; then, in one run:
+ *
+ * 1. single-point pushes (wrk, 2 threads, 50 connections, as `bench/push`) to `s0`..`s999` and to `q0`..`q99`, with no
+ *    rule stored;
+ * 2. 10,000 rules stored through the storage while the server runs (as the CLI stores them: 10 per stream of
+ *    `s0`..`s999`, `above`/`below` thresholds the pushed values never cross, so every push is evaluated against 10
+ *    rules and none fires), and one rule `above 90` on `lat` notifying a webhook receiver in this process;
+ * 3. the same two push loads again: `s*` ÷ before is what 10 rules a stream cost a push, `q*` ÷ before what rules on
+ *    other streams cost a push to a stream without rules (the A/B of the push path);
+ * 4. `--crossings` pushes to `lat` alternately crossing (95) and going back (10), one at a time: each makes a
+ *    transition, and the time from the push's answer to the webhook's receipt of its notification is the
+ *    crossing-to-delivery latency (p50, p99, max).
+ *
+ * Bounded: `--seconds` per push load (after `--warmup`), `--crossings` transitions, loopback only. Prints the load
+ * average before and after: figures on a shared machine move with its neighbours.
+ *
+ * Usage: pnpm bench:alerts [--seconds 10] [--warmup 3] [--crossings 200] [--backend sqlite|postgres]
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
+import { cpus, loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import {
+  type AccountId,
+  AccountStore,
+  AlertStore,
+  type Condition,
+  initialEvaluation,
+  micros,
+  newAlertRuleId,
+  newReceiverId,
+  type ReceiverId,
+  StreamName,
+  StreamStore
+} from "@dashstream/core"
+import * as Postgres from "@dashstream/storage-postgres"
+import * as Sqlite from "@dashstream/storage-sqlite"
+import { Effect, Either, Layer } from "effect"
+import { type Dashstream, startDashstream } from "../lib/dashstream.js"
+import { ensureDebianPackages, freePort, startProcess, stopProcess, treeCpuMicros } from "../lib/proc.js"
+import { type LoadResult, postLua, wrk } from "../lib/wrk.js"
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    warmup: { type: "string", default: "3" },
+    crossings: { type: "string", default: "200" },
+    backend: { type: "string", default: "sqlite" }
+  }
+})
+const seconds = Number(values.seconds)
+const warmup = Number(values.warmup)
+const crossings = Number(values.crossings)
+const root = join(import.meta.dirname, "..", "..")
+const ruleStreams = 1000
+const rulesPerStream = 10
+const loadBefore = loadavg()[0]!
+
+ensureDebianPackages([{ command: "wrk", pkg: "wrk" }])
+
+interface Row {
+  readonly target: string
+  readonly load: string
+  readonly result: LoadResult
+  readonly cpuMicros: number
+}
+const rows: Array<Row> = []
+
+const measure = async (target: string, load: string, pid: number, url: string, lua: string): Promise<Row> => {
+  if (warmup > 0) await wrk({ url, lua, seconds: warmup })
+  const cpu0 = treeCpuMicros(pid)
+  const result = await wrk({ url, lua, seconds })
+  const row = { target, load, result, cpuMicros: (treeCpuMicros(pid) - cpu0) / Math.max(1, result.requests) }
+  rows.push(row)
+  console.error(
+    `${target.padEnd(28)} ${load.padEnd(24)} ${result.reqPerSec.toFixed(0).padStart(7)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`
+  )
+  return row
+}
+
+/** A single-point push per request to `<prefix><i mod count>`, values 0 to 49 (never crossing a rule here). */
+const pushLua = (key: string, prefix: string, count: number) =>
+  postLua(
+    "/customSend",
+    `'{"accessKey":"${key}","streamName":"${prefix}' .. (i % ${count}) .. '","point":' .. (i % 50) .. '}'`
+  )
+
+// ---- the ceiling ----
+const ceilingPort = await freePort()
+const ceilingUrl = `http://127.0.0.1:${ceilingPort}`
+const ceiling = await startProcess(
+  process.execPath,
+  [join(root, "bench/push/ceiling.mjs"), String(ceilingPort)],
+  async () => (await fetch(ceilingUrl, { method: "POST", body: "{}" })).ok
+)
+await measure("node:http ceiling", "single point", ceiling.pid!, ceilingUrl, pushLua("k", "s", ruleStreams))
+await stopProcess(ceiling)
+
+// ---- the webhook receiver: when each notification arrived, by state ----
+const arrivals: Array<{ readonly state: string; readonly at: number }> = []
+let arrived: (() => void) | undefined
+const receiver = createServer((req, res) => {
+  const chunks: Array<Buffer> = []
+  req.on("data", (c: Buffer) => chunks.push(c))
+  req.on("end", () => {
+    const at = performance.now()
+    const state = (JSON.parse(Buffer.concat(chunks).toString()) as { state: string }).state
+    arrivals.push({ state, at })
+    res.end()
+    arrived?.()
+  })
+})
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+const receiverAddress = receiver.address()
+const hookUrl = `http://127.0.0.1:${typeof receiverAddress === "object" && receiverAddress !== null ? receiverAddress.port : 0}/hook`
+
+/** The storage of `db` opened in this process (as the CLI opens it), for one effect. */
+const onStorage = <A>(db: string, effect: Effect.Effect<A, unknown, AccountStore | AlertStore | StreamStore>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.provide(
+        effect,
+        Layer.orDie(
+          db.startsWith("sqlite:")
+            ? Sqlite.layer({ filename: db.slice("sqlite:".length) })
+            : Postgres.layer(Either.getOrThrow(Postgres.parseUrl(db)))
+        )
+      )
+    ) as Effect.Effect<A>
+  )
+
+/** Stores the 10,000 rules of `s0`..`s999` and the rule of `lat` with its webhook receiver; the time it took, ms. */
+const storeRules = (db: string) =>
+  onStorage(
+    db,
+    Effect.gen(function* () {
+      const t0 = performance.now()
+      const accounts = yield* AccountStore
+      const alerts = yield* AlertStore
+      const streams = yield* StreamStore
+      const [account] = yield* accounts.listAccounts
+      const accountId = account!.id as AccountId
+      const widgets = new Map((yield* accounts.listWidgets(accountId)).map((w) => [w.streamName as string, w]))
+      const receiverId = newReceiverId()
+      const now = () => micros(Date.now() * 1000)
+      yield* alerts.createReceiver(
+        { id: receiverId, accountId, name: "bench", kind: "webhook", url: hookUrl, hasSecret: false, createdAt: now() },
+        null
+      )
+      const rule = (streamName: string, name: string, condition: Condition, receiverIds: ReadonlyArray<ReceiverId>) =>
+        Effect.gen(function* () {
+          const widget = widgets.get(streamName)!
+          // A new rule starts after the stream's newest entry (docs/api.md section 18.3).
+          const [latest] = yield* streams.read(widget.id, { since: null, limit: null })
+          const createdAt = now()
+          yield* alerts.createRule({
+            id: newAlertRuleId(),
+            accountId,
+            streamId: widget.id,
+            name,
+            streamName: StreamName.make(streamName),
+            condition,
+            for: 0,
+            receiverIds,
+            createdAt,
+            silencedUntil: null,
+            evaluation: initialEvaluation(createdAt, latest?.ts ?? null)
+          })
+        })
+      for (let k = 0; k < ruleStreams; k++) {
+        for (let j = 0; j < rulesPerStream; j++) {
+          const condition: Condition = j % 2 === 0 ? { above: 1000 + j } : { below: -1000 - j }
+          yield* rule(`s${k}`, `s${k} rule ${j}`, condition, [])
+        }
+      }
+      yield* rule("lat", "lat above 90", { above: 90 }, [receiverId])
+      return performance.now() - t0
+    })
+  )
+
+/** Pushes `n` to `lat` and waits for the notification it causes; ms from the push's answer to its receipt. */
+const crossing = async (ds: Dashstream, n: number): Promise<number> => {
+  const seen = arrivals.length
+  const delivered = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no notification within 10 s of pushing ${n}`)), 10_000)
+    arrived = () => {
+      if (arrivals.length > seen) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+  })
+  const res = await fetch(`${ds.url}/customSend`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ accessKey: ds.accessKey, streamName: "lat", point: n })
+  })
+  const answered = performance.now()
+  if (res.status !== 200) throw new Error(`push answered ${res.status}: ${await res.text()}`)
+  await delivered
+  return arrivals[seen]!.at - answered
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+const run = async (db: string, label: string) => {
+  const widgets = [
+    ...Array.from({ length: 100 }, (_, k) => ({ streamName: `q${k}`, type: "number" })),
+    { streamName: "lat", type: "number" }
+  ]
+  const ds = await startDashstream(root, db, { streams: ruleStreams, widgets })
+  const target = (rules: string) => `Dashstream ${label}, ${rules}`
+  const before = {
+    rules: await measure(target("0 rules"), "s0..s999 (rules later)", ds.pid, ds.url, pushLua(ds.accessKey, "s", 1000)),
+    quiet: await measure(target("0 rules"), "q0..q99 (never rules)", ds.pid, ds.url, pushLua(ds.accessKey, "q", 100))
+  }
+  const storedMs = await storeRules(db)
+  console.error(
+    `${ruleStreams * rulesPerStream + 1} rules stored through the storage in ${(storedMs / 1000).toFixed(1)} s`
+  )
+  // Every engine sees a change within a second; the first crossing also waits for the 1,000 streams' reloads.
+  await new Promise((resolve) => setTimeout(resolve, 2_000))
+  await crossing(ds, 95)
+  await crossing(ds, 10)
+  const after = {
+    rules: await measure(
+      target("10,000 rules"),
+      "s0..s999 (rules later)",
+      ds.pid,
+      ds.url,
+      pushLua(ds.accessKey, "s", 1000)
+    ),
+    quiet: await measure(
+      target("10,000 rules"),
+      "q0..q99 (never rules)",
+      ds.pid,
+      ds.url,
+      pushLua(ds.accessKey, "q", 100)
+    )
+  }
+  const latencies: Array<number> = []
+  for (let i = 0; i < crossings; i++) latencies.push(await crossing(ds, i % 2 === 0 ? 95 : 10))
+  await ds.stop()
+  return { before, after, latencies: latencies.sort((a, b) => a - b) }
+}
+
+const { before, after, latencies } =
+  values.backend === "postgres"
+    ? await (async () => {
+        const { withTestDatabase } = await import("../lib/postgres.js")
+        let out: Awaited<ReturnType<typeof run>> | undefined
+        await withTestDatabase(async (url) => {
+          out = await run(url, "PostgreSQL")
+        })
+        return out!
+      })()
+    : await (async () => {
+        const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-alerts-"))
+        try {
+          return await run(`sqlite:${join(dir, "bench.db")}`, "SQLite")
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      })()
+receiver.close()
+
+// ---- report ----
+console.log(
+  `\nmachine: ${cpus().length} x ${cpus()[0]?.model ?? "?"}, node ${process.version}; wrk -t2 -c50 -d${seconds}s after a ${warmup}s warm-up; ` +
+    `1-minute load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after\n`
+)
+const ceilingRow = rows[0]!
+console.log("| target | pushes to | req/s | p50 ms | p99 ms | errors | server CPU µs/req | req/s ÷ ceiling |")
+console.log("|---|---|---:|---:|---:|---:|---:|---:|")
+for (const r of rows) {
+  console.log(
+    `| ${r.target} | ${r.load} | ${r.result.reqPerSec.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.cpuMicros.toFixed(0)} | ${(r.result.reqPerSec / ceilingRow.result.reqPerSec).toFixed(2)} |`
+  )
+}
+const ratio = (a: Row, b: Row) => (a.result.reqPerSec / b.result.reqPerSec).toFixed(2)
+console.log(
+  `\nsingle-point pushes with 10,000 rules ÷ with none: ${ratio(after.rules, before.rules)} to streams with 10 rules each, ` +
+    `${ratio(after.quiet, before.quiet)} to streams without rules (target >= 0.95)`
+)
+console.log(
+  `crossing-to-delivery latency over ${latencies.length} transitions (push answered -> webhook received): ` +
+    `p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, ` +
+    `max ${latencies.at(-1)!.toFixed(0)} ms (target p99 <= 1000)`
+)

@@ -1,0 +1,59 @@
+import { isDeepStrictEqual } from "node:util"
+import type { StreamId } from "../Widget.js"
+import type { AlertRuleId } from "./AlertRule.js"
+import type { AlertRule } from "./AlertStore.js"
+
+/**
+ * Rule signals (docs/api.md section 18): how every process on one database learns, within a second, that the rules of
+ * a stream changed, whoever changed them (the admin API of any `serve` process, the CLI, an engine storing a
+ * transition), without reading every rule.
+ *
+ * The store keeps one signal per stream that has (or had) rules: the stream and a number, `seq`, taken from one
+ * sequence that grows with every signalled change, in the transaction of the change. A reader remembers the `seq` it
+ * saw of each stream and asks for the signals above a floor (`AlertStore.ruleSignals`); a stream whose `seq` grew has
+ * changed rules, and the reader reads that stream's rules again, not every rule (`RuleWatch.ts`).
+ *
+ * What is signalled, on every backend alike ({@link signalled}): a rule created or deleted (also by its widget's
+ * deletion), and a change of its stream, name, condition, `for`, silence, or of whether it is `firing`. An
+ * evaluation that only moves a rule between `ok` and `pending`, or its cursor, is not: that is every push to a stream
+ * with rules, and nothing outside the engine shows it. SQL stores write the signal with triggers on the rules table,
+ * so no code path that changes a rule can forget it.
+ */
+
+/** A stream's signal: `seq` grows with each signalled change of its rules (see the module comment). */
+export interface RuleSignal {
+  readonly stream: StreamId
+  readonly seq: number
+}
+
+/**
+ * What `AlertStore.ruleSignals(after)` answers: `head`, the highest `seq` of any signal (0 when there is none), and the
+ * signals whose `seq` is above `after`, ascending by `seq`.
+ */
+export interface RuleSignals {
+  readonly head: number
+  readonly signals: ReadonlyArray<RuleSignal>
+}
+
+/** A firing rule as a tile shows it (docs/api.md section 11.5): its stream, id and name. */
+export interface FiringRule {
+  readonly streamId: StreamId
+  readonly ruleId: AlertRuleId
+  readonly name: string
+}
+
+const firing = (rule: AlertRule): boolean => rule.evaluation.state === "firing"
+
+/**
+ * True when changing a rule from `before` to `after` is signalled (see the module comment); `undefined` for a rule
+ * that does not exist (before its creation, after its deletion). The SQL stores' triggers state the same rule.
+ */
+export const signalled = (before: AlertRule | undefined, after: AlertRule | undefined): boolean =>
+  before === undefined ||
+  after === undefined ||
+  before.streamId !== after.streamId ||
+  before.name !== after.name ||
+  !isDeepStrictEqual(before.condition, after.condition) ||
+  before.for !== after.for ||
+  before.silencedUntil !== after.silencedUntil ||
+  firing(before) !== firing(after)
