@@ -6,7 +6,7 @@
 import { AlertStore, type AccountId, type AlertRuleId } from "@dashstream/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
-import { addRules, alertEvents, onStorage, webhookReceiver } from "./alertFixtures.js"
+import { addRules, events, receiverServer, run } from "./alertSupport.js"
 import {
   type Account,
   Api,
@@ -24,14 +24,14 @@ for (const backend of backends) {
     let server: RunningServer | undefined
     let api: Api
     let account: Account
-    let hook: Awaited<ReturnType<typeof webhookReceiver>>
+    let hook: Awaited<ReturnType<typeof receiverServer>>
 
     beforeAll(async () => {
       db = await backend.database()
       server = await startServer(db.url)
       api = new Api(server.baseUrl)
       account = await api.setup({ cpu: "number", disk: "number" })
-      hook = await webhookReceiver()
+      hook = await receiverServer([200])
     }, 180_000)
 
     afterAll(async () => {
@@ -47,14 +47,14 @@ for (const backend of backends) {
       ])
       // A change reaches every engine within a second.
       await new Promise((resolve) => setTimeout(resolve, 1_000))
-      const pushed = performance.now()
+      const pushed = Date.now()
       expectSuccess(await api.pushPoint(account.accessKey, "cpu", 95))
       await vi.waitFor(() => expect(hook.received).toHaveLength(1), { timeout: 5_000, interval: 50 })
       const body = JSON.parse(hook.received[0]!.body.toString())
       expect(body).toMatchObject({ state: "firing", value: 95, rule: { id: ruleId, name: "CPU hot" } })
       expect(hook.received[0]!.at - pushed).toBeLessThan(3_000)
 
-      await onStorage(
+      await run(
         db!.url,
         Effect.flatMap(AlertStore, (alerts) => alerts.deleteRule(account.id as AccountId, ruleId as AlertRuleId))
       )
@@ -63,7 +63,7 @@ for (const backend of backends) {
       expectSuccess(await api.pushPoint(account.accessKey, "cpu", 99))
       await new Promise((resolve) => setTimeout(resolve, 1_500))
       expect(hook.received).toHaveLength(1)
-      expect((await alertEvents(db!.url, account)).map((e) => `${e.from}->${e.to}`)).toEqual(["ok->firing"])
+      expect((await events(db!.url, account)).map((e) => `${e.from}->${e.to}`)).toEqual(["ok->firing"])
     })
   })
 }

@@ -17,7 +17,8 @@ import {
   newAlertRuleId,
   newReceiverId,
   type ReceiverKind,
-  StreamName
+  StreamName,
+  StreamStore
 } from "@dashstream/core"
 import * as Postgres from "@dashstream/storage-postgres"
 import * as Sqlite from "@dashstream/storage-sqlite"
@@ -74,9 +75,11 @@ const storage = (url: string) =>
     ? Sqlite.layer({ filename: url.slice("sqlite:".length) })
     : Postgres.layer(Either.getOrThrow(Postgres.parseUrl(url)))
 
-/** Runs `effect` on the storage of `url`, opened for it and closed after. */
-export const run = <A>(url: string, effect: Effect.Effect<A, unknown, AccountStore | AlertStore>): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.provide(effect, Layer.orDie(storage(url)))) as Effect.Effect<A>)
+/** Runs `effect` on the storage of `url`, opened for it and closed after (as one CLI run does). */
+export const run = <A>(
+  url: string,
+  effect: Effect.Effect<A, unknown, AccountStore | AlertStore | StreamStore>
+): Promise<A> => Effect.runPromise(Effect.scoped(Effect.provide(effect, Layer.orDie(storage(url)))) as Effect.Effect<A>)
 
 /** A rule to store with its own receiver (see {@link addRule}). */
 export interface RuleSpec {
@@ -129,6 +132,71 @@ export const addRule = (url: string, account: Account, spec: RuleSpec): Promise<
         evaluation: initialEvaluation(now, null)
       })
       return id
+    })
+  )
+
+/** A rule to store: its name, stream, condition, `for` (seconds) and the webhook URLs it notifies (default none). */
+export interface StoredRule {
+  readonly name: string
+  readonly stream: string
+  readonly condition: Condition
+  readonly for?: number
+  readonly webhooks?: ReadonlyArray<string>
+}
+
+/** Stores a webhook receiver per URL and each rule of `specs` on `url`'s database; returns the rule ids in order. */
+export const addRules = (url: string, account: Account, specs: ReadonlyArray<StoredRule>): Promise<Array<string>> =>
+  run(
+    url,
+    Effect.gen(function* () {
+      const accounts = yield* AccountStore
+      const alerts = yield* AlertStore
+      const streams = yield* StreamStore
+      const accountId = account.id as AccountId
+      const widgets = yield* accounts.listWidgets(accountId)
+      const receivers = new Map<string, ReturnType<typeof newReceiverId>>()
+      const ids: Array<string> = []
+      for (const spec of specs) {
+        const widget = widgets.find((w) => w.streamName === spec.stream)
+        if (widget === undefined) throw new Error(`no widget ${spec.stream}`)
+        const now = micros(Date.now() * 1000)
+        for (const hook of spec.webhooks ?? []) {
+          if (receivers.has(hook)) continue
+          const id = newReceiverId()
+          receivers.set(hook, id)
+          yield* alerts.createReceiver(
+            {
+              id,
+              accountId,
+              name: `hook ${receivers.size}`,
+              kind: "webhook",
+              url: hook,
+              hasSecret: false,
+              createdAt: now
+            },
+            null
+          )
+        }
+        const id = newAlertRuleId()
+        // A new rule starts after the stream's newest entry (docs/api.md section 18.3).
+        const [latest] = yield* streams.read(widget.id, { since: null, limit: null })
+        const newest = latest?.ts ?? null
+        yield* alerts.createRule({
+          id,
+          accountId,
+          streamId: widget.id,
+          name: spec.name,
+          streamName: StreamName.make(spec.stream),
+          condition: spec.condition,
+          for: spec.for ?? 0,
+          receiverIds: (spec.webhooks ?? []).map((hook) => receivers.get(hook)!),
+          createdAt: now,
+          silencedUntil: null,
+          evaluation: initialEvaluation(now, newest)
+        })
+        ids.push(id)
+      }
+      return ids
     })
   )
 

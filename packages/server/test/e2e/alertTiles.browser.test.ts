@@ -7,7 +7,7 @@
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addRules } from "./alertFixtures.js"
+import { addRules } from "./alertSupport.js"
 import { type Account, Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
 
 const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
