@@ -6,8 +6,8 @@
  * listed as firing (in the alert colour) after a crossing push, both deleted after a confirmation; no horizontal
  * scrollbar at 1280 and 1920 px with a long name; no console error, no request elsewhere.
  *
- * The alert engine reads the rules when `serve` starts (section 18.5), so the rule that fires is made before the
- * server this page talks to is started (on the same database).
+ * The account and the rule that fires are made through the admin API of a first server; the page talks to a second one
+ * started on the same database, as after a restart.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -104,7 +104,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()))
 
     db = await sqliteDatabase()
-    // The rule that fires is made first; the engine reads it when the next server starts on this database.
+    // The account and the rule that fires are made first, on a server that is then stopped.
     const first = await startServer(db.url)
     const setupApi = new Api(first.baseUrl)
     const account = await setupApi.setup({ cpu: "number", [longName]: "number" })
