@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Fiber, Option, Runtime } from "effect"
-import type { FiringRule } from "./alerts/RuleSignal.js"
+import type { FiringRule } from "./alerts/AlertStore.js"
 import type { RuleWatch } from "./alerts/RuleWatch.js"
 import type { ChangeFeed } from "./ChangeFeed.js"
 import { StorageError, type StorageFailure } from "./Errors.js"

@@ -6,7 +6,6 @@ import type { Micros } from "../Time.js"
 import type { StreamId } from "../Widget.js"
 import type { AlertRuleDefinition, AlertRuleId, AlertState, Condition } from "./AlertRule.js"
 import type { Receiver, ReceiverForDelivery, ReceiverId, ReceiverKind, SecretChange } from "./Receiver.js"
-import type { FiringRule, RuleSignals } from "./RuleSignal.js"
 import type { RuleEvaluation, Transition } from "./RuleStateMachine.js"
 
 /**
@@ -175,6 +174,28 @@ export const newLeaseOwner = (): LeaseOwner => randomInt(1, 2 ** 31) as LeaseOwn
 
 /** The most events one `listEvents` returns (docs/api.md section 18). */
 export const MAX_EVENTS_PER_READ = 1000
+
+/** A stream's signal: `seq` grows with each signalled change of its rules (`RuleSignal.ts`). */
+export interface RuleSignal {
+  readonly stream: StreamId
+  readonly seq: number
+}
+
+/**
+ * What `AlertStore.ruleSignals(after)` answers: `head`, the highest `seq` of any signal (0 when there is none), and the
+ * signals whose `seq` is above `after`, ascending by `seq`.
+ */
+export interface RuleSignals {
+  readonly head: number
+  readonly signals: ReadonlyArray<RuleSignal>
+}
+
+/** A firing rule as a tile shows it (docs/api.md section 11.5): its stream, id and name. */
+export interface FiringRule {
+  readonly streamId: StreamId
+  readonly ruleId: AlertRuleId
+  readonly name: string
+}
 
 export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
   AlertStore,

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util"
-import type { StreamId } from "../Widget.js"
-import type { AlertRuleId } from "./AlertRule.js"
 import type { AlertRule } from "./AlertStore.js"
+
+export type { FiringRule, RuleSignal, RuleSignals } from "./AlertStore.js"
 
 /**
  * Rule signals (docs/api.md section 18): how every process on one database learns, within a second, that the rules of
@@ -19,28 +19,6 @@ import type { AlertRule } from "./AlertStore.js"
  * with rules, and nothing outside the engine shows it. SQL stores write the signal with triggers on the rules table,
  * so no code path that changes a rule can forget it.
  */
-
-/** A stream's signal: `seq` grows with each signalled change of its rules (see the module comment). */
-export interface RuleSignal {
-  readonly stream: StreamId
-  readonly seq: number
-}
-
-/**
- * What `AlertStore.ruleSignals(after)` answers: `head`, the highest `seq` of any signal (0 when there is none), and the
- * signals whose `seq` is above `after`, ascending by `seq`.
- */
-export interface RuleSignals {
-  readonly head: number
-  readonly signals: ReadonlyArray<RuleSignal>
-}
-
-/** A firing rule as a tile shows it (docs/api.md section 11.5): its stream, id and name. */
-export interface FiringRule {
-  readonly streamId: StreamId
-  readonly ruleId: AlertRuleId
-  readonly name: string
-}
 
 const firing = (rule: AlertRule): boolean => rule.evaluation.state === "firing"
 
