@@ -49,6 +49,7 @@ describe.skipIf(db === undefined)("several processes on one database", () => {
             "alert_events",
             "alert_receivers",
             "alert_rule_receivers",
+            "alert_rule_signals",
             "alert_rules",
             "dashboards",
             "ended_sessions",

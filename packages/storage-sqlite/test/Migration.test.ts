@@ -40,7 +40,7 @@ const before = {
 
 // Entries as the earlier write path stored them: stream 1 ("n", a sparkline) 70 entries, stream 2 ("x", an
 // xy-graph) 3 with a non-ASCII label and a null value, stream 3 ("gone") 1, stream 4 ("empty") none, stream 5
-// ("feed", a text feed) 5 of ~6 KB (blocks of 2: a block closes at 16 KiB of data) and 3 of ~24 KB (a block each).
+// ("feed", a text feed) 5 of ~6 KB (blocks of 2: a block closes at 16 KiB of data) and 6 of ~24 KB (a block each).
 // The large ones leave enough free pages after the conversion for it to compact the file even once the later
 // migrations' tables have taken some of them.
 const earlierEntries: Array<EntryRow> = [
@@ -60,7 +60,7 @@ const earlierEntries: Array<EntryRow> = [
     value: null,
     point: JSON.stringify({ title: `t${k}`, msg: "é".repeat(3_000) })
   })),
-  ...Array.from({ length: 3 }, (_, k) => ({
+  ...Array.from({ length: 6 }, (_, k) => ({
     stream_id: 5,
     ts: T0 + 5 + k,
     value: null,
@@ -90,7 +90,7 @@ const makeEarlierDatabase = async (filename: string) => {
     stream.run(2, "x", "xy-graph", T0, T0 + 7)
     stream.run(3, "gone", "number", T0, T0)
     stream.run(4, "empty", "number", T0, null)
-    stream.run(5, "feed", "text-feed", T0, T0 + 7)
+    stream.run(5, "feed", "text-feed", T0, T0 + 10)
     const entry = db.prepare("INSERT INTO entries (stream_id, ts, value, point) VALUES (?, ?, ?, ?)")
     // Not in ts order, as replacements and back-fills leave rows.
     for (const e of [...earlierEntries].reverse()) entry.run(e.stream_id, e.ts, e.value, e.point)
@@ -143,6 +143,9 @@ describe("migration 0007 (entries in blocks)", () => {
             [3, 1],
             [5, 2],
             [5, 2],
+            [5, 1],
+            [5, 1],
+            [5, 1],
             [5, 1],
             [5, 1],
             [5, 1],
