@@ -6,12 +6,13 @@
  * they are declared, `afterAll` hooks in the reverse order), so it can push data and make dashboards.
  */
 import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch } from "@dashstream/dashboard-web/testing"
+import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, expect } from "vitest"
 import {
   type Account,
   Api,
   type Database,
+  defaultAdminToken,
   type RunningServer,
   type ServeOptions,
   sqliteDatabase,
@@ -150,3 +151,15 @@ export const tileSel = (stream: string): string => `.ds-tile[data-stream="${stre
 /** The trimmed text of the first element `selector` finds on `page` (`""` when it has none). */
 export const text = async (page: Page, selector: string): Promise<string> =>
   ((await page.locator(selector).first().textContent()) ?? "").trim()
+
+/**
+ * Opens `<baseUrl>/console` on `page`, waits for its sign-in form and signs in with the admin token the harness's
+ * servers are started with (docs/api.md section 7); resolves once the console says it is signed in.
+ */
+export const signInToConsole = async (page: Page, baseUrl: string): Promise<void> => {
+  await page.goto(`${baseUrl}/console`)
+  await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
+  await page.fill('input[name="token"]', defaultAdminToken)
+  await page.click('button[type="submit"]')
+  await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
+}

@@ -7,8 +7,7 @@
 import type { Page } from "@playwright/test"
 import { until } from "@dashstream/dashboard-web/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useBrowserSuite } from "./browserHarness.js"
-import { defaultAdminToken } from "./harness.js"
+import { signInToConsole, useBrowserSuite } from "./browserHarness.js"
 
 const longName = `${"checkout_latency_p99_by_region_and_payment_provider_".repeat(3)}eu_west`
 
@@ -36,11 +35,7 @@ describe("the console's names, values and side panel", { timeout: 120_000 }, () 
     const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name: "Wall" })
     expect(created.status, created.text).toBe(201)
     dashboardId = created.json.id as string
-    await page.goto(`${server.baseUrl}/console`)
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
-    await page.fill('input[name="token"]', defaultAdminToken)
-    await page.click('button[type="submit"]')
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
+    await signInToConsole(page, server.baseUrl)
   })
 
   const crumbs = () => page.evaluate(`document.querySelector(".cw-crumbs")?.textContent.replace(/\\s+/g, " ").trim()`)

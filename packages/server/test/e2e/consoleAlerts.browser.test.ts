@@ -14,7 +14,8 @@ import type { AddressInfo } from "node:net"
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { signInToConsole } from "./browserHarness.js"
 
 /** A stream (and a rule named after it) whose name is longer than any column it is shown in. */
 const longName = `${"warehouse_cold_room_temperature_by_building_and_floor_".repeat(3)}probe_4`
@@ -125,11 +126,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
     browser = await launchChromium()
     watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1440, height: 900 } })
     page = watch.page
-    await page.goto(`${server.baseUrl}/console`)
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
-    await page.fill('input[name="token"]', defaultAdminToken)
-    await page.click('button[type="submit"]')
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
+    await signInToConsole(page, server.baseUrl)
   }, 240_000)
 
   afterAll(async () => {

@@ -8,7 +8,8 @@
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { signInToConsole } from "./browserHarness.js"
 
 /** The editor's rows, in pixels (its gridstack `cellHeight`). */
 const cellHeight = 96
@@ -64,11 +65,7 @@ describe("a mouse drop in the layout editor", { timeout: 300_000 }, () => {
     browser = await launchChromium()
     watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1440, height: 900 } })
     page = watch.page
-    await page.goto(`${server.baseUrl}/console`)
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
-    await page.fill('input[name="token"]', defaultAdminToken)
-    await page.click('button[type="submit"]')
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
+    await signInToConsole(page, server.baseUrl)
   }, 180_000)
 
   afterAll(async () => {

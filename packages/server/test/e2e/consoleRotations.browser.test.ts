@@ -12,7 +12,8 @@ import { createRequire } from "node:module"
 import type { Browser, Page } from "@playwright/test"
 import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, defaultAdminToken, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { signInToConsole } from "./browserHarness.js"
 
 /** better-sqlite3 as this test uses it (the server package depends on the driver, not on its type declarations). */
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (file: string) => {
@@ -94,11 +95,7 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
     browser = await launchChromium()
     watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1440, height: 900 } })
     page = watch.page
-    await page.goto(`${server.baseUrl}/console`)
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-out"`, 10_000)
-    await page.fill('input[name="token"]', defaultAdminToken)
-    await page.click('button[type="submit"]')
-    await until(page, `document.querySelector(".cw-app")?.dataset.auth === "signed-in"`, 5_000)
+    await signInToConsole(page, server.baseUrl)
   }, 180_000)
 
   afterAll(async () => {
