@@ -139,11 +139,15 @@ describe("retry timing", () => {
       [1, 2, 4, 8, 256, 300, 300]
     )
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.double({ min: 0, max: 1, maxExcluded: true }), (n, r) => {
-        const base = Math.min(300, 2 ** (n - 1)) * S
-        const delay = retryDelay(n, r)
-        return delay <= base && delay >= base * 0.9 - 1
-      })
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (n, r) => {
+          const base = Math.min(300, 2 ** (n - 1)) * S
+          const delay = retryDelay(n, r)
+          return delay <= base && delay >= base * 0.9 - 1
+        }
+      )
     )
   })
 
