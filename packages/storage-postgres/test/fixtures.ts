@@ -12,8 +12,10 @@ import {
   type Widget,
   type WidgetType
 } from "@dashstream/core"
-import { Context, Effect, Layer, type Scope } from "effect"
+import type pg from "pg"
+import { Context, Effect, Either, Fiber, Layer, type Scope } from "effect"
 import { type InvalidPostgresUrl, layer, migrate, parseUrl } from "../src/index.js"
+import { GroupCommit } from "../src/internal/groupCommit.js"
 import { makePool } from "../src/internal/pool.js"
 import { withSchema } from "../src/testing/index.js"
 
@@ -76,6 +78,10 @@ export const readAll = (on: Stores, widget: Widget) =>
     entries.map((e) => ({ ts: e.ts as number, point: JSON.parse(e.json) as { number: number } }))
   )
 
+/** The numbers of a stream's entries, in order. */
+export const readNumbers = (on: Stores, widget: Widget) =>
+  Effect.map(readAll(on, widget), (entries) => entries.map((e) => e.point.number))
+
 export const delta = (d: number): PointOp => ({ _tag: "Delta", delta: d })
 export const put = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n } }] })
 
@@ -109,4 +115,53 @@ export const countingPool = (url: string, schema: string) =>
       (pool) => Effect.promise(() => pool.end().catch(() => undefined))
     )
     return { pool, sent }
+  })
+
+/** A pool of its own on `schema` of the database at `url`, ended when the scope closes. */
+export const ownPool = (url: string, schema: string) =>
+  Effect.gen(function* () {
+    const config = yield* parseUrl(withSchema(url, schema))
+    return yield* Effect.acquireRelease(
+      Effect.sync(() => makePool(config)),
+      (pool) => Effect.promise(() => pool.end())
+    )
+  })
+
+/** A group commit running one group at a time on `pool` (calls wait at most `maxWaitMs`), closed with the scope. */
+export const oneGroupAtATime = (pool: pg.Pool, maxWaitMs = 5_000) =>
+  Effect.acquireRelease(
+    Effect.sync(() => new GroupCommit(pool, { maxCalls: 1000, maxEntries: 20_000, maxInFlight: 1, maxWaitMs })),
+    (g) => Effect.promise(() => g.close())
+  )
+
+/** A group commit (see {@link oneGroupAtATime}) on its own pool over `schema`, plus the stores of a "process" for widgets and reads. */
+export const groupCommitSetup = (url: string, schema: string, maxWaitMs = 5_000) =>
+  Effect.gen(function* () {
+    const [stores] = yield* processes(url, schema, 1)
+    const group = yield* oneGroupAtATime(yield* ownPool(url, schema), maxWaitMs)
+    return { stores: stores!, group }
+  })
+
+/** A group commit (see {@link oneGroupAtATime}) on a pool of its own over `schema` that counts the queries it sends. */
+export const countedGroupCommit = (url: string, schema: string) =>
+  Effect.gen(function* () {
+    const { pool, sent } = yield* countingPool(url, schema)
+    return { group: yield* oneGroupAtATime(pool), sent }
+  })
+
+/** Starts every call in the same tick, so they all join one group; resolves to each call's outcome tag. */
+export const together = (group: GroupCommit, calls: ReadonlyArray<ReadonlyArray<readonly [Widget, PointOp]>>) =>
+  Effect.gen(function* () {
+    const fibers = calls.map((ops, c) =>
+      Effect.runFork(
+        Effect.either(
+          group.write(
+            ops.map(([widget, op], i) => ({ widget, op, path: `streams[${i}].point` })),
+            micros(T0 + c)
+          )
+        )
+      )
+    )
+    const results = yield* Fiber.joinAll(fibers)
+    return results.map((r) => (Either.isRight(r) ? "Success" : r.left._tag))
   })
