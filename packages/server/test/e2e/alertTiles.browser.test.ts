@@ -4,13 +4,12 @@
  * link. A push crossing two rules of one stream outlines its tile in the alert colour with both rules' names within 2
  * seconds; the resolution takes them away; a rule that is only pending (its `for` not yet over) shows nothing.
  */
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Page } from "@playwright/test"
+import { until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
 import { addRules } from "./alertSupport.js"
-import { type Account, Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { tileSel, useBrowserSuite } from "./browserHarness.js"
 
-const tileSel = (stream: string) => `.ds-tile[data-stream="${stream}"]`
 /** A tile's `data-firing` (the names the page shows), or `null`. */
 const firingOf = (page: Page, stream: string) =>
   page.locator(tileSel(stream)).evaluate((e) => ((e as any).dataset["firing"] as string | undefined) ?? null)
@@ -29,52 +28,29 @@ const firingIs = (stream: string, names: string | null) =>
   `(document.querySelector('${tileSel(stream)}')?.dataset.firing ?? null) === ${JSON.stringify(names)}`
 
 describe("firing alert rules on the view page against a real server", { timeout: 180_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let account: Account
-  let browser: Browser
-  let watch: PageWatch
+  const suite = useBrowserSuite({
+    account: { widgets: { cpu: "number", disk: "number" } },
+    page: { viewport: { width: 1280, height: 720 } }
+  })
+  const { push } = suite
   let view: string
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    account = await api.setup({ cpu: "number", disk: "number" })
-    const created = await api.admin("POST", `/admin/accounts/${account.id}/dashboards`, {
-      name: "Ops",
-      tiles: [
-        { streamName: "cpu", title: "CPU", x: 0, y: 0, w: 6, h: 2 },
-        { streamName: "disk", title: "Disk", x: 6, y: 0, w: 6, h: 2 }
-      ]
-    })
-    expect(created.status, created.text).toBe(201)
-    view = created.json.url as string
-    await addRules(db.url, account, [
+    const created = await suite.createDashboard("Ops", [
+      { streamName: "cpu", title: "CPU", x: 0, y: 0, w: 6, h: 2 },
+      { streamName: "disk", title: "Disk", x: 6, y: 0, w: 6, h: 2 }
+    ])
+    view = created.url
+    await addRules(suite.db.url, suite.account, [
       { name: "CPU hot", stream: "cpu", condition: { above: 90 } },
       { name: "CPU very hot", stream: "cpu", condition: { above: 95 } },
       { name: "Disk full for an hour", stream: "disk", condition: { above: 50 }, for: 3_600 }
     ])
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1280, height: 720 } })
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
   })
 
-  const push = async (stream: string, n: number) => {
-    const r = await api.pushPoint(account.accessKey, stream, n)
-    expect(r.status, r.text).toBe(200)
-  }
-
   it("a crossing push names its firing rules on the tile within 2 s; the resolution takes them away", async () => {
-    const { page } = watch
-    await page.goto(server.baseUrl + view)
+    const { page } = suite
+    await page.goto(suite.server.baseUrl + view)
     await until(page, `document.documentElement.dataset.connection === 'live'`, 20_000)
     await until(page, `!!document.querySelector('${tileSel("cpu")}')`, 20_000)
     expect(await firingOf(page, "cpu")).toBeNull()
@@ -102,11 +78,11 @@ describe("firing alert rules on the view page against a real server", { timeout:
     await push("cpu", 10)
     await until(page, firingIs("cpu", null), 2_000)
     expect((await drawnOf(page, "cpu")).outline).toBe(quiet.outline)
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 
   it("a pending rule (its for not yet over) shows nothing; a reloaded page shows the firing ones at once", async () => {
-    const { page } = watch
+    const { page } = suite
     await push("disk", 80)
     await push("cpu", 92)
     // Long enough for a firing rule to have shown (see above), and for a reload to bring a snapshot.
@@ -118,6 +94,6 @@ describe("firing alert rules on the view page against a real server", { timeout:
     // From the snapshot: no event comes after it (nothing changes).
     await until(page, firingIs("cpu", "CPU hot"), 2_000)
     expect(await firingOf(page, "disk")).toBeNull()
-    expect(watch.errors).toEqual([])
+    expect(suite.watch.errors).toEqual([])
   })
 })

@@ -27,10 +27,12 @@ export type PageOptions = NonNullable<Parameters<typeof isolatedPage>[2]>
 export interface BrowserSuiteOptions {
   /** The server's options (extra `serve` flags, admin token); a function when they are known only at start. */
   readonly serve?: ServeOptions | (() => ServeOptions | Promise<ServeOptions>)
-  /** An account to make, by name, with its widgets in this order (stream name, widget type). */
-  readonly account?: { readonly name: string; readonly widgets?: ReadonlyArray<readonly [string, WidgetType]> }
+  /** An account to make (by name, or named by {@link Api.createAccount}), with its widgets (stream name to type). */
+  readonly account?: { readonly name?: string; readonly widgets?: Readonly<Record<string, WidgetType>> }
   /** The page to open on the server's origin ({@link isolatedPage}); `false` for none (the file opens its own). */
   readonly page?: PageOptions | (() => PageOptions) | false
+  /** Whether the page signs in to the console ({@link signInToConsole}) once it is open. */
+  readonly signIn?: boolean
 }
 
 /** The running parts of a browser test file, available from its own `beforeAll` on. */
@@ -86,12 +88,15 @@ export const useBrowserSuite = (options: BrowserSuiteOptions = {}): BrowserSuite
     await start()
     if (options.account !== undefined) {
       account = await api!.createAccount(options.account.name)
-      for (const [stream, type] of options.account.widgets ?? []) await api!.createWidget(account.id, stream, type)
+      for (const [stream, type] of Object.entries(options.account.widgets ?? {})) {
+        await api!.createWidget(account.id, stream, type)
+      }
     }
     browser = await launchChromium()
     if (options.page !== false) {
       const page = typeof options.page === "function" ? options.page() : options.page
       watch = await isolatedPage(browser, server!.baseUrl, page)
+      if (options.signIn === true) await signInToConsole(watch.page, server!.baseUrl)
     }
   }, 180_000)
 
@@ -147,6 +152,21 @@ export const useBrowserSuite = (options: BrowserSuiteOptions = {}): BrowserSuite
 
 /** The CSS selector of the view page's tile of a stream. */
 export const tileSel = (stream: string): string => `.ds-tile[data-stream="${stream}"]`
+
+/** The page-side expression of the first element `selector` finds (`document.querySelector(...)`). */
+export const q = (selector: string): string => `document.querySelector(${JSON.stringify(selector)})`
+
+/**
+ * The page's console errors but for Chromium's line for each answer of one of `statuses` to a `fetch` (it logs every
+ * non-2xx answer, such as the 401 of the console's session check before sign-in, or the 400 of a body the test has
+ * the server refuse).
+ */
+export const unexpectedErrors = (watch: PageWatch, statuses: ReadonlyArray<number>): Array<string> => {
+  const expected = new RegExp(
+    `^console: Failed to load resource: the server responded with a status of (${statuses.join("|")}) `
+  )
+  return watch.errors.filter((e) => !expected.test(e))
+}
 
 /** The trimmed text of the first element `selector` finds on `page` (`""` when it has none). */
 export const text = async (page: Page, selector: string): Promise<string> =>

@@ -6,32 +6,20 @@
  * listed as firing (in the alert colour) after a crossing push, both deleted after a confirmation; no horizontal
  * scrollbar at 1280 and 1920 px with a long name; no console error, no request elsewhere.
  *
- * The account and the rule that fires are made through the admin API of a first server; the page talks to a second one
- * started on the same database, as after a restart.
+ * The account and the rule that fires are made through the admin API before the server is started again on the same
+ * database; the page talks to it after that restart.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
+import type { Page } from "@playwright/test"
+import { freePort } from "@dashstream/storage-postgres/testing"
+import { until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
-import { signInToConsole } from "./browserHarness.js"
+import { q, signInToConsole, text, unexpectedErrors, useBrowserSuite } from "./browserHarness.js"
 
 /** A stream (and a rule named after it) whose name is longer than any column it is shown in. */
 const longName = `${"warehouse_cold_room_temperature_by_building_and_floor_".repeat(3)}probe_4`
 const secret = "console-alerts-signing-key"
-
-/**
- * Chromium logs every non-2xx answer to a `fetch` as a console error. The page meets three kinds here: the 401 of its
- * session check before sign-in, the 400s of the bodies the test has the server refuse, and the 502 of a test
- * notification to a receiver that cannot be reached.
- */
-const expectedNetworkError = /^console: Failed to load resource: the server responded with a status of (400|401|502) /
-const unexpected = (watch: PageWatch) => watch.errors.filter((e) => !expectedNetworkError.test(e))
-
-const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 
 interface RuleJson {
   readonly id: string
@@ -51,11 +39,11 @@ interface ReceiverJson {
 }
 
 describe("alerts in the console", { timeout: 240_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
+  // A fixed port, so that the page's origin stays the same when the server is started again.
+  const suite = useBrowserSuite({
+    serve: async () => ({ extraArgs: ["--port", String(await freePort())] }),
+    page: { viewport: { width: 1440, height: 900 } }
+  })
   let page: Page
   let accountId: string
   let accessKey: string
@@ -69,7 +57,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
 
   const accountPath = () => `/admin/accounts/${accountId}`
   const stored = async <A>(path: string, key: string): Promise<ReadonlyArray<A>> => {
-    const r = await api.admin("GET", `${accountPath()}/${path}`)
+    const r = await suite.api.admin("GET", `${accountPath()}/${path}`)
     expect(r.status, r.text).toBe(200)
     return r.json[key] as ReadonlyArray<A>
   }
@@ -82,7 +70,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
   const fieldMessage = (name: string) => `.cw-field:has([name="${name}"]) .cw-field-error`
   const openAccount = async () => {
     // Read afresh: a goto to the address the page is at already changes nothing.
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}`)
     await page.reload()
     await until(page, `${q(`${alerts} .cw-alert-rules`)} !== null`, 10_000)
   }
@@ -104,14 +92,11 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
     closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/hook`
     await new Promise<void>((resolve) => closed.close(() => resolve()))
 
-    db = await sqliteDatabase()
-    // The account and the rule that fires are made first, on a server that is then stopped.
-    const first = await startServer(db.url)
-    const setupApi = new Api(first.baseUrl)
-    const account = await setupApi.setup({ cpu: "number", [longName]: "number" })
+    // The account and the rule that fires are made first, then the server is started again on its database.
+    const account = await suite.api.setup({ cpu: "number", [longName]: "number" })
     accountId = account.id
     accessKey = account.accessKey
-    const hot = await setupApi.admin("POST", `${accountPath()}/alert-rules`, {
+    const hot = await suite.api.admin("POST", `${accountPath()}/alert-rules`, {
       name: "CPU hot",
       streamName: "cpu",
       condition: { above: 90 },
@@ -119,21 +104,12 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
     })
     expect(hot.status, hot.text).toBe(201)
     hotRuleId = hot.json.id as string
-    await first.stop()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1440, height: 900 } })
-    page = watch.page
-    await signInToConsole(page, server.baseUrl)
+    await suite.restart()
+    page = suite.page
+    await signInToConsole(page, suite.server.baseUrl)
   }, 240_000)
 
   afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
     await new Promise<void>((resolve) => (receiver === undefined ? resolve() : receiver.close(() => resolve())))
   })
 
@@ -182,7 +158,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
     expect(received[0]!.headers["x-dashstream-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/)
     expect(JSON.parse(received[0]!.body).rule.name).toBe("Dashstream test notification")
 
-    const closed = await api.admin("POST", `${accountPath()}/receivers`, {
+    const closed = await suite.api.admin("POST", `${accountPath()}/receivers`, {
       name: "Gone",
       kind: "webhook",
       url: closedUrl
@@ -281,7 +257,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
   })
 
   it("lists a rule as firing, in the alert colour, after a crossing push", async () => {
-    const r = await api.pushPoint(accessKey, "cpu", { number: 95 })
+    const r = await suite.api.pushPoint(accessKey, "cpu", { number: 95 })
     expect(r.status, r.text).toBe(200)
     // The page reads the rules again every 5 s.
     await until(page, `${q(`${ruleRow(hotRuleId)} .cw-state`)}?.dataset.state === "firing"`, 30_000)
@@ -323,7 +299,7 @@ describe("alerts in the console", { timeout: 240_000 }, () => {
     await page.click(`${receiverRow(receiverId)} button:has-text("Delete receiver")`)
     await until(page, `${q(alerts)}?.textContent.includes("No receivers yet.") === true`, 10_000)
     expect(await storedReceivers()).toEqual([])
-    expect(unexpected(watch)).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect(unexpectedErrors(suite.watch, [400, 401, 502])).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 })

@@ -5,20 +5,13 @@
  * grab and the drop are, at 1280, 1440 and 1920 px. The saved layout (`PUT`, read back through the admin API) holds
  * that cell.
  */
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
-import { signInToConsole } from "./browserHarness.js"
+import type { Page } from "@playwright/test"
+import { until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { q, unexpectedErrors, useBrowserSuite } from "./browserHarness.js"
 
 /** The editor's rows, in pixels (its gridstack `cellHeight`). */
 const cellHeight = 96
-
-/** Chromium logs the 401 of the page's session check before sign-in as a console error; every other one fails. */
-const unexpected = (watch: PageWatch) =>
-  watch.errors.filter((e) => !/^console: Failed to load resource: the server responded with a status of 401 /.test(e))
-
-const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
 
 /**
  * One drag: a `w` x `h` tile starting at the top-left of the grid, grabbed in its cell `grab` (column and row inside
@@ -49,37 +42,20 @@ const drags: ReadonlyArray<Drag> = [
 ]
 
 describe("a mouse drop in the layout editor", { timeout: 300_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
+  const suite = useBrowserSuite({ page: { viewport: { width: 1440, height: 900 } }, signIn: true })
   let page: Page
   let accountId: string
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    accountId = (await api.setup({ moved: "number", anchor: "label" })).id
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1440, height: 900 } })
-    page = watch.page
-    await signInToConsole(page, server.baseUrl)
+    accountId = (await suite.api.setup({ moved: "number", anchor: "label" })).id
+    page = suite.page
   }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
-  })
 
   for (const width of [1280, 1440, 1920]) {
     for (const drag of drags) {
       const { w, h, grab, to } = drag
       it(`at ${width} px, a ${w}x${h} tile grabbed in its cell (${grab.x}, ${grab.y}) lands at (${to.x}, ${to.y})`, async () => {
-        const created = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
+        const created = await suite.api.admin("POST", `/admin/accounts/${accountId}/dashboards`, {
           name: `Drop ${width} ${w}x${h}`,
           tiles: [
             { streamName: "moved", x: 0, y: 0, w, h },
@@ -89,7 +65,7 @@ describe("a mouse drop in the layout editor", { timeout: 300_000 }, () => {
         expect(created.status, created.text).toBe(201)
         const dashboardId = created.json.id as string
         await page.setViewportSize({ width, height: 900 })
-        await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)
+        await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)
         await until(page, `document.querySelectorAll(".cw-item").length === 2`, 10_000)
         await until(page, `${q('.cw-item[data-stream="moved"]')}?.dataset.cell === "0,0,${w},${h}"`, 5_000)
 
@@ -114,12 +90,12 @@ describe("a mouse drop in the layout editor", { timeout: 300_000 }, () => {
         expect(await page.getAttribute('.cw-item[data-stream="moved"]', "data-cell")).toBe(expected)
         await page.click("button.cw-save")
         await until(page, `${q(".cw-save-state")}?.textContent === "Saved."`, 5_000)
-        const saved = await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${dashboardId}`)
+        const saved = await suite.api.admin("GET", `/admin/accounts/${accountId}/dashboards/${dashboardId}`)
         expect(saved.json.tiles).toEqual([
           { streamName: "moved", x: to.x, y: to.y, w, h },
           { streamName: "anchor", x: 11, y: 0, w: 1, h: 8 }
         ])
-        expect(unexpected(watch)).toEqual([])
+        expect(unexpectedErrors(suite.watch, [401])).toEqual([])
       })
     }
   }

@@ -9,11 +9,10 @@
  * elsewhere.
  */
 import { createRequire } from "node:module"
-import type { Browser, Page } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Api, type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
-import { signInToConsole } from "./browserHarness.js"
+import type { Page } from "@playwright/test"
+import { until } from "@dashstream/dashboard-web/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { q, text, unexpectedErrors, useBrowserSuite } from "./browserHarness.js"
 
 /** better-sqlite3 as this test uses it (the server package depends on the driver, not on its type declarations). */
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (file: string) => {
@@ -24,16 +23,6 @@ const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (file: st
 /** A stream (and the dashboard named after it) whose name is longer than any column it is shown in. */
 const longName = `${"warehouse_cold_room_temperature_by_building_and_floor_".repeat(3)}probe_4`
 
-/**
- * Chromium logs every non-2xx answer to a `fetch` as a console error. The page meets two kinds here: the 401 of its
- * session check before sign-in, and the 400s of the bodies the test has the server refuse.
- */
-const expectedNetworkError = /^console: Failed to load resource: the server responded with a status of (400|401) /
-const unexpected = (watch: PageWatch) => watch.errors.filter((e) => !expectedNetworkError.test(e))
-
-const q = (selector: string) => `document.querySelector(${JSON.stringify(selector)})`
-const text = async (page: Page, selector: string): Promise<string> =>
-  ((await page.locator(selector).first().textContent()) ?? "").trim()
 const crumbs = (page: Page) =>
   page.evaluate(`document.querySelector(".cw-crumbs")?.textContent.replace(/\\s+/g, " ").trim()`)
 
@@ -47,11 +36,7 @@ interface RotationJson {
 }
 
 describe("rotations in the console", { timeout: 180_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let api: Api
-  let browser: Browser
-  let watch: PageWatch
+  const suite = useBrowserSuite({ page: { viewport: { width: 1440, height: 900 } }, signIn: true })
   let page: Page
   let accountId: string
   const dashboards: Record<string, string> = {}
@@ -60,17 +45,17 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
 
   const rotationsPath = () => `/admin/accounts/${accountId}/rotations`
   const storedRotations = async (): Promise<ReadonlyArray<RotationJson>> => {
-    const r = await api.admin("GET", rotationsPath())
+    const r = await suite.api.admin("GET", rotationsPath())
     expect(r.status, r.text).toBe(200)
     return r.json.rotations as ReadonlyArray<RotationJson>
   }
   const storedRotation = async (): Promise<RotationJson> => {
-    const r = await api.admin("GET", `${rotationsPath()}/${rotationId}`)
+    const r = await suite.api.admin("GET", `${rotationsPath()}/${rotationId}`)
     expect(r.status, r.text).toBe(200)
     return r.json as RotationJson
   }
   const createDashboard = async (name: string) => {
-    const r = await api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name })
+    const r = await suite.api.admin("POST", `/admin/accounts/${accountId}/dashboards`, { name })
     expect(r.status, r.text).toBe(201)
     dashboards[name] = r.json.id as string
   }
@@ -86,27 +71,14 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
   const row = () => `.cw-rotations tr[data-rotation="${rotationId}"]`
 
   beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url)
-    api = new Api(server.baseUrl)
-    const account = await api.setup({ revenue: "number", [longName]: "number" })
+    const account = await suite.api.setup({ revenue: "number", [longName]: "number" })
     accountId = account.id
     for (const name of ["Sales", "Operations", "Scratch", longName]) await createDashboard(name)
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: { width: 1440, height: 900 } })
-    page = watch.page
-    await signInToConsole(page, server.baseUrl)
+    page = suite.page
   }, 180_000)
 
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
-  })
-
   it("creates a rotation: dashboards picked in order, reordered and removed; a refused interval stores nothing", async () => {
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}`)
     await until(
       page,
       `${q('section[aria-label="Rotations"]')}?.textContent.includes("No rotations yet") === true`,
@@ -165,15 +137,15 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
   it("opens the rotation page and copies its link; rotating it ends the old link", async () => {
     const open = `.cw-rotation-link a:has-text("Open view page")`
     const first = (await page.locator(open).getAttribute("href"))!
-    expect(first).toBe(new URL((await storedRotation()).url!, server.baseUrl).href)
+    expect(first).toBe(new URL((await storedRotation()).url!, suite.server.baseUrl).href)
     expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/r\/dv_[A-Za-z0-9_-]{43}$/)
-    expect((await api.fetch(new URL(first).pathname)).status).toBe(200)
-    await watch.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(first).origin })
+    expect((await suite.api.fetch(new URL(first).pathname)).status).toBe(200)
+    await suite.watch.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(first).origin })
     await page.click('.cw-rotation-link button:has-text("Copy link")')
     await page.locator('.cw-rotation-link button:has-text("Copied")').waitFor({ timeout: 5_000 })
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe(first)
 
-    const [view] = await Promise.all([watch.context.waitForEvent("page"), page.click(open)])
+    const [view] = await Promise.all([suite.watch.context.waitForEvent("page"), page.click(open)])
     await until(view, `document.title.startsWith("Operations")`, 10_000)
     await view.close()
 
@@ -181,9 +153,9 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
     await page.click('.cw-rotation-link .cw-confirm button:has-text("Rotate")')
     await until(page, `${q(".cw-rotation-link a.cw-button")}?.href !== ${JSON.stringify(first)}`, 5_000)
     viewUrl = (await page.locator(open).getAttribute("href"))!
-    expect(viewUrl).toBe(new URL((await storedRotation()).url!, server.baseUrl).href)
-    expect((await api.fetch(new URL(first).pathname)).status).toBe(404)
-    expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
+    expect(viewUrl).toBe(new URL((await storedRotation()).url!, suite.server.baseUrl).href)
+    expect((await suite.api.fetch(new URL(first).pathname)).status).toBe(404)
+    expect((await suite.api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
   })
 
   it("edits it: a refused name or dashboard is shown on its field and nothing is stored; fixed, it saves", async () => {
@@ -199,7 +171,7 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
     // A dashboard deleted elsewhere while it is in the form: the server names it by its place (dashboardIds[3]).
     await page.fill('input[name="rotationName"]', "Lobby TV, ground floor")
     await addToForm("Scratch")
-    const deleted = await api.admin("DELETE", `/admin/accounts/${accountId}/dashboards/${dashboards["Scratch"]}`)
+    const deleted = await suite.api.admin("DELETE", `/admin/accounts/${accountId}/dashboards/${dashboards["Scratch"]}`)
     expect(deleted.status).toBe(204)
     await page.click("button.cw-save")
     const rowError = `.cw-rotation-list li[data-index="3"] .cw-field-error`
@@ -248,10 +220,10 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
     // As a version that kept only the view token's digest left them: the links still work, they cannot be shown.
     const ops = dashboards["Operations"]!
     const opsLink = new URL(
-      (await api.admin("GET", `/admin/accounts/${accountId}/dashboards/${ops}`)).json.url as string,
-      server.baseUrl
+      (await suite.api.admin("GET", `/admin/accounts/${accountId}/dashboards/${ops}`)).json.url as string,
+      suite.server.baseUrl
     ).href
-    const file = new Sqlite(db.url.slice("sqlite:".length))
+    const file = new Sqlite(suite.db.url.slice("sqlite:".length))
     try {
       expect(file.prepare("UPDATE rotations SET view_token_text = NULL WHERE id = ?").run(rotationId).changes).toBe(1)
       expect(file.prepare("UPDATE dashboards SET view_token_text = NULL WHERE id = ?").run(ops).changes).toBe(1)
@@ -269,8 +241,8 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
       expect(await page.locator(`${view} a:has-text("Open view page")`).count()).toBe(0)
       expect(await page.locator(`${view} button:has-text("Rotate view link")`).count()).toBe(0)
     }
-    expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
-    expect((await api.fetch(new URL(opsLink).pathname)).status).toBe(200)
+    expect((await suite.api.fetch(new URL(viewUrl).pathname)).status).toBe(200)
+    expect((await suite.api.fetch(new URL(opsLink).pathname)).status).toBe(200)
 
     for (const [view, old] of [
       [row(), viewUrl],
@@ -281,10 +253,10 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
       await until(page, `${q(`${view} a.cw-button[target="_blank"]`)} !== null`, 5_000)
       const fresh = (await page.locator(`${view} a:has-text("Open view page")`).getAttribute("href"))!
       expect(fresh).not.toBe(old)
-      expect((await api.fetch(new URL(fresh).pathname)).status).toBe(200)
-      expect((await api.fetch(new URL(old).pathname)).status).toBe(404)
+      expect((await suite.api.fetch(new URL(fresh).pathname)).status).toBe(200)
+      expect((await suite.api.fetch(new URL(old).pathname)).status).toBe(404)
       if (view === row()) {
-        expect(fresh).toBe(new URL((await storedRotation()).url!, server.baseUrl).href)
+        expect(fresh).toBe(new URL((await storedRotation()).url!, suite.server.baseUrl).href)
         viewUrl = fresh
       }
     }
@@ -304,14 +276,14 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
         }
         expect(b.pageWidth, `horizontal scrollbar on ${what}: ${b.outside.join(", ")}`).toBeLessThanOrEqual(b.viewport)
       }
-      await page.goto(`${server.baseUrl}/console#/accounts/${accountId}`)
+      await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}`)
       await until(page, `${q(`${row()} .cw-rotation-order`)}?.textContent.includes("probe_4") === true`, 10_000)
       await until(page, `${q(`.cw-widgets tr[data-stream="${longName}"]`)} !== null`, 10_000)
       await fits("the account page")
-      await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/rotations/${rotationId}`)
+      await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/rotations/${rotationId}`)
       await until(page, `document.querySelectorAll(".cw-rotation-list li").length === 2`, 10_000)
       await fits("the rotation's page")
-      await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/rotations/new`)
+      await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/rotations/new`)
       await until(page, `${q('select[name="addDashboard"]')}?.options.length === 3`, 10_000)
       await addToForm(longName)
       await fits("a new rotation's form")
@@ -319,7 +291,7 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
   }
 
   it("deletes it after a confirmation: back on the account page, its link stops working", async () => {
-    await page.goto(`${server.baseUrl}/console#/accounts/${accountId}/rotations/${rotationId}`)
+    await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/rotations/${rotationId}`)
     await until(page, `${q(".cw-rotation-link")} !== null`, 10_000)
     await page.click('.cw-rotation-link button:has-text("Delete")')
     expect(await text(page, ".cw-rotation-link .cw-confirm-question")).toBe(
@@ -332,9 +304,9 @@ describe("rotations in the console", { timeout: 180_000 }, () => {
       `${q('section[aria-label="Rotations"]')}?.textContent.includes("No rotations yet") === true`,
       10_000
     )
-    expect((await api.admin("GET", `${rotationsPath()}/${rotationId}`)).status).toBe(404)
-    expect((await api.fetch(new URL(viewUrl).pathname)).status).toBe(404)
-    expect(unexpected(watch)).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect((await suite.api.admin("GET", `${rotationsPath()}/${rotationId}`)).status).toBe(404)
+    expect((await suite.api.fetch(new URL(viewUrl).pathname)).status).toBe(404)
+    expect(unexpectedErrors(suite.watch, [400, 401])).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 })

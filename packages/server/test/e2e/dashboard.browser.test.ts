@@ -6,10 +6,11 @@
  * stream and the old link answers 404. The README's screenshot (`docs/dashboard.png`) is taken here.
  */
 import { createServer, type Server as HttpServer } from "node:http"
-import { type AddressInfo, createServer as createNetServer } from "node:net"
+import type { AddressInfo } from "node:net"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { until } from "@dashstream/dashboard-web/testing"
+import { freePort } from "@dashstream/storage-postgres/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { entries, tiles } from "../../../dashboard-web/test/support/fixture.js"
 import { pictureSvg } from "../../../dashboard-web/test/support/pageServer.js"
@@ -18,16 +19,6 @@ import { timestampTypes } from "./harness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("dashboard.png")
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createNetServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** Pictures for the image, gallery and text-feed tiles, from another origin (as pushed image URLs are). */
 const startImageServer = (): Promise<{ origin: string; server: HttpServer }> =>
@@ -62,7 +53,7 @@ describe("the dashboard page against a real server", { timeout: 120_000 }, () =>
 
   const suite = useBrowserSuite({
     serve: () => ({ extraArgs: ["--port", String(port)] }),
-    account: { name: "dashboard e2e", widgets: tiles.map((tile) => [tile.streamName, tile.type] as const) },
+    account: { name: "dashboard e2e", widgets: Object.fromEntries(tiles.map((tile) => [tile.streamName, tile.type])) },
     page: () => ({ alsoAllow: [images.origin] })
   })
   const { push } = suite

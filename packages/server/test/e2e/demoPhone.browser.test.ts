@@ -4,38 +4,20 @@
  * and no request to another origin. The README's screenshot of it (`docs/demo-phone.png`) is taken here; the wall
  * screen's (`docs/demo.png`, 1920x1080) by `demo.browser.test.ts`.
  */
-import type { Browser } from "@playwright/test"
-import { isolatedPage, launchChromium, type PageWatch, until } from "@dashstream/dashboard-web/testing"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Database, type RunningServer, sqliteDatabase, startServer } from "./harness.js"
+import { until } from "@dashstream/dashboard-web/testing"
+import { describe, expect, it } from "vitest"
 import { screenshotPath } from "../support/screenshots.js"
+import { useBrowserSuite } from "./browserHarness.js"
 
 const phone = { width: 390, height: 844 }
 
 describe("the demo dashboard on a phone", { timeout: 120_000 }, () => {
-  let db: Database
-  let server: RunningServer
-  let browser: Browser
-  let watch: PageWatch
-
-  beforeAll(async () => {
-    db = await sqliteDatabase()
-    server = await startServer(db.url, { extraArgs: ["--demo"] })
-    browser = await launchChromium()
-    watch = await isolatedPage(browser, server.baseUrl, { viewport: phone })
-  }, 180_000)
-
-  afterAll(async () => {
-    await watch?.context.close()
-    await browser?.close()
-    await server?.stop()
-    await db?.drop()
-  })
+  const suite = useBrowserSuite({ serve: { extraArgs: ["--demo"] }, page: { viewport: phone } })
 
   it("stacks the twelve tiles in one column that fits the screen, each with data", async () => {
-    const url = /^Demo dashboard: (\S+)/m.exec(server.stdout())?.[1]
-    expect(url, server.stdout()).toBeDefined()
-    const { page } = watch
+    const url = /^Demo dashboard: (\S+)/m.exec(suite.server.stdout())?.[1]
+    expect(url, suite.server.stdout()).toBeDefined()
+    const { page } = suite
     await page.goto(url!)
     await until(page, `document.querySelectorAll('.ds-tile[data-state="data"]').length === 12`, 20_000)
     await until(page, `document.querySelectorAll('.ds-type-world-map svg path').length > 40`, 15_000)
@@ -60,7 +42,7 @@ describe("the demo dashboard on a phone", { timeout: 120_000 }, () => {
     for (const [i, tile] of byTop.entries()) if (i > 0) expect(tile.top).toBeGreaterThanOrEqual(byTop[i - 1]!.bottom)
     await page.waitForTimeout(500)
     await page.screenshot({ path: screenshotPath("demo-phone.png") })
-    expect(watch.errors).toEqual([])
-    expect(watch.foreignRequests).toEqual([])
+    expect(suite.watch.errors).toEqual([])
+    expect(suite.watch.foreignRequests).toEqual([])
   })
 })

@@ -53,14 +53,14 @@ describe("looking back on the view page against a real server", { timeout: 180_0
   const suite = useBrowserSuite({
     account: {
       name: "history e2e",
-      widgets: [
-        ["visits", "line-graph"],
-        ["plain", "line-graph"],
-        ["signups", "sparkline"],
-        ["orders", "number"],
-        ["status", "label"],
-        ["minute", "sparkline"]
-      ]
+      widgets: {
+        visits: "line-graph",
+        plain: "line-graph",
+        signups: "sparkline",
+        orders: "number",
+        status: "label",
+        minute: "sparkline"
+      }
     },
     page: { viewport: { width: 1280, height: 720 } }
   })

@@ -5,12 +5,13 @@
  * anywhere else is blocked and fails the test), none fails or answers an error, and no console error is logged: the
  * pages' URLs are relative to where they were served.
  */
+import { freePort } from "@dashstream/storage-postgres/testing"
 import type { Page } from "@playwright/test"
 import { isolatedPage, type PageWatch, until } from "@dashstream/dashboard-web/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tileSel, useBrowserSuite } from "./browserHarness.js"
 import { Api, defaultAdminToken } from "./harness.js"
-import { freePort, type Nginx, readmeBasePath, serverBlock, startNginx } from "./nginx.js"
+import { type Nginx, readmeBasePath, serverBlock, startNginx } from "./nginx.js"
 
 /** Every request that failed or answered 400 and above, as `STATUS URL`. */
 const watchRequests = (page: Page): Array<string> => {

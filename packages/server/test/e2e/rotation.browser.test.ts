@@ -22,14 +22,14 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
   const suite = useBrowserSuite({
     account: {
       name: "rotation e2e",
-      widgets: [
-        ["revenue", "number"],
-        ["cpu", "dial"],
-        ["signups", "sparkline"],
-        ["status", "label"],
-        ["queue", "horizontal-bar"],
-        ["deploys", "text-feed"]
-      ]
+      widgets: {
+        revenue: "number",
+        cpu: "dial",
+        signups: "sparkline",
+        status: "label",
+        queue: "horizontal-bar",
+        deploys: "text-feed"
+      }
     },
     page: { viewport: { width: 1280, height: 720 } }
   })

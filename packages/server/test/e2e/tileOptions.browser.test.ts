@@ -48,21 +48,21 @@ describe("tile options on the view page against a real server", { timeout: 120_0
   const suite = useBrowserSuite({
     account: {
       name: "tile options e2e",
-      widgets: [
-        ["load", "number"],
-        ["disk", "horizontal-bar"],
-        ["score", "dial"],
-        ["signups", "sparkline"],
-        ["latency", "line-graph"],
-        ["heartbeat", "number"],
-        ["never", "list"],
-        ["ok", "number"],
-        ["warm", "number"],
-        ["hot", "dial"],
-        ["cold", "sparkline"],
-        ["idle", "horizontal-bar"],
-        ["old", "number"]
-      ]
+      widgets: {
+        load: "number",
+        disk: "horizontal-bar",
+        score: "dial",
+        signups: "sparkline",
+        latency: "line-graph",
+        heartbeat: "number",
+        never: "list",
+        ok: "number",
+        warm: "number",
+        hot: "dial",
+        cold: "sparkline",
+        idle: "horizontal-bar",
+        old: "number"
+      }
     },
     page: { viewport: { width: 1280, height: 720 } }
   })
