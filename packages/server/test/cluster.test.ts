@@ -8,11 +8,11 @@
  *
  * A missing PostgreSQL or nginx fails the suite: it is never skipped.
  */
-import { openTestDatabase, type TestDatabase } from "@dashstream/storage-postgres/testing"
+import { freePort, openTestDatabase, type TestDatabase } from "@dashstream/storage-postgres/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAccount, push, read, serverEnv, stderrTail } from "./load.js"
 import { type Server, startServer, stop } from "./support.js"
-import { freePort, type Nginx, readmeBasePath, serverBlock, startNginx, upstreamBlock } from "./e2e/nginx.js"
+import { type Nginx, readmeBasePath, serverBlock, startNginx, upstreamBlock } from "./e2e/nginx.js"
 import { entriesOf, eventsPath, openEvents, type SseStream } from "./e2e/sse.js"
 
 const timeout = 240_000

@@ -7,8 +7,8 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "@dashstream/storage-postgres/testing"
 import { alertmanagerPath } from "../support/alertmanagerSetup.js"
-import { freePort } from "./nginx.js"
 
 /** An alert as `GET /api/v2/alerts` lists it (the fields the tests read). */
 export interface ListedAlert {

@@ -10,6 +10,7 @@
  * stopped (the engine loads rules when it starts).
  */
 import { createHmac } from "node:crypto"
+import { freePort } from "@dashstream/storage-postgres/testing"
 import { DELIVERY_LEASE } from "@dashstream/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseExposition, valueOf } from "../../../http/test/support/exposition.js"
@@ -25,7 +26,6 @@ import {
   startServer,
   suiteName
 } from "./harness.js"
-import { freePort } from "./nginx.js"
 
 const secret = "whsec-0123456789"
 const sign = (body: Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`

@@ -10,10 +10,11 @@ import { spawnSync } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "@dashstream/storage-postgres/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { binArgs } from "../support/bin.js"
 import { Api, backends, defaultAdminToken, repoRoot, runCli, suiteName, useServer } from "./harness.js"
-import { freePort, type Nginx, readmeBasePath, requestFrom, serverBlock, startNginx } from "./nginx.js"
+import { type Nginx, readmeBasePath, requestFrom, serverBlock, startNginx } from "./nginx.js"
 import { entriesOf, openEvents } from "./sse.js"
 
 const basePath = readmeBasePath
