@@ -5,23 +5,12 @@
  * is shortened to one second through the deliverer's internal option.
  */
 import { createServer } from "node:http"
-import {
-  AccountStore,
-  AlertStore,
-  digestAccessKey,
-  initialEvaluation,
-  makeAlertDeliverer,
-  micros,
-  newAccessKey,
-  newAccountId,
-  newAlertRuleId,
-  newReceiverId,
-  StreamName
-} from "@dashstream/core"
+import { initialEvaluation, makeAlertDeliverer, micros } from "@dashstream/core"
+import { AlertFixtures } from "@dashstream/core/testing"
 import { layer, migrate, parseUrl } from "@dashstream/storage-postgres"
 import { openTestDatabase, withSchema } from "@dashstream/storage-postgres/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as NotificationSender from "../src/NotificationSender.js"
 
 const db = await openTestDatabase()
@@ -62,42 +51,23 @@ describe("Alertmanager re-sends with two processes on one PostgreSQL database", 
         const processes = [yield* Layer.build(layer(config)), yield* Layer.build(layer(config))]
         const receiver = yield* alertmanager()
 
-        const stores = processes[0]!
-        const accounts = Context.get(stores, AccountStore)
-        const alerts = Context.get(stores, AlertStore)
-        const accountId = newAccountId()
-        const now = Date.now() * 1000
-        yield* accounts.createAccount({ id: accountId, name: "acme", createdAt: now }, digestAccessKey(newAccessKey()))
-        const widget = yield* accounts.createWidget(accountId, StreamName.make("cpu"), "number", now)
-        const receiverId = newReceiverId()
-        yield* alerts.createReceiver(
-          {
-            id: receiverId,
-            accountId,
-            name: "am",
-            kind: "alertmanager",
-            url: receiver.url,
-            hasSecret: false,
-            createdAt: micros(now)
-          },
-          null
-        )
-        const rule = newAlertRuleId()
         // Firing for two minutes already: its first re-send is due at once.
-        const since = micros(now - 120_000_000)
-        yield* alerts.createRule({
-          id: rule,
-          accountId,
-          streamId: widget.id,
-          name: "CPU high",
-          streamName: widget.streamName,
-          condition: { above: 90 },
-          for: 0,
-          receiverIds: [receiverId],
-          createdAt: since,
-          silencedUntil: null,
-          evaluation: { ...initialEvaluation(since, null), state: "firing", value: 95 }
-        })
+        const since = micros(Date.now() * 1000 - 120_000_000)
+        const { newAccount, newReceiver, newRule, newWidget } = AlertFixtures
+        const rule = yield* Effect.provide(
+          Effect.gen(function* () {
+            const account = yield* newAccount()
+            const am = yield* newReceiver(account, "am", null, "alertmanager", since, receiver.url)
+            const created = yield* newRule(yield* newWidget(account, "cpu"), [am], {
+              condition: { above: 90 },
+              for: 0,
+              createdAt: since,
+              evaluation: { ...initialEvaluation(since, null), state: "firing", value: 95 }
+            })
+            return created.id
+          }),
+          processes[0]!
+        )
 
         const started = Date.now()
         const elapsed = yield* Effect.scoped(

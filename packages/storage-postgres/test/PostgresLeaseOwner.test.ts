@@ -3,18 +3,8 @@
  * no session holds its owner's advisory lock, never while one does, and an owner whose lock connection breaks takes
  * its lock again on a new connection.
  */
-import {
-  AccountStore,
-  AlertStore,
-  digestAccessKey,
-  initialEvaluation,
-  micros,
-  newAccessKey,
-  newAccountId,
-  newAlertRuleId,
-  newReceiverId,
-  StreamName
-} from "@dashstream/core"
+import { type AccountStore, AlertStore, micros } from "@dashstream/core"
+import { AlertFixtures } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Schedule, Scope } from "effect"
 import { makePool } from "../src/internal/pool.js"
@@ -35,50 +25,16 @@ const oneDelivery = (schema: string) =>
   Effect.gen(function* () {
     const [built] = yield* processes(url, schema, 1)
     const stores = built as unknown as Context.Context<AccountStore | AlertStore>
-    const accounts = Context.get(stores, AccountStore)
-    const alerts = Context.get(stores, AlertStore)
-    const accountId = newAccountId()
-    yield* accounts.createAccount({ id: accountId, name: "acme", createdAt: T0 }, digestAccessKey(newAccessKey()))
-    const widget = yield* accounts.createWidget(accountId, StreamName.make("cpu"), "number", T0)
-    const receiverId = newReceiverId()
-    yield* alerts.createReceiver(
-      {
-        id: receiverId,
-        accountId,
-        name: "ops",
-        kind: "webhook",
-        url: "http://127.0.0.1:9/x",
-        hasSecret: false,
-        createdAt: micros(T0)
-      },
-      null
+    const { commitOne, evaluationAfter, firing, newAccount, newReceiver, newRule, newWidget } = AlertFixtures
+    return yield* Effect.provide(
+      Effect.gen(function* () {
+        const account = yield* newAccount()
+        const rule = yield* newRule(yield* newWidget(account, "cpu"), [yield* newReceiver(account, "ops")])
+        yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
+        return yield* AlertStore
+      }),
+      stores
     )
-    const rule = newAlertRuleId()
-    yield* alerts.createRule({
-      id: rule,
-      accountId,
-      streamId: widget.id,
-      name: "CPU high",
-      streamName: widget.streamName,
-      condition: { above: 90 },
-      for: 0,
-      receiverIds: [receiverId],
-      createdAt: at(0),
-      silencedUntil: null,
-      evaluation: initialEvaluation(at(0), null)
-    })
-    const evaluation = { ...initialEvaluation(at(10), null), state: "firing" as const }
-    const transition = {
-      from: "ok" as const,
-      to: "firing" as const,
-      at: at(10),
-      value: 95,
-      ts: at(10),
-      startsAt: at(10),
-      silenced: false
-    }
-    yield* alerts.commitEvaluations([{ rule, version: 1, evaluation, transitions: [transition] }])
-    return alerts
   })
 
 /** Runs `sql` on the schema with a pool of its own. */

@@ -15,12 +15,15 @@
  * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
  * - `alertStoreSuite(name, makeLayer, traits)`: the contract suite of `AlertStore` (alert rules, receivers, the outbox), run
  *   the same way.
+ * - `AlertFixtures`: accounts, widgets, receivers and rules made through the ports at fixed times, as the alert store's
+ *   suite makes them, for an adapter's own alert tests.
  * - `alertEngineSuite(name, storage)`: the alert engine over a real adapter (catch-up from the cursor at start, two
  *   processes on one database).
  * - `hotPathSetup` / `hotPathWorkload(fixture)`: every hot operation once, for the tests that EXPLAIN each statement an
  *   adapter issues on the hot paths (they must all use an index).
  */
 export { alertEngineSuite, type AlertEngineStorage } from "./AlertEngineSuite.js"
+export * as AlertFixtures from "./storage/alertFixtures.js"
 export { alertStoreSuite, type AlertStoreTraits } from "./storage/AlertStoreSuite.js"
 export { changeFeedSuite } from "./ChangeFeedSuite.js"
 export { dashboardSuite } from "./DashboardSuite.js"

@@ -9,6 +9,7 @@ import {
   evaluationAfter,
   firing,
   newAccount,
+  storeAndAccount,
   newReceiver,
   newRule,
   newWidget,
@@ -113,8 +114,7 @@ export const alertOutboxTests = (test: SuiteTest, traits: AlertStoreTraits): voi
   test(
     "an owner's leases are released when it closes: another owner claims those deliveries at once",
     Effect.gen(function* () {
-      const alerts = yield* store
-      const account = yield* newAccount()
+      const { account, alerts } = yield* storeAndAccount
       const receivers = [yield* newReceiver(account, "a"), yield* newReceiver(account, "b")]
       const rule = yield* newRule(yield* newWidget(account, "cpu"), receivers)
       yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
@@ -137,8 +137,7 @@ export const alertOutboxTests = (test: SuiteTest, traits: AlertStoreTraits): voi
       ? "a live owner's lease holds against another owner until its time"
       : "opening an owner releases every other owner's lease: one alerts process, the other is gone",
     Effect.gen(function* () {
-      const alerts = yield* store
-      const account = yield* newAccount()
+      const { account, alerts } = yield* storeAndAccount
       const rule = yield* newRule(yield* newWidget(account, "cpu"), [yield* newReceiver(account, "a")])
       yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)])
       const first = yield* alerts.openDeliveryOwner
@@ -165,8 +164,7 @@ export const alertOutboxTests = (test: SuiteTest, traits: AlertStoreTraits): voi
   test(
     "Alertmanager re-sends: firing rules with an alertmanager receiver, claimed once per interval",
     Effect.gen(function* () {
-      const alerts = yield* store
-      const account = yield* newAccount()
+      const { account, alerts } = yield* storeAndAccount
       const cpu = yield* newWidget(account, "cpu")
       const am = yield* newReceiver(account, "am", null, "alertmanager")
       const hook = yield* newReceiver(account, "hook")

@@ -15,6 +15,7 @@ import {
   evaluationAfter,
   firing,
   newAccount,
+  storeAndAccount,
   newReceiver,
   newRule,
   newWidget,
@@ -52,8 +53,7 @@ export const alertStoreSuite = (
     test(
       "receivers round-trip without their secret, oldest first, only in their account; delivery reads see it",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const other = yield* newAccount("other")
         const plain = yield* newReceiver(account, "ops")
         const signed = yield* newReceiver(account, "sig", "s3cr\u00e9t", "alertmanager", at(-1))
@@ -79,8 +79,7 @@ export const alertStoreSuite = (
     test(
       "updating a receiver keeps its secret without one, removes it with null, replaces it with a string",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const receiver = yield* newReceiver(account, "ops", "one")
         const change = { name: "ops 2", kind: "slack" as const, url: "https://chat.example.com/x" }
         const kept = some(yield* alerts.updateReceiver(account.id, receiver.id, { ...change, secret: undefined }))
@@ -101,8 +100,7 @@ export const alertStoreSuite = (
     test(
       "rules round-trip with their definition and evaluation; listed oldest first, by account, stream and in all",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const cpu = yield* newWidget(account, "cpu")
         const feed = yield* newWidget(account, "feed", "text-feed")
         const a = yield* newReceiver(account, "a")
@@ -132,8 +130,7 @@ export const alertStoreSuite = (
     test(
       "update replaces definition, stream and evaluation; silence sets and lifts; each change grows the version",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const cpu = yield* newWidget(account, "cpu")
         const mem = yield* newWidget(account, "mem")
         const a = yield* newReceiver(account, "a")
@@ -167,8 +164,7 @@ export const alertStoreSuite = (
     test(
       "an evaluation is stored with its events and deliveries only over the version it was computed from",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const cpu = yield* newWidget(account, "cpu")
         const a = yield* newReceiver(account, "a")
         const b = yield* newReceiver(account, "b")
@@ -214,8 +210,7 @@ export const alertStoreSuite = (
     test(
       "a batch of evaluations is stored in one go; a stale one stores nothing and the others are stored all the same",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const cpu = yield* newWidget(account, "cpu")
         const a = yield* newReceiver(account, "a")
         const one = yield* newRule(cpu, [a])
@@ -245,8 +240,7 @@ export const alertStoreSuite = (
     test(
       "two evaluations from one version at once: exactly one is stored",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const rule = yield* newRule(yield* newWidget(account, "cpu"), [yield* newReceiver(account, "a")])
         const outcomes = yield* Effect.all(
           Array.from({ length: 4 }, () => commitOne(rule.id, 1, evaluationAfter("firing", 40), [firing(40, 95.25)])),
@@ -260,8 +254,7 @@ export const alertStoreSuite = (
     test(
       "events: after since (exclusive), ascending, at most limit, only the account's; silenced deliveries; null ts",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const other = yield* newAccount("other")
         const a = yield* newReceiver(account, "a")
         const rule = yield* newRule(yield* newWidget(account, "cpu"), [a])
@@ -330,8 +323,7 @@ export const alertStoreSuite = (
     test(
       "deleting a widget deletes its rules in the same commit; their events stay",
       Effect.gen(function* () {
-        const alerts = yield* store
-        const account = yield* newAccount()
+        const { account, alerts } = yield* storeAndAccount
         const cpu = yield* newWidget(account, "cpu")
         const mem = yield* newWidget(account, "mem")
         const rule = yield* newRule(cpu, [])

@@ -12,16 +12,19 @@ import type { Widget } from "../../Widget.js"
 import type { WidgetType } from "../../WidgetType.js"
 
 /**
- * What the alert store's contract suites share (`AlertStoreSuite.ts`, `AlertOutboxSuite.ts`): accounts, widgets,
- * receivers and rules made through the ports, transitions and evaluation states at fixed times.
+ * What the alert store's contract suites share (`AlertStoreSuite.ts`, `AlertOutboxSuite.ts`), and the adapters' alert
+ * tests through `AlertFixtures` of `@dashstream/core/testing`: accounts, widgets, receivers and rules made through the
+ * ports, transitions and evaluation states at fixed times.
  */
 
 export type Stores = AccountStore | AlertStore
 
 /** 2023-11-14T22:13:20Z in microseconds. */
 export const T0 = 1_700_000_000_000_000
+/** `seconds` after {@link T0}, in microseconds. */
 export const at = (seconds: number): Micros => micros(T0 + seconds * 1_000_000)
 
+/** An account `name` made through `AccountStore` at {@link T0}. */
 export const newAccount = (name = "acme") =>
   Effect.gen(function* () {
     const account: Account = { id: newAccountId(), name, createdAt: T0 }
@@ -29,15 +32,21 @@ export const newAccount = (name = "acme") =>
     return account
   })
 
+/** The alert store and a fresh account "acme" (see {@link newAccount}): how most of the suites' tests begin. */
+export const storeAndAccount = Effect.all({ alerts: AlertStore, account: newAccount() })
+
+/** A widget of `account` (a number by default) made through `AccountStore` at {@link T0}. */
 export const newWidget = (account: Account, name: string, type: WidgetType = "number") =>
   Effect.flatMap(AccountStore, (s) => s.createWidget(account.id, StreamName.make(name), type, T0))
 
+/** A receiver of `account` made through `AlertStore`; its URL is a hooks.example.com one named after it by default. */
 export const newReceiver = (
   account: Account,
   name: string,
   secret: string | null = null,
   kind: ReceiverKind = "webhook",
-  createdAt = at(0)
+  createdAt = at(0),
+  url = `https://hooks.example.com/${encodeURIComponent(name)}?a=1&b=2`
 ) =>
   Effect.gen(function* () {
     const receiver: Receiver = {
@@ -45,7 +54,7 @@ export const newReceiver = (
       accountId: account.id,
       name,
       kind,
-      url: `https://hooks.example.com/${encodeURIComponent(name)}?a=1&b=2`,
+      url,
       hasSecret: secret !== null,
       createdAt
     }
@@ -53,6 +62,7 @@ export const newReceiver = (
     return receiver
   })
 
+/** A rule "CPU high" on `widget` (above 90.5 for 30 s, made at `at(1)`, state ok) sending to `receivers`, with `changes`. */
 export const ruleOf = (
   widget: Widget,
   receivers: ReadonlyArray<Receiver>,
@@ -72,6 +82,7 @@ export const ruleOf = (
   ...changes
 })
 
+/** The rule {@link ruleOf} gives, made through `AlertStore`; returned at version 1. */
 export const newRule = (widget: Widget, receivers: ReadonlyArray<Receiver>, changes: Partial<NewAlertRule> = {}) =>
   Effect.gen(function* () {
     const rule = ruleOf(widget, receivers, changes)
