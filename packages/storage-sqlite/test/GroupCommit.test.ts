@@ -16,6 +16,7 @@ import { acquire } from "../src/internal/database.js"
 import {
   concurrently,
   delta,
+  numbersOf,
   one,
   openWriter,
   parsedRows,
@@ -139,10 +140,7 @@ describe("group commit", () => {
         if (Either.isLeft(invalid) && invalid.left._tag === "InvalidPoint") {
           assert.strictEqual(invalid.left.path, "streams[1].point.tableRow")
         }
-        assert.deepStrictEqual(
-          parsedRows(db, counter).map((r) => r.point.number),
-          [1, 2, 3]
-        )
+        assert.deepStrictEqual(numbersOf(db, counter), [1, 2, 3])
         assert.deepStrictEqual(parsedRows(db, table).at(-1)!.point, {
           table: [
             ["name", "value"],
@@ -180,10 +178,7 @@ describe("group commit", () => {
         assert.deepStrictEqual(outcomes.map(tagOf), ["ok", "StorageError", "ok"])
         assert.strictEqual(group.groups, groupsBefore + 1)
         assert.deepStrictEqual(parsedRows(db, trapped), [])
-        assert.deepStrictEqual(
-          parsedRows(db, counter).map((r) => r.point.number),
-          [1, 2]
-        )
+        assert.deepStrictEqual(numbersOf(db, counter), [1, 2])
       })
     )
   )
@@ -221,14 +216,8 @@ describe("group commit", () => {
         assert.deepStrictEqual(outcomes.map(tagOf), ["ok", "StorageError", "ok"])
         assert.strictEqual(group.groups, groupsBefore + 1)
         assert.deepStrictEqual(parsedRows(db, trapped), [])
-        assert.deepStrictEqual(
-          parsedRows(db, counter).map((r) => r.point.number),
-          [1, 2]
-        )
-        assert.deepStrictEqual(
-          parsedRows(db, other).map((r) => r.point.number),
-          [1]
-        )
+        assert.deepStrictEqual(numbersOf(db, counter), [1, 2])
+        assert.deepStrictEqual(numbersOf(db, other), [1])
       })
     )
   )
@@ -296,10 +285,7 @@ describe("group commit", () => {
         assert.strictEqual(group.pending, 1)
         yield* Fiber.interrupt(withdrawn)
         yield* group.write(one(a, delta(1)), micros(T0))
-        assert.deepStrictEqual(
-          parsedRows(db, a).map((r) => r.point.number),
-          [1]
-        )
+        assert.deepStrictEqual(numbersOf(db, a), [1])
       })
     )
   )

@@ -22,9 +22,9 @@ import * as SqliteAccountStore from "../src/SqliteAccountStore.js"
 import { entryRows } from "./fixtures/entryRows.js"
 import {
   delta,
+  numbersOf,
   one,
   openWriter,
-  parsedRows,
   putNumber,
   settle,
   start,
@@ -74,10 +74,7 @@ describe("group commit with the WAL synced off the event loop", () => {
         // Let the group run: the two puts are committed (visible on another connection), not yet acknowledged.
         yield* settle
         assert.strictEqual(group.groups, 1)
-        assert.deepStrictEqual(
-          parsedRows(db, a).map((r) => r.point.number),
-          [1, 2]
-        )
+        assert.deepStrictEqual(numbersOf(db, a), [1, 2])
         const other = new Database(db.name, { readonly: true })
         assert.strictEqual(entryRows(other).length >= 2, true)
         other.close()
@@ -121,10 +118,7 @@ describe("group commit with the WAL synced off the event loop", () => {
           yield* settle
         }
         assert.strictEqual(group.groups, 1)
-        assert.deepStrictEqual(
-          parsedRows(db, a).map((r) => r.point.number),
-          [1]
-        )
+        assert.deepStrictEqual(numbersOf(db, a), [1])
         assert.strictEqual(deferred.length, 1)
         // The sync ends: the first call is acknowledged, the deferred flush commits the three in one group.
         sync.release(undefined)
@@ -132,10 +126,7 @@ describe("group commit with the WAL synced off the event loop", () => {
         assert.isTrue(Exit.isSuccess(yield* Fiber.await(first)))
         assert.strictEqual(group.groups, 2)
         assert.strictEqual(group.calls, 4)
-        assert.deepStrictEqual(
-          parsedRows(db, a).map((r) => r.point.number),
-          [1, 2, 3, 4]
-        )
+        assert.deepStrictEqual(numbersOf(db, a), [1, 2, 3, 4])
         sync.release(undefined)
         const exits = yield* Effect.all(later.map((f) => Fiber.await(f)))
         assert.isTrue(exits.every(Exit.isSuccess))
@@ -192,10 +183,7 @@ describe("group commit with the WAL synced off the event loop", () => {
         assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "StorageError")
         const later = yield* Effect.either(group.write(one(a, putNumber(2)), micros(T0 + 1)))
         assert.strictEqual(tagOf(later), "StorageError")
-        assert.deepStrictEqual(
-          parsedRows(db, a).map((r) => r.point.number),
-          [1]
-        )
+        assert.deepStrictEqual(numbersOf(db, a), [1])
       })
     )
   )

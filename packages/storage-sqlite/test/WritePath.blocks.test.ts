@@ -2,7 +2,7 @@ import { micros, type StreamWrite, type Widget } from "@dashstream/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { prepareBlockReads } from "../src/internal/blockReads.js"
-import { numbered, openWriter, put, rows, T0, tempFiles } from "./fixtures/writer.js"
+import { numbered, openWriter, put, putEach, rows, T0, tempFiles } from "./fixtures/writer.js"
 
 // The write path's batching: the entries of a call stored in blocks (multi-row upserts), merged into the blocks
 // holding their ts, closed by count and by bytes. What it must never change is what the file holds.
@@ -179,15 +179,7 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
           for (let k = 0; k < 40; k++) yield* group.write([put(b, [[k, T0 + k]])], micros(T0))
           // A call of 34 entries after them begins blocks of its own (32 and 2 entries); the next single point
           // continues the second.
-          yield* group.write(
-            [
-              put(
-                b,
-                numbered(34, (k) => [k, T0 + 100 + k])
-              )
-            ],
-            micros(T0)
-          )
+          yield* group.write([putEach(b, 34, (k) => [k, T0 + 100 + k])], micros(T0))
           yield* group.write([put(b, [[0, T0 + 200]])], micros(T0))
           assert.deepStrictEqual(
             blocksOf(b).map(([first, last, n]) => [first - T0, last - T0, n]),
@@ -211,34 +203,9 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
           const s = yield* widget("s", "sparkline")
           // 100 entries at even offsets (blocks of 32, 32, 32, 4), then calls in other orders: the odd offsets in
           // between (descending, so not an append), a replacement of every tenth, and one before the first entry.
-          yield* group.write(
-            [
-              put(
-                s,
-                numbered(100, (k) => [k, T0 + 2 * k])
-              )
-            ],
-            micros(T0)
-          )
-          yield* group.write(
-            [
-              put(
-                s,
-                numbered(100, (k) => [1000 + 99 - k, T0 + 2 * (99 - k) + 1])
-              )
-            ],
-            micros(T0)
-          )
-          yield* group.write(
-            [
-              put(
-                s,
-                numbered(20, (k) => [-k - 1, T0 + 20 * k])
-              ),
-              put(s, [[-100, T0 - 1]])
-            ],
-            micros(T0)
-          )
+          yield* group.write([putEach(s, 100, (k) => [k, T0 + 2 * k])], micros(T0))
+          yield* group.write([putEach(s, 100, (k) => [1000 + 99 - k, T0 + 2 * (99 - k) + 1])], micros(T0))
+          yield* group.write([putEach(s, 20, (k) => [-k - 1, T0 + 20 * k]), put(s, [[-100, T0 - 1]])], micros(T0))
           const expected = new Map<number, number>()
           for (let k = 0; k < 100; k++) expected.set(T0 + 2 * k, k).set(T0 + 2 * k + 1, 1000 + k)
           for (let k = 0; k < 20; k++) expected.set(T0 + 20 * k, -k - 1)
@@ -254,11 +221,7 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
 
           // Two full blocks, two more far ahead, then a late batch in the gap between them: new blocks, none rewritten.
           const g = yield* widget("g", "sparkline")
-          const batch = (from: number, count: number) =>
-            put(
-              g,
-              numbered(count, (k) => [from + k, T0 + from + k])
-            )
+          const batch = (from: number, count: number) => putEach(g, count, (k) => [from + k, T0 + from + k])
           yield* group.write([batch(0, 64)], micros(T0))
           yield* group.write([batch(1000, 64)], micros(T0))
           yield* group.write([batch(500, 40)], micros(T0))
@@ -369,15 +332,7 @@ describe("SQLite write path: last ts kept by the writer, entries in blocks", () 
           const { db, group, widget } = yield* openWriter(freshFile())
           const s = yield* widget("s", "sparkline")
           // 70 entries in blocks of 32, 32, 6, then 5 more appended one at a time (the tail block grows to 11).
-          yield* group.write(
-            [
-              put(
-                s,
-                numbered(70, (k) => [k, T0 + k])
-              )
-            ],
-            micros(T0)
-          )
+          yield* group.write([putEach(s, 70, (k) => [k, T0 + k])], micros(T0))
           for (let k = 70; k < 75; k++) yield* group.write([put(s, [[k, T0 + k]])], micros(T0))
           const all = rows(db, s).map((r) => r.ts)
           assert.strictEqual(all.length, 75)

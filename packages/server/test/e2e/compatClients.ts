@@ -44,32 +44,24 @@ const nodeOrder: Client["body"] = (accessKey, stream, fields) => ({ streamName: 
 
 const bytes = (s: string): string => String(Buffer.byteLength(s))
 
+/** The Python client's urllib2 request; versions up to 1.3 differ only in the URL's trailing slash. */
+const python: Client = {
+  path: "/customSend",
+  encode: pythonJson,
+  body: pythonOrder,
+  headers: (body) => ({
+    "Accept-Encoding": "identity",
+    "Content-Length": bytes(body),
+    "Content-Type": "application/x-www-form-urlencoded",
+    Connection: "close",
+    "User-Agent": "Python-urllib/2.7"
+  })
+}
+
 /** Each client library as it frames a push. */
 export const clients = {
-  "Python 1.5.0 (urllib2)": {
-    path: "/customSend",
-    encode: pythonJson,
-    body: pythonOrder,
-    headers: (body) => ({
-      "Accept-Encoding": "identity",
-      "Content-Length": bytes(body),
-      "Content-Type": "application/x-www-form-urlencoded",
-      Connection: "close",
-      "User-Agent": "Python-urllib/2.7"
-    })
-  },
-  "Python <= 1.3": {
-    path: "/customSend/",
-    encode: pythonJson,
-    body: pythonOrder,
-    headers: (body) => ({
-      "Accept-Encoding": "identity",
-      "Content-Length": bytes(body),
-      "Content-Type": "application/x-www-form-urlencoded",
-      Connection: "close",
-      "User-Agent": "Python-urllib/2.7"
-    })
-  },
+  "Python 1.5.0 (urllib2)": python,
+  "Python <= 1.3": { ...python, path: "/customSend/" },
   "Ruby leftronicapi 1.3 (Net::HTTP)": {
     path: "/customSend/",
     encode: compactJson,
