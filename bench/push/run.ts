@@ -13,9 +13,10 @@
  * telegraf; InfluxDB runs only the loads the chosen ones compare with. `lp`, `lp100` and `telegraf` (docs/api.md
  * section 13.1, see `lineProtocol.ts`) send the same line protocol bodies to the ceiling, InfluxDB's and
  * VictoriaMetrics' `/write?db=bench` and Dashstream's `/write?db=x&p=<key>`; `telegraf`'s summary gives the server's
- * CPU per skipped field value. Beside each line protocol ratio the summary prints the same run's ceiling on those
- * bodies (a bare node:http server that reads each and answers 204) and Dashstream's CPU per request above the
- * ceiling's: the part of a request's cost that is Dashstream's own, which a slower machine's Node HTTP does not hide.
+ * CPU per skipped field value. The ceiling is sent every chosen scenario's requests, and the summary table prints
+ * beside each scenario's ratio the same rounds' ceiling on those requests (its req/s and CPU per request) and
+ * Dashstream's CPU per request above the ceiling's: the part of a request's cost that is Dashstream's own, which a
+ * slower or busier machine does not hide (its ceiling falls too).
  * VictoriaMetrics is installed from Debian's package when missing; where that cannot be had, the report says so.
  * `--workers` runs each Dashstream target once per worker count given (`serve --workers N`; default 1); the peak RSS
  * of a server with workers is the sum of its processes'. The load average is printed before and after.
@@ -126,15 +127,10 @@ const ceilingRun = async (): Promise<void> => {
     [join(import.meta.dirname, "ceiling.mjs"), String(port)],
     async () => (await fetch(url, { method: "POST", body: "{}" })).ok
   )
-  await measure(
-    "node:http ceiling",
-    "single point",
-    1,
-    child.pid!,
-    url,
-    postLua("/", `'{"accessKey":"k","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
-  )
-  // The same line protocol bodies, read, decoded as text and answered 204: Node's own cost of such a request.
+  // Every chosen load's requests (their paths ignored): JSON bodies parsed and answered 200, a read answered with a
+  // small JSON, line protocol bodies read, decoded as text and answered 204: Node's own cost of such a request.
+  for (const load of jsonLoads("k"))
+    await measure("node:http ceiling", load.scenario, load.points, child.pid!, url, load.lua)
   for (const load of lineLoads) {
     await measure(
       "node:http ceiling",
@@ -228,45 +224,19 @@ const victoriaRun = async (): Promise<void> => {
 // Set when VictoriaMetrics could not be installed: the report says it was left out.
 let victoriaMissing = false
 
-const dashstreamScenarios = async (name: string, ds: Dashstream): Promise<void> => {
-  const key = ds.accessKey
-  const pid = ds.pid
-  if (scenarios.has("single")) {
-    await measure(
-      name,
-      "single point",
-      1,
-      pid,
-      ds.url,
-      postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
-    )
-  }
-  if (scenarios.has("delta")) {
-    await measure(
-      name,
-      "delta, one hot stream",
-      1,
-      pid,
-      ds.url,
-      postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`)
-    )
-  }
+/**
+ * The JSON loads chosen by `--scenarios` (all but the line protocol ones), for the access key `key`: their names in
+ * the tables, points per request and wrk Lua. Dashstream and the ceiling are sent the same requests.
+ */
+const jsonLoads = (
+  key: string
+): Array<{ readonly scenario: string; readonly points: number; readonly lua: string }> => {
   // Built in a loop: LuaJIT refuses one expression of 200 concatenations ("too many syntax levels").
   const multi = `local function multi(i)
   local parts = {}
   for k = 0, 99 do parts[#parts + 1] = '{"streamName":"s' .. k .. '","point":' .. i .. '}' end
   return '{"accessKey":"${key}","streams":[' .. table.concat(parts, ",") .. ']}'
 end`
-  if (scenarios.has("multi")) {
-    await measure(
-      name,
-      "100-stream push",
-      100,
-      pid,
-      ds.url,
-      postLua("/customSend", "multi(i)", "application/json", multi)
-    )
-  }
   // 1,000 timestamped points to one sparkline per request. Each wrk thread numbers its requests from 1, so the
   // thread's id (set by `setup`) keeps the two threads' timestamps apart, and the start time (10^7 s apart per
   // second) those of the warm-up and the measured run: every point is a new entry, not a replacement.
@@ -282,19 +252,45 @@ local function spark(i)
   for k = 0, 999 do parts[#parts + 1] = '{"number":' .. k .. ',"timestamp":' .. (base + k) .. '}' end
   return '{"accessKey":"${key}","streamName":"spark","point":[' .. table.concat(parts, ",") .. ']}'
 end`
-  if (scenarios.has("spark")) {
-    await measure(
-      name,
-      "1,000 timestamped points",
-      1000,
-      pid,
-      ds.url,
-      postLua("/customSend", "spark(i)", "application/json", spark)
-    )
-  }
-  if (scenarios.has("latest")) {
-    await measure(name, "latest read, no since", 1, pid, ds.url, getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`))
-  }
+  const all = [
+    {
+      id: "single",
+      scenario: "single point",
+      points: 1,
+      lua: postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
+    },
+    {
+      id: "delta",
+      scenario: "delta, one hot stream",
+      points: 1,
+      lua: postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`)
+    },
+    {
+      id: "multi",
+      scenario: "100-stream push",
+      points: 100,
+      lua: postLua("/customSend", "multi(i)", "application/json", multi)
+    },
+    {
+      id: "spark",
+      scenario: "1,000 timestamped points",
+      points: 1000,
+      lua: postLua("/customSend", "spark(i)", "application/json", spark)
+    },
+    {
+      id: "latest",
+      scenario: "latest read, no since",
+      points: 1,
+      lua: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`)
+    }
+  ]
+  return all.filter((load) => scenarios.has(load.id))
+}
+
+const dashstreamScenarios = async (name: string, ds: Dashstream): Promise<void> => {
+  const key = ds.accessKey
+  const pid = ds.pid
+  for (const load of jsonLoads(key)) await measure(name, load.scenario, load.points, pid, ds.url, load.lua)
   for (const load of lineLoads) {
     const path = `/write?db=x&p=${key}`
     await checkLineLoad(`${ds.url}${path}`, load, skippedPerBody(load))
@@ -401,7 +397,7 @@ console.log(`${roundColumn ? "|---:" : ""}|---|---|---:|---:|---:|---:|---:|---:
 for (const r of rows) {
   const isDs = r.target.startsWith("Dashstream")
   const influxRef = isDs ? influxRefOf(r) : undefined
-  const ceiling = find("node:http ceiling", r.scenario, r.round) ?? find("node:http ceiling", "single point", r.round)
+  const ceiling = find("node:http ceiling", r.scenario, r.round)
   console.log(
     `${roundColumn ? `| ${r.round + 1} ` : ""}| ${r.target} | ${r.scenario} | ${r.result.reqPerSec.toFixed(0)} | ${pointsPerSec(r).toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.rssMiB.toFixed(0)} | ${r.cpuMicros.toFixed(0)} | ${isDs ? ratio(r.result.reqPerSec, ceiling?.result.reqPerSec) : "-"} | ${influxRef ? ratio(pointsPerSec(r), pointsPerSec(influxRef)) : "-"} |`
   )
@@ -422,13 +418,50 @@ function ratiosOf(target: string, scenario: string, peer?: string): Array<number
 /** `, median of 3 rounds: 0.91, 1.02, 1.07` when there were several rounds, else nothing. */
 const roundsNote = (xs: ReadonlyArray<number>): string =>
   xs.length > 1 ? `, median of ${xs.length} rounds: ${xs.map((x) => x.toFixed(2)).join(", ")}` : ""
-if (rounds > 1) {
-  console.log("\nmedians over the rounds (points/s ÷ InfluxDB of the same round)")
-  const dsRows = rows.filter((r) => r.target.startsWith("Dashstream") && r.round === 0)
-  for (const r of dsRows) {
-    const xs = ratiosOf(r.target, r.scenario)
-    if (xs.length > 0) console.log(`- ${r.target}, ${r.scenario}: ${median(xs).toFixed(2)}x${roundsNote(xs)}`)
-  }
+/** `0.95 (0.91-1.07)`: the median of `xs`, with their range when there are several; `-` when there are none. */
+const medianCell = (xs: ReadonlyArray<number>, digits: number): string =>
+  xs.length === 0
+    ? "-"
+    : median(xs).toFixed(digits) +
+      (xs.length > 1 ? ` (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})` : "")
+// Each Dashstream scenario's ratio beside the same rounds' node:http ceiling on the same requests (its req/s and CPU
+// per request) and Dashstream's CPU per request above the ceiling's: the part of a request's cost that is
+// Dashstream's own. A slower or busier machine lowers the ceiling too, which the ratios alone would not show.
+console.log(
+  `\nsummary${rounds > 1 ? `, medians of ${rounds} rounds (range)` : ""}, beside the node:http ceiling on the same requests\n` +
+    "| target | scenario | points/s ÷ InfluxDB | ceiling req/s | ceiling CPU µs/req | CPU µs/req | µs/req above the ceiling | req/s ÷ ceiling |\n" +
+    "|---|---|---:|---:|---:|---:|---:|---:|"
+)
+for (const first of rows.filter((r) => r.target.startsWith("Dashstream") && r.round === 0)) {
+  const own = rows.filter((r) => r.target === first.target && r.scenario === first.scenario)
+  const pairs = own.flatMap((r) => {
+    const c = find("node:http ceiling", r.scenario, r.round)
+    return c === undefined ? [] : [{ r, c }]
+  })
+  const cells = [
+    medianCell(ratiosOf(first.target, first.scenario), 2),
+    medianCell(
+      pairs.map((p) => p.c.result.reqPerSec),
+      0
+    ),
+    medianCell(
+      pairs.map((p) => p.c.cpuMicros),
+      0
+    ),
+    medianCell(
+      own.map((r) => r.cpuMicros),
+      0
+    ),
+    medianCell(
+      pairs.map((p) => p.r.cpuMicros - p.c.cpuMicros),
+      0
+    ),
+    medianCell(
+      pairs.map((p) => p.r.result.reqPerSec / p.c.result.reqPerSec),
+      2
+    )
+  ]
+  console.log(`| ${first.target} | ${first.scenario} | ${cells.join(" | ")} |`)
 }
 if (lineLoads.length > 0) {
   // points/s of the line protocol rows counts field values sent, skipped ones included (InfluxDB stores them all).
@@ -454,24 +487,10 @@ line protocol (points = field values sent; telegraf: ${skippedPerBody("telegraf"
       const goal = target.includes("PostgreSQL") ? 1.0 : 1.5
       const x = median(xs)
       const vm = ratiosOf(target, scenario, "VictoriaMetrics")
-      // Node's own cost of such a request in the same rounds, and Dashstream's CPU per request above it.
-      const own = rows.filter((r) => r.target === target && r.scenario === scenario)
-      const ceilings = own.flatMap((r) => find("node:http ceiling", scenario, r.round) ?? [])
-      const above = own.flatMap((r) => {
-        const c = find("node:http ceiling", scenario, r.round)
-        return c === undefined ? [] : [r.cpuMicros - c.cpuMicros]
-      })
-      const ceilingNote =
-        ceilings.length > 0
-          ? `; node:http ceiling ${median(ceilings.map((c) => c.result.reqPerSec)).toFixed(0)} req/s at ` +
-            `${median(ceilings.map((c) => c.cpuMicros)).toFixed(0)} µs/req, Dashstream ` +
-            `${median(own.map((r) => r.cpuMicros)).toFixed(0)} µs/req, ${median(above).toFixed(0)} µs above the ceiling`
-          : ""
       console.log(
         `- ${target}, ${load}: ${x.toFixed(2)}x InfluxDB${roundsNote(xs)} (target >= ${goal.toFixed(1)}x: ` +
           `${x >= goal ? "met" : "not met"})` +
-          (vm.length > 0 ? `, ${median(vm).toFixed(2)}x VictoriaMetrics` : "") +
-          ceilingNote
+          (vm.length > 0 ? `, ${median(vm).toFixed(2)}x VictoriaMetrics` : "")
       )
     }
     // Medians over the rounds; the CPU per skipped value beyond lp's compares the two loads of the same round.

@@ -10,16 +10,9 @@ import {
   WritePlan
 } from "@dashstream/core"
 import { mergeEncoded } from "./blockMerge.js"
+import { maxMergedRuns, mergeEncodedRuns, sortEncoded } from "./queueOrder.js"
 import { appendRowsSql, Sql } from "./statements.js"
-import {
-  type BlockEntry,
-  blockSize,
-  decodeBlock,
-  encodeBlock,
-  splitBlocks,
-  viewOf,
-  writeEntry
-} from "@dashstream/core/entryBlocks"
+import { blockSize, splitBlocks, viewOf, writeEntry } from "@dashstream/core/entryBlocks"
 
 /** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
 export interface BlockStatements {
@@ -165,53 +158,6 @@ const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer>) => {
   }
 }
 
-// `list` in ascending `ts`, an entry replaced by a later one with the same `ts`. The list is the concatenation of the
-// calls' entries, each call's mostly ascending already: its ascending runs are merged pairwise (a later run wins a
-// tie), O(n log runs) and no allocation per entry, rather than sorted (a group of 1,000-point batches to one stream
-// holds 20,000 entries).
-const sortUnique = (list: ReadonlyArray<BlockEntry>): Array<BlockEntry> => {
-  let runs: Array<Array<BlockEntry>> = []
-  let run: Array<BlockEntry> = [list[0]!]
-  for (let i = 1; i < list.length; i++) {
-    const e = list[i]!
-    if (e.ts > run[run.length - 1]!.ts) run.push(e)
-    else {
-      runs.push(run)
-      run = [e]
-    }
-  }
-  runs.push(run)
-  while (runs.length > 1) {
-    const next: Array<Array<BlockEntry>> = []
-    for (let r = 0; r + 1 < runs.length; r += 2) next.push(mergeRuns(runs[r]!, runs[r + 1]!))
-    if (runs.length % 2 === 1) next.push(runs[runs.length - 1]!)
-    runs = next
-  }
-  return runs[0]!
-}
-
-// Merges two strictly ascending runs into one; on the same `ts`, `later`'s entry is kept.
-const mergeRuns = (earlier: ReadonlyArray<BlockEntry>, later: ReadonlyArray<BlockEntry>): Array<BlockEntry> => {
-  const out: Array<BlockEntry> = []
-  let a = 0
-  let b = 0
-  while (a < earlier.length && b < later.length) {
-    const x = earlier[a]!
-    const y = later[b]!
-    if (x.ts < y.ts) {
-      out.push(x)
-      a++
-    } else {
-      if (x.ts === y.ts) a++
-      out.push(y)
-      b++
-    }
-  }
-  while (a < earlier.length) out.push(earlier[a++]!)
-  while (b < later.length) out.push(later[b++]!)
-  return out
-}
-
 /**
  * Entries not yet stored, in the order they were produced, stored in the streams' blocks (migration 0007,
  * `entryBlocks.js`) by {@link EntryBatch.flush}: a stream's entries that are ascending (once sorted) and newer than its
@@ -243,20 +189,13 @@ export class EntryBatch {
   }
 
   /**
-   * Queues one entry: stream id, `ts` (microseconds), decimation value, point JSON. An entry not above the stream's
-   * entries queued by earlier calls stores those first (as each call's entries were stored before this queue): a
-   * group's calls then never need sorting together (two clients' interleaved batches would cost a decode and a sort of
-   * every queued entry of the stream).
+   * Queues one entry: stream id, `ts` (microseconds), decimation value, point JSON. A call whose first entry is not
+   * above the stream's entries queued by earlier calls begins an ascending run of its own, put in order when the queue
+   * is stored: merged on the bytes when no two runs hold the same `ts` (two clients' batches of different seconds), else
+   * sorted, a later entry with the same `ts` replacing an earlier one.
    */
   add(stream: number, ts: number, value: number | null, json: string): void {
     let q = this.byStream.get(stream)
-    if (q !== undefined && ts <= q.lastTs && q.call !== this.call) {
-      this.byStream.delete(stream)
-      const rows: Array<number | Buffer> = []
-      this.store(stream, q, rows)
-      runAppendRows(this.statements, rows)
-      q = undefined
-    }
     const need = 20 + 3 * json.length
     if (q === undefined) {
       const buf = Buffer.allocUnsafe(Math.max(512, 2 * need))
@@ -269,16 +208,17 @@ export class EntryBatch {
         call: this.call,
         callStart: 0,
         callEntries: 0,
-        cuts: undefined
+        cuts: undefined,
+        runs: undefined
       }
       this.byStream.set(stream, q)
     } else {
       if (q.call !== this.call) {
         endCall(q)
         q.callStart = q.end
-      }
-      q.call = this.call
-      if (ts <= q.lastTs) q.ascending = false
+        q.call = this.call
+        if (ts <= q.lastTs) (q.runs ??= [0]).push(q.end)
+      } else if (ts <= q.lastTs) q.ascending = false
       q.lastTs = ts
       if (q.end + need > q.buf.length) {
         const buf = Buffer.allocUnsafe(2 * (q.end + need))
@@ -315,16 +255,25 @@ export class EntryBatch {
       tail = (s.tail.get(stream) as Tail | undefined) ?? null
       tails.set(stream, tail)
     }
-    // Entries queued out of order (within one call) are sorted first, a later entry with the same `ts` replacing an
-    // earlier one, and encoded again: from here on they are stored as an ascending queue is.
+    // Runs of calls queued out of order are merged on their bytes (their cuts moved with them) when no two hold the
+    // same `ts`; else, and for entries out of order within one call, the entries are sorted, a later entry with the
+    // same `ts` replacing an earlier one, and encoded again. From here on they are stored as an ascending queue is.
     let buf = q.buf
     let end = q.end
     endCall(q)
-    // Sorted again, the calls' entries are no longer where the cuts say: no cuts then.
     let cuts = q.cuts
-    if (!q.ascending) {
-      buf = encodeBlock(sortUnique(decodeBlock(q.buf.subarray(0, q.end)))).data
+    const runs = q.runs
+    const ordered =
+      q.ascending && runs !== undefined && runs.length <= maxMergedRuns
+        ? mergeEncodedRuns(buf, end, runs, cuts)
+        : undefined
+    if (ordered !== undefined) {
+      buf = ordered.buf
+      cuts = ordered.cuts
+    } else if (!q.ascending || q.runs !== undefined) {
+      buf = sortEncoded(q.buf, q.end)
       end = buf.length
+      // Sorted again, the calls' entries are no longer where the cuts say: no cuts then.
       cuts = undefined
     }
     if (tail === null || buf.readDoubleLE(0) > tail[2]) {
@@ -368,6 +317,8 @@ interface Queued {
   callEntries: number
   // The starts (offsets in `buf`, ascending) of the calls that begin blocks of their own (see `ownBlockEntries`).
   cuts: Array<number> | undefined
+  // Where the queue's ascending runs start (offsets in `buf`, the first 0) once a call was queued out of order.
+  runs: Array<number> | undefined
 }
 
 // Ends the queue's current call: a call of `ownBlockEntries` entries or more begins blocks of its own.
