@@ -404,83 +404,57 @@ export const copyStore = (
           }
           const done = { accounts: 0, accessKeys: 0, widgets: 0, dashboards: 0, rotations: 0, entries: 0 }
           const progress = (phase: CopyProgress["phase"]) => report({ phase, ...done, total })
+          // One table: its pages read from the snapshot, inserted, counted under `counter`, reported.
+          const copyTable = <Row, Key>(
+            counter: keyof typeof done,
+            phase: CopyProgress["phase"],
+            read: (after: Key | null, limit: number) => Effect.Effect<ReadonlyArray<Row>, StorageFailure>,
+            key: (row: Row) => Key,
+            insert: (rows: ReadonlyArray<Row>) => Effect.Effect<void, StorageFailure>,
+            children: (rows: ReadonlyArray<Row>) => Effect.Effect<void, CopyStorageFailed> = () => Effect.void,
+            limit = batch
+          ) =>
+            copyPaged(
+              (after: Key | null) => fromSource(read(after, limit)),
+              key,
+              (rows) =>
+                Effect.gen(function* () {
+                  yield* toTarget(insert(rows))
+                  done[counter] += rows.length
+                  yield* progress(phase)
+                  yield* children(rows)
+                })
+            )
           yield* toTarget(
             target.write((to) =>
               Effect.gen(function* () {
                 const accounts = yield* toTarget(to.countAccounts)
                 if (accounts > 0) return yield* new TargetNotEmpty({ accounts })
-                yield* copyPaged(
-                  (after: AccountId | null) => fromSource(from.accounts(after, batch)),
-                  (row) => row.id,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertAccounts(rows)),
-                      Effect.suspend(() => {
-                        done.accounts += rows.length
-                        return progress("accounts")
-                      })
-                    )
-                )
-                yield* copyPaged(
-                  (after: KeyDigest | null) => fromSource(from.accessKeys(after, batch)),
-                  (row) => row.digest,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertAccessKeys(rows)),
-                      Effect.suspend(() => {
-                        done.accessKeys += rows.length
-                        return progress("access keys")
-                      })
-                    )
-                )
-                yield* copyPaged(
-                  (after: DashboardId | null) => fromSource(from.dashboards(after, batch)),
-                  (row) => row.id,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertDashboards(rows)),
-                      Effect.suspend(() => {
-                        done.dashboards += rows.length
-                        return progress("dashboards")
-                      })
-                    )
-                )
-                yield* copyPaged(
-                  (after: RotationId | null) => fromSource(from.rotations(after, batch)),
-                  (row) => row.id,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertRotations(rows)),
-                      Effect.suspend(() => {
-                        done.rotations += rows.length
-                        return progress("rotations")
-                      })
-                    )
-                )
+                yield* copyTable("accounts", "accounts", from.accounts, (row) => row.id, to.insertAccounts)
+                yield* copyTable("accessKeys", "access keys", from.accessKeys, (row) => row.digest, to.insertAccessKeys)
+                yield* copyTable("dashboards", "dashboards", from.dashboards, (row) => row.id, to.insertDashboards)
+                yield* copyTable("rotations", "rotations", from.rotations, (row) => row.id, to.insertRotations)
                 // Each page of streams is inserted, then the entries of its streams, a batch at a time.
-                yield* copyPaged(
-                  (after: StreamId | null) => fromSource(from.streams(after, streamBatch)),
+                yield* copyTable(
+                  "widgets",
+                  "widgets",
+                  from.streams,
                   (row) => row.id,
-                  (rows) =>
-                    Effect.gen(function* () {
-                      yield* toTarget(to.insertStreams(rows))
-                      done.widgets += rows.length
-                      yield* progress("widgets")
-                      for (const stream of rows) {
-                        yield* copyPaged(
-                          (after: Micros | null) => fromSource(from.entries(stream.id, after, batch)),
+                  to.insertStreams,
+                  (streams) =>
+                    Effect.forEach(
+                      streams,
+                      (stream) =>
+                        copyTable(
+                          "entries",
+                          "entries",
+                          (after: Micros | null, limit) => from.entries(stream.id, after, limit),
                           (row) => row.ts,
-                          (entries) =>
-                            Effect.zipRight(
-                              toTarget(to.insertEntries(stream.id, entries)),
-                              Effect.suspend(() => {
-                                done.entries += entries.length
-                                return progress("entries")
-                              })
-                            )
-                        )
-                      }
-                    })
+                          (entries) => to.insertEntries(stream.id, entries)
+                        ),
+                      { discard: true }
+                    ),
+                  streamBatch
                 )
                 // The alert tables after the streams their rules watch, each paged by offset in the snapshot.
                 for (const { table } of alertCopyTables) {
