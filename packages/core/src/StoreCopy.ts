@@ -126,6 +126,12 @@ export interface StoreCounts {
   readonly entries: ReadonlyMap<StreamId, number>
 }
 
+/** A keyset-paged listing of one table of a {@link CopySource}: rows after `after`, at most `limit` (see there). */
+export type CopyListing<Key, Row> = (
+  after: Key | null,
+  limit: number
+) => Effect.Effect<ReadonlyArray<Row>, StorageFailure>
+
 /**
  * One consistent, read-only view of a whole store. Each listing is keyset-paged: rows after `after` (`null`: from
  * the first) in ascending key order (account id, key digest, stream id, dashboard id, rotation id, `ts`), at most `limit` (a positive
@@ -133,26 +139,11 @@ export interface StoreCounts {
  */
 export interface CopySource {
   readonly counts: Effect.Effect<StoreCounts, StorageFailure>
-  readonly accounts: (
-    after: AccountId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<AccountRecord>, StorageFailure>
-  readonly accessKeys: (
-    after: KeyDigest | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<AccessKeyRecord>, StorageFailure>
-  readonly streams: (
-    after: StreamId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<StreamRecord>, StorageFailure>
-  readonly dashboards: (
-    after: DashboardId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<DashboardRecord>, StorageFailure>
-  readonly rotations: (
-    after: RotationId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<RotationRecord>, StorageFailure>
+  readonly accounts: CopyListing<AccountId, AccountRecord>
+  readonly accessKeys: CopyListing<KeyDigest, AccessKeyRecord>
+  readonly streams: CopyListing<StreamId, StreamRecord>
+  readonly dashboards: CopyListing<DashboardId, DashboardRecord>
+  readonly rotations: CopyListing<RotationId, RotationRecord>
   readonly entries: (
     stream: StreamId,
     after: Micros | null,
@@ -261,25 +252,22 @@ export class CopyStorageFailed extends Data.TaggedError("CopyStorageFailed")<{
 /** The copy was committed but its counts differ from the original's: `differences` lists each, in words. */
 export class CopyMismatch extends Data.TaggedError("CopyMismatch")<{ readonly differences: ReadonlyArray<string> }> {}
 
-/** Where a copy is, reported after every batch. */
-export interface CopyProgress {
-  /** The table being copied. */
-  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries" | "alerts"
+/** Rows of each kind a copy moves (counted in the copy, or in the original's snapshot). */
+export interface CopyTally {
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
   readonly dashboards: number
   readonly rotations: number
   readonly entries: number
+}
+
+/** Where a copy is, reported after every batch: the rows copied so far. */
+export interface CopyProgress extends CopyTally {
+  /** The table being copied. */
+  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries" | "alerts"
   /** The original's totals, from its snapshot. */
-  readonly total: {
-    readonly accounts: number
-    readonly accessKeys: number
-    readonly widgets: number
-    readonly dashboards: number
-    readonly rotations: number
-    readonly entries: number
-  }
+  readonly total: CopyTally
 }
 
 /** How {@link copyStore} cuts its work. */
@@ -293,14 +281,7 @@ export interface CopyOptions {
 }
 
 /** What a finished copy holds (equal in the original and the copy). */
-export interface CopyResult {
-  readonly accounts: number
-  readonly accessKeys: number
-  readonly widgets: number
-  readonly dashboards: number
-  readonly rotations: number
-  readonly entries: number
-}
+export type CopyResult = CopyTally
 
 const isStorageFailure = (u: unknown): u is StorageFailure =>
   u instanceof StorageError || u instanceof StorageUnavailable
@@ -408,7 +389,7 @@ export const copyStore = (
           const copyTable = <Row, Key>(
             counter: keyof typeof done,
             phase: CopyProgress["phase"],
-            read: (after: Key | null, limit: number) => Effect.Effect<ReadonlyArray<Row>, StorageFailure>,
+            read: CopyListing<Key, Row>,
             key: (row: Row) => Key,
             insert: (rows: ReadonlyArray<Row>) => Effect.Effect<void, StorageFailure>,
             children: (rows: ReadonlyArray<Row>) => Effect.Effect<void, CopyStorageFailed> = () => Effect.void,

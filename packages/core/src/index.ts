@@ -408,6 +408,8 @@ export {
   type CopyOptions,
   type CopyProgress,
   type CopyResult,
+  type CopyListing,
+  type CopyTally,
   type CopySource,
   CopyStorageFailed,
   type CopyTarget,
