@@ -1,6 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { type AccountId, digestAccessKey, type KeyDigest } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
+import { replaceService } from "./internal/replaceService.js"
 import type { Widget } from "./Widget.js"
 
 /**
@@ -366,11 +367,4 @@ export const withAccountCache = <ROut, E, RIn>(
   storage: Layer.Layer<ROut | AccountStore, E, RIn>,
   options: AccountCacheOptions = defaultAccountCacheOptions
 ): Layer.Layer<ROut | AccountStore, E, RIn> =>
-  // Layer.merge: the right side's services win; layers are memoised by reference, so `storage` is built once.
-  Layer.merge(
-    storage,
-    Layer.effect(
-      AccountStore,
-      Effect.map(AccountStore, (store) => cachedAccountStore(store, options))
-    ).pipe(Layer.provide(storage))
-  )
+  replaceService(storage, AccountStore, (store) => cachedAccountStore(store, options))

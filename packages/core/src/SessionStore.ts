@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { StorageFailure } from "./Errors.js"
+import { replaceService } from "./internal/replaceService.js"
 import type { Micros } from "./Time.js"
 
 /**
@@ -106,10 +107,4 @@ export const withSessionCache = <ROut, E, RIn>(
   storage: Layer.Layer<ROut | SessionStore, E, RIn>,
   options: SessionCacheOptions = defaultSessionCacheOptions
 ): Layer.Layer<ROut | SessionStore, E, RIn> =>
-  Layer.merge(
-    storage,
-    Layer.effect(
-      SessionStore,
-      Effect.map(SessionStore, (store) => makeSessionCache(store, options).store)
-    ).pipe(Layer.provide(storage))
-  )
+  replaceService(storage, SessionStore, (store) => makeSessionCache(store, options).store)

@@ -126,6 +126,12 @@ export interface StoreCounts {
   readonly entries: ReadonlyMap<StreamId, number>
 }
 
+/** A keyset-paged listing of one table of a {@link CopySource}: rows after `after`, at most `limit` (see there). */
+export type CopyListing<Key, Row> = (
+  after: Key | null,
+  limit: number
+) => Effect.Effect<ReadonlyArray<Row>, StorageFailure>
+
 /**
  * One consistent, read-only view of a whole store. Each listing is keyset-paged: rows after `after` (`null`: from
  * the first) in ascending key order (account id, key digest, stream id, dashboard id, rotation id, `ts`), at most `limit` (a positive
@@ -133,26 +139,11 @@ export interface StoreCounts {
  */
 export interface CopySource {
   readonly counts: Effect.Effect<StoreCounts, StorageFailure>
-  readonly accounts: (
-    after: AccountId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<AccountRecord>, StorageFailure>
-  readonly accessKeys: (
-    after: KeyDigest | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<AccessKeyRecord>, StorageFailure>
-  readonly streams: (
-    after: StreamId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<StreamRecord>, StorageFailure>
-  readonly dashboards: (
-    after: DashboardId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<DashboardRecord>, StorageFailure>
-  readonly rotations: (
-    after: RotationId | null,
-    limit: number
-  ) => Effect.Effect<ReadonlyArray<RotationRecord>, StorageFailure>
+  readonly accounts: CopyListing<AccountId, AccountRecord>
+  readonly accessKeys: CopyListing<KeyDigest, AccessKeyRecord>
+  readonly streams: CopyListing<StreamId, StreamRecord>
+  readonly dashboards: CopyListing<DashboardId, DashboardRecord>
+  readonly rotations: CopyListing<RotationId, RotationRecord>
   readonly entries: (
     stream: StreamId,
     after: Micros | null,
@@ -261,25 +252,22 @@ export class CopyStorageFailed extends Data.TaggedError("CopyStorageFailed")<{
 /** The copy was committed but its counts differ from the original's: `differences` lists each, in words. */
 export class CopyMismatch extends Data.TaggedError("CopyMismatch")<{ readonly differences: ReadonlyArray<string> }> {}
 
-/** Where a copy is, reported after every batch. */
-export interface CopyProgress {
-  /** The table being copied. */
-  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries" | "alerts"
+/** Rows of each kind a copy moves (counted in the copy, or in the original's snapshot). */
+export interface CopyTally {
   readonly accounts: number
   readonly accessKeys: number
   readonly widgets: number
   readonly dashboards: number
   readonly rotations: number
   readonly entries: number
+}
+
+/** Where a copy is, reported after every batch: the rows copied so far. */
+export interface CopyProgress extends CopyTally {
+  /** The table being copied. */
+  readonly phase: "accounts" | "access keys" | "dashboards" | "rotations" | "widgets" | "entries" | "alerts"
   /** The original's totals, from its snapshot. */
-  readonly total: {
-    readonly accounts: number
-    readonly accessKeys: number
-    readonly widgets: number
-    readonly dashboards: number
-    readonly rotations: number
-    readonly entries: number
-  }
+  readonly total: CopyTally
 }
 
 /** How {@link copyStore} cuts its work. */
@@ -293,14 +281,7 @@ export interface CopyOptions {
 }
 
 /** What a finished copy holds (equal in the original and the copy). */
-export interface CopyResult {
-  readonly accounts: number
-  readonly accessKeys: number
-  readonly widgets: number
-  readonly dashboards: number
-  readonly rotations: number
-  readonly entries: number
-}
+export type CopyResult = CopyTally
 
 const isStorageFailure = (u: unknown): u is StorageFailure =>
   u instanceof StorageError || u instanceof StorageUnavailable
@@ -404,83 +385,57 @@ export const copyStore = (
           }
           const done = { accounts: 0, accessKeys: 0, widgets: 0, dashboards: 0, rotations: 0, entries: 0 }
           const progress = (phase: CopyProgress["phase"]) => report({ phase, ...done, total })
+          // One table: its pages read from the snapshot, inserted, counted under `counter`, reported.
+          const copyTable = <Row, Key>(
+            counter: keyof typeof done,
+            phase: CopyProgress["phase"],
+            read: CopyListing<Key, Row>,
+            key: (row: Row) => Key,
+            insert: (rows: ReadonlyArray<Row>) => Effect.Effect<void, StorageFailure>,
+            children: (rows: ReadonlyArray<Row>) => Effect.Effect<void, CopyStorageFailed> = () => Effect.void,
+            limit = batch
+          ) =>
+            copyPaged(
+              (after: Key | null) => fromSource(read(after, limit)),
+              key,
+              (rows) =>
+                Effect.gen(function* () {
+                  yield* toTarget(insert(rows))
+                  done[counter] += rows.length
+                  yield* progress(phase)
+                  yield* children(rows)
+                })
+            )
           yield* toTarget(
             target.write((to) =>
               Effect.gen(function* () {
                 const accounts = yield* toTarget(to.countAccounts)
                 if (accounts > 0) return yield* new TargetNotEmpty({ accounts })
-                yield* copyPaged(
-                  (after: AccountId | null) => fromSource(from.accounts(after, batch)),
-                  (row) => row.id,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertAccounts(rows)),
-                      Effect.suspend(() => {
-                        done.accounts += rows.length
-                        return progress("accounts")
-                      })
-                    )
-                )
-                yield* copyPaged(
-                  (after: KeyDigest | null) => fromSource(from.accessKeys(after, batch)),
-                  (row) => row.digest,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertAccessKeys(rows)),
-                      Effect.suspend(() => {
-                        done.accessKeys += rows.length
-                        return progress("access keys")
-                      })
-                    )
-                )
-                yield* copyPaged(
-                  (after: DashboardId | null) => fromSource(from.dashboards(after, batch)),
-                  (row) => row.id,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertDashboards(rows)),
-                      Effect.suspend(() => {
-                        done.dashboards += rows.length
-                        return progress("dashboards")
-                      })
-                    )
-                )
-                yield* copyPaged(
-                  (after: RotationId | null) => fromSource(from.rotations(after, batch)),
-                  (row) => row.id,
-                  (rows) =>
-                    Effect.zipRight(
-                      toTarget(to.insertRotations(rows)),
-                      Effect.suspend(() => {
-                        done.rotations += rows.length
-                        return progress("rotations")
-                      })
-                    )
-                )
+                yield* copyTable("accounts", "accounts", from.accounts, (row) => row.id, to.insertAccounts)
+                yield* copyTable("accessKeys", "access keys", from.accessKeys, (row) => row.digest, to.insertAccessKeys)
+                yield* copyTable("dashboards", "dashboards", from.dashboards, (row) => row.id, to.insertDashboards)
+                yield* copyTable("rotations", "rotations", from.rotations, (row) => row.id, to.insertRotations)
                 // Each page of streams is inserted, then the entries of its streams, a batch at a time.
-                yield* copyPaged(
-                  (after: StreamId | null) => fromSource(from.streams(after, streamBatch)),
+                yield* copyTable(
+                  "widgets",
+                  "widgets",
+                  from.streams,
                   (row) => row.id,
-                  (rows) =>
-                    Effect.gen(function* () {
-                      yield* toTarget(to.insertStreams(rows))
-                      done.widgets += rows.length
-                      yield* progress("widgets")
-                      for (const stream of rows) {
-                        yield* copyPaged(
-                          (after: Micros | null) => fromSource(from.entries(stream.id, after, batch)),
+                  to.insertStreams,
+                  (streams) =>
+                    Effect.forEach(
+                      streams,
+                      (stream) =>
+                        copyTable(
+                          "entries",
+                          "entries",
+                          (after: Micros | null, limit) => from.entries(stream.id, after, limit),
                           (row) => row.ts,
-                          (entries) =>
-                            Effect.zipRight(
-                              toTarget(to.insertEntries(stream.id, entries)),
-                              Effect.suspend(() => {
-                                done.entries += entries.length
-                                return progress("entries")
-                              })
-                            )
-                        )
-                      }
-                    })
+                          (entries) => to.insertEntries(stream.id, entries)
+                        ),
+                      { discard: true }
+                    ),
+                  streamBatch
                 )
                 // The alert tables after the streams their rules watch, each paged by offset in the snapshot.
                 for (const { table } of alertCopyTables) {

@@ -205,6 +205,7 @@ export {
 } from "./TileStatus.js"
 export * as Dashboards from "./Dashboards.js"
 export { DashboardStore } from "./DashboardStore.js"
+export { type StoragePorts, type StorageServices, storageContext } from "./StoragePorts.js"
 export {
   digestViewToken,
   newViewToken,
@@ -407,6 +408,8 @@ export {
   type CopyOptions,
   type CopyProgress,
   type CopyResult,
+  type CopyListing,
+  type CopyTally,
   type CopySource,
   CopyStorageFailed,
   type CopyTarget,

@@ -160,6 +160,18 @@ export interface MetricJsonValue {
 /** Where `/metrics` gets the snapshots of the server's other processes (`serve --workers N`). */
 export type OtherProcesses = () => Promise<ReadonlyArray<MetricsSnapshot>>
 
+/** A counter of `registry`: its name, help text and label names (none: one unlabelled series). */
+const counter = <L extends string = never>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: ReadonlyArray<L> = []
+): Counter<L> => new Counter({ name, help, labelNames, registers: [registry] })
+
+/** An unlabelled gauge of `registry`. */
+const gauge = (registry: Registry, name: string, help: string): Gauge =>
+  new Gauge({ name, help, registers: [registry] })
+
 /** The registry of one server's metrics and the functions that record them. */
 export class Metrics {
   // Every metric but the request families (see `requestText`), default process metrics included.
@@ -168,87 +180,75 @@ export class Metrics {
   private readonly requestSeries = new Map<string, RequestSeries>()
   private readonly ingestSeries = new Map<string, Map<number, RequestSeries>>()
 
-  private readonly pointsStored = new Counter({
-    name: "dashstream_points_stored_total",
-    help: "Points durably stored by acknowledged pushes (one per entry; a clear stores none)",
-    registers: [this.registry]
-  })
-
-  private readonly pushErrors = new Counter({
-    name: "dashstream_push_errors_total",
-    help: "Pushes answered with an error, by the error code of the answer (docs/api.md section 5)",
-    labelNames: ["code"] as const,
-    registers: [this.registry]
-  })
-
-  private readonly ingestSkipped = new Counter({
-    name: "dashstream_ingest_skipped_total",
-    help: "Values of stored pushes left out because their stream is not a declared widget (line protocol, docs/api.md section 13.1)",
-    registers: [this.registry]
-  })
-
+  private readonly pointsStored = counter(
+    this.registry,
+    "dashstream_points_stored_total",
+    "Points durably stored by acknowledged pushes (one per entry; a clear stores none)"
+  )
+  private readonly pushErrors = counter(
+    this.registry,
+    "dashstream_push_errors_total",
+    "Pushes answered with an error, by the error code of the answer (docs/api.md section 5)",
+    ["code"]
+  )
+  private readonly ingestSkipped = counter(
+    this.registry,
+    "dashstream_ingest_skipped_total",
+    "Values of stored pushes left out because their stream is not a declared widget (line protocol, docs/api.md section 13.1)"
+  )
   private readonly groupCommits = new Histogram({
     name: "dashstream_group_commit_calls",
     help: "Write calls (pushes) per group commit of the storage",
     buckets: groupBuckets,
     registers: [this.registry]
   })
-
-  private readonly eventStreams = new Gauge({
-    name: "dashstream_event_streams_open",
-    help: "Live event streams (Server-Sent Events) open now",
-    registers: [this.registry]
-  })
-
-  private readonly events = new Counter({
-    name: "dashstream_events_sent_total",
-    help: "Events written to live event streams (entries, clears, deletions; not keep-alive pings)",
-    registers: [this.registry]
-  })
-
-  private readonly alertTransitions = new Counter({
-    name: "dashstream_alert_transitions_total",
-    help: "Alert rule transitions stored by this process, by direction (firing or resolved; silenced ones included)",
-    labelNames: ["to"],
-    registers: [this.registry]
-  })
-
-  private readonly alertDeliveries = new Counter({
-    name: "dashstream_alert_delivery_attempts_total",
-    help: "Alert delivery attempts recorded, by receiver kind and outcome (delivered, retried, failed)",
-    labelNames: ["kind", "outcome"],
-    registers: [this.registry]
-  })
-
-  private readonly decimationPasses = new Counter({
-    name: "dashstream_decimation_passes_total",
-    help: "Decimation passes completed by this process",
-    registers: [this.registry]
-  })
-
-  private readonly decimationExamined = new Counter({
-    name: "dashstream_decimation_entries_examined_total",
-    help: "Entries read by completed decimation passes",
-    registers: [this.registry]
-  })
-
-  private readonly decimationRemoved = new Counter({
-    name: "dashstream_decimation_entries_removed_total",
-    help: "Entries deleted by completed decimation passes",
-    registers: [this.registry]
-  })
-
-  private readonly decimationDuration = new Gauge({
-    name: "dashstream_decimation_last_pass_duration_seconds",
-    help: "Duration of the last completed decimation pass",
-    registers: [this.registry]
-  })
-
-  private readonly decimationLastEnd = new Gauge({
-    name: "dashstream_decimation_last_pass_timestamp_seconds",
-    help: "UNIX time at which the last decimation pass completed",
-    registers: [this.registry]
-  })
+  private readonly eventStreams = gauge(
+    this.registry,
+    "dashstream_event_streams_open",
+    "Live event streams (Server-Sent Events) open now"
+  )
+  private readonly events = counter(
+    this.registry,
+    "dashstream_events_sent_total",
+    "Events written to live event streams (entries, clears, deletions; not keep-alive pings)"
+  )
+  private readonly alertTransitions = counter(
+    this.registry,
+    "dashstream_alert_transitions_total",
+    "Alert rule transitions stored by this process, by direction (firing or resolved; silenced ones included)",
+    ["to"]
+  )
+  private readonly alertDeliveries = counter(
+    this.registry,
+    "dashstream_alert_delivery_attempts_total",
+    "Alert delivery attempts recorded, by receiver kind and outcome (delivered, retried, failed)",
+    ["kind", "outcome"]
+  )
+  private readonly decimationPasses = counter(
+    this.registry,
+    "dashstream_decimation_passes_total",
+    "Decimation passes completed by this process"
+  )
+  private readonly decimationExamined = counter(
+    this.registry,
+    "dashstream_decimation_entries_examined_total",
+    "Entries read by completed decimation passes"
+  )
+  private readonly decimationRemoved = counter(
+    this.registry,
+    "dashstream_decimation_entries_removed_total",
+    "Entries deleted by completed decimation passes"
+  )
+  private readonly decimationDuration = gauge(
+    this.registry,
+    "dashstream_decimation_last_pass_duration_seconds",
+    "Duration of the last completed decimation pass"
+  )
+  private readonly decimationLastEnd = gauge(
+    this.registry,
+    "dashstream_decimation_last_pass_timestamp_seconds",
+    "UNIX time at which the last decimation pass completed"
+  )
 
   /**
    * Counts one group commit for the storage adapters (`layer(config, metrics.writeObserver)`): its size in calls

@@ -1,18 +1,12 @@
 import * as Path from "node:path"
 import {
-  type AccountStore,
-  type AlertStore,
-  type ChangeFeed,
   type ChangeSink,
-  type DashboardStore,
-  type DecimationStore,
-  type SessionStore,
   type SourceRefused,
   StorageError,
   type StorageFailure,
   StorageUnavailable,
+  type StoragePorts,
   type StoreCopy,
-  type StreamStore,
   type WriteObserver
 } from "@dashstream/core"
 import type * as PostgresAdapter from "@dashstream/storage-postgres"
@@ -44,8 +38,7 @@ export interface PostgresDatabase {
 export type Database = SqliteDatabase | PostgresDatabase
 
 /** The storage ports a backend's layer provides. */
-export type Ports =
-  AccountStore | StreamStore | DecimationStore | ChangeFeed | DashboardStore | SessionStore | AlertStore
+export type Ports = StoragePorts
 
 /**
  * How one of several processes writing the same SQLite file opens it (`serve --workers N`): `relay` carries the live

@@ -1,14 +1,5 @@
-import {
-  AccountStore,
-  AlertStore,
-  ChangeFeed,
-  DashboardStore,
-  DecimationStore,
-  SessionStore,
-  StreamStore,
-  type WriteObserver
-} from "@dashstream/core"
-import { Context, Effect, Layer, Runtime, type Scope } from "effect"
+import { storageContext, type StoragePorts, type StorageServices, type WriteObserver } from "@dashstream/core"
+import { Effect, Layer, Runtime, type Scope } from "effect"
 import { defaultGroupLimits, GroupCommit } from "./internal/groupCommit.js"
 import { defaultListenerOptions, Listener } from "./internal/listener.js"
 import { channelName } from "./internal/notify.js"
@@ -21,19 +12,11 @@ import { makeSessionStore } from "./PostgresSessionStore.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 import { makeStreamStore } from "./PostgresStreamStore.js"
 
-/** The storage ports on one connection pool, and the change feed on its own listening connection. */
-export interface PostgresStores {
-  readonly streamStore: Context.Tag.Service<StreamStore>
-  readonly accountStore: Context.Tag.Service<AccountStore>
-  readonly decimationStore: Context.Tag.Service<DecimationStore>
-  readonly dashboardStore: Context.Tag.Service<DashboardStore>
-  /** Live updates (docs/api.md section 10): the changes committed by every process on this database and schema. */
-  readonly changeFeed: Context.Tag.Service<ChangeFeed>
-  /** Console sign-outs (docs/api.md section 14), seen by every process on this database and schema. */
-  readonly sessionStore: Context.Tag.Service<SessionStore>
-  /** Alert rules, receivers and their outbox (docs/api.md section 18), shared safely by every process. */
-  readonly alertStore: Context.Tag.Service<AlertStore>
-}
+/**
+ * The storage ports on one connection pool, and the change feed on its own listening connection: the changes and
+ * console sign-outs committed by every process on this database and schema.
+ */
+export type PostgresStores = StorageServices
 
 /**
  * Opens a connection pool for `config` and builds the storage ports on it; the pool is closed when the scope closes
@@ -106,21 +89,5 @@ export const make = (
  * `AlertStore` on PostgreSQL (see {@link make}; the schema must have been migrated); the pool and the listening connection live as
  * long as the layer. `observer`, if given, is told of every group commit.
  */
-export const layer = (
-  config: PostgresConfig,
-  observer?: WriteObserver
-): Layer.Layer<
-  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore
-> =>
-  Layer.scopedContext(
-    Effect.map(make(config, observer), (stores) =>
-      Context.make(StreamStore, stores.streamStore).pipe(
-        Context.add(AccountStore, stores.accountStore),
-        Context.add(DecimationStore, stores.decimationStore),
-        Context.add(DashboardStore, stores.dashboardStore),
-        Context.add(ChangeFeed, stores.changeFeed),
-        Context.add(SessionStore, stores.sessionStore),
-        Context.add(AlertStore, stores.alertStore)
-      )
-    )
-  )
+export const layer = (config: PostgresConfig, observer?: WriteObserver): Layer.Layer<StoragePorts> =>
+  Layer.scopedContext(Effect.map(make(config, observer), storageContext))

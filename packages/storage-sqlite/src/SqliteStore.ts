@@ -1,17 +1,13 @@
 import {
-  AccountStore,
-  AlertStore,
-  ChangeFeed,
   type ChangeSink,
-  DashboardStore,
-  DecimationStore,
   Fanout,
-  SessionStore,
+  storageContext,
   type StorageFailure,
-  StreamStore,
+  type StoragePorts,
+  type StorageServices,
   type WriteObserver
 } from "@dashstream/core"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
 import { Sql } from "./internal/statements.js"
@@ -26,16 +22,7 @@ import * as SqliteStreamStore from "./SqliteStreamStore.js"
 export type { SqliteConfig } from "./internal/database.js"
 
 /** The storage ports over one SQLite connection. */
-export interface SqliteStores {
-  readonly accountStore: Context.Tag.Service<AccountStore>
-  readonly streamStore: Context.Tag.Service<StreamStore>
-  readonly decimationStore: Context.Tag.Service<DecimationStore>
-  readonly dashboardStore: Context.Tag.Service<DashboardStore>
-  readonly changeFeed: Context.Tag.Service<ChangeFeed>
-  readonly sessionStore: Context.Tag.Service<SessionStore>
-  /** Alert rules, receivers and their outbox (docs/api.md section 18). */
-  readonly alertStore: Context.Tag.Service<AlertStore>
-}
+export type SqliteStores = StorageServices
 
 /**
  * Opens the database file (creating it and its directory if missing; WAL, `synchronous=FULL` unless
@@ -101,19 +88,5 @@ export const layer = (
   config: SqliteConfig,
   observer?: WriteObserver,
   relay?: ChangeSink
-): Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore,
-  StorageFailure
-> =>
-  Layer.scopedContext(
-    Effect.map(make(config, observer, relay), (stores) =>
-      Context.make(AccountStore, stores.accountStore).pipe(
-        Context.add(StreamStore, stores.streamStore),
-        Context.add(DecimationStore, stores.decimationStore),
-        Context.add(DashboardStore, stores.dashboardStore),
-        Context.add(ChangeFeed, stores.changeFeed),
-        Context.add(SessionStore, stores.sessionStore),
-        Context.add(AlertStore, stores.alertStore)
-      )
-    )
-  )
+): Layer.Layer<StoragePorts, StorageFailure> =>
+  Layer.scopedContext(Effect.map(make(config, observer, relay), storageContext))

@@ -1,11 +1,10 @@
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { AlertStore } from "../alerts/AlertStore.js"
 import * as MemoryAlertStore from "./MemoryAlertStore.js"
 import { type Account, type AccountId, digestAccessKey, type KeyDigest } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import type { Dashboard, DashboardChange, DashboardId } from "../Dashboard.js"
 import { DashboardStore } from "../DashboardStore.js"
-import { ChangeFeed, deletedChange, Fanout, type PendingChange } from "../ChangeFeed.js"
+import { deletedChange, Fanout, type PendingChange } from "../ChangeFeed.js"
 import { type DecimationEntry, DecimationStore, type EntryId } from "../DecimationStore.js"
 import { AccountNotFound, Conflict, type InvalidPoint, quoted, StorageError, StreamNotFound } from "../Errors.js"
 import type { StoredPoint } from "../Point.js"
@@ -14,6 +13,7 @@ import type { SharedView, ViewStorage } from "../SharedView.js"
 import { readRangeFrom } from "../RangeRead.js"
 import { blockSize, encodeBlock } from "../entryBlocks.js"
 import { SessionStore } from "../SessionStore.js"
+import { type StoragePorts, type StorageServices, storageContext } from "../StoragePorts.js"
 import {
   type ReadQuery,
   renderPage,
@@ -68,14 +68,7 @@ interface State {
 }
 
 /** The storage ports over one in-memory state. */
-export interface MemoryStores {
-  readonly accountStore: Context.Tag.Service<AccountStore>
-  readonly streamStore: Context.Tag.Service<StreamStore>
-  readonly decimationStore: Context.Tag.Service<DecimationStore>
-  readonly dashboardStore: Context.Tag.Service<DashboardStore>
-  readonly changeFeed: Context.Tag.Service<ChangeFeed>
-  readonly sessionStore: Context.Tag.Service<SessionStore>
-  readonly alertStore: Context.Tag.Service<AlertStore>
+export interface MemoryStores extends StorageServices {
   /** The fan-out behind `changeFeed`, for tests that publish a `Gap` themselves. */
   readonly fanout: Fanout
 }
@@ -467,17 +460,4 @@ export const make: Effect.Effect<MemoryStores> = Effect.sync(() => {
  * Provides `AccountStore`, `StreamStore`, `DecimationStore`, `DashboardStore`, `ChangeFeed`, `SessionStore` and
  * `AlertStore` over one fresh in-memory state per build of the layer.
  */
-export const layer: Layer.Layer<
-  AccountStore | StreamStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore
-> = Layer.effectContext(
-  Effect.map(make, (stores) =>
-    Context.make(AccountStore, stores.accountStore).pipe(
-      Context.add(StreamStore, stores.streamStore),
-      Context.add(DecimationStore, stores.decimationStore),
-      Context.add(DashboardStore, stores.dashboardStore),
-      Context.add(ChangeFeed, stores.changeFeed),
-      Context.add(SessionStore, stores.sessionStore),
-      Context.add(AlertStore, stores.alertStore)
-    )
-  )
-)
+export const layer: Layer.Layer<StoragePorts> = Layer.effectContext(Effect.map(make, storageContext))

@@ -59,6 +59,23 @@ const resourceHandlers = <A, J, K extends string, EL, RL, E, R, P extends { read
 })
 
 /**
+ * The handlers of an account resource's create and replace endpoints (the other two of `accountResourceEndpoints`):
+ * the use case called with the account id (and the resource's id, named by `idOf`) and the decoded body, its answer
+ * as `json` shows it.
+ */
+const writeHandlers = <A, J, B, C, EC, RC, EU, RU, P extends { readonly id: string }>(
+  create: (accountId: string, body: B) => Effect.Effect<A, EC, RC>,
+  update: (accountId: string, id: string, body: C) => Effect.Effect<A, EU, RU>,
+  json: (resource: A) => J,
+  idOf: (path: P) => string
+) => ({
+  create: ({ path, payload }: { readonly path: { readonly id: string }; readonly payload: B }) =>
+    Effect.map(create(path.id, payload), json),
+  update: ({ path, payload }: { readonly path: P; readonly payload: C }) =>
+    Effect.map(update(path.id, idOf(path), payload), json)
+})
+
+/**
  * The handlers every shared view kind has (docs/api.md sections 11 and 15): those of {@link resourceHandlers} and a
  * new view token, whose answer (`json`) carries the share link.
  */
@@ -87,30 +104,36 @@ const pushSuccess = { message: "Success!" } as const
 export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePath = "") => {
   const dashboard = (d: Dashboard) => Dashboards.dashboardView(d, basePath)
   const rotation = (r: Rotation) => Rotations.rotationView(r, basePath)
-  const dashboards = sharedViewHandlers(
-    Dashboards.views,
-    dashboard,
-    "dashboards",
-    (path: { readonly id: string; readonly dashboardId: string }) => path.dashboardId
-  )
-  const rotations = sharedViewHandlers(
-    Rotations.views,
-    rotation,
-    "rotations",
-    (path: { readonly id: string; readonly rotationId: string }) => path.rotationId
-  )
-  const rules = resourceHandlers(
-    { list: AlertAdmin.listRules, get: AlertAdmin.getRule, delete: AlertAdmin.deleteRule },
-    AlertAdmin.ruleJson,
-    "rules",
-    (path: { readonly id: string; readonly ruleId: string }) => path.ruleId
-  )
-  const receivers = resourceHandlers(
-    { list: AlertAdmin.listReceivers, get: AlertAdmin.getReceiver, delete: AlertAdmin.deleteReceiver },
-    AlertAdmin.receiverJson,
-    "receivers",
-    (path: { readonly id: string; readonly receiverId: string }) => path.receiverId
-  )
+  const dashboardId = (path: { readonly id: string; readonly dashboardId: string }) => path.dashboardId
+  const dashboards = {
+    ...sharedViewHandlers(Dashboards.views, dashboard, "dashboards", dashboardId),
+    ...writeHandlers(Dashboards.createDashboard, Dashboards.updateDashboard, dashboard, dashboardId)
+  }
+  const rotationId = (path: { readonly id: string; readonly rotationId: string }) => path.rotationId
+  const rotations = {
+    ...sharedViewHandlers(Rotations.views, rotation, "rotations", rotationId),
+    ...writeHandlers(Rotations.createRotation, Rotations.updateRotation, rotation, rotationId)
+  }
+  const ruleId = (path: { readonly id: string; readonly ruleId: string }) => path.ruleId
+  const rules = {
+    ...resourceHandlers(
+      { list: AlertAdmin.listRules, get: AlertAdmin.getRule, delete: AlertAdmin.deleteRule },
+      AlertAdmin.ruleJson,
+      "rules",
+      ruleId
+    ),
+    ...writeHandlers(AlertAdmin.createRule, AlertAdmin.updateRule, AlertAdmin.ruleJson, ruleId)
+  }
+  const receiverId = (path: { readonly id: string; readonly receiverId: string }) => path.receiverId
+  const receivers = {
+    ...resourceHandlers(
+      { list: AlertAdmin.listReceivers, get: AlertAdmin.getReceiver, delete: AlertAdmin.deleteReceiver },
+      AlertAdmin.receiverJson,
+      "receivers",
+      receiverId
+    ),
+    ...writeHandlers(AlertAdmin.createReceiver, AlertAdmin.updateReceiver, AlertAdmin.receiverJson, receiverId)
+  }
   return HttpApiBuilder.group(api, "admin", (handlers) =>
     handlers
       .handle("listAccounts", () =>
@@ -130,44 +153,30 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
       .handle("pushPoint", ({ path, payload }) =>
         Effect.as(UseCases.pushPoint(path.id, path.stream, payload, limits), pushSuccess)
       )
-      .handle("createDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.createDashboard(path.id, payload), dashboard)
-      )
+      .handle("createDashboard", dashboards.create)
       .handle("listDashboards", dashboards.list)
       .handle("getDashboard", dashboards.get)
-      .handle("updateDashboard", ({ path, payload }) =>
-        Effect.map(Dashboards.updateDashboard(path.id, path.dashboardId, payload), dashboard)
-      )
+      .handle("updateDashboard", dashboards.update)
       .handle("deleteDashboard", dashboards.delete)
       .handle("rotateViewToken", dashboards.rotateToken)
-      .handle("createRotation", ({ path, payload }) => Effect.map(Rotations.createRotation(path.id, payload), rotation))
+      .handle("createRotation", rotations.create)
       .handle("listRotations", rotations.list)
       .handle("getRotation", rotations.get)
-      .handle("updateRotation", ({ path, payload }) =>
-        Effect.map(Rotations.updateRotation(path.id, path.rotationId, payload), rotation)
-      )
+      .handle("updateRotation", rotations.update)
       .handle("deleteRotation", rotations.delete)
       .handle("rotateRotationViewToken", rotations.rotateToken)
-      .handle("createAlertRule", ({ path, payload }) =>
-        Effect.map(AlertAdmin.createRule(path.id, payload), AlertAdmin.ruleJson)
-      )
+      .handle("createAlertRule", rules.create)
       .handle("listAlertRules", rules.list)
       .handle("getAlertRule", rules.get)
-      .handle("updateAlertRule", ({ path, payload }) =>
-        Effect.map(AlertAdmin.updateRule(path.id, path.ruleId, payload), AlertAdmin.ruleJson)
-      )
+      .handle("updateAlertRule", rules.update)
       .handle("deleteAlertRule", rules.delete)
       .handle("silenceAlertRule", ({ path, payload }) =>
         Effect.map(AlertAdmin.silenceRule(path.id, path.ruleId, payload), AlertAdmin.ruleJson)
       )
-      .handle("createReceiver", ({ path, payload }) =>
-        Effect.map(AlertAdmin.createReceiver(path.id, payload), AlertAdmin.receiverJson)
-      )
+      .handle("createReceiver", receivers.create)
       .handle("listReceivers", receivers.list)
       .handle("getReceiver", receivers.get)
-      .handle("updateReceiver", ({ path, payload }) =>
-        Effect.map(AlertAdmin.updateReceiver(path.id, path.receiverId, payload), AlertAdmin.receiverJson)
-      )
+      .handle("updateReceiver", receivers.update)
       .handle("deleteReceiver", receivers.delete)
       .handle("testReceiver", ({ path }) => AlertAdmin.testReceiver(path.id, path.receiverId))
       .handle("listAlertEvents", ({ path, urlParams }) =>

@@ -6,16 +6,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import type {
-  AccountStore,
-  AlertStore,
-  ChangeFeed,
-  DashboardStore,
-  DecimationStore,
-  SessionStore,
-  StorageFailure,
-  StreamStore
-} from "@dashstream/core"
+import type { StorageFailure, StoragePorts } from "@dashstream/core"
 import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
 import { migrate } from "../Migrate.js"
@@ -394,12 +385,7 @@ export const testDatabase = (options: TestServerOptions = {}): Effect.Effect<Tes
  * other schema, dropped (CASCADE) when the layer's scope closes. For the storage contract suites, which want a fresh
  * store per test.
  */
-export const freshSchemaLayer = (
-  url: string
-): Layer.Layer<
-  StreamStore | AccountStore | DecimationStore | DashboardStore | ChangeFeed | SessionStore | AlertStore,
-  StorageFailure | InvalidPostgresUrl
-> =>
+export const freshSchemaLayer = (url: string): Layer.Layer<StoragePorts, StorageFailure | InvalidPostgresUrl> =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const schema = `t_${randomBytes(6).toString("hex")}`
