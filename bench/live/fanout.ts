@@ -50,6 +50,11 @@ export interface FanoutOptions {
   readonly rate: number
   /** Scale of the latency scenarios' subscriber counts (1: 3,000, 10,000 and 2,000; `--quick`: 0.1). */
   readonly scale: number
+  /**
+   * The scenarios to run (all by default): `stream`, `dashboard` (the throughput ones, each with the pushes alone),
+   * `3000`, `10000`, `dashboard2000`.
+   */
+  readonly scenarios?: ReadonlySet<string> | undefined
   /** Where the Dashstream server writes a CPU profile (`--cpu-prof-dir`), when given. */
   readonly profileDir?: string | undefined
 }
@@ -195,24 +200,35 @@ export const fanout = async (options: FanoutOptions): Promise<Array<string>> => 
     const scaled = (n: number) => Math.max(10, Math.round(n * options.scale))
 
     const n = options.subscribers
-    // The pushes alone, so that their own cost (HTTP, storage) can be told apart from the fan-out's.
-    await run("pushes alone", reference, [], rate, "", hot, "")
-    await run("pushes alone", ds, [], rate, ds.accessKey, hot, "")
-    await run("throughput, stream", reference, streamPaths(reference, n), rate, "", hot, "")
-    await run("throughput, stream", ds, streamPaths(ds, n), rate, ds.accessKey, hot, ">= 0.95x reference")
-    await run("throughput, dashboard", ds, boardPaths(n), rate, board.accessKey, tile, ">= 0.8x reference")
-    await run("3,000 of one stream", ds, streamPaths(ds, scaled(3000)), 10, ds.accessKey, hot, "p99 <= 100 ms")
-    await run("10,000 of one stream", reference, streamPaths(reference, scaled(10_000)), 10, "", hot, "")
-    await run(
-      "10,000 of one stream",
-      ds,
-      streamPaths(ds, scaled(10_000)),
-      10,
-      ds.accessKey,
-      hot,
-      "p99 <= 1.2x reference, <= 512 MiB"
-    )
-    await run("2,000 of a dashboard", ds, boardPaths(scaled(2000)), 20, board.accessKey, tile, "p99 <= 100 ms")
+    const wanted = (name: string) => options.scenarios === undefined || options.scenarios.has(name)
+    const throughput = wanted("stream") || wanted("dashboard")
+    // The pushes alone, so that their own cost (HTTP, storage) can be told apart from the fan-out's; the reference's
+    // stream figure is what the others are compared with.
+    if (throughput) {
+      await run("pushes alone", reference, [], rate, "", hot, "")
+      await run("pushes alone", ds, [], rate, ds.accessKey, hot, "")
+      await run("throughput, stream", reference, streamPaths(reference, n), rate, "", hot, "")
+    }
+    if (wanted("stream"))
+      await run("throughput, stream", ds, streamPaths(ds, n), rate, ds.accessKey, hot, ">= 0.95x reference")
+    if (wanted("dashboard"))
+      await run("throughput, dashboard", ds, boardPaths(n), rate, board.accessKey, tile, ">= 0.8x reference")
+    if (wanted("3000"))
+      await run("3,000 of one stream", ds, streamPaths(ds, scaled(3000)), 10, ds.accessKey, hot, "p99 <= 100 ms")
+    if (wanted("10000")) {
+      await run("10,000 of one stream", reference, streamPaths(reference, scaled(10_000)), 10, "", hot, "")
+      await run(
+        "10,000 of one stream",
+        ds,
+        streamPaths(ds, scaled(10_000)),
+        10,
+        ds.accessKey,
+        hot,
+        "p99 <= 1.2x reference, <= 512 MiB"
+      )
+    }
+    if (wanted("dashboard2000"))
+      await run("2,000 of a dashboard", ds, boardPaths(scaled(2000)), 20, board.accessKey, tile, "p99 <= 100 ms")
   } finally {
     pool.stop()
     await ds.stop()
@@ -230,7 +246,8 @@ const report = (rows: ReadonlyArray<Row>, options: FanoutOptions): Array<string>
     const alone = rows.find((a) => a.server === r.server && a.scenario === "pushes alone")
     return alone === undefined ? NaN : r.perCore * (r.cpuPerS / (r.cpuPerS - alone.cpuPerS))
   }
-  const refFanout = fanoutRate(ref("throughput, stream")!)
+  const refRow = ref("throughput, stream")
+  const refFanout = refRow === undefined ? NaN : fanoutRate(refRow)
   const lines = [
     `Fan-out: ${options.clients} subscribers' processes; ${options.seconds} s of pushes per scenario after 1 s; ` +
       `events/s per core = events delivered ÷ the server's CPU seconds; "fan-out only" deducts the CPU of the same ` +

@@ -24,6 +24,7 @@
  * Usage: pnpm bench:live [--quick] [--seconds 10] [--rate 50] [--subscribers 1,100,1000] [--idle 10000]
  *        [--wrk-seconds 10] [--warmup 3] [--only sqlite,postgres,idle,fanout] [--fanout-seconds 10]
  *        [--fanout-clients 2] [--fanout-subscribers 1000] [--fanout-rate 50] [--fanout-profile DIR]
+ *        [--fanout-scenarios stream,dashboard,3000,10000,dashboard2000]
  * `--quick`: 3 s of pushes, 2,000 idle streams, wrk 3 s after 1 s, a tenth of the fan-out's subscribers (a smoke
  * run, not figures). `--fanout-profile`: the fan-out's Dashstream server writes a CPU profile (`--cpu-prof`) there.
  */
@@ -61,7 +62,8 @@ const { values } = parseArgs({
     "fanout-clients": { type: "string", default: "2" },
     "fanout-subscribers": { type: "string" },
     "fanout-rate": { type: "string", default: "50" },
-    "fanout-profile": { type: "string" }
+    "fanout-profile": { type: "string" },
+    "fanout-scenarios": { type: "string" }
   }
 })
 const quick = values.quick
@@ -336,7 +338,8 @@ try {
       subscribers: Number(values["fanout-subscribers"] ?? (quick ? "100" : "1000")),
       rate: Number(values["fanout-rate"]),
       scale: quick ? 0.1 : 1,
-      profileDir: values["fanout-profile"]
+      profileDir: values["fanout-profile"],
+      scenarios: values["fanout-scenarios"] === undefined ? undefined : new Set(values["fanout-scenarios"].split(","))
     })
   }
 } finally {
