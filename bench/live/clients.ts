@@ -13,17 +13,23 @@
  *   once every one has its status line (a 200 and the `retry:` line, or an error).
  * - `{cmd: "measure", from}`: from now on records the latency of every `entry` event whose value is >= `from`.
  * - `{cmd: "results", expected}`: waits (up to 5 s) until `expected` events were recorded per subscriber, then
- *   answers `{n, missing, p50, p99, max}` in milliseconds and stops recording.
+ *   answers `{n, missing, extra, disorder, p50, p99, max, histogram}` and stops recording: latencies in milliseconds;
+ *   `extra` counts events beyond `expected` of a subscriber, `disorder` events whose `ts` was not above the previous
+ *   one of the same stream (`"streamName"` of a dashboard's events) at the same subscriber (sent twice or out of
+ *   order); `histogram` counts them per bucket (`histogram.ts`), so that the results of several processes can be merged.
  * - `{cmd: "stats"}`: `{open, events, pings, ended}` over all subscribers.
  * - `{cmd: "close"}`: destroys every connection; answers `{closed}`.
  */
 import { type ClientRequest, request } from "node:http"
+import { bucketOf, type Histogram } from "./histogram.js"
 
 interface Subscriber {
   req: ClientRequest
   open: boolean
   buffer: string
   recorded: number
+  /** The last `ts` (microseconds) recorded per stream name ("" for a stream's own event stream). */
+  last: Map<string, number>
 }
 
 const subscribers: Array<Subscriber> = []
@@ -33,6 +39,7 @@ let ended = 0
 let measuringFrom = Infinity
 let latencies = new Float64Array(1 << 16)
 let count = 0
+let disorder = 0
 
 const record = (ms: number) => {
   if (count === latencies.length) {
@@ -44,6 +51,8 @@ const record = (ms: number) => {
 }
 
 const valueOf = /"point":\{"number":([0-9.eE+-]+)\}/
+const streamOf = /^data: \{"streamName":"([^"]*)"/m
+const tsOf = /"ts":(\d+)(?:\.(\d+))?/
 
 // One chunk of a subscriber's body: complete events are parsed; the rest waits for the next chunk.
 const onChunk = (sub: Subscriber, arrivedUs: number, chunk: string) => {
@@ -64,13 +73,25 @@ const onChunk = (sub: Subscriber, arrivedUs: number, chunk: string) => {
     if (sentUs >= measuringFrom) {
       record((arrivedUs - sentUs) / 1000)
       sub.recorded++
+      // Order is the entries' `ts` order (the pushes, sent open loop, may be stored in another order than sent).
+      const stream = streamOf.exec(block)?.[1] ?? ""
+      const t = tsOf.exec(block)
+      const ts = t === null ? NaN : Number(t[1]) * 1e6 + Number((t[2] ?? "").padEnd(6, "0"))
+      if (!(ts > (sub.last.get(stream) ?? -Infinity))) disorder++
+      sub.last.set(stream, ts)
     }
   }
 }
 
 const openOne = (base: URL, path: string): Promise<number | string> =>
   new Promise((resolve) => {
-    const sub: Subscriber = { req: undefined as unknown as ClientRequest, open: false, buffer: "", recorded: 0 }
+    const sub: Subscriber = {
+      req: undefined as unknown as ClientRequest,
+      open: false,
+      buffer: "",
+      recorded: 0,
+      last: new Map()
+    }
     sub.req = request(
       { host: base.hostname, port: base.port, path, agent: false, headers: { accept: "text/event-stream" } },
       (res) => {
@@ -130,11 +151,22 @@ const results = async (expected: number) => {
   measuringFrom = Infinity
   const sorted = latencies.slice(0, count).sort()
   const missing = subscribers.reduce((sum, s) => sum + Math.max(0, expected - s.recorded), 0)
+  const extra = subscribers.reduce((sum, s) => sum + Math.max(0, s.recorded - expected), 0)
+  const histogram: Histogram = {}
+  for (let i = 0; i < sorted.length; i++) {
+    const b = bucketOf(sorted[i]!)
+    histogram[b] = (histogram[b] ?? 0) + 1
+  }
   for (const s of subscribers) s.recorded = 0
   count = 0
+  const disordered = disorder
+  disorder = 0
   return {
     n: sorted.length,
     missing,
+    extra,
+    disorder: disordered,
+    histogram,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted.length === 0 ? NaN : sorted[sorted.length - 1]!
@@ -156,7 +188,11 @@ process.on("message", (message: Command) => {
     case "measure":
       measuringFrom = message.from
       count = 0
-      for (const s of subscribers) s.recorded = 0
+      disorder = 0
+      for (const s of subscribers) {
+        s.recorded = 0
+        s.last.clear()
+      }
       return reply({ ok: true })
     case "results":
       return void results(message.expected).then(reply)

@@ -1,5 +1,5 @@
 /**
- * Live-updates benchmark (docs/api.md section 10). Two parts, each printed as a table:
+ * Live-updates benchmark (docs/api.md section 10). Three parts, each printed as a table:
  *
  * 1. Push-to-event latency at 1, 100 and 1,000 subscribers of one stream under a steady push rate (50 pushes/s for
  *    10 s after a 1 s warm-up): on SQLite (one process), and on PostgreSQL with two `dashstream serve` processes on
@@ -19,18 +19,34 @@
  * idle-streams server keeps it (its streams are spread over 100 keys) and uses the other hook, a full garbage
  * collection before each memory reading.
  *
+ * 3. Fan-out at the limit of one process, against a bare reference server in the same run (`fanout.ts`).
+ *
  * Usage: pnpm bench:live [--quick] [--seconds 10] [--rate 50] [--subscribers 1,100,1000] [--idle 10000]
- *        [--wrk-seconds 10] [--warmup 3] [--only sqlite,postgres,idle]
- * `--quick`: 3 s of pushes, 2,000 idle streams, wrk 3 s after 1 s (a smoke run, not figures).
+ *        [--wrk-seconds 10] [--warmup 3] [--only sqlite,postgres,idle,fanout] [--fanout-seconds 10]
+ *        [--fanout-clients 2] [--fanout-subscribers 1000] [--fanout-rate 50] [--fanout-profile DIR]
+ *        [--fanout-scenarios stream,dashboard,3000,10000,dashboard2000]
+ * `--quick`: 3 s of pushes, 2,000 idle streams, wrk 3 s after 1 s, a tenth of the fan-out's subscribers (a smoke
+ * run, not figures). `--fanout-profile`: the fan-out's Dashstream server writes a CPU profile (`--cpu-prof`) there.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { adminToken, type Dashstream, raiseNofile, startDashstream } from "../lib/dashstream.js"
+import { adminToken, type Dashstream, startDashstream } from "../lib/dashstream.js"
 import { ensureDebianPackages } from "../lib/proc.js"
+import { fanout } from "./fanout.js"
 import { type LoadResult, postLua, wrk } from "../lib/wrk.js"
+import {
+  type Clients,
+  cpuSeconds,
+  nowUs,
+  openFilesLimit,
+  pushSteadily,
+  rssKiB,
+  runQueueWaitSeconds,
+  sleep,
+  startClients
+} from "./harness.js"
 
 const { values } = parseArgs({
   options: {
@@ -41,7 +57,13 @@ const { values } = parseArgs({
     idle: { type: "string" },
     "wrk-seconds": { type: "string" },
     warmup: { type: "string" },
-    only: { type: "string", default: "sqlite,postgres,idle" }
+    only: { type: "string", default: "sqlite,postgres,idle,fanout" },
+    "fanout-seconds": { type: "string" },
+    "fanout-clients": { type: "string", default: "2" },
+    "fanout-subscribers": { type: "string" },
+    "fanout-rate": { type: "string", default: "50" },
+    "fanout-profile": { type: "string" },
+    "fanout-scenarios": { type: "string" }
   }
 })
 const quick = values.quick
@@ -55,86 +77,6 @@ const only = new Set(values.only.split(","))
 const root = join(import.meta.dirname, "..", "..")
 const nofile = 65536
 const maxSubscribers = Math.max(...subscriberCounts)
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-/** The machine's monotonic clock in microseconds (the clock `clients.ts` times arrivals with). */
-const nowUs = () => Number(process.hrtime.bigint() / 1000n)
-
-/** A process's `Max open files` soft limit, from /proc. */
-const openFilesLimit = (pid: number | "self"): string =>
-  /Max open files\s+(\S+)/.exec(readFileSync(`/proc/${pid}/limits`, "utf8"))?.[1] ?? "?"
-
-/** A process's resident set size in KiB (`VmRSS`). */
-const rssKiB = (pid: number): number =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1])
-
-/** A process's CPU time (user + system) in seconds, from /proc/<pid>/stat (clock ticks of 1/100 s). */
-const cpuSeconds = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
-/**
- * A process's time spent waiting on a run queue (runnable, but no CPU free for it), in seconds, summed over its
- * threads (`/proc/<pid>/task/<tid>/schedstat`, second field, nanoseconds): how much the machine's other work delayed it.
- */
-const runQueueWaitSeconds = (pid: number): number => {
-  let ns = 0
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1])
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return ns / 1e9
-}
-
-// ---- the subscribers' process ----
-
-interface Clients {
-  readonly pid: number
-  readonly ask: <A>(command: Record<string, unknown>) => Promise<A>
-  readonly stop: () => void
-}
-
-const startClients = async (): Promise<Clients> => {
-  const child: ChildProcess = spawn(
-    "bash",
-    [
-      "-c",
-      raiseNofile(nofile),
-      process.execPath,
-      "--conditions=@dashstream/source",
-      "--import",
-      "tsx",
-      join(import.meta.dirname, "clients.ts")
-    ],
-    { stdio: ["ignore", "inherit", "inherit", "ipc"] }
-  )
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", resolve)
-    child.once("error", reject)
-  })
-  let pending: ((value: unknown) => void) | undefined
-  child.on("message", (m) => {
-    const p = pending
-    pending = undefined
-    p?.(m)
-  })
-  child.on("exit", (code) => {
-    if (pending !== undefined) throw new Error(`the subscribers' process exited with ${code}`)
-  })
-  const ask = <A>(command: Record<string, unknown>): Promise<A> =>
-    new Promise((resolve) => {
-      pending = resolve as (value: unknown) => void
-      child.send(command)
-    })
-  // The first answer also tells that tsx has loaded the script.
-  await ask({ cmd: "stats" })
-  return { pid: child.pid!, ask, stop: () => void child.kill("SIGTERM") }
-}
 
 // ---- part 1: push-to-event latency ----
 
@@ -156,30 +98,6 @@ interface LatencyRow {
 }
 const latencyRows: Array<LatencyRow> = []
 
-/** Pushes the send time to `hot` at `rate`/s for `durationS` seconds, open loop. Resolves with [sent, failed]. */
-const pushSteadily = async (to: Dashstream, key: string, durationS: number): Promise<[number, number]> => {
-  const total = Math.round(rate * durationS)
-  const start = performance.now()
-  const inFlight: Array<Promise<boolean>> = []
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate
-    const wait = due - performance.now()
-    if (wait > 0) await sleep(wait)
-    const body = JSON.stringify({ accessKey: key, streamName: "hot", point: nowUs() })
-    inFlight.push(
-      fetch(`${to.url}/customSend`, { method: "POST", body }).then(
-        async (res) => {
-          await res.arrayBuffer()
-          return res.ok
-        },
-        () => false
-      )
-    )
-  }
-  const oks = await Promise.all(inFlight)
-  return [total, oks.filter((ok) => !ok).length]
-}
-
 const latency = async (
   clients: Clients,
   setup: string,
@@ -197,14 +115,14 @@ const latency = async (
       concurrency: 50
     })
     if (opened.opened !== n) throw new Error(`${setup}: opened ${opened.opened} of ${n}: ${JSON.stringify(opened)}`)
-    await pushSteadily(pushTo, key, 1) // warm-up: every subscriber is live, the JIT is warm
+    await pushSteadily(pushTo.url, key, rate, 1) // warm-up: every subscriber is live, the JIT is warm
     await sleep(500)
     await clients.ask({ cmd: "measure", from: nowUs() })
     const cpu0 = cpuSeconds(subscribeTo.pid)
     const clientCpu0 = cpuSeconds(clients.pid)
     const wait0 = runQueueWaitSeconds(subscribeTo.pid)
     const t0 = performance.now()
-    const [pushes, pushErrors] = await pushSteadily(pushTo, key, seconds)
+    const [pushes, pushErrors] = await pushSteadily(pushTo.url, key, rate, seconds)
     const elapsedS = (performance.now() - t0) / 1000
     const cpu = ((cpuSeconds(subscribeTo.pid) - cpu0) / elapsedS) * 100
     const clientCpu = ((cpuSeconds(clients.pid) - clientCpu0) / elapsedS) * 100
@@ -380,7 +298,8 @@ const idleStreams = async (clients: Clients): Promise<void> => {
 
 ensureDebianPackages([{ command: "wrk", pkg: "wrk" }])
 const loadAtStart = loadavg()
-const clients = await startClients()
+const clients = await startClients(nofile)
+let fanoutLines: Array<string> = []
 const limits = { bench: openFilesLimit("self"), clients: openFilesLimit(clients.pid), server: "?", idleServer: "?" }
 try {
   if (only.has("sqlite")) {
@@ -410,6 +329,19 @@ try {
     })
   }
   if (only.has("idle")) await idleStreams(clients)
+  if (only.has("fanout")) {
+    fanoutLines = await fanout({
+      root,
+      nofile,
+      seconds: Number(values["fanout-seconds"] ?? (quick ? "3" : "10")),
+      clients: Number(values["fanout-clients"]),
+      subscribers: Number(values["fanout-subscribers"] ?? (quick ? "100" : "1000")),
+      rate: Number(values["fanout-rate"]),
+      scale: quick ? 0.1 : 1,
+      profileDir: values["fanout-profile"],
+      scenarios: values["fanout-scenarios"] === undefined ? undefined : new Set(values["fanout-scenarios"].split(","))
+    })
+  }
 } finally {
   clients.stop()
 }
@@ -460,3 +392,4 @@ if (idleRows.length > 0) {
   console.log("")
   for (const note of idleNotes) console.log(`- ${note}`)
 }
+if (fanoutLines.length > 0) console.log(["", ...fanoutLines].join("\n"))

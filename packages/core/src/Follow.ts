@@ -122,6 +122,18 @@ const nextPageSize = (entries: ReadonlyArray<StoredEntry>, pageSize: number): nu
   return Math.max(1, Math.min(pageSize, Math.floor(followPageBytes / average)))
 }
 
+/**
+ * The `{"ts","point"}` text of entries of live changes, rendered once for all the subscribers of their stream: the
+ * feed gives each of them the same entry object, and the same text lets the HTTP adapter serialise the event once.
+ */
+const renderedLive = new WeakMap<StoredEntry, string>()
+
+const renderLive = (entry: StoredEntry): string => {
+  let text = renderedLive.get(entry)
+  if (text === undefined) renderedLive.set(entry, (text = renderEntries([entry])))
+  return text
+}
+
 /** The bound below every `ts` (entries with `ts > -1` are all of them, `ts` 0 included). */
 const beforeAll = micros(-1)
 
@@ -284,9 +296,10 @@ class Subscriber {
     }
   }
 
-  private send(entry: StoredEntry): void {
+  // Sends an entry read from the storage, or one of a live change (`live`: its text is shared, see `renderLive`).
+  private send(entry: StoredEntry, live = false): void {
     if (this.sentMax === null || entry.ts > this.sentMax) this.sentMax = entry.ts
-    this.sink.entry(entry.ts, renderEntries([entry]))
+    this.sink.entry(entry.ts, live ? renderLive(entry) : renderEntries([entry]))
   }
 
   private sendClear(at: Micros): void {
@@ -311,7 +324,7 @@ class Subscriber {
           // of was stored before that clear and deleted by it (its notice may arrive late, after a read saw the clear).
           if (e.fresh && this.sentMax !== null && e.ts <= this.sentMax) continue
           if (e.fresh && this.knownClear !== null && e.ts <= this.knownClear) continue
-          this.send(e)
+          this.send(e, true)
         }
         return
       }

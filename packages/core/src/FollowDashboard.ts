@@ -169,6 +169,23 @@ const eventHead = (streamName: string, dashboardIds: ReadonlyArray<string> | und
     ? nameField(streamName)
     : `${nameField(streamName)},"dashboardId":${JSON.stringify(dashboardIds[0] ?? null)},"dashboardIds":${JSON.stringify(dashboardIds)}`
 
+/**
+ * The `entry` data of live entries, made once for all the dashboards that show their stream under the same head (see
+ * `eventHead`): by the entry's data (the same text for every subscriber, see `Follow.ts`), with the head it was made
+ * for. At most {@link sharedEntriesMax} are kept (emptied when full): they only need to outlive one change's fan-out.
+ */
+const sharedEntries = new Map<string, { readonly head: string; readonly data: string }>()
+const sharedEntriesMax = 256
+
+const entryData = (head: string, data: string): string => {
+  const known = sharedEntries.get(data)
+  if (known !== undefined && known.head === head) return known.data
+  if (sharedEntries.size >= sharedEntriesMax) sharedEntries.clear()
+  const made = `${head},${data.slice(1)}`
+  sharedEntries.set(data, { head, data: made })
+  return made
+}
+
 /** One stream of the dashboard: its subscription, and its part of the snapshot being written. */
 class TileFeed {
   follower: Follower | undefined = undefined
@@ -514,7 +531,7 @@ class DashboardFollow implements DashboardFollower {
           tile.lastTs = ts
           return this.sink.snapshot(head + data, false)
         }
-        this.send(tile, "entry", `${tile.head},${data.slice(1)}`)
+        this.send(tile, "entry", entryData(tile.head, data))
       },
       clear: () => {
         if (tile.closed) return

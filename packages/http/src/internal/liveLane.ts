@@ -27,14 +27,16 @@ import { decodePathSegment, laneLogs, replyOfError, takeToken } from "./laneKit.
 import type { RateLimiter } from "./rateLimiter.js"
 import { redactPath } from "./redact.js"
 import { routeNotFound, writeErrorReply } from "./replies.js"
-import { clearEvent, dataLines, deletedEvent, entryEvent, eventStreamHeaders, ping, plainEvent } from "./sseEvents.js"
+import { clearEvent, dataLines, deletedEvent, eventBytes, eventStreamHeaders, ping } from "./sseEvents.js"
+import { makeSseWriter, type SseTarget } from "./sseWriter.js"
 import { localStreamSlots, type StreamSlots, whenSlot } from "./streamSlots.js"
 
 /**
  * The live lane: `GET /api/v2/<KEY>/datastream/<STREAM>/events` (docs/api.md section 10), served straight from Node's
  * request listener like the push lane, because an event stream is a long-lived response written a piece at a time,
  * whose socket buffer must be watched (a slow client) and which must be ended on shutdown. What is sent, and the
- * backlog-then-live hand-over, are core's (`Follow.ts`); this file only writes Server-Sent Events and bounds them.
+ * backlog-then-live hand-over, are core's (`Follow.ts`); this file only writes Server-Sent Events and bounds them,
+ * through `sseWriter.ts` (each event serialised once, one write per connection per event-loop turn).
  */
 
 /** The defaults of {@link LiveOptions} (docs/api.md section 10). */
@@ -69,15 +71,12 @@ const resolveLayout = (
 /** The event that tells a view's open streams its layout changed: `layout` (section 14) or `rotation` (section 15). */
 const layoutEvent = (view: View) => (view.kind === "d" ? "layout" : "rotation")
 
-/** One open event stream. */
-interface Connection {
-  readonly res: ServerResponse
+/** One open event stream (what `sseWriter.ts` keeps of it, and the lane's own). */
+interface Connection extends SseTarget {
   /** The access key (or view token) it counts against. */
   readonly key: string
   /** A dashboard's or rotation's stream: its view token is checked again from time to time (a rotated token ends it). */
   readonly view: View | undefined
-  /** `performance.now()` of the last write (an event or a ping), for the heartbeat. */
-  lastWrite: number
   /** Sending live changes (nothing paces the sends): the slow-client bound applies. */
   live: boolean
   /** A dashboard's snapshot event is being written (a piece at a time): no `: ping` may come between its pieces. */
@@ -165,13 +164,9 @@ export const makeLiveLane = (
     if (connections.size === 0) stopHeartbeat()
   }
 
-  const write = (conn: Connection, text: string): void => {
-    if (conn.closed) return
-    conn.res.write(text)
-    conn.lastWrite = performance.now()
-    observer?.sent(1)
-    if (conn.live && conn.res.writableLength > maxUnsentBytes) cutOff(conn)
-  }
+  const { write, flush, end, entryBytes, plainBytes } = makeSseWriter(maxUnsentBytes, observer, (conn) =>
+    cutOff(conn as Connection)
+  )
 
   // A slow reader: cut it off rather than hold more for it; it resumes with Last-Event-ID and loses nothing (a
   // dashboard's page reconnects and gets a fresh snapshot).
@@ -182,6 +177,8 @@ export const makeLiveLane = (
       )
     )
     conn.follower?.close()
+    conn.queue = []
+    conn.queued = 0
     conn.res.destroy()
   }
 
@@ -190,7 +187,12 @@ export const makeLiveLane = (
   const beat = () => {
     const now = performance.now()
     for (const conn of connections) {
-      if (now - conn.lastWrite >= heartbeatMs && conn.res.writableLength === 0 && !conn.inSnapshot) {
+      if (
+        now - conn.lastWrite >= heartbeatMs &&
+        conn.res.writableLength === 0 &&
+        conn.queue.length === 0 &&
+        !conn.inSnapshot
+      ) {
         conn.res.write(ping)
         conn.lastWrite = now
       }
@@ -242,7 +244,7 @@ export const makeLiveLane = (
           (failure.value._tag !== "DashboardNotFound" && failure.value._tag !== "RotationNotFound")
         )
           return
-        for (const conn of [...connections]) if (mine(conn)) conn.res.end()
+        for (const conn of [...connections]) if (mine(conn)) end(conn)
       }
     })
   }
@@ -258,25 +260,29 @@ export const makeLiveLane = (
   }
 
   // Completes once the connection's buffer has drained (or the connection is gone): what paces a backlog or snapshot.
+  // What waits for the end of the turn is written first, so that it counts.
   const writableOf = (conn: Connection): Effect.Effect<void> =>
     Effect.async<void>((resume) => {
+      flush(conn)
       const res = conn.res
-      if (conn.closed || res.destroyed || !res.writableNeedDrain) return resume(Effect.void)
+      const socket = res.socket
+      if (conn.closed || res.destroyed || socket === null || !(res.writableNeedDrain || socket.writableNeedDrain))
+        return resume(Effect.void)
       const done = () => {
-        res.off("drain", done)
+        socket.off("drain", done)
         res.off("close", done)
         resume(Effect.void)
       }
-      res.on("drain", done)
+      socket.on("drain", done)
       res.on("close", done)
     })
 
   const sinkOf = (conn: Connection): LiveSink => ({
-    entry: (ts, data) => write(conn, entryEvent(ts, data)),
-    clear: (id) => write(conn, clearEvent(id)),
+    entry: (ts, data) => write(conn, entryBytes(ts, data)),
+    clear: (id) => write(conn, eventBytes(clearEvent(id))),
     deleted: () => {
-      write(conn, deletedEvent)
-      conn.res.end()
+      write(conn, eventBytes(deletedEvent))
+      end(conn)
     },
     failed: (error) => {
       runFork(
@@ -319,6 +325,9 @@ export const makeLiveLane = (
       live: false,
       inSnapshot: false,
       closed: false,
+      chunked: res.chunkedEncoding,
+      queue: [],
+      queued: 0,
       follower: undefined,
       dashboard: undefined
     }
@@ -363,17 +372,18 @@ export const makeLiveLane = (
     // One event written a piece at a time, as core reads it (paced by `writable`): counted once, when it ends.
     snapshot: (part, last) => {
       if (conn.closed) return
+      flush(conn)
       const head = conn.inSnapshot ? "" : "event: snapshot\ndata: "
       conn.inSnapshot = !last
       conn.res.write(last ? `${head}${dataLines(part)}\n\n` : head + dataLines(part))
       conn.lastWrite = performance.now()
       if (last) observer?.sent(1)
     },
-    entry: (data) => write(conn, plainEvent("entry", data)),
-    clear: (data) => write(conn, plainEvent("clear", data)),
-    deleted: (data) => write(conn, plainEvent("deleted", data)),
-    layout: (data) => write(conn, plainEvent(layoutEventName, data)),
-    alerts: (data) => write(conn, plainEvent("alerts", data)),
+    entry: (data) => write(conn, plainBytes("entry", data)),
+    clear: (data) => write(conn, plainBytes("clear", data)),
+    deleted: (data) => write(conn, plainBytes("deleted", data)),
+    layout: (data) => write(conn, plainBytes(layoutEventName, data)),
+    alerts: (data) => write(conn, plainBytes("alerts", data)),
     failed: (error) => {
       runFork(
         Effect.logWarning(
@@ -500,6 +510,7 @@ export const makeLiveLane = (
         conn.follower?.close()
         // End the response, then the connection: a keep-alive socket left idle after it would outlive the server.
         const socket = conn.res.socket
+        flush(conn)
         conn.res.end(() => socket?.end())
       }
     },
