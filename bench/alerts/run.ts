@@ -17,7 +17,9 @@
  * Bounded: `--seconds` per push load (after `--warmup`), `--crossings` transitions, loopback only. Prints the load
  * average before and after: figures on a shared machine move with its neighbours.
  *
- * Usage: pnpm bench:alerts [--seconds 10] [--warmup 3] [--crossings 200] [--backend sqlite|postgres]
+ * Usage: pnpm bench:alerts [--seconds 10] [--warmup 3] [--crossings 200] [--backend sqlite|postgres] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` runs the server under `node --cpu-prof` and writes its profile (the whole run) into DIR.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
@@ -49,7 +51,8 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
     crossings: { type: "string", default: "200" },
-    backend: { type: "string", default: "sqlite" }
+    backend: { type: "string", default: "sqlite" },
+    "cpu-prof": { type: "string" }
   }
 })
 const seconds = Number(values.seconds)
@@ -213,7 +216,12 @@ const run = async (db: string, label: string) => {
     ...Array.from({ length: 100 }, (_, k) => ({ streamName: `q${k}`, type: "number" })),
     { streamName: "lat", type: "number" }
   ]
-  const ds = await startDashstream(root, db, { streams: ruleStreams, widgets })
+  const profileDir = values["cpu-prof"]
+  const ds = await startDashstream(root, db, {
+    streams: ruleStreams,
+    widgets,
+    ...(profileDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
+  })
   const target = (rules: string) => `Dashstream ${label}, ${rules}`
   const before = {
     rules: await measure(target("0 rules"), "s0..s999 (rules later)", ds.pid, ds.url, pushLua(ds.accessKey, "s", 1000)),

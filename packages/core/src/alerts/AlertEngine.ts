@@ -7,6 +7,7 @@ import type { StreamId } from "../Widget.js"
 import type { AlertRuleId } from "./AlertRule.js"
 import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
 import { DeadlineQueue } from "./DeadlineQueue.js"
+import { RestingRules, settle } from "./RestingRules.js"
 import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
 import * as RuleWatch from "./RuleWatch.js"
 
@@ -24,6 +25,10 @@ import * as RuleWatch from "./RuleWatch.js"
  *   reach the machine in the order they were stored. Under load the stored entries of the changes waiting in the
  *   queue, of any number of streams, are evaluated together and stored in ONE `commitEvaluations` (a group commit of
  *   evaluations: one transaction, not one a push).
+ * - **Rules at rest cost O(log n) an entry.** The `above`/`below` rules of a stream that are `ok` with no run are kept
+ *   in one {@link RestingRules} group, thresholds sorted: an entry that meets none of them is evaluated once for the
+ *   group (its value, cursor and newest `ts` kept once, applied to each rule when it is stored or leaves), and only the
+ *   rules it meets are stepped one by one. Any other input (a clear, a tick, a catch-up) takes the rules out first.
  * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
  *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
  *   memory and stored within {@link QUIET_FLUSH} (in commits of {@link QUIET_CHUNK} rules, yielding between them),
@@ -90,11 +95,23 @@ const QUIET_CHUNK = 256
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
 
+const NUMBER_ONLY = '{"number":'
+// A JSON number (RFC 8259 section 6), which `Number` reads as JSON.parse does.
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
+
 /**
  * The number of a stored numeric entry (its `number`, after deltas), or `null` for an entry of another kind. Parsed
  * from the entry's JSON only for streams that have rules.
  */
 const entryValue = (json: string): number | null => {
+  // A point of only a number (as `Apply.ts` writes it) is read without JSON.parse: the same number.
+  if (json.startsWith(NUMBER_ONLY) && json.endsWith("}")) {
+    const text = json.slice(NUMBER_ONLY.length, -1)
+    if (JSON_NUMBER.test(text)) {
+      const number = Number(text)
+      return Number.isFinite(number) ? number : null
+    }
+  }
   if (!json.includes('"number"')) return null
   const point: unknown = JSON.parse(json)
   const number = typeof point === "object" && point !== null ? (point as { number?: unknown }).number : undefined
@@ -126,6 +143,10 @@ export const make = (
     const deadlines = new DeadlineQueue<AlertRuleId>()
     // Rules whose evaluation in `rules` is newer than the stored one (quiet evaluations not yet written).
     const unstored = new Set<AlertRuleId>()
+    // The rules at rest of each stream; their evaluation in `rules` lacks their group's tail, if it has one.
+    const resting = new Map<StreamId, RestingRules<AlertRuleId>>()
+    // Streams whose group has a tail not yet stored.
+    const unstoredTails = new Set<StreamId>()
 
     const forget = (stream: StreamId) => {
       for (const id of byStream.get(stream) ?? []) {
@@ -133,6 +154,8 @@ export const make = (
         deadlines.delete(id)
         unstored.delete(id)
       }
+      resting.delete(stream)
+      unstoredTails.delete(stream)
       byStream.delete(stream)
       subscriptions.get(stream)?.()
       subscriptions.delete(stream)
@@ -142,12 +165,69 @@ export const make = (
       deadlines.set(rule.id, nextDeadline(rule, rule.evaluation))
     }
 
+    // Applies the tail of a stream's group to each of its rules (quiet evaluations, written behind).
+    const settleGroup = (stream: StreamId) => {
+      const group = resting.get(stream)
+      const tail = group?.tail
+      if (group === undefined || tail === undefined) return
+      for (const id of group.keys()) {
+        const rule = rules.get(id)!
+        rules.set(id, { ...rule, evaluation: settle(rule.evaluation, tail) })
+        unstored.add(id)
+      }
+      group.clearTail()
+      unstoredTails.delete(stream)
+    }
+    // Takes the rule out of its stream's group, its evaluation settled with the group's tail.
+    const leave = (id: AlertRuleId) => {
+      const rule = rules.get(id)
+      const group = rule === undefined ? undefined : resting.get(rule.streamId)
+      if (rule === undefined || group === undefined || !group.has(id)) return
+      const tail = group.tail
+      if (tail !== undefined) {
+        rules.set(id, { ...rule, evaluation: settle(rule.evaluation, tail) })
+        unstored.add(id)
+      }
+      group.leave(id)
+      if (group.size === 0) unstoredTails.delete(rule.streamId)
+    }
+    // Puts each of the rules that is at rest into its stream's group, when its cursor is the group's.
+    const rest = (ids: Iterable<AlertRuleId>) => {
+      for (const id of ids) {
+        const rule = rules.get(id)
+        if (rule === undefined) continue
+        let group = resting.get(rule.streamId)
+        if (group === undefined) {
+          group = new RestingRules()
+          resting.set(rule.streamId, group)
+        }
+        if (group.has(id)) continue
+        if (group.size > 0 && group.tail !== undefined && group.cursor === rule.evaluation.cursor) {
+          settleGroup(rule.streamId)
+        }
+        if (group.canJoin(rule, rule.evaluation)) group.join(id, rule, rule.evaluation)
+      }
+    }
+
     /**
      * Evaluates `inputsOf(rule)` for each of the rules `ids` and stores the outcomes in one `commitEvaluations`; the
      * rules whose version had moved (another process or an edit came first) have their stream reloaded and are
      * evaluated again, with their inputs recomputed from their new state.
      */
     const evaluate = (
+      ids: ReadonlyArray<AlertRuleId>,
+      inputsOf: (rule: AlertRule, at: Micros) => ReadonlyArray<RuleInput>
+    ): Effect.Effect<void, StorageFailure> =>
+      Effect.suspend(() => {
+        for (const id of ids) leave(id)
+        return Effect.zipRight(
+          evaluateEach(ids, inputsOf),
+          Effect.sync(() => rest(ids))
+        )
+      })
+
+    // `evaluate` of rules at no group.
+    const evaluateEach = (
       ids: ReadonlyArray<AlertRuleId>,
       inputsOf: (rule: AlertRule, at: Micros) => ReadonlyArray<RuleInput>
     ): Effect.Effect<void, StorageFailure> =>
@@ -199,21 +279,29 @@ export const make = (
         yield* Effect.logWarning(`${pending.length} alert rules kept being overtaken; they are evaluated again later`)
       })
 
-    // The inputs of `entries` for each rule of their stream; each entry's value is parsed once, for all its rules.
-    const entryInputs = (entries: ReadonlyArray<ChangedEntry | StoredEntry>) => {
-      let values: Array<number | null> | undefined
-      return (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> => {
-        values ??= entries.map((entry) => entryValue(entry.json))
-        const cursor = rule.evaluation.cursor
-        const inputs: Array<RuleInput> = []
-        for (let i = 0; i < entries.length; i++) {
-          const entry = entries[i]!
-          const fresh = "fresh" in entry ? entry.fresh : true
-          if (cursor !== null && entry.ts <= cursor && fresh) continue
-          inputs.push({ _tag: "Entry", at, ts: entry.ts, value: values[i]! })
-        }
-        return inputs
+    // The inputs of `entries` for each rule of their stream; each entry's value is parsed once, for all its rules
+    // (and for the stream's group of rules at rest: `values`).
+    const entryInputs = (entries: ReadonlyArray<ChangedEntry | StoredEntry>, parsed?: ReadonlyArray<number | null>) => {
+      let values = parsed
+      return (rule: AlertRule, at: Micros): ReadonlyArray<RuleInput> =>
+        inputsAbove(entries, (values ??= entries.map((entry) => entryValue(entry.json))), rule, at)
+    }
+    // The entries a rule evaluates: those above its cursor, or not fresh.
+    const inputsAbove = (
+      entries: ReadonlyArray<ChangedEntry | StoredEntry>,
+      values: ReadonlyArray<number | null>,
+      rule: AlertRule,
+      at: Micros
+    ): ReadonlyArray<RuleInput> => {
+      const cursor = rule.evaluation.cursor
+      const inputs: Array<RuleInput> = []
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!
+        const fresh = "fresh" in entry ? entry.fresh : true
+        if (cursor !== null && entry.ts <= cursor && fresh) continue
+        inputs.push({ _tag: "Entry", at, ts: entry.ts, value: values[i]! })
       }
+      return inputs
     }
 
     // Reads the stream's rules again and (un)subscribes it; returns its rules.
@@ -270,20 +358,44 @@ export const make = (
               { _tag: "Cleared", at, clearedAt: change.at }
             ])
           case "Stored":
-            return yield* evaluate(byStream.get(stream) ?? [], entryInputs(change.entries))
+            return yield* onStored(new Map([[stream, change.entries]]))
         }
       })
 
-    // The changes of several streams, evaluated together (see the module comment).
+    // The changes of several streams, evaluated together (see the module comment): each stream's group of rules at
+    // rest at once, then the rules its entries meet and its other rules one by one.
     const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
       const ids: Array<AlertRuleId> = []
-      for (const stream of entries.keys()) ids.push(...(byStream.get(stream) ?? []))
-      const inputsOf = new Map([...entries].map(([stream, list]) => [stream, entryInputs(list)]))
+      const inputsOf = new Map<StreamId, ReturnType<typeof entryInputs>>()
+      for (const [stream, list] of entries) {
+        const all = byStream.get(stream)
+        if (all === undefined) continue
+        const group = resting.get(stream)
+        if (group === undefined || group.size === 0) {
+          ids.push(...all)
+          inputsOf.set(stream, entryInputs(list))
+          continue
+        }
+        const before = ids.length
+        if (group.size < all.length) for (const id of all) if (!group.has(id)) ids.push(id)
+        const values = list.map((entry) => entryValue(entry.json))
+        const batch = group.batch(list, values)
+        if (batch !== undefined) {
+          for (const id of group.metBy(batch)) {
+            leave(id)
+            ids.push(id)
+          }
+          group.advance(batch)
+          if (group.size > 0) unstoredTails.add(stream)
+        }
+        if (ids.length > before) inputsOf.set(stream, entryInputs(list, values))
+      }
       return evaluate(ids, (rule, at) => inputsOf.get(rule.streamId)?.(rule, at) ?? [])
     }
 
     // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
     const storeQuiet = Effect.gen(function* () {
+      for (const stream of [...unstoredTails]) settleGroup(stream)
       const stale = new Set<StreamId>()
       while (unstored.size > 0) {
         const commits: Array<EvaluationCommit> = []
@@ -408,7 +520,9 @@ export const make = (
       Effect.forever(
         Effect.zipRight(
           Effect.sleep(QUIET_FLUSH),
-          Effect.suspend(() => (unstored.size > 0 ? Queue.offer(work, { _tag: "Quiet" }) : Effect.void))
+          Effect.suspend(() =>
+            unstored.size > 0 || unstoredTails.size > 0 ? Queue.offer(work, { _tag: "Quiet" }) : Effect.void
+          )
         )
       )
     )

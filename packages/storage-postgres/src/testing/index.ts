@@ -358,7 +358,8 @@ export const openTestDatabase = async (options: TestServerOptions = {}): Promise
           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
           [name]
         )
-        await query(server.url, `DROP DATABASE IF EXISTS ${name}`)
+        // FORCE: a backend of a process that just exited may not have ended yet (PostgreSQL 13 and later).
+        await query(server.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       } finally {
         await server.stop()
       }
