@@ -218,7 +218,7 @@ export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStor
           const updated = await client.query(
             `UPDATE alert_rules SET stream_id = $1, name = $2, condition = $3, for_seconds = $4, state = $5,
               state_since = $6, value = $7, since = $8, newest = $9, cursor = $10, version = version + 1
-              WHERE account_id = $11 AND id = $12`,
+              WHERE account_id = $11 AND id = $12 AND version = $13`,
             [
               change.streamId,
               definition.name,
@@ -226,7 +226,8 @@ export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStor
               definition.for,
               ...evaluationValues(change.evaluation),
               account,
-              id
+              id,
+              change.version
             ]
           )
           if (updated.rowCount === 0) return { commit: false, value: Option.none<AlertRule>() }

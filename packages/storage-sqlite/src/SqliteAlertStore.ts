@@ -115,7 +115,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     `UPDATE alert_rules SET stream_id = @streamId, name = @name, condition = @condition, for_seconds = @for,
       state = @state, state_since = @stateSince, value = @value, since = @since, newest = @newest, cursor = @cursor,
       version = version + 1
-      WHERE account_id = @accountId AND id = @id`
+      WHERE account_id = @accountId AND id = @id AND version = @version`
   )
   const setEvaluation = db.prepare(
     `UPDATE alert_rules SET state = @state, state_since = @stateSince, value = @value, since = @since,
@@ -225,6 +225,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
         name: definition.name,
         condition: JSON.stringify(definition.condition),
         for: definition.for,
+        version: change.version,
         ...evaluationParams(change.evaluation)
       })
       if (changed.changes === 0) return undefined
