@@ -218,6 +218,46 @@ export const alertStoreSuite = (
     )
 
     test(
+      "a rule's receivers changed by an edit or by a receiver's deletion signal its stream; an edit changing nothing does not",
+      Effect.gen(function* () {
+        const alerts = yield* store
+        const account = yield* newAccount()
+        const cpu = yield* newWidget(account, "cpu")
+        const mem = yield* newWidget(account, "mem")
+        const a = yield* newReceiver(account, "a")
+        const b = yield* newReceiver(account, "b")
+        const rule = yield* newRule(cpu, [a])
+        yield* newRule(mem, [a])
+        const signalledAfter = (head: number) =>
+          Effect.map(alerts.ruleSignals(head), ({ signals }) => signals.map((signal) => signal.stream))
+        const edit = (receivers: ReadonlyArray<typeof a>, version: number) =>
+          alerts.updateRule(account.id, rule.id, {
+            definition: {
+              name: rule.name,
+              streamName: rule.streamName,
+              condition: rule.condition,
+              for: rule.for,
+              receiverIds: receivers.map((r) => r.id)
+            },
+            streamId: cpu.id,
+            evaluation: rule.evaluation,
+            version
+          })
+        const start = (yield* alerts.ruleSignals(0)).head
+        assert.isTrue(Option.isSome(yield* edit([a], 1)))
+        assert.deepStrictEqual(yield* signalledAfter(start), [])
+        assert.isTrue(Option.isSome(yield* edit([a, b], 2)))
+        assert.deepStrictEqual(yield* signalledAfter(start), [cpu.id])
+        const edited = (yield* alerts.ruleSignals(0)).head
+        assert.isTrue(yield* alerts.deleteReceiver(account.id, b.id))
+        assert.deepStrictEqual(yield* signalledAfter(edited), [cpu.id])
+        const deleted = (yield* alerts.ruleSignals(0)).head
+        assert.isTrue(yield* alerts.deleteReceiver(account.id, a.id))
+        assert.sameMembers([...(yield* signalledAfter(deleted))], [cpu.id, mem.id])
+      })
+    )
+
+    test(
       "an evaluation is stored with its events and deliveries only over the version it was computed from",
       Effect.gen(function* () {
         const alerts = yield* store
