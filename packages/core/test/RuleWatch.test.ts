@@ -111,7 +111,8 @@ describe("rule changes reach a running engine", () => {
       yield* s.alerts.updateRule(s.account.id, rule.id, {
         definition: { name: "Disk", streamName: s.disk.streamName, condition: { above: 50 }, for: 0, receiverIds: [] },
         streamId: s.disk.id,
-        evaluation: initialEvaluation(at(0), null)
+        evaluation: initialEvaluation(at(0), null),
+        version: 1
       })
       yield* tick(engine)
       assert.isFalse(s.fanout.has(s.cpu.id))

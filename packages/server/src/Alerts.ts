@@ -65,14 +65,22 @@ const observedStore = (
 })
 
 /**
- * Starts the deliverer, then the engine, on `storage` in the current scope (see the module comment). They stop when
- * the scope closes: the engine first (work queued but not stored is found again from the cursors at the next
- * start), then the deliverer (an attempt in flight is interrupted and its lease released: the next run sends it).
+ * Starts the deliverer, then the engine, on `storage` in a fiber of the current scope (see the module comment), and
+ * returns at once: a database that does not answer (PostgreSQL down after `serve` migrated) holds up alerts only,
+ * never the server's start. The deliverer logs "alerts wait for the database" and takes its lease owner when the
+ * database answers; the engine then loads its rules (retried the same way) and logs `alert engine and deliverer
+ * started`. They stop when the scope closes: the engine first (work queued but not stored is found again from the
+ * cursors at the next start), then the deliverer (an attempt in flight is interrupted and its lease released: the
+ * next run sends it).
  */
 export const start = (
   storage: Context.Context<Stores>,
   figures: AlertFigures
 ): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.asVoid(Effect.forkScoped(Effect.scoped(Effect.zipRight(started(storage, figures), Effect.never))))
+
+// The deliverer, then the engine, in the current scope; completes once both run.
+const started = (storage: Context.Context<Stores>, figures: AlertFigures): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     const deliverer = yield* makeAlertDeliverer({
       onAttempt: (kind, outcome) => figures.alertDelivery(kind, outcome)

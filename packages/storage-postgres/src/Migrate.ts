@@ -15,6 +15,7 @@ import * as m0009 from "./migrations/0009_view_token_text.js"
 import * as m0010 from "./migrations/0010_alerts.js"
 import * as m0011 from "./migrations/0011_alert_leases.js"
 import * as m0012 from "./migrations/0012_rule_signals.js"
+import * as m0013 from "./migrations/0013_rule_receiver_signals.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /** Every migration, by name; names sort in the order they run. Never edit one that has shipped: add a new one. */
@@ -30,7 +31,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0009_view_token_text": m0009,
   "0010_alerts": m0010,
   "0011_alert_leases": m0011,
-  "0012_rule_signals": m0012
+  "0012_rule_signals": m0012,
+  "0013_rule_receiver_signals": m0013
 }
 
 /**

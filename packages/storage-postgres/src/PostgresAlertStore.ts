@@ -81,7 +81,14 @@ const resendStatement = `WITH due AS (
 
 const evaluationValues = (e: RuleEvaluation) => [e.state, e.stateSince, e.value, e.since, e.newest, e.cursor]
 
+// Rewritten only when they differ: the rows' trigger signals the rule's stream (migration 0013).
 const setReceivers = async (client: Queryable, rule: string, receiverIds: ReadonlyArray<string>) => {
+  const current = await (client as pg.Pool).query<{ ids: Array<string> }>(
+    "SELECT coalesce(array_agg(receiver_id ORDER BY position), '{}') AS ids FROM alert_rule_receivers WHERE rule_id = $1",
+    [rule]
+  )
+  const ids = current.rows[0]?.ids ?? []
+  if (ids.length === receiverIds.length && ids.every((id, i) => id === receiverIds[i])) return
   await client.query("DELETE FROM alert_rule_receivers WHERE rule_id = $1", [rule])
   if (receiverIds.length > 0) {
     await client.query(
@@ -93,7 +100,7 @@ const setReceivers = async (client: Queryable, rule: string, receiverIds: Readon
 }
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010, 0011 and 0012) on a `pg` pool. A change
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0010 to 0013) on a `pg` pool. A change
  * that touches several tables is one transaction. Several processes share it safely: an evaluation is an `UPDATE ...
  * WHERE version = $v` (the row lock makes a second one wait, then find the version moved and store nothing), and a
  * claim leases the rows it locks with `FOR UPDATE SKIP LOCKED`, so two processes never claim one delivery, nor one
@@ -218,7 +225,7 @@ export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStor
           const updated = await client.query(
             `UPDATE alert_rules SET stream_id = $1, name = $2, condition = $3, for_seconds = $4, state = $5,
               state_since = $6, value = $7, since = $8, newest = $9, cursor = $10, version = version + 1
-              WHERE account_id = $11 AND id = $12`,
+              WHERE account_id = $11 AND id = $12 AND version = $13`,
             [
               change.streamId,
               definition.name,
@@ -226,7 +233,8 @@ export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStor
               definition.for,
               ...evaluationValues(change.evaluation),
               account,
-              id
+              id,
+              change.version
             ]
           )
           if (updated.rowCount === 0) return { commit: false, value: Option.none<AlertRule>() }

@@ -15,6 +15,7 @@ import * as M0008 from "./migrations/0008_view_token_text.js"
 import * as M0009 from "./migrations/0009_alerts.js"
 import * as M0010 from "./migrations/0010_alert_leases.js"
 import * as M0011 from "./migrations/0011_rule_signals.js"
+import * as M0012 from "./migrations/0012_rule_receiver_signals.js"
 
 /**
  * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
@@ -31,7 +32,8 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0008_view_token_text": M0008,
   "0009_alerts": M0009,
   "0010_alert_leases": M0010,
-  "0011_rule_signals": M0011
+  "0011_rule_signals": M0011,
+  "0012_rule_receiver_signals": M0012
 }
 
 /** The names of every migration this version knows, in the order they run. */

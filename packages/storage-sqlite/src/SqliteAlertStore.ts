@@ -64,7 +64,7 @@ const head = `d.state = 'pending' AND NOT EXISTS (SELECT 1 FROM alert_deliveries
   WHERE e.state = 'pending' AND e.rule_id = d.rule_id AND e.receiver_id = d.receiver_id AND e.event_seq < d.event_seq)`
 
 /**
- * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0009, 0010 and 0011) over an open, migrated connection.
+ * The `AlertStore` port (docs/api.md section 18; the tables of migrations 0009 to 0012) over an open, migrated connection.
  * Statements are prepared once and run synchronously; a change that touches several tables (a rule and its
  * receivers, an evaluation with its events and deliveries, a claim) is one better-sqlite3 transaction, never a Kysely
  * one, which would span event-loop turns on the shared connection. One alerts process (migration 0010): a claim's
@@ -106,6 +106,9 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     "INSERT INTO alert_rule_receivers (rule_id, position, receiver_id) VALUES (?, ?, ?)"
   )
   const deleteRuleReceivers = db.prepare<[string]>("DELETE FROM alert_rule_receivers WHERE rule_id = ?")
+  const ruleReceivers = db
+    .prepare<[string], string>("SELECT receiver_id FROM alert_rule_receivers WHERE rule_id = ? ORDER BY position")
+    .pluck()
   const listRules = db.prepare<[string], RuleRow>(`${ruleSelect} WHERE r.account_id = ? ORDER BY r.created_at, r.id`)
   const getRule = db.prepare<[string, string], RuleRow>(`${ruleSelect} WHERE r.account_id = ? AND r.id = ?`)
   const ruleById = db.prepare<[string], RuleRow>(`${ruleSelect} WHERE r.id = ?`)
@@ -115,7 +118,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     `UPDATE alert_rules SET stream_id = @streamId, name = @name, condition = @condition, for_seconds = @for,
       state = @state, state_since = @stateSince, value = @value, since = @since, newest = @newest, cursor = @cursor,
       version = version + 1
-      WHERE account_id = @accountId AND id = @id`
+      WHERE account_id = @accountId AND id = @id AND version = @version`
   )
   const setEvaluation = db.prepare(
     `UPDATE alert_rules SET state = @state, state_since = @stateSince, value = @value, since = @since,
@@ -194,7 +197,10 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
     newest: evaluation.newest,
     cursor: evaluation.cursor
   })
+  // Rewritten only when they differ: the rows' triggers signal the rule's stream (migration 0012).
   const setReceivers = (rule: string, receiverIds: ReadonlyArray<string>) => {
+    const current = ruleReceivers.all(rule)
+    if (current.length === receiverIds.length && current.every((id, i) => id === receiverIds[i])) return
     deleteRuleReceivers.run(rule)
     receiverIds.forEach((receiver, position) => insertRuleReceiver.run(rule, position, receiver))
   }
@@ -225,6 +231,7 @@ export const make = (db: Database.Database): AlertStore["Type"] => {
         name: definition.name,
         condition: JSON.stringify(definition.condition),
         for: definition.for,
+        version: change.version,
         ...evaluationParams(change.evaluation)
       })
       if (changed.changes === 0) return undefined

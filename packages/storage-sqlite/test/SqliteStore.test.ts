@@ -99,7 +99,8 @@ describe("SQLite adapter", () => {
         "0008_view_token_text",
         "0009_alerts",
         "0010_alert_leases",
-        "0011_rule_signals"
+        "0011_rule_signals",
+        "0012_rule_receiver_signals"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { AccountId } from "../Account.js"
 import { requireAccount, type ResourceStorage, resourceUseCases } from "../AccountResource.js"
 import { AccountStore } from "../AccountStore.js"
@@ -8,7 +8,8 @@ import {
   InvalidRequest,
   ReceiverNotFound,
   ReceiverUnreachable,
-  type StorageFailure
+  type StorageFailure,
+  StorageUnavailable
 } from "../Errors.js"
 import { firstIssue } from "../internal/issuePath.js"
 import { StreamStore } from "../StreamStore.js"
@@ -134,34 +135,44 @@ export const getRule = rules.get
 /** Deletes a rule; its transitions stay in the history. Fails with `AccountNotFound` or `AlertRuleNotFound`. */
 export const deleteRule = rules.delete
 
+/** How many times a rule's edit is computed again after an evaluation or another edit was stored first. */
+const MAX_EDIT_ATTEMPTS = 10
+
 /**
- * Replaces a rule with a body as {@link createRule} takes it and returns the new version (docs/api.md section 18.1;
+ * Replaces a rule with a body as {@link createRule} takes it and returns the new version (docs/api.md section 18.5;
  * `id`, `createdAt` and the silence unchanged). A rule whose stream, condition and `for` stay the same keeps its
- * state (a rename or new receivers do not end a firing); any other change starts it over, `ok` since now. Fails with
- * `AccountNotFound`, `AlertRuleNotFound`, or `InvalidRequest` with its path.
+ * state (a rename or new receivers do not end a firing); any other change starts it over, `ok` since now. The body
+ * is checked once; the rule is then read and the change stored over the version read (`AlertStore.updateRule`), and
+ * when an engine stored an evaluation in between, read again and the change recomputed from the new state, so
+ * neither the edit nor the evaluation is lost. Fails with `AccountNotFound`, `AlertRuleNotFound`, `InvalidRequest`
+ * with its path, or `StorageUnavailable` when the rule kept changing under {@link MAX_EDIT_ATTEMPTS} edits.
  */
 export const updateRule = (
   accountId: string,
   ruleId: string,
   body: unknown
 ): Effect.Effect<AlertRule, Failure | AlertRuleNotFound, RuleStores> =>
-  rules.update(
-    accountId,
-    ruleId,
-    Effect.gen(function* () {
-      const { definition, newest, widget } = yield* checkedRule(accountId, body)
+  Effect.gen(function* () {
+    const { definition, newest, widget } = yield* checkedRule(accountId, body)
+    const store = yield* AlertStore
+    for (let attempt = 0; attempt < MAX_EDIT_ATTEMPTS; attempt++) {
       const current = yield* rules.get(accountId, ruleId)
       const sameTerms =
         current.streamId === widget.id &&
         current.for === definition.for &&
         JSON.stringify(current.condition) === JSON.stringify(definition.condition)
-      return {
+      const stored = yield* store.updateRule(current.accountId, current.id, {
         definition,
         streamId: widget.id,
-        evaluation: sameTerms ? current.evaluation : initialEvaluation(nowMicros(), newest)
-      }
-    })
-  )
+        evaluation: sameTerms ? current.evaluation : initialEvaluation(nowMicros(), newest),
+        version: current.version
+      })
+      if (Option.isSome(stored)) return stored.value
+    }
+    return yield* Effect.fail(
+      new StorageUnavailable({ cause: new Error(`alert rule ${ruleId} kept changing during its edit; try again`) })
+    )
+  })
 
 const decodeSilence = Schema.decodeUnknownEither(Schema.Struct({ until: Schema.NullOr(Schema.String) }), {
   onExcessProperty: "error",

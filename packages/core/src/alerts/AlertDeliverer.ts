@@ -106,7 +106,7 @@ const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1
 
 /**
  * Starts the deliverer in the current scope (see {@link AlertDeliverer}) once its lease owner is open (tried again
- * every second while the store fails to); it runs until the scope closes, when attempts in flight are interrupted and
+ * every second while the store fails to, logged once: "alerts wait for the database"); it runs until the scope closes, when attempts in flight are interrupted and
  * then the owner's leases released, so that the next run sends them at once. Never fails: a storage failure is
  * logged and the claim made again at the next poll.
  */
@@ -118,11 +118,23 @@ export const make = (
     const accounts = yield* AccountStore
     const sender = yield* NotificationSender
     // Opened before the attempts' fiber set, so closed after it: a lease is released once its attempt has stopped.
+    // While the database does not answer it is tried again every second, logged once.
+    let waiting = false
     const owner = yield* alerts.openDeliveryOwner.pipe(
-      Effect.tapErrorCause((cause) => Effect.logWarning("alert deliverer not started; tried again in a second", cause)),
+      Effect.tapErrorCause((cause) =>
+        waiting
+          ? Effect.logDebug("alert deliverer's lease owner not taken yet; tried again in a second", cause)
+          : Effect.zipRight(
+              Effect.logWarning("alerts wait for the database; tried again every second", cause),
+              Effect.sync(() => {
+                waiting = true
+              })
+            )
+      ),
       Effect.retry(Schedule.spaced(OWNER_RETRY)),
       Effect.orDie
     )
+    if (waiting) yield* Effect.logInfo("the database answers: alert deliverer's lease owner taken")
     const wakeUp = yield* Queue.sliding<void>(1)
     const attempts = yield* FiberSet.make<void, never>()
     const pollEvery = Duration.decode(options.pollEvery ?? POLL_EVERY)

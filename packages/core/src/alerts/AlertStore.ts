@@ -118,11 +118,17 @@ export interface AlertRule extends AlertRuleDefinition {
 /** A new rule to store: a rule without its version (a new rule's is 1). */
 export type NewAlertRule = Omit<AlertRule, "version">
 
-/** What a rule's `PUT` replaces: the definition, the stream it names, and the evaluation state it starts over from. */
+/**
+ * What a rule's `PUT` replaces: the definition, the stream it names, and the evaluation state it keeps or starts over
+ * from; `version` is the rule's version that evaluation was read at. The change is stored only over that version (a
+ * compare-and-set, like an evaluation's), so an engine's evaluation stored in between is never overwritten by the
+ * state the edit read before it.
+ */
 export interface AlertRuleChange {
   readonly definition: AlertRuleDefinition
   readonly streamId: StreamId
   readonly evaluation: RuleEvaluation
+  readonly version: number
 }
 
 /** What a receiver's `PUT` replaces; `secret` as {@link SecretChange} says (absent keeps the stored one). */
@@ -240,8 +246,10 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
     /** Every rule of every account, for the engine's start (its deadlines and cursors). */
     readonly allRules: Effect.Effect<ReadonlyArray<AlertRule>, StorageFailure>
     /**
-     * Replaces a rule's definition, stream and evaluation state in one transaction; returns the new version
-     * (`createdAt` and the silence unchanged, version + 1).
+     * Replaces a rule's definition, stream and evaluation state in one transaction, only when its version is still
+     * `change.version`; returns the new version (`createdAt` and the silence unchanged, version + 1). `None` when the
+     * account has no such rule, or its version moved (an evaluation, a silence or another edit came first: read it
+     * again and recompute the change; `AlertAdmin.updateRule` does).
      */
     readonly updateRule: (
       account: AccountId,

@@ -14,10 +14,11 @@ export type { FiringRule, RuleSignal, RuleSignals } from "./AlertStore.js"
  * changed rules, and the reader reads that stream's rules again, not every rule (`RuleWatch.ts`).
  *
  * What is signalled, on every backend alike ({@link signalled}): a rule created or deleted (also by its widget's
- * deletion), and a change of its stream, name, condition, `for`, silence, or of whether it is `firing`. An
- * evaluation that only moves a rule between `ok` and `pending`, or its cursor, is not: that is every push to a stream
- * with rules, and nothing outside the engine shows it. SQL stores write the signal with triggers on the rules table,
- * so no code path that changes a rule can forget it.
+ * deletion), and a change of its stream, name, condition, `for`, receivers (`receiverIds`, also by a receiver's
+ * deletion), silence, or of whether it is `firing`. An evaluation that only moves a rule between `ok` and `pending`,
+ * or its cursor, is not: that is every push to a stream with rules, and nothing outside the engine shows it. SQL
+ * stores write the signal with triggers on the rules table and on its receivers table, so no code path that changes
+ * a rule can forget it.
  */
 
 const firing = (rule: AlertRule): boolean => rule.evaluation.state === "firing"
@@ -33,5 +34,6 @@ export const signalled = (before: AlertRule | undefined, after: AlertRule | unde
   before.name !== after.name ||
   !isDeepStrictEqual(before.condition, after.condition) ||
   before.for !== after.for ||
+  !isDeepStrictEqual(before.receiverIds, after.receiverIds) ||
   before.silencedUntil !== after.silencedUntil ||
   firing(before) !== firing(after)

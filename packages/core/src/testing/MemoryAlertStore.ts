@@ -188,7 +188,7 @@ export const make = (
     updateRule: (account, id, change) =>
       Effect.suspend(() => {
         const rule = ruleOf(account, id)
-        if (rule === undefined) return Effect.succeed(Option.none())
+        if (rule === undefined || rule.version !== change.version) return Effect.succeed(Option.none())
         const missing = change.definition.receiverIds.find((r) => receiverOf(account, r) === undefined)
         if (!widgets.has(change.streamId) || missing !== undefined) {
           return Effect.fail(new StorageError({ cause: new Error("a rule's stream or receiver was deleted") }))

@@ -144,7 +144,7 @@ export const alertStoreSuite = (
         }
         const evaluation = initialEvaluation(at(9), at(8))
         const updated = some(
-          yield* alerts.updateRule(account.id, rule.id, { definition, streamId: mem.id, evaluation })
+          yield* alerts.updateRule(account.id, rule.id, { definition, streamId: mem.id, evaluation, version: 1 })
         )
         assert.deepStrictEqual(updated, { ...rule, ...definition, streamId: mem.id, evaluation, version: 2 })
         assert.deepStrictEqual(some(yield* alerts.getRule(account.id, rule.id)), updated)
@@ -158,6 +158,99 @@ export const alertStoreSuite = (
         assert.isTrue(yield* alerts.deleteRule(account.id, rule.id))
         assert.isFalse(yield* alerts.deleteRule(account.id, rule.id))
         assert.deepStrictEqual(yield* alerts.listRules(account.id), [])
+      })
+    )
+
+    test(
+      "an edit and an engine's evaluation interleaved: each is stored over the version it read, neither is lost",
+      Effect.gen(function* () {
+        const alerts = yield* store
+        const account = yield* newAccount()
+        const cpu = yield* newWidget(account, "cpu")
+        const a = yield* newReceiver(account, "a")
+        const b = yield* newReceiver(account, "b")
+        const rule = yield* newRule(cpu, [a])
+        const renamed: AlertRuleDefinition = {
+          name: "CPU very high",
+          streamName: rule.streamName,
+          condition: rule.condition,
+          for: rule.for,
+          receiverIds: [a.id, b.id]
+        }
+        // The edit reads version 1 (ok); the engine stores a firing over version 1 before the edit commits.
+        const fired = some(yield* commitOne(rule.id, 1, evaluationAfter("firing", 10), [firing(10, 95)]))
+        const lost = yield* alerts.updateRule(account.id, rule.id, {
+          definition: renamed,
+          streamId: cpu.id,
+          evaluation: rule.evaluation,
+          version: 1
+        })
+        assert.isTrue(Option.isNone(lost))
+        assert.deepStrictEqual(some(yield* alerts.getRule(account.id, rule.id)), fired)
+        // Read again, the edit keeps the firing it now sees.
+        const edited = some(
+          yield* alerts.updateRule(account.id, rule.id, {
+            definition: renamed,
+            streamId: cpu.id,
+            evaluation: fired.evaluation,
+            version: fired.version
+          })
+        )
+        assert.deepStrictEqual(edited, { ...fired, ...renamed, version: 3 })
+        // The engine read version 2 before the edit: its resolution is refused, then stored over version 3, with
+        // a delivery to each receiver of the edited rule.
+        const resolvedState = evaluationAfter("ok", 20)
+        assert.isTrue(Option.isNone(yield* commitOne(rule.id, fired.version, resolvedState, [resolved(20, 10)])))
+        const after = some(yield* commitOne(rule.id, edited.version, resolvedState, [resolved(20, 10)]))
+        assert.deepStrictEqual(after, { ...edited, evaluation: resolvedState, version: 4 })
+        const events = yield* alerts.listEvents(account.id, micros(0), 1000)
+        assert.deepStrictEqual(
+          events.map((e) => [e.ruleName, e.to, e.deliveries.map((d) => d.receiverId)]),
+          [
+            ["CPU high", "firing", [a.id]],
+            ["CPU very high", "ok", [a.id, b.id]]
+          ]
+        )
+      })
+    )
+
+    test(
+      "a rule's receivers changed by an edit or by a receiver's deletion signal its stream; an edit changing nothing does not",
+      Effect.gen(function* () {
+        const alerts = yield* store
+        const account = yield* newAccount()
+        const cpu = yield* newWidget(account, "cpu")
+        const mem = yield* newWidget(account, "mem")
+        const a = yield* newReceiver(account, "a")
+        const b = yield* newReceiver(account, "b")
+        const rule = yield* newRule(cpu, [a])
+        yield* newRule(mem, [a])
+        const signalledAfter = (head: number) =>
+          Effect.map(alerts.ruleSignals(head), ({ signals }) => signals.map((signal) => signal.stream))
+        const edit = (receivers: ReadonlyArray<typeof a>, version: number) =>
+          alerts.updateRule(account.id, rule.id, {
+            definition: {
+              name: rule.name,
+              streamName: rule.streamName,
+              condition: rule.condition,
+              for: rule.for,
+              receiverIds: receivers.map((r) => r.id)
+            },
+            streamId: cpu.id,
+            evaluation: rule.evaluation,
+            version
+          })
+        const start = (yield* alerts.ruleSignals(0)).head
+        assert.isTrue(Option.isSome(yield* edit([a], 1)))
+        assert.deepStrictEqual(yield* signalledAfter(start), [])
+        assert.isTrue(Option.isSome(yield* edit([a, b], 2)))
+        assert.deepStrictEqual(yield* signalledAfter(start), [cpu.id])
+        const edited = (yield* alerts.ruleSignals(0)).head
+        assert.isTrue(yield* alerts.deleteReceiver(account.id, b.id))
+        assert.deepStrictEqual(yield* signalledAfter(edited), [cpu.id])
+        const deleted = (yield* alerts.ruleSignals(0)).head
+        assert.isTrue(yield* alerts.deleteReceiver(account.id, a.id))
+        assert.sameMembers([...(yield* signalledAfter(deleted))], [cpu.id, mem.id])
       })
     )
 
