@@ -54,34 +54,34 @@ for (const backend of backends) {
       const second = await receiverServer([200])
       try {
         const receiver = async (url: string) =>
-          (await api.admin("POST", `/admin/accounts/${account.id}/receivers`, { name: url, kind: "webhook", url })).json
-            .id as string
+          (await ctx.api.admin("POST", `/admin/accounts/${account.id}/receivers`, { name: url, kind: "webhook", url }))
+            .json.id as string
         const [a, b] = [await receiver(hook.url), await receiver(second.url)]
         const rules = `/admin/accounts/${account.id}/alert-rules`
         const rule = { name: "Disk full", streamName: "disk", condition: { above: 90 }, receiverIds: [a] }
-        const created = await api.admin("POST", rules, rule)
+        const created = await ctx.api.admin("POST", rules, rule)
         expect(created.status).toBe(201)
         const before = hook.received.length
-        expectSuccess(await api.pushPoint(account.accessKey, "disk", 95))
+        expectSuccess(await ctx.api.pushPoint(account.accessKey, "disk", 95))
         await vi.waitFor(() => expect(hook.received).toHaveLength(before + 1), { timeout: 5_000, interval: 50 })
         // Only the receivers change: the rule keeps firing, and the change reaches the engine as any edit does.
-        const put = await api.admin("PUT", `${rules}/${created.json.id}`, { ...rule, receiverIds: [a, b] })
+        const put = await ctx.api.admin("PUT", `${rules}/${created.json.id}`, { ...rule, receiverIds: [a, b] })
         expect(put.json).toMatchObject({ state: "firing", receiverIds: [a, b] })
         await new Promise((resolve) => setTimeout(resolve, 1_000))
-        expectSuccess(await api.pushPoint(account.accessKey, "disk", 10))
+        expectSuccess(await ctx.api.pushPoint(account.accessKey, "disk", 10))
         await vi.waitFor(() => expect(second.received).toHaveLength(1), { timeout: 5_000, interval: 50 })
         expect(JSON.parse(second.received[0]!.body.toString())).toMatchObject({ state: "resolved", value: 10 })
         await vi.waitFor(() => expect(hook.received).toHaveLength(before + 2), { timeout: 5_000, interval: 50 })
         // The first receiver deleted: its id leaves the rule, the next firing goes to the second only.
-        expect((await api.admin("DELETE", `/admin/accounts/${account.id}/receivers/${a}`)).status).toBe(204)
-        expect((await api.admin("GET", `${rules}/${created.json.id}`)).json.receiverIds).toEqual([b])
+        expect((await ctx.api.admin("DELETE", `/admin/accounts/${account.id}/receivers/${a}`)).status).toBe(204)
+        expect((await ctx.api.admin("GET", `${rules}/${created.json.id}`)).json.receiverIds).toEqual([b])
         await new Promise((resolve) => setTimeout(resolve, 1_000))
-        expectSuccess(await api.pushPoint(account.accessKey, "disk", 97))
+        expectSuccess(await ctx.api.pushPoint(account.accessKey, "disk", 97))
         await vi.waitFor(() => expect(second.received).toHaveLength(2), { timeout: 5_000, interval: 50 })
         expect(JSON.parse(second.received[1]!.body.toString())).toMatchObject({ state: "firing", value: 97 })
         await new Promise((resolve) => setTimeout(resolve, 1_000))
         expect(hook.received).toHaveLength(before + 2)
-        const last = (await events(db!.url, account)).at(-1)!
+        const last = (await events(ctx.db.url, account)).at(-1)!
         expect(last.deliveries.map((d) => d.receiverId)).toEqual([b])
       } finally {
         await second.close()
