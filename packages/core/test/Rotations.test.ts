@@ -101,7 +101,7 @@ describe("rotation use cases", () => {
         assert.strictEqual(refused._tag === "InvalidRequest" && refused.path, "dashboardIds[1]")
         const unknown = yield* Effect.flip(Rotations.createRotation("nope", body))
         assert.strictEqual(unknown._tag, "AccountNotFound")
-        assert.deepStrictEqual(yield* Rotations.listRotations(account.id), [])
+        assert.deepStrictEqual(yield* Rotations.views.list(account.id), [])
 
         const rotation = yield* Rotations.createRotation(account.id, {
           ...body,
@@ -118,24 +118,21 @@ describe("rotation use cases", () => {
         assert.strictEqual((yield* Effect.flip(Dashboards.resolveView(viewToken)))._tag, "DashboardNotFound")
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView("")))._tag, "RotationNotFound")
 
-        const next = yield* Rotations.rotateRotationViewToken(account.id, rotation.id)
+        const next = yield* Rotations.views.rotateToken(account.id, rotation.id)
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView(viewToken)))._tag, "RotationNotFound")
         assert.deepStrictEqual((yield* Rotations.resolveRotationView(next.viewToken)).rotation, next)
         assert.deepStrictEqual(next, { ...rotation, viewToken: next.viewToken })
         // Every answer shows the current share link again, under the base path when one is given.
-        assert.deepStrictEqual(yield* Rotations.getRotation(account.id, rotation.id), next)
+        assert.deepStrictEqual(yield* Rotations.views.get(account.id, rotation.id), next)
         assert.strictEqual(Rotations.rotationView(next).url, `/r/${next.viewToken}`)
         assert.strictEqual(Rotations.rotationView(next, "/ds").url, `/ds/r/${next.viewToken}`)
         assert.deepStrictEqual(Rotations.rotationView({ ...next, viewToken: null }).url, null)
 
         // A deleted dashboard leaves it.
-        yield* Dashboards.deleteDashboard(account.id, b)
-        assert.deepStrictEqual((yield* Rotations.getRotation(account.id, rotation.id)).dashboardIds, [a])
-        yield* Rotations.deleteRotation(account.id, rotation.id)
-        assert.strictEqual(
-          (yield* Effect.flip(Rotations.getRotation(account.id, rotation.id)))._tag,
-          "RotationNotFound"
-        )
+        yield* Dashboards.views.delete(account.id, b)
+        assert.deepStrictEqual((yield* Rotations.views.get(account.id, rotation.id)).dashboardIds, [a])
+        yield* Rotations.views.delete(account.id, rotation.id)
+        assert.strictEqual((yield* Effect.flip(Rotations.views.get(account.id, rotation.id)))._tag, "RotationNotFound")
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView(next.viewToken)))._tag, "RotationNotFound")
       })
     )

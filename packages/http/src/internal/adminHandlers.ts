@@ -100,13 +100,13 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
     (path: { readonly id: string; readonly rotationId: string }) => path.rotationId
   )
   const rules = resourceHandlers(
-    { list: AlertAdmin.listRules, get: AlertAdmin.getRule, delete: AlertAdmin.deleteRule },
+    AlertAdmin.rules,
     AlertAdmin.ruleJson,
     "rules",
     (path: { readonly id: string; readonly ruleId: string }) => path.ruleId
   )
   const receivers = resourceHandlers(
-    { list: AlertAdmin.listReceivers, get: AlertAdmin.getReceiver, delete: AlertAdmin.deleteReceiver },
+    AlertAdmin.receivers,
     AlertAdmin.receiverJson,
     "receivers",
     (path: { readonly id: string; readonly receiverId: string }) => path.receiverId
