@@ -4,7 +4,7 @@ import { AccountStore } from "../src/AccountStore.js"
 import { ChangeFeed } from "../src/ChangeFeed.js"
 import * as Dashboards from "../src/Dashboards.js"
 import { DashboardStore } from "../src/DashboardStore.js"
-import { type DashboardSink, followDashboard } from "../src/FollowDashboard.js"
+import { followDashboard } from "../src/FollowDashboard.js"
 import { checkDashboardIds, checkRotationBody } from "../src/Rotation.js"
 import * as Rotations from "../src/Rotations.js"
 import { StreamName } from "../src/StreamName.js"
@@ -12,6 +12,7 @@ import { StreamStore } from "../src/StreamStore.js"
 import { micros } from "../src/Time.js"
 import * as UseCases from "../src/UseCases.js"
 import { MemoryStore } from "../src/testing/index.js"
+import { recorder as recordEvents } from "./support/recorder.js"
 
 /**
  * Rotations (docs/api.md section 15): the body rules with the paths the admin API reports, the use cases over the memory
@@ -139,28 +140,12 @@ describe("rotation use cases", () => {
   )
 })
 
-/** A sink that records each event as `<kind> <data>`. */
-const recorder = () => {
-  const events: Array<string> = []
-  let snapshot = ""
-  const sink: DashboardSink = {
-    snapshot: (part, last) => {
-      snapshot += part
-      if (!last) return
-      events.push(`snapshot ${snapshot}`)
-      snapshot = ""
-    },
-    entry: (d) => events.push(`entry ${d}`),
-    clear: (d) => events.push(`clear ${d}`),
-    deleted: (d) => events.push(`deleted ${d}`),
-    layout: (d) => events.push(`rotation ${d}`),
-    failed: (e) => events.push(`failed ${e._tag}`),
-    overflowed: () => events.push("overflowed"),
-    writable: Effect.void,
-    live: () => {}
-  }
-  return { sink, events }
-}
+/** A sink that records each event as `<kind> <data>` (the layout event as `rotation`), without `live` notices. */
+const recorder = () =>
+  recordEvents({
+    layoutName: "rotation",
+    kinds: ["snapshot", "entry", "clear", "deleted", "layout", "failed", "overflowed"]
+  })
 
 describe("a rotation's one event stream", () => {
   it.live("follows the union of its dashboards' streams once each; events name the dashboards showing them", () =>
