@@ -12,14 +12,7 @@ import { StreamStore } from "../StreamStore.js"
 import { micros } from "../Time.js"
 import { newViewToken } from "../ViewToken.js"
 import type { WidgetType } from "../WidgetType.js"
-import {
-  newAccount,
-  sharedViewSuite,
-  T0,
-  type ViewKindFixture,
-  viewSuiteKit,
-  type ViewSuiteStores
-} from "./SharedViewSuite.js"
+import { newAccount, sharedViewSuite, T0, type ViewKindFixture, type ViewSuiteStores } from "./SharedViewSuite.js"
 
 /**
  * The contract suite of `DashboardStore.dashboards` (docs/api.md section 11 and the port docs): the shared view
@@ -61,10 +54,8 @@ const dashboardKind: ViewKindFixture<Dashboard, DashboardChange> = {
  * a fresh, empty, migrated store each time.
  */
 export const dashboardSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
-  sharedViewSuite(dashboardKind, name, makeLayer)
+  const { create: stored, roundTrips, test } = sharedViewSuite(dashboardKind, name, makeLayer)
   describe(`dashboard contract: ${name}`, () => {
-    const { create: stored, roundTrips, test } = viewSuiteKit(dashboardKind, makeLayer)
-
     test(
       "create, then get, list and find by view token return it with its tiles exactly as given",
       Effect.gen(function* () {

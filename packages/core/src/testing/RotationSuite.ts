@@ -6,14 +6,7 @@ import { DashboardStore } from "../DashboardStore.js"
 import { newRotationId, type Rotation, type RotationChange } from "../Rotation.js"
 import { StreamName } from "../StreamName.js"
 import { digestViewToken, newViewToken } from "../ViewToken.js"
-import {
-  newAccount,
-  sharedViewSuite,
-  T0,
-  type ViewKindFixture,
-  viewSuiteKit,
-  type ViewSuiteStores
-} from "./SharedViewSuite.js"
+import { newAccount, sharedViewSuite, T0, type ViewKindFixture, type ViewSuiteStores } from "./SharedViewSuite.js"
 
 /**
  * The contract suite of rotations' storage (docs/api.md section 15, `DashboardStore.rotations`): the shared view
@@ -62,10 +55,8 @@ const rotationKind: ViewKindFixture<Rotation, RotationChange> = {
  * give a fresh, empty, migrated store each time.
  */
 export const rotationSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
-  sharedViewSuite(rotationKind, name, makeLayer)
+  const { byToken, create: stored, roundTrips, test, token } = sharedViewSuite(rotationKind, name, makeLayer)
   describe(`rotation contract: ${name}`, () => {
-    const { byToken, create: stored, roundTrips, test, token } = viewSuiteKit(rotationKind, makeLayer)
-
     test(
       "create, then get, list and find by view token return it with its dashboards in order (repeats kept)",
       Effect.gen(function* () {

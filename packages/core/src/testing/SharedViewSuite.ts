@@ -90,15 +90,16 @@ export const viewSuiteKit = <A extends SharedView, Change>(
 
 /**
  * Registers the suite under `describe("<noun> as a shared view: <name>")`. `makeLayer` is called once per test and must
- * give a fresh, empty, migrated store each time.
+ * give a fresh, empty, migrated store each time. Returns the {@link viewSuiteKit} of the kind, for its own cases.
  */
 export const sharedViewSuite = <A extends SharedView, Change>(
   kind: ViewKindFixture<A, Change>,
   name: string,
   makeLayer: () => Layer.Layer<ViewSuiteStores, unknown>
-): void => {
+): ReturnType<typeof viewSuiteKit<A, Change>> => {
+  const kit = viewSuiteKit(kind, makeLayer)
   describe(`${kind.noun} as a shared view: ${name}`, () => {
-    const { byToken, create, roundTrips, storage, test, token } = viewSuiteKit(kind, makeLayer)
+    const { byToken, create, roundTrips, storage, test, token } = kit
     /** Makes and stores a view with a fresh view token. */
     const stored = (account: Account, name: string, createdAt = T0) =>
       Effect.flatMap(kind.make(account, name, createdAt, newViewToken()), create)
@@ -223,4 +224,5 @@ export const sharedViewSuite = <A extends SharedView, Change>(
       })
     )
   })
+  return kit
 }
