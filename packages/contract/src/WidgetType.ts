@@ -138,6 +138,21 @@ const kinds = Object.fromEntries(widgetTypes.map((type) => [type, widgetTypeTabl
 /** The storage kind of a widget type (see {@link WidgetKind}). */
 export const widgetKind = (type: WidgetType): WidgetKind => kinds[type]
 
+/** The most entries a series or events tile's snapshot holds, and a page's tile of that kind (docs/api.md section 11). */
+export const MAX_SNAPSHOT_ENTRIES = 1000
+
+/**
+ * The snapshot rule (docs/api.md section 11): how many of a stream's most recent entries a snapshot sends for a tile
+ * of this kind, and the page's tile holds.
+ * - `state` tiles (leaderboards, lists, tables, ...): 1, the latest entry: it is the whole state.
+ * - `series` and `events` tiles (sparkline, line graph, maps, feeds, gallery, xy): the most recent
+ *   {@link MAX_SNAPSHOT_ENTRIES}, to draw the history.
+ * - `numeric` tiles (number, bars, dial): 2, the latest and the one before it: the page shows the change since the
+ *   previous value.
+ */
+export const snapshotEntries = (kind: WidgetKind): number =>
+  kind === "state" ? 1 : kind === "numeric" ? 2 : MAX_SNAPSHOT_ENTRIES
+
 /** What decimation keeps of a stream of `type` (see {@link WidgetTypeTraits.decimation}). */
 export const decimationMode = (type: WidgetType): "extremes" | "last" => widgetTypeTable[type].decimation
 

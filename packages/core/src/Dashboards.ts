@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { snapshotEntries } from "@dashstream/contract"
 import { Effect, Either } from "effect"
 import type { AccountId } from "./Account.js"
 import { AccountStore } from "./AccountStore.js"
@@ -17,12 +18,13 @@ import { type AccountNotFound, DashboardNotFound, InvalidRequest, type StorageFa
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
 import { sharedViewJson, sharedViewUseCases, type WithViewToken } from "./SharedView.js"
 import type { Widget } from "./Widget.js"
-import { type WidgetKind, widgetKind } from "./WidgetType.js"
+import { widgetKind } from "./WidgetType.js"
 
 /**
  * The use cases of dashboards (docs/api.md section 11): what the admin API, the CLI and the dashboard page call. A
  * dashboard is a shared view (`SharedView.ts`): listing, reading, deleting and replacing its view token are the ones
- * every shared view has ({@link views}). Bodies arrive decoded (`CreateDashboardBody`, `UpdateDashboardBody`: the grid
+ * every shared view has ({@link views}: `list`, `get`, `delete`, `rotateToken`, each failing with `AccountNotFound`
+ * or `DashboardNotFound`; a new token makes the old view URL stop working at once). Bodies arrive decoded (`CreateDashboardBody`, `UpdateDashboardBody`: the grid
  * rules are in their schemas); these check what needs storage (the account, its widgets).
  */
 
@@ -95,12 +97,6 @@ export const createDashboard = (
     (base, tiles) => ({ ...base, name: body.name, tiles })
   )
 
-/** The account's dashboards, oldest first. Fails with `AccountNotFound`. */
-export const listDashboards = views.list
-
-/** One dashboard. Fails with `AccountNotFound` or `DashboardNotFound`. */
-export const getDashboard = views.get
-
 /**
  * Replaces a dashboard's name and tiles and returns the new version; its view token keeps working. Fails with
  * `AccountNotFound`, `DashboardNotFound`, or `InvalidRequest` (path `tiles[i].streamName`) for a tile whose stream
@@ -125,15 +121,6 @@ export const updateDashboard = (
     })
   )
 
-/** Deletes a dashboard; its view URL stops working. Fails with `AccountNotFound` or `DashboardNotFound`. */
-export const deleteDashboard = views.delete
-
-/**
- * Gives a dashboard a new view token and returns it (docs/api.md section 11); the old view URL stops working at once.
- * Fails with `AccountNotFound` or `DashboardNotFound`.
- */
-export const rotateViewToken = views.rotateToken
-
 // ---------------------------------------------------------------------------------------------------------------
 // The view: what the dashboard page shows
 // ---------------------------------------------------------------------------------------------------------------
@@ -155,46 +142,35 @@ export interface ResolvedDashboard {
 }
 
 /**
+ * Dashboards of the account with each tile's widget (type and stream) looked up now: one read of the widgets of every
+ * stream they show (none when they show none).
+ */
+export const resolveDashboards = (
+  accountId: AccountId,
+  dashboards: ReadonlyArray<Dashboard>
+): Effect.Effect<Array<ResolvedDashboard>, StorageFailure, AccountStore> =>
+  Effect.gen(function* () {
+    const names = [...new Set(dashboards.flatMap((d) => d.tiles.map((t) => t.streamName)))]
+    const widgets = names.length === 0 ? new Map() : yield* (yield* AccountStore).findWidgets(accountId, names)
+    return dashboards.map((dashboard) => ({
+      dashboard,
+      tiles: dashboard.tiles.map((tile) => ({ tile, widget: widgets.get(tile.streamName) ?? null }))
+    }))
+  })
+
+/**
  * The dashboard of a view token (docs/api.md section 11, `GET /d/<viewToken>`) with each tile's widget (type and
  * stream) looked up now. Fails with `DashboardNotFound` for an unknown or rotated token (the page answers 404).
  */
 export const resolveView = (
   viewToken: string
 ): Effect.Effect<ResolvedDashboard, DashboardNotFound | StorageFailure, AccountStore | DashboardStore> =>
-  Effect.gen(function* () {
-    const dashboard = yield* views.findByToken(viewToken)
-    const accounts = yield* AccountStore
-    const names = [...new Set(dashboard.tiles.map((t) => t.streamName))]
-    const widgets = yield* accounts.findWidgets(dashboard.accountId, names)
-    return {
-      dashboard,
-      tiles: dashboard.tiles.map((tile) => ({ tile, widget: widgets.get(tile.streamName) ?? null }))
-    }
-  })
+  Effect.flatMap(views.findByToken(viewToken), (dashboard) =>
+    Effect.map(resolveDashboards(dashboard.accountId, [dashboard]), (resolved) => resolved[0]!)
+  )
 
-/** The most entries a series or events tile's snapshot holds (docs/api.md section 11). */
-export const MAX_SNAPSHOT_ENTRIES = 1000
-
-/**
- * The snapshot rule (docs/api.md section 11): how many of a stream's most recent entries a dashboard snapshot sends
- * for a tile of this kind.
- * - `state` tiles (leaderboards, lists, tables, ...): 1, the latest entry: it is the whole state.
- * - `series` and `events` tiles (sparkline, line graph, maps, feeds, gallery, xy): the most recent
- *   {@link MAX_SNAPSHOT_ENTRIES}, to draw the history.
- * - `numeric` tiles (number, bars, dial): 2, the latest and the one before it: the page shows the change since the
- *   previous value.
- */
-export const snapshotEntries = (kind: WidgetKind): number => {
-  switch (kind) {
-    case "state":
-      return 1
-    case "numeric":
-      return 2
-    case "series":
-    case "events":
-      return MAX_SNAPSHOT_ENTRIES
-  }
-}
+/** The snapshot rule (docs/api.md section 11), from `@dashstream/contract`, which the page's tiles hold to as well. */
+export { MAX_SNAPSHOT_ENTRIES, snapshotEntries } from "@dashstream/contract"
 
 /**
  * The streams a resolved dashboard follows (see `followDashboard`): one per tile, with the snapshot size of
@@ -208,8 +184,20 @@ export const dashboardFeeds = (resolved: ResolvedDashboard): Array<DashboardFeed
     type: widget === null ? null : widget.type
   }))
 
-// A tile as the `layout` event shows it: as stored (every member of it), with its widget's type.
-const layoutTile = ({ tile, widget }: ResolvedTile) => ({ ...tile, type: widget === null ? null : widget.type })
+/** A tile as the `layout` and `rotation` events show it: as stored (every member of it), with its widget's type. */
+export const layoutTile = ({ tile, widget }: ResolvedTile) => ({ ...tile, type: widget === null ? null : widget.type })
+
+/**
+ * What a view's event stream follows, from the key that tells a change (a dashboard's name and tiles, a rotation's
+ * fields and dashboards), the data of the event that announces one (serialised here) and the feeds; `version` is a
+ * short URL-safe digest of `key`.
+ */
+export const viewLayout = (key: string, data: unknown, feeds: ReadonlyArray<DashboardFeed>): DashboardLayout => ({
+  data: JSON.stringify(data),
+  key,
+  version: createHash("sha256").update(key).digest("base64url").slice(0, 16),
+  feeds
+})
 
 /**
  * What a dashboard's event stream follows (see `followDashboard`): its feeds, the data of its `layout` event
@@ -217,12 +205,9 @@ const layoutTile = ({ tile, widget }: ResolvedTile) => ({ ...tile, type: widget 
  * `type`, `null` when its widget no longer exists, so that a page can draw a tile it did not show before), and the
  * key that tells a changed name or tiles.
  */
-export const dashboardLayout = (resolved: ResolvedDashboard): DashboardLayout => {
-  const key = JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.dashboard.tiles })
-  return {
-    data: JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.tiles.map(layoutTile) }),
-    key,
-    version: createHash("sha256").update(key).digest("base64url").slice(0, 16),
-    feeds: dashboardFeeds(resolved)
-  }
-}
+export const dashboardLayout = (resolved: ResolvedDashboard): DashboardLayout =>
+  viewLayout(
+    JSON.stringify({ name: resolved.dashboard.name, tiles: resolved.dashboard.tiles }),
+    { name: resolved.dashboard.name, tiles: resolved.tiles.map(layoutTile) },
+    dashboardFeeds(resolved)
+  )

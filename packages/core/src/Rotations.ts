@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import type { AccountId } from "./Account.js"
 import { requireAccount } from "./AccountResource.js"
 import { AccountStore } from "./AccountStore.js"
 import type { Dashboard } from "./Dashboard.js"
-import { dashboardFeeds, type ResolvedDashboard } from "./Dashboards.js"
+import { dashboardFeeds, layoutTile, type ResolvedDashboard, resolveDashboards, viewLayout } from "./Dashboards.js"
 import { DashboardStore } from "./DashboardStore.js"
 import { type AccountNotFound, type InvalidRequest, RotationNotFound, type StorageFailure } from "./Errors.js"
 import type { DashboardFeed, DashboardLayout } from "./FollowDashboard.js"
@@ -14,7 +13,8 @@ import { sharedViewJson, sharedViewUseCases, type WithViewToken } from "./Shared
 /**
  * The use cases of rotations (docs/api.md section 15): what the admin API, the CLI and the rotation page call. A
  * rotation is a shared view (`SharedView.ts`): listing, reading, deleting and replacing its view token are the ones
- * every shared view has ({@link views}). Bodies arrive decoded (`RotationBody`: name, interval and the count of
+ * every shared view has ({@link views}: `list`, `get`, `delete`, `rotateToken`, each failing with `AccountNotFound` or
+ * `RotationNotFound`; a new token makes the old view URL stop working at once). Bodies arrive decoded (`RotationBody`: name, interval and the count of
  * dashboards are in its schema); these check what needs storage (the account, its dashboards).
  */
 
@@ -51,12 +51,6 @@ export const createRotation = (
   AccountStore | DashboardStore
 > => views.create(accountId, checked(accountId, body), (base, change) => ({ ...base, ...change }))
 
-/** The account's rotations, oldest first. Fails with `AccountNotFound`. */
-export const listRotations = views.list
-
-/** One rotation. Fails with `AccountNotFound` or `RotationNotFound`. */
-export const getRotation = views.get
-
 /**
  * Replaces a rotation's name, dashboards and interval and returns the new version; its view token keeps working, and
  * its open pages follow the change (docs/api.md section 15). Fails with `AccountNotFound`, `RotationNotFound`, or
@@ -71,15 +65,6 @@ export const updateRotation = (
   AccountNotFound | RotationNotFound | InvalidRequest | StorageFailure,
   AccountStore | DashboardStore
 > => views.update(accountId, rotationId, checked(accountId, body))
-
-/** Deletes a rotation; its view URL stops working. Fails with `AccountNotFound` or `RotationNotFound`. */
-export const deleteRotation = views.delete
-
-/**
- * Gives a rotation a new view token and returns it (docs/api.md section 15); the old view URL stops working at once.
- * Fails with `AccountNotFound` or `RotationNotFound`.
- */
-export const rotateRotationViewToken = views.rotateToken
 
 // ---------------------------------------------------------------------------------------------------------------
 // The view: what the rotation page shows
@@ -117,16 +102,7 @@ export const resolveRotationView = (
       seen.add(id)
       shown.push(dashboard)
     }
-    const names = [...new Set(shown.flatMap((d) => d.tiles.map((t) => t.streamName)))]
-    const widgets = names.length === 0 ? new Map() : yield* (yield* AccountStore).findWidgets(rotation.accountId, names)
-    return {
-      rotation,
-      viewToken,
-      dashboards: shown.map((dashboard) => ({
-        dashboard,
-        tiles: dashboard.tiles.map((tile) => ({ tile, widget: widgets.get(tile.streamName) ?? null }))
-      }))
-    }
+    return { rotation, viewToken, dashboards: yield* resolveDashboards(rotation.accountId, shown) }
   })
 
 /**
@@ -162,17 +138,13 @@ export const rotationLayout = (resolved: ResolvedRotation): DashboardLayout => {
   for (const view of resolved.dashboards) {
     for (const feed of dashboardFeeds(view)) feeds.push({ ...feed, dashboardIds: [view.dashboard.id] })
   }
-  return {
-    data: JSON.stringify({
-      rotation: rotationView({ ...rotation, viewToken: resolved.viewToken }),
-      dashboards: resolved.dashboards.map(({ dashboard, tiles }) => ({
-        id: dashboard.id,
-        name: dashboard.name,
-        tiles: tiles.map(({ tile, widget }) => ({ ...tile, type: widget === null ? null : widget.type }))
-      }))
-    }),
-    key,
-    version: createHash("sha256").update(key).digest("base64url").slice(0, 16),
-    feeds
+  const data = {
+    rotation: rotationView({ ...rotation, viewToken: resolved.viewToken }),
+    dashboards: resolved.dashboards.map(({ dashboard, tiles }) => ({
+      id: dashboard.id,
+      name: dashboard.name,
+      tiles: tiles.map(layoutTile)
+    }))
   }
+  return viewLayout(key, data, feeds)
 }

@@ -42,7 +42,7 @@ describe("dashboard use cases", () => {
           ["zeta", "alpha", "mid"]
         )
         assert.match(viewToken, /^dv_[A-Za-z0-9_-]{43}$/)
-        assert.deepStrictEqual(yield* Dashboards.getDashboard(account.id, dashboard.id), dashboard)
+        assert.deepStrictEqual(yield* Dashboards.views.get(account.id, dashboard.id), dashboard)
         const view = yield* Dashboards.resolveView(viewToken)
         assert.deepStrictEqual(view.dashboard, dashboard)
         assert.deepStrictEqual(
@@ -72,7 +72,7 @@ describe("dashboard use cases", () => {
         assert.strictEqual((refused as InvalidRequest).path, "tiles")
         assert.include(refused.message, `at most ${MAX_TILES} tiles`)
         assert.include(refused.message, `${MAX_TILES + 1} widgets`)
-        assert.deepStrictEqual(yield* Dashboards.listDashboards(over.id), [])
+        assert.deepStrictEqual(yield* Dashboards.views.list(over.id), [])
       })
     )
   )
@@ -91,7 +91,7 @@ describe("dashboard use cases", () => {
           Dashboards.updateDashboard(account.id, dashboard.id, { name: "d", tiles: [tile("b", 0)] })
         )
         assert.deepStrictEqual([update._tag, (update as any).path], ["InvalidRequest", "tiles[0].streamName"])
-        assert.deepStrictEqual(yield* Dashboards.listDashboards(other.id), [])
+        assert.deepStrictEqual(yield* Dashboards.views.list(other.id), [])
       })
     )
   )
@@ -107,19 +107,19 @@ describe("dashboard use cases", () => {
           Effect.map(Effect.flip(effect), (e) => e._tag)
         for (const effect of [
           Dashboards.createDashboard(ghost, body),
-          Dashboards.listDashboards(ghost),
-          Dashboards.getDashboard(ghost, dashboard),
+          Dashboards.views.list(ghost),
+          Dashboards.views.get(ghost, dashboard),
           Dashboards.updateDashboard(ghost, dashboard, body),
-          Dashboards.deleteDashboard(ghost, dashboard),
-          Dashboards.rotateViewToken(ghost, dashboard)
+          Dashboards.views.delete(ghost, dashboard),
+          Dashboards.views.rotateToken(ghost, dashboard)
         ]) {
           assert.strictEqual(yield* tags(effect), "AccountNotFound")
         }
         for (const effect of [
-          Dashboards.getDashboard(account.id, dashboard),
+          Dashboards.views.get(account.id, dashboard),
           Dashboards.updateDashboard(account.id, dashboard, body),
-          Dashboards.deleteDashboard(account.id, dashboard),
-          Dashboards.rotateViewToken(account.id, dashboard)
+          Dashboards.views.delete(account.id, dashboard),
+          Dashboards.views.rotateToken(account.id, dashboard)
         ]) {
           assert.strictEqual(yield* tags(effect), "DashboardNotFound")
         }
@@ -133,18 +133,18 @@ describe("dashboard use cases", () => {
         const account = yield* withAccount([["s", "label"]])
         const dashboard = yield* Dashboards.createDashboard(account.id, { name: "d" })
         const old = dashboard.viewToken
-        const rotated = yield* Dashboards.rotateViewToken(account.id, dashboard.id)
+        const rotated = yield* Dashboards.views.rotateToken(account.id, dashboard.id)
         assert.notStrictEqual(rotated.viewToken, old)
         assert.deepStrictEqual(rotated, { ...dashboard, viewToken: rotated.viewToken })
-        assert.deepStrictEqual(yield* Dashboards.getDashboard(account.id, dashboard.id), rotated)
+        assert.deepStrictEqual(yield* Dashboards.views.get(account.id, dashboard.id), rotated)
         const error = yield* Effect.flip(Dashboards.resolveView(old))
         assert.strictEqual(error._tag, "DashboardNotFound")
         assert.notInclude(error.message, old)
         assert.deepStrictEqual((yield* Dashboards.resolveView(rotated.viewToken)).dashboard, rotated)
         assert.strictEqual((yield* Effect.flip(Dashboards.resolveView("")))._tag, "DashboardNotFound")
-        yield* Dashboards.deleteDashboard(account.id, dashboard.id)
+        yield* Dashboards.views.delete(account.id, dashboard.id)
         assert.strictEqual((yield* Effect.flip(Dashboards.resolveView(rotated.viewToken)))._tag, "DashboardNotFound")
-        assert.deepStrictEqual(yield* Dashboards.listDashboards(account.id), [])
+        assert.deepStrictEqual(yield* Dashboards.views.list(account.id), [])
       })
     )
   )
@@ -162,7 +162,7 @@ describe("dashboard use cases", () => {
         const updated = yield* Dashboards.updateDashboard(account.id, dashboard.id, { name: "e", tiles })
         assert.deepStrictEqual(updated, { ...dashboard, name: "e", tiles })
         assert.deepStrictEqual((yield* Dashboards.resolveView(viewToken)).dashboard, updated)
-        assert.deepStrictEqual(yield* Dashboards.listDashboards(account.id), [updated])
+        assert.deepStrictEqual(yield* Dashboards.views.list(account.id), [updated])
       })
     )
   )

@@ -14,6 +14,7 @@ import { StreamStore } from "../src/StreamStore.js"
 import { micros } from "../src/Time.js"
 import type { Widget } from "../src/Widget.js"
 import { MemoryStore } from "../src/testing/index.js"
+import { recorder as recordEvents } from "./support/recorder.js"
 
 const T0 = 1_700_000_000_000_000
 
@@ -48,54 +49,20 @@ const setup = Effect.gen(function* () {
 })
 
 /**
- * A sink that records each event as `<kind> <data>` (a snapshot once its last piece is in), and every piece of a
- * snapshot in `pieces`. `writable` completes when `gate` says so (at once by default).
+ * The shared recorder (`support/recorder.ts`), each snapshot's server time (`now`, which differs run to run) checked,
+ * kept in `nows` and dropped from the recorded event.
  */
 const recorder = () => {
-  const events: Array<string> = []
-  const pieces: Array<string> = []
   const nows: Array<number> = []
-  let snapshot = ""
-  let open = true
-  const waiting: Array<() => void> = []
-  const sink: DashboardSink = {
-    snapshot: (part, last) => {
-      pieces.push(part)
-      snapshot += part
-      if (!last) return
-      // The server's time (`now`) differs run to run: checked once below, dropped here.
-      const now = /,"now":(\d+(?:\.\d+)?)\}$/.exec(snapshot)
-      if (now === null) throw new Error(`snapshot without the server's time: ${snapshot}`)
+  const recorded = recordEvents({
+    snapshot: (text) => {
+      const now = /,"now":(\d+(?:\.\d+)?)\}$/.exec(text)
+      if (now === null) throw new Error(`snapshot without the server's time: ${text}`)
       nows.push(Number(now[1]))
-      events.push(`snapshot ${snapshot.slice(0, now.index)}}`)
-      snapshot = ""
-    },
-    entry: (d) => events.push(`entry ${d}`),
-    clear: (d) => events.push(`clear ${d}`),
-    deleted: (d) => events.push(`deleted ${d}`),
-    layout: (d) => events.push(`layout ${d}`),
-    failed: (e) => events.push(`failed ${e._tag}`),
-    overflowed: () => events.push("overflowed"),
-    writable: Effect.async<void>((resume) => {
-      if (open) return resume(Effect.void)
-      waiting.push(() => resume(Effect.void))
-    }),
-    live: (isLive) => events.push(`live ${isLive}`)
-  }
-  return {
-    events,
-    pieces,
-    /** The server's time (`now`, seconds) each snapshot carried. */
-    nows,
-    sink,
-    /** Stops (`false`) or lets through (`true`) the sink's `writable`. */
-    gate: (isOpen: boolean) => {
-      open = isOpen
-      if (isOpen) for (const w of waiting.splice(0)) w()
-    },
-    /** The events without the `live` notices. */
-    sent: () => events.filter((e) => !e.startsWith("live "))
-  }
+      return `${text.slice(0, now.index)}}`
+    }
+  })
+  return { ...recorded, nows }
 }
 
 const options = { maxHeldBytes: 1024 * 1024 }

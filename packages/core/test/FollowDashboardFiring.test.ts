@@ -8,12 +8,13 @@ import { AlertStore } from "../src/alerts/AlertStore.js"
 import { initialEvaluation } from "../src/alerts/RuleStateMachine.js"
 import * as RuleWatch from "../src/alerts/RuleWatch.js"
 import { ChangeFeed } from "../src/ChangeFeed.js"
-import { type DashboardFollower, type DashboardSink, followDashboard } from "../src/FollowDashboard.js"
+import { type DashboardFollower, followDashboard } from "../src/FollowDashboard.js"
 import { StreamName } from "../src/StreamName.js"
 import { StreamStore } from "../src/StreamStore.js"
 import { micros } from "../src/Time.js"
 import type { Widget } from "../src/Widget.js"
 import { MemoryStore } from "../src/testing/index.js"
+import { recorder } from "./support/recorder.js"
 
 /**
  * The firing alert rules of a page's tiles (docs/api.md section 11.5): the snapshot's `firing` names the firing rules
@@ -67,26 +68,11 @@ const setup = Effect.gen(function* () {
       engine.settled
     )
   const follow = (): { events: Array<string>; follower: DashboardFollower } => {
-    const events: Array<string> = []
-    let snapshot = ""
-    const sink: DashboardSink = {
-      snapshot: (part, last) => {
-        snapshot += part
-        if (!last) return
-        const firing = /"firing":(\{.*?\}),"now"/.exec(snapshot)
-        events.push(`snapshot ${firing?.[1]}`)
-        snapshot = ""
-      },
-      entry: () => {},
-      clear: () => {},
-      deleted: () => {},
-      layout: () => {},
-      alerts: (data) => events.push(`alerts ${data}`),
-      failed: (e) => events.push(`failed ${e._tag}`),
-      overflowed: () => {},
-      writable: Effect.void,
-      live: () => {}
-    }
+    // A snapshot is recorded by its firing rules alone.
+    const { events, sink } = recorder({
+      kinds: ["snapshot", "alerts", "failed"],
+      snapshot: (text) => `${/"firing":(\{.*?\}),"now"/.exec(text)?.[1]}`
+    })
     const feeds = [cpu, disk].map((w) => ({ streamName: w.streamName, stream: w.id, recent: 1, type: "number" }))
     const follower = followDashboard({ data: "{}", key: "k", version: "v", feeds }, runtime, sink, {
       maxHeldBytes: 1 << 20,

@@ -4,7 +4,7 @@ import { AccountStore } from "../src/AccountStore.js"
 import { ChangeFeed } from "../src/ChangeFeed.js"
 import * as Dashboards from "../src/Dashboards.js"
 import { DashboardStore } from "../src/DashboardStore.js"
-import { type DashboardSink, followDashboard } from "../src/FollowDashboard.js"
+import { followDashboard } from "../src/FollowDashboard.js"
 import { checkDashboardIds, checkRotationBody } from "../src/Rotation.js"
 import * as Rotations from "../src/Rotations.js"
 import { StreamName } from "../src/StreamName.js"
@@ -12,6 +12,7 @@ import { StreamStore } from "../src/StreamStore.js"
 import { micros } from "../src/Time.js"
 import * as UseCases from "../src/UseCases.js"
 import { MemoryStore } from "../src/testing/index.js"
+import { recorder as recordEvents } from "./support/recorder.js"
 
 /**
  * Rotations (docs/api.md section 15): the body rules with the paths the admin API reports, the use cases over the memory
@@ -101,7 +102,7 @@ describe("rotation use cases", () => {
         assert.strictEqual(refused._tag === "InvalidRequest" && refused.path, "dashboardIds[1]")
         const unknown = yield* Effect.flip(Rotations.createRotation("nope", body))
         assert.strictEqual(unknown._tag, "AccountNotFound")
-        assert.deepStrictEqual(yield* Rotations.listRotations(account.id), [])
+        assert.deepStrictEqual(yield* Rotations.views.list(account.id), [])
 
         const rotation = yield* Rotations.createRotation(account.id, {
           ...body,
@@ -118,52 +119,33 @@ describe("rotation use cases", () => {
         assert.strictEqual((yield* Effect.flip(Dashboards.resolveView(viewToken)))._tag, "DashboardNotFound")
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView("")))._tag, "RotationNotFound")
 
-        const next = yield* Rotations.rotateRotationViewToken(account.id, rotation.id)
+        const next = yield* Rotations.views.rotateToken(account.id, rotation.id)
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView(viewToken)))._tag, "RotationNotFound")
         assert.deepStrictEqual((yield* Rotations.resolveRotationView(next.viewToken)).rotation, next)
         assert.deepStrictEqual(next, { ...rotation, viewToken: next.viewToken })
         // Every answer shows the current share link again, under the base path when one is given.
-        assert.deepStrictEqual(yield* Rotations.getRotation(account.id, rotation.id), next)
+        assert.deepStrictEqual(yield* Rotations.views.get(account.id, rotation.id), next)
         assert.strictEqual(Rotations.rotationView(next).url, `/r/${next.viewToken}`)
         assert.strictEqual(Rotations.rotationView(next, "/ds").url, `/ds/r/${next.viewToken}`)
         assert.deepStrictEqual(Rotations.rotationView({ ...next, viewToken: null }).url, null)
 
         // A deleted dashboard leaves it.
-        yield* Dashboards.deleteDashboard(account.id, b)
-        assert.deepStrictEqual((yield* Rotations.getRotation(account.id, rotation.id)).dashboardIds, [a])
-        yield* Rotations.deleteRotation(account.id, rotation.id)
-        assert.strictEqual(
-          (yield* Effect.flip(Rotations.getRotation(account.id, rotation.id)))._tag,
-          "RotationNotFound"
-        )
+        yield* Dashboards.views.delete(account.id, b)
+        assert.deepStrictEqual((yield* Rotations.views.get(account.id, rotation.id)).dashboardIds, [a])
+        yield* Rotations.views.delete(account.id, rotation.id)
+        assert.strictEqual((yield* Effect.flip(Rotations.views.get(account.id, rotation.id)))._tag, "RotationNotFound")
         assert.strictEqual((yield* Effect.flip(Rotations.resolveRotationView(next.viewToken)))._tag, "RotationNotFound")
       })
     )
   )
 })
 
-/** A sink that records each event as `<kind> <data>`. */
-const recorder = () => {
-  const events: Array<string> = []
-  let snapshot = ""
-  const sink: DashboardSink = {
-    snapshot: (part, last) => {
-      snapshot += part
-      if (!last) return
-      events.push(`snapshot ${snapshot}`)
-      snapshot = ""
-    },
-    entry: (d) => events.push(`entry ${d}`),
-    clear: (d) => events.push(`clear ${d}`),
-    deleted: (d) => events.push(`deleted ${d}`),
-    layout: (d) => events.push(`rotation ${d}`),
-    failed: (e) => events.push(`failed ${e._tag}`),
-    overflowed: () => events.push("overflowed"),
-    writable: Effect.void,
-    live: () => {}
-  }
-  return { sink, events }
-}
+/** A sink that records each event as `<kind> <data>` (the layout event as `rotation`), without `live` notices. */
+const recorder = () =>
+  recordEvents({
+    layoutName: "rotation",
+    kinds: ["snapshot", "entry", "clear", "deleted", "layout", "failed", "overflowed"]
+  })
 
 describe("a rotation's one event stream", () => {
   it.live("follows the union of its dashboards' streams once each; events name the dashboards showing them", () =>

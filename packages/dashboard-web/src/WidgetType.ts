@@ -1,4 +1,4 @@
-import { type WidgetType, widgetKind } from "@dashstream/contract"
+import { MAX_SNAPSHOT_ENTRIES, snapshotEntries, type WidgetType, widgetKind } from "@dashstream/contract"
 
 /**
  * The 20 widget type identifiers (docs/api.md section 2), from `@dashstream/contract`: it imports nothing, so the browser
@@ -7,22 +7,11 @@ import { type WidgetType, widgetKind } from "@dashstream/contract"
 export { type WidgetType, widgetTypes } from "@dashstream/contract"
 
 /**
- * How many entries a tile holds in the browser:
- * - `state` types (leaderboards, lists, tables, ...) show only their latest entry (docs/api.md section 3, kind "state");
- * - `numeric` gauges show the latest value and the change since the previous one, so they keep two;
- * - `series` and `events` types keep the most recent {@link maxHeldEntries}, like the section-11 snapshot.
+ * How many entries a tile holds in the browser: as many as the section-11 snapshot sends for its type's kind
+ * (`snapshotEntries` of `@dashstream/contract`): 1 for `state` types, 2 for `numeric` gauges (the latest value and the
+ * change since the previous one), the most recent {@link maxHeldEntries} for `series` and `events` types.
  */
-export const heldEntries = (type: WidgetType): number => {
-  switch (widgetKind(type)) {
-    case "state":
-      return 1
-    case "numeric":
-      return 2
-    case "series":
-    case "events":
-      return maxHeldEntries
-  }
-}
+export const heldEntries = (type: WidgetType): number => snapshotEntries(widgetKind(type))
 
 /** The most entries a series or events tile holds (the section-11 snapshot sends at most 1,000). */
-export const maxHeldEntries = 1000
+export const maxHeldEntries = MAX_SNAPSHOT_ENTRIES

@@ -102,7 +102,7 @@ export const createRule = (accountId: AccountId, flags: RuleFlags, json: boolean
 /** `alerts rules list`: the account's rules with their state, oldest first, or with `json` `{"rules": [...]}`. */
 export const listRules = (accountId: AccountId, json: boolean) =>
   Effect.gen(function* () {
-    const rules = yield* AlertAdmin.listRules(accountId).pipe(Effect.catchTags(accountNotFound))
+    const rules = yield* AlertAdmin.rules.list(accountId).pipe(Effect.catchTags(accountNotFound))
     if (json) return yield* Console.log(JSON.stringify({ rules: rules.map(AlertAdmin.ruleJson) }))
     if (rules.length === 0) return yield* Console.log("The account has no alert rules yet.")
     yield* printTable([
@@ -126,7 +126,7 @@ export const listRules = (accountId: AccountId, json: boolean) =>
 /** `alerts rules delete`: deletes a rule; its transitions stay in the history. */
 export const deleteRule = (accountId: AccountId, id: string) =>
   Effect.zipRight(
-    AlertAdmin.deleteRule(accountId, id).pipe(Effect.catchTags(ruleNotFound)),
+    AlertAdmin.rules.delete(accountId, id).pipe(Effect.catchTags(ruleNotFound)),
     Console.log(`Deleted alert rule ${id}.`)
   )
 
@@ -155,7 +155,7 @@ export const createReceiver = (accountId: AccountId, flags: ReceiverFlags, json:
 /** `alerts receivers list`: the account's receivers, oldest first, or with `json` `{"receivers": [...]}`. */
 export const listReceivers = (accountId: AccountId, json: boolean) =>
   Effect.gen(function* () {
-    const receivers = yield* AlertAdmin.listReceivers(accountId).pipe(Effect.catchTags(accountNotFound))
+    const receivers = yield* AlertAdmin.receivers.list(accountId).pipe(Effect.catchTags(accountNotFound))
     if (json) return yield* Console.log(JSON.stringify({ receivers: receivers.map(AlertAdmin.receiverJson) }))
     if (receivers.length === 0) return yield* Console.log("The account has no receivers yet.")
     yield* printTable([
@@ -170,7 +170,7 @@ export const listReceivers = (accountId: AccountId, json: boolean) =>
 /** `alerts receivers delete`: deletes a receiver; its id leaves every rule. */
 export const deleteReceiver = (accountId: AccountId, id: string) =>
   Effect.zipRight(
-    AlertAdmin.deleteReceiver(accountId, id).pipe(Effect.catchTags(receiverNotFound)),
+    AlertAdmin.receivers.delete(accountId, id).pipe(Effect.catchTags(receiverNotFound)),
     Console.log(`Deleted receiver ${id}; it left every rule that notified it.`)
   )
 

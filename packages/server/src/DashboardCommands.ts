@@ -89,8 +89,8 @@ export const create = (
 /** Dashboards as the `dashboards list` and `dashboards rotate-token` commands show them (see `ViewCommands`). */
 export const views: ViewCommandKind<Dashboard> = {
   kind: "dashboard",
-  list: (accountId) => Dashboards.listDashboards(accountId).pipe(Effect.catchTags(accountNotFound)),
-  rotate: (accountId, id) => Dashboards.rotateViewToken(accountId, id).pipe(Effect.catchTags(dashboardNotFound)),
+  list: (accountId) => Dashboards.views.list(accountId).pipe(Effect.catchTags(accountNotFound)),
+  rotate: (accountId, id) => Dashboards.views.rotateToken(accountId, id).pipe(Effect.catchTags(dashboardNotFound)),
   toJson: Dashboards.dashboardView,
   columns: { headers: ["TILES"], cells: (d) => [String(d.tiles.length)] }
 }

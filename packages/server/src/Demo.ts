@@ -138,7 +138,7 @@ export const prepare = (
     // A demo stream the operator replaced by a widget of another type is left alone.
     const widgets = demoWidgets.filter((widget) => existing.get(widget.streamName) === widget.type)
     if (found === undefined) yield* backfill(accountId, widgets)
-    const dashboards = yield* Dashboards.listDashboards(accountId).pipe(Effect.mapError(failed("read the dashboards")))
+    const dashboards = yield* Dashboards.views.list(accountId).pipe(Effect.mapError(failed("read the dashboards")))
     const dashboard = dashboards.find((d: Dashboard) => d.name === DEMO_DASHBOARD)
     let viewToken: string | undefined
     let renewed = false
@@ -162,9 +162,9 @@ export const prepare = (
     } else if (dashboard.viewToken !== null) {
       viewToken = dashboard.viewToken
     } else if (rotate) {
-      viewToken = (yield* Dashboards.rotateViewToken(accountId, dashboard.id).pipe(
-        Effect.mapError(failed("give the dashboard a new view link"))
-      )).viewToken
+      viewToken = (yield* Dashboards.views
+        .rotateToken(accountId, dashboard.id)
+        .pipe(Effect.mapError(failed("give the dashboard a new view link")))).viewToken
       renewed = true
     }
     return { accountId, widgets, viewToken, renewed, created: found === undefined }

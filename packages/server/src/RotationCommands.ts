@@ -91,8 +91,8 @@ export const create = (
 /** Rotations as the `rotations list` and `rotations rotate-token` commands show them (see `ViewCommands`). */
 export const views: ViewCommandKind<Rotation> = {
   kind: "rotation",
-  list: (accountId) => Rotations.listRotations(accountId).pipe(Effect.catchTags(accountNotFound)),
-  rotate: (accountId, id) => Rotations.rotateRotationViewToken(accountId, id).pipe(Effect.catchTags(rotationNotFound)),
+  list: (accountId) => Rotations.views.list(accountId).pipe(Effect.catchTags(accountNotFound)),
+  rotate: (accountId, id) => Rotations.views.rotateToken(accountId, id).pipe(Effect.catchTags(rotationNotFound)),
   toJson: Rotations.rotationView,
   columns: {
     headers: ["DASHBOARDS", "INTERVAL"],
@@ -111,7 +111,7 @@ export const show = (
   prefix = ""
 ): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.gen(function* () {
-    const rotation = yield* Rotations.getRotation(accountId, rotationId).pipe(Effect.catchTags(rotationNotFound))
+    const rotation = yield* Rotations.views.get(accountId, rotationId).pipe(Effect.catchTags(rotationNotFound))
     const view = Rotations.rotationView(rotation, prefix)
     if (json) return yield* Console.log(JSON.stringify(view))
     yield* Console.log(`Rotation ${JSON.stringify(view.name)} with id ${view.id}, created ${view.createdAt}:`)
@@ -126,6 +126,6 @@ export const remove = (
   rotationId: string
 ): Effect.Effect<void, CommandFailed | StorageFailure, AccountStore | DashboardStore> =>
   Effect.zipRight(
-    Rotations.deleteRotation(accountId, rotationId).pipe(Effect.catchTags(rotationNotFound)),
+    Rotations.views.delete(accountId, rotationId).pipe(Effect.catchTags(rotationNotFound)),
     Console.log(`Deleted rotation ${rotationId}; its view URL no longer opens.`)
   )

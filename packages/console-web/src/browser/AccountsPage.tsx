@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks"
 import { type Account, api } from "./api.js"
-import { ErrorText, routeHref, Section, ShownOnce } from "./ui.js"
+import { ErrorText, ListTable, routeHref, Section, ShownOnce } from "./ui.js"
 
 /** Accounts (docs/api.md section 14): the list, and a form that creates one and shows its access key once. */
 export const AccountsPage = () => {
@@ -37,35 +37,24 @@ export const AccountsPage = () => {
     <div class="cw-page">
       <h1>Accounts</h1>
       <Section title="All accounts">
-        <ErrorText error={loadError} />
-        {accounts === undefined ? (
-          <p class="cw-muted">Loading…</p>
-        ) : accounts.length === 0 ? (
-          <p class="cw-muted">No accounts yet: create the first one below.</p>
-        ) : (
-          <table class="cw-table cw-accounts">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Id</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {accounts.map((a) => (
-                <tr key={a.id} data-account={a.id}>
-                  <td>
-                    <a href={routeHref({ page: "account", accountId: a.id })}>{a.name === "" ? "(no name)" : a.name}</a>
-                  </td>
-                  <td>
-                    <code>{a.id}</code>
-                  </td>
-                  <td>{new Date(a.createdAt).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <ListTable
+          items={accounts}
+          loadError={loadError}
+          empty="No accounts yet: create the first one below."
+          class="cw-accounts"
+          headers={["Name", "Id", "Created"]}
+          row={(a) => (
+            <tr key={a.id} data-account={a.id}>
+              <td>
+                <a href={routeHref({ page: "account", accountId: a.id })}>{a.name === "" ? "(no name)" : a.name}</a>
+              </td>
+              <td>
+                <code>{a.id}</code>
+              </td>
+              <td>{new Date(a.createdAt).toLocaleString()}</td>
+            </tr>
+          )}
+        />
       </Section>
       <Section title="Create an account">
         <form class="cw-inline-form" onSubmit={(e) => void create(e)}>

@@ -2,7 +2,6 @@
  * The forms of an account's alert rules and receivers (docs/api.md sections 18.1, 18.2): create or edit one, a 400
  * shown beside the field its `path` names and the form kept.
  */
-import type { ComponentChildren } from "preact"
 import { useState } from "preact/hooks"
 import {
   conditionKindLabels,
@@ -15,7 +14,7 @@ import {
   type RuleDraft
 } from "./alertForm.js"
 import { type AlertRule, ApiError, type Receiver } from "./api.js"
-import { ErrorText, FieldMessage } from "./ui.js"
+import { ErrorText, Field, FieldMessage } from "./ui.js"
 
 /**
  * The state of a form sent to the API: `send` runs `call`; a 400 naming a field is kept as that field's message
@@ -49,19 +48,6 @@ const useSend = () => {
     edited: (name: string) => setField((f) => (f?.name === name ? undefined : f))
   }
 }
-
-/** A labelled field with its server message beside it. */
-const Field = (props: {
-  readonly label: string
-  readonly message: string | undefined
-  readonly children: ComponentChildren
-}) => (
-  <label class="cw-field">
-    {props.label}
-    {props.children}
-    <FieldMessage message={props.message} />
-  </label>
-)
 
 /** The buttons ending a form: submit (`label`) and Cancel. */
 const FormButtons = (props: { readonly label: string; readonly sending: boolean; readonly onCancel: () => void }) => (

@@ -3,7 +3,7 @@ import { ReceiverForm, RuleForm } from "./AlertForms.js"
 import { conditionText, localTimeToIso, ruleDraftOf, silencePresets, silenceUntil } from "./alertForm.js"
 import { type AlertRule, api, ApiError, type Receiver } from "./api.js"
 import { intervalText } from "./rotationForm.js"
-import { ConfirmButton, ErrorText, Section } from "./ui.js"
+import { ConfirmButton, ErrorText, ListTable, Section } from "./ui.js"
 import { useRowAction, useViewList } from "./views.js"
 
 /** How often the rules are read again, in milliseconds: their state changes as points arrive. */
@@ -46,54 +46,39 @@ export const AlertsPanel = (props: { readonly accountId: string }) => {
         A rule watches one stream and notifies its receivers when its condition starts and stops holding.
       </p>
       <h3>Rules</h3>
-      <ErrorText error={rules.loadError} />
-      {rules.items === undefined ? (
-        <p class="cw-muted">Loading…</p>
-      ) : rules.items.length === 0 ? (
-        <p class="cw-muted">No rules yet.</p>
-      ) : (
-        <table class="cw-table cw-alert-rules">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Stream</th>
-              <th>Condition</th>
-              <th>For</th>
-              <th>State</th>
-              <th>Receivers</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {rules.items.map((rule) => (
-              <tr key={rule.id} data-rule={rule.id}>
-                <td class="cw-wrap">{rule.name}</td>
-                <td class="cw-wrap">{rule.streamName}</td>
-                <td class="cw-nowrap">{conditionText(rule.condition)}</td>
-                <td class="cw-nowrap">{intervalText(rule.for)}</td>
-                <td>
-                  <RuleState rule={rule} />
-                </td>
-                <td class="cw-wrap">
-                  {rule.receiverIds.length === 0 ? (
-                    <span class="cw-muted">none</span>
-                  ) : (
-                    rule.receiverIds.map((id) => receiverNames.get(id) ?? "…").join(", ")
-                  )}
-                </td>
-                <td>
-                  <RuleActions
-                    accountId={accountId}
-                    rule={rule}
-                    onEdit={() => setEditing({ what: "rule", rule })}
-                    onChanged={() => void rules.reload()}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={rules.items}
+        loadError={rules.loadError}
+        empty="No rules yet."
+        class="cw-alert-rules"
+        headers={["Name", "Stream", "Condition", "For", "State", "Receivers", ""]}
+        row={(rule) => (
+          <tr key={rule.id} data-rule={rule.id}>
+            <td class="cw-wrap">{rule.name}</td>
+            <td class="cw-wrap">{rule.streamName}</td>
+            <td class="cw-nowrap">{conditionText(rule.condition)}</td>
+            <td class="cw-nowrap">{intervalText(rule.for)}</td>
+            <td>
+              <RuleState rule={rule} />
+            </td>
+            <td class="cw-wrap">
+              {rule.receiverIds.length === 0 ? (
+                <span class="cw-muted">none</span>
+              ) : (
+                rule.receiverIds.map((id) => receiverNames.get(id) ?? "…").join(", ")
+              )}
+            </td>
+            <td>
+              <RuleActions
+                accountId={accountId}
+                rule={rule}
+                onEdit={() => setEditing({ what: "rule", rule })}
+                onChanged={() => void rules.reload()}
+              />
+            </td>
+          </tr>
+        )}
+      />
       {editing?.what === "rule" ? (
         <RuleForm
           key={editing.rule?.id ?? "new"}
@@ -121,44 +106,31 @@ export const AlertsPanel = (props: { readonly accountId: string }) => {
       )}
 
       <h3>Receivers</h3>
-      <ErrorText error={receivers.loadError} />
-      {receivers.items === undefined ? (
-        <p class="cw-muted">Loading…</p>
-      ) : receivers.items.length === 0 ? (
-        <p class="cw-muted">No receivers yet.</p>
-      ) : (
-        <table class="cw-table cw-receivers">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Kind</th>
-              <th>URL</th>
-              <th>Secret</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {receivers.items.map((receiver) => (
-              <tr key={receiver.id} data-receiver={receiver.id}>
-                <td class="cw-wrap">{receiver.name}</td>
-                <td>{receiver.kind}</td>
-                <td class="cw-wrap">
-                  <code>{receiver.url}</code>
-                </td>
-                <td class="cw-nowrap">{receiver.hasSecret ? "has secret" : <span class="cw-muted">none</span>}</td>
-                <td>
-                  <ReceiverActions
-                    accountId={accountId}
-                    receiver={receiver}
-                    onEdit={() => setEditing({ what: "receiver", receiver })}
-                    onChanged={done}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        items={receivers.items}
+        loadError={receivers.loadError}
+        empty="No receivers yet."
+        class="cw-receivers"
+        headers={["Name", "Kind", "URL", "Secret", ""]}
+        row={(receiver) => (
+          <tr key={receiver.id} data-receiver={receiver.id}>
+            <td class="cw-wrap">{receiver.name}</td>
+            <td>{receiver.kind}</td>
+            <td class="cw-wrap">
+              <code>{receiver.url}</code>
+            </td>
+            <td class="cw-nowrap">{receiver.hasSecret ? "has secret" : <span class="cw-muted">none</span>}</td>
+            <td>
+              <ReceiverActions
+                accountId={accountId}
+                receiver={receiver}
+                onEdit={() => setEditing({ what: "receiver", receiver })}
+                onChanged={done}
+              />
+            </td>
+          </tr>
+        )}
+      />
       {editing?.what === "receiver" ? (
         <ReceiverForm
           key={editing.receiver?.id ?? "new"}

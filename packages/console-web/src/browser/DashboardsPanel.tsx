@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks"
 import { api } from "./api.js"
-import { ErrorText, routeHref, Section } from "./ui.js"
+import { ErrorText, ListTable, routeHref, Section } from "./ui.js"
 import { useViewList, ViewActions } from "./views.js"
 
 /**
@@ -36,46 +36,34 @@ export const DashboardsPanel = (props: { readonly accountId: string; readonly on
 
   return (
     <Section title="Dashboards">
-      <ErrorText error={loadError} />
-      {dashboards === undefined ? (
-        <p class="cw-muted">Loading…</p>
-      ) : dashboards.length === 0 ? (
-        <p class="cw-muted">No dashboards yet: create one below.</p>
-      ) : (
-        <table class="cw-table cw-dashboards">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Tiles</th>
-              <th>Created</th>
-              <th />
+      <ListTable
+        items={dashboards}
+        loadError={loadError}
+        empty="No dashboards yet: create one below."
+        class="cw-dashboards"
+        headers={["Name", "Tiles", "Created", ""]}
+        row={(d) => {
+          const href = routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })
+          return (
+            <tr key={d.id} data-dashboard={d.id}>
+              <td class="cw-wrap">
+                <a href={href}>{d.name}</a>
+              </td>
+              <td>{d.tiles.length}</td>
+              <td>{new Date(d.createdAt).toLocaleString()}</td>
+              <td>
+                <ViewActions
+                  kind="dashboards"
+                  accountId={props.accountId}
+                  view={d}
+                  edit={{ href, label: "Edit layout" }}
+                  onChanged={() => void changed()}
+                />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {dashboards.map((d) => {
-              const href = routeHref({ page: "editor", accountId: props.accountId, dashboardId: d.id })
-              return (
-                <tr key={d.id} data-dashboard={d.id}>
-                  <td class="cw-wrap">
-                    <a href={href}>{d.name}</a>
-                  </td>
-                  <td>{d.tiles.length}</td>
-                  <td>{new Date(d.createdAt).toLocaleString()}</td>
-                  <td>
-                    <ViewActions
-                      kind="dashboards"
-                      accountId={props.accountId}
-                      view={d}
-                      edit={{ href, label: "Edit layout" }}
-                      onChanged={() => void changed()}
-                    />
-                  </td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      )}
+          )
+        }}
+      />
       <h3>Create a dashboard</h3>
       <form class="cw-inline-form" onSubmit={(e) => void create(e)}>
         <label>

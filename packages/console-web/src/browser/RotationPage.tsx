@@ -9,7 +9,7 @@ import {
   rotationErrorTarget,
   type RotationErrorTarget
 } from "./rotationForm.js"
-import { ConfirmButton, Crumbs, ErrorText, FieldMessage, routeHref, useAccountName } from "./ui.js"
+import { ConfirmButton, Crumbs, ErrorText, Field, FieldMessage, routeHref, useAccountName } from "./ui.js"
 import { ShareLink } from "./ViewLink.js"
 
 /** The interval a new rotation's form starts with, in seconds (the operator changes it before creating). */
@@ -91,6 +91,18 @@ export const RotationPage = (props: { readonly accountId: string; readonly rotat
     setFieldError((e) => (e !== undefined && (clears(e.target) || e.target.kind === "dashboard") ? undefined : e))
     setNotice(undefined)
   }
+  // A text field of the draft: its value, invalid while the server's message is on it, and typing (which clears it).
+  const draftInput = (d: RotationDraft, field: "name" | "interval") => ({
+    value: d[field],
+    "aria-invalid": on(fieldError, (t) => t.kind === field) !== undefined,
+    onInput: (e: { readonly currentTarget: HTMLInputElement }) => {
+      const value = e.currentTarget.value
+      edit(
+        (d) => ({ ...d, [field]: value }),
+        (t) => t.kind === field
+      )
+    }
+  })
   const editList = (change: (ids: ReadonlyArray<string>) => ReadonlyArray<string>) =>
     edit(
       (d) => ({ ...d, dashboardIds: change(d.dashboardIds) }),
@@ -168,24 +180,13 @@ export const RotationPage = (props: { readonly accountId: string; readonly rotat
         ) : null
       ) : (
         <form class="cw-section cw-rotation-form" noValidate onSubmit={(e) => void save(e)}>
-          <label class="cw-field">
-            Name
-            <input
-              name="rotationName"
-              value={draft.name}
-              aria-invalid={on(fieldError, (t) => t.kind === "name") !== undefined}
-              onInput={(e) => {
-                const name = e.currentTarget.value
-                edit(
-                  (d) => ({ ...d, name }),
-                  (t) => t.kind === "name"
-                )
-              }}
-            />
-            <FieldMessage message={on(fieldError, (t) => t.kind === "name")} />
-          </label>
-          <label class="cw-field">
-            Seconds each dashboard is shown ({MIN_INTERVAL_SECONDS} to {MAX_INTERVAL_SECONDS})
+          <Field label="Name" message={on(fieldError, (t) => t.kind === "name")}>
+            <input name="rotationName" {...draftInput(draft, "name")} />
+          </Field>
+          <Field
+            label={`Seconds each dashboard is shown (${MIN_INTERVAL_SECONDS} to ${MAX_INTERVAL_SECONDS})`}
+            message={on(fieldError, (t) => t.kind === "interval")}
+          >
             <input
               name="intervalSeconds"
               type="number"
@@ -193,18 +194,9 @@ export const RotationPage = (props: { readonly accountId: string; readonly rotat
               min={MIN_INTERVAL_SECONDS}
               max={MAX_INTERVAL_SECONDS}
               step={1}
-              value={draft.interval}
-              aria-invalid={on(fieldError, (t) => t.kind === "interval") !== undefined}
-              onInput={(e) => {
-                const interval = e.currentTarget.value
-                edit(
-                  (d) => ({ ...d, interval }),
-                  (t) => t.kind === "interval"
-                )
-              }}
+              {...draftInput(draft, "interval")}
             />
-            <FieldMessage message={on(fieldError, (t) => t.kind === "interval")} />
-          </label>
+          </Field>
           <fieldset class="cw-rotation-dashboards">
             <legend>Dashboards, in the order shown (at most {MAX_ROTATION_DASHBOARDS})</legend>
             <FieldMessage message={on(fieldError, (t) => t.kind === "dashboards")} />

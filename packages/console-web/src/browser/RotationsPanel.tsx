@@ -1,7 +1,7 @@
 import { useMemo } from "preact/hooks"
 import { api } from "./api.js"
 import { intervalText } from "./rotationForm.js"
-import { ErrorText, routeHref, Section } from "./ui.js"
+import { ListTable, routeHref, Section } from "./ui.js"
 import { useViewList, ViewActions } from "./views.js"
 
 /**
@@ -23,56 +23,43 @@ export const RotationsPanel = (props: { readonly accountId: string; readonly cha
   return (
     <Section title="Rotations">
       <p class="cw-hint">A rotation shows dashboards of the account in turn on one screen, each for its interval.</p>
-      <ErrorText error={loadError} />
-      {rotations === undefined ? (
-        <p class="cw-muted">Loading…</p>
-      ) : rotations.length === 0 ? (
-        <p class="cw-muted">No rotations yet.</p>
-      ) : (
-        <table class="cw-table cw-rotations">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Dashboards</th>
-              <th>Interval</th>
-              <th>Created</th>
-              <th />
+      <ListTable
+        items={rotations}
+        loadError={loadError}
+        empty="No rotations yet."
+        class="cw-rotations"
+        headers={["Name", "Dashboards", "Interval", "Created", ""]}
+        row={(r) => {
+          const href = routeHref({ page: "rotation", accountId, rotationId: r.id })
+          return (
+            <tr key={r.id} data-rotation={r.id}>
+              <td class="cw-wrap">
+                <a href={href}>{r.name}</a>
+              </td>
+              <td class="cw-wrap cw-rotation-order">
+                {r.dashboardIds.length === 0 ? (
+                  <span class="cw-muted">none</span>
+                ) : dashboards === undefined ? (
+                  "…"
+                ) : (
+                  r.dashboardIds.map((id) => names.get(id) ?? "(deleted)").join(" → ")
+                )}
+              </td>
+              <td class="cw-nowrap">{intervalText(r.intervalSeconds)}</td>
+              <td>{new Date(r.createdAt).toLocaleString()}</td>
+              <td>
+                <ViewActions
+                  kind="rotations"
+                  accountId={accountId}
+                  view={r}
+                  edit={{ href, label: "Edit" }}
+                  onChanged={() => void reload()}
+                />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rotations.map((r) => {
-              const href = routeHref({ page: "rotation", accountId, rotationId: r.id })
-              return (
-                <tr key={r.id} data-rotation={r.id}>
-                  <td class="cw-wrap">
-                    <a href={href}>{r.name}</a>
-                  </td>
-                  <td class="cw-wrap cw-rotation-order">
-                    {r.dashboardIds.length === 0 ? (
-                      <span class="cw-muted">none</span>
-                    ) : dashboards === undefined ? (
-                      "…"
-                    ) : (
-                      r.dashboardIds.map((id) => names.get(id) ?? "(deleted)").join(" → ")
-                    )}
-                  </td>
-                  <td class="cw-nowrap">{intervalText(r.intervalSeconds)}</td>
-                  <td>{new Date(r.createdAt).toLocaleString()}</td>
-                  <td>
-                    <ViewActions
-                      kind="rotations"
-                      accountId={accountId}
-                      view={r}
-                      edit={{ href, label: "Edit" }}
-                      onChanged={() => void reload()}
-                    />
-                  </td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      )}
+          )
+        }}
+      />
       <p>
         <a class="cw-button cw-primary" href={routeHref({ page: "rotation", accountId, rotationId: undefined })}>
           New rotation

@@ -2,7 +2,7 @@ import { widgetTypes } from "@dashstream/dashboard-web/browser"
 import { useEffect, useState } from "preact/hooks"
 import { api, type Widget } from "./api.js"
 import { exampleText, formatAge, summarize } from "./examples.js"
-import { ConfirmButton, describeError, ErrorText, Section, useNow } from "./ui.js"
+import { ConfirmButton, describeError, ErrorText, ListTable, Section, useNow } from "./ui.js"
 
 /** How often the widgets list re-reads latest values (milliseconds). */
 const refreshMs = 3000
@@ -60,68 +60,55 @@ export const WidgetsPanel = (props: { readonly accountId: string }) => {
 
   return (
     <Section title="Widgets">
-      <ErrorText error={loadError} />
-      {widgets === undefined ? (
-        <p class="cw-muted">Loading…</p>
-      ) : widgets.length === 0 ? (
-        <p class="cw-muted">No widgets yet: create one below.</p>
-      ) : (
-        <table class="cw-table cw-widgets">
-          <thead>
-            <tr>
-              <th>Stream</th>
-              <th>Type</th>
-              <th>Latest value</th>
-              <th>Age</th>
-              <th />
+      <ListTable
+        items={widgets}
+        loadError={loadError}
+        empty="No widgets yet: create one below."
+        class="cw-widgets"
+        headers={["Stream", "Type", "Latest value", "Age", ""]}
+        row={(w) => [
+          <tr key={w.streamName} data-stream={w.streamName}>
+            <td class="cw-stream">{w.streamName}</td>
+            <td>{w.type}</td>
+            <td class="cw-latest">
+              {w.latest === undefined ? (
+                ""
+              ) : w.latest === null ? (
+                <span class="cw-muted">empty</span>
+              ) : (
+                summarize(w.type, w.latest.point)
+              )}
+            </td>
+            <td class="cw-age">{w.latest === undefined || w.latest === null ? "" : formatAge(w.latest.ts, now)}</td>
+            <td>
+              <div class="cw-actions">
+                <button
+                  type="button"
+                  aria-expanded={testing === w.streamName}
+                  onClick={() => setTesting(testing === w.streamName ? undefined : w.streamName)}
+                >
+                  Test point
+                </button>
+                <ConfirmButton
+                  label="Delete"
+                  question={`Delete ${w.streamName} and all its data?`}
+                  confirmLabel="Delete widget"
+                  danger
+                  action={() => void remove(w.streamName)}
+                />
+                {rowError?.stream === w.streamName ? <ErrorText error={rowError.error} /> : null}
+              </div>
+            </td>
+          </tr>,
+          testing === w.streamName ? (
+            <tr key={`${w.streamName} test`} class="cw-test-row">
+              <td colSpan={5}>
+                <TestPoint accountId={props.accountId} widget={w} onStored={() => void load()} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {widgets.map((w) => [
-              <tr key={w.streamName} data-stream={w.streamName}>
-                <td class="cw-stream">{w.streamName}</td>
-                <td>{w.type}</td>
-                <td class="cw-latest">
-                  {w.latest === undefined ? (
-                    ""
-                  ) : w.latest === null ? (
-                    <span class="cw-muted">empty</span>
-                  ) : (
-                    summarize(w.type, w.latest.point)
-                  )}
-                </td>
-                <td class="cw-age">{w.latest === undefined || w.latest === null ? "" : formatAge(w.latest.ts, now)}</td>
-                <td>
-                  <div class="cw-actions">
-                    <button
-                      type="button"
-                      aria-expanded={testing === w.streamName}
-                      onClick={() => setTesting(testing === w.streamName ? undefined : w.streamName)}
-                    >
-                      Test point
-                    </button>
-                    <ConfirmButton
-                      label="Delete"
-                      question={`Delete ${w.streamName} and all its data?`}
-                      confirmLabel="Delete widget"
-                      danger
-                      action={() => void remove(w.streamName)}
-                    />
-                    {rowError?.stream === w.streamName ? <ErrorText error={rowError.error} /> : null}
-                  </div>
-                </td>
-              </tr>,
-              testing === w.streamName ? (
-                <tr key={`${w.streamName} test`} class="cw-test-row">
-                  <td colSpan={5}>
-                    <TestPoint accountId={props.accountId} widget={w} onStored={() => void load()} />
-                  </td>
-                </tr>
-              ) : null
-            ])}
-          </tbody>
-        </table>
-      )}
+          ) : null
+        ]}
+      />
       <h3>Create a widget</h3>
       <form class="cw-inline-form" onSubmit={(e) => void create(e)}>
         <label>

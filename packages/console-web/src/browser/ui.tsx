@@ -21,6 +21,53 @@ export const ErrorText = ({ error }: { readonly error: unknown }) =>
     </p>
   )
 
+/** A labelled field (`<label class="cw-field">`) with its server message beside it. */
+export const Field = (props: {
+  readonly label: string
+  readonly message: string | undefined
+  readonly children: ComponentChildren
+}) => (
+  <label class="cw-field">
+    {props.label}
+    {props.children}
+    <FieldMessage message={props.message} />
+  </label>
+)
+
+/**
+ * A list of the console (accounts, widgets, dashboards, rotations, alert rules, receivers) as a table: the last load
+ * error, "Loading…" while `items` is undefined, `empty` when there are none, else a table of class `cw-table <class>`
+ * with a column per header (`""` for the actions column) and the rows `row` gives for each item.
+ */
+export const ListTable = <V,>(props: {
+  readonly items: ReadonlyArray<V> | undefined
+  readonly loadError: unknown
+  readonly empty: string
+  readonly class: string
+  readonly headers: ReadonlyArray<string>
+  readonly row: (item: V) => ComponentChildren
+}) => (
+  <>
+    <ErrorText error={props.loadError} />
+    {props.items === undefined ? (
+      <p class="cw-muted">Loading…</p>
+    ) : props.items.length === 0 ? (
+      <p class="cw-muted">{props.empty}</p>
+    ) : (
+      <table class={`cw-table ${props.class}`}>
+        <thead>
+          <tr>
+            {props.headers.map((header, i) => (
+              <th key={i}>{header === "" ? null : header}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.items.map(props.row)}</tbody>
+      </table>
+    )}
+  </>
+)
+
 /** A 400's message beside the field its `path` names (`role="alert"`), nothing when `message` is undefined. */
 export const FieldMessage = (props: { readonly message: string | undefined }) =>
   props.message === undefined ? null : (

@@ -47,8 +47,11 @@ type Failure = AccountNotFound | InvalidRequest | StorageFailure
 /** The stores a rule's use cases read: the account's widgets, its receivers and rules, its streams' newest entries. */
 export type RuleStores = AccountStore | AlertStore | StreamStore
 
-/** The account resource use cases of rules; an unknown id is `AlertRuleNotFound`. */
-const rules = resourceUseCases({
+/**
+ * The account resource use cases of rules (`list`, `get`, `delete`, each failing with `AccountNotFound` or
+ * `AlertRuleNotFound`); a deleted rule's transitions stay in the history.
+ */
+export const rules = resourceUseCases({
   noun: "alert rule",
   storage: Effect.map(AlertStore, (store): ResourceStorage<AlertRule, AlertRuleChange> => ({
     create: store.createRule,
@@ -60,8 +63,12 @@ const rules = resourceUseCases({
   notFound: (message) => new AlertRuleNotFound({ message })
 })
 
-/** The account resource use cases of receivers; an unknown id is `ReceiverNotFound`. */
-const receivers = resourceUseCases({
+/**
+ * The account resource use cases of receivers (`list`, `get`, `delete`, each failing with `AccountNotFound` or
+ * `ReceiverNotFound`), never with their secrets. A deleted receiver's id leaves every rule's `receiverIds` and its
+ * deliveries not yet made are marked `failed` (docs/api.md section 18.2).
+ */
+export const receivers = resourceUseCases({
   noun: "receiver",
   storage: Effect.map(AlertStore, (store): ResourceStorage<Receiver, ReceiverChange, [secret: string | null]> => ({
     create: store.createReceiver,
@@ -125,15 +132,6 @@ export const createRule = (accountId: string, body: unknown): Effect.Effect<Aler
     yield* Effect.flatMap(AlertStore, (store) => store.createRule(rule))
     return { ...rule, version: 1 }
   })
-
-/** The account's rules, oldest first. Fails with `AccountNotFound`. */
-export const listRules = rules.list
-
-/** One rule. Fails with `AccountNotFound` or `AlertRuleNotFound`. */
-export const getRule = rules.get
-
-/** Deletes a rule; its transitions stay in the history. Fails with `AccountNotFound` or `AlertRuleNotFound`. */
-export const deleteRule = rules.delete
 
 /** How many times a rule's edit is computed again after an evaluation or another edit was stored first. */
 const MAX_EDIT_ATTEMPTS = 10
@@ -242,18 +240,6 @@ export const createReceiver = (
     yield* Effect.flatMap(AlertStore, (store) => store.createReceiver(receiver, secret))
     return receiver
   })
-
-/** The account's receivers, oldest first, without their secrets. Fails with `AccountNotFound`. */
-export const listReceivers = receivers.list
-
-/** One receiver, without its secret. Fails with `AccountNotFound` or `ReceiverNotFound`. */
-export const getReceiver = receivers.get
-
-/**
- * Deletes a receiver: its id leaves every rule's `receiverIds` and its deliveries not yet made are marked `failed`
- * (docs/api.md section 18.2). Fails with `AccountNotFound` or `ReceiverNotFound`.
- */
-export const deleteReceiver = receivers.delete
 
 /**
  * Replaces a receiver's name, kind and URL (docs/api.md section 18.2): a body without `secret` keeps the stored one,

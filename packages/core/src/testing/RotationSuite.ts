@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import { type Account, type AccountId, newAccountId } from "../Account.js"
 import { type Dashboard, type DashboardId, newDashboardId } from "../Dashboard.js"
@@ -50,41 +50,20 @@ const rotationKind: ViewKindFixture<Rotation, RotationChange> = {
     Effect.map(newDashboard(account, "B"), (b) => ({ name: "new", dashboardIds: [b.id], intervalSeconds: 3600 }))
 }
 
-/** Stores a rotation with its view token; returns it. */
-const stored = (rotation: Rotation) =>
-  Effect.as(
-    Effect.flatMap(DashboardStore, (s) => s.rotations.create(rotation, digestViewToken(rotation.viewToken!))),
-    rotation
-  )
-
-// Options are compared through getOrNull: chai's deep equality sees Option.some(x) and Option.none() as equal.
-const byToken = (viewToken: string | null) =>
-  Effect.map(
-    Effect.flatMap(DashboardStore, (s) => s.rotations.findByViewToken(digestViewToken(viewToken!))),
-    Option.getOrNull
-  )
-
 /**
  * Registers the suite under `describe("rotation contract: <name>")`. `makeLayer` is called once per test and must
  * give a fresh, empty, migrated store each time.
  */
 export const rotationSuite = (name: string, makeLayer: () => Layer.Layer<Stores, unknown>): void => {
-  sharedViewSuite(rotationKind, name, makeLayer)
+  const { byToken, create: stored, roundTrips, test, token } = sharedViewSuite(rotationKind, name, makeLayer)
   describe(`rotation contract: ${name}`, () => {
-    const test = (title: string, body: Effect.Effect<unknown, unknown, Stores>) =>
-      it.effect(title, () => Effect.provide(body, makeLayer()))
-
     test(
       "create, then get, list and find by view token return it with its dashboards in order (repeats kept)",
       Effect.gen(function* () {
-        const store = (yield* DashboardStore).rotations
         const account = yield* newAccount()
         const a = yield* newDashboard(account, "A")
         const b = yield* newDashboard(account, "B")
-        const rotation = yield* stored(rotationOf(account.id, "Wall \u00e9cran", [b.id, a.id, b.id]))
-        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, rotation.id)), rotation)
-        assert.deepStrictEqual(yield* store.list(account.id), [rotation])
-        assert.deepStrictEqual(yield* byToken(rotation.viewToken), rotation)
+        yield* roundTrips(yield* stored(rotationOf(account.id, "Wall \u00e9cran", [b.id, a.id, b.id])))
       })
     )
 
@@ -111,7 +90,7 @@ export const rotationSuite = (name: string, makeLayer: () => Layer.Layer<Stores,
         const expected: Rotation = { ...rotation, dashboardIds: [], intervalSeconds: 5 }
         yield* store.update(account.id, rotation.id, { name: "r", dashboardIds: [], intervalSeconds: 5 })
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, rotation.id)), expected)
-        assert.deepStrictEqual(yield* byToken(rotation.viewToken), expected)
+        assert.deepStrictEqual(yield* byToken(token(rotation)), expected)
       })
     )
 
@@ -122,8 +101,8 @@ export const rotationSuite = (name: string, makeLayer: () => Layer.Layer<Stores,
         const account = yield* newAccount()
         const dashboard = yield* newDashboard(account, "d")
         const rotation = yield* stored(rotationOf(account.id, "r", [dashboard.id]))
-        assert.isTrue(Option.isNone(yield* store.dashboards.findByViewToken(digestViewToken(rotation.viewToken!))))
-        assert.isNull(yield* byToken(dashboard.viewToken))
+        assert.isTrue(Option.isNone(yield* store.dashboards.findByViewToken(digestViewToken(token(rotation)))))
+        assert.isNull(yield* byToken(token(dashboard)))
       })
     )
 
@@ -142,7 +121,7 @@ export const rotationSuite = (name: string, makeLayer: () => Layer.Layer<Stores,
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, one.id))?.dashboardIds, [a.id, c.id])
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, two.id))?.dashboardIds, [])
         assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, three.id))?.dashboardIds, [c.id, a.id])
-        assert.deepStrictEqual((yield* byToken(one.viewToken))?.dashboardIds, [a.id, c.id])
+        assert.deepStrictEqual((yield* byToken(token(one)))?.dashboardIds, [a.id, c.id])
       })
     )
   })

@@ -49,44 +49,68 @@ export interface ViewKindFixture<A extends SharedView, Change> {
 }
 
 /**
+ * What a kind's own cases (and the shared ones) use, for one kind and layer: `test` registers a case run on a fresh
+ * store from `makeLayer`; `storage` is the kind's storage; `create` stores a view with its own `viewToken` and returns
+ * it; `byToken` is the view a token finds, `null` when none (Options are compared through `getOrNull`: chai's deep
+ * equality sees `Option.some(x)` and `Option.none()` as equal); `roundTrips` asserts that `get`, `list` (of an account
+ * with no other view) and the view's token each give the view back as stored.
+ */
+export const viewSuiteKit = <A extends SharedView, Change>(
+  kind: Pick<ViewKindFixture<A, Change>, "storage">,
+  makeLayer: () => Layer.Layer<ViewSuiteStores, unknown>
+) => {
+  const storage = Effect.map(DashboardStore, kind.storage)
+  const token = (view: { readonly viewToken: string | null }) =>
+    view.viewToken ?? assert.fail("a stored view shows its token")
+  const byToken = (viewToken: string) =>
+    Effect.map(
+      Effect.flatMap(storage, (s) => s.findByViewToken(digestViewToken(viewToken))),
+      Option.getOrNull
+    )
+  return {
+    storage,
+    token,
+    byToken,
+    test: (title: string, body: Effect.Effect<unknown, unknown, ViewSuiteStores>) =>
+      it.effect(title, () => Effect.provide(body, makeLayer())),
+    create: (view: A) =>
+      Effect.as(
+        Effect.flatMap(storage, (s) => s.create(view, digestViewToken(token(view)))),
+        view
+      ),
+    roundTrips: (view: A) =>
+      Effect.gen(function* () {
+        const store = yield* storage
+        assert.deepStrictEqual(Option.getOrNull(yield* store.get(view.accountId, view.id)), view)
+        assert.deepStrictEqual(yield* store.list(view.accountId), [view])
+        assert.deepStrictEqual(yield* byToken(token(view)), view)
+      })
+  }
+}
+
+/**
  * Registers the suite under `describe("<noun> as a shared view: <name>")`. `makeLayer` is called once per test and must
- * give a fresh, empty, migrated store each time.
+ * give a fresh, empty, migrated store each time. Returns the {@link viewSuiteKit} of the kind, for its own cases.
  */
 export const sharedViewSuite = <A extends SharedView, Change>(
   kind: ViewKindFixture<A, Change>,
   name: string,
   makeLayer: () => Layer.Layer<ViewSuiteStores, unknown>
-): void => {
+): ReturnType<typeof viewSuiteKit<A, Change>> => {
+  const kit = viewSuiteKit(kind, makeLayer)
   describe(`${kind.noun} as a shared view: ${name}`, () => {
-    const test = (title: string, body: Effect.Effect<unknown, unknown, ViewSuiteStores>) =>
-      it.effect(title, () => Effect.provide(body, makeLayer()))
-    const storage = Effect.map(DashboardStore, kind.storage)
+    const { byToken, create, roundTrips, storage, test, token } = kit
     /** Makes and stores a view with a fresh view token. */
     const stored = (account: Account, name: string, createdAt = T0) =>
-      Effect.gen(function* () {
-        const viewToken = newViewToken()
-        const view = yield* kind.make(account, name, createdAt, viewToken)
-        yield* Effect.flatMap(storage, (s) => s.create(view, digestViewToken(viewToken)))
-        return view
-      })
-    // Options are compared through getOrNull: chai's deep equality sees Option.some(x) and Option.none() as equal.
-    const byToken = (viewToken: string) =>
-      Effect.map(
-        Effect.flatMap(storage, (s) => s.findByViewToken(digestViewToken(viewToken))),
-        Option.getOrNull
-      )
-    const token = (view: A) => view.viewToken ?? assert.fail("a stored view shows its token")
+      Effect.flatMap(kind.make(account, name, createdAt, newViewToken()), create)
 
     test(
       "create, then get, list and find by view token return it as given, its view token shown again",
       Effect.gen(function* () {
-        const store = yield* storage
         const account = yield* newAccount()
         const view = yield* stored(account, "Wall \u00e9cran \u{1F600}")
         assert.match(token(view), /^dv_[A-Za-z0-9_-]{43}$/)
-        assert.deepStrictEqual(Option.getOrNull(yield* store.get(account.id, view.id)), view)
-        assert.deepStrictEqual(yield* store.list(account.id), [view])
-        assert.deepStrictEqual(yield* byToken(token(view)), view)
+        yield* roundTrips(view)
       })
     )
 
@@ -200,4 +224,5 @@ export const sharedViewSuite = <A extends SharedView, Change>(
       })
     )
   })
+  return kit
 }

@@ -10,7 +10,7 @@
  * - `rotationSuite(name, makeLayer)`: the contract suite of rotations' storage (`DashboardStore.rotations`), run the
  *   same way.
  * - `sharedViewSuite(kind, name, makeLayer)`: the contract every kind of shared view's storage keeps; the two suites
- *   above run it for dashboards and rotations.
+ *   above run it for dashboards and rotations, and write their own cases with the kit it returns (`viewSuiteKit`).
  * - `changeFeedSuite(name, makeLayer)`: the contract suite of `ChangeFeed` (live updates), run the same way.
  * - `sessionSuite(name, makeLayer)`: the contract suite of `SessionStore` (console sign-outs), run the same way.
  * - `alertStoreSuite(name, makeLayer, traits)`: the contract suite of `AlertStore` (alert rules, receivers, the outbox), run

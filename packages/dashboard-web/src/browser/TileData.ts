@@ -72,10 +72,14 @@ export type DashboardEvent =
       readonly firing?: unknown
     }
   | { readonly kind: "alerts"; readonly firing: unknown }
+  | StreamEvent
+  | { readonly kind: "layout"; readonly name: string; readonly tiles: ReadonlyArray<TileModel> }
+
+/** An event of one stream: a new entry, the stream cleared, or its widget deleted. */
+export type StreamEvent =
   | { readonly kind: "entry"; readonly streamName: string; readonly entry: Entry }
   | { readonly kind: "clear"; readonly streamName: string }
   | { readonly kind: "deleted"; readonly streamName: string }
-  | { readonly kind: "layout"; readonly name: string; readonly tiles: ReadonlyArray<TileModel> }
 
 const knownTypes: ReadonlySet<string> = new Set(widgetTypes)
 const cell = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
@@ -108,19 +112,23 @@ export const toTileModel = (raw: unknown): TileModel | undefined => {
   }
 }
 
+/** An event's `data` parsed as a JSON object; `undefined` when it is not JSON or not an object (the page ignores it). */
+export const parseObject = (data: string): Record<string, unknown> | undefined => {
+  try {
+    const raw: unknown = JSON.parse(data)
+    return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Decodes the `data` of a `snapshot`, `entry`, `clear` or `deleted` event (docs/api.md section 11), or of a `layout`
  * event (section 14); `undefined` for malformed data, which the page ignores.
  */
 export const decodeEvent = (type: string, data: string): DashboardEvent | undefined => {
-  let raw: unknown
-  try {
-    raw = JSON.parse(data)
-  } catch {
-    return undefined
-  }
-  if (typeof raw !== "object" || raw === null) return undefined
-  const obj = raw as Record<string, unknown>
+  const obj = parseObject(data)
+  if (obj === undefined) return undefined
   switch (type) {
     case "snapshot": {
       const tiles = new Map<string, ReadonlyArray<Entry>>()

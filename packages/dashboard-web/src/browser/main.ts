@@ -9,118 +9,60 @@
  * range read, `<page>/range` (docs/api.md sections 6.1, 11.6 and 15.1).
  */
 import type { PageConfig, RotationPageConfig, TileModel } from "../Model.js"
-import { connect, type ConnectionState } from "./Connection.js"
+import { connect } from "./Connection.js"
 import { syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { startRotation } from "./rotation.js"
 import { Tile } from "./Tile.js"
 import { setFiring, showFiring } from "./firing.js"
-import { onScreenOrder } from "./TileData.js"
 import { timeControl } from "./timePicker.js"
-import { rangePathOf, tileWindow } from "./timeWindow.js"
-
-const stateText: Record<ConnectionState, string> = {
-  connecting: "Connecting\u2026",
-  live: "Live",
-  reconnecting: "Connection lost \u2014 reconnecting\u2026",
-  gone: "This dashboard link is no longer valid"
-}
+import { rangePathOf } from "./timeWindow.js"
+import { applyStreamEvent, frameDrawer, pageHeader, pageTheme, placeTiles, setWindows } from "./viewPage.js"
 
 const start = (): void => {
   // The same bundle serves a rotation's page (docs/api.md section 15), which carries `#ds-rotation` instead.
   const rotation = document.getElementById("ds-rotation")
   if (rotation !== null) return startRotation(JSON.parse(rotation.textContent ?? "{}") as RotationPageConfig)
   const config = JSON.parse(document.getElementById("ds-dashboard")!.textContent ?? "{}") as PageConfig
-  const root = document.documentElement
-  const themeParam = new URLSearchParams(location.search).get("theme")
-  const theme = themeParam === "light" || themeParam === "dark" ? themeParam : config.theme
-  root.dataset["theme"] = theme
-
-  const header = el("header", "ds-header")
-  const status = el("div", "ds-status")
-  const dot = el("span", "ds-status-dot")
-  const statusText = el("span", "ds-status-text")
-  status.append(dot, statusText)
-  status.setAttribute("role", "status")
+  const theme = pageTheme(config.theme)
   const name = el("h1", "ds-name", config.name)
   let tiles = new Map<string, Array<Tile>>()
-  // Every time tile shows the page's window, else its own range (docs/api.md sections 11.6 and 15.1).
-  const applyWindows = () => {
-    for (const list of tiles.values()) {
-      for (const tile of list) tile.setWindow(tileWindow(tile.model.type, tile.model.options?.range, time.current()))
-    }
-  }
-  const time = timeControl(applyWindows)
-  header.append(name, time.element, status)
+  const time = timeControl(() => setWindows(tiles, time))
+  const { header, setState } = pageHeader(name, time, "dashboard")
 
   const grid = el("main", "ds-grid")
   const ctx = { theme, maps: config.maps, rangePath: rangePathOf(location.pathname), zoom: time.zoom }
   document.body.replaceChildren(header, grid)
-
-  // Draw at most once per frame whatever the event rate.
-  const dirty = new Set<Tile>()
-  let scheduled = false
-  let firstDrawn = false
-  const flush = () => {
-    scheduled = false
-    for (const tile of dirty) tile.draw()
-    dirty.clear()
-    if (!firstDrawn) {
-      firstDrawn = true
-      performance.mark("ds-first-render")
-      root.dataset["rendered"] = "true"
-    }
-  }
-  const touch = (tile: Tile) => {
-    dirty.add(tile)
-    if (!scheduled) {
-      scheduled = true
-      requestAnimationFrame(flush)
-    }
-  }
+  const frames = frameDrawer(() => true)
 
   // Lays the grid out from `models` (the page's own at first, then each `layout` event, docs/api.md section 14): a tile
   // of a stream and type the page showed before is moved there with what it holds; the others are made anew, and the
   // snapshot that follows a layout event fills them.
   const layout = (models: ReadonlyArray<TileModel>) => {
     const previous = tiles
-    tiles = new Map()
-    const elements: Array<HTMLElement> = []
-    for (const model of onScreenOrder(models)) {
-      const same = previous.get(model.streamName)
-      const at = same?.findIndex((t) => t.model.type === model.type && !model.deleted) ?? -1
-      let tile: Tile
-      if (at === -1) {
-        tile = new Tile(model, ctx)
+    tiles = placeTiles(
+      grid,
+      models,
+      (model) => {
+        const same = previous.get(model.streamName)
+        const at = same?.findIndex((t) => t.model.type === model.type && !model.deleted) ?? -1
+        if (at !== -1) {
+          const tile = same!.splice(at, 1)[0]!
+          tile.place(model)
+          return tile
+        }
+        const tile = new Tile(model, ctx)
         tile.draw()
-      } else {
-        tile = same!.splice(at, 1)[0]!
-        tile.place(model)
-      }
-      elements.push(tile.element)
-      const list = tiles.get(model.streamName)
-      if (list === undefined) tiles.set(model.streamName, [tile])
-      else list.push(tile)
-    }
-    for (const list of previous.values()) {
-      for (const tile of list) {
-        dirty.delete(tile)
-        tile.dispose()
-      }
-    }
-    grid.style.setProperty("--rows", String(Math.max(1, ...models.map((t) => t.y + t.h))))
-    if (models.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
-    grid.replaceChildren(...elements)
+        return tile
+      },
+      () => frames.dispose(previous)
+    )
     // After the tiles are on the grid: a window's read asks for as many points as its chart is wide.
-    applyWindows()
+    setWindows(tiles, time)
     showFiring()
   }
   layout(config.tiles)
 
-  const setState = (state: ConnectionState) => {
-    root.dataset["connection"] = state
-    statusText.textContent = stateText[state]
-  }
   connect(
     config.eventsPath,
     (event) => {
@@ -143,17 +85,12 @@ const start = (): void => {
             if (event.deleted.has(streamName)) tile.markDeleted()
             else if (entries !== undefined) tile.setEntries(entries)
             else continue
-            touch(tile)
+            frames.touch(tile)
           }
         }
         return
       }
-      for (const tile of tiles.get(event.streamName) ?? []) {
-        if (event.kind === "entry") tile.addEntry(event.entry)
-        else if (event.kind === "clear") tile.clear()
-        else tile.markDeleted()
-        touch(tile)
-      }
+      applyStreamEvent(tiles, event, frames.touch)
     },
     setState
   )

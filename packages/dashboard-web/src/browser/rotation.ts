@@ -18,16 +18,10 @@ import { serverNow, syncServerClock } from "./clock.js"
 import { el } from "./dom.js"
 import { Tile } from "./Tile.js"
 import { setFiring, showFiring } from "./firing.js"
-import { addEntry, onScreenOrder, snapshotEntries, toTileModel } from "./TileData.js"
+import { addEntry, parseObject, snapshotEntries, toTileModel } from "./TileData.js"
 import { timeControl } from "./timePicker.js"
-import { rangePathOf, tileWindow } from "./timeWindow.js"
-
-const stateText: Record<ConnectionState, string> = {
-  connecting: "Connecting\u2026",
-  live: "Live",
-  reconnecting: "Connection lost \u2014 reconnecting\u2026",
-  gone: "This rotation link is no longer valid"
-}
+import { rangePathOf } from "./timeWindow.js"
+import { applyStreamEvent, frameDrawer, pageHeader, pageTheme, placeTiles, setWindows } from "./viewPage.js"
 
 /** The rotation as its page follows it: the `#ds-rotation` block at first, then each `rotation` event. */
 interface Shown {
@@ -39,14 +33,9 @@ interface Shown {
 
 /** Decodes a `rotation` event's data (docs/api.md section 15); `undefined` when malformed (ignored). */
 const decodeRotation = (data: string): Shown | undefined => {
-  let raw: unknown
-  try {
-    raw = JSON.parse(data)
-  } catch {
-    return undefined
-  }
-  if (typeof raw !== "object" || raw === null) return undefined
-  const { rotation, dashboards } = raw as { rotation?: unknown; dashboards?: unknown }
+  const raw = parseObject(data)
+  if (raw === undefined) return undefined
+  const { rotation, dashboards } = raw
   if (typeof rotation !== "object" || rotation === null || !Array.isArray(dashboards)) return undefined
   const { name, intervalSeconds, dashboardIds } = rotation as Record<string, unknown>
   if (typeof name !== "string" || typeof intervalSeconds !== "number" || !Array.isArray(dashboardIds)) return undefined
@@ -68,28 +57,16 @@ const decodeRotation = (data: string): Shown | undefined => {
 /** Starts the rotation page on the document (called by `main.ts` when the page carries `#ds-rotation`). */
 export const startRotation = (config: RotationPageConfig): void => {
   const root = document.documentElement
-  const themeParam = new URLSearchParams(location.search).get("theme")
-  const theme = themeParam === "light" || themeParam === "dark" ? themeParam : config.theme
-  root.dataset["theme"] = theme
+  const theme = pageTheme(config.theme)
   let tiles = new Map<string, Array<Tile>>()
-  // Every time tile shows the page's window, else its own range (docs/api.md sections 11.6 and 15.1).
-  const windowOf = (tile: Tile) => tileWindow(tile.model.type, tile.model.options?.range, time.current())
-  const time = timeControl(() => {
-    for (const list of tiles.values()) for (const tile of list) tile.setWindow(windowOf(tile))
-  })
+  const time = timeControl(() => setWindows(tiles, time))
   const ctx = { theme, maps: config.maps, rangePath: rangePathOf(location.pathname), zoom: time.zoom }
 
-  const header = el("header", "ds-header")
-  const status = el("div", "ds-status")
-  const dot = el("span", "ds-status-dot")
-  const statusText = el("span", "ds-status-text")
-  status.append(dot, statusText)
-  status.setAttribute("role", "status")
   const name = el("h1", "ds-name")
   const position = el("span", "ds-rotation-position")
   const titles = el("div", "ds-rotation-titles")
   titles.append(name, position)
-  header.append(titles, time.element, status)
+  const { header, setState: showState } = pageHeader(titles, time, "rotation")
   // The progress indicator: a thin bar that fills over each dashboard's interval.
   const progress = el("div", "ds-rotation-progress")
   const bar = el("div", "ds-rotation-progress-bar")
@@ -118,41 +95,18 @@ export const startRotation = (config: RotationPageConfig): void => {
 
   let index = 0
 
-  // Draw at most once per frame whatever the event rate.
-  const dirty = new Set<Tile>()
-  let scheduled = false
   let snapshotSeen = false
-  const flush = () => {
-    scheduled = false
-    for (const tile of dirty) tile.draw()
-    dirty.clear()
-    if (snapshotSeen && root.dataset["rendered"] === undefined) {
-      performance.mark("ds-first-render")
-      root.dataset["rendered"] = "true"
-    }
-  }
-  const touch = (tile: Tile) => {
-    dirty.add(tile)
-    if (!scheduled) {
-      scheduled = true
-      requestAnimationFrame(flush)
-    }
-  }
+  const frames = frameDrawer(() => snapshotSeen)
 
   const fill = (tile: Tile) => {
     if (deleted.has(tile.model.streamName)) tile.markDeleted()
     else tile.setEntries(held.get(tile.model.streamName) ?? [])
-    touch(tile)
+    frames.touch(tile)
   }
 
   // Shows the dashboard at `index` of the rotation (its tiles made anew from what the page holds).
   const show = () => {
-    for (const list of tiles.values()) {
-      for (const tile of list) {
-        dirty.delete(tile)
-        tile.dispose()
-      }
-    }
+    frames.dispose(tiles)
     tiles = new Map()
     const ids = shown.dashboardIds
     if (ids.length === 0) {
@@ -172,20 +126,13 @@ export const startRotation = (config: RotationPageConfig): void => {
     document.title = dashboard.name
     root.dataset["dashboardId"] = dashboard.id
     root.dataset["rotationIndex"] = String(index)
-    const elements: Array<HTMLElement> = []
-    for (const model of onScreenOrder(dashboard.tiles)) {
+    tiles = placeTiles(grid, dashboard.tiles, (model) => {
       const tile = new Tile(model, ctx)
       fill(tile)
-      elements.push(tile.element)
-      const list = tiles.get(model.streamName)
-      if (list === undefined) tiles.set(model.streamName, [tile])
-      else list.push(tile)
-    }
-    grid.style.setProperty("--rows", String(Math.max(1, ...dashboard.tiles.map((t) => t.y + t.h))))
-    if (dashboard.tiles.length === 0) elements.push(el("p", "ds-no-tiles", "This dashboard has no tiles yet."))
-    grid.replaceChildren(...elements)
+      return tile
+    })
     showFiring()
-    for (const list of tiles.values()) for (const tile of list) tile.setWindow(windowOf(tile))
+    setWindows(tiles, time)
   }
 
   // The timer, on the server's clock: time is cut into turns of `intervalSeconds` counted from the UNIX epoch, and turn
@@ -226,8 +173,7 @@ export const startRotation = (config: RotationPageConfig): void => {
   schedule()
 
   const setState = (state: ConnectionState) => {
-    root.dataset["connection"] = state
-    statusText.textContent = stateText[state]
+    showState(state)
     if (state === "gone") clearTimeout(timer)
   }
 
@@ -255,10 +201,7 @@ export const startRotation = (config: RotationPageConfig): void => {
         for (const [streamName, list] of tiles) {
           if (event.tiles.has(streamName) || event.deleted.has(streamName)) for (const tile of list) fill(tile)
         }
-        if (!scheduled) {
-          scheduled = true
-          requestAnimationFrame(flush)
-        }
+        frames.frame()
         return
       }
       if (event.kind === "layout") return
@@ -271,12 +214,7 @@ export const startRotation = (config: RotationPageConfig): void => {
         held.delete(streamName)
         deleted.add(streamName)
       }
-      for (const tile of tiles.get(streamName) ?? []) {
-        if (event.kind === "entry") tile.addEntry(event.entry)
-        else if (event.kind === "clear") tile.clear()
-        else tile.markDeleted()
-        touch(tile)
-      }
+      applyStreamEvent(tiles, event, frames.touch)
     },
     setState,
     {

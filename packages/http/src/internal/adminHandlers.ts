@@ -116,22 +116,12 @@ export const adminLive = (key: ConsoleSession.SessionKey, limits: Limits, basePa
   }
   const ruleId = (path: { readonly id: string; readonly ruleId: string }) => path.ruleId
   const rules = {
-    ...resourceHandlers(
-      { list: AlertAdmin.listRules, get: AlertAdmin.getRule, delete: AlertAdmin.deleteRule },
-      AlertAdmin.ruleJson,
-      "rules",
-      ruleId
-    ),
+    ...resourceHandlers(AlertAdmin.rules, AlertAdmin.ruleJson, "rules", ruleId),
     ...writeHandlers(AlertAdmin.createRule, AlertAdmin.updateRule, AlertAdmin.ruleJson, ruleId)
   }
   const receiverId = (path: { readonly id: string; readonly receiverId: string }) => path.receiverId
   const receivers = {
-    ...resourceHandlers(
-      { list: AlertAdmin.listReceivers, get: AlertAdmin.getReceiver, delete: AlertAdmin.deleteReceiver },
-      AlertAdmin.receiverJson,
-      "receivers",
-      receiverId
-    ),
+    ...resourceHandlers(AlertAdmin.receivers, AlertAdmin.receiverJson, "receivers", receiverId),
     ...writeHandlers(AlertAdmin.createReceiver, AlertAdmin.updateReceiver, AlertAdmin.receiverJson, receiverId)
   }
   return HttpApiBuilder.group(api, "admin", (handlers) =>
