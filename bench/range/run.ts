@@ -279,7 +279,7 @@ try {
   }
   if (only.has("postgres")) {
     const { openTestDatabase } = await import("@dashstream/storage-postgres/testing")
-    const pg = await openTestDatabase({ ci: true })
+    const pg = await openTestDatabase()
     if (pg === undefined) throw new Error("no PostgreSQL server found or started")
     cleanups.push(() => pg.close())
     const ds = await startDashstream(root, pg.url, { widgetType: "sparkline", streams: 1, widgets: yearWidget() })

@@ -108,8 +108,6 @@ describe(
 
     beforeAll(async () => {
       database = await openTestDatabase()
-      if (database === undefined)
-        throw new Error("no PostgreSQL server found or startable (see DASHSTREAM_TEST_PG_URL)")
       const args = ["--db", database.url, "--base-path", readmeBasePath, "--trust-proxy", "127.0.0.1"]
       const started = await Promise.allSettled(range(processes).map(() => startServer(args, serverEnv, 120_000)))
       for (const result of started) if (result.status === "fulfilled") servers.push(result.value)

@@ -125,7 +125,7 @@ describe("dashstream copy", () => {
   let rotationViewToken = ""
 
   beforeAll(async () => {
-    const [a, b] = await Promise.all([openTestDatabase({ ci: true }), openTestDatabase({ ci: true })])
+    const [a, b] = await Promise.all([openTestDatabase(), openTestDatabase()])
     pg = a!
     pgFresh = b!
     source = await startServer(sqliteUrl)

@@ -47,7 +47,7 @@ describe("dashstream copy refuses a source that is not a Dashstream database", (
   let pgEmpty: TestDatabase
 
   beforeAll(async () => {
-    pgEmpty = (await openTestDatabase({ ci: true }))!
+    pgEmpty = await openTestDatabase()
   }, 60_000)
 
   afterAll(async () => {

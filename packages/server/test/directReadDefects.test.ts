@@ -26,7 +26,7 @@ import { afterAll, assert, describe, it } from "vitest"
 import { type HttpStores, serveHttp } from "./support/loopbackHttp.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
-const db = (await openTestDatabase({ ci: true }))!
+const db = await openTestDatabase()
 const dir = mkdtempSync(join(tmpdir(), "dashstream-direct-"))
 afterAll(async () => {
   await db.close()

@@ -36,7 +36,6 @@ describe("live event streams across three serve processes on one PostgreSQL data
 
   beforeAll(async () => {
     database = await openTestDatabase()
-    if (database === undefined) throw new Error("no PostgreSQL server found or startable (see DASHSTREAM_TEST_PG_URL)")
     const db = database.url
     const started = await Promise.allSettled(range(processes).map(() => startServer(["--db", db], serverEnv, 120_000)))
     for (const result of started) if (result.status === "fulfilled") servers.push(result.value)

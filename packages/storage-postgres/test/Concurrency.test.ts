@@ -7,10 +7,10 @@ import { openTestDatabase, withSchema } from "../src/testing/index.js"
 import { delta, freshSchema, processes, put, readAll, type Stores, widgets, write } from "./fixtures.js"
 
 const db = await openTestDatabase()
-afterAll(() => db?.close())
+afterAll(() => db.close())
 
 const tablesOf = async (schema: string) => {
-  const client = new pg.Client({ connectionString: db!.url })
+  const client = new pg.Client({ connectionString: db.url })
   await client.connect()
   try {
     const result = await client.query<{ table_name: string }>(
@@ -24,8 +24,8 @@ const tablesOf = async (schema: string) => {
 }
 
 // Several server processes on one database, simulated by independent layers (each with its own pool).
-describe.skipIf(db === undefined)("several processes on one database", () => {
-  const url = db?.url ?? ""
+describe("several processes on one database", () => {
+  const url = db.url
 
   it.effect(
     "concurrent migrations from separate Kysely instances all succeed; one of them applies every migration",

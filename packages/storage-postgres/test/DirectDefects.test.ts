@@ -5,7 +5,7 @@ import { openTestDatabase } from "../src/testing/index.js"
 import { freshSchema, processes, put, widgets, write } from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
-const db = (await openTestDatabase({ ci: true }))!
+const db = await openTestDatabase()
 afterAll(() => db.close())
 
 /** One call of a continuation: the failure's tag and its cause, or the value. */

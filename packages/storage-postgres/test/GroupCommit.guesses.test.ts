@@ -23,10 +23,10 @@ import {
 // when another writer made them wrong; back-fills merged into the stored blocks they overlap.
 
 const db = await openTestDatabase()
-afterAll(() => db?.close())
+afterAll(() => db.close())
 
-describe.skipIf(db === undefined)("group commit", () => {
-  const url = db?.url ?? ""
+describe("group commit", () => {
+  const url = db.url
 
   const hostile = [
     "back\\slash \\\\ two",

@@ -22,10 +22,10 @@ import {
 // stores on one stream. Groups planned on guessed last ts and merged into stored blocks: GroupCommit.guesses.test.ts.
 
 const db = await openTestDatabase()
-afterAll(() => db?.close())
+afterAll(() => db.close())
 
-describe.skipIf(db === undefined)("group commit", () => {
-  const url = db?.url ?? ""
+describe("group commit", () => {
+  const url = db.url
 
   it.scopedLive("an invalid call and a call for a deleted widget fail alone; the rest of the group is stored", () =>
     Effect.gen(function* () {

@@ -23,7 +23,7 @@ import { freshSchema } from "./fixtures.js"
  */
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
-const db = (await openTestDatabase({ ci: true }))!
+const db = await openTestDatabase()
 afterAll(() => db.close())
 
 const tables = new Set(["accounts", "access_keys", "streams", "entry_blocks", "dashboards"])

@@ -6,7 +6,7 @@ import { openTestDatabase } from "../src/testing/index.js"
 import { countingPool, freshSchema, processes, put, widgets, write } from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
-const db = (await openTestDatabase({ ci: true }))!
+const db = await openTestDatabase()
 afterAll(() => db.close())
 
 type Answer = { readonly error: string | undefined; readonly points: ReadonlyArray<number> }

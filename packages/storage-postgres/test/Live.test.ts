@@ -19,7 +19,7 @@ import { openTestDatabase, startEmbeddedPostgres, withSchema } from "../src/test
 import { delta, freshSchema, processes, put, readAll, type Stores, T0, widgets, write } from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
-const db = (await openTestDatabase({ ci: true }))!
+const db = await openTestDatabase()
 afterAll(() => db.close())
 const url = db.url
 

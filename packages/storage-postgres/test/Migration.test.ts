@@ -9,7 +9,7 @@ import { convert } from "../src/migrations/0007_entry_blocks.js"
 import { freshSchema, readAll, T0 } from "./fixtures.js"
 
 const db = await openTestDatabase()
-afterAll(() => db?.close())
+afterAll(() => db.close())
 
 /** Creates `schema` and applies the migrations `names` only: a database as the code of that time made it. */
 const migrateOnly = async (kysely: Kysely<any>, schema: string, names: ReadonlyArray<string>) => {
@@ -44,13 +44,13 @@ const putTwo = (
 /** The migrations the code before migration 0007 shipped: the schema its databases have. */
 const before = ["0001_initial", "0002_live", "0003_dashboards", "0004_console_sessions"]
 
-describe.skipIf(db === undefined)("migration 0006 (entries without id and foreign key)", () => {
+describe("migration 0006 (entries without id and foreign key)", () => {
   it.scopedLive(
     "converts a database of the earlier schema in place: entries, reads, writes, decimation and widget deletion",
     () =>
       Effect.gen(function* () {
         const schema = freshSchema("m")
-        const config = yield* parseUrl(withSchema(db!.url, schema))
+        const config = yield* parseUrl(withSchema(db.url, schema))
         // A database as the earlier code made it: its migrations only, then rows as its write path stored them.
         yield* Effect.promise(async () => {
           const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: makePool(config, { max: 1 }) }) })
@@ -140,7 +140,7 @@ describe.skipIf(db === undefined)("migration 0006 (entries without id and foreig
 /** The migrations before 0007: the schema a database of the code before PostgreSQL blocks has. */
 const beforeBlocks = Object.keys(migrations).filter((name) => name < "0007")
 
-describe.skipIf(db === undefined)("migration 0007 (entries in blocks)", () => {
+describe("migration 0007 (entries in blocks)", () => {
   it.scopedLive("converts a range of streams per statement, telling its progress; the blocks are the same", () =>
     Effect.gen(function* () {
       // The same entries in two schemas: 0, 1, 10, 40 and 100 entries a stream (with texts of ~2 KB, so bytes close
@@ -148,7 +148,7 @@ describe.skipIf(db === undefined)("migration 0007 (entries in blocks)", () => {
       const convertIn = (perStatement: number) =>
         Effect.gen(function* () {
           const schema = freshSchema("mp")
-          const config = yield* parseUrl(withSchema(db!.url, schema))
+          const config = yield* parseUrl(withSchema(db.url, schema))
           const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: makePool(config, { max: 1 }) }) })
           yield* Effect.addFinalizer(() => Effect.promise(() => kysely.destroy()))
           const told: Array<readonly [number, number]> = []
@@ -194,7 +194,7 @@ describe.skipIf(db === undefined)("migration 0007 (entries in blocks)", () => {
     () =>
       Effect.gen(function* () {
         const schema = freshSchema("mb")
-        const config = yield* parseUrl(withSchema(db!.url, schema))
+        const config = yield* parseUrl(withSchema(db.url, schema))
         const big = "é✓😀".repeat(3000)
         // 100 numbers (with a null value), 7 texts of ~30 KB, a stream of one entry, an empty stream.
         const expected = {

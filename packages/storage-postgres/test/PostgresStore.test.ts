@@ -12,8 +12,7 @@ import { freshSchemaLayer, openTestDatabase } from "../src/testing/index.js"
 // One database for this file; every test of the contract suites gets its own fresh schema in it. A missing
 // PostgreSQL fails the file: the contract is not shown to hold on a backend it never ran against.
 const db = await openTestDatabase()
-afterAll(() => db?.close())
-if (db === undefined) throw new Error("no PostgreSQL server: the storage contract suites need one")
+afterAll(() => db.close())
 const url = db.url
 
 storageSuite("postgres", () => freshSchemaLayer(url))

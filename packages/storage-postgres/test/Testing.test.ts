@@ -25,11 +25,11 @@ describe("the test helper", () => {
         const closed = `postgres://postgres@127.0.0.1:${yield* Effect.promise(freePort)}/postgres`
         const db = yield* Effect.acquireRelease(
           Effect.promise(() => openTestDatabase({ serverUrl: null, probeUrl: closed })),
-          (db) => Effect.promise(() => db!.close())
+          (db) => Effect.promise(() => db.close())
         )
         assert.strictEqual(db?.source, "embedded")
-        assert.match(db!.url, /\/dashstream_test_[0-9a-f]{12}$/)
-        const config = yield* parseUrl(db!.url)
+        assert.match(db.url, /\/dashstream_test_[0-9a-f]{12}$/)
+        const config = yield* parseUrl(db.url)
         assert.deepStrictEqual(yield* migrate(config), Object.keys(migrations))
         const stores = yield* Layer.build(layer(config))
         yield* widgets(stores, [["number", "n"]])
@@ -41,7 +41,6 @@ describe("the test helper", () => {
   it.live("close drops the database, and stops the server if the helper started it", () =>
     Effect.promise(async () => {
       const db = await openTestDatabase()
-      if (db === undefined) return
       const name = new URL(db.url).pathname.slice(1)
       await db.close()
       const server = new URL(db.url)

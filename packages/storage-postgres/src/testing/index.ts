@@ -338,7 +338,9 @@ export const withSchema = (url: string, schema: string): string => {
  * `close` drops it and stops a server the helper started. Throws when no server can be found; returns `undefined`
  * only when the caller passed `ci: false`.
  */
-export const openTestDatabase = async (options: TestServerOptions = {}): Promise<TestDatabase | undefined> => {
+export function openTestDatabase(options?: TestServerOptions & { readonly ci?: true }): Promise<TestDatabase>
+export function openTestDatabase(options: TestServerOptions): Promise<TestDatabase | undefined>
+export async function openTestDatabase(options: TestServerOptions = {}): Promise<TestDatabase | undefined> {
   const server = await findTestServer(options)
   if (server === undefined) return undefined
   const name = `dashstream_test_${randomBytes(6).toString("hex")}`
@@ -371,11 +373,7 @@ export const openTestDatabase = async (options: TestServerOptions = {}): Promise
 export const testDatabase = (options: TestServerOptions = {}): Effect.Effect<TestDatabase, Error, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: async () => {
-        const db = await openTestDatabase({ ...options, ci: true })
-        if (db === undefined) throw new Error("no PostgreSQL server for the tests")
-        return db
-      },
+      try: () => openTestDatabase({ ...options, ci: true }),
       catch: (cause) => (cause instanceof Error ? cause : new Error(String(cause)))
     }),
     (db) => Effect.promise(() => db.close().catch(() => undefined))
