@@ -238,6 +238,7 @@ export {
   type ViewStorage,
   type WithViewToken
 } from "./SharedView.js"
+export { type DashboardRow, dashboardOfRow, type RotationRow, rotationOfRow } from "./ViewRows.js"
 
 // Rotations (docs/api.md section 15).
 export {

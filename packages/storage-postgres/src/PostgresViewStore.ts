@@ -1,24 +1,14 @@
-import type {
-  AccountId,
-  Dashboard,
-  DashboardChange,
-  DashboardId,
-  DashboardStore,
-  Rotation,
-  RotationChange,
-  RotationId,
-  Tile
+import {
+  type Dashboard,
+  type DashboardChange,
+  dashboardOfRow,
+  type DashboardStore,
+  type Rotation,
+  type RotationChange,
+  rotationOfRow
 } from "@dashstream/core"
 import type pg from "pg"
 import { makeViewStorage, type ViewTable } from "./internal/viewTable.js"
-
-interface DashboardRow {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly tiles: string
-  readonly created_at: number | string
-}
 
 /**
  * Dashboards (docs/api.md section 11; table `dashboards` of migrations 0003 and 0009): tiles stored as JSON text and
@@ -27,14 +17,7 @@ interface DashboardRow {
 const dashboards: ViewTable<Dashboard, DashboardChange> = {
   table: "dashboards",
   columns: "id, account_id, name, tiles, created_at",
-  decode: (row: DashboardRow) => ({
-    id: row.id as DashboardId,
-    accountId: row.account_id as AccountId,
-    name: row.name,
-    tiles: JSON.parse(row.tiles) as ReadonlyArray<Tile>,
-    viewToken: null,
-    createdAt: Number(row.created_at)
-  }),
+  decode: dashboardOfRow,
   insert: (client, d, digest) =>
     client.query(
       `INSERT INTO dashboards (id, account_id, name, tiles, view_token, view_token_text, created_at)
@@ -50,16 +33,6 @@ const dashboards: ViewTable<Dashboard, DashboardChange> = {
         id
       ])
     ).rowCount ?? 0) > 0
-}
-
-interface RotationRow {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly interval_seconds: number
-  readonly created_at: number | string
-  /** The JSON text of the rotation's dashboard ids, in position order. */
-  readonly dashboard_ids: string
 }
 
 // The dashboards of a rotation in one statement: positions 0, 1, ... in the order given.
@@ -82,15 +55,7 @@ const rotations: ViewTable<Rotation, RotationChange> = {
   columns: `id, account_id, name, interval_seconds, created_at,
     coalesce((SELECT json_agg(dashboard_id ORDER BY position) FROM rotation_dashboards
       WHERE rotation_id = t.id), '[]')::text AS dashboard_ids`,
-  decode: (row: RotationRow) => ({
-    id: row.id as RotationId,
-    accountId: row.account_id as AccountId,
-    name: row.name,
-    dashboardIds: JSON.parse(row.dashboard_ids) as ReadonlyArray<DashboardId>,
-    intervalSeconds: row.interval_seconds,
-    viewToken: null,
-    createdAt: Number(row.created_at)
-  }),
+  decode: rotationOfRow,
   insert: async (client, r, digest) => {
     await client.query(
       `INSERT INTO rotations (id, account_id, name, interval_seconds, view_token, view_token_text, created_at)

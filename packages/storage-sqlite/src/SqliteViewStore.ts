@@ -1,25 +1,15 @@
 import type Database from "better-sqlite3"
-import type {
-  AccountId,
-  Dashboard,
-  DashboardChange,
-  DashboardId,
-  DashboardStore,
-  Rotation,
-  RotationChange,
-  RotationId,
-  Tile
+import {
+  type Dashboard,
+  type DashboardChange,
+  dashboardOfRow,
+  type DashboardStore,
+  type Rotation,
+  type RotationChange,
+  rotationOfRow
 } from "@dashstream/core"
 import type { Context } from "effect"
 import { makeViewStorage, type ViewTable } from "./internal/viewTable.js"
-
-interface DashboardRow {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly tiles: string
-  readonly created_at: number
-}
 
 /**
  * Dashboards (docs/api.md section 11; table `dashboards` of migrations 0003 and 0008): tiles stored as JSON text and
@@ -36,28 +26,11 @@ const dashboards = (db: Database.Database): ViewTable<Dashboard, DashboardChange
   return {
     table: "dashboards",
     columns: "id, account_id, name, tiles, created_at",
-    decode: (row: DashboardRow) => ({
-      id: row.id as DashboardId,
-      accountId: row.account_id as AccountId,
-      name: row.name,
-      tiles: JSON.parse(row.tiles) as ReadonlyArray<Tile>,
-      viewToken: null,
-      createdAt: row.created_at
-    }),
+    decode: dashboardOfRow,
     insert: (d, digest) =>
       insert.run(d.id, d.accountId, d.name, JSON.stringify(d.tiles), digest, d.viewToken, d.createdAt),
     change: (account, id, { name, tiles }) => change.run(name, JSON.stringify(tiles), account, id).changes > 0
   }
-}
-
-interface RotationRow {
-  readonly id: string
-  readonly account_id: string
-  readonly name: string
-  readonly interval_seconds: number
-  readonly created_at: number
-  /** The JSON array of the rotation's dashboard ids, in position order. */
-  readonly dashboard_ids: string
 }
 
 /**
@@ -86,15 +59,7 @@ const rotations = (db: Database.Database): ViewTable<Rotation, RotationChange> =
     columns: `id, account_id, name, interval_seconds, created_at,
       (SELECT json_group_array(dashboard_id ORDER BY position) FROM rotation_dashboards
         WHERE rotation_id = t.id) AS dashboard_ids`,
-    decode: (row: RotationRow) => ({
-      id: row.id as RotationId,
-      accountId: row.account_id as AccountId,
-      name: row.name,
-      dashboardIds: JSON.parse(row.dashboard_ids) as ReadonlyArray<DashboardId>,
-      intervalSeconds: row.interval_seconds,
-      viewToken: null,
-      createdAt: row.created_at
-    }),
+    decode: rotationOfRow,
     insert: (r, digest) => {
       insert.run(r.id, r.accountId, r.name, r.intervalSeconds, digest, r.viewToken, r.createdAt)
       members(r.id, r.dashboardIds)
