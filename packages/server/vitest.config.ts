@@ -46,12 +46,15 @@ export const e2eProjects: Array<TestProjectInlineConfiguration> = [
     ...sharedTest,
     name,
     include: [e2eFiles],
-    // The outage suite stops a PostgreSQL server of its own, and the alerts cluster suite runs three processes on one
-    // PostgreSQL database: they belong to the PostgreSQL project only.
+    // The outage suite stops a PostgreSQL server of its own, the alerts cluster suite runs three processes on one
+    // PostgreSQL database, and the database-down suite cuts PostgreSQL's connections: they belong to the PostgreSQL
+    // project only.
     exclude: [
       ...configDefaults.exclude,
       browserFiles,
-      ...(backend === "postgres" ? [] : ["test/e2e/outage.test.ts", "test/e2e/alertsCluster.test.ts"])
+      ...(backend === "postgres"
+        ? []
+        : ["test/e2e/outage.test.ts", "test/e2e/alertsCluster.test.ts", "test/e2e/alertsDatabaseDown.test.ts"])
     ],
     env: { DASHSTREAM_E2E_BACKENDS: backend, DASHSTREAM_TEST_WORKERS: workers },
     globalSetup: e2eGlobalSetup
