@@ -35,6 +35,20 @@ export const serverNodeFlags: ReadonlyArray<string> = (
 export const adminToken = "bench-admin-token"
 
 /**
+ * `POST <url><path>` of the admin API with {@link adminToken}: the created resource's JSON. Throws unless the server
+ * answers 201.
+ */
+export const adminPost = async (url: string, path: string, body: unknown): Promise<Record<string, string>> => {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  if (res.status !== 201) throw new Error(`admin ${path} answered ${res.status}: ${await res.text()}`)
+  return (await res.json()) as Record<string, string>
+}
+
+/**
  * The `dashstream` command as users run it (`pnpm start`, `pnpm dashstream`, the package's `bin`): the bundle that
  * `pnpm build` (and so `pnpm install`) writes, `packages/server/bundle/bin.js`.
  */
@@ -94,15 +108,7 @@ export const startDashstream = async (
     timeoutMs: 60_000
   })
   if (options.setup === false) return { url, pid: child.pid!, accessKey: "", stop: () => stopProcess(child) }
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    if (res.status !== 201) throw new Error(`admin ${path} answered ${res.status}: ${await res.text()}`)
-    return (await res.json()) as Record<string, string>
-  }
+  const admin = (path: string, body: unknown) => adminPost(url, path, body)
   const account = await admin("/admin/accounts", { name: "bench" })
   const names = [...Array.from({ length: options.streams ?? 100 }, (_, k) => `s${k}`), "hot", "spark"]
   for (const name of names) {

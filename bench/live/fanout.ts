@@ -22,7 +22,7 @@
 import { join } from "node:path"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { adminToken, type Dashstream, raiseNofile, serverNodeFlags, startDashstream } from "../lib/dashstream.js"
+import { adminPost, type Dashstream, raiseNofile, serverNodeFlags, startDashstream } from "../lib/dashstream.js"
 import { freePort, peakRssMiB, rssMiB, startProcess, stopProcess } from "../lib/proc.js"
 import { bundleServe } from "./bundle.js"
 import {
@@ -84,24 +84,14 @@ interface Row {
 
 const tiles = 10
 
-const admin = async (url: string, path: string, body: unknown): Promise<Record<string, string>> => {
-  const res = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  if (res.status !== 201) throw new Error(`admin ${path} answered ${res.status}: ${await res.text()}`)
-  return (await res.json()) as Record<string, string>
-}
-
 /** An account with widgets `t0`..`t9` and a dashboard showing them: its access key and view token. */
 const makeDashboard = async (url: string): Promise<{ accessKey: string; viewToken: string }> => {
-  const account = await admin(url, "/admin/accounts", { name: "fanout" })
+  const account = await adminPost(url, "/admin/accounts", { name: "fanout" })
   const names = Array.from({ length: tiles }, (_, k) => `t${k}`)
   for (const streamName of names) {
-    await admin(url, `/admin/accounts/${account["id"]}/widgets`, { streamName, type: "number" })
+    await adminPost(url, `/admin/accounts/${account["id"]}/widgets`, { streamName, type: "number" })
   }
-  const dashboard = await admin(url, `/admin/accounts/${account["id"]}/dashboards`, {
+  const dashboard = await adminPost(url, `/admin/accounts/${account["id"]}/dashboards`, {
     name: "fan-out",
     tiles: names.map((streamName, k) => ({ streamName, x: (k % 4) * 3, y: Math.floor(k / 4) * 2, w: 3, h: 2 }))
   })

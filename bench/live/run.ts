@@ -32,7 +32,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { adminToken, type Dashstream, startDashstream } from "../lib/dashstream.js"
+import { adminPost, type Dashstream, startDashstream } from "../lib/dashstream.js"
 import { ensureDebianPackages } from "../lib/proc.js"
 import { fanout } from "./fanout.js"
 import { type LoadResult, postLua, wrk } from "../lib/wrk.js"
@@ -162,16 +162,6 @@ interface IdleRow {
 const idleRows: Array<IdleRow> = []
 const idleNotes: Array<string> = []
 
-const admin = async (url: string, path: string, body: unknown): Promise<Record<string, string>> => {
-  const res = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  if (res.status !== 201) throw new Error(`admin ${path} answered ${res.status}: ${await res.text()}`)
-  return (await res.json()) as Record<string, string>
-}
-
 interface Memory {
   /** VmRSS from /proc after a full garbage collection, KiB. */
   readonly rss: number
@@ -214,11 +204,11 @@ const idleStreams = async (clients: Clients): Promise<void> => {
     const paths: Array<string> = []
     const t0 = performance.now()
     for (let a = 0; a < Math.ceil(idle / perKey); a++) {
-      const account = await admin(ds.url, "/admin/accounts", { name: `idle${a}` })
+      const account = await adminPost(ds.url, "/admin/accounts", { name: `idle${a}` })
       const names = Array.from({ length: Math.min(perKey, idle - a * perKey) }, (_, k) => `w${k}`)
       await Promise.all(
         names.map((streamName) =>
-          admin(ds.url, `/admin/accounts/${account["id"]}/widgets`, { streamName, type: "number" })
+          adminPost(ds.url, `/admin/accounts/${account["id"]}/widgets`, { streamName, type: "number" })
         )
       )
       for (const name of names) paths.push(`/api/v2/${account["accessKey"]}/datastream/${name}/events`)
