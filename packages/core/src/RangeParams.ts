@@ -1,5 +1,4 @@
 import { Either } from "effect"
-import type { SelectionMode } from "./BucketSelection.js"
 import { InvalidRequest, quoted } from "./Errors.js"
 import { MAX_POINTS, MIN_POINTS } from "./RangeRead.js"
 import type { RangeQuery } from "./StreamStore.js"
@@ -55,16 +54,20 @@ const boundMicros = (text: string, round: "up" | "down"): Micros | undefined => 
 
 const invalid = (path: string, message: string) => Either.left(new InvalidRequest({ message, path }))
 
+/** A range read's parameters, validated: its {@link RangeQuery} but for the stream's selection mode. */
+export type RangeWindow = Omit<RangeQuery, "mode">
+
 /**
- * The {@link RangeQuery} of a range read's parameters (README, "Range reads"), for a stream whose buckets keep by
- * `mode`; `from` and `to` are inclusive bounds (rounded inwards to whole microseconds), `since` the exclusive cursor
+ * The {@link RangeWindow} of a range read's parameters (README, "Range reads"), checked before the stream is looked
+ * up, as the export read checks `since` and `limit` (docs/api.md section 6: 400 before 404); `from` and `to` are
+ * inclusive bounds (rounded inwards to whole microseconds), `since` the exclusive cursor
  * of the export read (as `since` is read there). Fails with `InvalidRequest` (400 `invalid_request`) whose `path`
  * names the parameter: `since` together with `from` (`"since"`); a bound that is not a decimal number of seconds from
  * 0 to 4,294,967,295 (no sign, no exponent, not empty; its own name); `from` after `to` (`"to"`); `points` that is not
  * a whole number from 2 to 10,000 in decimal digits (`"points"`); `limit` not from 1 to 100,000, or together with
  * `points` (`"limit"`).
  */
-export const rangeQueryOf = (params: RangeParams, mode: SelectionMode): Either.Either<RangeQuery, InvalidRequest> => {
+export const rangeQueryOf = (params: RangeParams): Either.Either<RangeWindow, InvalidRequest> => {
   if (params.since !== undefined && params.from !== undefined) {
     return invalid("since", "since and from cannot be used together: since is the exclusive form of from")
   }
@@ -106,7 +109,7 @@ export const rangeQueryOf = (params: RangeParams, mode: SelectionMode): Either.E
     if (n === undefined) return invalid("limit", badLimit(params.limit))
     limit = n
   }
-  return Either.right({ from, since, to, points, mode, limit })
+  return Either.right({ from, since, to, points, limit })
 }
 
 /** The message of a bad `limit`. */

@@ -389,7 +389,14 @@ export {
   type RangeSource,
   readRangeFrom
 } from "./RangeRead.js"
-export { isRangeRead, limitFromText, MAX_LIMIT, type RangeParams, rangeQueryOf } from "./RangeParams.js"
+export {
+  isRangeRead,
+  limitFromText,
+  MAX_LIMIT,
+  type RangeParams,
+  rangeQueryOf,
+  type RangeWindow
+} from "./RangeParams.js"
 
 // Decimation (docs/api.md section 9): the port the pass runs over.
 export {

@@ -3,13 +3,13 @@ import { Either } from "effect"
 import { isRangeRead, type RangeParams, rangeQueryOf } from "../src/RangeParams.js"
 
 const ok = (params: RangeParams) => {
-  const query = rangeQueryOf(params, "extremes")
+  const query = rangeQueryOf(params)
   if (Either.isLeft(query)) return assert.fail(`refused: ${query.left.message}`)
   return query.right
 }
 
 const refused = (params: RangeParams) => {
-  const query = rangeQueryOf(params, "extremes")
+  const query = rangeQueryOf(params)
   if (Either.isRight(query)) return assert.fail(`accepted ${JSON.stringify(params)}`)
   assert.strictEqual(query.left._tag, "InvalidRequest")
   return query.left.path
@@ -28,7 +28,6 @@ describe("rangeQueryOf (README, Range reads)", () => {
       since: null,
       to: 1_700_000_000_250_000,
       points: 10,
-      mode: "extremes",
       limit: null
     } as never)
     assert.strictEqual(ok({ from: "1.0000001" }).from, 1_000_001)

@@ -50,9 +50,9 @@ const resolveRead = (
 > => Effect.flatMap(authenticate(accessKey), (accountId) => resolveQuery(params, findWidget(accountId, streamName)))
 
 /**
- * The query of a read, validated, and the stream it reads, found by `widget`: a range read looks the widget up first
- * (its type decides the bucket rule), an export read checks `since` and `limit` first; the keyed read and a view
- * token's read answer the same errors in the same order.
+ * The query of a read, validated, and the stream it reads, found by `widget` once the query is valid (so a bad
+ * parameter is 400 whether or not the stream exists; a range read takes its bucket rule from the widget's type); the
+ * keyed read and a view token's read answer the same errors in the same order.
  */
 const resolveQuery = <E, R>(
   params: ReadParams,
@@ -60,10 +60,10 @@ const resolveQuery = <E, R>(
 ): Effect.Effect<ResolvedRead, InvalidSince | InvalidRequest | E, R> =>
   Effect.gen(function* () {
     if (isRangeRead(params)) {
+      const window = rangeQueryOf(params)
+      if (Either.isLeft(window)) return yield* window.left
       const found = yield* widget
-      const query = rangeQueryOf(params, decimationMode(found.type))
-      if (Either.isLeft(query)) return yield* query.left
-      return { stream: found.id, range: true, query: query.right }
+      return { stream: found.id, range: true, query: { ...window.right, mode: decimationMode(found.type) } }
     }
     let since: Micros | null = null
     if (params.since !== undefined) {

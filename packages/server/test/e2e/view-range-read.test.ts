@@ -94,6 +94,8 @@ for (const backend of backends) {
         expectError(await api.fetch(`/d/${token}/range?stream=${stream}&since=0`), 404, "stream_not_found")
         expectError(await api.fetch(`/d/${token}/range?stream=${stream}&points=5`), 404, "stream_not_found")
       }
+      // A bad parameter is 400 before the stream is looked for, as on the keyed read.
+      expectError(await api.fetch(`/d/${token}/range?stream=hidden&points=1`), 400, "invalid_request", "points")
       const unknown = await api.fetch(`/d/dv_unknown0123456789abcdef0123456789abcdef012/range?stream=s`)
       expect(unknown.status).toBe(404)
       expect(unknown.json).toEqual((await api.fetch("/d/dv_unknown0123456789abcdef0123456789abcdef012")).json)
