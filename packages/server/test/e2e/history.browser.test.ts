@@ -4,7 +4,8 @@
  * ordinary push API), dashboards whose time tiles carry the `range` option, and Debian's Chromium on the view link.
  * A 7-day tile shows only the last 7 days, read with about one point per pixel of its width; a number tile says its
  * change across the window; `?range=24h` and the picker change every time tile and "Live" returns them to their own
- * range; a drag across a line graph zooms every time tile (from/to in the address) and Back undoes it; the picker is
+ * range; `?from=` alone grows live, `from`/`to` wins over `range`, and `to` alone or `from` after `to` is ignored; a
+ * drag across a line graph zooms every time tile (from/to in the address) and Back undoes it; the picker is
  * there at 1280 px and not at 390 px; a live push shows on a ranged tile within 2 seconds, and an entry older than the
  * window leaves it within 5 seconds. The first paint of six 30-day tiles is measured and printed. The README's
  * screenshot of a 30-day line graph under the picker (`docs/history.png`) is taken here.
@@ -357,6 +358,42 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     await until(page, `document.querySelector('${tileSel("plain")}').dataset.windowFrom === undefined`, 5_000)
     expect(await windowOf(page, "visits")).toBe(week)
     expect(new URL(page.url()).search).toBe("")
+    expect(suite.watch.errors).toEqual([])
+  })
+
+  it("?from= without to grows live; from/to wins over range; to alone or from after to is ignored", async () => {
+    const { page } = suite.watch
+    const time = ["visits", "orders", "signups", "plain"]
+    const from = Math.floor(Date.now() / 1000) - 2 * day
+    await page.goto(`${suite.server.baseUrl}${view}?from=${from}`)
+    await shown(page, time)
+    for (const stream of time) {
+      const d = await data(page, stream)
+      expect(Number(d["windowFrom"]), stream).toBe(from)
+      expect(Math.abs(Number(d["windowTo"]) - Date.now() / 1000), stream).toBeLessThan(30)
+    }
+    expect(await windowOf(page, "status")).toBeUndefined()
+    expect(await page.locator('.ds-picker-button[aria-pressed="true"]').count()).toBe(0)
+    // Up to now, growing live: a push shows at once, and the window keeps its start.
+    await push("plain", { number: 4321 })
+    await until(page, `document.querySelector('${tileSel("plain")} .ds-line-value').textContent === '4,321'`, 2_000)
+    expect(Number((await data(page, "plain"))["lastTs"])).toBeGreaterThan(now0)
+    expect(Number((await data(page, "plain"))["windowFrom"])).toBe(from)
+
+    const to = from + day
+    await page.goto(`${suite.server.baseUrl}${view}?range=7d&from=${from}&to=${to}`)
+    await shown(page, time)
+    for (const stream of time) {
+      const d = await data(page, stream)
+      expect([Number(d["windowFrom"]), Number(d["windowTo"])], stream).toEqual([from, to])
+      expect(Number(d["lastTs"]), stream).toBeLessThanOrEqual(to)
+    }
+    for (const query of [`?to=${to}`, `?from=${to}&to=${from}`]) {
+      await page.goto(`${suite.server.baseUrl}${view}${query}`)
+      await shown(page, ["visits", "orders", "signups"])
+      for (const stream of ["visits", "orders", "signups"]) expect(await windowOf(page, stream), query).toBe(week)
+      expect(await windowOf(page, "plain"), query).toBeUndefined()
+    }
     expect(suite.watch.errors).toEqual([])
   })
 
