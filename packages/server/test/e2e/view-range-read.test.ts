@@ -5,7 +5,17 @@
  * with `path` `"stream"`, a stream not shown 404 `stream_not_found`, an unknown or rotated token 404 as for the page.
  */
 import { describe, expect, it } from "vitest"
-import { type Api, backends, expectError, expectReadOk, expectSuccess, suiteName, useServer } from "./harness.js"
+import {
+  type Api,
+  backends,
+  expectError,
+  expectReadOk,
+  expectSuccess,
+  suiteName,
+  useServer,
+  type WidgetType,
+  widgetTypes
+} from "./harness.js"
 
 const T = 1_600_000_000
 
@@ -171,6 +181,24 @@ for (const backend of backends) {
       }
       // Nothing was stored by the refused updates.
       expect((await api.admin("GET", `${base}/${created.json.id}`)).json.tiles).toEqual(tiles)
+    })
+
+    it("the tile option range on every other widget type is 400 with its path", async () => {
+      const { api } = ctx
+      const timeTypes: ReadonlyArray<WidgetType> = ["number", "sparkline", "line-graph"]
+      const others = widgetTypes.filter((t) => !timeTypes.includes(t))
+      const account = await api.setup(Object.fromEntries(widgetTypes.map((t) => [t, t])))
+      const base = `/admin/accounts/${account.id}/dashboards`
+      for (const type of widgetTypes) {
+        const tiles = [
+          { streamName: "line-graph", x: 0, y: 0, w: 4, h: 1 },
+          { streamName: type, x: 4, y: 0, w: 4, h: 1, options: { range: 3_600 } }
+        ]
+        const r = await api.admin("POST", base, { name: type, tiles })
+        if (others.includes(type)) expectError(r, 400, "invalid_request", "tiles[1].options.range")
+        else expect(r.status, `${type}: ${r.text}`).toBe(201)
+      }
+      expect(others).toHaveLength(widgetTypes.length - 3)
     })
   })
 }
