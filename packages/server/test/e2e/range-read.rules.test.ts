@@ -234,5 +234,16 @@ for (const backend of backends) {
       expectError(await api.read(accessKey, "nope", "?since=1&from=1"), 400, "invalid_request", "since")
       expectError(await api.read(accessKey, "nope", "?points=2"), 404, "stream_not_found")
     })
+
+    it("the OpenAPI document describes the view tokens' range reads with the keyed read's parameters", async () => {
+      const { api } = ctx
+      const doc = await api.fetch("/openapi.json")
+      for (const path of ["/d/{viewToken}/range", "/r/{viewToken}/range"]) {
+        const names = (doc.json.paths[path]?.get?.parameters ?? []).map((p: { name: string }) => p.name)
+        expect(names, path).toEqual(
+          expect.arrayContaining(["viewToken", "stream", "since", "limit", "from", "to", "points"])
+        )
+      }
+    })
   })
 }
