@@ -388,6 +388,13 @@ describe("looking back on the view page against a real server", { timeout: 180_0
       expect([Number(d["windowFrom"]), Number(d["windowTo"])], stream).toEqual([from, to])
       expect(Number(d["lastTs"]), stream).toBeLessThanOrEqual(to)
     }
+    // A fixed window around one hourly entry of the number tile: its value, and no change (fewer than two entries).
+    const hour700 = hourly[700]!.timestamp
+    await page.goto(`${suite.server.baseUrl}${view}?from=${hour700 - 600}&to=${hour700 + 600}`)
+    await shown(page, time)
+    expect(await text(page, `${tileSel("orders")} .ds-big-number`)).toBe("700")
+    expect(await text(page, `${tileSel("orders")} .ds-change`)).toBe("")
+    expect((await data(page, "orders"))["count"]).toBe("1")
     for (const query of [`?to=${to}`, `?from=${to}&to=${from}`]) {
       await page.goto(`${suite.server.baseUrl}${view}${query}`)
       await shown(page, ["visits", "orders", "signups"])
