@@ -42,8 +42,9 @@ const ascending = (entries: ReadonlyArray<Entry>): ReadonlyArray<Entry> => [...e
  * with the server's clock: every second, entries older than its start leave it and the tile draws again. A chart
  * reads about one entry per pixel of its width (`rangeQuery`); after more live entries than four a pixel (and at least
  * 2,000) it reads the window again, so a screen left open for weeks holds a bounded number of entries. A number tile reads
- * the first entries of its window; when the slide has taken all of them it reads again, so its first value is always
- * the window's first. A fixed window (`from`..`to`) takes only entries within it. A snapshot's entries join the
+ * the first entries of its window, and beside them the stream's latest entry (the first ones may stop short of it, and
+ * the page's snapshot may come later than the read); when the slide has taken all of them it reads again, so its
+ * first value is always the window's first. A fixed window (`from`..`to`) takes only entries within it. A snapshot's entries join the
  * window; a snapshot after the first (the page connected again) reads the window again, since entries may have been
  * missed meanwhile.
  *
@@ -165,37 +166,42 @@ export class WindowedEntries {
     const width = this.tile.width()
     const query = rangeQuery(this.tile.type, width, this.window, now)
     this.points = Math.round(width)
-    fetch(`${this.tile.rangePath}?stream=${encodeURIComponent(this.tile.streamName)}&${query}`, { cache: "no-store" })
-      .then(async (response) => {
+    const get = (params: string) =>
+      fetch(`${this.tile.rangePath}?stream=${encodeURIComponent(this.tile.streamName)}${params}`, {
+        cache: "no-store"
+      }).then(async (response) => {
         if (!response.ok) throw new Error(`the range read answered ${response.status}`)
         const body = (await response.json()) as { readonly data?: ReadonlyArray<unknown> }
         return (body.data ?? []).map(toEntry).filter((e): e is Entry => e !== undefined)
       })
-      .then(
-        (answer) => {
-          if (generation !== this.generation) return
-          const { from, to } = this.accepts()
-          // The answer, the entries that came live meanwhile, and the newest ones the tile already held (a number
-          // tile's head read stops short of them).
-          const newest = this.held.filter((e) => e.ts > (answer[answer.length - 1]?.ts ?? from))
-          this.held = merge(merge(answer, ascending(this.arrived)), within(newest, from, to))
-          this.headEnd =
-            this.tile.type === "number" && isLive(this.window) && answer.length >= numberHeadEntries
-              ? answer[answer.length - 1]!.ts
-              : undefined
-          this.arrived = []
-          this.appended = 0
-          this.reading = undefined
-          this.readySince = true
-          this.tile.redraw()
-        },
-        (error: unknown) => {
-          if (generation !== this.generation) return
-          this.reading = undefined
-          console.warn(`dashstream: could not read the time range of ${this.tile.streamName}`, error)
-          this.retry = setTimeout(() => this.read(), retrySeconds * 1000)
-        }
-      )
+    // A number tile's head read stops short of the newest entries: the latest (a read without parameters) comes along.
+    const latest = this.tile.type === "number" && isLive(this.window) ? get("") : Promise.resolve([])
+    Promise.all([get(`&${query}`), latest]).then(
+      ([answer, last]) => {
+        if (generation !== this.generation) return
+        const { from, to } = this.accepts()
+        // The answer, the latest entry, the entries that came live meanwhile, and the newest ones the tile already
+        // held (a number tile's head read stops short of them).
+        const newest = this.held.filter((e) => e.ts > (answer[answer.length - 1]?.ts ?? from))
+        const read = merge(answer, within(last, from, to))
+        this.held = merge(merge(read, ascending(this.arrived)), within(newest, from, to))
+        this.headEnd =
+          this.tile.type === "number" && isLive(this.window) && answer.length >= numberHeadEntries
+            ? answer[answer.length - 1]!.ts
+            : undefined
+        this.arrived = []
+        this.appended = 0
+        this.reading = undefined
+        this.readySince = true
+        this.tile.redraw()
+      },
+      (error: unknown) => {
+        if (generation !== this.generation) return
+        this.reading = undefined
+        console.warn(`dashstream: could not read the time range of ${this.tile.streamName}`, error)
+        this.retry = setTimeout(() => this.read(), retrySeconds * 1000)
+      }
+    )
   }
 
   // Every second: entries older than the window leave it; the tile draws again when any did, or when the time axis

@@ -1,14 +1,15 @@
 /**
  * Looking back on the view page end to end (docs/api.md sections 11.6 and 15.1): a real `dashstream serve` on SQLite,
- * 30 days of points pushed with explicit timestamps through `/customSend` (arrays of timestamped numbers, the
- * ordinary push API), dashboards whose time tiles carry the `range` option, and Debian's Chromium on the view link.
- * A 7-day tile shows only the last 7 days, read with about one point per pixel of its width; a number tile says its
- * change across the window; `?range=24h` and the picker change every time tile and "Live" returns them to their own
- * range; `?from=` alone grows live, `from`/`to` wins over `range`, and `to` alone or `from` after `to` is ignored; a
- * drag across a line graph zooms every time tile (from/to in the address) and Back undoes it; the picker is
- * there at 1280 px and not at 390 px; a live push shows on a ranged tile within 2 seconds, and an entry older than the
- * window leaves it within 5 seconds. The first paint of six 30-day tiles is measured and printed. The README's
- * screenshot of a 30-day line graph under the picker (`docs/history.png`) is taken here.
+ * 30 days of points pushed with explicit timestamps through `/customSend` (arrays of timestamped numbers, the ordinary
+ * push API), dashboards whose time tiles carry the `range` option, and Debian's Chromium on the view link. A 7-day tile
+ * shows only the last 7 days, read with about one point per pixel of its width; a number tile says its change across
+ * the window, its latest value read with it (before the event stream's snapshot); `?range=24h` and the picker change
+ * every time tile and "Live" returns them to their own range; `?from=` alone grows live, `from`/`to` wins over `range`,
+ * and `to` alone or `from` after `to` is ignored; a drag across a line graph zooms every time tile (from/to in the
+ * address) and Back undoes it; the picker is there at 1280 px and not at 390 px; a live push shows on a ranged tile
+ * within 2 seconds, and an entry older than the window leaves it within 5 seconds. The first paint of six 30-day tiles
+ * is measured and printed. The README's screenshot of a 30-day line graph under the picker (`docs/history.png`) is
+ * taken here.
  */
 import type { Page } from "@playwright/test"
 import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
@@ -155,6 +156,30 @@ describe("looking back on the view page against a real server", { timeout: 180_0
     expect(await windowOf(page, "status")).toBeUndefined()
     expect(reads.some((u) => u.searchParams.get("stream") === "plain")).toBe(false)
     expect(suite.watch.errors).toEqual([])
+  })
+
+  it("a number tile shows its latest value from its own reads, before the event stream's snapshot", async () => {
+    const page = await suite.watch.context.newPage()
+    try {
+      // The event stream held back until the tiles have read their windows.
+      let release: () => void = () => undefined
+      const held = new Promise<void>((resolve) => (release = resolve))
+      await page.route(
+        (url) => url.pathname.endsWith("/events"),
+        async (route) => {
+          await held
+          await route.continue()
+        }
+      )
+      await page.goto(suite.server.baseUrl + view)
+      await until(page, ready(["orders"]), loadMs)
+      expect(await page.evaluate(`performance.getEntriesByName("ds-snapshot").length`)).toBe(0)
+      expect(await text(page, `${tileSel("orders")} .ds-big-number`)).toBe("719")
+      expect(await text(page, `${tileSel("orders")} .ds-change`)).toBe("\u25b2 +167 (+30.25%) in 7 d")
+      release()
+    } finally {
+      await page.close()
+    }
   })
 
   it("?range=24h changes every time tile; the picker's presets do too, and Live returns them to their own", async () => {
