@@ -1,8 +1,9 @@
 /**
  * The rules of a range read (docs/api.md section 6.1) over HTTP, one check each, beside range-read.test.ts: `since`
  * standing in for `from` with `points` (the buckets start at `since`), one bucket when `U = L`, bounds exact to the
- * microsecond (`from` rounded up, `to` down), `points` on every widget type against a brute-force selection (ties
- * keep the earliest), decimated data read as stored, and the edges of every parameter.
+ * microsecond (`from` rounded up, `to` down), random windows over 20,000 entries and `points` on every widget type
+ * against a brute-force selection (ties keep the earliest), decimated data read as stored, the edges of every
+ * parameter, and the OpenAPI document of the view tokens' reads.
  */
 import { describe, expect, it } from "vitest"
 import {
@@ -81,6 +82,40 @@ for (const backend of backends) {
       // A since at or after to is an empty window, not an error.
       expect(await api.entries(accessKey, "s", `?since=${T + 50}&to=${T + 50}&points=5`)).toEqual([])
       expect(await api.entries(accessKey, "s", `?since=${T + 60}&to=${T + 50}`)).toEqual([])
+    })
+
+    it("random windows over 20,000 entries equal the brute-force selection over a since=0 read", async () => {
+      const { api } = ctx
+      const { accessKey } = await api.setup({ s: "line-graph" })
+      // A seeded generator: the same windows every run. Values with long runs of ties; steps of 1 to 9 seconds.
+      let seed = 38
+      const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648
+      let ts = T
+      const point = Array.from({ length: 20_000 }, () => {
+        ts += 1 + Math.floor(random() * 9)
+        return { number: Math.floor(random() * 6) + (random() < 0.01 ? 100 : 0), timestamp: ts }
+      })
+      for (let i = 0; i < point.length; i += 1_000) {
+        expectSuccess(await api.pushPoint(accessKey, "s", point.slice(i, i + 1_000)))
+      }
+      const all = await api.entries(accessKey, "s")
+      expect(all).toHaveLength(20_000)
+      const oldest = all[0]!.ts
+      const newest = all.at(-1)!.ts
+      for (let run = 0; run < 30; run++) {
+        const a = oldest - 50 + Math.floor(random() * (newest - oldest + 100))
+        const b = oldest - 50 + Math.floor(random() * (newest - oldest + 100))
+        const [from, to] = a <= b ? [a, b + 0.5] : [b, a + 0.5]
+        const n = [2, 3, 17, 100, 1_000, 10_000][run % 6]!
+        const bounded = run % 3
+        const query =
+          bounded === 0 ? `?from=${from}&to=${to}` : bounded === 1 ? `?from=${from}` : `?since=${from}&to=${to}`
+        const window = all.filter((e) => (bounded === 2 ? e.ts > from : e.ts >= from) && (bounded === 1 || e.ts <= to))
+        const lower = from
+        const upper = bounded === 1 ? (window.at(-1)?.ts ?? from) : to
+        const got = await api.entries(accessKey, "s", `${query}&points=${n}`)
+        expect(got, `${query}&points=${n}`).toEqual(m4(window, lower, upper, n, numberOf))
+      }
     })
 
     it("U = L is one bucket: from = to, and a window of one entry", async () => {
