@@ -129,7 +129,9 @@ describe("chart labels never overlap nor are cut", () => {
     [3, 2]
   ] as const) {
     it(`${w}x${h} charts of an 8-row dashboard at 1920x1080`, async () => {
-      const tiles = charts.map((type, i) => tileOf(type, i * w, 0, w, h))
+      // As many to a row as fit the 12 columns, the rest on the rows below: every chart on the grid.
+      const perRow = Math.floor(12 / w)
+      const tiles = charts.map((type, i) => tileOf(type, (i % perRow) * w, Math.floor(i / perRow) * h, w, h))
       const view = await openTiles(browser, [...tiles, tileOf("label", 11, 7, 1, 1)], charts.length + 1, {
         viewport: wall
       })
