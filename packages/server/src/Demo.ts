@@ -263,7 +263,7 @@ export const demoFeed = (random: Random = Math.random) => {
         "Deploys",
         {
           title: `${pick(services)} 2.${version}.0 deployed`,
-          msg: `${1 + Math.floor(random() * 9)} changes, checks green`
+          msg: `${2 + Math.floor(random() * 8)} changes, checks green`
         }
       ])
     }

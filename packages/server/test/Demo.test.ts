@@ -45,7 +45,7 @@ describe("the demo", () => {
     assert.deepStrictEqual([...fed].sort(), [...types.keys()].sort())
   })
 
-  it("keeps the numbers plausible: percentages within 0-100, revenue growing through the day", () => {
+  it('keeps the numbers and words plausible: percentages within 0-100, revenue growing, no "1 changes"', () => {
     const next = demoFeed(seeded(11))
     let revenue = -1
     const midnight = 1_764_979_200
@@ -58,6 +58,8 @@ describe("the demo", () => {
       const { number } = points.get("Revenue today") as { number: number }
       assert.isAtLeast(number, revenue)
       revenue = number
+      const deploy = points.get("Deploys") as { msg: string } | undefined
+      if (deploy !== undefined) assert.notMatch(deploy.msg, /^1 changes/, "a deploy of 1 changes")
     }
   })
 
