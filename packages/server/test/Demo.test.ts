@@ -63,6 +63,26 @@ describe("the demo", () => {
     }
   })
 
+  it("keeps a wall that runs for days plausible: today's signups and sales are the day's so far", () => {
+    const next = demoFeed(seeded(5))
+    const saturday = 1_764_979_200
+    const leader = (points: Map<string, unknown>) =>
+      Math.max(
+        ...(points.get("Top sellers") as { leaderboard: Array<{ value: number }> }).leaderboard.map((e) => e.value)
+      )
+    let last = new Map<string, unknown>()
+    // A whole day of ticks: today's bar rises from 0 and never towers over the days before it.
+    for (let tick = 0; tick < 28_800; tick++) {
+      last = new Map(next(saturday + tick * 3))
+      const chart = (last.get("Signups this week") as { chart: Array<{ value: number }> }).chart.map((c) => c.value)
+      assert.isAtMost(chart[5]!, 2 * Math.max(...chart.slice(0, 5)), `Saturday's signups ${chart}`)
+    }
+    assert.isAbove(leader(last), 100)
+    // Past midnight, Sunday: the day's sales start again.
+    const sunday = new Map(next(saturday + 86_400 + 3))
+    assert.isBelow(leader(sunday), 100)
+  })
+
   it("prints the link, and says when it replaces the link of an earlier start", () => {
     assert.strictEqual(
       demoLine("http://127.0.0.1:8080", "dv_abc", false),
