@@ -241,9 +241,12 @@ export const demoFeed = (random: Random = Math.random) => {
     if (random() < 0.3) sellers.set(top, sellers.get(top)! + 1)
     for (const source of sources) traffic.set(source, Math.max(1, around(traffic.get(source)!, 2, 1, 80)))
     const signupsSoFar = (i: number) => (i < day ? signups[i]! : Math.round((signups[i]! * secondOfDay) / 86_400))
-    order++
-    orders.unshift(`Order ${order}: ${pick(products)}, $${(4 + random() * 20).toFixed(2)}`)
-    orders.length = Math.min(orders.length, 6)
+    // The list is full from the first tick: the orders of the ticks before it too.
+    do {
+      order++
+      orders.unshift(`Order ${order}: ${pick(products)}, $${(4 + random() * 20).toFixed(2)}`)
+    } while (orders.length < 6)
+    orders.length = 6
     const points: Array<readonly [string, unknown]> = [
       // Grows through the UTC day from 0 at midnight: about $30,000 by its end.
       ["Revenue today", { number: Math.round(secondOfDay * 35) / 100, prefix: "$" }],

@@ -63,13 +63,16 @@ describe("the demo", () => {
     }
   })
 
-  it("keeps a wall that runs for days plausible: today's signups and sales are the day's so far", () => {
+  it("keeps a wall plausible from its first tick to days on: full lists, the day's signups and sales", () => {
     const next = demoFeed(seeded(5))
     const saturday = 1_764_979_200
     const leader = (points: Map<string, unknown>) =>
       Math.max(
         ...(points.get("Top sellers") as { leaderboard: Array<{ value: number }> }).leaderboard.map((e) => e.value)
       )
+    // The latest orders fill their list from the first tick.
+    const first = new Map(next(saturday - 3))
+    assert.strictEqual((first.get("Latest orders") as { list: Array<unknown> }).list.length, 6)
     let last = new Map<string, unknown>()
     // A whole day of ticks: today's bar rises from 0 and never towers over the days before it.
     for (let tick = 0; tick < 28_800; tick++) {
