@@ -120,7 +120,54 @@ describe("a wall screen, 1920x1080", () => {
   })
 })
 
+/**
+ * Page-side: for each label of each pie on the page, how far its box is from the pie's centre, less the pie's outer
+ * radius (the slices' box), in pixels: negative when the label lies over the ring.
+ */
+const pieLabelClearances = `(() => [...document.querySelectorAll(".ds-type-pie-chart")].flatMap((tile) => {
+  const slices = [...tile.querySelectorAll("svg path")].filter((p) => /A/i.test(p.getAttribute("d") ?? ""))
+  const boxes = slices.map((p) => p.getBoundingClientRect())
+  const left = Math.min(...boxes.map((b) => b.left)), right = Math.max(...boxes.map((b) => b.right))
+  const top = Math.min(...boxes.map((b) => b.top)), bottom = Math.max(...boxes.map((b) => b.bottom))
+  const cx = (left + right) / 2, cy = (top + bottom) / 2, radius = (right - left) / 2
+  return [...tile.querySelectorAll("svg text")].map((text) => {
+    const b = text.getBoundingClientRect()
+    const x = Math.max(b.left, Math.min(cx, b.right)), y = Math.max(b.top, Math.min(cy, b.bottom))
+    return { text: text.textContent, clearance: Math.round(Math.hypot(x - cx, y - cy) - radius) }
+  })
+}))()`
+
 const charts: ReadonlyArray<WidgetType> = ["line-graph", "bar-chart", "multi-bar-graph", "xy-graph", "pie-chart"]
+
+describe("pie labels clear of the ring", () => {
+  it("a slice at the bottom of a 3x3 pie on a wall keeps its two-line label off the ring", async () => {
+    // Clockwise from the top: 40 % to 144 degrees, then the 20 % slice centred on the bottom (180 degrees).
+    const point = {
+      leaderboard: [
+        { name: "Search", value: 40 },
+        { name: "Direct", value: 20 },
+        { name: "Social", value: 30 },
+        { name: "Email", value: 10 }
+      ]
+    }
+    const pie = { ...tileOf("pie-chart", 3, 2, 3, 3), streamName: "sources" }
+    const view = await openTiles(browser, [pie, tileOf("label", 0, 6, 1, 1)], 2, {
+      viewport: wall,
+      more: () => ({ sources: [{ ts: 1_700_000_000, point }] })
+    })
+    try {
+      const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{ text: string; clearance: number }>
+      assert.includeMembers(
+        labels.map((l) => l.text),
+        ["Search", "Direct", "Social", "Email"]
+      )
+      const over = labels.filter((l) => !(l.clearance >= 0))
+      assert.deepStrictEqual(over, [], JSON.stringify(labels))
+    } finally {
+      await view.close()
+    }
+  })
+})
 
 describe("chart labels never overlap nor are cut", () => {
   for (const [w, h] of [
@@ -139,6 +186,12 @@ describe("chart labels never overlap nor are cut", () => {
         await view.page.screenshot({ path: `/tmp/wall-charts-${w}x${h}.png` })
         const problems = await view.page.evaluate(textProblems, ".ds-tile")
         assert.deepStrictEqual(problems, [], problems.join("\n"))
+        const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{ clearance: number }>
+        assert.deepStrictEqual(
+          labels.filter((l) => !(l.clearance >= 0)),
+          [],
+          "a pie's text over its ring"
+        )
       } finally {
         await view.close()
       }

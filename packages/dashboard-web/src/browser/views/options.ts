@@ -155,7 +155,14 @@ export const fitPie = (option: EChartsCoreOption, width: number, height: number)
           overflow: "truncate",
           ellipsis: "\u2026"
         },
-        labelLine: { ...series["labelLine"], show: labels }
+        // A label is two lines centred on its line's end: a line at least a label's half-height plus a margin long
+        // keeps the label of a slice at the top or bottom off the ring.
+        labelLine: {
+          ...series["labelLine"],
+          show: labels,
+          length: Math.round(fontSize * 1.2 + 4),
+          length2: Math.round(fontSize * 0.6)
+        }
       }
     ]
   }
