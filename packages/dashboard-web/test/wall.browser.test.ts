@@ -122,7 +122,8 @@ describe("a wall screen, 1920x1080", () => {
 
 /**
  * Page-side: for each label of each pie on the page, how far its box is from the pie's centre, less the pie's outer
- * radius (the slices' box), in pixels: negative when the label lies over the ring.
+ * radius (the slices' box), in pixels (negative when the label lies over the ring), and whether it is inside the
+ * chart (not cut at its edge).
  */
 const pieLabelClearances = `(() => [...document.querySelectorAll(".ds-type-pie-chart")].flatMap((tile) => {
   const slices = [...tile.querySelectorAll("svg path")].filter((p) => /A/i.test(p.getAttribute("d") ?? ""))
@@ -133,14 +134,16 @@ const pieLabelClearances = `(() => [...document.querySelectorAll(".ds-type-pie-c
   return [...tile.querySelectorAll("svg text")].map((text) => {
     const b = text.getBoundingClientRect()
     const x = Math.max(b.left, Math.min(cx, b.right)), y = Math.max(b.top, Math.min(cy, b.bottom))
-    return { text: text.textContent, clearance: Math.round(Math.hypot(x - cx, y - cy) - radius) }
+    const svg = text.ownerSVGElement.getBoundingClientRect()
+    const inside = b.left >= svg.left && b.right <= svg.right && b.top >= svg.top && b.bottom <= svg.bottom
+    return { text: text.textContent, clearance: Math.round(Math.hypot(x - cx, y - cy) - radius), inside }
   })
 }))()`
 
 const charts: ReadonlyArray<WidgetType> = ["line-graph", "bar-chart", "multi-bar-graph", "xy-graph", "pie-chart"]
 
 describe("pie labels clear of the ring", () => {
-  it("a slice at the bottom of a 3x3 pie on a wall keeps its two-line label off the ring", async () => {
+  it("a slice at the bottom of a pie on a wall keeps its two-line label off the ring, none cut at the edge", async () => {
     // Clockwise from the top: 40 % to 144 degrees, then the 20 % slice centred on the bottom (180 degrees).
     const point = {
       leaderboard: [
@@ -151,18 +154,26 @@ describe("pie labels clear of the ring", () => {
       ]
     }
     const pie = { ...tileOf("pie-chart", 3, 2, 3, 3), streamName: "sources" }
-    const view = await openTiles(browser, [pie, tileOf("label", 0, 6, 1, 1)], 2, {
+    // And a 2x2 pie of a 6-row dashboard, as tall as it is wide: its labels beside the ring, not cut at the tile's edge.
+    const square = tileOf("pie-chart", 8, 2, 2, 2)
+    const view = await openTiles(browser, [pie, square, tileOf("label", 0, 5, 1, 1)], 3, {
       viewport: wall,
       more: () => ({ sources: [{ ts: 1_700_000_000, point }] })
     })
     try {
-      const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{ text: string; clearance: number }>
+      const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{
+        text: string
+        clearance: number
+        inside: boolean
+      }>
       assert.includeMembers(
         labels.map((l) => l.text),
         ["Search", "Direct", "Social", "Email"]
       )
-      const over = labels.filter((l) => !(l.clearance >= 0))
+      const over = labels.filter((l) => !(l.clearance >= 0) || !l.inside)
       assert.deepStrictEqual(over, [], JSON.stringify(labels))
+      const problems = await view.page.evaluate(textProblems, ".ds-tile")
+      assert.deepStrictEqual(problems, [], problems.join("\n"))
     } finally {
       await view.close()
     }
@@ -173,6 +184,7 @@ describe("chart labels never overlap nor are cut", () => {
   for (const [w, h] of [
     [1, 1],
     [2, 1],
+    [2, 2],
     [3, 2]
   ] as const) {
     it(`${w}x${h} charts of an 8-row dashboard at 1920x1080`, async () => {
