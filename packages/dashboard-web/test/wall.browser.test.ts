@@ -210,6 +210,29 @@ describe("chart labels never overlap nor are cut", () => {
     })
   }
 
+  it("a time label at the very start of the axis clears the lowest value label beside it", async () => {
+    // The demo's 4x2 line graph of a 7-row wall, its hour starting on a labelled minute (16:30), or just before it.
+    const line = { ...tileOf("line-graph", 5, 0, 4, 2), streamName: "users" }
+    for (const offset of [0, -5, -30]) {
+      const from = 1_764_979_200 + 16 * 3600 + 1800 + offset
+      const users = Array.from({ length: 61 }, (_, i) => ({
+        ts: from + i * 60,
+        point: { number: Math.round(900 + 400 * Math.sin(i / 3)) }
+      }))
+      const view = await openTiles(browser, [line, tileOf("label", 0, 6, 1, 1)], 2, {
+        viewport: wall,
+        more: () => ({ users }),
+        now: from + 3600
+      })
+      try {
+        const problems = await view.page.evaluate(textProblems, ".ds-tile")
+        assert.deepStrictEqual(problems, [], `${offset} s: ${problems.join("\n")}`)
+      } finally {
+        await view.close()
+      }
+    }
+  })
+
   it("charts on a 390x844 phone", async () => {
     const tiles = charts.map((type, i) => tileOf(type, (i % 3) * 4, Math.floor(i / 3) * 2, 4, 2))
     const view = await openTiles(browser, tiles, charts.length, { viewport: phone })

@@ -57,6 +57,9 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
     const length = across ? width : height
     const show = across ? height >= 56 && width >= 90 : width >= 100 && height >= 56
     const label: Axis = { ...axis["axisLabel"], show, fontSize, hideOverlap: true }
+    // The labels across sit below the lowest label up the side (centred on the axis, half a line below it), so a
+    // label at the axis' very start does not run into it.
+    if (across) label["margin"] = Math.round(fontSize * 0.6) + 6
     if (axis["type"] === "value") label["formatter"] = (n: number) => formatCompact(n)
     if (axis["type"] === "category") {
       const n = Math.max(1, (axis["data"] as ReadonlyArray<unknown> | undefined)?.length ?? 1)
