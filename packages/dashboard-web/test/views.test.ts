@@ -47,6 +47,8 @@ describe("number", () => {
     const down = number(at({ number: 10, suffix: "%" }, { number: 7.5, suffix: "%" }))
     assert.strictEqual(down?.change?.direction, "down")
     assert.strictEqual(down?.change?.text, "\u25bc \u22122.5% (\u221225%)")
+    const tiny = number(at({ number: 21_792.46, prefix: "$" }, { number: 21_793.53, prefix: "$" }))
+    assert.strictEqual(tiny?.change?.text, "\u25b2 +$1.07 (+<0.01%)")
   })
   it("a single value has no change; a bare or string number is read as a number", () => {
     assert.deepStrictEqual(number(at(42)), { value: "42" })

@@ -120,16 +120,77 @@ describe("a wall screen, 1920x1080", () => {
   })
 })
 
+/**
+ * Page-side: for each label of each pie on the page, how far its box is from the pie's centre, less the pie's outer
+ * radius (the slices' box), in pixels (negative when the label lies over the ring), and whether it is inside the
+ * chart (not cut at its edge).
+ */
+const pieLabelClearances = `(() => [...document.querySelectorAll(".ds-type-pie-chart")].flatMap((tile) => {
+  const slices = [...tile.querySelectorAll("svg path")].filter((p) => /A/i.test(p.getAttribute("d") ?? ""))
+  const boxes = slices.map((p) => p.getBoundingClientRect())
+  const left = Math.min(...boxes.map((b) => b.left)), right = Math.max(...boxes.map((b) => b.right))
+  const top = Math.min(...boxes.map((b) => b.top)), bottom = Math.max(...boxes.map((b) => b.bottom))
+  const cx = (left + right) / 2, cy = (top + bottom) / 2, radius = (right - left) / 2
+  return [...tile.querySelectorAll("svg text")].map((text) => {
+    const b = text.getBoundingClientRect()
+    const x = Math.max(b.left, Math.min(cx, b.right)), y = Math.max(b.top, Math.min(cy, b.bottom))
+    const svg = text.ownerSVGElement.getBoundingClientRect()
+    const inside = b.left >= svg.left && b.right <= svg.right && b.top >= svg.top && b.bottom <= svg.bottom
+    return { text: text.textContent, clearance: Math.round(Math.hypot(x - cx, y - cy) - radius), inside }
+  })
+}))()`
+
 const charts: ReadonlyArray<WidgetType> = ["line-graph", "bar-chart", "multi-bar-graph", "xy-graph", "pie-chart"]
+
+describe("pie labels clear of the ring", () => {
+  it("a slice at the bottom of a pie on a wall keeps its two-line label off the ring, none cut at the edge", async () => {
+    // Clockwise from the top: 40 % to 144 degrees, then the 20 % slice centred on the bottom (180 degrees).
+    const point = {
+      leaderboard: [
+        { name: "Search", value: 40 },
+        { name: "Direct", value: 20 },
+        { name: "Social", value: 30 },
+        { name: "Email", value: 10 }
+      ]
+    }
+    const pie = { ...tileOf("pie-chart", 3, 2, 3, 3), streamName: "sources" }
+    // And a 2x2 pie of a 6-row dashboard, as tall as it is wide: its labels beside the ring, not cut at the tile's edge.
+    const square = tileOf("pie-chart", 8, 2, 2, 2)
+    const view = await openTiles(browser, [pie, square, tileOf("label", 0, 5, 1, 1)], 3, {
+      viewport: wall,
+      more: () => ({ sources: [{ ts: 1_700_000_000, point }] })
+    })
+    try {
+      const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{
+        text: string
+        clearance: number
+        inside: boolean
+      }>
+      assert.includeMembers(
+        labels.map((l) => l.text),
+        ["Search", "Direct", "Social", "Email"]
+      )
+      const over = labels.filter((l) => !(l.clearance >= 0) || !l.inside)
+      assert.deepStrictEqual(over, [], JSON.stringify(labels))
+      const problems = await view.page.evaluate(textProblems, ".ds-tile")
+      assert.deepStrictEqual(problems, [], problems.join("\n"))
+    } finally {
+      await view.close()
+    }
+  })
+})
 
 describe("chart labels never overlap nor are cut", () => {
   for (const [w, h] of [
     [1, 1],
     [2, 1],
+    [2, 2],
     [3, 2]
   ] as const) {
     it(`${w}x${h} charts of an 8-row dashboard at 1920x1080`, async () => {
-      const tiles = charts.map((type, i) => tileOf(type, i * w, 0, w, h))
+      // As many to a row as fit the 12 columns, the rest on the rows below: every chart on the grid.
+      const perRow = Math.floor(12 / w)
+      const tiles = charts.map((type, i) => tileOf(type, (i % perRow) * w, Math.floor(i / perRow) * h, w, h))
       const view = await openTiles(browser, [...tiles, tileOf("label", 11, 7, 1, 1)], charts.length + 1, {
         viewport: wall
       })
@@ -137,11 +198,40 @@ describe("chart labels never overlap nor are cut", () => {
         await view.page.screenshot({ path: `/tmp/wall-charts-${w}x${h}.png` })
         const problems = await view.page.evaluate(textProblems, ".ds-tile")
         assert.deepStrictEqual(problems, [], problems.join("\n"))
+        const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{ clearance: number }>
+        assert.deepStrictEqual(
+          labels.filter((l) => !(l.clearance >= 0)),
+          [],
+          "a pie's text over its ring"
+        )
       } finally {
         await view.close()
       }
     })
   }
+
+  it("a time label at the very start of the axis clears the lowest value label beside it", async () => {
+    // The demo's 4x2 line graph of a 7-row wall, its hour starting on a labelled minute (16:30), or just before it.
+    const line = { ...tileOf("line-graph", 5, 0, 4, 2), streamName: "users" }
+    for (const offset of [0, -5, -30]) {
+      const from = 1_764_979_200 + 16 * 3600 + 1800 + offset
+      const users = Array.from({ length: 61 }, (_, i) => ({
+        ts: from + i * 60,
+        point: { number: Math.round(900 + 400 * Math.sin(i / 3)) }
+      }))
+      const view = await openTiles(browser, [line, tileOf("label", 0, 6, 1, 1)], 2, {
+        viewport: wall,
+        more: () => ({ users }),
+        now: from + 3600
+      })
+      try {
+        const problems = await view.page.evaluate(textProblems, ".ds-tile")
+        assert.deepStrictEqual(problems, [], `${offset} s: ${problems.join("\n")}`)
+      } finally {
+        await view.close()
+      }
+    }
+  })
 
   it("charts on a 390x844 phone", async () => {
     const tiles = charts.map((type, i) => tileOf(type, (i % 3) * 4, Math.floor(i / 3) * 2, 4, 2))

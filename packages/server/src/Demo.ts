@@ -222,7 +222,9 @@ export const demoFeed = (random: Random = Math.random) => {
   let order = 1040
   const sellers = new Map(products.map((name, i) => [name, 40 - i * 6]))
   const traffic = new Map(sources.map((name, i) => [name, 40 - i * 8]))
-  const signups = days.map(() => 20 + Math.round(random() * 40))
+  // A whole day's signups for each weekday; today's bar rises towards its day's total as the UTC day goes by.
+  const signups = days.map(() => 300 + Math.round(random() * 300))
+  let today = -1
   const orders: Array<string> = []
   let version = 7
   return (now: number): ReadonlyArray<readonly [string, unknown]> => {
@@ -232,13 +234,19 @@ export const demoFeed = (random: Random = Math.random) => {
     cpu = around(cpu, 8, 5, 95)
     rps = around(rps, 60, 300, 1600)
     disk = disk >= 80 ? 61 : disk + random() * 0.05
+    // Sales are the day's: they start again at UTC midnight, as revenue does.
+    if (day !== today) for (const [i, name] of products.entries()) sellers.set(name, 40 - i * 6)
+    today = day
     const top = pick(products)
-    sellers.set(top, sellers.get(top)! + 1 + Math.floor(random() * 3))
+    if (random() < 0.3) sellers.set(top, sellers.get(top)! + 1)
     for (const source of sources) traffic.set(source, Math.max(1, around(traffic.get(source)!, 2, 1, 80)))
-    if (random() < 0.5) signups[day] = signups[day]! + 1
-    order++
-    orders.unshift(`Order ${order}: ${pick(products)}, $${(4 + random() * 20).toFixed(2)}`)
-    orders.length = Math.min(orders.length, 6)
+    const signupsSoFar = (i: number) => (i < day ? signups[i]! : Math.round((signups[i]! * secondOfDay) / 86_400))
+    // The list is full from the first tick: the orders of the ticks before it too.
+    do {
+      order++
+      orders.unshift(`Order ${order}: ${pick(products)}, $${(4 + random() * 20).toFixed(2)}`)
+    } while (orders.length < 6)
+    orders.length = 6
     const points: Array<readonly [string, unknown]> = [
       // Grows through the UTC day from 0 at midnight: about $30,000 by its end.
       ["Revenue today", { number: Math.round(secondOfDay * 35) / 100, prefix: "$" }],
@@ -252,7 +260,7 @@ export const demoFeed = (random: Random = Math.random) => {
         }
       ],
       ["Traffic sources", { leaderboard: [...traffic].map(([name, value]) => ({ name, value: Math.round(value) })) }],
-      ["Signups this week", { chart: days.map((name, i) => ({ name, value: i <= day ? signups[i]! : 0 })) }],
+      ["Signups this week", { chart: days.map((name, i) => ({ name, value: i <= day ? signupsSoFar(i) : 0 })) }],
       ["Disk used", { number: Math.round(disk * 10) / 10, suffix: "%" }],
       ["Latest orders", { list: orders.map((listItem) => ({ listItem })) }],
       ["Status", { label: tick % 20 < 17 ? statuses[0] : pick(statuses) }]
@@ -263,7 +271,7 @@ export const demoFeed = (random: Random = Math.random) => {
         "Deploys",
         {
           title: `${pick(services)} 2.${version}.0 deployed`,
-          msg: `${1 + Math.floor(random() * 9)} changes, checks green`
+          msg: `${2 + Math.floor(random() * 8)} changes, checks green`
         }
       ])
     }

@@ -45,7 +45,7 @@ describe("the demo", () => {
     assert.deepStrictEqual([...fed].sort(), [...types.keys()].sort())
   })
 
-  it("keeps the numbers plausible: percentages within 0-100, revenue growing through the day", () => {
+  it('keeps the numbers and words plausible: percentages within 0-100, revenue growing, no "1 changes"', () => {
     const next = demoFeed(seeded(11))
     let revenue = -1
     const midnight = 1_764_979_200
@@ -58,7 +58,32 @@ describe("the demo", () => {
       const { number } = points.get("Revenue today") as { number: number }
       assert.isAtLeast(number, revenue)
       revenue = number
+      const deploy = points.get("Deploys") as { msg: string } | undefined
+      if (deploy !== undefined) assert.notMatch(deploy.msg, /^1 changes/, "a deploy of 1 changes")
     }
+  })
+
+  it("keeps a wall plausible from its first tick to days on: full lists, the day's signups and sales", () => {
+    const next = demoFeed(seeded(5))
+    const saturday = 1_764_979_200
+    const leader = (points: Map<string, unknown>) =>
+      Math.max(
+        ...(points.get("Top sellers") as { leaderboard: Array<{ value: number }> }).leaderboard.map((e) => e.value)
+      )
+    // The latest orders fill their list from the first tick.
+    const first = new Map(next(saturday - 3))
+    assert.strictEqual((first.get("Latest orders") as { list: Array<unknown> }).list.length, 6)
+    let last = new Map<string, unknown>()
+    // A whole day of ticks: today's bar rises from 0 and never towers over the days before it.
+    for (let tick = 0; tick < 28_800; tick++) {
+      last = new Map(next(saturday + tick * 3))
+      const chart = (last.get("Signups this week") as { chart: Array<{ value: number }> }).chart.map((c) => c.value)
+      assert.isAtMost(chart[5]!, 2 * Math.max(...chart.slice(0, 5)), `Saturday's signups ${chart}`)
+    }
+    assert.isAbove(leader(last), 100)
+    // Past midnight, Sunday: the day's sales start again.
+    const sunday = new Map(next(saturday + 86_400 + 3))
+    assert.isBelow(leader(sunday), 100)
   })
 
   it("prints the link, and says when it replaces the link of an earlier start", () => {

@@ -8,7 +8,7 @@ import { root, type Server, startServer } from "./support.js"
 
 /**
  * Runs the README's quick start block exactly as written (bash, curl, `pnpm -s dashstream ...` from the repository
- * root) against a real server. Only the `BASE=` line is replaced by the test server's address, and the database is
+ * root) against the server the README's Try it starts (`serve --demo`). Only the `BASE=` line is replaced by the test server's address, and the database is
  * chosen with `DASHSTREAM_DB`, which the README's commands honour. `pnpm dashstream` runs the build
  * (`packages/server/bundle/bin.js`, as installed), so the test first checks that the build is current.
  */
@@ -19,6 +19,8 @@ const quickstart = (): string => {
   return block[1]!
 }
 
+const adminToken = "quickstart-admin-token-0123456789"
+
 describe("README quick start", () => {
   let dir: string
   let server: Server
@@ -27,7 +29,10 @@ describe("README quick start", () => {
   beforeAll(async () => {
     assertBuilt()
     dir = mkdtempSync(join(tmpdir(), "dashstream-quickstart-"))
-    server = await startServer(["--db", `sqlite:${join(dir, "qs.db")}`])
+    // The server of the README's Try it, which the quick start follows: `serve --demo`.
+    server = await startServer(["--db", `sqlite:${join(dir, "qs.db")}`, "--demo"], {
+      DASHSTREAM_ADMIN_TOKEN: adminToken
+    })
     // `pnpm` as the README says: the one on PATH, else the pinned version through npx.
     bin = join(dir, "bin")
     execFileSync("mkdir", ["-p", bin])
@@ -42,7 +47,7 @@ describe("README quick start", () => {
     rmSync(dir, { recursive: true, force: true })
   }, 30_000)
 
-  it("works as written", () => {
+  it("works as written, against the server of Try it", async () => {
     const script = quickstart()
     expect(script).toMatch(/^BASE=http:\/\/127\.0\.0\.1:8080$/m)
     const run = spawnSync("bash", ["-euo", "pipefail", "-c", script.replace(/^BASE=.*$/m, `BASE=${server.url}`)], {
@@ -59,5 +64,10 @@ describe("README quick start", () => {
     expect(out).toMatch(/"data":\[\{"ts":\d+(\.\d+)?,"point":\{"number":105,"prefix":"\$"\}\}\]/)
     expect(out).toContain('"data":[{"ts":1700000000,"point":{"number":3}},{"ts":1700000060,"point":{"number":7}}]')
     expect(out).toContain('"data":[{"ts":1700000060,"point":{"number":7}}]')
+    // The account it made is one of its own, beside the demo's, not a second "demo".
+    await server.waitForStdout("Demo dashboard: ", 20_000)
+    const listed = await fetch(`${server.url}/admin/accounts`, { headers: { authorization: `Bearer ${adminToken}` } })
+    const { accounts } = (await listed.json()) as { accounts: Array<{ name: string }> }
+    expect(accounts.map((a) => a.name).sort()).toEqual(["demo", "shop"])
   }, 180_000)
 })

@@ -150,6 +150,34 @@ export const useBrowserSuite = (options: BrowserSuiteOptions = {}): BrowserSuite
   return suite
 }
 
+/**
+ * An isolated page ({@link isolatedPage}) on `origin` whose clock (`Date`, `Date.now()`) runs `offsetMs` milliseconds
+ * off the machine's, as a wall screen's clock that is minutes fast (positive) or slow (negative). Close it with
+ * `watch.context.close()`.
+ */
+export const skewedClockPage = async (
+  browser: Browser,
+  origin: string,
+  offsetMs: number,
+  options: PageOptions = {}
+): Promise<PageWatch> => {
+  const watch = await isolatedPage(browser, origin, options)
+  await watch.context.addInitScript((offset: number) => {
+    const RealDate = Date
+    class SkewedDate extends RealDate {
+      constructor(...args: Array<unknown>) {
+        if (args.length === 0) super(RealDate.now() + offset)
+        else super(...(args as [string]))
+      }
+      static override now() {
+        return RealDate.now() + offset
+      }
+    }
+    globalThis.Date = SkewedDate as DateConstructor
+  }, offsetMs)
+  return watch
+}
+
 /** The CSS selector of the view page's tile of a stream. */
 export const tileSel = (stream: string): string => `.ds-tile[data-stream="${stream}"]`
 

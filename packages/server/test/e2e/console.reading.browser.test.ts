@@ -70,7 +70,7 @@ describe("the console's names, values and side panel", { timeout: 120_000 }, () 
     expect(await page.locator(".cw-crumbs a.cw-crumb").nth(1).getAttribute("href")).toBe(`#/accounts/${accountId}`)
   })
 
-  for (const width of [1280, 1440, 1920]) {
+  for (const width of [1280, 1366, 1440, 1600, 1920]) {
     it(`keeps the editor's side panel inside its column with a long stream name at ${width} px`, async () => {
       await page.setViewportSize({ width, height: 900 })
       await page.goto(`${suite.server.baseUrl}/console#/accounts/${accountId}/dashboards/${dashboardId}`)

@@ -33,6 +33,9 @@ const drags: ReadonlyArray<Drag> = [
   { w: 6, h: 2, grab: { x: 0, y: 0 }, grabAt: [0.5, 0.5], dropAt: [0.5, 0.2], to: { x: 3, y: 4 } },
   // A 6x2 tile by the lower part of a cell in the middle of it, dropped high in the target cell.
   { w: 6, h: 2, grab: { x: 2, y: 1 }, grabAt: [0.5, 0.8], dropAt: [0.4, 0.15], to: { x: 4, y: 3 } },
+  // A 6x2 tile by the middle of its lower-right cell (its corner is the resize handle), dropped in the upper left of a
+  // cell: the tile lands up and left of the pointer.
+  { w: 6, h: 2, grab: { x: 5, y: 1 }, grabAt: [0.5, 0.5], dropAt: [0.3, 0.3], to: { x: 2, y: 4 } },
   // A 3x2 tile by the lower right of its top-left cell, dropped at the upper left of a cell.
   { w: 3, h: 2, grab: { x: 0, y: 0 }, grabAt: [0.85, 0.85], dropAt: [0.15, 0.15], to: { x: 7, y: 5 } },
   // A 4x3 tile by the upper left of its bottom row, dropped at the lower right of a cell.

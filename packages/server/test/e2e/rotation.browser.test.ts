@@ -7,9 +7,9 @@
  */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
-import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
+import { until } from "@dashstream/dashboard-web/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { text, tileSel, useBrowserSuite } from "./browserHarness.js"
+import { skewedClockPage, text, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("rotation.png")
@@ -141,22 +141,10 @@ describe("the rotation page against a real server", { timeout: 120_000 }, () => 
 
   it("keeps the server's turns on a screen whose clock is 7 minutes and one turn off", async () => {
     // The page's Date runs 425 s ahead: its own clock would put it a whole 5 s turn ahead, on the other dashboard.
-    const skewed = await isolatedPage(suite.browser, suite.server.baseUrl, { viewport: { width: 1280, height: 720 } })
+    const skewed = await skewedClockPage(suite.browser, suite.server.baseUrl, 425_000, {
+      viewport: { width: 1280, height: 720 }
+    })
     try {
-      await skewed.context.addInitScript(() => {
-        const offset = 425_000
-        const RealDate = Date
-        class SkewedDate extends RealDate {
-          constructor(...args: Array<unknown>) {
-            if (args.length === 0) super(RealDate.now() + offset)
-            else super(...(args as [string]))
-          }
-          static override now() {
-            return RealDate.now() + offset
-          }
-        }
-        globalThis.Date = SkewedDate as DateConstructor
-      })
       const page = skewed.page
       await page.goto(suite.server.baseUrl + viewPath)
       await until(page, `document.documentElement.dataset.rendered === "true"`, 10_000)

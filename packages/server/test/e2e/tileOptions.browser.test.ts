@@ -3,14 +3,14 @@
  * whose tiles carry thresholds, min/max and staleAfter (stored through the admin API), points pushed through
  * `/customSend`, and Debian's Chromium on the view link. The value takes the colour of the last threshold it meets
  * and changes as pushes cross them; a tile whose newest entry is older than `staleAfter` (10 s, the least allowed)
- * is dimmed and says "No data for <age>", counting up, until a push clears it; an empty stream is not stale. The page
- * has an icon (no 404 in the console), also at `/favicon.ico`. The README's screenshot of the status colours
+ * is dimmed and says "No data for <age>", counting up, until a push clears it; an empty stream is not stale. The age
+ * is the server's clock's, also on a screen whose own clock is 10 minutes off. The page has an icon (no 404 in the console), also at `/favicon.ico`. The README's screenshot of the status colours
  * (`docs/tile-status.png`) is taken here.
  */
 import type { Page } from "@playwright/test"
 import { isolatedPage, until } from "@dashstream/dashboard-web/testing"
 import { describe, expect, it } from "vitest"
-import { tileSel, useBrowserSuite } from "./browserHarness.js"
+import { skewedClockPage, tileSel, useBrowserSuite } from "./browserHarness.js"
 import { screenshotPath } from "../support/screenshots.js"
 
 const screenshot = screenshotPath("tile-status.png")
@@ -61,7 +61,8 @@ describe("tile options on the view page against a real server", { timeout: 120_0
         hot: "dial",
         cold: "sparkline",
         idle: "horizontal-bar",
-        old: "number"
+        old: "number",
+        clocked: "sparkline"
       }
     },
     page: { viewport: { width: 1280, height: 720 } }
@@ -186,6 +187,33 @@ describe("tile options on the view page against a real server", { timeout: 120_0
     expect(await page.locator(`${tile} .ds-big-number`).textContent()).toBe("2")
     expect(await page.locator(`${tile} .ds-stale`).isVisible()).toBe(false)
     expect(suite.watch.errors).toEqual([])
+  })
+
+  it("a wall screen whose clock is 10 minutes fast or slow says the age by the server's clock", async () => {
+    // An entry 90 s old by the server's clock: stale after 60 s, "No data for 1 min". A screen's own clock would say
+    // 11 min (10 minutes fast) or not stale at all (10 minutes slow).
+    const ts = Math.floor(Date.now() / 1000) - 90
+    await push("clocked", [{ number: 5, timestamp: ts }])
+    const view = await dashboard("Wall clock", [
+      { streamName: "clocked", x: 0, y: 0, w: 4, h: 2, options: { staleAfter: 60 } }
+    ])
+    const tile = tileSel("clocked")
+    for (const offsetMs of [600_000, -600_000]) {
+      const wall = await skewedClockPage(suite.browser, suite.server.baseUrl, offsetMs, {
+        viewport: { width: 1920, height: 1080 }
+      })
+      try {
+        await wall.page.goto(suite.server.baseUrl + view)
+        await until(wall.page, `Math.abs(Date.now() - performance.timeOrigin - performance.now()) > 590_000`, 5_000)
+        await until(wall.page, `document.querySelector('${tile}')?.dataset.stale === 'true'`, 10_000)
+        expect(await wall.page.locator(`${tile} .ds-stale`).textContent(), `clock ${offsetMs} ms off`).toBe(
+          "No data for 1 min"
+        )
+        expect(wall.errors).toEqual([])
+      } finally {
+        await wall.context.close()
+      }
+    }
   })
 
   it("the page has an icon, linked and at /favicon.ico, and no console error on load", async () => {

@@ -40,13 +40,14 @@ export const view = (
   return { ...head, change: change(first.p, inside[inside.length - 1]!.p, ` in ${formatSpan(window.span)}`) }
 }
 
-// The change from `from` to `to` as the tile writes it: arrow, signed difference, percent of `from` (unless 0).
+// The change from `from` to `to` as the tile writes it: arrow, signed difference, percent of `from` (unless 0); a
+// change too small to show in hundredths of a percent says `<0.01%`, never `+0%`.
 const change = (from: NumericPoint, to: NumericPoint, after: string): NonNullable<NumberView["change"]> => {
   const diff = to.number - from.number
   const direction = diff > 0 ? "up" : diff < 0 ? "down" : "same"
   const sign = diff > 0 ? "+" : diff < 0 ? "\u2212" : "\u00b1"
-  const pct =
-    from.number !== 0 && diff !== 0 ? ` (${sign}${formatNumber((Math.abs(diff) / Math.abs(from.number)) * 100)}%)` : ""
+  const percent = (Math.abs(diff) / Math.abs(from.number)) * 100
+  const pct = from.number !== 0 && diff !== 0 ? ` (${sign}${percent < 0.005 ? "<0.01" : formatNumber(percent)}%)` : ""
   const arrow = direction === "up" ? "\u25b2" : direction === "down" ? "\u25bc" : "\u25cf"
   return { direction, text: `${arrow} ${sign}${formatValue(Math.abs(diff), to.prefix, to.suffix)}${pct}${after}` }
 }

@@ -57,6 +57,9 @@ export const fitAxes = (option: EChartsCoreOption, width: number, height: number
     const length = across ? width : height
     const show = across ? height >= 56 && width >= 90 : width >= 100 && height >= 56
     const label: Axis = { ...axis["axisLabel"], show, fontSize, hideOverlap: true }
+    // The labels across sit below the lowest label up the side (centred on the axis, half a line below it), so a
+    // label at the axis' very start does not run into it.
+    if (across) label["margin"] = Math.round(fontSize * 0.6) + 6
     if (axis["type"] === "value") label["formatter"] = (n: number) => formatCompact(n)
     if (axis["type"] === "category") {
       const n = Math.max(1, (axis["data"] as ReadonlyArray<unknown> | undefined)?.length ?? 1)
@@ -118,6 +121,20 @@ export const fitPie = (option: EChartsCoreOption, width: number, height: number)
   const slices = (series["data"] as ReadonlyArray<{ readonly name: string; readonly value: number }>) ?? []
   const named = [...slices].sort((a, b) => b.value - a.value).slice(0, Math.max(0, rows))
   const side = Math.min(height, width * 0.45)
+  // A label is two lines centred on the end of its line: a first segment at least a label's half-height plus a margin
+  // long keeps the label of a slice at the top or bottom off the ring, and the ring is drawn small enough for the
+  // lines and labels (at most `labelWidth` wide) to fit beside and above it.
+  const lineLength = Math.round(fontSize * 1.2 + 4)
+  const lineLength2 = Math.round(fontSize * 0.6)
+  const labelWidth = Math.max(40, width * 0.2)
+  const outer = Math.max(
+    16,
+    Math.min(
+      0.27 * Math.min(width, height),
+      width / 2 - lineLength - lineLength2 - labelWidth - 4,
+      height / 2 - lineLength - Math.round(fontSize * 1.2) - 4
+    )
+  )
   return {
     ...option,
     ...(legend
@@ -144,18 +161,22 @@ export const fitPie = (option: EChartsCoreOption, width: number, height: number)
     series: [
       {
         ...series,
-        radius: labels ? ["30%", "54%"] : legend ? [Math.round(side * 0.19), Math.round(side * 0.45)] : ["38%", "80%"],
+        radius: labels
+          ? [Math.round((outer * 30) / 54), Math.round(outer)]
+          : legend
+            ? [Math.round(side * 0.19), Math.round(side * 0.45)]
+            : ["38%", "80%"],
         center: legend ? [Math.round(side / 2), "50%"] : series["center"],
         label: {
           ...series["label"],
           show: labels,
           fontSize,
           lineHeight: Math.round(fontSize * 1.2),
-          width: Math.max(40, width * 0.2),
+          width: labelWidth,
           overflow: "truncate",
           ellipsis: "\u2026"
         },
-        labelLine: { ...series["labelLine"], show: labels }
+        labelLine: { ...series["labelLine"], show: labels, length: lineLength, length2: lineLength2 }
       }
     ]
   }
