@@ -29,12 +29,18 @@ import * as RuleWatch from "./RuleWatch.js"
  *   in one {@link RestingRules} group, thresholds sorted: an entry that meets none of them is evaluated once for the
  *   group (its value, cursor and newest `ts` kept once, applied to each rule when it is stored or leaves), and only the
  *   rules it meets are stepped one by one. Any other input (a clear, a tick, a catch-up) takes the rules out first.
+ * - **A push to a stream whose rules all rest is evaluated where it is published.** When the worker has nothing
+ *   queued or running, the change feed's listener evaluates the entries against the stream's group at once and, when
+ *   they meet no rule, is done: no queue, no fiber, nothing stored. Otherwise (a rule met, a rule not at rest, work
+ *   waiting) the change is queued as any other, so a rule still sees its inputs in commit order.
  * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
  *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
- *   memory and stored within {@link QUIET_FLUSH} (in commits of {@link QUIET_CHUNK} rules, yielding between them),
- *   or with the rule's next change of state, on `settled` and at the engine's end. A crash in between loses only
- *   cursor moves: the entries above the stored cursor are evaluated again at the next start, from the same stored
- *   state, with the same outcome. A transition or a change of state is stored at once.
+ *   memory and stored by the next sweep, or with the rule's next change of state, on `settled` and at the engine's
+ *   end. A sweep starts every {@link QUIET_SWEEP} and stores what was waiting when it started in commits of
+ *   {@link QUIET_CHUNK} rules, one a queued item, {@link QUIET_PAUSE} apart, so that pushes go on between two and a
+ *   steady rule's stored value is at most {@link QUIET_FLUSH} old. A crash in between loses only cursor moves: the
+ *   entries above the stored cursor are evaluated again at the next start, from the same stored state, with the same
+ *   outcome. A transition or a change of state is stored at once.
  * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
@@ -72,7 +78,7 @@ type Work =
   | { readonly _tag: "Start" }
   | { readonly _tag: "Change"; readonly stream: StreamId; readonly change: StreamChange }
   | { readonly _tag: "Stored"; readonly entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>> }
-  | { readonly _tag: "Quiet" }
+  | { readonly _tag: "Sweep"; readonly first: boolean }
   | { readonly _tag: "Due" }
   | { readonly _tag: "Reload"; readonly stream: StreamId }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
@@ -89,8 +95,17 @@ const MAX_BATCH = 1024
  */
 export const QUIET_FLUSH = Duration.minutes(1)
 
-/** The most quiet evaluations stored in one commit; the engine yields between two. */
-const QUIET_CHUNK = 256
+/**
+ * How often a sweep of the quiet evaluations starts: {@link QUIET_FLUSH} less the ten seconds a sweep may take (at
+ * {@link QUIET_CHUNK} rules every {@link QUIET_PAUSE}, some 100,000 rules).
+ */
+export const QUIET_SWEEP = Duration.seconds(50)
+
+/** The most quiet evaluations stored in one commit (some 1-2 ms of a SQLite writer's time). */
+const QUIET_CHUNK = 64
+
+/** The pause between two commits of a sweep, in which the event loop serves pushes. */
+const QUIET_PAUSE = Duration.millis(5)
 
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
@@ -147,6 +162,16 @@ export const make = (
     const resting = new Map<StreamId, RestingRules<AlertRuleId>>()
     // Streams whose group has a tail not yet stored.
     const unstoredTails = new Set<StreamId>()
+    // The sweep under way (see the module comment): the streams whose tails and the rules whose evaluations it has yet
+    // to store.
+    let sweepStreams: Array<StreamId> = []
+    let sweepRules: Array<AlertRuleId> = []
+    // Items queued and not yet done by the worker; while there is none, the feed's listener may evaluate a push itself.
+    let waiting = 0
+    const enqueue = (item: Work) => {
+      waiting++
+      Queue.unsafeOffer(work, item)
+    }
 
     const forget = (stream: StreamId) => {
       for (const id of byStream.get(stream) ?? []) {
@@ -324,7 +349,9 @@ export const make = (
           stream,
           subscription ??
             (yield* feed.subscribe(stream, (change) => {
-              Queue.unsafeOffer(work, { _tag: "Change", stream, change })
+              // Evaluated here when nothing waits and every rule rests (see the module comment), else queued.
+              if (waiting === 0 && change._tag === "Stored" && restAllSafely(stream, change.entries)) return
+              enqueue({ _tag: "Change", stream, change })
             }))
         )
         return found
@@ -362,6 +389,22 @@ export const make = (
         }
       })
 
+    // The entries of a stream whose rules all rest in its group and which meet none of them: the group advanced by
+    // them, `true`. Otherwise nothing changed, `false` (see the module comment).
+    const restAll = (stream: StreamId, entries: ReadonlyArray<ChangedEntry>): boolean => {
+      const group = resting.get(stream)
+      if (group === undefined || group.size === 0 || group.size !== byStream.get(stream)?.length) return false
+      const batch = group.batch(
+        entries,
+        entries.map((entry) => entryValue(entry.json))
+      )
+      if (batch === undefined) return true
+      if (group.metBy(batch).length > 0) return false
+      group.advance(batch)
+      unstoredTails.add(stream)
+      return true
+    }
+
     // The changes of several streams, evaluated together (see the module comment): each stream's group of rules at
     // rest at once, then the rules its entries meet and its other rules one by one.
     const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
@@ -369,7 +412,7 @@ export const make = (
       const inputsOf = new Map<StreamId, ReturnType<typeof entryInputs>>()
       for (const [stream, list] of entries) {
         const all = byStream.get(stream)
-        if (all === undefined) continue
+        if (all === undefined || restAll(stream, list)) continue
         const group = resting.get(stream)
         if (group === undefined || group.size === 0) {
           ids.push(...all)
@@ -393,19 +436,18 @@ export const make = (
       return evaluate(ids, (rule, at) => inputsOf.get(rule.streamId)?.(rule, at) ?? [])
     }
 
-    // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
-    const storeQuiet = Effect.gen(function* () {
-      for (const stream of [...unstoredTails]) settleGroup(stream)
-      const stale = new Set<StreamId>()
-      while (unstored.size > 0) {
+    // Stores the quiet evaluations of `ids` still waiting, in one commit; returns the streams of those another process
+    // changed meanwhile (their reload finds them again).
+    const storeQuietOf = (ids: ReadonlyArray<AlertRuleId>) =>
+      Effect.gen(function* () {
+        const stale = new Set<StreamId>()
         const commits: Array<EvaluationCommit> = []
-        for (const id of unstored) {
-          unstored.delete(id)
+        for (const id of ids) {
           const rule = rules.get(id)
-          if (rule !== undefined)
-            commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
-          if (commits.length === QUIET_CHUNK) break
+          if (!unstored.delete(id) || rule === undefined) continue
+          commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
         }
+        if (commits.length === 0) return stale
         const stored = yield* alerts.commitEvaluations(commits)
         stored.forEach((rule, i) => {
           if (Option.isSome(rule)) remember(rule.value)
@@ -414,10 +456,53 @@ export const make = (
             if (known !== undefined) stale.add(known.streamId)
           }
         })
-        yield* Effect.yieldNow()
+        return stale
+      })
+
+    // Every quiet evaluation waiting, stored at once (on `settled` and at the end).
+    const storeQuiet = Effect.gen(function* () {
+      for (const stream of [...unstoredTails]) settleGroup(stream)
+      sweepStreams = []
+      sweepRules = []
+      const stale = new Set<StreamId>()
+      while (unstored.size > 0) {
+        const ids: Array<AlertRuleId> = []
+        for (const id of unstored) if (ids.push(id) === QUIET_CHUNK) break
+        for (const stream of yield* storeQuietOf(ids)) stale.add(stream)
       }
       for (const stream of stale) yield* reload(stream)
     })
+
+    // One commit of a sweep (see the module comment); the first of a sweep takes what is waiting then. The next is
+    // queued QUIET_PAUSE later.
+    const sweep = (first: boolean) =>
+      Effect.gen(function* () {
+        if (first && sweepStreams.length === 0 && sweepRules.length === 0) {
+          sweepStreams = [...unstoredTails]
+          sweepRules = [...unstored]
+        }
+        const ids: Array<AlertRuleId> = []
+        while (ids.length < QUIET_CHUNK && (sweepRules.length > 0 || sweepStreams.length > 0)) {
+          const id = sweepRules.pop()
+          if (id !== undefined) {
+            ids.push(id)
+            continue
+          }
+          const stream = sweepStreams.pop()!
+          settleGroup(stream)
+          for (const member of resting.get(stream)?.keys() ?? []) sweepRules.push(member)
+        }
+        for (const stream of yield* storeQuietOf(ids)) yield* reload(stream)
+        if (sweepRules.length > 0 || sweepStreams.length > 0) {
+          yield* Effect.forkIn(
+            Effect.delay(
+              Effect.sync(() => enqueue({ _tag: "Sweep", first: false })),
+              QUIET_PAUSE
+            ),
+            scope
+          )
+        }
+      })
 
     const onDue = Effect.gen(function* () {
       const now = yield* nowMicros
@@ -434,6 +519,15 @@ export const make = (
         )
       )
     })
+
+    // `restAll` in the feed's listener: an entry it cannot read (a bug) is queued and fails there, logged.
+    const restAllSafely = (stream: StreamId, entries: ReadonlyArray<ChangedEntry>): boolean => {
+      try {
+        return restAll(stream, entries)
+      } catch {
+        return false
+      }
+    }
 
     // Start: every stream with rules is loaded and caught up, each as a reload of its own (retried alone).
     const start = Effect.gen(function* () {
@@ -463,8 +557,8 @@ export const make = (
                 ? reload(item.stream)
                 : item._tag === "Due"
                   ? onDue
-                  : item._tag === "Quiet"
-                    ? storeQuiet
+                  : item._tag === "Sweep"
+                    ? sweep(item.first)
                     : Effect.zipRight(storeQuiet, Deferred.succeed(item.done, undefined))
       // A storage failure, or a bug, fails the one item: logged, done again a second later (its stream's entries are
       // above the cursor), and the worker goes on with the next.
@@ -477,7 +571,13 @@ export const make = (
               ? Deferred.succeed(item.done, undefined)
               : retries.length === 0
                 ? Effect.void
-                : Effect.forkIn(Effect.delay(Queue.offerAll(work, retries), RETRY_AFTER), scope)
+                : Effect.forkIn(
+                    Effect.delay(
+                      Effect.sync(() => retries.forEach(enqueue)),
+                      RETRY_AFTER
+                    ),
+                    scope
+                  )
           )
         }),
         Effect.zipRight(Queue.offer(wake, undefined)),
@@ -511,18 +611,19 @@ export const make = (
           const first = yield* Queue.take(work)
           const more = yield* Queue.takeUpTo(work, MAX_BATCH - 1)
           for (const item of batches([first, ...more])) yield* handle(item)
+          waiting -= 1 + more.length
         })
       )
     )
 
-    // Quiet evaluations are stored within QUIET_FLUSH.
+    // Quiet evaluations are stored within QUIET_FLUSH: a sweep every QUIET_SWEEP.
     yield* Effect.forkScoped(
       Effect.forever(
         Effect.zipRight(
-          Effect.sleep(QUIET_FLUSH),
-          Effect.suspend(() =>
-            unstored.size > 0 || unstoredTails.size > 0 ? Queue.offer(work, { _tag: "Quiet" }) : Effect.void
-          )
+          Effect.sleep(QUIET_SWEEP),
+          Effect.sync(() => {
+            if (unstored.size > 0 || unstoredTails.size > 0) enqueue({ _tag: "Sweep", first: true })
+          })
         )
       )
     )
@@ -534,7 +635,7 @@ export const make = (
           const next = deadlines.next()
           const now = yield* nowMicros
           if (next !== undefined && next <= now) {
-            yield* Queue.offer(work, { _tag: "Due" })
+            enqueue({ _tag: "Due" })
             yield* Queue.take(wake)
           } else if (next === undefined) {
             yield* Queue.take(wake)
@@ -558,17 +659,17 @@ export const make = (
     // Rule changes: subscribed before the start reads every rule, so that none made meanwhile is missed.
     const watch = yield* RuleWatch.make(watchOptions)
     const unwatch = yield* watch.subscribe((changed) => {
-      for (const stream of changed) Queue.unsafeOffer(work, { _tag: "Reload", stream })
+      for (const stream of changed) enqueue({ _tag: "Reload", stream })
     })
     yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
-    yield* Queue.offer(work, { _tag: "Start" })
+    enqueue({ _tag: "Start" })
 
     return {
-      reload: (stream) => Queue.offer(work, { _tag: "Reload", stream }).pipe(Effect.asVoid),
+      reload: (stream) => Effect.sync(() => enqueue({ _tag: "Reload", stream })),
       settled: Effect.gen(function* () {
         const done = yield* Deferred.make<void>()
-        yield* Queue.offer(work, { _tag: "Flush", done })
+        enqueue({ _tag: "Flush", done })
         yield* Deferred.await(done)
       })
     }
