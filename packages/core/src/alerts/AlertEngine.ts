@@ -399,7 +399,7 @@ export const make = (
         entries.map((entry) => entryValue(entry.json))
       )
       if (batch === undefined) return true
-      if (group.metBy(batch).length > 0) return false
+      if (group.meetsAny(batch)) return false
       group.advance(batch)
       unstoredTails.add(stream)
       return true
