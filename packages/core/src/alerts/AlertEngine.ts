@@ -6,7 +6,10 @@ import type { Micros } from "../Time.js"
 import type { StreamId } from "../Widget.js"
 import type { AlertRuleId } from "./AlertRule.js"
 import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
+import { entryValue } from "../internal/entryValue.js"
+import { batches, retriesOf, type Work } from "../internal/alertWork.js"
 import { DeadlineQueue } from "./DeadlineQueue.js"
+import { QUIET_CHUNK, QUIET_PAUSE, QUIET_SWEEP, QuietSweep } from "./QuietSweep.js"
 import { RestingRules, settle } from "./RestingRules.js"
 import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
 import * as RuleWatch from "./RuleWatch.js"
@@ -35,12 +38,10 @@ import * as RuleWatch from "./RuleWatch.js"
  *   waiting) the change is queued as any other, so a rule still sees its inputs in commit order.
  * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
  *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
- *   memory and stored by the next sweep, or with the rule's next change of state, on `settled` and at the engine's
- *   end. A sweep starts every {@link QUIET_SWEEP} and stores what was waiting when it started in commits of
- *   {@link QUIET_CHUNK} rules, one a queued item, {@link QUIET_PAUSE} apart, so that pushes go on between two and a
- *   steady rule's stored value is at most {@link QUIET_FLUSH} old. A crash in between loses only cursor moves: the
- *   entries above the stored cursor are evaluated again at the next start, from the same stored state, with the same
- *   outcome. A transition or a change of state is stored at once.
+ *   memory and stored by the next sweep (`QuietSweep.ts`: every 50 seconds, in small commits, each a queued item), or
+ *   with the rule's next change of state, on `settled` and at the engine's end. A crash in between loses only cursor
+ *   moves: the entries above the stored cursor are evaluated again at the next start, from the same stored state,
+ *   with the same outcome. A transition or a change of state is stored at once.
  * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
@@ -74,64 +75,14 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
   }
 >() {}
 
-type Work =
-  | { readonly _tag: "Start" }
-  | { readonly _tag: "Change"; readonly stream: StreamId; readonly change: StreamChange }
-  | { readonly _tag: "Stored"; readonly entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>> }
-  | { readonly _tag: "Sweep"; readonly first: boolean }
-  | { readonly _tag: "Due" }
-  | { readonly _tag: "Reload"; readonly stream: StreamId }
-  | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
-
 /** How many times one input is evaluated again after another process stored an evaluation of its rule first. */
 const MAX_STALE_RETRIES = 5
 
 /** The most queued changes evaluated together (see the module comment). */
 const MAX_BATCH = 1024
 
-/**
- * How long a quiet evaluation may wait in memory before it is stored (see the module comment): the stored `value` and
- * cursor of a steady rule lag by at most this (docs/api.md section 18.1).
- */
-export const QUIET_FLUSH = Duration.minutes(1)
-
-/**
- * How often a sweep of the quiet evaluations starts: {@link QUIET_FLUSH} less the ten seconds a sweep may take (at
- * {@link QUIET_CHUNK} rules every {@link QUIET_PAUSE}, some 100,000 rules).
- */
-export const QUIET_SWEEP = Duration.seconds(50)
-
-/** The most quiet evaluations stored in one commit (some 1-2 ms of a SQLite writer's time). */
-const QUIET_CHUNK = 64
-
-/** The pause between two commits of a sweep, in which the event loop serves pushes. */
-const QUIET_PAUSE = Duration.millis(5)
-
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
-
-const NUMBER_ONLY = '{"number":'
-// A JSON number (RFC 8259 section 6), which `Number` reads as JSON.parse does.
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-
-/**
- * The number of a stored numeric entry (its `number`, after deltas), or `null` for an entry of another kind. Parsed
- * from the entry's JSON only for streams that have rules.
- */
-const entryValue = (json: string): number | null => {
-  // A point of only a number (as `Apply.ts` writes it) is read without JSON.parse: the same number.
-  if (json.startsWith(NUMBER_ONLY) && json.endsWith("}")) {
-    const text = json.slice(NUMBER_ONLY.length, -1)
-    if (JSON_NUMBER.test(text)) {
-      const number = Number(text)
-      return Number.isFinite(number) ? number : null
-    }
-  }
-  if (!json.includes('"number"')) return null
-  const point: unknown = JSON.parse(json)
-  const number = typeof point === "object" && point !== null ? (point as { number?: unknown }).number : undefined
-  return typeof number === "number" && Number.isFinite(number) ? number : null
-}
 
 const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1000n) as Micros)
 
@@ -162,10 +113,7 @@ export const make = (
     const resting = new Map<StreamId, RestingRules<AlertRuleId>>()
     // Streams whose group has a tail not yet stored.
     const unstoredTails = new Set<StreamId>()
-    // The sweep under way (see the module comment): the streams whose tails and the rules whose evaluations it has yet
-    // to store.
-    let sweepStreams: Array<StreamId> = []
-    let sweepRules: Array<AlertRuleId> = []
+    const sweeping = new QuietSweep<StreamId, AlertRuleId>()
     // Items queued and not yet done by the worker; while there is none, the feed's listener may evaluate a push itself.
     let waiting = 0
     const enqueue = (item: Work) => {
@@ -405,6 +353,15 @@ export const make = (
       return true
     }
 
+    // `restAll` in the feed's listener: an entry it cannot read (a bug) is queued and fails there, logged.
+    const restAllSafely = (stream: StreamId, entries: ReadonlyArray<ChangedEntry>): boolean => {
+      try {
+        return restAll(stream, entries)
+      } catch {
+        return false
+      }
+    }
+
     // The changes of several streams, evaluated together (see the module comment): each stream's group of rules at
     // rest at once, then the rules its entries meet and its other rules one by one.
     const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
@@ -462,8 +419,7 @@ export const make = (
     // Every quiet evaluation waiting, stored at once (on `settled` and at the end).
     const storeQuiet = Effect.gen(function* () {
       for (const stream of [...unstoredTails]) settleGroup(stream)
-      sweepStreams = []
-      sweepRules = []
+      sweeping.clear()
       const stale = new Set<StreamId>()
       while (unstored.size > 0) {
         const ids: Array<AlertRuleId> = []
@@ -473,34 +429,19 @@ export const make = (
       for (const stream of stale) yield* reload(stream)
     })
 
-    // One commit of a sweep (see the module comment); the first of a sweep takes what is waiting then. The next is
-    // queued QUIET_PAUSE later.
+    // One commit of a sweep (see `QuietSweep.ts`); the first of a sweep takes what waits then. The next is queued
+    // QUIET_PAUSE later.
     const sweep = (first: boolean) =>
       Effect.gen(function* () {
-        if (first && sweepStreams.length === 0 && sweepRules.length === 0) {
-          sweepStreams = [...unstoredTails]
-          sweepRules = [...unstored]
-        }
-        const ids: Array<AlertRuleId> = []
-        while (ids.length < QUIET_CHUNK && (sweepRules.length > 0 || sweepStreams.length > 0)) {
-          const id = sweepRules.pop()
-          if (id !== undefined) {
-            ids.push(id)
-            continue
-          }
-          const stream = sweepStreams.pop()!
+        if (first) sweeping.start(unstoredTails, unstored)
+        const ids = sweeping.next(QUIET_CHUNK, (stream) => {
           settleGroup(stream)
-          for (const member of resting.get(stream)?.keys() ?? []) sweepRules.push(member)
-        }
+          return resting.get(stream)?.keys() ?? []
+        })
         for (const stream of yield* storeQuietOf(ids)) yield* reload(stream)
-        if (sweepRules.length > 0 || sweepStreams.length > 0) {
-          yield* Effect.forkIn(
-            Effect.delay(
-              Effect.sync(() => enqueue({ _tag: "Sweep", first: false })),
-              QUIET_PAUSE
-            ),
-            scope
-          )
+        if (sweeping.running) {
+          const next = Effect.sync(() => enqueue({ _tag: "Sweep", first: false }))
+          yield* Effect.forkIn(Effect.delay(next, QUIET_PAUSE), scope)
         }
       })
 
@@ -520,15 +461,6 @@ export const make = (
       )
     })
 
-    // `restAll` in the feed's listener: an entry it cannot read (a bug) is queued and fails there, logged.
-    const restAllSafely = (stream: StreamId, entries: ReadonlyArray<ChangedEntry>): boolean => {
-      try {
-        return restAll(stream, entries)
-      } catch {
-        return false
-      }
-    }
-
     // Start: every stream with rules is loaded and caught up, each as a reload of its own (retried alone).
     const start = Effect.gen(function* () {
       const all = yield* alerts.allRules
@@ -536,15 +468,6 @@ export const make = (
     })
 
     // What to do again, a second after an item failed on storage.
-    const retriesOf = (item: Work): ReadonlyArray<Work> =>
-      item._tag === "Change" || item._tag === "Reload"
-        ? [{ _tag: "Reload", stream: item.stream }]
-        : item._tag === "Stored"
-          ? [...item.entries.keys()].map((stream): Work => ({ _tag: "Reload", stream }))
-          : item._tag === "Start"
-            ? [item]
-            : []
-
     const handle = (item: Work): Effect.Effect<void> => {
       const run: Effect.Effect<void, StorageFailure> =
         item._tag === "Start"
@@ -585,26 +508,6 @@ export const make = (
       )
     }
 
-    // The worker: one item at a time, in order; the stored entries of consecutive changes queued meanwhile, of any
-    // streams, as one item.
-    const batches = (items: ReadonlyArray<Work>): Array<Work> => {
-      const out: Array<Work> = []
-      let entries: Map<StreamId, Array<ChangedEntry>> | undefined
-      for (const item of items) {
-        if (item._tag === "Change" && item.change._tag === "Stored") {
-          entries ??= new Map()
-          const list = entries.get(item.stream)
-          if (list === undefined) entries.set(item.stream, [...item.change.entries])
-          else list.push(...item.change.entries)
-          continue
-        }
-        if (entries !== undefined) out.push({ _tag: "Stored", entries })
-        entries = undefined
-        out.push(item)
-      }
-      if (entries !== undefined) out.push({ _tag: "Stored", entries })
-      return out
-    }
     yield* Effect.forkScoped(
       Effect.forever(
         Effect.gen(function* () {
