@@ -1,25 +1,28 @@
 /**
  * Alert benchmark (docs/api.md section 18). Starts on loopback a bare node:http server (the ceiling of one Node
- * process, `bench/push/ceiling.mjs`) and the bundled `dashstream serve` on a fresh database, with widgets `s0`..`s999`
- * (numbers), `q0`..`q99` (numbers that never get a rule) and `lat`; then, in one run:
+ * process, `bench/push/ceiling.mjs`) and two bundled `dashstream serve`, each on a fresh database of its own, with
+ * widgets `s0`..`s999` (numbers), `q0`..`q99` (numbers that never get a rule) and `lat`; then, in one run:
  *
- * 1. single-point pushes (wrk, 2 threads, 50 connections, as `bench/push`) to `s0`..`s999` and to `q0`..`q99`, with no
- *    rule stored;
- * 2. 10,000 rules stored through the storage while the server runs (as the CLI stores them: 10 per stream of
- *    `s0`..`s999`, `above`/`below` thresholds the pushed values never cross, so every push is evaluated against 10
- *    rules and none fires), and one rule `above 90` on `lat` notifying a webhook receiver in this process;
- * 3. the same two push loads again: `s*` ÷ before is what 10 rules a stream cost a push, `q*` ÷ before what rules on
- *    other streams cost a push to a stream without rules (the A/B of the push path);
- * 4. `--crossings` pushes to `lat` alternately crossing (95) and going back (10), one at a time: each makes a
- *    transition, and the time from the push's answer to the webhook's receipt of its notification is the
+ * 1. on one of them ("ruled"), 10,000 rules stored through the storage while it runs (as the CLI stores them: 10 per
+ *    stream of `s0`..`s999`, `above`/`below` thresholds the pushed values never cross, so every push is evaluated
+ *    against 10 rules and none fires) and one rule `above 90` on `lat` notifying a webhook receiver in this process;
+ *    the other ("plain") has none;
+ * 2. `--rounds` rounds of single-point pushes (wrk, 2 threads, 50 connections, as `bench/push`) to `s0`..`s999` and to
+ *    `q0`..`q99`, each load on both servers back to back (plain first in odd rounds, ruled first in even ones), so
+ *    that the A/B of each pair sees the same neighbours: ruled ÷ plain on `s*` is what 10 rules a stream cost a push,
+ *    on `q*` what rules on other streams cost a push to a stream without rules;
+ * 3. `--crossings` pushes to `lat` on the ruled server alternately crossing (95) and going back (10), one at a time:
+ *    each makes a transition, and the time from the push's answer to the webhook's receipt of its notification is the
  *    crossing-to-delivery latency (p50, p99, max).
  *
- * Bounded: `--seconds` per push load (after `--warmup`), `--crossings` transitions, loopback only. Prints the load
- * average before and after: figures on a shared machine move with its neighbours.
+ * Bounded: `--seconds` per push load (after `--warmup`), `--rounds`, `--crossings` transitions, loopback only. Prints
+ * the load average before and after: figures on a shared machine move with its neighbours.
  *
- * Usage: pnpm bench:alerts [--seconds 10] [--warmup 3] [--crossings 200] [--backend sqlite|postgres] [--cpu-prof DIR]
+ * Usage: pnpm bench:alerts [--seconds 8] [--warmup 2] [--rounds 3] [--crossings 200] [--backend sqlite|postgres]
+ *   [--cpu-prof DIR]
  *
- * `--cpu-prof DIR` runs the server under `node --cpu-prof` and writes its profile (the whole run) into DIR.
+ * `--cpu-prof DIR` runs both servers under `node --cpu-prof` (so that the A/B bears the profiler alike) and writes their
+ * profiles (the whole run, named by pid, printed at the start) into DIR.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
@@ -48,8 +51,9 @@ import { type LoadResult, postLua, wrk } from "../lib/wrk.js"
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: "string", default: "10" },
-    warmup: { type: "string", default: "3" },
+    seconds: { type: "string", default: "8" },
+    warmup: { type: "string", default: "2" },
+    rounds: { type: "string", default: "3" },
     crossings: { type: "string", default: "200" },
     backend: { type: "string", default: "sqlite" },
     "cpu-prof": { type: "string" }
@@ -58,6 +62,7 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds)
 const warmup = Number(values.warmup)
 const crossings = Number(values.crossings)
+const rounds = Number(values.rounds)
 const root = join(import.meta.dirname, "..", "..")
 const ruleStreams = 1000
 const rulesPerStream = 10
@@ -70,6 +75,8 @@ interface Row {
   readonly load: string
   readonly result: LoadResult
   readonly cpuMicros: number
+  /** The 1-minute load average when the load ended. */
+  readonly loadavg: number
 }
 const rows: Array<Row> = []
 
@@ -77,10 +84,11 @@ const measure = async (target: string, load: string, pid: number, url: string, l
   if (warmup > 0) await wrk({ url, lua, seconds: warmup })
   const cpu0 = treeCpuMicros(pid)
   const result = await wrk({ url, lua, seconds })
-  const row = { target, load, result, cpuMicros: (treeCpuMicros(pid) - cpu0) / Math.max(1, result.requests) }
+  const cpuMicros = (treeCpuMicros(pid) - cpu0) / Math.max(1, result.requests)
+  const row = { target, load, result, cpuMicros, loadavg: loadavg()[0]! }
   rows.push(row)
   console.error(
-    `${target.padEnd(28)} ${load.padEnd(24)} ${result.reqPerSec.toFixed(0).padStart(7)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}`
+    `${target.padEnd(28)} ${load.padEnd(24)} ${result.reqPerSec.toFixed(0).padStart(7)} req/s  p99 ${result.p99.toFixed(1)} ms  errors ${result.errors}  load ${row.loadavg.toFixed(1)}`
   )
   return row
 }
@@ -211,66 +219,69 @@ const crossing = async (ds: Dashstream, n: number): Promise<number> => {
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
-const run = async (db: string, label: string) => {
+const run = async (dbs: readonly [string, string], label: string) => {
   const widgets = [
     ...Array.from({ length: 100 }, (_, k) => ({ streamName: `q${k}`, type: "number" })),
     { streamName: "lat", type: "number" }
   ]
   const profileDir = values["cpu-prof"]
-  const ds = await startDashstream(root, db, {
+  const options = {
     streams: ruleStreams,
     widgets,
     ...(profileDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
-  })
-  const target = (rules: string) => `Dashstream ${label}, ${rules}`
-  const before = {
-    rules: await measure(target("0 rules"), "s0..s999 (rules later)", ds.pid, ds.url, pushLua(ds.accessKey, "s", 1000)),
-    quiet: await measure(target("0 rules"), "q0..q99 (never rules)", ds.pid, ds.url, pushLua(ds.accessKey, "q", 100))
   }
-  const storedMs = await storeRules(db)
+  const plain = await startDashstream(root, dbs[0], options)
+  const ruled = await startDashstream(root, dbs[1], options)
+  if (profileDir !== undefined) console.error(`profiles: plain server pid ${plain.pid}, ruled server pid ${ruled.pid}`)
+  const storedMs = await storeRules(dbs[1])
   console.error(
     `${ruleStreams * rulesPerStream + 1} rules stored through the storage in ${(storedMs / 1000).toFixed(1)} s`
   )
   // Every engine sees a change within a second; the first crossing also waits for the 1,000 streams' reloads.
   await new Promise((resolve) => setTimeout(resolve, 2_000))
-  await crossing(ds, 95)
-  await crossing(ds, 10)
-  const after = {
-    rules: await measure(
-      target("10,000 rules"),
-      "s0..s999 (rules later)",
-      ds.pid,
-      ds.url,
-      pushLua(ds.accessKey, "s", 1000)
-    ),
-    quiet: await measure(
-      target("10,000 rules"),
-      "q0..q99 (never rules)",
-      ds.pid,
-      ds.url,
-      pushLua(ds.accessKey, "q", 100)
-    )
+  await crossing(ruled, 95)
+  await crossing(ruled, 10)
+  const servers = [
+    { ds: plain, name: `Dashstream ${label}, 0 rules` },
+    { ds: ruled, name: `Dashstream ${label}, 10,000 rules` }
+  ] as const
+  const pairs: Array<{ readonly load: string; readonly plain: Row; readonly ruled: Row }> = []
+  for (let round = 0; round < rounds; round++) {
+    for (const [prefix, count, load] of [
+      ["s", 1000, "s0..s999 (rules on ruled)"],
+      ["q", 100, "q0..q99 (never rules)"]
+    ] as const) {
+      const order = round % 2 === 0 ? servers : ([servers[1], servers[0]] as const)
+      const measured = new Map<string, Row>()
+      for (const { ds, name } of order) {
+        measured.set(name, await measure(name, load, ds.pid, ds.url, pushLua(ds.accessKey, prefix, count)))
+      }
+      pairs.push({ load, plain: measured.get(servers[0].name)!, ruled: measured.get(servers[1].name)! })
+    }
   }
   const latencies: Array<number> = []
-  for (let i = 0; i < crossings; i++) latencies.push(await crossing(ds, i % 2 === 0 ? 95 : 10))
-  await ds.stop()
-  return { before, after, latencies: latencies.sort((a, b) => a - b) }
+  for (let i = 0; i < crossings; i++) latencies.push(await crossing(ruled, i % 2 === 0 ? 95 : 10))
+  await plain.stop()
+  await ruled.stop()
+  return { pairs, latencies: latencies.sort((a, b) => a - b) }
 }
 
-const { before, after, latencies } =
+const { pairs, latencies } =
   values.backend === "postgres"
     ? await (async () => {
         const { withTestDatabase } = await import("../lib/postgres.js")
         let out: Awaited<ReturnType<typeof run>> | undefined
-        await withTestDatabase(async (url) => {
-          out = await run(url, "PostgreSQL")
-        })
+        await withTestDatabase((a) =>
+          withTestDatabase(async (b) => {
+            out = await run([a, b], "PostgreSQL")
+          })
+        )
         return out!
       })()
     : await (async () => {
         const dir = mkdtempSync(join(tmpdir(), "dashstream-bench-alerts-"))
         try {
-          return await run(`sqlite:${join(dir, "bench.db")}`, "SQLite")
+          return await run([`sqlite:${join(dir, "plain.db")}`, `sqlite:${join(dir, "ruled.db")}`], "SQLite")
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }
@@ -283,17 +294,28 @@ console.log(
     `1-minute load average ${loadBefore.toFixed(2)} before, ${loadavg()[0]!.toFixed(2)} after\n`
 )
 const ceilingRow = rows[0]!
-console.log("| target | pushes to | req/s | p50 ms | p99 ms | errors | server CPU µs/req | req/s ÷ ceiling |")
-console.log("|---|---|---:|---:|---:|---:|---:|---:|")
+console.log("| target | pushes to | req/s | p50 ms | p99 ms | errors | server CPU µs/req | req/s ÷ ceiling | load |")
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for (const r of rows) {
   console.log(
-    `| ${r.target} | ${r.load} | ${r.result.reqPerSec.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.cpuMicros.toFixed(0)} | ${(r.result.reqPerSec / ceilingRow.result.reqPerSec).toFixed(2)} |`
+    `| ${r.target} | ${r.load} | ${r.result.reqPerSec.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.cpuMicros.toFixed(0)} | ${(r.result.reqPerSec / ceilingRow.result.reqPerSec).toFixed(2)} | ${r.loadavg.toFixed(1)} |`
   )
 }
-const ratio = (a: Row, b: Row) => (a.result.reqPerSec / b.result.reqPerSec).toFixed(2)
+const ratios = (load: string) => {
+  const of = pairs.filter((pair) => pair.load === load)
+  const each = of.map((pair) => pair.ruled.result.reqPerSec / pair.plain.result.reqPerSec).sort((a, b) => a - b)
+  const sum = (rows: ReadonlyArray<Row>) => rows.reduce((total, row) => total + row.result.requests, 0)
+  const pooled = sum(of.map((pair) => pair.ruled)) / sum(of.map((pair) => pair.plain))
+  const cpu = (rows: ReadonlyArray<Row>) => rows.reduce((total, row) => total + row.cpuMicros, 0) / rows.length
+  return (
+    `${each.map((r) => r.toFixed(2)).join(", ")} (median ${each[Math.floor(each.length / 2)]!.toFixed(2)}, ` +
+    `pooled ${pooled.toFixed(2)}; server CPU ${cpu(of.map((pair) => pair.ruled)).toFixed(0)} ÷ ` +
+    `${cpu(of.map((pair) => pair.plain)).toFixed(0)} µs/req)`
+  )
+}
 console.log(
-  `\nsingle-point pushes with 10,000 rules ÷ with none: ${ratio(after.rules, before.rules)} to streams with 10 rules each, ` +
-    `${ratio(after.quiet, before.quiet)} to streams without rules (target >= 0.95)`
+  `\nsingle-point pushes with 10,000 rules ÷ with none, each round: to streams with 10 rules each ` +
+    `${ratios(pairs[0]!.load)}; to streams without rules ${ratios(pairs[1]!.load)} (target >= 0.95)`
 )
 console.log(
   `crossing-to-delivery latency over ${latencies.length} transitions (push answered -> webhook received): ` +

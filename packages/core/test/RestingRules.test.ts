@@ -134,6 +134,7 @@ describe("rules at rest", () => {
               )
             : undefined
         if (batch !== undefined) {
+          assert.strictEqual(group.meetsAny(batch), group.metBy(batch).length > 0)
           for (const i of group.metBy(batch)) {
             evaluations[i] = current(i)
             group.leave(i)

@@ -259,6 +259,8 @@ export const makeAlertStore = (pool: pg.Pool, config: PostgresConfig): AlertStor
     commitEvaluations: (commits) =>
       attempt(() =>
         transaction(pool, async (client) => {
+          // Without a transition the commit need not wait for the WAL flush (see the port's `commitEvaluations`).
+          if (commits.every((c) => c.transitions.length === 0)) await client.query("SET LOCAL synchronous_commit = off")
           const stored: Array<Option.Option<AlertRule>> = []
           for (const { rule: id, version, evaluation, transitions } of commits) {
             const updated = await client.query(

@@ -6,7 +6,10 @@ import type { Micros } from "../Time.js"
 import type { StreamId } from "../Widget.js"
 import type { AlertRuleId } from "./AlertRule.js"
 import { type AlertRule, AlertStore, type EvaluationCommit } from "./AlertStore.js"
+import { entryValue } from "../internal/entryValue.js"
+import { batches, retriesOf, type Work } from "../internal/alertWork.js"
 import { DeadlineQueue } from "./DeadlineQueue.js"
+import { QUIET_CHUNK, QUIET_PAUSE, QUIET_SWEEP, QuietSweep } from "./QuietSweep.js"
 import { RestingRules, settle } from "./RestingRules.js"
 import { nextDeadline, type RuleInput, step, type Transition } from "./RuleStateMachine.js"
 import * as RuleWatch from "./RuleWatch.js"
@@ -29,12 +32,16 @@ import * as RuleWatch from "./RuleWatch.js"
  *   in one {@link RestingRules} group, thresholds sorted: an entry that meets none of them is evaluated once for the
  *   group (its value, cursor and newest `ts` kept once, applied to each rule when it is stored or leaves), and only the
  *   rules it meets are stepped one by one. Any other input (a clear, a tick, a catch-up) takes the rules out first.
+ * - **A push to a stream whose rules all rest is evaluated where it is published.** When the worker has nothing
+ *   queued or running, the change feed's listener evaluates the entries against the stream's group at once and, when
+ *   they meet no rule, is done: no queue, no fiber, nothing stored. Otherwise (a rule met, a rule not at rest, work
+ *   waiting) the change is queued as any other, so a rule still sees its inputs in commit order.
  * - **Quiet evaluations are written behind.** An evaluation that changes neither the state nor the run (only the last
  *   value, the newest entry's `ts` and the cursor: nearly every entry of a stream whose rules hold steady) is kept in
- *   memory and stored within {@link QUIET_FLUSH} (in commits of {@link QUIET_CHUNK} rules, yielding between them),
- *   or with the rule's next change of state, on `settled` and at the engine's end. A crash in between loses only
- *   cursor moves: the entries above the stored cursor are evaluated again at the next start, from the same stored
- *   state, with the same outcome. A transition or a change of state is stored at once.
+ *   memory and stored by the next sweep (`QuietSweep.ts`: every 50 seconds, in small commits, each a queued item), or
+ *   with the rule's next change of state, on `settled` and at the engine's end. A crash in between loses only cursor
+ *   moves: the entries above the stored cursor are evaluated again at the next start, from the same stored state,
+ *   with the same outcome. A transition or a change of state is stored at once.
  * - **Restarts and crashes.** On start every rule is loaded, its deadline computed from its stored state, its
  *   stream subscribed, and the entries stored above its cursor (stored but not evaluated when the process stopped)
  *   evaluated; a `Gap` of the change feed does the same for one stream. An entry at or below a rule's cursor that
@@ -68,55 +75,14 @@ export class AlertEngine extends Context.Tag("@dashstream/core/AlertEngine")<
   }
 >() {}
 
-type Work =
-  | { readonly _tag: "Start" }
-  | { readonly _tag: "Change"; readonly stream: StreamId; readonly change: StreamChange }
-  | { readonly _tag: "Stored"; readonly entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>> }
-  | { readonly _tag: "Quiet" }
-  | { readonly _tag: "Due" }
-  | { readonly _tag: "Reload"; readonly stream: StreamId }
-  | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
-
 /** How many times one input is evaluated again after another process stored an evaluation of its rule first. */
 const MAX_STALE_RETRIES = 5
 
 /** The most queued changes evaluated together (see the module comment). */
 const MAX_BATCH = 1024
 
-/**
- * How long a quiet evaluation may wait in memory before it is stored (see the module comment): the stored `value` and
- * cursor of a steady rule lag by at most this (docs/api.md section 18.1).
- */
-export const QUIET_FLUSH = Duration.minutes(1)
-
-/** The most quiet evaluations stored in one commit; the engine yields between two. */
-const QUIET_CHUNK = 256
-
 /** The delay before a stream whose evaluation failed on storage is reloaded. */
 const RETRY_AFTER = Duration.seconds(1)
-
-const NUMBER_ONLY = '{"number":'
-// A JSON number (RFC 8259 section 6), which `Number` reads as JSON.parse does.
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
-
-/**
- * The number of a stored numeric entry (its `number`, after deltas), or `null` for an entry of another kind. Parsed
- * from the entry's JSON only for streams that have rules.
- */
-const entryValue = (json: string): number | null => {
-  // A point of only a number (as `Apply.ts` writes it) is read without JSON.parse: the same number.
-  if (json.startsWith(NUMBER_ONLY) && json.endsWith("}")) {
-    const text = json.slice(NUMBER_ONLY.length, -1)
-    if (JSON_NUMBER.test(text)) {
-      const number = Number(text)
-      return Number.isFinite(number) ? number : null
-    }
-  }
-  if (!json.includes('"number"')) return null
-  const point: unknown = JSON.parse(json)
-  const number = typeof point === "object" && point !== null ? (point as { number?: unknown }).number : undefined
-  return typeof number === "number" && Number.isFinite(number) ? number : null
-}
 
 const nowMicros = Effect.map(Clock.currentTimeNanos, (nanos) => Number(nanos / 1000n) as Micros)
 
@@ -147,6 +113,13 @@ export const make = (
     const resting = new Map<StreamId, RestingRules<AlertRuleId>>()
     // Streams whose group has a tail not yet stored.
     const unstoredTails = new Set<StreamId>()
+    const sweeping = new QuietSweep<StreamId, AlertRuleId>()
+    // Items queued and not yet done by the worker; while there is none, the feed's listener may evaluate a push itself.
+    let waiting = 0
+    const enqueue = (item: Work) => {
+      waiting++
+      Queue.unsafeOffer(work, item)
+    }
 
     const forget = (stream: StreamId) => {
       for (const id of byStream.get(stream) ?? []) {
@@ -324,7 +297,9 @@ export const make = (
           stream,
           subscription ??
             (yield* feed.subscribe(stream, (change) => {
-              Queue.unsafeOffer(work, { _tag: "Change", stream, change })
+              // Evaluated here when nothing waits and every rule rests (see the module comment), else queued.
+              if (waiting === 0 && change._tag === "Stored" && restAllSafely(stream, change.entries)) return
+              enqueue({ _tag: "Change", stream, change })
             }))
         )
         return found
@@ -362,6 +337,31 @@ export const make = (
         }
       })
 
+    // The entries of a stream whose rules all rest in its group and which meet none of them: the group advanced by
+    // them, `true`. Otherwise nothing changed, `false` (see the module comment).
+    const restAll = (stream: StreamId, entries: ReadonlyArray<ChangedEntry>): boolean => {
+      const group = resting.get(stream)
+      if (group === undefined || group.size === 0 || group.size !== byStream.get(stream)?.length) return false
+      const batch = group.batch(
+        entries,
+        entries.map((entry) => entryValue(entry.json))
+      )
+      if (batch === undefined) return true
+      if (group.meetsAny(batch)) return false
+      group.advance(batch)
+      unstoredTails.add(stream)
+      return true
+    }
+
+    // `restAll` in the feed's listener: an entry it cannot read (a bug) is queued and fails there, logged.
+    const restAllSafely = (stream: StreamId, entries: ReadonlyArray<ChangedEntry>): boolean => {
+      try {
+        return restAll(stream, entries)
+      } catch {
+        return false
+      }
+    }
+
     // The changes of several streams, evaluated together (see the module comment): each stream's group of rules at
     // rest at once, then the rules its entries meet and its other rules one by one.
     const onStored = (entries: ReadonlyMap<StreamId, ReadonlyArray<ChangedEntry>>) => {
@@ -369,7 +369,7 @@ export const make = (
       const inputsOf = new Map<StreamId, ReturnType<typeof entryInputs>>()
       for (const [stream, list] of entries) {
         const all = byStream.get(stream)
-        if (all === undefined) continue
+        if (all === undefined || restAll(stream, list)) continue
         const group = resting.get(stream)
         if (group === undefined || group.size === 0) {
           ids.push(...all)
@@ -393,19 +393,18 @@ export const make = (
       return evaluate(ids, (rule, at) => inputsOf.get(rule.streamId)?.(rule, at) ?? [])
     }
 
-    // Stores the quiet evaluations waiting; those of rules changed meanwhile are found again by their stream's reload.
-    const storeQuiet = Effect.gen(function* () {
-      for (const stream of [...unstoredTails]) settleGroup(stream)
-      const stale = new Set<StreamId>()
-      while (unstored.size > 0) {
+    // Stores the quiet evaluations of `ids` still waiting, in one commit; returns the streams of those another process
+    // changed meanwhile (their reload finds them again).
+    const storeQuietOf = (ids: ReadonlyArray<AlertRuleId>) =>
+      Effect.gen(function* () {
+        const stale = new Set<StreamId>()
         const commits: Array<EvaluationCommit> = []
-        for (const id of unstored) {
-          unstored.delete(id)
+        for (const id of ids) {
           const rule = rules.get(id)
-          if (rule !== undefined)
-            commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
-          if (commits.length === QUIET_CHUNK) break
+          if (!unstored.delete(id) || rule === undefined) continue
+          commits.push({ rule: id, version: rule.version, evaluation: rule.evaluation, transitions: [] })
         }
+        if (commits.length === 0) return stale
         const stored = yield* alerts.commitEvaluations(commits)
         stored.forEach((rule, i) => {
           if (Option.isSome(rule)) remember(rule.value)
@@ -414,10 +413,37 @@ export const make = (
             if (known !== undefined) stale.add(known.streamId)
           }
         })
-        yield* Effect.yieldNow()
+        return stale
+      })
+
+    // Every quiet evaluation waiting, stored at once (on `settled` and at the end).
+    const storeQuiet = Effect.gen(function* () {
+      for (const stream of [...unstoredTails]) settleGroup(stream)
+      sweeping.clear()
+      const stale = new Set<StreamId>()
+      while (unstored.size > 0) {
+        const ids: Array<AlertRuleId> = []
+        for (const id of unstored) if (ids.push(id) === QUIET_CHUNK) break
+        for (const stream of yield* storeQuietOf(ids)) stale.add(stream)
       }
       for (const stream of stale) yield* reload(stream)
     })
+
+    // One commit of a sweep (see `QuietSweep.ts`); the first of a sweep takes what waits then. The next is queued
+    // QUIET_PAUSE later.
+    const sweep = (first: boolean) =>
+      Effect.gen(function* () {
+        if (first) sweeping.start(unstoredTails, unstored)
+        const ids = sweeping.next(QUIET_CHUNK, (stream) => {
+          settleGroup(stream)
+          return resting.get(stream)?.keys() ?? []
+        })
+        for (const stream of yield* storeQuietOf(ids)) yield* reload(stream)
+        if (sweeping.running) {
+          const next = Effect.sync(() => enqueue({ _tag: "Sweep", first: false }))
+          yield* Effect.forkIn(Effect.delay(next, QUIET_PAUSE), scope)
+        }
+      })
 
     const onDue = Effect.gen(function* () {
       const now = yield* nowMicros
@@ -442,15 +468,6 @@ export const make = (
     })
 
     // What to do again, a second after an item failed on storage.
-    const retriesOf = (item: Work): ReadonlyArray<Work> =>
-      item._tag === "Change" || item._tag === "Reload"
-        ? [{ _tag: "Reload", stream: item.stream }]
-        : item._tag === "Stored"
-          ? [...item.entries.keys()].map((stream): Work => ({ _tag: "Reload", stream }))
-          : item._tag === "Start"
-            ? [item]
-            : []
-
     const handle = (item: Work): Effect.Effect<void> => {
       const run: Effect.Effect<void, StorageFailure> =
         item._tag === "Start"
@@ -463,8 +480,8 @@ export const make = (
                 ? reload(item.stream)
                 : item._tag === "Due"
                   ? onDue
-                  : item._tag === "Quiet"
-                    ? storeQuiet
+                  : item._tag === "Sweep"
+                    ? sweep(item.first)
                     : Effect.zipRight(storeQuiet, Deferred.succeed(item.done, undefined))
       // A storage failure, or a bug, fails the one item: logged, done again a second later (its stream's entries are
       // above the cursor), and the worker goes on with the next.
@@ -477,7 +494,13 @@ export const make = (
               ? Deferred.succeed(item.done, undefined)
               : retries.length === 0
                 ? Effect.void
-                : Effect.forkIn(Effect.delay(Queue.offerAll(work, retries), RETRY_AFTER), scope)
+                : Effect.forkIn(
+                    Effect.delay(
+                      Effect.sync(() => retries.forEach(enqueue)),
+                      RETRY_AFTER
+                    ),
+                    scope
+                  )
           )
         }),
         Effect.zipRight(Queue.offer(wake, undefined)),
@@ -485,44 +508,25 @@ export const make = (
       )
     }
 
-    // The worker: one item at a time, in order; the stored entries of consecutive changes queued meanwhile, of any
-    // streams, as one item.
-    const batches = (items: ReadonlyArray<Work>): Array<Work> => {
-      const out: Array<Work> = []
-      let entries: Map<StreamId, Array<ChangedEntry>> | undefined
-      for (const item of items) {
-        if (item._tag === "Change" && item.change._tag === "Stored") {
-          entries ??= new Map()
-          const list = entries.get(item.stream)
-          if (list === undefined) entries.set(item.stream, [...item.change.entries])
-          else list.push(...item.change.entries)
-          continue
-        }
-        if (entries !== undefined) out.push({ _tag: "Stored", entries })
-        entries = undefined
-        out.push(item)
-      }
-      if (entries !== undefined) out.push({ _tag: "Stored", entries })
-      return out
-    }
     yield* Effect.forkScoped(
       Effect.forever(
         Effect.gen(function* () {
           const first = yield* Queue.take(work)
           const more = yield* Queue.takeUpTo(work, MAX_BATCH - 1)
           for (const item of batches([first, ...more])) yield* handle(item)
+          waiting -= 1 + more.length
         })
       )
     )
 
-    // Quiet evaluations are stored within QUIET_FLUSH.
+    // Quiet evaluations are stored within QUIET_FLUSH: a sweep every QUIET_SWEEP.
     yield* Effect.forkScoped(
       Effect.forever(
         Effect.zipRight(
-          Effect.sleep(QUIET_FLUSH),
-          Effect.suspend(() =>
-            unstored.size > 0 || unstoredTails.size > 0 ? Queue.offer(work, { _tag: "Quiet" }) : Effect.void
-          )
+          Effect.sleep(QUIET_SWEEP),
+          Effect.sync(() => {
+            if (unstored.size > 0 || unstoredTails.size > 0) enqueue({ _tag: "Sweep", first: true })
+          })
         )
       )
     )
@@ -534,7 +538,7 @@ export const make = (
           const next = deadlines.next()
           const now = yield* nowMicros
           if (next !== undefined && next <= now) {
-            yield* Queue.offer(work, { _tag: "Due" })
+            enqueue({ _tag: "Due" })
             yield* Queue.take(wake)
           } else if (next === undefined) {
             yield* Queue.take(wake)
@@ -558,17 +562,17 @@ export const make = (
     // Rule changes: subscribed before the start reads every rule, so that none made meanwhile is missed.
     const watch = yield* RuleWatch.make(watchOptions)
     const unwatch = yield* watch.subscribe((changed) => {
-      for (const stream of changed) Queue.unsafeOffer(work, { _tag: "Reload", stream })
+      for (const stream of changed) enqueue({ _tag: "Reload", stream })
     })
     yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
-    yield* Queue.offer(work, { _tag: "Start" })
+    enqueue({ _tag: "Start" })
 
     return {
-      reload: (stream) => Queue.offer(work, { _tag: "Reload", stream }).pipe(Effect.asVoid),
+      reload: (stream) => Effect.sync(() => enqueue({ _tag: "Reload", stream })),
       settled: Effect.gen(function* () {
         const done = yield* Deferred.make<void>()
-        yield* Queue.offer(work, { _tag: "Flush", done })
+        enqueue({ _tag: "Flush", done })
         yield* Deferred.await(done)
       })
     }

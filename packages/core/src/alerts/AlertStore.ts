@@ -283,7 +283,11 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
      * ids; `silenced` when the transition is, else `pending` with its first attempt due at the transition's `at`, no
      * attempts). Returns, in the order given, each rule as stored, or `None` for a commit that stored nothing because
      * its rule is gone or its version is no longer `version` (another evaluation or an edit came first: reload and
-     * evaluate again); the other commits are stored all the same.
+     * evaluate again); the other commits are stored all the same. A call that makes a transition is durable when it
+     * returns; one that makes none (values, cursors, `ok`/`pending`: the engine's quiet evaluations) may be stored
+     * without waiting for the disk (SQLite `synchronous=NORMAL`, PostgreSQL `synchronous_commit = off`): a crash of
+     * the machine may take it back, cursors included, and the engine then evaluates those entries again from the state
+     * stored before, with the same outcome.
      */
     readonly commitEvaluations: (
       commits: ReadonlyArray<EvaluationCommit>

@@ -196,13 +196,18 @@ export class RestingRules<K> {
     }
   }
 
-  /** The members that some entry of `batch` meets (O(log n) to find none): they leave and are evaluated one by one. */
+  /** True when some entry of `batch` meets some member, in O(1): the lowest `above` or the highest `below` is met. */
+  meetsAny(batch: RestBatch): boolean {
+    return (
+      (this.above.length > 0 && this.above[0]!.threshold < batch.max) ||
+      (this.below.length > 0 && this.below[0]!.threshold > batch.min)
+    )
+  }
+
+  /** The members that some entry of `batch` meets (O(1) to find none): they leave and are evaluated one by one. */
   metBy(batch: RestBatch): Array<K> {
     const met: Array<K> = []
-    // The usual case, no member met, in O(1): the lowest `above` and the highest `below` are not.
-    if (!(this.above.length > 0 && this.above[0]!.threshold < batch.max)) {
-      if (!(this.below.length > 0 && this.below[0]!.threshold > batch.min)) return met
-    }
+    if (!this.meetsAny(batch)) return met
     const above = boundary(this.above, (t) => t < batch.max)
     for (let i = 0; i < above; i++) met.push(this.above[i]!.key)
     const below = boundary(this.below, (t) => t > batch.min)

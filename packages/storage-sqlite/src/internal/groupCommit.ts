@@ -238,7 +238,9 @@ export class GroupCommit {
     for (let i = 0; i < group.length; i++) {
       const own = this.changes[i]
       if (errors[i] === undefined && own !== undefined && own.length > 0) {
-        changes = changes === undefined ? own : changes.concat(own)
+        // Appended in place (the calls' arrays are dropped below): a concat per call was quadratic in the group.
+        if (changes === undefined) changes = own
+        else for (let k = 0; k < own.length; k++) changes.push(own[k]!)
       }
     }
     this.changes = []
