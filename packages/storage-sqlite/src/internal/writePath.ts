@@ -50,18 +50,16 @@ export interface WriteStatements extends BlockStatements {
  */
 export const prepareBlockStatements = (db: Database.Database): BlockStatements => {
   db.function(summaryFunction, { deterministic: true }, (data: unknown) => summarizeBlock(data as Buffer))
-  return blockStatements(db)
+  return {
+    tail: db.prepare<[number], [number, number, number, number]>(Sql.tail).raw() as never,
+    appendRows: appendSizes.map((k) => db.prepare<[Array<number | Buffer | null>]>(appendRowsSql(k))),
+    blockAt: db.prepare(Sql.blockAt),
+    firstBlock: db.prepare(Sql.firstBlock),
+    nextFirst: db.prepare<[number, number], number>(Sql.nextFirst).pluck(),
+    updateBlock: db.prepare(Sql.updateBlock),
+    insertBlock: db.prepare(Sql.insertBlock)
+  }
 }
-
-const blockStatements = (db: Database.Database): BlockStatements => ({
-  tail: db.prepare<[number], [number, number, number, number]>(Sql.tail).raw() as never,
-  appendRows: appendSizes.map((k) => db.prepare<[Array<number | Buffer | null>]>(appendRowsSql(k))),
-  blockAt: db.prepare(Sql.blockAt),
-  firstBlock: db.prepare(Sql.firstBlock),
-  nextFirst: db.prepare<[number, number], number>(Sql.nextFirst).pluck(),
-  updateBlock: db.prepare(Sql.updateBlock),
-  insertBlock: db.prepare(Sql.insertBlock)
-})
 
 /** Prepares the write path's statements. Throws when the schema is missing (migrate first). */
 export const prepareWriteStatements = (db: Database.Database): WriteStatements => ({
