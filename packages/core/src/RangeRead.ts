@@ -194,8 +194,9 @@ type Ranking = RangeSelector<RangeEntry, StoredEntry>
  * newest `ts` in the window) are settled first (one cheap read each, only for a missing bound), then the entries of
  * `[L, U]` are ranked from the source's stored blocks, `blocksPerPage` blocks a page, by {@link makeRangeSelector}
  * (only those that can still be kept are pushed, see `rankPacked`; a block inside one bucket comes as its summary,
- * see `BlockSummary.ts`): memory is one page plus the kept entries (4N at most). Between pages the fiber yields once it has run 20 ms, so a source that reads synchronously holds the event
- * loop a few pages at a time. Dies (a defect) when a page's entries do not ascend.
+ * see `BlockSummary.ts`): memory is one page plus the kept entries (4N at most). Between pages the fiber yields once
+ * it has run 20 ms, so a source that reads synchronously holds the event loop a few pages at a time. Dies (a defect)
+ * when a page's entries do not ascend.
  * A window without entries, or with `U < L`, reads `[]`. Fails with the source's `StorageFailure`.
  */
 export const readRangeFrom = (

@@ -12,7 +12,10 @@ export const up = async (db: Kysely<any>): Promise<void> => {
   await sql`ALTER TABLE entry_blocks ADD COLUMN summary bytea`.execute(db)
 }
 
-/** Told how far {@link addSummaries} is: `done` of `total` blocks summarised. At the start, every 100,000 and at the end. */
+/**
+ * Told how far {@link addSummaries} is: `done` of `total` blocks summarised. At the start, every 100,000 and at the
+ * end; never when there is no block to summarise.
+ */
 export type Progress = (done: number, total: number) => void
 
 /** The summary of a block's `data` (core's `summarizeBlock`). */
@@ -33,7 +36,12 @@ export const addSummaries = async (db: Kysely<any>, summarize: Summarize, progre
   let after: [string, string] | undefined
   for (;;) {
     const page = await sql<{ stream_id: string; first_ts: string; data: Buffer }>`SELECT stream_id, first_ts, data
-      FROM entry_blocks WHERE n > 4 ${after === undefined ? sql`` : sql`AND (stream_id, first_ts) > (${after[0]}::bigint, ${after[1]}::bigint)`}
+      FROM entry_blocks WHERE n > 4 ${
+        after === undefined
+          ? sql``
+          : sql`AND (stream_id, first_ts) > (${after[0]}::bigint,
+      ${after[1]}::bigint)`
+      }
       ORDER BY stream_id, first_ts LIMIT 2000`.execute(db)
     if (page.rows.length > 0) {
       await sql`UPDATE entry_blocks AS b SET summary = v.summary FROM unnest(

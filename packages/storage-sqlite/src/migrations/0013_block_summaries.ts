@@ -11,7 +11,10 @@ export const up = async (db: Kysely<any>): Promise<void> => {
   await sql`ALTER TABLE entry_blocks ADD COLUMN summary BLOB`.execute(db)
 }
 
-/** Told how far {@link addSummaries} is: `done` of `total` blocks summarised. At the start, every 100,000 and at the end. */
+/**
+ * Told how far {@link addSummaries} is: `done` of `total` blocks summarised. At the start, every 100,000 and at the
+ * end; never when there is no block to summarise.
+ */
 export type Progress = (done: number, total: number) => void
 
 /** The summary of a block's `data` (core's `summarizeBlock`). */

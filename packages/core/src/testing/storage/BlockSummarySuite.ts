@@ -95,7 +95,7 @@ export const blockSummarySuite = (test: SuiteTest): void => {
   })
 }
 
-/** What {@link blockSummaryFallbackSuite} does to the stored summaries: set them all NULL, or swap them for wrong ones. */
+/** What {@link blockSummaryFallbackSuite} does to the stored summaries: all NULL, or all swapped for a wrong one. */
 export type SummaryChange = "forget" | "scramble"
 
 /**
