@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { type SummaryBuckets, summaryBuckets } from "./BlockSummary.js"
 import { BucketKeeper, type SelectionMode } from "./BucketSelection.js"
 import { EntryRef } from "./entryBlocks.js"
 import type { StorageFailure } from "./Errors.js"
@@ -138,9 +139,16 @@ export interface RangeSource {
    * a buffer holding one block or several laid end to end), so the entries of `data` ascend by `ts`. The first
    * block may also hold entries at or before `after` and the last entries after `to`. Fewer than `limit` blocks only
    * when no more match; none: `blocks` 0. A page of a `points` read: the read ranks entries straight from these
-   * bytes, without an object per entry.
+   * bytes, without an object per entry. With `buckets`, a block that `readsAsSummary` (`BlockSummary.ts`) and has a
+   * stored summary is given as its summary's bytes instead of its own (same layout, its first and last entries
+   * included); a block without one (NULL, a database part-way through its backfill) is given whole.
    */
-  readonly blocks: (after: number, to: number, limit: number) => Effect.Effect<PackedBlocks, StorageFailure>
+  readonly blocks: (
+    after: number,
+    to: number,
+    limit: number,
+    buckets: SummaryBuckets | null
+  ) => Effect.Effect<PackedBlocks, StorageFailure>
 }
 
 /** A page of {@link RangeSource.blocks}: `blocks` stored blocks, their bytes in `data`, ascending. */
@@ -185,9 +193,10 @@ type Ranking = RangeSelector<RangeEntry, StoredEntry>
  * `points=N`: the window's bounds `L` (`from`, or `since`, or the oldest `ts` in the window) and `U` (`to`, or the
  * newest `ts` in the window) are settled first (one cheap read each, only for a missing bound), then the entries of
  * `[L, U]` are ranked from the source's stored blocks, `blocksPerPage` blocks a page, by {@link makeRangeSelector}
- * (only those that can still be kept are pushed, see `rankPacked`): memory is one page plus the kept entries (4N at
- * most). Between pages the fiber yields once it has run 20 ms, so a source that reads synchronously holds the event
- * loop a few pages at a time. Dies (a defect) when a page's entries do not ascend.
+ * (only those that can still be kept are pushed, see `rankPacked`; a block inside one bucket comes as its summary,
+ * see `BlockSummary.ts`): memory is one page plus the kept entries (4N at most). Between pages the fiber yields once
+ * it has run 20 ms, so a source that reads synchronously holds the event loop a few pages at a time. Dies (a defect)
+ * when a page's entries do not ascend.
  * A window without entries, or with `U < L`, reads `[]`. Fails with the source's `StorageFailure`.
  */
 export const readRangeFrom = (
@@ -232,10 +241,11 @@ export const readRangeFrom = (
     }
     if (upper < lower) return []
     const selector = makeRangeSelector(query.mode, lower, upper, query.points, stored)
+    const buckets = summaryBuckets(lower, upper, query.points)
     // Bounded by `upper` even when `to` was not given, so entries stored after `U` was read stay out of the buckets.
     let cursor = after
     for (;;) {
-      const page = yield* source.blocks(cursor, upper, blocksPerPage)
+      const page = yield* source.blocks(cursor, upper, blocksPerPage, buckets)
       let newest = cursor
       for (let i = 0; i < page.data.length && newest <= upper; i++) {
         newest = rankPacked(selector, page.data[i]!, newest, upper, i === 0)

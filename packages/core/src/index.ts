@@ -374,6 +374,15 @@ export {
 
 // The per-bucket selection rule of decimation and range reads.
 export { BucketKeeper, type SelectionMode } from "./BucketSelection.js"
+// Per-block summaries: what the bucket rule keeps of one stored block, and when a range read may take it instead.
+export {
+  readsAsSummary,
+  storesSummary,
+  summarizeBlock,
+  type SummaryBuckets,
+  summaryBuckets,
+  summaryMaxSkipped
+} from "./BlockSummary.js"
 // Range reads: the bucketing of `points=N`, the streaming selection, and the one read every adapter calls.
 export {
   defaultRangeBlocksPerPage,

@@ -1,4 +1,4 @@
-import type { StorageFailure } from "@dashstream/core"
+import { type StorageFailure, summarizeBlock } from "@dashstream/core"
 import { Effect, Runtime } from "effect"
 import { Kysely, type Migration, Migrator, PostgresDialect, sql } from "kysely"
 import { toStorageFailure } from "./internal/errors.js"
@@ -16,6 +16,7 @@ import * as m0010 from "./migrations/0010_alerts.js"
 import * as m0011 from "./migrations/0011_alert_leases.js"
 import * as m0012 from "./migrations/0012_rule_signals.js"
 import * as m0013 from "./migrations/0013_rule_receiver_signals.js"
+import * as m0014 from "./migrations/0014_block_summaries.js"
 import type { PostgresConfig } from "./PostgresConfig.js"
 
 /** Every migration, by name; names sort in the order they run. Never edit one that has shipped: add a new one. */
@@ -32,7 +33,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0010_alerts": m0010,
   "0011_alert_leases": m0011,
   "0012_rule_signals": m0012,
-  "0013_rule_receiver_signals": m0013
+  "0013_rule_receiver_signals": m0013,
+  "0014_block_summaries": m0014
 }
 
 /**
@@ -51,7 +53,14 @@ export const migrate = (config: PostgresConfig): Effect.Effect<ReadonlyArray<str
       Runtime.runSync(runtime)(
         Effect.logInfo(`migration 0007_entry_blocks: ${converted} of ${total} entries converted into blocks`)
       )
-    const all = { ...migrations, "0007_entry_blocks": { ...m0007, up: (db: Kysely<any>) => m0007.convert(db, told) } }
+    // 0014 summarises every stored block (core's rule, given to it): its progress is logged too.
+    const summarised: m0014.Progress = (done, total) =>
+      Runtime.runSync(runtime)(Effect.logInfo(`migration 0014_block_summaries: ${done} of ${total} blocks summarised`))
+    const all = {
+      ...migrations,
+      "0007_entry_blocks": { ...m0007, up: (db: Kysely<any>) => m0007.convert(db, told) },
+      "0014_block_summaries": { ...m0014, up: (db: Kysely<any>) => m0014.addSummaries(db, summarizeBlock, summarised) }
+    }
     return run(config, all)
   })
 

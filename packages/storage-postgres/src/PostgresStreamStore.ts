@@ -5,6 +5,7 @@ import {
   pageOfRendered,
   readRangeFrom,
   type StoredEntry,
+  type SummaryBuckets,
   StorageUnavailable,
   type StreamStore,
   withEffectForms
@@ -131,15 +132,41 @@ const packedBlocksQuery = {
   rowMode: "array"
 } as const
 
-/** `RangeSource.blocks`: see {@link packedBlocksQuery}. */
+/**
+ * {@link packedBlocksQuery} with summaries (migration 0014, core's `BlockSummary.ts`): a block inside the read
+ * (`first_ts > $2`, `first_ts >= $5`, `last_ts <= $3`) whose first and last entries lie in one bucket of `$7` over
+ * `[$5, $5 + $6]` (`readsAsSummary`: bucket `(ts - lower) * n / span` in bigint arithmetic, the last bucket also
+ * holding the upper bound) gives its `summary` instead of its `data`, unless it has none. The CASE tests the bounds
+ * first, so the products are only taken for `lower <= ts <= upper`, where core's `summaryBuckets` keeps them below
+ * 2^62.
+ */
+const packedSummariesQuery = {
+  name: "dashstream_read_range_summaries",
+  text:
+    "SELECT CASE WHEN summary IS NULL OR first_ts <= $2 OR first_ts < $5::bigint OR last_ts > $3 THEN data " +
+    "WHEN (first_ts - $5::bigint) * $7::bigint / $6::bigint = (last_ts - $5::bigint) * $7::bigint / $6::bigint " +
+    "OR (first_ts - $5::bigint) * $7::bigint / $6::bigint >= $7::bigint - 1 THEN summary ELSE data END " +
+    `FROM entry_blocks WHERE stream_id = $1 AND ${fromBlockSql("$1", "$2")} AND last_ts > $2 ` +
+    "AND first_ts <= $3 ORDER BY first_ts LIMIT $4",
+  rowMode: "array"
+} as const
+
+/** `RangeSource.blocks`: see {@link packedBlocksQuery} and {@link packedSummariesQuery}. */
 const packedBlocks = async (
   pool: pg.Pool,
   stream: number,
   after: number,
   to: number,
-  limit: number
+  limit: number,
+  buckets: SummaryBuckets | null
 ): Promise<PackedBlocks> => {
-  const result = await pool.query<[Buffer]>({ ...packedBlocksQuery, values: [stream, after, to, limit] })
+  const result =
+    buckets === null
+      ? await pool.query<[Buffer]>({ ...packedBlocksQuery, values: [stream, after, to, limit] })
+      : await pool.query<[Buffer]>({
+          ...packedSummariesQuery,
+          values: [stream, after, to, limit, buckets.lower, buckets.span, buckets.n]
+        })
   return { blocks: result.rows.length, data: result.rows.map((row) => row[0]) }
 }
 
@@ -165,8 +192,11 @@ const readRange =
           },
           catch: toStorageFailure
         }),
-        blocks: (after, to, limit) =>
-          Effect.tryPromise({ try: () => packedBlocks(pool, stream, after, to, limit), catch: toStorageFailure })
+        blocks: (after, to, limit, buckets) =>
+          Effect.tryPromise({
+            try: () => packedBlocks(pool, stream, after, to, limit, buckets),
+            catch: toStorageFailure
+          })
       },
       query
     )

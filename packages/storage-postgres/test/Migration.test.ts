@@ -1,4 +1,12 @@
-import { AccountStore, DecimationStore, micros, StreamStore, type Widget } from "@dashstream/core"
+import {
+  AccountStore,
+  DecimationStore,
+  micros,
+  storesSummary,
+  StreamStore,
+  summarizeBlock,
+  type Widget
+} from "@dashstream/core"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely"
@@ -273,6 +281,15 @@ describe("migration 0007 (entries in blocks)", () => {
           [32, 32, 32, 4]
         )
         assert.isTrue(blocks.rows.filter((b) => b.name === "t").every((b) => b.n === 1))
+        // 0014 summarised the blocks of more than 4 entries with core's rule, and no other.
+        const summaries = yield* Effect.promise(() =>
+          sql<{ n: number; data: Buffer; summary: Buffer | null }>`select n, data, summary from entry_blocks
+            order by stream_id, first_ts`.execute(kysely)
+        )
+        for (const b of summaries.rows) {
+          assert.deepStrictEqual(b.summary, storesSummary(b.n) ? summarizeBlock(b.data) : null)
+        }
+        assert.strictEqual(summaries.rows.filter((b) => b.summary !== null).length, 3)
         const values = yield* Context.get(stores, DecimationStore).entries(widgets.get("n" as never)!.id, {
           after: null,
           before: micros(T0 + 5),

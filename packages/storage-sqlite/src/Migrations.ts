@@ -1,4 +1,4 @@
-import type { StorageFailure } from "@dashstream/core"
+import { type StorageFailure, summarizeBlock } from "@dashstream/core"
 import * as Fs from "node:fs"
 import { Effect, Runtime, Schedule } from "effect"
 import { type Kysely, type Migration, Migrator, sql } from "kysely"
@@ -16,6 +16,7 @@ import * as M0009 from "./migrations/0009_alerts.js"
 import * as M0010 from "./migrations/0010_alert_leases.js"
 import * as M0011 from "./migrations/0011_rule_signals.js"
 import * as M0012 from "./migrations/0012_rule_receiver_signals.js"
+import * as M0013 from "./migrations/0013_block_summaries.js"
 
 /**
  * Every migration, by name; applied in name order. Static (no file-system scan), so a bundled or tsx-run server
@@ -33,7 +34,8 @@ const migrations: Readonly<Record<string, Migration>> = {
   "0009_alerts": M0009,
   "0010_alert_leases": M0010,
   "0011_rule_signals": M0011,
-  "0012_rule_receiver_signals": M0012
+  "0012_rule_receiver_signals": M0012,
+  "0013_block_summaries": M0013
 }
 
 /** The names of every migration this version knows, in the order they run. */
@@ -53,7 +55,19 @@ export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<
         Runtime.runSync(runtime)(
           Effect.logInfo(`migration 0007_entry_blocks: ${converted} of ${total} entries converted into blocks`)
         )
-      const all = { ...migrations, "0007_entry_blocks": { ...M0007, up: (db: Kysely<any>) => M0007.convert(db, told) } }
+      // 0013 summarises every stored block (core's rule, given to it): its progress is logged too.
+      const summarised: M0013.Progress = (done, total) =>
+        Runtime.runSync(runtime)(
+          Effect.logInfo(`migration 0013_block_summaries: ${done} of ${total} blocks summarised`)
+        )
+      const all = {
+        ...migrations,
+        "0007_entry_blocks": { ...M0007, up: (db: Kysely<any>) => M0007.convert(db, told) },
+        "0013_block_summaries": {
+          ...M0013,
+          up: (db: Kysely<any>) => M0013.addSummaries(db, summarizeBlock, summarised)
+        }
+      }
       return Effect.tryPromise({
         try: () =>
           new Migrator({ db: kysely, provider: { getMigrations: () => Promise.resolve(all) } }).migrateToLatest(),

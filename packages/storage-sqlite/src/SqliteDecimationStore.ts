@@ -11,6 +11,7 @@ import {
 } from "@dashstream/core"
 import { type Context, Effect } from "effect"
 import { storageFailure } from "./internal/errors.js"
+import { summaryOf } from "./internal/blockMerge.js"
 import { DecimationSql, Sql } from "./internal/statements.js"
 import { type BlockEntry, decodeBlock, encodeBlock } from "@dashstream/core/entryBlocks"
 
@@ -52,7 +53,7 @@ export const make = (db: Database.Database): Context.Tag.Service<DecimationStore
   const from = db.prepare<[number, number, number, number], Buffer>(Sql.blocksFrom).pluck()
   const newest = db.prepare<[number], number>(DecimationSql.newest).pluck()
   const blockAt = db.prepare<[number, number], { id: number; data: Buffer }>(Sql.blockAt)
-  const updateBlock = db.prepare<[number, number, number, number, Buffer, number]>(Sql.updateBlock)
+  const updateBlock = db.prepare<[number, number, number, number, Buffer, Buffer | null, number]>(Sql.updateBlock)
   const deleteBlock = db.prepare<[number]>(Sql.deleteBlock)
   const entriesBetween = (stream: number, after: number, before: number, limit: number) => {
     const out: Array<DecimationEntry> = []
@@ -89,7 +90,8 @@ export const make = (db: Database.Database): Context.Tag.Service<DecimationStore
       if (kept.length === 0) deleteBlock.run(block.id)
       else if (kept.length < entries.length) {
         const { data, lastAt } = encodeBlock(kept)
-        updateBlock.run(kept[0]!.ts, kept[kept.length - 1]!.ts, kept.length, lastAt, data, block.id)
+        const summary = summaryOf(data, kept.length)
+        updateBlock.run(kept[0]!.ts, kept[kept.length - 1]!.ts, kept.length, lastAt, data, summary, block.id)
       }
       do i++
       while (i < sorted.length && sorted[i]! <= lastTs)

@@ -247,8 +247,8 @@ const built = (
               page: (after, to, limit) =>
                 Effect.try({ try: () => between(stream, after, to, limit), catch: storageFailure }),
               newest: Effect.try({ try: () => latest(stream)?.ts ?? null, catch: storageFailure }),
-              blocks: (after, to, limit) =>
-                Effect.try({ try: () => packed(stream, after, to, limit), catch: storageFailure })
+              blocks: (after, to, limit, buckets) =>
+                Effect.try({ try: () => packed(stream, after, to, limit, buckets), catch: storageFailure })
             },
             query
           ),

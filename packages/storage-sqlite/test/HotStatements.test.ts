@@ -7,7 +7,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as SqliteStore from "../src/index.js"
 import { PageReader } from "../src/internal/pageReader.js"
-import { DecimationSql, Sql } from "../src/internal/statements.js"
+import { DecimationSql, Sql, summaryFunction } from "../src/internal/statements.js"
 
 /**
  * Every statement the adapter runs on the hot paths uses an index (push and read latency must not grow with
@@ -110,6 +110,8 @@ const capture = (groupCommit: boolean) =>
 
 const explainAll = (filename: string, executed: ReadonlyArray<Executed>) => {
   const db = new Database(filename, { readonly: true })
+  // The block upsert calls the summary function the writing connections register.
+  db.function(summaryFunction, { deterministic: true }, (_data: unknown) => null)
   try {
     return executed.flatMap((e) => fullScans(db, e).map((detail) => `${detail}\n    in: ${e.sql.slice(0, 200)}`))
   } finally {
@@ -135,6 +137,7 @@ describe("SQLite hot statements", () => {
           Sql.setClearedTs,
           Sql.blocksFrom,
           Sql.packedBlocks,
+          Sql.packedSummaries,
           Sql.blockCountsNewestFirst,
           Sql.blocksStartingAt,
           Sql.tail,

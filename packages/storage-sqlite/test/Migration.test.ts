@@ -116,10 +116,21 @@ describe("migration 0007 (entries in blocks)", () => {
         `migration 0007_entry_blocks: 0 of ${total} entries converted into blocks`,
         `migration 0007_entry_blocks: ${total} of ${total} entries converted into blocks`
       ])
+      // 0013 summarises the blocks of more than 4 entries.
+      const raw = new Database(filename, { readonly: true })
+      const blocks = (raw.prepare("SELECT count(*) FROM entry_blocks WHERE n > 4").pluck().get() as number) ?? 0
+      const missing = raw.prepare("SELECT count(*) FROM entry_blocks WHERE n > 4 AND summary IS NULL").pluck().get()
+      raw.close()
+      assert.isAbove(blocks, 0)
+      assert.strictEqual(missing, 0)
+      assert.deepStrictEqual(told.slice(2, 4), [
+        `migration 0013_block_summaries: 0 of ${blocks} blocks summarised`,
+        `migration 0013_block_summaries: ${blocks} of ${blocks} blocks summarised`
+      ])
       // The dropped entries left free pages: the file is compacted, and says so.
-      assert.match(told[2]!, /^migration 0007_entry_blocks: compacting the file \(\d+ KiB of \d+ KiB free\)$/)
-      assert.match(told[3]!, /^migration 0007_entry_blocks: compacted the file from \d+ KiB to \d+ KiB in \d+\.\d s$/)
-      assert.strictEqual(told.length, 4)
+      assert.match(told[4]!, /^migration 0007_entry_blocks: compacting the file \(\d+ KiB of \d+ KiB free\)$/)
+      assert.match(told[5]!, /^migration 0007_entry_blocks: compacted the file from \d+ KiB to \d+ KiB in \d+\.\d s$/)
+      assert.strictEqual(told.length, 6)
     })
   )
 

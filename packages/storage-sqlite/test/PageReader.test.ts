@@ -29,7 +29,7 @@ const fileWith = (count: number) => {
   db.pragma("journal_mode = WAL")
   db.exec(
     "CREATE TABLE entry_blocks (id INTEGER PRIMARY KEY, stream_id INTEGER NOT NULL, first_ts INTEGER NOT NULL, " +
-      "last_ts INTEGER NOT NULL, n INTEGER NOT NULL, last_at INTEGER NOT NULL, data BLOB NOT NULL) STRICT"
+      "last_ts INTEGER NOT NULL, n INTEGER NOT NULL, last_at INTEGER NOT NULL, data BLOB NOT NULL, summary BLOB) STRICT"
   )
   db.exec("CREATE UNIQUE INDEX entry_blocks_stream_ts ON entry_blocks (stream_id, first_ts)")
   const batch = new EntryBatch(prepareBlockStatements(db))

@@ -59,7 +59,7 @@ describe("SQLite decimation store", () => {
         expect(plan(Sql.blocksFrom, 1, 1, 0, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts>?)")
         expect(plan(DecimationSql.newest, 1), "USING INDEX entry_blocks_stream_ts (stream_id=?)")
         expect(plan(Sql.blockAt, 1, 0), "USING INDEX entry_blocks_stream_ts (stream_id=? AND first_ts<?)")
-        expect(plan(Sql.updateBlock, 1, 1, 1, 1, Buffer.alloc(0), 1), "USING INTEGER PRIMARY KEY (rowid=?)")
+        expect(plan(Sql.updateBlock, 1, 1, 1, 1, Buffer.alloc(0), null, 1), "USING INTEGER PRIMARY KEY (rowid=?)")
         expect(plan(Sql.deleteBlock, 1), "USING INTEGER PRIMARY KEY (rowid=?)")
       } finally {
         db.close()

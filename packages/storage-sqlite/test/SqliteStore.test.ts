@@ -12,7 +12,14 @@ import {
   StreamName,
   type Widget
 } from "@dashstream/core"
-import { changeFeedSuite, dashboardSuite, rotationSuite, sessionSuite, storageSuite } from "@dashstream/core/testing"
+import {
+  blockSummaryFallbackSuite,
+  changeFeedSuite,
+  dashboardSuite,
+  rotationSuite,
+  sessionSuite,
+  storageSuite
+} from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as SqliteStore from "../src/index.js"
@@ -28,6 +35,27 @@ const freshFile = () => Path.join(dir, `store-${++files}.db`)
 
 storageSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 storageSuite("sqlite without group commit", () => SqliteStore.layer({ filename: freshFile(), groupCommit: false }))
+blockSummaryFallbackSuite("sqlite", () => {
+  const filename = freshFile()
+  return {
+    layer: SqliteStore.layer({ filename }),
+    // Another connection to the file, as a backfill part-way or a corrupted summary would leave it.
+    change: (change) =>
+      Effect.sync(() => {
+        const db = new Database(filename)
+        try {
+          const sql =
+            change === "forget"
+              ? "UPDATE entry_blocks SET summary = NULL WHERE summary IS NOT NULL"
+              : "UPDATE entry_blocks SET summary = (SELECT summary FROM entry_blocks WHERE summary IS NOT NULL " +
+                "ORDER BY first_ts LIMIT 1) WHERE summary IS NOT NULL"
+          return db.prepare(sql).run().changes
+        } finally {
+          db.close()
+        }
+      })
+  }
+})
 changeFeedSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
 changeFeedSuite("sqlite without group commit", () => SqliteStore.layer({ filename: freshFile(), groupCommit: false }))
 dashboardSuite("sqlite", () => SqliteStore.layer({ filename: freshFile() }))
@@ -100,7 +128,8 @@ describe("SQLite adapter", () => {
         "0009_alerts",
         "0010_alert_leases",
         "0011_rule_signals",
-        "0012_rule_receiver_signals"
+        "0012_rule_receiver_signals",
+        "0013_block_summaries"
       ])
       assert.deepStrictEqual(yield* SqliteStore.migrate({ filename }), [])
       const count = yield* Effect.scoped(

@@ -9,6 +9,7 @@ import { StreamStore } from "../StreamStore.js"
 import { type Micros, micros } from "../Time.js"
 import type { StreamId, Widget } from "../Widget.js"
 import type { WidgetType } from "../WidgetType.js"
+import { referenceRange } from "./storage/RangeReadSuite.js"
 
 /**
  * The decimation storage contract suite: what every adapter of `DecimationStore` must do (docs/api.md section 9 and
@@ -326,5 +327,36 @@ export const decimationSuite = (name: string, makeLayer: () => Layer.Layer<Store
         })
       )
     })
+
+    test(
+      "blocks rewritten by deletes are summarised again: a range read with points answers the rule over what is left",
+      Effect.gen(function* () {
+        const w = yield* newWidget("sparkline", "s")
+        yield* putAt(
+          w,
+          Array.from({ length: 640 }, (_, i) => [i * 10, { number: ((i * 7919) % 13) - 6 }] as const)
+        )
+        // The entries a pass would drop from the first half: most of each block's, the extremes among them.
+        const doomed = (yield* allEntries(w.id)).filter((e, i) => i < 320 && i % 5 !== 0)
+        assert.strictEqual(
+          yield* deleteEntries(
+            w.id,
+            doomed.map((e) => e.id)
+          ),
+          doomed.length
+        )
+        const left = yield* Effect.flatMap(StreamStore, (s) => s.read(w.id, { since: micros(0), limit: null }))
+        const all = left.map((e) => ({ ts: e.ts, point: JSON.parse(e.json) as unknown }))
+        for (const points of [2, 5, 33]) {
+          const got = yield* Effect.flatMap(StreamStore, (s) =>
+            s.readRange(w.id, { from: null, since: null, to: null, points, mode: "extremes", limit: null })
+          )
+          assert.deepStrictEqual(
+            got.map((e) => ({ ts: e.ts, point: JSON.parse(e.json) as unknown })),
+            referenceRange(all, w.type, all[0]!.ts, all.at(-1)!.ts, points)
+          )
+        }
+      })
+    )
   })
 }

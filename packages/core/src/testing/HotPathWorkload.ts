@@ -143,6 +143,17 @@ export const hotPathWorkload = (fixture: HotPathFixture): Effect.Effect<void, un
         limit: null
       })
       if (ranged.length !== 20) return yield* Effect.die(new Error(`range read kept ${ranged.length} entries, not 20`))
+      // And of one instant, one bucket of no length: its blocks are read whole (no summary, see `BlockSummary.ts`).
+      const instant = yield* streams.readRange(s, {
+        from: micros(1_600_000_000_000_000),
+        since: null,
+        to: micros(1_600_000_000_000_000),
+        points: 10,
+        mode: "extremes",
+        limit: null
+      })
+      if (instant.length !== 1)
+        return yield* Effect.die(new Error(`instant read kept ${instant.length} entries, not 1`))
 
       // The dashboard page: its view token, then its tiles' widgets and snapshots.
       const view = yield* Dashboards.resolveView(fixture.viewToken)

@@ -10,6 +10,7 @@ import { AccountNotFound, Conflict, type InvalidPoint, quoted, StorageError, Str
 import type { StoredPoint } from "../Point.js"
 import type { Rotation, RotationChange, RotationId } from "../Rotation.js"
 import type { SharedView, ViewStorage } from "../SharedView.js"
+import { readsAsSummary, storesSummary, summarizeBlock } from "../BlockSummary.js"
 import { readRangeFrom } from "../RangeRead.js"
 import { blockSize, encodeBlock } from "../entryBlocks.js"
 import { SessionStore } from "../SessionStore.js"
@@ -253,15 +254,23 @@ const streamStore = (state: State): Context.Tag.Service<StreamStore> => {
               return from >= end ? [] : entries.slice(from, end)
             }),
           newest: Effect.sync(() => state.data.get(id)?.entries.at(-1)?.ts ?? null),
-          // The entries as if stored in blocks of `blockSize`, counted from the first one asked for.
-          blocks: (after, to, limit) =>
+          // The entries as if stored in blocks of `blockSize`, counted from the first one asked for, each given as
+          // its summary when the read may take it.
+          blocks: (after, to, limit, buckets) =>
             Effect.sync(() => {
               const entries = state.data.get(id)?.entries ?? []
               const from = upperBound(entries, after)
               const end = Math.min(from + limit * blockSize, upperBound(entries, to))
               const data = []
-              for (let i = from; i < end; i += blockSize)
-                data.push(encodeBlock(entries, i, Math.min(end, i + blockSize)).data)
+              for (let i = from; i < end; i += blockSize) {
+                const j = Math.min(end, i + blockSize)
+                const block = encodeBlock(entries, i, j).data
+                const whole =
+                  buckets === null ||
+                  !storesSummary(j - i) ||
+                  !readsAsSummary(buckets, after, to, entries[i]!.ts, entries[j - 1]!.ts)
+                data.push(whole ? block : summarizeBlock(block))
+              }
               return { blocks: data.length, data }
             })
         },

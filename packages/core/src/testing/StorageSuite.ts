@@ -4,6 +4,7 @@ import { accountStoreSuite } from "./storage/AccountStoreSuite.js"
 import { directForms } from "./storage/directForms.js"
 import type { Stores } from "./storage/fixtures.js"
 import { modelSuite } from "./storage/ModelSuite.js"
+import { blockSummarySuite } from "./storage/BlockSummarySuite.js"
 import { rangeReadProperties, rangeReadSuite } from "./storage/RangeReadSuite.js"
 import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
 
@@ -11,8 +12,8 @@ import { streamStoreSuite } from "./storage/StreamStoreSuite.js"
  * The storage contract suite: what every adapter of `AccountStore` and `StreamStore` must do (docs/api.md sections
  * 3, 4, 6 and 7, and the port docs). Each adapter's test file calls {@link storageSuite} with its layer, so the
  * memory, SQLite and PostgreSQL adapters are held to the same behaviour. Its parts, one file each under `storage/`:
- * the `AccountStore` part (accounts, widgets), the `StreamStore` part (write, read), the model properties and the
- * range reads (`StreamStore.readRange`).
+ * the `AccountStore` part (accounts, widgets), the `StreamStore` part (write, read), the model properties, the
+ * range reads (`StreamStore.readRange`) and their per-block summaries.
  */
 
 /**
@@ -34,6 +35,7 @@ export const storageSuite = (name: string, makeLayer: () => Layer.Layer<Stores, 
       // `readRange` has no direct form: its tests run once.
       if (effectForms) {
         rangeReadSuite(test)
+        blockSummarySuite(test)
         rangeReadProperties(layerOf)
       }
     })

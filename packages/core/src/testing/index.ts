@@ -4,6 +4,8 @@
  *   `SessionStore` and `AlertStore` (`MemoryStore.layer`).
  * - `storageSuite(name, makeLayer)`: the storage contract suite every adapter's test file runs (its parts, by port,
  *   under `storage/`).
+ * - `blockSummaryFallbackSuite(name, make)`: a store that keeps per-block summaries reads them, and reads its blocks
+ *   whole when they are NULL.
  * - `decimationSuite(name, makeLayer)`: the contract suite of `DecimationStore`, run the same way.
  * - `dashboardSuite(name, makeLayer)`: the contract suite of `DashboardStore` and of a dashboard's snapshot, run the
  *   same way.
@@ -34,3 +36,4 @@ export { rotationSuite } from "./RotationSuite.js"
 export { sessionSuite } from "./SessionSuite.js"
 export { sharedViewSuite, type ViewKindFixture, type ViewSuiteStores } from "./SharedViewSuite.js"
 export { storageSuite } from "./StorageSuite.js"
+export { blockSummaryFallbackSuite, type SummaryChange } from "./storage/BlockSummarySuite.js"

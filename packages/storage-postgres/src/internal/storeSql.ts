@@ -1,4 +1,4 @@
-import type { Micros } from "@dashstream/core"
+import { type Micros, storesSummary, summarizeBlock } from "@dashstream/core"
 import type { BlockArrays, Merged, StoreArrays } from "./changePlan.js"
 import { byteaArrayBinary, numberArray, numberArrayBinary, sqlLiteral, textArray, textArrayText } from "./wireCodec.js"
 
@@ -48,8 +48,17 @@ export const lastEntrySql = (alias: string): string =>
   `convert_from(substring(${alias}.data from ${alias}.last_at + 21), 'UTF8')`
 
 /**
+ * The summaries `blocks` are stored with (migration 0014, core's `BlockSummary.ts`): each block's `summarizeBlock`
+ * when it holds more than 4 entries, else `null`. Every block written on PostgreSQL is a new row (appends, merges,
+ * a decimation pass's rewrites, imports), so each is summarised here, once, as it is written.
+ */
+const summariesOf = (blocks: BlockArrays): Array<Buffer | null> =>
+  blocks.datas.map((d, i) => (storesSummary(blocks.ns[i]!) ? summarizeBlock(d) : null))
+
+/**
  * The SQL of `blocks` as the rows of an `INSERT INTO entry_blocks ... SELECT *`, inlined: the numbers as array
- * literals and every block's bytes in ONE hex `bytea` literal, cut by offset (a simple query takes no parameters).
+ * literals and every block's bytes in ONE hex `bytea` literal, cut by offset, the summaries likewise in another
+ * (size -1: NULL), since a simple query takes no parameters.
  */
 const blocksRowsSql = (blocks: BlockArrays): string => {
   const offsets: Array<number> = []
@@ -58,16 +67,29 @@ const blocksRowsSql = (blocks: BlockArrays): string => {
     offsets.push(at)
     at += d.length
   }
+  const summaries = summariesOf(blocks)
+  const summaryAts: Array<number> = []
+  const summarySizes: Array<number> = []
+  at = 0
+  for (const d of summaries) {
+    summaryAts.push(at)
+    summarySizes.push(d === null ? -1 : d.length)
+    at += d?.length ?? 0
+  }
   const hex = Buffer.concat(blocks.datas).toString("hex")
+  const summaryHex = Buffer.concat(summaries.filter((d): d is Buffer => d !== null)).toString("hex")
   return (
-    `SELECT v.stream_id, v.first_ts, v.last_ts, v.n, v.last_at, substring(a.bytes from v.at::int + 1 for v.size::int) ` +
-    `FROM (SELECT '\\x${hex}'::bytea AS bytes) a, unnest(${numberArray(blocks.streamIds, "bigint")}, ` +
+    `SELECT v.stream_id, v.first_ts, v.last_ts, v.n, v.last_at, substring(a.bytes from v.at::int + 1 for v.size::int), ` +
+    `CASE WHEN v.ssize >= 0 THEN substring(a.summaries from v.sat::int + 1 for v.ssize::int) END ` +
+    `FROM (SELECT '\\x${hex}'::bytea AS bytes, '\\x${summaryHex}'::bytea AS summaries) a, ` +
+    `unnest(${numberArray(blocks.streamIds, "bigint")}, ` +
     `${numberArray(blocks.firstTss, "bigint")}, ${numberArray(blocks.lastTss, "bigint")}, ` +
     `${numberArray(blocks.ns, "bigint")}, ${numberArray(blocks.lastAts, "bigint")}, ${numberArray(offsets, "bigint")}, ` +
     `${numberArray(
       blocks.datas.map((d) => d.length),
       "bigint"
-    )}) AS v(stream_id, first_ts, last_ts, n, last_at, at, size)`
+    )}, ${numberArray(summaryAts, "bigint")}, ${numberArray(summarySizes, "bigint")}) ` +
+    `AS v(stream_id, first_ts, last_ts, n, last_at, at, size, sat, ssize)`
   )
 }
 
@@ -105,7 +127,7 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
     blocks.datas.length === 0
       ? ""
       : `inserted AS (
-      INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) ${blocksRowsSql(blocks)}
+      INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data, summary) ${blocksRowsSql(blocks)}
     ), `
   return (
     sql +
@@ -123,7 +145,8 @@ export const storeSql = (a: StoreArrays, merged: Merged | undefined, channel: st
  * prepared once per connection: `$1` the group's stream ids (ascending) and `$2` their guessed `last_ts`; the new
  * blocks as `$3`-`$8` (stream, `first_ts`, `last_ts`, `n`, `last_at`, `data`); the moved streams and their new
  * `last_ts` as `$9`, `$10`; the channel and the payloads as `$11`, `$12`; the runs of the old entries as
- * `$13`-`$15` (stream, lowest and highest `ts`) and their blocks as `$16`-`$21` (see {@link StoreArrays}).
+ * `$13`-`$15` (stream, lowest and highest `ts`) and their blocks as `$16`-`$21` (see {@link StoreArrays}); the
+ * summaries (migration 0014) of the new blocks as `$22` and of the runs' blocks as `$23`.
  *
  * `inserted` stores the new blocks first, before any lock: while another group of the same streams holds their row
  * locks (and waits for its COMMIT to reach the disk), this one inserts its rows on another core. `locked` then takes
@@ -162,7 +185,8 @@ export const staleGuessState = "DS001"
 export const occupiedState = "DS002"
 
 /**
- * {@link guessedSql} without the runs of old entries (`$13`-`$21` absent): the statement of a group whose entries are
+ * {@link guessedSql} without the runs of old entries (`$13`-`$21` and `$23` absent, the new blocks' summaries `$13`):
+ * the statement of a group whose entries are
  * all new (single points, appends), which has no `vacant` check and no second insert to plan and run.
  */
 export const guessedNewSql = guessedStatement(false)
@@ -174,13 +198,15 @@ function guessedStatement(withRuns: boolean): string {
   FROM unnest($13::bigint[], $14::bigint[], $15::bigint[]) AS r(id, lo, hi)
   WHERE CASE WHEN (SELECT ok FROM guard) = 1 THEN dashstream_blocks_overlap(r.id, r.lo, r.hi) END
 ), backfilled AS (
-  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-  SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bytea[])
+  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data, summary)
+  SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bytea[], $23::bytea[])
   WHERE (SELECT free FROM vacant) = 2147483647
 ), `
+  // The new blocks' summaries come last: $13 without the runs, $22 with them (a prepared statement's parameters have
+  // no gaps).
   return `WITH inserted AS (
-  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bytea[]) RETURNING 1
+  INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data, summary)
+  SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bytea[], ${withRuns ? "$22" : "$13"}::bytea[]) RETURNING 1
 ), locked AS (
   SELECT id, last_ts FROM streams WHERE id = ANY($1::bigint[]) AND (SELECT count(*) FROM inserted) >= 0
   ORDER BY id FOR UPDATE
@@ -216,12 +242,18 @@ export const guessedQuery = (
     channel,
     textArrayText(a.payloads)
   ]
-  if (a.runStreams.length === 0) return { name: "dashstream_store_guessed_new", text: guessedNewSql, values }
+  const summaries = byteaArrayBinary(summariesOf(a.blocks))
+  if (a.runStreams.length === 0) {
+    values.push(summaries)
+    return { name: "dashstream_store_guessed_new", text: guessedNewSql, values }
+  }
   values.push(
     numberArrayBinary(a.runStreams, "bigint"),
     numberArrayBinary(a.runLos, "bigint"),
     numberArrayBinary(a.runHis, "bigint"),
-    ...blockValues(a.runBlocks)
+    ...blockValues(a.runBlocks),
+    summaries,
+    byteaArrayBinary(summariesOf(a.runBlocks))
   )
   return { name: "dashstream_store_guessed_blocks", text: guessedSql, values }
 }
@@ -231,9 +263,9 @@ export const guessedQuery = (
  * format), for a client's `query`.
  */
 export const insertBlocksQuery = (blocks: BlockArrays): { readonly text: string; readonly values: Array<Buffer> } => ({
-  text: `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data)
-    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[])`,
-  values: blockValues(blocks)
+  text: `INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data, summary)
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[], $7::bytea[])`,
+  values: [...blockValues(blocks), byteaArrayBinary(summariesOf(blocks))]
 })
 
 const blockValues = (b: BlockArrays): Array<Buffer> => [

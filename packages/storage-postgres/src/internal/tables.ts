@@ -44,6 +44,11 @@ export interface EntryBlocksTable {
   readonly last_at: number
   /** The entries, packed (`@dashstream/core/entryBlocks`): `ts`, decimation value, JSON length and text each. */
   readonly data: Buffer
+  /**
+   * What the bucket rule keeps of the block alone (migration 0014, core's `summarizeBlock`), packed as `data`; NULL
+   * when not computed (a block of at most 4 entries): a range read then reads `data`.
+   */
+  readonly summary: Buffer | null
 }
 
 /** The database as Kysely sees it. */

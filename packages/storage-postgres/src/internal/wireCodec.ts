@@ -104,20 +104,32 @@ const BYTEA_OID = 17
 
 /**
  * A one-dimensional PostgreSQL `bytea[]` of `buffers` in the binary format `array_recv` reads (see
- * {@link numberArrayBinary}): the 20-byte header, then per element its length and its bytes. One copy of each.
+ * {@link numberArrayBinary}): the 20-byte header, then per element its length (-1 for null) and its bytes. One copy
+ * of each.
  */
-export const byteaArrayBinary = (buffers: ReadonlyArray<Buffer>): Buffer => {
+export const byteaArrayBinary = (buffers: ReadonlyArray<Buffer | null>): Buffer => {
   let size = 20
-  for (let i = 0; i < buffers.length; i++) size += 4 + buffers[i]!.length
+  let nulls = false
+  for (let i = 0; i < buffers.length; i++) {
+    const b = buffers[i]
+    if (b === null || b === undefined) nulls = true
+    else size += b.length
+    size += 4
+  }
   const out = Buffer.allocUnsafe(size)
   out.writeInt32BE(1, 0)
-  out.writeInt32BE(0, 4)
+  out.writeInt32BE(nulls ? 1 : 0, 4)
   out.writeInt32BE(BYTEA_OID, 8)
   out.writeInt32BE(buffers.length, 12)
   out.writeInt32BE(1, 16)
   let at = 20
   for (let i = 0; i < buffers.length; i++) {
-    const b = buffers[i]!
+    const b = buffers[i]
+    if (b === null || b === undefined) {
+      out.writeInt32BE(-1, at)
+      at += 4
+      continue
+    }
     out.writeInt32BE(b.length, at)
     b.copy(out, at + 4)
     at += 4 + b.length

@@ -380,14 +380,17 @@ export const testDatabase = (options: TestServerOptions = {}): Effect.Effect<Tes
   )
 
 /**
- * The storage ports on a fresh, migrated schema (`t_<random hex>`) of the database at `url`: empty, isolated from every
+ * The storage ports on a fresh, migrated schema (`schema`, by default {@link freshSchemaName}'s) of the database at
+ * `url`: empty, isolated from every
  * other schema, dropped (CASCADE) when the layer's scope closes. For the storage contract suites, which want a fresh
  * store per test.
  */
-export const freshSchemaLayer = (url: string): Layer.Layer<StoragePorts, StorageFailure | InvalidPostgresUrl> =>
+export const freshSchemaLayer = (
+  url: string,
+  schema = freshSchemaName()
+): Layer.Layer<StoragePorts, StorageFailure | InvalidPostgresUrl> =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      const schema = `t_${randomBytes(6).toString("hex")}`
       const config = yield* parseUrl(withSchema(url, schema))
       // Released after the layer below (finalizers run in reverse), so the pool is closed before the drop.
       yield* Effect.acquireRelease(migrate(config), () =>
@@ -396,3 +399,6 @@ export const freshSchemaLayer = (url: string): Layer.Layer<StoragePorts, Storage
       return layer(config)
     })
   )
+
+/** A schema name no test has used (`t_` and 12 random hex digits), for {@link freshSchemaLayer}. */
+export const freshSchemaName = (): string => `t_${randomBytes(6).toString("hex")}`

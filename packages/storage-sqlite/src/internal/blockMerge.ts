@@ -1,5 +1,12 @@
 import type Database from "better-sqlite3"
+import { storesSummary, summarizeBlock } from "@dashstream/core"
 import { blockBytes, blockSize, splitBlocks } from "@dashstream/core/entryBlocks"
+
+/**
+ * The summary a block of `n` entries (`data`) is written with (migration 0013): core's `summarizeBlock` for more
+ * than 4 entries, else `null` (it would hold them all).
+ */
+export const summaryOf = (data: Buffer, n: number): Buffer | null => (storesSummary(n) ? summarizeBlock(data) : null)
 
 type BlockRow = { id: number; first_ts: number; last_ts: number; data: Buffer }
 
@@ -8,8 +15,8 @@ export interface MergeStatements {
   readonly blockAt: Database.Statement<[number, number], BlockRow>
   readonly firstBlock: Database.Statement<[number], BlockRow>
   readonly nextFirst: Database.Statement<[number, number], number>
-  readonly updateBlock: Database.Statement<[number, number, number, number, Buffer, number]>
-  readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer]>
+  readonly updateBlock: Database.Statement<[number, number, number, number, Buffer, Buffer | null, number]>
+  readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer, Buffer | null]>
 }
 
 // Entry layout (entryBlocks.js): `ts` float64 LE at 0, value float64 LE at 8, JSON length uint32 LE at 16, JSON at 20.
@@ -49,13 +56,14 @@ const insertEncoded = (
   buf: Buffer,
   from: number,
   to: number,
-  rows: Array<number | Buffer> | undefined
+  rows: Array<number | Buffer | null> | undefined
 ): void => {
   for (const block of splitBlocks(buf.subarray(from, to), to - from)) {
     const { data, lastAt } = block
     const n = block.to - block.from
-    if (rows === undefined) s.insertBlock.run(stream, tsAt(data, 0), tsAt(data, lastAt), n, lastAt, data)
-    else rows.push(stream, tsAt(data, 0), tsAt(data, lastAt), n, lastAt, data)
+    const summary = summaryOf(data, n)
+    if (rows === undefined) s.insertBlock.run(stream, tsAt(data, 0), tsAt(data, lastAt), n, lastAt, data, summary)
+    else rows.push(stream, tsAt(data, 0), tsAt(data, lastAt), n, lastAt, data, summary)
   }
 }
 
@@ -78,7 +86,8 @@ const mergeBuffer = (bytes: number): Buffer => {
  * stream `stream`'s blocks: each entry goes to the block with the greatest `first_ts <= ts` (the first block when
  * none), an entry with the same `ts` as a stored one replacing it (docs/api.md section 3). Entries that all lie in the
  * gap after a block (a late batch) become new blocks; the others are merged into their block and the result cut by
- * `blockEnd`'s rule (one block while it fits twice the bounds, else blocks of up to 32 entries or 16 KiB).
+ * `blockEnd`'s rule (one block while it fits twice the bounds, else blocks of up to 32 entries or 16 KiB). Every
+ * block it writes is written with its summary (`summaryOf`).
  *
  * With `rows`, the new blocks of gaps are queued there as rows of the block upsert (`appendRowsSql`), for the caller
  * to store with the group's appends in one statement rather than one insert each; a gap's blocks never hold the
@@ -94,7 +103,7 @@ export const mergeEncoded = (
   stream: number,
   src: Buffer,
   end: number,
-  rows?: Array<number | Buffer>
+  rows?: Array<number | Buffer | null>
 ): boolean => {
   let rewrote = false
   let idx = 0
@@ -141,11 +150,14 @@ export const mergeEncoded = (
     // A merge that still fits twice the bounds stays one block (a replacement does not split a full block in two).
     cut(out, 0, o, 2 * blockSize, 2 * blockBytes)
     if (cutEnd !== o) cut(out, 0, o, blockSize, blockBytes)
-    s.updateBlock.run(tsAt(out, 0), tsAt(out, cutLastAt), cutCount, cutLastAt, out.subarray(0, cutEnd), block.id)
+    const head = out.subarray(0, cutEnd)
+    const headSummary = summaryOf(head, cutCount)
+    s.updateBlock.run(tsAt(out, 0), tsAt(out, cutLastAt), cutCount, cutLastAt, head, headSummary, block.id)
     for (let at = cutEnd; at < o; at = cutEnd) {
       cut(out, at, o, blockSize, blockBytes)
       const data = out.subarray(at, cutEnd)
-      s.insertBlock.run(stream, tsAt(out, at), tsAt(out, cutLastAt), cutCount, cutLastAt - at, data)
+      const summary = summaryOf(data, cutCount)
+      s.insertBlock.run(stream, tsAt(out, at), tsAt(out, cutLastAt), cutCount, cutLastAt - at, data, summary)
     }
     idx = k
   }

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3"
-import type { PackedBlocks, StoredEntry } from "@dashstream/core"
+import type { PackedBlocks, StoredEntry, SummaryBuckets } from "@dashstream/core"
 import {
   type BlockEntry,
   entriesAfter,
@@ -22,8 +22,17 @@ export interface BlockReads {
    * entry past `to`.
    */
   readonly between: (stream: number, after: number, to: number | null, limit: number) => Array<EntryRef>
-  /** A range read's page of blocks (`RangeSource.blocks`): the first `limit` holding entries in `(after, to]`. */
-  readonly packed: (stream: number, after: number, to: number, limit: number) => PackedBlocks
+  /**
+   * A range read's page of blocks (`RangeSource.blocks`): the first `limit` holding entries in `(after, to]`, with
+   * `buckets` those inside one bucket as their summaries.
+   */
+  readonly packed: (
+    stream: number,
+    after: number,
+    to: number,
+    limit: number,
+    buckets: SummaryBuckets | null
+  ) => PackedBlocks
   /** The same, each rendered as a read body's `data` element. */
   readonly page: (stream: number, since: number, limit: number) => Array<string>
   /**
@@ -42,12 +51,16 @@ export const prepareBlockReads = (db: Database.Database): BlockReads => {
   const packed = db
     .prepare<[number, number, number, number, number, number, number], [number, Buffer | null]>(Sql.packedBlocks)
     .raw()
+  const summaries = db.prepare<[Record<string, number>], [number, Buffer | null]>(Sql.packedSummaries).raw()
   return {
     since: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, stored),
     between: (stream, after, to, limit) =>
       refsBetween(from.iterate(stream, stream, after, after), after, to ?? Infinity, limit),
-    packed: (stream, after, to, limit) => {
-      const [blocks, data] = packed.get(stream, stream, after, after, after, to, limit)!
+    packed: (stream, after, to, limit, buckets) => {
+      const [blocks, data] =
+        buckets === null
+          ? packed.get(stream, stream, after, after, after, to, limit)!
+          : summaries.get({ stream, after, to, limit, lower: buckets.lower, span: buckets.span, n: buckets.n })!
       return { blocks, data: data === null ? [] : [data] }
     },
     page: (stream, since, limit) => entriesAfter(from.iterate(stream, stream, since, since), since, limit, renderEntry),

@@ -1,3 +1,5 @@
+import { blockSize } from "@dashstream/core/entryBlocks"
+
 /**
  * SQL of the hot paths (push, read, key and widget lookup), run as better-sqlite3 statements prepared once per
  * connection. Each is an index lookup (checked by EXPLAIN QUERY PLAN in the tests).
@@ -55,6 +57,25 @@ export const Sql = {
     "WHERE stream_id = ? AND first_ts <= ? ORDER BY first_ts DESC LIMIT 1), ?) AND last_ts > ? AND first_ts <= ? " +
     "ORDER BY first_ts LIMIT ?)",
   /**
+   * {@link Sql.packedBlocks} with summaries (migration 0013, core's `BlockSummary.ts`): a block inside the read
+   * (`first_ts > @after`, `first_ts >= @lower`, `last_ts <= @to`) whose first and last entries lie in one bucket of
+   * `@n` over `[@lower, @lower + @span]` (`readsAsSummary`: bucket `(ts - lower) * n / span` in 64-bit integers,
+   * the last bucket also holding the upper bound) gives its `summary` instead of its `data`, unless it has none. The
+   * numbers are cast to INTEGER (better-sqlite3 binds a number as REAL, and REAL division is not the bucket's);
+   * the CASE tests the bounds first, so the products are only taken for `lower <= ts <= upper`, where core's
+   * `summaryBuckets` keeps them below 2^62. Named parameters: stream, after, to, limit, lower, span, n.
+   */
+  packedSummaries:
+    "SELECT count(*), CAST(group_concat(d, '') AS BLOB) FROM (SELECT first_ts, CASE WHEN summary IS NULL OR " +
+    "first_ts <= @after OR first_ts < CAST(@lower AS INTEGER) OR last_ts > @to THEN data " +
+    "WHEN (first_ts - CAST(@lower AS INTEGER)) * CAST(@n AS INTEGER) / CAST(@span AS INTEGER) = " +
+    "(last_ts - CAST(@lower AS INTEGER)) * CAST(@n AS INTEGER) / CAST(@span AS INTEGER) " +
+    "OR (first_ts - CAST(@lower AS INTEGER)) * CAST(@n AS INTEGER) / CAST(@span AS INTEGER) >= @n - 1 " +
+    "THEN summary ELSE data END AS d " +
+    "FROM entry_blocks WHERE stream_id = @stream AND first_ts >= coalesce((SELECT first_ts FROM entry_blocks " +
+    "WHERE stream_id = @stream AND first_ts <= @after ORDER BY first_ts DESC LIMIT 1), @after) AND last_ts > @after " +
+    "AND first_ts <= @to ORDER BY first_ts LIMIT @limit)",
+  /**
    * The stream's blocks as raw rows `[first_ts, n]`, newest first, their data not read: how far back the `count` most
    * recent entries start (the live snapshot), counted without decoding a block.
    */
@@ -70,10 +91,12 @@ export const Sql = {
   firstBlock: "SELECT id, first_ts, last_ts, data FROM entry_blocks WHERE stream_id = ? ORDER BY first_ts LIMIT 1",
   /** The `first_ts` of the stream's block after the one starting at `?`. */
   nextFirst: "SELECT first_ts FROM entry_blocks WHERE stream_id = ? AND first_ts > ? ORDER BY first_ts LIMIT 1",
-  /** Rewrites a block by id: first ts, last ts, count, offset of the last entry, data. */
-  updateBlock: "UPDATE entry_blocks SET first_ts = ?, last_ts = ?, n = ?, last_at = ?, data = ? WHERE id = ?",
-  /** Inserts a block: stream id, first ts, last ts, count, offset of the last entry, data. */
-  insertBlock: "INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) VALUES (?, ?, ?, ?, ?, ?)",
+  /** Rewrites a block by id: first ts, last ts, count, offset of the last entry, data, summary (or NULL). */
+  updateBlock:
+    "UPDATE entry_blocks SET first_ts = ?, last_ts = ?, n = ?, last_at = ?, data = ?, summary = ? WHERE id = ?",
+  /** Inserts a block: stream id, first ts, last ts, count, offset of the last entry, data, summary (or NULL). */
+  insertBlock:
+    "INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data, summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
   /** Deletes a block by id. */
   deleteBlock: "DELETE FROM entry_blocks WHERE id = ?",
   /** The account of a working (unrevoked) key digest. */
@@ -88,17 +111,25 @@ export const Sql = {
   ping: "SELECT 1"
 } as const
 
+/** The SQL function (registered on each writing connection, see `writePath.ts`) of core's `summarizeBlock`. */
+export const summaryFunction = "dashstream_block_summary"
+
 /**
- * Stores `rows` blocks in one statement (6 parameters each: stream id, first ts, last ts, count, byte offset of the
- * last entry, data): a row with a new `(stream_id, first_ts)` is a new block; a row naming an existing block's
- * `(stream_id, first_ts)` appends its entries to that block (its `last_at` then counts from the block's old end).
- * Rows are applied one after another.
+ * Stores `rows` blocks in one statement ({@link appendRowWidth} parameters each: stream id, first ts, last ts, count,
+ * byte offset of the last entry, data, summary or NULL): a row with a new `(stream_id, first_ts)` is a new block; a
+ * row naming an existing block's `(stream_id, first_ts)` appends its entries to that block (its `last_at` then counts
+ * from the block's old end), and the block is summarised again ({@link summaryFunction}) once it holds 32 entries or
+ * more, else left without a summary (an open tail block is read whole). Rows are applied one after another.
  */
 export const appendRowsSql = (rows: number): string =>
-  "INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data) VALUES " +
-  Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?)").join(", ") +
+  "INSERT INTO entry_blocks (stream_id, first_ts, last_ts, n, last_at, data, summary) VALUES " +
+  Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?)").join(", ") +
   " ON CONFLICT (stream_id, first_ts) DO UPDATE SET last_ts = excluded.last_ts, n = n + excluded.n, " +
-  "last_at = length(data) + excluded.last_at, data = CAST(data || excluded.data AS BLOB)"
+  "last_at = length(data) + excluded.last_at, data = CAST(data || excluded.data AS BLOB), " +
+  `summary = CASE WHEN n + excluded.n >= ${blockSize} THEN ${summaryFunction}(CAST(data || excluded.data AS BLOB)) END`
+
+/** Parameters per row of {@link appendRowsSql}. */
+export const appendRowWidth = 7
 
 /**
  * SQL of the decimation pass (docs/api.md section 9), prepared once per connection. Each is served by an index

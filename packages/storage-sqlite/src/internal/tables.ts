@@ -40,7 +40,8 @@ export interface StreamsTable {
 
 /**
  * A block of a stream's entries (migration 0007): `n` entries with `first_ts` to `last_ts`, packed in `data` (see
- * `entryBlocks.js`), the last at byte offset `last_at`.
+ * `entryBlocks.js`), the last at byte offset `last_at`; `summary` (migration 0013): the entries the bucket rule keeps
+ * of the block alone (core's `summarizeBlock`), `NULL` when not computed (read from `data` then).
  */
 export interface EntryBlocksTable {
   readonly id: Generated<number>
@@ -50,4 +51,5 @@ export interface EntryBlocksTable {
   readonly n: number
   readonly last_at: number
   readonly data: Buffer
+  readonly summary: Buffer | null
 }

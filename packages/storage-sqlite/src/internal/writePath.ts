@@ -2,6 +2,7 @@ import type Database from "better-sqlite3"
 import {
   type Micros,
   type PendingChange,
+  summarizeBlock,
   type PlanError,
   type StoredEntry,
   type StoredPoint,
@@ -9,23 +10,23 @@ import {
   type StreamWrite,
   WritePlan
 } from "@dashstream/core"
-import { mergeEncoded } from "./blockMerge.js"
+import { mergeEncoded, summaryOf } from "./blockMerge.js"
 import { maxMergedRuns, mergeEncodedRuns, sortEncoded } from "./queueOrder.js"
-import { appendRowsSql, Sql } from "./statements.js"
+import { appendRowsSql, appendRowWidth, Sql, summaryFunction } from "./statements.js"
 import { blockSize, splitBlocks, viewOf, writeEntry } from "@dashstream/core/entryBlocks"
 
 /** The statements that store entries in blocks (see {@link EntryBatch}), prepared once per connection. */
 export interface BlockStatements {
   readonly tail: Database.Statement<[number], [number, number, number, number]>
-  readonly appendRows: ReadonlyArray<Database.Statement<[Array<number | Buffer>]>>
-  readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer]>
+  readonly appendRows: ReadonlyArray<Database.Statement<[Array<number | Buffer | null>]>>
+  readonly insertBlock: Database.Statement<[number, number, number, number, number, Buffer, Buffer | null]>
   readonly blockAt: Database.Statement<
     [number, number],
     { id: number; first_ts: number; last_ts: number; data: Buffer }
   >
   readonly firstBlock: Database.Statement<[number], { id: number; first_ts: number; last_ts: number; data: Buffer }>
   readonly nextFirst: Database.Statement<[number, number], number>
-  readonly updateBlock: Database.Statement<[number, number, number, number, Buffer, number]>
+  readonly updateBlock: Database.Statement<[number, number, number, number, Buffer, Buffer | null, number]>
 }
 
 /**
@@ -43,16 +44,22 @@ export interface WriteStatements extends BlockStatements {
   readonly changeCounts: Database.Statement<[], [number, number]>
 }
 
-/** Prepares {@link BlockStatements}. Throws when `entry_blocks` is missing. */
-export const prepareBlockStatements = (db: Database.Database): BlockStatements => ({
-  tail: db.prepare<[number], [number, number, number, number]>(Sql.tail).raw() as never,
-  appendRows: appendSizes.map((k) => db.prepare<[Array<number | Buffer>]>(appendRowsSql(k))),
-  blockAt: db.prepare(Sql.blockAt),
-  firstBlock: db.prepare(Sql.firstBlock),
-  nextFirst: db.prepare<[number, number], number>(Sql.nextFirst).pluck(),
-  updateBlock: db.prepare(Sql.updateBlock),
-  insertBlock: db.prepare(Sql.insertBlock)
-})
+/**
+ * Registers {@link summaryFunction} (core's `summarizeBlock`, deterministic) on `db`, then prepares
+ * {@link BlockStatements}. Throws when `entry_blocks` is missing.
+ */
+export const prepareBlockStatements = (db: Database.Database): BlockStatements => {
+  db.function(summaryFunction, { deterministic: true }, (data: unknown) => summarizeBlock(data as Buffer))
+  return {
+    tail: db.prepare<[number], [number, number, number, number]>(Sql.tail).raw() as never,
+    appendRows: appendSizes.map((k) => db.prepare<[Array<number | Buffer | null>]>(appendRowsSql(k))),
+    blockAt: db.prepare(Sql.blockAt),
+    firstBlock: db.prepare(Sql.firstBlock),
+    nextFirst: db.prepare<[number, number], number>(Sql.nextFirst).pluck(),
+    updateBlock: db.prepare(Sql.updateBlock),
+    insertBlock: db.prepare(Sql.insertBlock)
+  }
+}
 
 /** Prepares the write path's statements. Throws when the schema is missing (migrate first). */
 export const prepareWriteStatements = (db: Database.Database): WriteStatements => ({
@@ -92,17 +99,29 @@ export const prepareLatest = (db: Database.Database): LatestRead => {
 // Appends the entries encoded in `buf[0..end)` (strictly ascending, all newer than the stream's entries) to the
 // stream's tail block and new blocks, as rows of the block upsert queued in `rows`, the blocks being views of `buf`
 // (nothing encoded again); returns the new tail.
-const appendEncoded = (rows: Array<number | Buffer>, stream: number, buf: Buffer, end: number, tail: Tail): Tail => {
+// A new block is written with its summary once closed (full, or followed by another block of the same append); a
+// continued tail block is summarised by the upsert when it fills (`appendRowsSql`).
+const appendEncoded = (
+  rows: Array<number | Buffer | null>,
+  stream: number,
+  buf: Buffer,
+  end: number,
+  tail: Tail
+): Tail => {
   let t = tail
-  for (const { from, to, data, lastAt, continues } of splitBlocks(buf, end, t?.[1] ?? 0, t?.[3] ?? 0)) {
+  const blocks = splitBlocks(buf, end, t?.[1] ?? 0, t?.[3] ?? 0)
+  for (let i = 0; i < blocks.length; i++) {
+    const { from, to, data, lastAt, continues } = blocks[i]!
     const last = data.readDoubleLE(lastAt)
+    const n = to - from
     if (continues && t !== null) {
-      rows.push(stream, t[0], last, to - from, lastAt, data)
-      t = [t[0], t[1] + to - from, last, t[3] + data.length]
+      rows.push(stream, t[0], last, n, lastAt, data, null)
+      t = [t[0], t[1] + n, last, t[3] + data.length]
     } else {
       const first = data.readDoubleLE(0)
-      rows.push(stream, first, last, to - from, lastAt, data)
-      t = [first, to - from, last, data.length]
+      const closed = n >= blockSize || i < blocks.length - 1
+      rows.push(stream, first, last, n, lastAt, data, closed ? summaryOf(data, n) : null)
+      t = [first, n, last, data.length]
     }
   }
   return t
@@ -121,7 +140,7 @@ export const ownBlockEntries = blockSize
 // `appendEncoded` of `buf[from..end)`, where `cuts` (ascending byte offsets into `buf`) are the starts of calls that
 // begin blocks of their own (see `ownBlockEntries`): the tail block is not continued at a cut. Returns the new tail.
 const appendCalls = (
-  rows: Array<number | Buffer>,
+  rows: Array<number | Buffer | null>,
   stream: number,
   buf: Buffer,
   from: number,
@@ -147,10 +166,10 @@ const appendCalls = (
   return t
 }
 
-const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer>) => {
+const runAppendRows = (s: BlockStatements, rows: Array<number | Buffer | null>) => {
   let at = 0
   for (let k = 0; k < appendSizes.length; k++) {
-    const width = appendSizes[k]! * 6
+    const width = appendSizes[k]! * appendRowWidth
     while (rows.length - at >= width) {
       s.appendRows[k]!.run(at === 0 && rows.length === width ? rows : rows.slice(at, at + width))
       at += width
@@ -241,13 +260,13 @@ export class EntryBatch {
     const byStream = this.byStream
     if (byStream.size === 0) return
     this.byStream = new Map()
-    const appends: Array<number | Buffer> = []
+    const appends: Array<number | Buffer | null> = []
     for (const [stream, q] of byStream) this.store(stream, q, appends)
     runAppendRows(this.statements, appends)
   }
 
   // Stores a stream's queued entries: merged ones at once, appended ones as rows of `appends` (run by the caller).
-  private store(stream: number, q: Queued, appends: Array<number | Buffer>): void {
+  private store(stream: number, q: Queued, appends: Array<number | Buffer | null>): void {
     const s = this.statements
     const tails = this.tails
     let tail = tails.get(stream)

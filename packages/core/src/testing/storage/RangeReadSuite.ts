@@ -38,7 +38,7 @@ const range = (w: Widget, q: Partial<RangeQuery>): RangeQuery => ({
   ...q
 })
 
-const readRange = (w: Widget, q: Partial<RangeQuery>) =>
+export const readRange = (w: Widget, q: Partial<RangeQuery>) =>
   Effect.map(
     Effect.flatMap(StreamStore, (s) => s.readRange(w.id, range(w, q))),
     (entries): ReadonlyArray<Read> => entries.map((e) => ({ ts: e.ts, point: JSON.parse(e.json) as unknown }))
@@ -47,7 +47,7 @@ const readRange = (w: Widget, q: Partial<RangeQuery>) =>
 const tsOf = (entries: ReadonlyArray<Read>) => entries.map((e) => e.ts - T0)
 
 /** Numbers at client timestamps `T0 + offset` microseconds, one push. */
-const numbers = (w: Widget, ...rows: ReadonlyArray<readonly [number, number]>) =>
+export const numbers = (w: Widget, ...rows: ReadonlyArray<readonly [number, number]>) =>
   write(w, putAt(...rows.map(([offset, n]) => [at(offset), { number: n }] as const)), at(1_000_000))
 
 /**
@@ -55,7 +55,7 @@ const numbers = (w: Widget, ...rows: ReadonlyArray<readonly [number, number]>) =
  * `min(N - 1, floor((t - L) * N / (U - L)))` (one bucket when `U = L`); a numeric bucket keeps its first, last,
  * lowest and highest by `number` (earliest on ties), an xy-graph's the same by `y`, any other its last.
  */
-const referenceRange = (
+export const referenceRange = (
   all: ReadonlyArray<Read>,
   type: WidgetType,
   lower: number,
