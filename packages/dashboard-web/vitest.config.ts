@@ -7,7 +7,7 @@ export default defineProject({
     ...sharedTest,
     name: "dashboard-web",
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/support/globalSetup.ts"],
+    globalSetup: ["test/support/globalSetup.ts", "../../test/screenshotSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000
   }

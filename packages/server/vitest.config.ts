@@ -8,7 +8,12 @@ import { resolveSource, sharedTest } from "../../vitest.shared.js"
  */
 const e2eFiles = "test/e2e/*.test.ts"
 const browserFiles = "test/e2e/*.browser.test.ts"
-const globalSetup = ["test/support/buildSetup.ts", "test/support/browserSetup.ts", "test/support/nginxSetup.ts"]
+const globalSetup = [
+  "test/support/buildSetup.ts",
+  "test/support/browserSetup.ts",
+  "test/support/nginxSetup.ts",
+  "../../test/screenshotSetup.ts"
+]
 /**
  * The end-to-end suites also drive Debian's InfluxDB clients (the line protocol suite) and Prometheus Alertmanager (the
  * alert delivery suite), installed when missing.

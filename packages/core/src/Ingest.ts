@@ -1,4 +1,5 @@
 import type { Either } from "effect"
+import type { AccountId } from "./Account.js"
 import type { InvalidPoint, InvalidRequest, PayloadTooLarge, UnsupportedCommand } from "./Errors.js"
 import type { Limits } from "./Limits.js"
 import type { PointOp } from "./Point.js"
@@ -132,8 +133,18 @@ export interface IngestColumns {
 export interface IngestResult {
   readonly skipped: number
   /**
-   * The distinct stream names of the skipped parts, in order of first appearance; present when `skipped > 0`. A
-   * function, so that the names are only gathered when someone asks (`serve --log-skipped`).
+   * The skipped streams, present when `skipped > 0` (see {@link SkippedStreams}). A function, so that the names are
+   * only gathered when someone asks (`serve --log-skipped`).
    */
-  readonly skippedStreams?: (() => ReadonlyArray<string>) | undefined
+  readonly skippedStreams?: (() => SkippedStreams) | undefined
+}
+
+/**
+ * What a stored request skipped, for the log of skipped names (`serve --log-skipped`, docs/api.md section 13.1): the
+ * account whose widgets they are not, and the distinct stream names of the skipped parts in order of first
+ * appearance.
+ */
+export interface SkippedStreams {
+  readonly accountId: AccountId
+  readonly names: ReadonlyArray<string>
 }

@@ -53,6 +53,7 @@ export {
   type IngestResult,
   type PartDecoder,
   type PartRejection,
+  type SkippedStreams,
   type UndeclaredStreams
 } from "./Ingest.js"
 export { decodeCommand, decodeJsonPart, decodePushRequest, type JsonPart, type PushRequest } from "./PushRequest.js"

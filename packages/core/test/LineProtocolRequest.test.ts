@@ -222,11 +222,11 @@ describe("line protocol through UseCases.ingest (docs/api.md section 13.1)", () 
       const f = yield* fixture([])
       assert.strictEqual(yield* f.write("a x=1,y=2\na x=3\nb z=4\n"), "ok|skipped 4")
       assert.strictEqual(yield* f.write("# nothing\n"), "ok|skipped 0")
-      // The names of the skipped streams, each once, for serve --log-skipped.
+      // The account and the names of the skipped streams, each once, for serve --log-skipped.
       const g = yield* fixture([["a.y", "number"]])
       const result = yield* g.run(UseCases.ingest(requestOf("a x=1,y=2\na x=3\nb z=4\n"), defaultLimits))
       assert.strictEqual(result.skipped, 3)
-      assert.deepStrictEqual(result.skippedStreams?.(), ["a.x", "b.z"])
+      assert.deepStrictEqual(result.skippedStreams?.(), { accountId: "acc-lp" as AccountId, names: ["a.x", "b.z"] })
     })
   )
 

@@ -2,6 +2,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Browser } from "@playwright/test"
 import type { Entry, TileModel } from "../src/index.js"
 import { widgetTypes } from "../src/WidgetType.js"
+import { screenshotFile } from "../../../test/screenshots.js"
 import { launchChromium, until } from "./support/browser.js"
 import { tiles as fixtureTiles } from "./support/fixture.js"
 import { openTiles, textProblems } from "./support/legibility.js"
@@ -52,7 +53,7 @@ describe("legibility: every widget type at 1x1, 2x1 and 12x8 on a 1280x720 scree
         .first()
         .evaluate((e) => (e as any).offsetHeight as number)
       assert.isBelow(rows, 90, "an 8-row grid on a 720-pixel screen")
-      await view.page.screenshot({ path: "/tmp/tiles-shots/small.png" })
+      await view.page.screenshot({ path: screenshotFile("small.png") })
       const problems = await view.page.evaluate(textProblems, ".ds-tile")
       assert.deepStrictEqual(problems, [], problems.join("\n"))
       assert.deepStrictEqual(view.errors, [])
@@ -65,7 +66,7 @@ describe("legibility: every widget type at 1x1, 2x1 and 12x8 on a 1280x720 scree
     it(`12x8: ${type}`, async () => {
       const view = await openLayout([tileOf(type, 0, 0, 12, 8)], 1)
       try {
-        await view.page.screenshot({ path: `/tmp/tiles-shots/large-${type}.png` })
+        await view.page.screenshot({ path: screenshotFile(`large-${type}.png`) })
         const problems = await view.page.evaluate(textProblems, ".ds-tile")
         assert.deepStrictEqual(problems, [])
         assert.deepStrictEqual(view.errors, [])
@@ -156,7 +157,7 @@ describe("legibility with long texts", () => {
     const filler = tileOf("label", 0, 7, 1, 1)
     const view = await openLayout([...small, ...wide, filler], 41, long)
     try {
-      await view.page.screenshot({ path: "/tmp/tiles-shots/long-small.png" })
+      await view.page.screenshot({ path: screenshotFile("long-small.png") })
       const problems = await view.page.evaluate(textProblems, ".ds-tile")
       assert.deepStrictEqual(problems, [], problems.join("\n"))
       // Titles too long for their tile end with an ellipsis (the whole title is the element's tooltip).
@@ -169,7 +170,7 @@ describe("legibility with long texts", () => {
     const medium = widgetTypes.map((type, i) => tileOf(type, (i % 3) * 4, Math.floor(i / 3) * 2, 4, 2))
     const four = await openLayout(medium.slice(0, 12), 12, long)
     try {
-      await four.page.screenshot({ path: "/tmp/tiles-shots/long-medium.png" })
+      await four.page.screenshot({ path: screenshotFile("long-medium.png") })
       const problems = await four.page.evaluate(textProblems, ".ds-tile")
       assert.deepStrictEqual(problems, [], problems.join("\n"))
     } finally {

@@ -1,6 +1,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Browser, Page } from "@playwright/test"
 import type { TileModel, WidgetType } from "../src/index.js"
+import { screenshotFile } from "../../../test/screenshots.js"
 import { launchChromium, until } from "./support/browser.js"
 import { tiles as fixtureTiles } from "./support/fixture.js"
 import { openTiles, textProblems } from "./support/legibility.js"
@@ -50,7 +51,7 @@ describe("a wall screen, 1920x1080", () => {
     ]
     const view = await openTiles(browser, tiles, 6, { viewport: wall })
     try {
-      await view.page.screenshot({ path: "/tmp/wall-text.png" })
+      await view.page.screenshot({ path: screenshotFile("wall-text.png") })
       assert.isAtLeast(await fontSize(view.page, ".ds-type-leaderboard .ds-tile-body .ds-name"), 36)
       for (const title of await view.page.locator(".ds-tile-title").all()) {
         const size = await title.evaluate((e) => parseFloat((globalThis as any).getComputedStyle(e).fontSize))
@@ -195,7 +196,7 @@ describe("chart labels never overlap nor are cut", () => {
         viewport: wall
       })
       try {
-        await view.page.screenshot({ path: `/tmp/wall-charts-${w}x${h}.png` })
+        await view.page.screenshot({ path: screenshotFile(`wall-charts-${w}x${h}.png`) })
         const problems = await view.page.evaluate(textProblems, ".ds-tile")
         assert.deepStrictEqual(problems, [], problems.join("\n"))
         const labels = (await view.page.evaluate(pieLabelClearances)) as Array<{ clearance: number }>

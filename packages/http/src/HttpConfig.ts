@@ -81,9 +81,9 @@ export interface HandlerConfig {
   /** One log line per request (method, redacted path, status, milliseconds, client address). Off by default. */
   readonly logRequests: boolean
   /**
-   * Log, at the info level, the stream names line protocol writes skipped (not widgets of the key's account), each
-   * distinct name at most once a minute (docs/api.md section 13.1), so that an operator sees why a series never
-   * appears. On unless `false` (`DASHSTREAM_LOG_SKIPPED=0`).
+   * Log, at the info level, the stream names line protocol writes skipped (not widgets of the key's account), with
+   * the account's id, each distinct name at most once a minute per account (docs/api.md section 13.1), so that an
+   * operator sees why a series never appears. On unless `false` (`DASHSTREAM_LOG_SKIPPED=0`).
    */
   readonly logSkipped?: boolean | undefined
   /**

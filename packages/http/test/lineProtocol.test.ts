@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http"
 import { gzipSync } from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
-import { StorageUnavailable } from "@dashstream/core"
+import { type AccountId, StorageUnavailable } from "@dashstream/core"
 import { Effect, Logger, LogLevel } from "effect"
 import { gunzipBounded } from "../src/internal/gunzip.js"
 import { v1AccessKey, v2AccessKey } from "../src/internal/lineProtocolRoutes.js"
@@ -114,33 +114,60 @@ describe("gunzipBounded", () => {
 })
 
 describe("makeSkippedLog", () => {
-  it.effect("logs each skipped stream name at most once a minute, only the names not logged lately", () =>
+  const one = "0b7c1f52-6a3e-4c55-9d1e-2f8a4b6c9e01" as AccountId
+  const other = "5d2e8a10-3f4b-4c6d-8e9f-a0b1c2d3e4f5" as AccountId
+  const of = (accountId: AccountId, ...names: Array<string>) => ({ accountId, names })
+
+  /** The messages `effects` log, at which level. */
+  const logged = (effects: ReadonlyArray<Effect.Effect<void> | undefined>) => {
+    const lines: Array<[LogLevel.LogLevel, string]> = []
+    const logger = Logger.make(({ logLevel, message }) => void lines.push([logLevel, String(message)]))
+    for (const effect of effects) {
+      if (effect !== undefined)
+        Effect.runSync(effect.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+    }
+    return lines
+  }
+
+  it.effect("logs each skipped stream name at most once a minute per account, only the names not logged lately", () =>
     Effect.sync(() => {
       const log = makeSkippedLog()
-      assert.isDefined(log("/write", ["a.x", "b.y"]))
-      assert.isUndefined(log("/write", ["b.y", "a.x"]))
-      assert.isDefined(log("/api/v2/write", ["a.x", "c.z"]))
-      assert.isUndefined(log("/write", ["c.z"]))
-      assert.isUndefined(log("/write", []))
+      assert.isDefined(log("/write", of(one, "a.x", "b.y")))
+      assert.isUndefined(log("/write", of(one, "b.y", "a.x")))
+      assert.isDefined(log("/api/v2/write", of(one, "a.x", "c.z")))
+      assert.isUndefined(log("/write", of(one, "c.z")))
+      assert.isUndefined(log("/write", of(one)))
+      // Another account sending the same names is logged on its own.
+      assert.isDefined(log("/write", of(other, "a.x")))
+      assert.isUndefined(log("/write", of(other, "a.x")))
+    })
+  )
+
+  it.effect("names the account by its id in each line, and only that account's fresh names", () =>
+    Effect.sync(() => {
+      const log = makeSkippedLog()
+      const lines = logged([log("/write", of(one, "a.x", "b.y")), log("/write", of(other, "b.y", "c.z"))])
+      assert.strictEqual(lines.length, 2)
+      assert.include(lines[0]![1], `not widgets of account ${one} `)
+      assert.include(lines[0]![1], '"a.x", "b.y"')
+      assert.include(lines[1]![1], `not widgets of account ${other} `)
+      assert.include(lines[1]![1], '"b.y", "c.z"')
+      assert.notInclude(lines[1]![1], one)
     })
   )
 
   it.effect("logs at the info level, the default, and a name again once a minute has passed", () =>
-    Effect.gen(function* () {
+    Effect.sync(() => {
       let clock = 1_000
       const log = makeSkippedLog(() => clock)
-      const lines: Array<[LogLevel.LogLevel, unknown]> = []
-      const logger = Logger.make(({ logLevel, message }) => void lines.push([logLevel, message]))
-      yield* log("/write", ["cpu.usage_idle{host=web1}"])!.pipe(
-        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
-      )
+      const lines = logged([log("/write", of(one, "cpu.usage_idle{host=web1}"))])
       assert.strictEqual(lines.length, 1)
       assert.strictEqual(lines[0]![0], LogLevel.Info)
-      assert.include(String(lines[0]![1]), '"cpu.usage_idle{host=web1}"')
+      assert.include(lines[0]![1], '"cpu.usage_idle{host=web1}"')
       clock += 59_999
-      assert.isUndefined(log("/write", ["cpu.usage_idle{host=web1}"]))
+      assert.isUndefined(log("/write", of(one, "cpu.usage_idle{host=web1}")))
       clock += 1
-      assert.isDefined(log("/write", ["cpu.usage_idle{host=web1}"]))
+      assert.isDefined(log("/write", of(one, "cpu.usage_idle{host=web1}")))
     })
   )
 })

@@ -177,8 +177,8 @@ export interface ServeConfig {
   readonly logRequests: boolean
   /**
    * Log the stream names InfluxDB line protocol writes skipped because they are not widgets of the key's account,
-   * each distinct name at most once a minute (docs/api.md section 13.1), so that an operator can find the names to
-   * declare. Default on; `DASHSTREAM_LOG_SKIPPED=0` turns it off.
+   * with the account's id, each distinct name at most once a minute per account (docs/api.md section 13.1), so that
+   * an operator can find the names to declare. Default on; `DASHSTREAM_LOG_SKIPPED=0` turns it off.
    */
   readonly logSkipped: boolean
   /** When the daily decimation pass runs (UTC); default 03:00; `null` (`off`) runs none. */

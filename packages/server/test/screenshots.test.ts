@@ -1,13 +1,14 @@
-import { existsSync, readFileSync } from "node:fs"
-import { join, relative } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { basename, dirname, join, relative } from "node:path"
+import { afterEach, describe, expect, inject, it } from "vitest"
 import { screenshotPath } from "./support/screenshots.js"
 import { root } from "./support.js"
 
 /**
  * The README's screenshots are written only by `pnpm docs:screenshots` (which sets `DASHSTREAM_SCREENSHOTS=1`): the
- * browser tests that take them write to the temporary directory otherwise, so `pnpm test` in a clean clone leaves
- * `git status` clean.
+ * browser tests that take them write to a directory of the run's own otherwise (removed after it), so `pnpm test` in a
+ * clean clone leaves `git status` clean and runs at once never write one file.
  */
 describe("where the browser tests save the README's screenshots", () => {
   const saved = process.env["DASHSTREAM_SCREENSHOTS"]
@@ -16,10 +17,16 @@ describe("where the browser tests save the README's screenshots", () => {
     else process.env["DASHSTREAM_SCREENSHOTS"] = saved
   })
 
-  it("outside the repository under the tests, docs/ under pnpm docs:screenshots", () => {
+  it("in this run's own directory under the tests, docs/ under pnpm docs:screenshots", () => {
     delete process.env["DASHSTREAM_SCREENSHOTS"]
     const underTests = screenshotPath("demo.png")
     expect(relative(root, underTests).startsWith(".."), underTests).toBe(true)
+    // A directory made for this run (mkdtemp, removed after it), never a path that runs at once share.
+    const dir = dirname(underTests)
+    expect(dir).toBe(inject("screenshotDir"))
+    expect(dirname(dir)).toBe(tmpdir())
+    expect(basename(dir)).toMatch(/^dashstream-screenshots-[A-Za-z0-9]{6}$/)
+    expect(statSync(dir).isDirectory()).toBe(true)
     process.env["DASHSTREAM_SCREENSHOTS"] = "1"
     expect(screenshotPath("demo.png")).toBe(join(root, "docs", "demo.png"))
   })

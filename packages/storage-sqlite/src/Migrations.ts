@@ -1,7 +1,7 @@
-import { type StorageFailure, summarizeBlock } from "@dashstream/core"
+import { type StorageFailure, StorageUnavailable, summarizeBlock } from "@dashstream/core"
 import * as Fs from "node:fs"
 import { Effect, Runtime, Schedule } from "effect"
-import { type Kysely, type Migration, Migrator, sql } from "kysely"
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely"
 import { acquire, type SqliteConfig } from "./internal/database.js"
 import { storageFailure } from "./internal/errors.js"
 import * as M0001 from "./migrations/0001_initial.js"
@@ -42,10 +42,22 @@ const migrations: Readonly<Record<string, Migration>> = {
 export const migrationNames: ReadonlyArray<string> = Object.keys(migrations).sort()
 
 /**
+ * How long a process waits for the file's write lock before it gives up migrating, in milliseconds: another process
+ * holds it while it migrates the file (a new file takes well under a second; 0007 on a large one, minutes).
+ */
+const migrationWaitMillis = 30_000
+
+/**
  * Brings the schema of an open database up to date with Kysely's `Migrator` and returns the names of the migrations
  * it applied (empty when already up to date). Fails with `StorageError`, e.g. when the database holds a migration
- * this code does not know (a newer version wrote it). A lock held by another process migrating at the same time
- * (`StorageUnavailable`) is retried a few times.
+ * this code does not know (a newer version wrote it); the migrations are then all rolled back.
+ *
+ * Safe when several processes open a file at once (`serve` and a CLI command on a new file): Kysely takes no
+ * migration lock on SQLite, so the check of what is applied and the migrations run in one `BEGIN IMMEDIATE`
+ * transaction, which holds the file's write lock. The others wait for it (busy timeout, then retries) and then find
+ * the migrations applied. A file already up to date is recognised by a read, without the lock. After {@link migrationWaitMillis} of waiting, fails with `StorageUnavailable` saying so
+ * (docs/api.md section 8.2). 0007 on a large file thus converts in one transaction: until its commit the WAL holds
+ * the new blocks (disk space about the size of the compacted file), then {@link compactAfterBlocks} runs.
  */
 export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
   Effect.runtime<never>().pipe(
@@ -68,11 +80,7 @@ export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<
           up: (db: Kysely<any>) => M0013.addSummaries(db, summarizeBlock, summarised)
         }
       }
-      return Effect.tryPromise({
-        try: () =>
-          new Migrator({ db: kysely, provider: { getMigrations: () => Promise.resolve(all) } }).migrateToLatest(),
-        catch: storageFailure
-      })
+      return Effect.tryPromise({ try: () => migrateLocked(kysely, all), catch: storageFailure })
     }),
     Effect.flatMap(({ error, results }) =>
       error === undefined
@@ -81,11 +89,62 @@ export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<
     ),
     Effect.retry({
       while: (e) => e._tag === "StorageUnavailable",
-      times: 3,
-      schedule: Schedule.spaced("100 millis")
+      schedule: Schedule.spaced("100 millis").pipe(Schedule.upTo(`${migrationWaitMillis} millis`))
     }),
+    Effect.catchTag("StorageUnavailable", ({ cause }) =>
+      Effect.fail(
+        new StorageUnavailable({
+          cause: new Error(
+            `another process held the file's write lock for over ${migrationWaitMillis / 1000} s while this one ` +
+              `waited to bring its schema up to date (${errorText(cause)}); run the command again once the other ` +
+              "has finished migrating"
+          )
+        })
+      )
+    ),
     Effect.tap((applied) => (applied.includes("0007_entry_blocks") ? compactAfterBlocks(kysely) : Effect.void))
   )
+
+/**
+ * Kysely's `Migrator` inside one `BEGIN IMMEDIATE` transaction on the connection (see {@link runMigrations}):
+ * committed when every migration succeeded, rolled back otherwise. Rejects with SQLite's `SQLITE_BUSY` when another
+ * connection held the write lock past the busy timeout.
+ */
+const migrateLocked = (kysely: Kysely<any>, all: Readonly<Record<string, Migration>>): Promise<MigrationResultSet> =>
+  kysely.connection().execute(async (connection) => {
+    if (await upToDate(connection)) return { results: [] }
+    await sql`BEGIN IMMEDIATE`.execute(connection)
+    let committed = false
+    try {
+      const outcome = await new Migrator({
+        db: connection,
+        provider: { getMigrations: () => Promise.resolve(all) }
+      }).migrateToLatest()
+      if (outcome.error === undefined) {
+        await sql`COMMIT`.execute(connection)
+        committed = true
+      }
+      return outcome
+    } finally {
+      // A statement that failed may have ended the transaction already: then there is nothing to roll back.
+      if (!committed) await sql`ROLLBACK`.execute(connection).catch(() => undefined)
+    }
+  })
+
+/**
+ * Whether the file records exactly the migrations this version knows (read without the write lock, so opening a
+ * current file never waits for a writer). Anything else, a missing table, a pending or an unknown migration, goes
+ * through {@link migrateLocked}'s locked check, which applies or reports it.
+ */
+const upToDate = async (db: Kysely<any>): Promise<boolean> => {
+  const table = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master
+    WHERE type = 'table' AND name = 'kysely_migration'`.execute(db)
+  if (table.rows[0]?.n !== 1) return false
+  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)
+  return applied.rows.length === migrationNames.length && applied.rows.every((r, i) => r.name === migrationNames[i])
+}
+
+const errorText = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
 /** How much of a file must be free pages before {@link compactAfterBlocks} rewrites it: a tenth. */
 const compactFreeShare = 0.1

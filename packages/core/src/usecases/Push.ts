@@ -2,7 +2,7 @@ import { Effect, Either, Option } from "effect"
 import type { AccountId } from "../Account.js"
 import { AccountStore } from "../AccountStore.js"
 import { AccountNotFound, quoted, type PushRejection, type StorageFailure, StreamNotFound } from "../Errors.js"
-import type { IngestColumns, IngestPart, IngestRequest, IngestResult } from "../Ingest.js"
+import type { IngestColumns, IngestPart, IngestRequest, IngestResult, SkippedStreams } from "../Ingest.js"
 import type { Limits } from "../Limits.js"
 import { decodeJsonPart, decodePushRequest, type JsonPart } from "../PushRequest.js"
 import { isStreamName } from "../StreamName.js"
@@ -134,24 +134,25 @@ const partCount = (request: IngestRequest): number =>
 const noneSkipped: IngestResult = Object.freeze({ skipped: 0 })
 
 /**
- * The distinct stream names of the parts of `request` that `writes` left out (every written part's stream name is its
- * widget's), in order of first appearance; gathered when called.
+ * Account `accountId`'s request's skipped streams: the distinct stream names of the parts of `request` that `writes`
+ * left out (every written part's stream name is its widget's), in order of first appearance; gathered when called.
  */
-const skippedStreamsOf = (request: IngestRequest, writes: ReadonlyArray<StreamWrite>) => (): ReadonlyArray<string> => {
-  const seen = new Set<string>()
-  for (const write of writes) seen.add(write.widget.streamName)
-  const names: Array<string> = []
-  if (request.columns !== undefined) {
-    for (const name of request.columns.names) if (!seen.has(name)) names.push(name)
-    return names
+const skippedStreamsOf =
+  (accountId: AccountId, request: IngestRequest, writes: ReadonlyArray<StreamWrite>) => (): SkippedStreams => {
+    const seen = new Set<string>()
+    for (const write of writes) seen.add(write.widget.streamName)
+    const names: Array<string> = []
+    if (request.columns !== undefined) {
+      for (const name of request.columns.names) if (!seen.has(name)) names.push(name)
+      return { accountId, names }
+    }
+    for (const part of request.parts) {
+      if (seen.has(part.streamName)) continue
+      seen.add(part.streamName)
+      names.push(part.streamName)
+    }
+    return { accountId, names }
   }
-  for (const part of request.parts) {
-    if (seen.has(part.streamName)) continue
-    seen.add(part.streamName)
-    names.push(part.streamName)
-  }
-  return names
-}
 
 /**
  * The step of a push after the lookups, written once for {@link ingest} and {@link ingestDirect}: each part decoded
@@ -162,6 +163,7 @@ const skippedStreamsOf = (request: IngestRequest, writes: ReadonlyArray<StreamWr
  * {@link Withdrawable} when it waits in a queue.
  */
 const storeRequest = (
+  accountId: AccountId,
   request: IngestRequest,
   widgets: ReadonlyMap<string, Widget | null>,
   distinct: boolean,
@@ -175,13 +177,13 @@ const storeRequest = (
   const writes = result.right.writes
   const skipped = partCount(request) - result.right.written
   if (writes.length === 0) {
-    return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(request, writes))
+    return done(undefined, skipped, skipped === 0 ? undefined : skippedStreamsOf(accountId, request, writes))
   }
   // A request's Puts to one stream are stored as one write (see `mergePuts`): the same entries and changes. Without
   // skipped parts (every push of the original protocol) `done` is handed on as it is: no closure per push.
   const merged = distinct || result.right.merged ? writes : mergePuts(writes)
   if (skipped === 0) return streams.writeDirect(merged, now, done)
-  const skippedStreams = skippedStreamsOf(request, writes)
+  const skippedStreams = skippedStreamsOf(accountId, request, writes)
   return streams.writeDirect(merged, now, (error) =>
     error === undefined ? done(undefined, skipped, skippedStreams) : done(error)
   )
@@ -218,12 +220,20 @@ const ingestFor = (
     const streams = yield* StreamStore
     const distinct = names.length === partCount(request)
     return yield* Effect.async<IngestResult, PushRejection | StorageFailure>((resume) => {
-      const queued = storeRequest(request, widgets, distinct, limits, streams, now, (error, skipped, skippedStreams) =>
-        resume(
-          error !== undefined
-            ? Effect.fail(error)
-            : Effect.succeed(skipped === undefined || skipped === 0 ? noneSkipped : { skipped, skippedStreams })
-        )
+      const queued = storeRequest(
+        accountId,
+        request,
+        widgets,
+        distinct,
+        limits,
+        streams,
+        now,
+        (error, skipped, skippedStreams) =>
+          resume(
+            error !== undefined
+              ? Effect.fail(error)
+              : Effect.succeed(skipped === undefined || skipped === 0 ? noneSkipped : { skipped, skippedStreams })
+          )
       )
       if (queued) return Effect.sync(() => queued.withdraw())
     })
@@ -282,7 +292,7 @@ export const push = (
 export type IngestDone = (
   error: PushRejection | StorageFailure | undefined,
   skipped?: number,
-  skippedStreams?: () => ReadonlyArray<string>
+  skippedStreams?: () => SkippedStreams
 ) => void
 
 /**
@@ -328,7 +338,7 @@ export const ingestDirect = (
       widgets.set(name, widget)
     }
   }
-  storeRequest(request, widgets, widgets.size === partCount(request), limits, streams, now, done)
+  storeRequest(accountId, request, widgets, widgets.size === partCount(request), limits, streams, now, done)
   return true
 }
 

@@ -5,6 +5,7 @@ import {
   type IngestRequest,
   type Limits,
   type PushRejection,
+  type SkippedStreams,
   StreamStore,
   UseCases
 } from "@dashstream/core"
@@ -103,7 +104,7 @@ export interface IngestLaneOptions {
   readonly metrics: Metrics
   /** Counts the pushes between a received body and a written answer (streamed reads yield to them). */
   readonly pressure?: WritePressure
-  /** Log the names of skipped streams, each at most once a minute (docs/api.md section 13.1); on unless `false`. */
+  /** Log skipped stream names, each at most once a minute per account (docs/api.md section 13.1); on unless `false`. */
   readonly logSkipped?: boolean | undefined
 }
 
@@ -158,7 +159,7 @@ export const makeIngestLane = (
     start: number,
     reply: ErrorReply | undefined,
     skipped: number,
-    skippedStreams?: () => ReadonlyArray<string>
+    skippedStreams?: () => SkippedStreams
   ) => {
     let status: number
     if (reply === undefined) {
@@ -184,7 +185,7 @@ export const makeIngestLane = (
     start: number,
     reply: ErrorReply | undefined,
     skipped = 0,
-    skippedStreams?: () => ReadonlyArray<string>
+    skippedStreams?: () => SkippedStreams
   ) => {
     pressure.inFlight--
     finish(req, res, route, start, reply, skipped, skippedStreams)

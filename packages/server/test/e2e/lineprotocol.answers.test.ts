@@ -64,7 +64,7 @@ for (const backend of backends) {
       expect(JSON.parse(refused.text).error).toMatch(/^line 2: stream "retry\.board" is a leaderboard widget/)
     })
 
-    it("counts skipped field values in X-Dashstream-Skipped and on /metrics, and logs each skipped name once", async () => {
+    it("counts skipped field values in X-Dashstream-Skipped and on /metrics, and logs skipped names once per account", async () => {
       const account = await setup("skip")
       const scrape = async () => parseExposition((await ctx.api.fetch("/metrics")).text)
       const before = await scrape()
@@ -93,7 +93,20 @@ for (const backend of backends) {
       expect(lines.length).toBeGreaterThanOrEqual(1)
       expect(lines.length).toBeLessThanOrEqual(testWorkers)
       expect(lines[0]).toContain("skip.unknown_b{host=web1}")
+      expect(lines[0]).toContain(`not widgets of account ${account.id} `)
+      // Per account: another account skipping the same names within the minute is logged too, naming its own id.
+      const other = await setup("skip")
+      await post(ctx.server.baseUrl, `/write?p=${other.accessKey}`, body)
+      await expect
+        .poll(() =>
+          ctx.server
+            .output()
+            .split("\n")
+            .filter((line) => line.includes(`account ${other.id} `))
+        )
+        .toEqual([expect.stringContaining("skip.unknown_a{host=web1}")])
       expect(ctx.server.output()).not.toContain(account.accessKey)
+      expect(ctx.server.output()).not.toContain(other.accessKey)
     })
 
     it("answers credentials, precision and encodings as each API version does", async () => {
