@@ -55,8 +55,8 @@ const migrationWaitMillis = 30_000
  * Safe when several processes open a file at once (`serve` and a CLI command on a new file): Kysely takes no
  * migration lock on SQLite, so the check of what is applied and the migrations run in one `BEGIN IMMEDIATE`
  * transaction, which holds the file's write lock. The others wait for it (busy timeout, then retries) and then find
- * the migrations applied. A file already up to date is recognised by a read, without the lock. After {@link migrationWaitMillis} of waiting, fails with `StorageUnavailable` saying so
- * (docs/api.md section 8.2). 0007 on a large file thus converts in one transaction: until its commit the WAL holds
+ * the migrations applied. A file already up to date is recognised by a read, without the lock. After
+ * {@link migrationWaitMillis} of waiting, fails with `StorageUnavailable` saying so (docs/api.md section 8.2). 0007 on a large file thus converts in one transaction: until its commit the WAL holds
  * the new blocks (disk space about the size of the compacted file), then {@link compactAfterBlocks} runs.
  */
 export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
