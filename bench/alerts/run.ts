@@ -19,10 +19,12 @@
  * the load average before and after: figures on a shared machine move with its neighbours.
  *
  * Usage: pnpm bench:alerts [--seconds 8] [--warmup 2] [--rounds 3] [--crossings 200] [--backend sqlite|postgres]
- *   [--cpu-prof DIR]
+ *   [--cpu-prof DIR] [--entry FILE]
  *
  * `--cpu-prof DIR` runs both servers under `node --cpu-prof` (so that the A/B bears the profiler alike) and writes their
- * profiles (the whole run, named by pid, printed at the start) into DIR.
+ * profiles (the whole run, named by pid, printed at the start) into DIR. `--entry FILE` runs both servers from another
+ * build of the command (a copy of an earlier `packages/server/bundle/bin.js`, kept beside `bundle/`), for an A/B of
+ * two builds run back to back.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
@@ -56,7 +58,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     crossings: { type: "string", default: "200" },
     backend: { type: "string", default: "sqlite" },
-    "cpu-prof": { type: "string" }
+    "cpu-prof": { type: "string" },
+    entry: { type: "string" }
   }
 })
 const seconds = Number(values.seconds)
@@ -228,6 +231,7 @@ const run = async (dbs: readonly [string, string], label: string) => {
   const options = {
     streams: ruleStreams,
     widgets,
+    ...(values.entry === undefined ? {} : { entry: values.entry }),
     ...(profileDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
   }
   const plain = await startDashstream(root, dbs[0], options)

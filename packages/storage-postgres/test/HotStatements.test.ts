@@ -199,7 +199,10 @@ describe("PostgreSQL hot statements", () => {
           ],
           ["since read", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= coalesce/],
           ["live read", /FROM streams s LEFT JOIN LATERAL/],
-          ["listener read", /select data from entry_blocks where stream_id = \$1/],
+          [
+            "listener reads, batched",
+            /FROM unnest\(\$1::bigint\[\], \$2::bigint\[\], \$3::bigint\[\]\) WITH ORDINALITY AS r\(s, f, t, n\)/
+          ],
           ["dashboard token lookup", /FROM dashboards AS t WHERE view_token = \$1/],
           ["decimation streams", /from "streams" as "s" where exists/],
           ["decimation entries", /FROM entry_blocks WHERE stream_id = \$1 AND first_ts >= .* AND first_ts < \$3/],

@@ -278,15 +278,15 @@ describe("live updates across processes (docs/api.md section 10)", () => {
         const config = yield* parseUrl(withSchema(url, schema))
         const pool = makePool(config)
         yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
-        // The listener's reads of `x` wait for the gate; those of `y` return at once.
+        // The listener's queries that read `x` wait for the gate; the others return at once.
         let open: () => void = () => {}
         const gate = new Promise<void>((resolve) => {
           open = resolve
         })
         let xReads = 0
         const gated = {
-          query: async (q: { values: Array<unknown> }) => {
-            if (q.values[0] === x!.id) {
+          query: async (q: { values: [Array<number>] }) => {
+            if (q.values[0].includes(x!.id)) {
               xReads++
               await gate
             }
@@ -308,7 +308,7 @@ describe("live updates across processes (docs/api.md section 10)", () => {
         for (let i = 0; i < 5; i++) yield* write(b!, [[i % 2 === 0 ? x! : y!, delta(i + 1)]], i)
         yield* until("the five notifications", () => listener.stats.notices === 5)
         yield* Effect.sleep("200 millis")
-        // y's reads have returned, but nothing is published while x's first read, the oldest, is pending.
+        // Nothing is published while x's first read, the oldest, is pending.
         assert.deepStrictEqual(received, [])
         open()
         yield* until("five entries", () => received.length >= 5)
@@ -324,6 +324,44 @@ describe("live updates across processes (docs/api.md section 10)", () => {
         // each at its own place.
         assert.strictEqual(xReads, 2)
       })
+  )
+
+  it.scopedLive("one group's notifications of several followed streams are read back in one query", () =>
+    Effect.gen(function* () {
+      const schema = freshSchema("live")
+      const [b] = yield* processes(url, schema, 1)
+      const names = Array.from({ length: 12 }, (_, i) => `s${i}`)
+      const ws = yield* widgets(
+        b!,
+        names.map((name) => ["number", name] as const)
+      )
+      const config = yield* parseUrl(withSchema(url, schema))
+      const pool = makePool(config)
+      yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+      const listener = new Listener(config, pool, channelName(schema), { ...defaultListenerOptions, warn: () => {} })
+      yield* Effect.addFinalizer(() => Effect.promise(() => listener.close()))
+      yield* Effect.promise(() => listener.start())
+      const received: Array<string> = []
+      ws.forEach((w, i) =>
+        listener.fanout.subscribe(w.id, (c) => {
+          for (const line of flat([c])) received.push(`${names[i]} ${line.replace(/^entry \d+ /, "")}`)
+        })
+      )
+      // One acknowledged write of every stream: one group, one notification a stream.
+      yield* write(
+        b!,
+        ws.map((w, i) => [w, put(i)] as const),
+        0
+      )
+      yield* until("every entry", () => received.length >= names.length)
+      const json = (n: number) => JSON.stringify({ number: n })
+      assert.deepStrictEqual(
+        received,
+        names.map((name, i) => `${name} fresh ${json(i)}`)
+      )
+      assert.strictEqual(listener.stats.reads, names.length)
+      assert.strictEqual(listener.stats.queries, 1)
+    })
   )
 
   it.scopedLive("many writes through several processes arrive in commit order, each entry once", () =>

@@ -12,7 +12,7 @@ import { entriesAfter } from "@dashstream/core/entryBlocks"
 import { type Context, Effect } from "effect"
 import pg from "pg"
 import type { PostgresConfig } from "../PostgresConfig.js"
-import { fromBlockSql } from "./blockReads.js"
+import { NoticeReads } from "./noticeReads.js"
 import { type Notice, parseNotice, quoteChannel, type StoredNotice } from "./notify.js"
 import { clientConfig } from "./pool.js"
 
@@ -47,18 +47,6 @@ export const defaultListenerOptions: ListenerOptions = {
 
 /** The suffix of the listening connection's `application_name` (`dashstream-listener` unless the URL names one). */
 export const listenerSuffix = "-listener"
-
-/**
- * The blocks that hold the entries a notification names: stream `$1`, `ts` from `$2` to `$3` (inclusive), ascending
- * (the block holding `$2` and those starting up to `$3`; see {@link namedEntries}). Named, so each pooled connection
- * prepares it once.
- */
-const readStatement = {
-  name: "dashstream_live_read_blocks",
-  text: `select data from entry_blocks where stream_id = $1 and ${fromBlockSql("$1", "$2")} and first_ts <= $3
-    order by first_ts`,
-  rowMode: "array"
-} as const
 
 /**
  * The entries of `blocks` (ascending) a notification names: `ts` from `from` to `to` (inclusive); of those, only the
@@ -119,13 +107,14 @@ const message = (error: unknown): string => {
  *
  * - A notification of a stream nobody here follows costs nothing. Otherwise the entries it names are read from the
  *   pool and published as one `Stored` (`fresh` when `ts > (c ?? b)`), after a `Cleared` when the group cleared the
- *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue of reads, and streams' reads do
- *   not wait for each other; but changes are PUBLISHED in notification (commit) order across all streams, so a
- *   subscriber of several streams (a dashboard's or a rotation's event stream) receives two acknowledged pushes to
- *   different streams in the order they were stored (docs/api.md section 10's guarantee), whichever read returns
- *   first. With `coalesce`, notifications of appended entries queued behind a read of their stream are read
- *   together, in one query of the union of their ranges, and the entries are published at each notification's own
- *   place. A read that fails publishes `Gap` to the stream's subscribers (they catch up from the database).
+ *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue of reads; the reads of all
+ *   streams asked for while a query runs go together in the next one ({@link NoticeReads}). Changes are PUBLISHED in
+ *   notification (commit) order across all streams, so a subscriber of several streams (a dashboard's or a
+ *   rotation's event stream) receives two acknowledged pushes to different streams in the order they were stored
+ *   (docs/api.md section 10's guarantee), whichever read returns first. With `coalesce`, notifications of appended
+ *   entries queued behind a read of their stream are read together, as one range (the union of theirs), and the
+ *   entries are published at each notification's own place. A read that fails publishes `Gap` to the stream's
+ *   subscribers (they catch up from the database).
  * - When the connection fails, ends or stops answering the heartbeat, a new one is tried every `reconnectMs`,
  *   forever (a warning when it fails and when the cause changes, one line once it listens again), and at once when
  *   {@link wake} says the database answers; once `LISTEN` succeeds again, `Gap` is published to every subscriber, so
@@ -155,21 +144,36 @@ export class Listener {
   private noticeCount = 0
   private readCount = 0
   private connectCount = 0
+  private readonly reads: NoticeReads
 
   constructor(
     private readonly config: PostgresConfig,
-    private readonly pool: pg.Pool,
+    pool: pg.Pool,
     private readonly channel: string,
     private readonly options: ListenerOptions = defaultListenerOptions
   ) {
+    this.reads = new NoticeReads(pool)
     this.ready = new Promise((resolve) => {
       this.settle = resolve
     })
   }
 
-  /** Notifications received for followed streams, reads made for them, and successful `LISTEN`s so far. */
-  get stats(): { readonly notices: number; readonly reads: number; readonly connects: number } {
-    return { notices: this.noticeCount, reads: this.readCount, connects: this.connectCount }
+  /**
+   * Notifications received for followed streams, reads made for them, the queries that made those reads (several
+   * reads a query, see {@link NoticeReads}), and successful `LISTEN`s so far.
+   */
+  get stats(): {
+    readonly notices: number
+    readonly reads: number
+    readonly queries: number
+    readonly connects: number
+  } {
+    return {
+      notices: this.noticeCount,
+      reads: this.readCount,
+      queries: this.reads.batches,
+      connects: this.connectCount
+    }
   }
 
   /** True while the connection is up and listening. */
@@ -340,14 +344,8 @@ export class Listener {
       const floor = first.clearedAt ?? first.before
       try {
         this.readCount++
-        const result = await this.pool.query<[Buffer]>({ ...readStatement, values: [stream, first.from, last.to] })
-        entries = namedEntries(
-          result.rows.map((row) => row[0]),
-          first.from,
-          last.to,
-          floor,
-          first.old
-        )
+        const blocks = await this.reads.read(stream, first.from, last.to)
+        entries = namedEntries(blocks, first.from, last.to, floor, first.old)
       } catch {
         // The subscribers read what they missed from the database themselves (if it fails, they end).
         changes.push(gapChange)
