@@ -1,6 +1,6 @@
 import { openTestDatabase, type TestDatabase } from "@dashstream/storage-postgres/testing"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { entriesOf, eventsPath, openOk, type SseStream } from "./e2e/sse.js"
 import {
   adminToken,
@@ -104,15 +104,22 @@ describe("live event streams across three serve processes on one PostgreSQL data
     for (const s of subscribers) await s.until("the retry line", () => s.retries.length > 0)
     const client = new pg.Client({ connectionString: database!.url })
     await client.connect()
+    const listeners =
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '%-listener'"
     let killed = 0
     try {
       const replies = await pool(
         5,
         range(200).map((i) => async () => {
           if (i === 60 || i === 130) {
+            // The second kill waits until every process has listened again, so that each is killed twice.
+            if (i === 130)
+              await vi.waitFor(
+                async () => expect((await client.query(listeners)).rows.length).toBeGreaterThanOrEqual(processes),
+                { timeout: 15_000, interval: 50 }
+              )
             const result = await client.query(
-              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity " +
-                "WHERE datname = current_database() AND application_name LIKE '%-listener' AND pid <> pg_backend_pid()"
+              `SELECT pg_terminate_backend(pid) FROM (${listeners}) AS l WHERE pid <> pg_backend_pid()`
             )
             killed += result.rowCount ?? 0
           }
