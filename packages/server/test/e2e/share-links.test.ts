@@ -28,8 +28,8 @@ const expectSameLink = async (api: Api, base: string, created: Record<string, un
 
 /**
  * Puts the database `url` back to the schema of the version before view tokens were kept: the column that keeps them
- * dropped, the tables of the later migration (the alert tables) dropped, and those migrations forgotten, as that
- * version left it.
+ * dropped, what the later migrations added (the alert tables, the blocks' summaries) dropped, and those migrations
+ * forgotten, as that version left it.
  */
 const schemaBefore = async (backend: Backend, url: string): Promise<void> => {
   const alertTables = [
@@ -43,6 +43,7 @@ const schemaBefore = async (backend: Backend, url: string): Promise<void> => {
   const statements = [
     "ALTER TABLE dashboards DROP COLUMN view_token_text",
     "ALTER TABLE rotations DROP COLUMN view_token_text",
+    "ALTER TABLE entry_blocks DROP COLUMN summary",
     ...alertTables.map((table) => `DROP TABLE ${table}`),
     `DELETE FROM kysely_migration WHERE name >= '${backend.name === "sqlite" ? "0008" : "0009"}_view_token_text'`
   ]
