@@ -63,7 +63,7 @@ await Effect.runPromise(
   Effect.scoped(
     Effect.gen(function* () {
       const { db, kysely } = yield* acquire({ filename: Path.join(dir, "groups.db") })
-      yield* runMigrations(kysely)
+      yield* runMigrations({ db, kysely })
       db.pragma("synchronous = NORMAL")
       const accounts = SqliteAccountStore.make(db, kysely)
       const account = { id: newAccountId(), name: "bench", createdAt: T0 }

@@ -1,9 +1,10 @@
-import { type StorageFailure, StorageUnavailable, summarizeBlock } from "@dashstream/core"
+import { schemaProblem, type StorageFailure, StorageUnavailable, summarizeBlock } from "@dashstream/core"
+import type Database from "better-sqlite3"
 import * as Fs from "node:fs"
 import { Effect, Runtime, Schedule } from "effect"
 import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely"
-import { acquire, type SqliteConfig } from "./internal/database.js"
-import { storageFailure } from "./internal/errors.js"
+import { acquire, type Connection, type SqliteConfig } from "./internal/database.js"
+import { sqliteCode, storageFailure } from "./internal/errors.js"
 import * as M0001 from "./migrations/0001_initial.js"
 import * as M0002 from "./migrations/0002_live.js"
 import * as M0003 from "./migrations/0003_dashboards.js"
@@ -59,7 +60,7 @@ const migrationWaitMillis = 30_000
  * {@link migrationWaitMillis} of waiting, fails with `StorageUnavailable` saying so (docs/api.md section 8.2). 0007 on a large file thus converts in one transaction: until its commit the WAL holds
  * the new blocks (disk space about the size of the compacted file), then {@link compactAfterBlocks} runs.
  */
-export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
+export const runMigrations = (connection: Connection): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
   Effect.runtime<never>().pipe(
     Effect.flatMap((runtime) => {
       // 0007 converts every entry (minutes on a large database): its progress is logged.
@@ -80,7 +81,7 @@ export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<
           up: (db: Kysely<any>) => M0013.addSummaries(db, summarizeBlock, summarised)
         }
       }
-      return Effect.tryPromise({ try: () => migrateLocked(kysely, all), catch: storageFailure })
+      return Effect.tryPromise({ try: () => migrateLocked(connection, all), catch: storageFailure })
     }),
     Effect.flatMap(({ error, results }) =>
       error === undefined
@@ -102,7 +103,9 @@ export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<
         })
       )
     ),
-    Effect.tap((applied) => (applied.includes("0007_entry_blocks") ? compactAfterBlocks(kysely) : Effect.void))
+    Effect.tap((applied) =>
+      applied.includes("0007_entry_blocks") ? compactAfterBlocks(connection.kysely) : Effect.void
+    )
   )
 
 /**
@@ -110,9 +113,13 @@ export const runMigrations = (kysely: Kysely<any>): Effect.Effect<ReadonlyArray<
  * committed when every migration succeeded, rolled back otherwise. Rejects with SQLite's `SQLITE_BUSY` when another
  * connection held the write lock past the busy timeout.
  */
-const migrateLocked = (kysely: Kysely<any>, all: Readonly<Record<string, Migration>>): Promise<MigrationResultSet> =>
+const migrateLocked = (
+  { db, kysely }: Connection,
+  all: Readonly<Record<string, Migration>>
+): Promise<MigrationResultSet> =>
   kysely.connection().execute(async (connection) => {
-    if (await upToDate(connection)) return { results: [] }
+    // A file already up to date (the same rule as a copy's source check) is opened without the lock.
+    if (schemaProblem(appliedMigrations(db), migrationNames) === undefined) return { results: [] }
     await sql`BEGIN IMMEDIATE`.execute(connection)
     let committed = false
     try {
@@ -132,16 +139,20 @@ const migrateLocked = (kysely: Kysely<any>, all: Readonly<Record<string, Migrati
   })
 
 /**
- * Whether the file records exactly the migrations this version knows (read without the write lock, so opening a
- * current file never waits for a writer). Anything else, a missing table, a pending or an unknown migration, goes
- * through {@link migrateLocked}'s locked check, which applies or reports it.
+ * The migrations recorded in the file `db`; none when it has no migration table or is not a database at all. Read
+ * without the write lock: {@link migrateLocked} takes the lock only when they differ from the ones this version knows.
  */
-const upToDate = async (db: Kysely<any>): Promise<boolean> => {
-  const table = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master
-    WHERE type = 'table' AND name = 'kysely_migration'`.execute(db)
-  if (table.rows[0]?.n !== 1) return false
-  const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)
-  return applied.rows.length === migrationNames.length && applied.rows.every((r, i) => r.name === migrationNames[i])
+export const appliedMigrations = (db: Database.Database): Array<string> => {
+  try {
+    const table = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'")
+      .pluck(true)
+      .get()
+    return table === undefined ? [] : db.prepare<[], string>("SELECT name FROM kysely_migration").pluck(true).all()
+  } catch (cause) {
+    if (sqliteCode(cause) === "SQLITE_NOTADB") return []
+    throw cause
+  }
 }
 
 const errorText = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
@@ -204,4 +215,4 @@ const compactAfterBlocks = (kysely: Kysely<any>): Effect.Effect<void> =>
  * (empty when the schema was already current). Fails with `StorageError` or `StorageUnavailable`.
  */
 export const migrate = (config: SqliteConfig): Effect.Effect<ReadonlyArray<string>, StorageFailure> =>
-  Effect.scoped(Effect.flatMap(acquire(config), ({ kysely }) => runMigrations(kysely)))
+  Effect.scoped(Effect.flatMap(acquire(config), runMigrations))

@@ -43,7 +43,7 @@ export const make = (
 ): Effect.Effect<SqliteStores, StorageFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire(config)
-    yield* runMigrations(kysely)
+    yield* runMigrations({ db, kysely })
     // Published by the write path once durable.
     const sink = relay ?? new Fanout()
     if (sink.sequenced && sink.sequenceReader !== undefined) {

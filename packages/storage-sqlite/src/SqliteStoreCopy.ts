@@ -24,8 +24,8 @@ import { acquire, acquireReadOnly, type SqliteConfig } from "./internal/database
 import { entriesAfter } from "@dashstream/core/entryBlocks"
 import { Sql } from "./internal/statements.js"
 import { EntryBatch, prepareBlockStatements } from "./internal/writePath.js"
-import { sqliteCode, storageFailure } from "./internal/errors.js"
-import { migrationNames, runMigrations } from "./Migrations.js"
+import { storageFailure } from "./internal/errors.js"
+import { appliedMigrations, migrationNames, runMigrations } from "./Migrations.js"
 
 // Below every valid key: stream ids start at 1, `ts` at 0 (or slightly below, for clients' own timestamps).
 const NO_LOWER_BOUND = Number.MIN_SAFE_INTEGER
@@ -242,24 +242,10 @@ export const open = (
   config: SqliteConfig
 ): Effect.Effect<Context.Tag.Service<StoreCopy>, StorageFailure, Scope.Scope> =>
   Effect.gen(function* () {
-    const { db, kysely } = yield* acquire(config)
-    yield* runMigrations(kysely)
-    return yield* attempt(() => make(db))
+    const connection = yield* acquire(config)
+    yield* runMigrations(connection)
+    return yield* attempt(() => make(connection.db))
   })
-
-/** The migrations recorded in the file; none when it has no migration table or is not a database at all. */
-const appliedMigrations = (db: Database.Database): Array<string> => {
-  try {
-    const table = db
-      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'")
-      .pluck(true)
-      .get()
-    return table === undefined ? [] : db.prepare<[], string>("SELECT name FROM kysely_migration").pluck(true).all()
-  } catch (cause) {
-    if (sqliteCode(cause) === "SQLITE_NOTADB") return []
-    throw cause
-  }
-}
 
 /**
  * Opens an existing Dashstream database file as the source of a copy (docs/api.md section 12), read-only: nothing in

@@ -139,7 +139,7 @@ describe("group commit with the WAL synced off the event loop", () => {
       Effect.gen(function* () {
         const sync = new HeldSync()
         const { db, kysely } = yield* acquire({ filename: freshFile() })
-        yield* runMigrations(kysely)
+        yield* runMigrations({ db, kysely })
         const accounts = SqliteAccountStore.make(db, kysely)
         const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
         yield* accounts.createAccount(account, digestAccessKey(newAccessKey()))

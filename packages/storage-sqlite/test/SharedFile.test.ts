@@ -69,7 +69,7 @@ const recordingSink = (follows: boolean) => {
 const connect = (filename: string, lockWait: LockWait, sink?: ChangeSink) =>
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire({ filename })
-    yield* runMigrations(kysely)
+    yield* runMigrations({ db, kysely })
     const group = yield* Effect.acquireRelease(
       Effect.sync(
         () => new GroupCommit(db, prepareWriteStatements(db), undefined, undefined, sink, undefined, lockWait)
@@ -82,7 +82,7 @@ const connect = (filename: string, lockWait: LockWait, sink?: ChangeSink) =>
 const setup = (filename: string) =>
   Effect.gen(function* () {
     const { db, kysely } = yield* acquire({ filename })
-    yield* runMigrations(kysely)
+    yield* runMigrations({ db, kysely })
     const accounts = SqliteAccountStore.make(db, kysely)
     const account: Account = { id: newAccountId(), name: "a", createdAt: T0 }
     yield* accounts.createAccount(account, digestAccessKey(newAccessKey()))

@@ -26,7 +26,7 @@ describe("alert evaluation commits and synchronous", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const { db, kysely } = yield* acquire({ filename: freshFile() })
-        yield* runMigrations(kysely)
+        yield* runMigrations({ db, kysely })
         const accounts = SqliteAccountStore.make(db, kysely)
         const t0 = micros(T0)
         const account: Account = { id: newAccountId(), name: "a", createdAt: t0 }
