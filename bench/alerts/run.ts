@@ -7,10 +7,13 @@
  *    stream of `s0`..`s999`, `above`/`below` thresholds the pushed values never cross, so every push is evaluated
  *    against 10 rules and none fires) and one rule `above 90` on `lat` notifying a webhook receiver in this process;
  *    the other ("plain") has none;
- * 2. `--rounds` rounds of single-point pushes (wrk, 2 threads, 50 connections, as `bench/push`) to `s0`..`s999` and to
- *    `q0`..`q99`, each load on both servers back to back (plain first in odd rounds, ruled first in even ones), so
- *    that the A/B of each pair sees the same neighbours: ruled ÷ plain on `s*` is what 10 rules a stream cost a push,
- *    on `q*` what rules on other streams cost a push to a stream without rules;
+ * 2. single-point pushes (wrk, 2 threads, 50 connections, as `bench/push`) to `s0`..`s999` and to `q0`..`q99`: first
+ *    each load on each server alone (the absolute figures, beside the ceiling), then `--rounds` rounds of each load on
+ *    both servers side by side, at the same time, each with a wrk of its own: both of a pair share the machine's
+ *    cores and its neighbours' noise alike, so ruled ÷ plain of a pair is what the rules cost in CPU per push, free of
+ *    the drift between two loads run one after the other (on a shared machine one server alone moved from 11,000 to
+ *    18,000 req/s between rounds a minute apart). On `s*` it is what 10 rules a stream cost a push, on `q*` what rules
+ *    on other streams cost a push to a stream without rules;
  * 3. `--crossings` pushes to `lat` on the ruled server alternately crossing (95) and going back (10), one at a time:
  *    each makes a transition, and the time from the push's answer to the webhook's receipt of its notification is the
  *    crossing-to-delivery latency (p50, p99, max).
@@ -18,7 +21,7 @@
  * Bounded: `--seconds` per push load (after `--warmup`), `--rounds`, `--crossings` transitions, loopback only. Prints
  * the load average before and after: figures on a shared machine move with its neighbours.
  *
- * Usage: pnpm bench:alerts [--seconds 8] [--warmup 2] [--rounds 3] [--crossings 200] [--backend sqlite|postgres]
+ * Usage: pnpm bench:alerts [--seconds 6] [--warmup 2] [--rounds 6] [--crossings 200] [--backend sqlite|postgres]
  *   [--cpu-prof DIR] [--entry FILE]
  *
  * `--cpu-prof DIR` runs both servers under `node --cpu-prof` (so that the A/B bears the profiler alike) and writes their
@@ -53,9 +56,9 @@ import { type LoadResult, postLua, wrk } from "../lib/wrk.js"
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: "string", default: "8" },
+    seconds: { type: "string", default: "6" },
     warmup: { type: "string", default: "2" },
-    rounds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "6" },
     crossings: { type: "string", default: "200" },
     backend: { type: "string", default: "sqlite" },
     "cpu-prof": { type: "string" },
@@ -249,18 +252,24 @@ const run = async (dbs: readonly [string, string], label: string) => {
     { ds: plain, name: `Dashstream ${label}, 0 rules` },
     { ds: ruled, name: `Dashstream ${label}, 10,000 rules` }
   ] as const
+  const loads = [
+    ["s", 1000, "s0..s999 (rules on ruled)"],
+    ["q", 100, "q0..q99 (never rules)"]
+  ] as const
+  // Alone: each server on its own, for the absolute figures.
+  for (const [prefix, count, load] of loads) {
+    for (const { ds, name } of servers) await measure(name, load, ds.pid, ds.url, pushLua(ds.accessKey, prefix, count))
+  }
+  // Side by side: both servers at once, each under a wrk of its own; the ratio of each pair.
   const pairs: Array<{ readonly load: string; readonly plain: Row; readonly ruled: Row }> = []
   for (let round = 0; round < rounds; round++) {
-    for (const [prefix, count, load] of [
-      ["s", 1000, "s0..s999 (rules on ruled)"],
-      ["q", 100, "q0..q99 (never rules)"]
-    ] as const) {
-      const order = round % 2 === 0 ? servers : ([servers[1], servers[0]] as const)
-      const measured = new Map<string, Row>()
-      for (const { ds, name } of order) {
-        measured.set(name, await measure(name, load, ds.pid, ds.url, pushLua(ds.accessKey, prefix, count)))
-      }
-      pairs.push({ load, plain: measured.get(servers[0].name)!, ruled: measured.get(servers[1].name)! })
+    for (const [prefix, count, load] of loads) {
+      const [plainRow, ruledRow] = await Promise.all(
+        servers.map(({ ds, name }) =>
+          measure(`${name}, side by side`, load, ds.pid, ds.url, pushLua(ds.accessKey, prefix, count))
+        )
+      )
+      pairs.push({ load, plain: plainRow!, ruled: ruledRow! })
     }
   }
   const latencies: Array<number> = []
@@ -305,20 +314,26 @@ for (const r of rows) {
     `| ${r.target} | ${r.load} | ${r.result.reqPerSec.toFixed(0)} | ${r.result.p50.toFixed(2)} | ${r.result.p99.toFixed(2)} | ${r.result.errors} | ${r.cpuMicros.toFixed(0)} | ${(r.result.reqPerSec / ceilingRow.result.reqPerSec).toFixed(2)} | ${r.loadavg.toFixed(1)} |`
   )
 }
+/** The median of ascending `sorted` (the mean of the middle two when their number is even). */
+const median = (sorted: ReadonlyArray<number>) =>
+  sorted.length % 2 === 1
+    ? sorted[(sorted.length - 1) / 2]!
+    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
 const ratios = (load: string) => {
   const of = pairs.filter((pair) => pair.load === load)
   const each = of.map((pair) => pair.ruled.result.reqPerSec / pair.plain.result.reqPerSec).sort((a, b) => a - b)
   const sum = (rows: ReadonlyArray<Row>) => rows.reduce((total, row) => total + row.result.requests, 0)
   const pooled = sum(of.map((pair) => pair.ruled)) / sum(of.map((pair) => pair.plain))
   const cpu = (rows: ReadonlyArray<Row>) => rows.reduce((total, row) => total + row.cpuMicros, 0) / rows.length
+  const cpuRatios = of.map((pair) => pair.ruled.cpuMicros / pair.plain.cpuMicros).sort((a, b) => a - b)
   return (
-    `${each.map((r) => r.toFixed(2)).join(", ")} (median ${each[Math.floor(each.length / 2)]!.toFixed(2)}, ` +
+    `${each.map((r) => r.toFixed(2)).join(", ")} (median ${median(each).toFixed(2)}, ` +
     `pooled ${pooled.toFixed(2)}; server CPU ${cpu(of.map((pair) => pair.ruled)).toFixed(0)} ÷ ` +
-    `${cpu(of.map((pair) => pair.plain)).toFixed(0)} µs/req)`
+    `${cpu(of.map((pair) => pair.plain)).toFixed(0)} µs/req, median of the pairs' ratios ${median(cpuRatios).toFixed(2)})`
   )
 }
 console.log(
-  `\nsingle-point pushes with 10,000 rules ÷ with none, each round: to streams with 10 rules each ` +
+  `\nsingle-point pushes with 10,000 rules ÷ with none, side by side, each round: to streams with 10 rules each ` +
     `${ratios(pairs[0]!.load)}; to streams without rules ${ratios(pairs[1]!.load)} (target >= 0.95)`
 )
 console.log(
