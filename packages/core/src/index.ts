@@ -161,6 +161,7 @@ export {
   deletedChange,
   Fanout,
   gapChange,
+  mutationChanges,
   type PendingChange,
   type StreamChange
 } from "./ChangeFeed.js"

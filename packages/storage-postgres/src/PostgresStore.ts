@@ -41,19 +41,6 @@ export const make = (
       Effect.sync(() => makePool(config)),
       (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
-    // Closed before the pool ends (finalizers run in reverse order): every queued write is answered first.
-    const groupCommit = yield* Effect.acquireRelease(
-      Effect.sync(
-        () =>
-          new GroupCommit(
-            pool,
-            { ...defaultGroupLimits, maxWaitMs: config.connectTimeoutMs },
-            channelName(config.schema),
-            observer
-          )
-      ),
-      (groupCommit) => Effect.promise(() => groupCommit.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
-    )
     const channel = channelName(config.schema)
     const runtime = yield* Effect.runtime<never>()
     const warn = (message: string) => {
@@ -72,6 +59,21 @@ export const make = (
         return listener
       }),
       (listener) => Effect.promise(() => listener.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+    )
+    // Closed before the listener and the pool (finalizers run in reverse order): every queued write is answered
+    // first. It keeps the changes of the followed streams for the listener (`internal/ownNotices.ts`).
+    const groupCommit = yield* Effect.acquireRelease(
+      Effect.sync(
+        () =>
+          new GroupCommit(
+            pool,
+            { ...defaultGroupLimits, maxWaitMs: config.connectTimeoutMs },
+            channel,
+            observer,
+            listener.own
+          )
+      ),
+      (groupCommit) => Effect.promise(() => groupCommit.close()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
     return {
       streamStore: makeStreamStore(pool, groupCommit),

@@ -1,6 +1,7 @@
+import { ChangeFeed, type StreamChange } from "@dashstream/core"
 import { hotPathSetup, hotPathWorkload } from "@dashstream/core/testing"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import pg from "pg"
 import { layer, migrate, parseUrl } from "../src/index.js"
 import { openTestDatabase, withSchema } from "../src/testing/index.js"
@@ -9,9 +10,9 @@ import { freshSchema } from "./fixtures.js"
 /**
  * Every statement the adapter runs on the hot paths uses an index (push and read latency must not grow with
  * the number of streams and entries). The SQL is not listed by hand: the test records every query the adapter's `pg`
- * clients send while the shared hot-path workload runs (push, clear, latest/since/page/live reads, the listener's read
- * of a followed stream, the dashboard token lookup, a decimation pass's per-stream calls), splits the multi-statement
- * simple queries of the group commit into statements, and EXPLAINs each distinct statement with the values it ran
+ * clients send while the shared hot-path workload runs (push, clear, latest/since/page/live reads, another
+ * process's listener's read of a followed stream, the dashboard token lookup, a decimation pass's per-stream calls),
+ * splits the multi-statement simple queries of the group commit into statements, and EXPLAINs each distinct statement with the values it ran
  * with, so a statement added to a hot path later is checked without editing this file.
  *
  * Why `enable_seqscan = off`: on the test's tiny tables a sequential scan IS the cheapest plan, so the planner picks
@@ -131,8 +132,22 @@ const capture = Effect.gen(function* () {
   const [, sent] = yield* Effect.scoped(
     Effect.gen(function* () {
       const stores = yield* Layer.build(layer(config))
+      // Another process following `n`: its listener reads back what the workload pushes (the workload's own process
+      // publishes its own changes without a read).
+      const other = yield* Layer.build(layer(config))
       const fixture = yield* Effect.provide(hotPathSetup, stores)
-      return yield* recording(Effect.provide(hotPathWorkload(fixture), stores))
+      const seen: Array<StreamChange> = []
+      yield* Effect.acquireRelease(
+        Context.get(other, ChangeFeed).subscribe(fixture.widgets.get("n")!.id, (change) => seen.push(change)),
+        (unsubscribe) => Effect.sync(unsubscribe)
+      )
+      const readBack = Effect.gen(function* () {
+        for (let waited = 0; !seen.some((c) => c._tag === "Stored"); waited += 10) {
+          if (waited > 10_000) return yield* Effect.die(new Error("no change reached the other process"))
+          yield* Effect.sleep("10 millis")
+        }
+      })
+      return yield* recording(Effect.zipRight(Effect.provide(hotPathWorkload(fixture), stores), readBack))
     })
   )
   const distinct = new Map<string, Sent>()

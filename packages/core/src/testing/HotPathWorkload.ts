@@ -87,7 +87,7 @@ export const hotPathWorkload = (fixture: HotPathFixture): Effect.Effect<void, un
       const widget = (name: string) => fixture.widgets.get(name)!
       const streams = yield* StreamStore
       const feed = yield* ChangeFeed
-      // The live lane follows `n`: each committed change of it is published (PostgreSQL: read back by the listener).
+      // The live lane follows `n`: each committed change of it is published (PostgreSQL: on its notification).
       const received: Array<StreamChange> = []
       yield* Effect.acquireRelease(
         feed.subscribe(widget("n").id, (change) => received.push(change)),
@@ -161,7 +161,7 @@ export const hotPathWorkload = (fixture: HotPathFixture): Effect.Effect<void, un
         if (tile.widget !== null) yield* streams.readLive(tile.widget.id, { _tag: "Recent", count: 100 })
       }
 
-      // Wait until the followed stream's pushes reached the feed (on PostgreSQL, through a notification and a read).
+      // Wait until the followed stream's pushes reached the feed (on PostgreSQL, through a notification).
       for (let waited = 0; !received.some((c) => c._tag === "Stored"); waited += 10) {
         if (waited > 10_000) return yield* Effect.die(new Error("no change of the followed stream arrived"))
         yield* Effect.sleep("10 millis")

@@ -200,6 +200,8 @@ export interface StoreArrays {
   readonly clearedTss: Array<number | null>
   /** One notification payload per changed stream (see `notify.ts`). */
   readonly payloads: Array<string>
+  /** The stream of each of {@link payloads}. */
+  readonly payloadStreams: Array<number>
 }
 
 /** The arrays of the net changes. */
@@ -215,7 +217,8 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
     moved: [],
     lastTss: [],
     clearedTss: [],
-    payloads: []
+    payloads: [],
+    payloadStreams: []
   }
   for (const [id, change] of changes) {
     if (change.clearedAt !== null) out.cleared.push(id)
@@ -285,6 +288,7 @@ export const storeArrays = (changes: ReadonlyMap<number, NetChange>): StoreArray
       out.clearedTss.push(change.clearedAt)
     }
     if (from !== null || change.clearedAt !== null) {
+      out.payloadStreams.push(id)
       out.payloads.push(
         storedPayload(
           id,

@@ -17,6 +17,7 @@ import { toStorageFailure } from "./errors.js"
 import { runTransaction } from "./groupTransaction.js"
 import { GuessBackOff, LastTsGuesses } from "./lastTsGuesses.js"
 import { channelName } from "./notify.js"
+import type { OwnNotices } from "./ownNotices.js"
 
 export type { WriteError } from "@dashstream/core"
 
@@ -69,7 +70,8 @@ export class GroupCommit {
     private readonly pool: pg.Pool,
     limits: GroupLimits = defaultGroupLimits,
     private readonly channel: string = channelName("public"),
-    observer: WriteObserver | undefined = undefined
+    observer: WriteObserver | undefined = undefined,
+    private readonly own: OwnNotices | undefined = undefined
   ) {
     this.queue = new WriteQueue(
       { run: (group, turn, end) => this.runGroup(group, turn, end) },
@@ -138,7 +140,14 @@ export class GroupCommit {
   private async attempt(group: ReadonlyArray<Pending>, number: number): Promise<ReadonlyArray<WriteError | undefined>> {
     const client = await this.pool.connect()
     try {
-      const outcome = await runTransaction(client, group, this.channel, this.guesses, this.backOff.allows(number))
+      const outcome = await runTransaction(
+        client,
+        group,
+        this.channel,
+        this.guesses,
+        this.backOff.allows(number),
+        this.own
+      )
       client.release()
       if (outcome.planned === "guessed") this.guessedCount++
       else if (outcome.planned === "stale") this.staleCount++

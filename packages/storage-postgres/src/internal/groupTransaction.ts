@@ -10,7 +10,16 @@ import {
 } from "@dashstream/core"
 import type pg from "pg"
 import type { LastTsGuesses } from "./lastTsGuesses.js"
-import { type Merged, mergeOld, netChanges, type OverlappedBlock, storeArrays } from "./changePlan.js"
+import {
+  type Merged,
+  mergeOld,
+  type NetChange,
+  netChanges,
+  type OverlappedBlock,
+  type StoreArrays,
+  storeArrays
+} from "./changePlan.js"
+import { type KnownChange, knownChanges, type OwnNotices } from "./ownNotices.js"
 import { guessedQuery, latestSql, occupiedState, overlappedSql, staleGuessState, storeSql } from "./storeSql.js"
 
 /** One group's transaction of the PostgreSQL group commit (see `groupCommit.ts`); its SQL is in `storeSql.ts`. */
@@ -91,7 +100,8 @@ export const runTransaction = async (
   group: ReadonlyArray<Pending>,
   channel: string,
   guesses: LastTsGuesses,
-  useGuesses: boolean
+  useGuesses: boolean,
+  own?: OwnNotices
 ): Promise<GroupOutcome> => {
   const idSet = new Set<number>()
   const latestSet = new Set<number>()
@@ -116,15 +126,18 @@ export const runTransaction = async (
     // Every stream of the group has a guess (`expected`); planning reads them before `learn` changes any.
     const plan = new WritePlan({ lastTs: (id) => guesses.get(id), latest: () => null })
     const errors = group.map((pending) => plan.add(pending.writes, pending.now))
-    const arrays = storeArrays(netChanges(plan))
+    const changes = netChanges(plan)
+    const arrays = storeArrays(changes)
     // A group whose every call fails is planned on the rows: its errors may come from a wrong guess.
     if (arrays.cleared.length === 0 && !errors.every((e) => e !== undefined)) {
       guesses.learn(plan)
       const turn = guesses.turn(ids)
+      const known = expectOwn(own, client, changes, arrays)
       try {
         await storeGuessed(client, guessedQuery(ids, expected, arrays, channel), guesses.ahead(turn.after))
         return { errors, planned: "guessed" }
       } catch (error) {
+        withdrawOwn(own, client, known)
         guesses.forget(ids)
         if (isOccupied(error)) planned = "occupied"
         else if (!isStaleGuess(error)) throw error
@@ -141,7 +154,7 @@ export const runTransaction = async (
   for (let attempt = 1; ; attempt++) {
     const learned = guesses.reading(ids)
     try {
-      return await readAndStore(client, group, channel, guesses, ids, latestIds, planned, learned)
+      return await readAndStore(client, group, channel, guesses, ids, latestIds, planned, learned, own)
     } catch (error) {
       if (attempt >= maxDeadlockAttempts || codeOf(error) !== "40P01") throw error
       // The server rolled back everything of the transaction but it still has to be ended before the next BEGIN.
@@ -170,7 +183,8 @@ const readAndStore = async (
   ids: ReadonlyArray<number>,
   latestIds: ReadonlyArray<number>,
   planned: GroupOutcome["planned"],
-  learned: () => void
+  learned: () => void,
+  own: OwnNotices | undefined
 ): Promise<GroupOutcome> => {
   const results = (await client.query(
     `BEGIN; SELECT id, last_ts FROM streams WHERE id = ANY('{${ids.join(",")}}'::bigint[]) ORDER BY id FOR UPDATE` +
@@ -201,14 +215,17 @@ const readAndStore = async (
   guesses.learn(plan)
   // A group waiting to plan on these guesses may go on now (and insert its new entries while this one commits).
   learned()
+  let known: ReadonlyArray<KnownChange> = []
   try {
-    const arrays = storeArrays(netChanges(plan))
+    const changes = netChanges(plan)
+    const arrays = storeArrays(changes)
     // Old entries are merged into the stored blocks they overlap, read under the locks (one more round trip).
     let merged: Merged | undefined = undefined
     if (arrays.old.size > 0) {
       const overlapped = await client.query<OverlappedBlock>(overlappedSql(arrays))
       merged = mergeOld(arrays, overlapped.rows)
     }
+    known = expectOwn(own, client, changes, arrays)
     // The changes and COMMIT in one round trip: a failing statement skips the rest (COMMIT included) and rejects.
     const stored = (await client.query(`${storeSql(arrays, merged, channel)}COMMIT`)) as unknown as
       pg.QueryResult | Array<pg.QueryResult>
@@ -216,8 +233,30 @@ const readAndStore = async (
     // COMMIT of a transaction the server already aborted answers ROLLBACK instead of failing.
     if (end.command !== "COMMIT") throw new Error(`COMMIT answered ${end.command}`)
   } catch (error) {
+    withdrawOwn(own, client, known)
     guesses.forget(ids)
     throw error
   }
   return { errors, planned }
+}
+
+// The changes of the followed streams the group is about to store, kept for the listener (see `ownNotices.ts`) under
+// the connection's backend pid; none without `own` or a known pid.
+const expectOwn = (
+  own: OwnNotices | undefined,
+  client: pg.PoolClient,
+  changes: ReadonlyMap<number, NetChange>,
+  arrays: StoreArrays
+): ReadonlyArray<KnownChange> => {
+  const pid = (client as { processID?: number | null }).processID
+  if (own === undefined || typeof pid !== "number") return []
+  const known = knownChanges(changes, arrays, own.follows)
+  own.expect(pid, known)
+  return known
+}
+
+// The transaction failed: its kept changes are forgotten (a notification it may still send is read back).
+const withdrawOwn = (own: OwnNotices | undefined, client: pg.PoolClient, known: ReadonlyArray<KnownChange>): void => {
+  const pid = (client as { processID?: number | null }).processID
+  if (own !== undefined && typeof pid === "number") own.withdraw(pid, known)
 }

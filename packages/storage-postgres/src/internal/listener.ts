@@ -13,6 +13,7 @@ import { type Context, Effect } from "effect"
 import pg from "pg"
 import type { PostgresConfig } from "../PostgresConfig.js"
 import { NoticeReads } from "./noticeReads.js"
+import { OwnNotices } from "./ownNotices.js"
 import { type Notice, parseNotice, quoteChannel, type StoredNotice } from "./notify.js"
 import { clientConfig } from "./pool.js"
 
@@ -105,8 +106,9 @@ const message = (error: unknown): string => {
  * listening on `channel` for the notifications the write path sends on COMMIT (see `notify.ts`), fanned out to this
  * process's subscribers through a core {@link Fanout}.
  *
- * - A notification of a stream nobody here follows costs nothing. Otherwise the entries it names are read from the
- *   pool and published as one `Stored` (`fresh` when `ts > (c ?? b)`), after a `Cleared` when the group cleared the
+ * - A notification of a stream nobody here follows costs nothing. A notification of this process's own group (same
+ *   backend pid and payload as changes its write path kept, {@link OwnNotices}) is published from those changes,
+ *   without a read. Otherwise the entries it names are read from the pool and published as one `Stored` (`fresh` when `ts > (c ?? b)`), after a `Cleared` when the group cleared the
  *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue of reads; the reads of all
  *   streams asked for while a query runs go together in the next one ({@link NoticeReads}). Changes are PUBLISHED in
  *   notification (commit) order across all streams, so a subscriber of several streams (a dashboard's or a
@@ -127,6 +129,11 @@ const message = (error: unknown): string => {
 export class Listener {
   /** The local subscribers. */
   readonly fanout = new Fanout()
+  /**
+   * The changes this process's own groups made to followed streams, published from memory when their notifications
+   * arrive instead of being read back (see `ownNotices.ts`); the write path fills it.
+   */
+  readonly own = new OwnNotices((stream) => this.fanout.has(stream as StreamId))
   private client: pg.Client | undefined = undefined
   private isListening = false
   private isClosed = false
@@ -142,6 +149,7 @@ export class Listener {
   private readonly ready: Promise<void>
   private settle: () => void = () => {}
   private noticeCount = 0
+  private ownCount = 0
   private readCount = 0
   private connectCount = 0
   private readonly reads: NoticeReads
@@ -159,17 +167,20 @@ export class Listener {
   }
 
   /**
-   * Notifications received for followed streams, reads made for them, the queries that made those reads (several
-   * reads a query, see {@link NoticeReads}), and successful `LISTEN`s so far.
+   * Notifications received for followed streams, those of them published from this process's own changes (see
+   * {@link own}), reads made for the others, the queries that made those reads (several reads a query, see
+   * {@link NoticeReads}), and successful `LISTEN`s so far.
    */
   get stats(): {
     readonly notices: number
+    readonly own: number
     readonly reads: number
     readonly queries: number
     readonly connects: number
   } {
     return {
       notices: this.noticeCount,
+      own: this.ownCount,
       reads: this.readCount,
       queries: this.reads.batches,
       connects: this.connectCount
@@ -239,7 +250,7 @@ export class Listener {
     client.on("error", (error) => this.lost(client, error))
     client.on("end", () => this.lost(client, new Error("the connection ended")))
     client.on("notification", (n) => {
-      if (n.channel === this.channel) this.notified(n.payload)
+      if (n.channel === this.channel) this.notified(n.payload, n.processId)
     })
     try {
       await client.connect()
@@ -278,6 +289,8 @@ export class Listener {
     if (client !== this.client) return
     this.client = undefined
     this.isListening = false
+    // The notifications of the changes kept so far may never arrive (the `Gap` sent on reconnection covers them).
+    this.own.clear()
     client.end().catch(() => undefined)
     this.settle()
     if (this.isClosed) return
@@ -292,14 +305,23 @@ export class Listener {
     this.retry = setTimeout(() => void this.connect(), this.options.reconnectMs)
   }
 
-  private notified(payload: string | undefined): void {
+  private notified(payload: string | undefined, pid: number): void {
     const notice = parseNotice(payload)
-    if (notice === undefined || !this.fanout.has(notice.stream as StreamId)) return
+    if (notice === undefined) return
+    // A notification of this process's own group: its changes were kept by the write path (taken even when nobody
+    // follows the stream any more).
+    const known = this.own.take(pid, payload!)
+    if (!this.fanout.has(notice.stream as StreamId)) return
     this.noticeCount++
     const slot: Slot = { stream: notice.stream as StreamId, changes: undefined, next: undefined }
     if (this.tail === undefined) this.head = slot
     else this.tail.next = slot
     this.tail = slot
+    if (known !== undefined) {
+      this.ownCount++
+      this.settled(slot, known)
+      return
+    }
     const queue = this.queues.get(notice.stream)
     if (queue !== undefined) {
       queue.items.push({ notice, slot })
