@@ -99,4 +99,20 @@ describe("latest-entry reads, batched", () => {
       }
     })
   )
+
+  it.scopedLive("a failed query fails the reads of its own batch only", () =>
+    Effect.gen(function* () {
+      const { a, b, c, sent, reads } = yield* setup(2)
+      // 2^63 is out of `bigint`'s range: PostgreSQL refuses the query of the batch that carries it.
+      const answers = yield* readTogether(reads, [a.id, 2 ** 63, c.id, b.id, a.id])
+      assert.deepStrictEqual(answers, [
+        { error: "StorageError", points: [] },
+        { error: "StorageError", points: [] },
+        { error: undefined, points: [5] },
+        { error: undefined, points: [] },
+        { error: undefined, points: [2] }
+      ])
+      assert.deepStrictEqual([sent.queries, reads.batches], [3, 3])
+    })
+  )
 })

@@ -1,5 +1,6 @@
 import { answerGuarded, type Micros, type StorageFailure, type StoredEntry } from "@dashstream/core"
 import type pg from "pg"
+import { Batcher } from "./batcher.js"
 import { answerQuery } from "./direct.js"
 import { lastEntrySql } from "./storeSql.js"
 
@@ -36,7 +37,7 @@ const noneFound: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined> = []
  * at the end of that turn (`setImmediate`), instead of one query each. Under load most of the cost of a read on
  * PostgreSQL is sending its query (a write on the socket that wakes the server's backend): 27 us of the event loop
  * per query, against 8 us to answer the HTTP request (profile of the latest-read load). At most `maxBatch` reads go
- * in one query; the rest form the next one, sent at once.
+ * in one query; the rest form the next one, sent at once (a {@link Batcher} with no bound on the queries in flight).
  *
  * A read sees everything committed before its batch's query starts, so everything acknowledged before the read was
  * asked for (a batch is sent after its reads were asked). A failed query answers every read of its batch with the
@@ -44,44 +45,33 @@ const noneFound: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined> = []
  * through `answer` (`direct.ts`): a continuation that throws is answered again with a `StorageError`, alone.
  */
 export class LatestReads {
-  private queue: Array<Pending> = []
-  private scheduled: NodeJS.Immediate | undefined = undefined
-  private batchCount = 0
-  private readonly flushNow = (): void => this.flush()
+  private readonly batcher: Batcher<Pending>
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly maxBatch: number = 256
-  ) {}
+    maxBatch: number = 256
+  ) {
+    this.batcher = new Batcher((batch, settled) => this.send(batch, settled), { maxBatch, maxInFlight: Infinity })
+  }
 
   /** Queries sent so far (reads / batches is the mean batch). */
   get batches(): number {
-    return this.batchCount
+    return this.batcher.batches
   }
 
   /** Reads the latest entry of `stream` (its id) and calls `done` once. */
   read(stream: number, done: LatestDone): void {
-    this.queue.push({ stream, done })
-    if (this.scheduled === undefined) this.scheduled = setImmediate(this.flushNow)
+    this.batcher.add({ stream, done })
   }
 
-  private flush(): void {
-    this.scheduled = undefined
-    while (this.queue.length > 0) {
-      const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch)
-      this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch)
-      this.batchCount++
-      this.send(batch)
-    }
-  }
-
-  private send(batch: ReadonlyArray<Pending>): void {
+  private send(batch: ReadonlyArray<Pending>, settled: () => void): void {
     const streams = batch.map((p) => p.stream)
     // One answer per read, each through `answer`: a read whose continuation throws is answered 500 alone.
     answerQuery(
       this.pool.query<[number, number, string], [ReadonlyArray<number>]>(batchQuery(streams)),
       (error: StorageFailure | undefined, found: ReadonlyArray<ReadonlyArray<StoredEntry> | undefined>) => {
         for (let i = 0; i < batch.length; i++) answerGuarded(batch[i]!.done, error, found[i] ?? none, none)
+        settled()
       },
       (result) => {
         const found: Array<ReadonlyArray<StoredEntry> | undefined> = new Array(batch.length)

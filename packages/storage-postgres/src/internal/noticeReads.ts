@@ -1,4 +1,5 @@
 import type pg from "pg"
+import { Batcher } from "./batcher.js"
 import { fromBlockSql } from "./blockReads.js"
 
 /** One read of a notification's range: stream id, `ts` from `from` to `to` (microseconds, inclusive). */
@@ -34,44 +35,27 @@ const batchStatement = {
  * nothing runs is sent at the end of the event loop's turn (`setImmediate`), with the others asked in that turn.
  *
  * A read sees everything committed before its query starts, so everything its notification named (PostgreSQL
- * delivers a notification after its transaction committed). A failed query rejects every read of its batch.
+ * delivers a notification after its transaction committed). A failed query rejects every read of its batch, and only
+ * those. The batching is a {@link Batcher} with one query in flight.
  */
 export class NoticeReads {
-  private queue: Array<Pending> = []
-  private busy = false
-  private scheduled: NodeJS.Immediate | undefined = undefined
-  private batchCount = 0
-  private readonly flushNow = (): void => this.flush()
+  private readonly batcher: Batcher<Pending>
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly maxBatch: number = 256
-  ) {}
+    maxBatch: number = 256
+  ) {
+    this.batcher = new Batcher((batch, settled) => void this.send(batch).finally(settled), { maxBatch, maxInFlight: 1 })
+  }
 
   /** Queries sent so far (reads / batches is the mean batch). */
   get batches(): number {
-    return this.batchCount
+    return this.batcher.batches
   }
 
   /** The blocks (`data`, ascending) that hold stream `stream`'s entries with `from <= ts <= to` (see the class). */
   read(stream: number, from: number, to: number): Promise<Array<Buffer>> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ stream, from, to, resolve, reject })
-      if (!this.busy && this.scheduled === undefined) this.scheduled = setImmediate(this.flushNow)
-    })
-  }
-
-  private flush(): void {
-    this.scheduled = undefined
-    if (this.busy || this.queue.length === 0) return
-    const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch)
-    this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch)
-    this.busy = true
-    this.batchCount++
-    void this.send(batch).finally(() => {
-      this.busy = false
-      this.flush()
-    })
+    return new Promise((resolve, reject) => this.batcher.add({ stream, from, to, resolve, reject }))
   }
 
   private async send(batch: ReadonlyArray<Pending>): Promise<void> {
