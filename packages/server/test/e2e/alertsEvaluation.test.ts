@@ -1,0 +1,288 @@
+/**
+ * docs/api.md section 18 through the admin API of the real `dashstream serve`, on every backend, for what the
+ * other alert suites leave to unit tests: a receiver's secret kept, replaced and removed (seen by the signature of a
+ * test notification) and a test answered 200 with a receiver's 500; an array push whose entries make two transitions;
+ * a pending rule going back to `ok` without a transition, and firing at its deadline with `ts` and `value` `null`;
+ * transitions made while silenced recorded as `silenced` and never sent, also not once the silence ends; a widget's
+ * deletion taking its rules; deadlines (`for`, `noDataFor`) kept across a restart; every time in the answers in
+ * ISO 8601 UTC.
+ */
+import { createHmac } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Answer, eventually, receiverServer } from "./alertSupport.js"
+import { type Account, backends, expectError, expectSuccess, suiteName, useServer } from "./harness.js"
+
+/** An ISO 8601 UTC time as the admin API writes it (to the millisecond, `Z`). */
+const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+const sign = (secret: string, body: Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+for (const backend of backends) {
+  describe(suiteName("alert evaluation and silences (admin API)", backend), { timeout: 120_000 }, () => {
+    const ctx = useServer(backend)
+    let account: Account
+    let hook: Awaited<ReturnType<typeof receiverServer>>
+    // What the hook answers next: the test notification of a receiver answered 500 sets it to 500 for one request.
+    let answer: Answer = 200
+    const rules = () => `/admin/accounts/${account.id}/alert-rules`
+    const receivers = () => `/admin/accounts/${account.id}/receivers`
+    const eventsPath = () => `/admin/accounts/${account.id}/alert-events`
+
+    beforeAll(async () => {
+      account = await ctx.api.setup({
+        series: "sparkline",
+        slow: "number",
+        muted: "number",
+        gone: "number",
+        held: "number",
+        quiet: "text-feed"
+      })
+      hook = await receiverServer(() => answer)
+    })
+
+    afterAll(() => hook?.close())
+
+    /** The bodies the hook got for `ruleId`, parsed, in the order they arrived. */
+    const sentFor = (ruleId: string) =>
+      hook.received.map((r) => JSON.parse(r.body.toString())).filter((body) => body.rule?.id === ruleId)
+
+    /** The account's transitions of `ruleId`, read through the API. */
+    const eventsOf = async (ruleId: string): Promise<Array<any>> => {
+      const r = await ctx.api.admin("GET", eventsPath())
+      expect(r.status, r.text).toBe(200)
+      return r.json.events.filter((e: any) => e.ruleId === ruleId)
+    }
+
+    const newReceiver = async (body: Record<string, unknown>) => {
+      const r = await ctx.api.admin("POST", receivers(), { kind: "webhook", url: hook.url, ...body })
+      expect(r.status, r.text).toBe(201)
+      return r.json as { id: string }
+    }
+
+    const newRule = async (body: Record<string, unknown>) => {
+      const r = await ctx.api.admin("POST", rules(), body)
+      expect(r.status, r.text).toBe(201)
+      expect(r.json.createdAt).toMatch(isoUtc)
+      expect(r.json.stateSince).toMatch(isoUtc)
+      return r.json as { id: string }
+    }
+
+    it("a receiver's secret: never shown, kept by a PUT without it, replaced, removed by null; a 500 test is 200", async () => {
+      const created = await ctx.api.admin("POST", receivers(), {
+        name: "signed",
+        kind: "webhook",
+        url: hook.url,
+        secret: "first-secret"
+      })
+      expect(created.status).toBe(201)
+      expect(created.text).not.toContain("first-secret")
+      const path = `${receivers()}/${created.json.id}`
+      const tested = async (status: Answer) => {
+        answer = status
+        const before = hook.received.length
+        const r = await ctx.api.admin("POST", `${path}/test`)
+        answer = 200
+        expect(hook.received).toHaveLength(before + 1)
+        return { reply: r, got: hook.received[before]! }
+      }
+      const put = async (body: Record<string, unknown>) => {
+        const r = await ctx.api.admin("PUT", path, { name: "signed", kind: "webhook", url: hook.url, ...body })
+        expect(r.status, r.text).toBe(200)
+        expect(r.text).not.toContain('secret"')
+        return r.json
+      }
+
+      expect((await put({})).hasSecret).toBe(true)
+      const kept = await tested(200)
+      expect(kept.got.headers["x-dashstream-signature"]).toBe(sign("first-secret", kept.got.body))
+
+      expect((await put({ secret: "second-secret" })).hasSecret).toBe(true)
+      const replaced = await tested(200)
+      expect(replaced.got.headers["x-dashstream-signature"]).toBe(sign("second-secret", replaced.got.body))
+
+      const removed = await put({ secret: null })
+      expect(removed.hasSecret).toBe(false)
+      expect((await ctx.api.admin("GET", path)).json.hasSecret).toBe(false)
+      const unsigned = await tested(500)
+      expect(unsigned.got.headers["x-dashstream-signature"]).toBeUndefined()
+      // The receiver's status, whatever it is, in a 200.
+      expect([unsigned.reply.status, unsigned.reply.json]).toEqual([200, { status: 500 }])
+      expect((await ctx.api.admin("GET", receivers())).text).not.toContain('secret"')
+    })
+
+    it("an array push of three entries makes two transitions, each with its entry's value and ts, sent in order", async () => {
+      const receiver = await newReceiver({ name: "series" })
+      const rule = await newRule({
+        name: "series high",
+        streamName: "series",
+        condition: { above: 50 },
+        receiverIds: [receiver.id]
+      })
+      const t = Math.floor(Date.now() / 1000)
+      expectSuccess(
+        await ctx.api.pushPoint(account.accessKey, "series", [
+          { number: 60, timestamp: t - 2 },
+          { number: 10, timestamp: t - 1 },
+          { number: 5, timestamp: t }
+        ])
+      )
+      await eventually(async () => {
+        const events = await eventsOf(rule.id)
+        expect(events.map((e) => [e.from, e.to, e.value, e.ts, e.deliveries[0].state])).toEqual([
+          ["ok", "firing", 60, t - 2, "delivered"],
+          ["firing", "ok", 10, t - 1, "delivered"]
+        ])
+        for (const e of events) expect(e.at).toMatch(isoUtc)
+      }, 10_000)
+      const sent = sentFor(rule.id)
+      expect(sent.map((b) => [b.state, b.value, b.ts])).toEqual([
+        ["firing", 60, t - 2],
+        ["resolved", 10, t - 1]
+      ])
+      expect(sent[0].startsAt).toMatch(isoUtc)
+      expect(sent[0].endsAt).toBeUndefined()
+      expect(sent[1].startsAt).toBe(sent[0].startsAt)
+      expect(sent[1].endsAt).toMatch(isoUtc)
+      expect((await ctx.api.admin("GET", `${rules()}/${rule.id}`)).json).toMatchObject({ state: "ok", value: 5 })
+    })
+
+    it("pending goes back to ok with no transition; left pending, the rule fires at its deadline with ts null", async () => {
+      const receiver = await newReceiver({ name: "slow" })
+      const rule = await newRule({
+        name: "slow high",
+        streamName: "slow",
+        condition: { above: 50 },
+        for: 2,
+        receiverIds: [receiver.id]
+      })
+      const path = `${rules()}/${rule.id}`
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "slow", 60))
+      await eventually(async () => expect((await ctx.api.admin("GET", path)).json.state).toBe("pending"), 5_000)
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "slow", 10))
+      await eventually(async () => expect((await ctx.api.admin("GET", path)).json.state).toBe("ok"), 5_000)
+      // Past the first run's deadline: nothing fired, nothing recorded, nothing sent.
+      await sleep(3_000)
+      expect((await ctx.api.admin("GET", path)).json.state).toBe("ok")
+      expect(await eventsOf(rule.id)).toEqual([])
+      expect(sentFor(rule.id)).toEqual([])
+
+      const pushedAt = Date.now()
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "slow", 70))
+      await eventually(async () => {
+        const events = await eventsOf(rule.id)
+        expect(events.map((e) => [e.from, e.to, e.value, e.ts, e.deliveries[0].state])).toEqual([
+          ["pending", "firing", null, null, "delivered"]
+        ])
+      }, 10_000)
+      const [fired] = await eventsOf(rule.id)
+      // At its deadline: `for` after the entry (the server's receive time), give or take a loaded machine.
+      const late = Date.parse(fired.at) - (pushedAt + 2_000)
+      expect(late).toBeGreaterThanOrEqual(-500)
+      expect(late).toBeLessThan(2_000)
+      expect(sentFor(rule.id).map((b) => [b.state, b.value, b.ts])).toEqual([["firing", null, null]])
+      expect((await ctx.api.admin("GET", path)).json).toMatchObject({ state: "firing", stateSince: fired.at })
+    })
+
+    it("while silenced, transitions are recorded as silenced and never sent, also not once the silence ends", async () => {
+      const receiver = await newReceiver({ name: "muted" })
+      const rule = await newRule({
+        name: "muted high",
+        streamName: "muted",
+        condition: { above: 50 },
+        receiverIds: [receiver.id]
+      })
+      const path = `${rules()}/${rule.id}`
+      const until = new Date(Date.now() + 3_000)
+      const silenced = await ctx.api.admin("POST", `${path}/silence`, { until: until.toISOString() })
+      expect([silenced.status, silenced.json.silencedUntil]).toEqual([200, until.toISOString()])
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "muted", 95))
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "muted", 5))
+      await eventually(async () => {
+        const events = await eventsOf(rule.id)
+        expect(events.map((e) => [e.to, e.deliveries])).toEqual([
+          ["firing", [{ receiverId: receiver.id, state: "silenced", attempts: 0, lastStatus: null }]],
+          ["ok", [{ receiverId: receiver.id, state: "silenced", attempts: 0, lastStatus: null }]]
+        ])
+      }, 10_000)
+      // The silence ends; what was recorded during it stays unsent.
+      await sleep(Math.max(0, until.getTime() - Date.now()) + 2_000)
+      expect(sentFor(rule.id)).toEqual([])
+      expect((await eventsOf(rule.id)).map((e) => e.deliveries[0].state)).toEqual(["silenced", "silenced"])
+
+      // After it, a transition is sent: the receiver works.
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "muted", 96))
+      await eventually(() => expect(sentFor(rule.id).map((b) => [b.state, b.value])).toEqual([["firing", 96]]), 10_000)
+
+      // A silence lifted with null: the next transition is sent again.
+      const far = await ctx.api.admin("POST", `${path}/silence`, { until: "2099-01-01T01:00:00+01:00" })
+      expect(far.json.silencedUntil).toBe("2099-01-01T00:00:00.000Z")
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "muted", 4))
+      await eventually(async () => expect((await eventsOf(rule.id)).at(-1).deliveries[0].state).toBe("silenced"))
+      const lifted = await ctx.api.admin("POST", `${path}/silence`, { until: null })
+      expect([lifted.status, lifted.json.silencedUntil]).toEqual([200, null])
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "muted", 97))
+      await eventually(
+        () =>
+          expect(sentFor(rule.id).map((b) => [b.state, b.value])).toEqual([
+            ["firing", 96],
+            ["firing", 97]
+          ]),
+        10_000
+      )
+      expect((await eventsOf(rule.id)).map((e) => [e.to, e.deliveries[0].state])).toEqual([
+        ["firing", "silenced"],
+        ["ok", "silenced"],
+        ["firing", "delivered"],
+        ["ok", "silenced"],
+        ["firing", "delivered"]
+      ])
+    })
+
+    it("deleting a widget deletes its rules", async () => {
+      const rule = await newRule({ name: "gone high", streamName: "gone", condition: { above: 1 }, receiverIds: [] })
+      const kept = await newRule({ name: "held high", streamName: "held", condition: { above: 1 }, receiverIds: [] })
+      expect((await ctx.api.admin("DELETE", `/admin/accounts/${account.id}/widgets/gone`)).status).toBe(204)
+      expectError(await ctx.api.admin("GET", `${rules()}/${rule.id}`), 404, "rule_not_found")
+      const listed = (await ctx.api.admin("GET", rules())).json.rules.map((r: any) => r.id)
+      expect(listed).toContain(kept.id)
+      expect(listed).not.toContain(rule.id)
+    })
+
+    it("deadlines are kept across a restart: a pending for and a noDataFor fire once the server is back", async () => {
+      const receiver = await newReceiver({ name: "deadlines" })
+      const pending = await newRule({
+        name: "held long",
+        streamName: "held",
+        condition: { above: 50 },
+        for: 3,
+        receiverIds: [receiver.id]
+      })
+      const quiet = await newRule({
+        name: "quiet feed",
+        streamName: "quiet",
+        condition: { noDataFor: 10 },
+        receiverIds: [receiver.id]
+      })
+      const quietSince = Date.now()
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "held", 60))
+      await eventually(async () => {
+        expect((await ctx.api.admin("GET", `${rules()}/${pending.id}`)).json.state).toBe("pending")
+      }, 5_000)
+      // The process that scheduled both deadlines goes; the next one has only what is stored.
+      await ctx.restart()
+      await eventually(async () => {
+        expect(sentFor(pending.id).map((b) => [b.state, b.ts])).toEqual([["firing", null]])
+        expect(sentFor(quiet.id).map((b) => [b.state, b.ts])).toEqual([["firing", null]])
+      }, 20_000)
+      const [quietFired] = await eventsOf(quiet.id)
+      expect(Date.parse(quietFired.at) - quietSince).toBeGreaterThanOrEqual(10_000 - 500)
+      expect((await eventsOf(pending.id)).map((e) => [e.from, e.to])).toEqual([["pending", "firing"]])
+
+      // The next entry resolves the noDataFor rule.
+      expectSuccess(await ctx.api.pushPoint(account.accessKey, "quiet", { title: "back", msg: "again" }))
+      await eventually(() => expect(sentFor(quiet.id).map((b) => b.state)).toEqual(["firing", "resolved"]), 10_000)
+    })
+  })
+}
