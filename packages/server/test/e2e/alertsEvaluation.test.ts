@@ -250,6 +250,51 @@ for (const backend of backends) {
       expect(listed).not.toContain(rule.id)
     })
 
+    it("the history read on from each page's last at gives every transition once, ascending, 1,000 at most", async () => {
+      const own = await ctx.api.setup({ flapping: "sparkline" })
+      const history = `/admin/accounts/${own.id}/alert-events`
+      const made = await ctx.api.admin("POST", `/admin/accounts/${own.id}/alert-rules`, {
+        name: "flapping",
+        streamName: "flapping",
+        condition: { above: 50 },
+        receiverIds: []
+      })
+      expect(made.status, made.text).toBe(201)
+      // Entries alternately meeting the condition and not: each one a transition, those of one push in one
+      // millisecond. 998 then 4 put the 1,000th transition inside the second push's millisecond.
+      const flaps = (count: number, from: number) =>
+        Array.from({ length: count }, (_, i) => ({ number: i % 2 === 0 ? 60 : 10, timestamp: from + i }))
+      const t = Math.floor(Date.now() / 1000) - 10_000
+      expectSuccess(await ctx.api.pushPoint(own.accessKey, "flapping", flaps(998, t)))
+      let firstAt = ""
+      await eventually(async () => {
+        const first = (await ctx.api.admin("GET", history)).json.events
+        expect(first).toHaveLength(998)
+        firstAt = first.at(-1).at
+      })
+      expectSuccess(await ctx.api.pushPoint(own.accessKey, "flapping", flaps(4, t + 5_000)))
+      await eventually(async () => {
+        expect((await ctx.api.admin("GET", `${history}?since=${firstAt}`)).json.events).toHaveLength(4)
+      })
+      const pages: Array<Array<any>> = []
+      let since: string | undefined
+      for (let read = 0; read < 10; read++) {
+        const r = await ctx.api.admin("GET", since === undefined ? history : `${history}?since=${since}`)
+        expect(r.status, r.text).toBe(200)
+        if (r.json.events.length === 0) break
+        pages.push(r.json.events)
+        since = r.json.events.at(-1).at
+      }
+      for (const page of pages) expect(page.length).toBeLessThanOrEqual(1_000)
+      const all = pages.flat()
+      expect(all.map((e) => e.ts)).toEqual(
+        [...Array(998).keys()].map((i) => t + i).concat([0, 1, 2, 3].map((i) => t + 5_000 + i))
+      )
+      expect(new Set(all.map((e) => e.id)).size).toBe(1_002)
+      const times = all.map((e) => Date.parse(e.at))
+      expect(times).toEqual([...times].sort((a, b) => a - b))
+    })
+
     it("deadlines are kept across a restart: a pending for and a noDataFor fire once the server is back", async () => {
       const receiver = await newReceiver({ name: "deadlines" })
       const pending = await newRule({
