@@ -36,6 +36,7 @@ for (const backend of backends) {
         slow: "number",
         muted: "number",
         gone: "number",
+        late: "number",
         held: "number",
         quiet: "text-feed"
       })
@@ -238,6 +239,44 @@ for (const backend of backends) {
         ["ok", "silenced"],
         ["firing", "delivered"]
       ])
+    })
+
+    it("a receiver that does not answer within 10 s: the attempt is retried, the test notification is a 502", async () => {
+      const late = await receiverServer(["hang", 200])
+      const mute = await receiverServer(["hang"])
+      try {
+        const receiver = await newReceiver({ name: "late", url: late.url })
+        const silent = await newReceiver({ name: "mute", url: mute.url })
+        const rule = await newRule({
+          name: "late high",
+          streamName: "late",
+          condition: { above: 50 },
+          receiverIds: [receiver.id]
+        })
+        expectSuccess(await ctx.api.pushPoint(account.accessKey, "late", 99))
+        const testedAt = Date.now()
+        const tested = await ctx.api.admin("POST", `${receivers()}/${silent.id}/test`)
+        expect(Date.now() - testedAt).toBeGreaterThanOrEqual(10_000 - 100)
+        expectError(tested, 502, "receiver_unreachable")
+        expect(tested.json.error.message).toContain("timed out after 10 s")
+        await eventually(() => expect(late.received).toHaveLength(2), 20_000)
+        const [first, second] = late.received
+        // 10 s without an answer, then the first retry's second (jitter at most 10%), on a loaded machine (the 10 s
+        // start before the request reaches the receiver).
+        const gap = second!.at - first!.at
+        expect(gap).toBeGreaterThanOrEqual(10_000 + 900 - 500)
+        expect(gap).toBeLessThan(10_000 + 1_100 + 3_000)
+        expect(second!.headers["x-dashstream-event-id"]).toBe(first!.headers["x-dashstream-event-id"])
+        expect(second!.body.equals(first!.body)).toBe(true)
+        await eventually(async () => {
+          expect((await eventsOf(rule.id)).map((e) => e.deliveries)).toEqual([
+            [{ receiverId: receiver.id, state: "delivered", attempts: 2, lastStatus: 200 }]
+          ])
+        })
+        for (const url of [late.url, mute.url]) expect(ctx.server.output()).not.toContain(url)
+      } finally {
+        await Promise.all([late.close(), mute.close()])
+      }
     })
 
     it("deleting a widget deletes its rules", async () => {
