@@ -37,6 +37,7 @@ for (const backend of backends) {
         muted: "number",
         gone: "number",
         late: "number",
+        queue: "number",
         held: "number",
         quiet: "text-feed"
       })
@@ -276,6 +277,25 @@ for (const backend of backends) {
         for (const url of [late.url, mute.url]) expect(ctx.server.output()).not.toContain(url)
       } finally {
         await Promise.all([late.close(), mute.close()])
+      }
+    })
+
+    it("a slack receiver gets one text naming the rule, firing then resolved, the stream and the value", async () => {
+      const chat = await receiverServer([200])
+      try {
+        const receiver = await newReceiver({ name: "chat", kind: "slack", url: chat.url })
+        await newRule({ name: "Queue long", streamName: "queue", condition: { above: 50 }, receiverIds: [receiver.id] })
+        expectSuccess(await ctx.api.pushPoint(account.accessKey, "queue", 77))
+        expectSuccess(await ctx.api.pushPoint(account.accessKey, "queue", 7))
+        await eventually(() => expect(chat.received).toHaveLength(2), 10_000)
+        const [fired, back] = chat.received.map((r) => JSON.parse(r.body.toString()))
+        expect(Object.keys(fired)).toEqual(["text"])
+        for (const word of ["Queue long", "firing", "queue", "77"]) expect(fired.text).toContain(word)
+        for (const word of ["Queue long", "resolved", "queue", "7"]) expect(back.text).toContain(word)
+        expect(back.text).not.toContain("firing")
+        expect(chat.received[0]!.headers["content-type"]).toMatch(/^application\/json/)
+      } finally {
+        await chat.close()
       }
     })
 
