@@ -360,7 +360,7 @@ for (const backend of backends) {
         name: "held long",
         streamName: "held",
         condition: { above: 50 },
-        for: 3,
+        for: 8,
         receiverIds: [receiver.id]
       })
       const quiet = await newRule({
@@ -374,15 +374,22 @@ for (const backend of backends) {
       await eventually(async () => {
         expect((await ctx.api.admin("GET", `${rules()}/${pending.id}`)).json.state).toBe("pending")
       }, 5_000)
-      // The process that scheduled both deadlines goes; the next one has only what is stored.
+      // The process that scheduled both deadlines goes (it has exited when the next one starts); the next one has
+      // only what is stored. A restart takes a few seconds: both deadlines are still ahead.
       await ctx.restart()
+      const restartedAt = Date.now()
+      expect(restartedAt - quietSince, "restart in time for the deadlines").toBeLessThan(8_000)
       await eventually(async () => {
         expect(sentFor(pending.id).map((b) => [b.state, b.ts])).toEqual([["firing", null]])
         expect(sentFor(quiet.id).map((b) => [b.state, b.ts])).toEqual([["firing", null]])
       }, 20_000)
       const [quietFired] = await eventsOf(quiet.id)
+      const [pendingFired] = await eventsOf(pending.id)
+      expect([pendingFired.from, pendingFired.to]).toEqual(["pending", "firing"])
+      // Made by the restarted process, at their deadlines.
+      for (const fired of [quietFired, pendingFired]) expect(Date.parse(fired.at)).toBeGreaterThanOrEqual(restartedAt)
       expect(Date.parse(quietFired.at) - quietSince).toBeGreaterThanOrEqual(10_000 - 500)
-      expect((await eventsOf(pending.id)).map((e) => [e.from, e.to])).toEqual([["pending", "firing"]])
+      expect(Date.parse(pendingFired.at) - quietSince).toBeGreaterThanOrEqual(8_000 - 500)
 
       // The next entry resolves the noDataFor rule.
       expectSuccess(await ctx.api.pushPoint(account.accessKey, "quiet", { title: "back", msg: "again" }))
