@@ -294,7 +294,8 @@ export const testReceiver = (
 /**
  * The account's transitions made after `since` (an ISO 8601 time with a zone, to the millisecond as answers show
  * times; exclusive; absent: from the first), oldest first, at most {@link MAX_EVENTS_PER_READ} (docs/api.md section
- * 18.3: read on from the last one's `at`).
+ * 18.3: read on from the last one's `at`). A full page ends before a millisecond whose transitions go on past it
+ * (see {@link wholeMilliseconds}).
  * Fails with `AccountNotFound`, or `InvalidRequest` (path `since`).
  */
 export const listEvents = (
@@ -308,10 +309,31 @@ export const listEvents = (
     // Answers show `at` to the millisecond: the whole millisecond `since` names is at or before it, so that the last
     // event's `at`, given back as `since`, is not read again.
     const after = (since === undefined ? 0 : from + 999) as Micros
-    return yield* Effect.flatMap(AlertStore, (store) =>
-      store.listEvents(accountId as AccountId, after, MAX_EVENTS_PER_READ)
+    // One more than a page tells whether the page's last millisecond goes on past it.
+    const found = yield* Effect.flatMap(AlertStore, (store) =>
+      store.listEvents(accountId as AccountId, after, MAX_EVENTS_PER_READ + 1)
     )
+    return wholeMilliseconds(found, MAX_EVENTS_PER_READ)
   })
+
+const millisecondOf = (at: Micros): number => Math.floor(at / 1000)
+
+/**
+ * The first `limit` of `events` (ascending by `at`, microseconds), less the trailing ones of the millisecond of
+ * `events[limit]` when there is one: a reader going on after the page's last `at` (to the millisecond) would skip
+ * that millisecond's later events. Only when one millisecond holds more than `limit` events is a page cut inside it
+ * (the first `limit` of them; the rest cannot be read by `since`).
+ */
+export const wholeMilliseconds = <E extends { readonly at: Micros }>(
+  events: ReadonlyArray<E>,
+  limit: number
+): ReadonlyArray<E> => {
+  if (events.length <= limit) return events
+  const next = millisecondOf(events[limit]!.at)
+  let end = limit
+  while (end > 0 && millisecondOf(events[end - 1]!.at) === next) end--
+  return events.slice(0, end === 0 ? limit : end)
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Answers

@@ -295,7 +295,8 @@ export class AlertStore extends Context.Tag("@dashstream/core/AlertStore")<
 
     /**
      * The account's events made after `since` (exclusive, by `at`, microseconds), ascending by `at` then by the
-     * order they were stored, at most `limit` (1 to {@link MAX_EVENTS_PER_READ}), each with its deliveries.
+     * order they were stored, at most `limit` (1 to {@link MAX_EVENTS_PER_READ} + 1: the admin read looks one past
+     * its page), each with its deliveries.
      */
     readonly listEvents: (
       account: AccountId,

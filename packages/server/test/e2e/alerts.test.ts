@@ -87,6 +87,12 @@ for (const backend of backends) {
       const ids = new Set(flaky.received.map((r) => r.headers["x-dashstream-event-id"]))
       expect(ids.size).toBe(1)
       for (const r of flaky.received) expect(r.headers["x-dashstream-signature"]).toBe(sign(r.body))
+      // Backoff from 1 s doubling, jitter at most 10% (less), on a loaded machine (later).
+      const [first, second, third] = flaky.received.map((r) => r.at)
+      expect(second! - first!).toBeGreaterThanOrEqual(900 - 50)
+      expect(second! - first!).toBeLessThan(1_000 + 1_500)
+      expect(third! - second!).toBeGreaterThanOrEqual(1_800 - 50)
+      expect(third! - second!).toBeLessThan(2_000 + 1_500)
       const body = JSON.parse(flaky.received[2]!.body.toString())
       expect(body).toMatchObject({
         version: 1,
