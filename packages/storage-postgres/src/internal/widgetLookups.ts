@@ -71,8 +71,8 @@ const noWidgets: ReadonlyMap<string, Widget> = new Map()
  *
  * Why: the account cache remembers a widget for a second (`CachedAccountStore.ts`), so pushes spread over more
  * streams than the server pushes per second miss it on nearly every push. Looked up one query each, such pushes cost
- * the server 4-5 times the CPU of pushes to 100 streams (a query sent and its answer parsed per push, a socket write
- * each; see docs/internals.md, "Widget lookups on PostgreSQL").
+ * the server several times the CPU of pushes to 100 streams (a query sent and its answer parsed per push, a socket
+ * write each; docs/internals.md, "PostgreSQL group commit").
  *
  * A lookup sees every widget committed before its batch's query starts, so every one created before the lookup was
  * asked for. A failed query answers every lookup of its batch with the failure (`StorageUnavailable` when the server
