@@ -26,15 +26,19 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     top: { type: "string", default: "25" },
     out: { type: "string" },
-    bundle: { type: "boolean", default: false }
+    bundle: { type: "boolean", default: false },
+    streams: { type: "string", default: "100" }
   }
 })
+// How many streams `single` and `latest` spread over (`s0`..).
+const streams = Number(values.streams)
 const root = join(import.meta.dirname, "..", "..")
 const out = values.out ?? mkdtempSync(join(tmpdir(), "dashstream-prof-"))
 if (values.backend !== "sqlite" && values.backend !== "postgres") throw new Error(`unknown backend ${values.backend}`)
 const profiled = async (db: string) => {
   const ds = await startDashstream(root, db, {
     nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${out}`],
+    streams,
     widgets: declaredStreams.map((streamName) => ({ streamName, type: "sparkline" })),
     ...(values.bundle ? {} : { source: true })
   })
@@ -62,11 +66,14 @@ end`
   return '{"accessKey":"${key}","streamName":"spark","point":[' .. table.concat(parts, ",") .. ']}'
 end`
   const lua: Record<string, string> = {
-    single: postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`),
+    single: postLua(
+      "/customSend",
+      `'{"accessKey":"${key}","streamName":"s' .. (i % ${streams}) .. '","point":' .. i .. '}'`
+    ),
     delta: postLua("/customSend", `'{"accessKey":"${key}","streamName":"hot","point":{"delta":1}}'`),
     multi: postLua("/customSend", "multi(i)", "application/json", multi),
     spark: postLua("/customSend", "spark(i)", "application/json", spark),
-    latest: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`),
+    latest: getLua(`"/api/v2/${key}/datastream/s" .. (i % ${streams})`),
     lp: postLua(`/write?db=x&p=${key}`, "lines(i)", "text/plain", linesLua("lp")),
     telegraf: postLua(`/write?db=x&p=${key}`, "lines(i)", "text/plain", linesLua("telegraf"))
   }

@@ -7,7 +7,7 @@
  *
  * Usage: pnpm bench:push [--seconds 10] [--warmup 3] [--only ceiling,influx,victoria,sqlite,postgres]
  *   [--scenarios single,spark]
- *   [--workers 1,2] [--rounds 3] [--base packages/server/.tmp/<build>]
+ *   [--workers 1,2] [--rounds 3] [--base packages/server/.tmp/<build>] [--streams 100]
  *
  * `--scenarios` runs only some of the scenarios (default: all): single, delta, multi, spark, latest, lp, lp100,
  * telegraf; InfluxDB runs only the loads the chosen ones compare with. `lp`, `lp100` and `telegraf` (docs/api.md
@@ -27,6 +27,8 @@
  * `--base <dir>` runs each Dashstream target a second time in every round, on the bundle in `dir` (another build's
  * `packages/server/bundle`, copied to a folder inside the repository such as `packages/server/.tmp/`, so its packages
  * resolve), named `(base)`: two builds compared in the same run.
+ * `--streams N` (default 100) spreads `single` and `latest` over the widgets `s0`..`s<N-1>`: a push to each of 1,000
+ * streams finds what is remembered per stream (widgets, `last_ts`) ten times less often fresh than one to each of 100.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -55,7 +57,8 @@ const { values } = parseArgs({
     scenarios: { type: "string", default: "single,delta,multi,spark,latest,lp,lp100,telegraf" },
     workers: { type: "string", default: "1" },
     rounds: { type: "string", default: "1" },
-    base: { type: "string" }
+    base: { type: "string" },
+    streams: { type: "string", default: "100" }
   }
 })
 const workerCounts = values.workers.split(",").map(Number)
@@ -70,6 +73,10 @@ const warmup = Number(values.warmup)
 const only = new Set(values.only.split(","))
 const scenarios = new Set(values.scenarios.split(","))
 const root = join(import.meta.dirname, "..", "..")
+// How many streams `single` and `latest` spread over (`s0`.. of every Dashstream server).
+const streams = Number(values.streams)
+if (!Number.isInteger(streams) || streams < 1)
+  throw new Error(`--streams must be a whole number >= 1, not ${values.streams}`)
 
 interface Row {
   readonly target: string
@@ -257,7 +264,10 @@ end`
       id: "single",
       scenario: "single point",
       points: 1,
-      lua: postLua("/customSend", `'{"accessKey":"${key}","streamName":"s' .. (i % 100) .. '","point":' .. i .. '}'`)
+      lua: postLua(
+        "/customSend",
+        `'{"accessKey":"${key}","streamName":"s' .. (i % ${streams}) .. '","point":' .. i .. '}'`
+      )
     },
     {
       id: "delta",
@@ -281,7 +291,7 @@ end`
       id: "latest",
       scenario: "latest read, no since",
       points: 1,
-      lua: getLua(`"/api/v2/${key}/datastream/s" .. (i % 100)`)
+      lua: getLua(`"/api/v2/${key}/datastream/s" .. (i % ${streams})`)
     }
   ]
   return all.filter((load) => scenarios.has(load.id))
@@ -326,6 +336,7 @@ const dashstreamRun = async (workers: number): Promise<void> => {
   for (const build of inTurn) {
     const options = {
       extraArgs: ["--workers", String(workers)],
+      streams,
       widgets,
       ...(build.entry ? { entry: build.entry } : {})
     }
@@ -344,6 +355,7 @@ const dashstreamRun = async (workers: number): Promise<void> => {
       await withTestDatabase(async (url) => {
         const options = {
           extraArgs: ["--workers", String(workers)],
+          streams,
           widgets,
           ...(build.entry ? { entry: build.entry } : {})
         }

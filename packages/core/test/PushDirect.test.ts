@@ -4,6 +4,7 @@ import {
   cachedAccountStore,
   defaultLimits,
   digestAccessKey,
+  StorageUnavailable,
   type StreamName,
   StreamStore,
   UseCases
@@ -33,81 +34,101 @@ const outcomeOfError = (error: unknown): Outcome => {
  * Fresh memory stores behind the account cache, without the memory store's synchronous lookups (as on PostgreSQL:
  * the direct paths need the cache), counting the direct writes and reads.
  */
-const fixture = Effect.gen(function* () {
-  const { accountStore, streamStore } = yield* MemoryStore.make
-  const accounts = cachedAccountStore(
-    { ...accountStore, peekAccount: () => undefined, peekWidget: () => undefined },
-    { ttlMillis: 60_000, maxEntries: 1000 }
-  )
-  let directWrites = 0
-  let directReads = 0
-  const streams: StreamStore["Type"] = {
-    ...streamStore,
-    writeDirect: (writes, now, done) => {
-      directWrites++
-      return streamStore.writeDirect(writes, now, done)
-    },
-    readDirect: (stream, query, done) => {
-      directReads++
-      streamStore.readDirect(stream, query, done)
-    }
-  }
-  const id = "acc-1" as AccountId
-  yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey(KEY))
-  const types = { n: "number", spark: "sparkline", board: "leaderboard", table: "table", list: "list" } as const
-  for (const [name, type] of Object.entries(types)) yield* accountStore.createWidget(id, name as StreamName, type, 0)
-  const run = <A, E>(effect: Effect.Effect<A, E, AccountStore | StreamStore>) =>
-    effect.pipe(Effect.provideService(AccountStore, accounts), Effect.provideService(StreamStore, streams))
-  const viaPush = (body: unknown, now: number): Effect.Effect<Outcome> =>
-    run(UseCases.push(body, defaultLimits, now as never)).pipe(
-      Effect.match({ onSuccess: () => "ok", onFailure: outcomeOfError })
-    )
-  /** pushDirect, falling back to push as the push lane does; `direct` tells which ran. */
-  const viaDirect = (body: unknown, now: number): Effect.Effect<{ outcome: Outcome; direct: boolean }> =>
-    Effect.async((resume) => {
-      const direct = UseCases.pushDirect(
-        body,
-        defaultLimits,
-        accounts,
-        streams,
-        (error) =>
-          resume(Effect.succeed({ outcome: error === undefined ? "ok" : outcomeOfError(error), direct: true })),
-        now as never
-      )
-      if (!direct) resume(Effect.map(viaPush(body, now), (outcome) => ({ outcome, direct: false })))
-    })
-  const readAll = Effect.gen(function* () {
-    const out: Record<string, unknown> = {}
-    for (const name of Object.keys(types)) {
-      const entries = yield* run(UseCases.read(KEY, name, { since: "0" }))
-      out[name] = entries
-    }
-    return out
-  })
-  /** The latest-entry read's body text through `readPages`, and through `readLatestDirect` when it answers. */
-  const latestBoth = (accessKey: string, name: string) =>
-    Effect.gen(function* () {
-      // Direct first: readPages fills the cache.
-      let viaDirect: string | undefined
-      const direct = UseCases.readLatestDirect(accessKey, name, accounts, streams, (error, page) => {
-        viaDirect = error === undefined ? `ok|${page!.text}` : outcomeOfError(error)
+const fixtureWith = (withLookup: boolean) =>
+  Effect.gen(function* () {
+    const { accountStore, streamStore } = yield* MemoryStore.make
+    let lookups = 0
+    // `withLookup`: as PostgreSQL, a widget lookup with a callback, answered on a later turn (as a query is).
+    const lookupWidget: AccountStore["Type"]["lookupWidget"] = (account, name, done) => {
+      lookups++
+      Effect.runCallback(accountStore.findWidgets(account, [name]), {
+        onExit: (exit) =>
+          setImmediate(() =>
+            exit._tag === "Success" ? done(undefined, exit.value.get(name) ?? null) : done(lookupFailure, null)
+          )
       })
-      const viaPages = yield* run(UseCases.readPages(accessKey, name, {})).pipe(
-        Effect.match({ onSuccess: (pages) => `ok|${pages.first.text}`, onFailure: outcomeOfError })
+    }
+    const accounts = cachedAccountStore(
+      {
+        ...accountStore,
+        peekAccount: () => undefined,
+        peekWidget: () => undefined,
+        ...(withLookup ? { lookupWidget } : {})
+      },
+      { ttlMillis: 60_000, maxEntries: 1000 }
+    )
+    let directWrites = 0
+    let directReads = 0
+    const streams: StreamStore["Type"] = {
+      ...streamStore,
+      writeDirect: (writes, now, done) => {
+        directWrites++
+        return streamStore.writeDirect(writes, now, done)
+      },
+      readDirect: (stream, query, done) => {
+        directReads++
+        streamStore.readDirect(stream, query, done)
+      }
+    }
+    const id = "acc-1" as AccountId
+    yield* accountStore.createAccount({ id, name: "a", createdAt: 0 }, digestAccessKey(KEY))
+    const types = { n: "number", spark: "sparkline", board: "leaderboard", table: "table", list: "list" } as const
+    for (const [name, type] of Object.entries(types)) yield* accountStore.createWidget(id, name as StreamName, type, 0)
+    const run = <A, E>(effect: Effect.Effect<A, E, AccountStore | StreamStore>) =>
+      effect.pipe(Effect.provideService(AccountStore, accounts), Effect.provideService(StreamStore, streams))
+    const viaPush = (body: unknown, now: number): Effect.Effect<Outcome> =>
+      run(UseCases.push(body, defaultLimits, now as never)).pipe(
+        Effect.match({ onSuccess: () => "ok", onFailure: outcomeOfError })
       )
-      return { viaPages, direct, viaDirect }
+    /** pushDirect, falling back to push as the push lane does; `direct` tells which ran. */
+    const viaDirect = (body: unknown, now: number): Effect.Effect<{ outcome: Outcome; direct: boolean }> =>
+      Effect.async((resume) => {
+        const direct = UseCases.pushDirect(
+          body,
+          defaultLimits,
+          accounts,
+          streams,
+          (error) =>
+            resume(Effect.succeed({ outcome: error === undefined ? "ok" : outcomeOfError(error), direct: true })),
+          now as never
+        )
+        if (!direct) resume(Effect.map(viaPush(body, now), (outcome) => ({ outcome, direct: false })))
+      })
+    const readAll = Effect.gen(function* () {
+      const out: Record<string, unknown> = {}
+      for (const name of Object.keys(types)) {
+        const entries = yield* run(UseCases.read(KEY, name, { since: "0" }))
+        out[name] = entries
+      }
+      return out
     })
-  return {
-    accounts,
-    streams,
-    viaPush,
-    viaDirect,
-    readAll,
-    latestBoth,
-    directWrites: () => directWrites,
-    directReads: () => directReads
-  }
-})
+    /** The latest-entry read's body text through `readPages`, and through `readLatestDirect` when it answers. */
+    const latestBoth = (accessKey: string, name: string) =>
+      Effect.gen(function* () {
+        // Direct first: readPages fills the cache.
+        let viaDirect: string | undefined
+        const direct = UseCases.readLatestDirect(accessKey, name, accounts, streams, (error, page) => {
+          viaDirect = error === undefined ? `ok|${page!.text}` : outcomeOfError(error)
+        })
+        const viaPages = yield* run(UseCases.readPages(accessKey, name, {})).pipe(
+          Effect.match({ onSuccess: (pages) => `ok|${pages.first.text}`, onFailure: outcomeOfError })
+        )
+        return { viaPages, direct, viaDirect }
+      })
+    return {
+      accounts,
+      streams,
+      viaPush,
+      viaDirect,
+      readAll,
+      latestBoth,
+      directWrites: () => directWrites,
+      directReads: () => directReads,
+      lookups: () => lookups
+    }
+  })
+const fixture = fixtureWith(false)
+const lookupFailure = new StorageUnavailable({ cause: new Error("lookup failed") })
 
 // Bodies: valid and invalid, single and multi-stream, known and unknown keys and streams.
 const streamName = fc.constantFrom("n", "spark", "board", "table", "list", "missing", "", "x\u0085y")
@@ -151,13 +172,17 @@ describe("UseCases.pushDirect", () => {
       Effect.gen(function* () {
         const a = yield* fixture
         const b = yield* fixture
+        // A store with lookupWidget (PostgreSQL): the direct path looks up what the cache does not hold.
+        const c = yield* fixtureWith(true)
         for (let i = 0; i < bodies.length; i++) {
           const now = NOW + i * 1000
           const expected = yield* a.viaPush(bodies[i], now)
           const got = yield* b.viaDirect(bodies[i], now)
           assert.strictEqual(got.outcome, expected, JSON.stringify(bodies[i]))
+          assert.strictEqual((yield* c.viaDirect(bodies[i], now)).outcome, expected, JSON.stringify(bodies[i]))
         }
         assert.deepStrictEqual(yield* b.readAll, yield* a.readAll)
+        assert.deepStrictEqual(yield* c.readAll, yield* a.readAll)
         // The latest-entry read: readLatestDirect answers what readPages does, whenever it answers.
         for (const name of ["n", "spark", "board", "table", "list", "missing", "", "x\u0085y"]) {
           for (const accessKey of [KEY, "ds_other", ""]) {
@@ -194,6 +219,37 @@ describe("UseCases.pushDirect", () => {
       const unknown = yield* f.viaDirect({ ...push, accessKey: "ds_nobody" }, NOW + 4)
       assert.strictEqual(unknown.direct, false)
       assert.match(unknown.outcome, /^Forbidden\|/)
+    })
+  )
+
+  it.live("with a store's lookupWidget, a push of widgets the cache does not hold takes the direct path too", () =>
+    Effect.gen(function* () {
+      const f = yield* fixtureWith(true)
+      // The key is looked up by the effect path once (no direct form for keys).
+      assert.deepStrictEqual(yield* f.viaDirect({ accessKey: KEY, streamName: "n", point: 1 }, NOW), {
+        outcome: "ok",
+        direct: false
+      })
+      const lookedUp = f.lookups()
+      // Two streams the cache does not hold (one no widget at all), one it does: direct, two lookups.
+      const push = {
+        accessKey: KEY,
+        streams: [
+          { streamName: "spark", point: 3 },
+          { streamName: "n", point: 2 },
+          { streamName: "missing", point: 1 }
+        ]
+      }
+      const refused = yield* f.viaDirect(push, NOW + 1)
+      assert.strictEqual(refused.direct, true)
+      assert.match(refused.outcome, /^StreamNotFound\|.*"missing"/)
+      assert.strictEqual(f.lookups() - lookedUp, 2)
+      const stored = yield* f.viaDirect({ ...push, streams: push.streams.slice(0, 2) }, NOW + 2)
+      assert.deepStrictEqual(stored, { outcome: "ok", direct: true })
+      // Now cached: no more lookups.
+      assert.strictEqual(f.lookups() - lookedUp, 2)
+      const all = (yield* f.readAll) as Record<string, ReadonlyArray<unknown>>
+      assert.deepStrictEqual([all["spark"]!.length, all["n"]!.length], [1, 2])
     })
   )
 

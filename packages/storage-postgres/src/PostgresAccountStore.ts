@@ -4,60 +4,27 @@ import {
   type AccountStore,
   Conflict,
   quoted,
-  isWidgetType,
-  StorageError,
+  type StorageError,
+  type StorageFailure,
   type StreamId,
   StreamNotFound,
-  type StreamName,
   type Widget
 } from "@dashstream/core"
 import { Effect, Either, Option } from "effect"
 import { sql } from "kysely"
 import type pg from "pg"
-import { answerQuery } from "./internal/direct.js"
 import { sqlState, toStorageFailure } from "./internal/errors.js"
 import { channelName } from "./internal/notify.js"
 import { db, run, transaction } from "./internal/sql.js"
+import { toWidget, WidgetLookups } from "./internal/widgetLookups.js"
 
 const accountNotFound = (id: string) => new AccountNotFound({ message: `no account with id ${quoted(id)}` })
 
 const streamNotFound = (name: string) =>
   new StreamNotFound({ message: `no widget with stream name ${quoted(name)} in this account` })
 
-interface StreamRow {
-  readonly id: number
-  readonly account_id: string
-  readonly name: string
-  readonly type: string
-  readonly created_at: number
-}
-
-/** A stored stream row as a core `Widget`; a type outside the 20 known ones is a corrupt row (`StorageError`). */
-const toWidget = (row: StreamRow): Either.Either<Widget, StorageError> =>
-  isWidgetType(row.type)
-    ? Either.right({
-        id: row.id as StreamId,
-        accountId: row.account_id as AccountId,
-        streamName: row.name as StreamName,
-        type: row.type,
-        createdAt: row.created_at
-      })
-    : Either.left(new StorageError({ cause: new Error(`stream ${row.id} has unknown widget type ${row.type}`) }))
-
 const accountExists = (on: pg.Pool | pg.PoolClient, id: string) =>
   run(on, db.selectFrom("accounts").select("id").where("id", "=", id).compile()).then((rows) => rows.length > 0)
-
-const streamColumns = ["id", "account_id", "name", "type", "created_at"] as const
-
-/**
- * The stream row of name `$2` of account `$1` (the columns of `streamColumns`), for `lookupWidget`. Named, so each
- * connection prepares it once.
- */
-const lookupWidgetQuery = (id: AccountId, name: string): pg.QueryConfig<[AccountId, string]> => ({
-  name: "dashstream_lookup_widget",
-  text: `SELECT ${streamColumns.join(", ")} FROM streams WHERE account_id = $1 AND name = $2`,
-  values: [id, name]
-})
 
 /**
  * Deletes the stream `$2` of account `$1` and notifies channel `$3` of it (`{"s":<id>,"d":1}`, see
@@ -74,6 +41,7 @@ const deleteStreamStatement = `with deleted as (delete from streams where accoun
  */
 export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("public")): AccountStore["Type"] => {
   const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: toStorageFailure })
+  const lookups = new WidgetLookups(pool)
   return {
     createAccount: (account, key) =>
       attempt(() =>
@@ -168,23 +136,9 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
     // PostgreSQL answers only asynchronously: the hot paths go through the account cache (`withAccountCache`).
     peekAccount: () => undefined,
     peekWidget: () => undefined,
-    // The read lane's lookup of a widget the cache does not hold: one query and a callback, no fiber.
-    // Answered through `answerQuery` (`internal/direct.ts`): a throw from `done` is answered, never a crash.
-    lookupWidget: (id, name, done) => {
-      answerQuery(
-        pool.query<StreamRow, [AccountId, string]>(lookupWidgetQuery(id, name)),
-        (error, found: Either.Either<Widget | null, StorageError>) => {
-          if (error !== undefined) done(error, null)
-          else if (Either.isLeft(found)) done(found.left, null)
-          else done(undefined, found.right)
-        },
-        (result) => {
-          const row = result.rows[0]
-          return row === undefined ? Either.right(null) : toWidget(row)
-        },
-        Either.right(null)
-      )
-    },
+    // The read lane's lookup of a widget the cache does not hold: a callback, no fiber; batched with the others
+    // (`WidgetLookups`), which answers through core's `answerGuarded`: a throw from `done` is answered, never a crash.
+    lookupWidget: (id, name, done) => lookups.find(id, [name], (error, found) => done(error, found.get(name) ?? null)),
 
     findAccountByKey: (key) =>
       attempt(() =>
@@ -259,29 +213,14 @@ export const makeAccountStore = (pool: pg.Pool, channel: string = channelName("p
         })
       ),
 
+    // Batched with every lookup asked for meanwhile (`WidgetLookups`): one query for a burst of cache misses.
     findWidgets: (id, names) =>
       names.length === 0
         ? Effect.succeed(new Map())
-        : attempt(() =>
-            run(
-              pool,
-              db
-                .selectFrom("streams")
-                .select(streamColumns)
-                .where("account_id", "=", id)
-                .where("name", "=", sql<string>`any(${[...names]}::text[])`)
-                .compile()
+        : Effect.async<ReadonlyMap<string, Widget>, StorageFailure>((resume) =>
+            lookups.find(id, names, (error, found) =>
+              resume(error === undefined ? Effect.succeed(found) : Effect.fail(error))
             )
-          ).pipe(
-            Effect.flatMap((rows): Effect.Effect<ReadonlyMap<string, Widget>, StorageError> => {
-              const found = new Map<string, Widget>()
-              for (const row of rows) {
-                const widget = toWidget(row)
-                if (Either.isLeft(widget)) return Effect.fail(widget.left)
-                found.set(row.name, widget.right)
-              }
-              return Effect.succeed(found)
-            })
           ),
 
     deleteWidget: (id, streamName) =>

@@ -200,7 +200,7 @@ describe("PostgreSQL hot statements", () => {
         // The recording saw the hot paths (not an empty or partial run): a statement of each is among them.
         for (const [what, pattern] of [
           ["key lookup", /from "access_keys" where "digest" = \$1/],
-          ["widget lookup", /from "streams" where "account_id" = \$1 and "name" = any/],
+          ["widget lookup", /WITH ORDINALITY AS l\(account_id, name, n\) JOIN streams s/],
           ["stream rows locked", /SELECT id, last_ts FROM streams WHERE id = ANY/],
           [
             "latest entry of a delta",

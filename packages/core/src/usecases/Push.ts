@@ -301,8 +301,9 @@ export type IngestDone = (
  * the key's account and every widget are at hand without an effect, from `AccountStore.peekAccount`/`peekWidget`
  * (the account cache, or SQLite's synchronous lookups). Every stream name must be known found or known absent
  * (`peekWidget` answers `null`: a remembered absence, docs/api.md section 13.1's skipped names), so that skip, refuse or write is
- * decided here.
- * Then it answers `done` (at once for a refused request or one with nothing to write, after the commit for a stored
+ * decided here; a store with `AccountStore.lookupWidget` (PostgreSQL) has the names no peek answered looked up through
+ * it instead, so that a push of a widget the cache does not hold needs no fiber either (the store's failure answers
+ * `done`). Then it answers `done` (at once for a refused request or one with nothing to write, after the commit for a stored
  * one) and returns `true`. Otherwise it returns `false` having done nothing and called nothing, and the caller runs
  * {@link ingest}, which looks up what is missing (and then fills the cache). `now` is the receive time in
  * microseconds.
@@ -321,24 +322,46 @@ export const ingestDirect = (
   // once per line). A name that cannot be a stream name is no widget on any backend (see `isStreamName`).
   const widgets = new Map<string, Widget | null>()
   const clock = Date.now()
+  // The names no peek could answer, looked up with `lookupWidget` when the store has it (else the effect path).
+  const lookup = accounts.lookupWidget
+  const missing = new Set<string>()
+  const peek = (name: string): boolean => {
+    const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
+    if (widget !== undefined) widgets.set(name, widget)
+    else if (lookup === undefined) return false
+    else missing.add(name)
+    return true
+  }
   if (request.columns !== undefined) {
     // The distinct names at hand: each looked up once, without a pass over the parts.
-    for (const name of request.columns.names) {
-      const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
-      if (widget === undefined) return false
-      widgets.set(name, widget)
-    }
+    for (const name of request.columns.names) if (!peek(name)) return false
   } else {
     const parts = request.parts
     for (let i = 0; i < parts.length; i++) {
       const name = parts[i]!.streamName
-      if (widgets.has(name)) continue
-      const widget = isStreamName(name) ? accounts.peekWidget(accountId, name, clock) : null
-      if (widget === undefined) return false
-      widgets.set(name, widget)
+      if (!widgets.has(name) && !missing.has(name) && !peek(name)) return false
     }
   }
-  storeRequest(accountId, request, widgets, widgets.size === partCount(request), limits, streams, now, done)
+  const distinct = widgets.size + missing.size === partCount(request)
+  if (missing.size === 0 || lookup === undefined) {
+    storeRequest(accountId, request, widgets, distinct, limits, streams, now, done)
+    return true
+  }
+  // PostgreSQL, a widget the cache does not hold: looked up without a fiber (the store batches such lookups), then
+  // the same `storeRequest`. The first failed lookup answers the request; nothing is written.
+  let left = missing.size
+  let failed = false
+  for (const name of missing) {
+    lookup(accountId, name, (error, widget) => {
+      if (failed) return
+      if (error !== undefined) {
+        failed = true
+        return done(error)
+      }
+      widgets.set(name, widget)
+      if (--left === 0) storeRequest(accountId, request, widgets, distinct, limits, streams, now, done)
+    })
+  }
   return true
 }
 
