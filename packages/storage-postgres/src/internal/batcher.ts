@@ -21,7 +21,7 @@ export interface BatcherOptions {
  * A request asked while fewer than `maxInFlight` batches are in flight is sent at the end of the turn (`setImmediate`)
  * with the others asked in that turn; once a batch settles, the waiting requests are sent at once. Under load most of
  * the cost of a read on PostgreSQL is sending its query (a socket write that wakes the server's backend), so one query
- * for many requests saves most of it. Used by the latest-entry reads and by the change feed's reads.
+ * for many requests saves most of it. Used by the latest-entry reads, the change feed's reads and the widget lookups.
  */
 export class Batcher<R> {
   private queue: Array<R> = []

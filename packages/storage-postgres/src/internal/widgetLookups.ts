@@ -10,6 +10,7 @@ import {
 } from "@dashstream/core"
 import { Either } from "effect"
 import type pg from "pg"
+import { Batcher } from "./batcher.js"
 import { toStorageFailure } from "./errors.js"
 
 /** A `streams` row as the widget lookups read it (ids and microsecond times as numbers, see `pool.ts`). */
@@ -77,43 +78,28 @@ const noWidgets: ReadonlyMap<string, Widget> = new Map()
  * A lookup sees every widget committed before its batch's query starts, so every one created before the lookup was
  * asked for. A failed query answers every lookup of its batch with the failure (`StorageUnavailable` when the server
  * is unreachable, `StorageError` otherwise); a corrupt row (see {@link toWidget}) fails the lookups that asked for it.
- * Each lookup is answered through core's `answerGuarded`: a continuation that throws is answered again, alone.
+ * Each lookup is answered through core's `answerGuarded`: a continuation that throws is answered again, alone. The
+ * batching is a {@link Batcher} with one query in flight.
  */
 export class WidgetLookups {
-  private queue: Array<Pending> = []
-  private busy = false
-  private scheduled: NodeJS.Immediate | undefined = undefined
-  private batchCount = 0
-  private readonly flushNow = (): void => this.flush()
+  private readonly batcher: Batcher<Pending>
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly maxBatch: number = 256
-  ) {}
+    maxBatch: number = 256
+  ) {
+    this.batcher = new Batcher((batch, settled) => void this.send(batch).finally(settled), { maxBatch, maxInFlight: 1 })
+  }
 
   /** Queries sent so far (lookups / batches is the mean batch). */
   get batches(): number {
-    return this.batchCount
+    return this.batcher.batches
   }
 
   /** Looks up the widgets named `names` of account `account` and calls `done` once (see {@link WidgetsDone}). */
   find(account: AccountId, names: ReadonlyArray<string>, done: WidgetsDone): void {
     if (names.length === 0) return answerGuarded(done, undefined, noWidgets, noWidgets)
-    this.queue.push({ account, names, done })
-    if (!this.busy && this.scheduled === undefined) this.scheduled = setImmediate(this.flushNow)
-  }
-
-  private flush(): void {
-    this.scheduled = undefined
-    if (this.busy || this.queue.length === 0) return
-    const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch)
-    this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch)
-    this.busy = true
-    this.batchCount++
-    void this.send(batch).finally(() => {
-      this.busy = false
-      this.flush()
-    })
+    this.batcher.add({ account, names, done })
   }
 
   private async send(batch: ReadonlyArray<Pending>): Promise<void> {
