@@ -16,7 +16,21 @@ import { defaultListenerOptions, Listener } from "../src/internal/listener.js"
 import { channelName } from "../src/internal/notify.js"
 import { makePool } from "../src/internal/pool.js"
 import { openTestDatabase, startEmbeddedPostgres, withSchema } from "../src/testing/index.js"
-import { delta, freshSchema, processes, put, readAll, type Stores, T0, widgets, write } from "./fixtures.js"
+import {
+  delta,
+  flat,
+  freshSchema,
+  gatedPool,
+  ownPool,
+  processes,
+  put,
+  readAll,
+  type Stores,
+  T0,
+  until,
+  widgets,
+  write
+} from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
 const db = await openTestDatabase()
@@ -31,26 +45,6 @@ const follow = (on: Stores, widget: Widget) =>
     yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
     return received
   })
-
-/** Waits (up to 10 s) until `done` holds. */
-const until = (what: string, done: () => boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + 10_000
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })
-
-/** The changes flattened, one line per entry (`ts fresh json`) or per other change, to compare independently of how the entries were grouped. */
-const flat = (changes: ReadonlyArray<StreamChange>): Array<string> =>
-  changes.flatMap((c) =>
-    c._tag === "Stored"
-      ? c.entries.map((e) => `entry ${e.ts} ${e.fresh ? "fresh" : "old"} ${e.json}`)
-      : c._tag === "Cleared"
-        ? [`clear ${c.at}`]
-        : [c._tag]
-  )
 
 const liveState = (on: Stores, widget: Widget) =>
   Effect.map(Context.get(on, StreamStore).readLive(widget.id, { _tag: "Recent", count: 1 }), (page) =>
@@ -276,24 +270,12 @@ describe("live updates across processes (docs/api.md section 10)", () => {
           ["number", "y"]
         ])
         const config = yield* parseUrl(withSchema(url, schema))
-        const pool = makePool(config)
-        yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
         // The listener's queries that read `x` wait for the gate; the others return at once.
-        let open: () => void = () => {}
-        const gate = new Promise<void>((resolve) => {
-          open = resolve
+        const gate = gatedPool(yield* ownPool(url, schema), (q) => (q.values[0] as Array<number>).includes(x!.id))
+        const listener = new Listener(config, gate.pool, channelName(schema), {
+          ...defaultListenerOptions,
+          warn: () => {}
         })
-        let xReads = 0
-        const gated = {
-          query: async (q: { values: [Array<number>] }) => {
-            if (q.values[0].includes(x!.id)) {
-              xReads++
-              await gate
-            }
-            return pool.query(q as never)
-          }
-        } as unknown as pg.Pool
-        const listener = new Listener(config, gated, channelName(schema), { ...defaultListenerOptions, warn: () => {} })
         yield* Effect.addFinalizer(() => Effect.promise(() => listener.close()))
         yield* Effect.promise(() => listener.start())
         const received: Array<string> = []
@@ -310,7 +292,7 @@ describe("live updates across processes (docs/api.md section 10)", () => {
         yield* Effect.sleep("200 millis")
         // Nothing is published while x's first read, the oldest, is pending.
         assert.deepStrictEqual(received, [])
-        open()
+        gate.open()
         yield* until("five entries", () => received.length >= 5)
         const json = (n: number) => JSON.stringify({ number: n })
         assert.deepStrictEqual(received, [
@@ -322,7 +304,7 @@ describe("live updates across processes (docs/api.md section 10)", () => {
         ])
         // x's second and third notifications queued behind its first read were read together, and still published
         // each at its own place.
-        assert.strictEqual(xReads, 2)
+        assert.strictEqual(gate.counts.held, 2)
       })
   )
 

@@ -9,7 +9,20 @@ import { channelName } from "../src/internal/notify.js"
 import { maxKept, OwnNotices } from "../src/internal/ownNotices.js"
 import { makePool } from "../src/internal/pool.js"
 import { openTestDatabase, withSchema } from "../src/testing/index.js"
-import { delta, freshSchema, processes, put, readAll, T0, widgets, write } from "./fixtures.js"
+import {
+  delta,
+  flat,
+  freshSchema,
+  gatedPool,
+  ownPool,
+  processes,
+  put,
+  readAll,
+  T0,
+  until,
+  widgets,
+  write
+} from "./fixtures.js"
 
 // Never skipped: without a PostgreSQL server, opening the database throws and this file fails.
 const db = await openTestDatabase()
@@ -57,26 +70,6 @@ describe("OwnNotices", () => {
     assert.strictEqual(own.take(1, "last"), b)
   })
 })
-
-/** The changes flattened, one line per entry (`ts fresh json`) or per other change. */
-const flat = (changes: ReadonlyArray<StreamChange>): Array<string> =>
-  changes.flatMap((c) =>
-    c._tag === "Stored"
-      ? c.entries.map((e) => `entry ${e.ts} ${e.fresh ? "fresh" : "old"} ${e.json}`)
-      : c._tag === "Cleared"
-        ? [`clear ${c.at}`]
-        : [c._tag]
-  )
-
-/** Waits (up to 10 s) until `done` holds. */
-const until = (what: string, done: () => boolean) =>
-  Effect.promise(async () => {
-    const deadline = Date.now() + 10_000
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  })
 
 /** A listener on `schema` over `pool` (started), closed with the scope. */
 const listening = (config: Parameters<typeof makePool>[0], pool: pg.Pool, schema: string) =>
@@ -163,20 +156,10 @@ describe("a process's own changes (docs/api.md section 10)", () => {
         ["number", "y"]
       ])
       const config = yield* parseUrl(withSchema(url, schema))
-      const pool = makePool(config)
-      yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+      const pool = yield* ownPool(url, schema)
       // The listener's reads wait for the gate.
-      let open: () => void = () => {}
-      const gate = new Promise<void>((resolve) => {
-        open = resolve
-      })
-      const gated = {
-        query: async (q: unknown) => {
-          await gate
-          return pool.query(q as never)
-        }
-      } as unknown as pg.Pool
-      const mine = yield* listening(config, gated, schema)
+      const gate = gatedPool(pool)
+      const mine = yield* listening(config, gate.pool, schema)
       const groups = yield* Effect.acquireRelease(
         Effect.sync(() => new GroupCommit(pool, defaultGroupLimits, channelName(schema), undefined, mine.own)),
         (g) => Effect.promise(() => g.close())
@@ -197,7 +180,7 @@ describe("a process's own changes (docs/api.md section 10)", () => {
       yield* until("the four notifications", () => mine.stats.notices === 4)
       yield* Effect.sleep("200 millis")
       assert.deepStrictEqual(received, [])
-      open()
+      gate.open()
       yield* until("four entries", () => received.length >= 4)
       const json = (n: number) => JSON.stringify({ number: n })
       assert.deepStrictEqual(received, [

@@ -7,6 +7,7 @@ import {
   newAccessKey,
   newAccountId,
   type PointOp,
+  type StreamChange,
   StreamName,
   StreamStore,
   type Widget,
@@ -82,6 +83,29 @@ export const readAll = (on: Stores, widget: Widget) =>
 export const readNumbers = (on: Stores, widget: Widget) =>
   Effect.map(readAll(on, widget), (entries) => entries.map((e) => e.point.number))
 
+/**
+ * The changes flattened, one line per entry (`entry <ts> fresh|old <json>`) or per other change, to compare
+ * independently of how the entries were grouped.
+ */
+export const flat = (changes: ReadonlyArray<StreamChange>): Array<string> =>
+  changes.flatMap((c) =>
+    c._tag === "Stored"
+      ? c.entries.map((e) => `entry ${e.ts} ${e.fresh ? "fresh" : "old"} ${e.json}`)
+      : c._tag === "Cleared"
+        ? [`clear ${c.at}`]
+        : [c._tag]
+  )
+
+/** Waits (up to 10 s, polling every 10 ms) until `done` holds; fails naming `what` otherwise. */
+export const until = (what: string, done: () => boolean) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + 10_000
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })
+
 export const delta = (d: number): PointOp => ({ _tag: "Delta", delta: d })
 export const put = (n: number): PointOp => ({ _tag: "Put", entries: [{ point: { number: n } }] })
 
@@ -116,6 +140,31 @@ export const countingPool = (url: string, schema: string) =>
     )
     return { pool, sent }
   })
+
+/**
+ * `pool` with its queries held back: each query for which `holds` is true (all, by default) waits until `open` is
+ * called; the others pass at once. `counts.held` counts the queries held so far.
+ */
+export const gatedPool = (
+  pool: pg.Pool,
+  holds: (query: { readonly values: ReadonlyArray<unknown> }) => boolean = () => true
+) => {
+  let release: () => void = () => {}
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const counts = { held: 0 }
+  const gated = {
+    query: async (query: { readonly values: ReadonlyArray<unknown> }) => {
+      if (holds(query)) {
+        counts.held++
+        await gate
+      }
+      return pool.query(query as never)
+    }
+  } as unknown as pg.Pool
+  return { pool: gated, open: () => release(), counts }
+}
 
 /** A pool of its own on `schema` of the database at `url`, ended when the scope closes. */
 export const ownPool = (url: string, schema: string) =>
