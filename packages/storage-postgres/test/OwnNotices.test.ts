@@ -192,4 +192,41 @@ describe("a process's own changes (docs/api.md section 10)", () => {
       assert.strictEqual(mine.stats.own, 2)
     })
   )
+
+  it.scopedLive(
+    "between notifications of another process queued behind a read of their stream, are published once",
+    () =>
+      Effect.gen(function* () {
+        const schema = freshSchema("own")
+        const [elsewhere] = yield* processes(url, schema, 1)
+        const [x] = yield* widgets(elsewhere!, [["number", "x"]])
+        const config = yield* parseUrl(withSchema(url, schema))
+        const pool = yield* ownPool(url, schema)
+        const gate = gatedPool(pool)
+        const mine = yield* listening(config, gate.pool, schema)
+        const groups = yield* Effect.acquireRelease(
+          Effect.sync(() => new GroupCommit(pool, defaultGroupLimits, channelName(schema), undefined, mine.own)),
+          (g) => Effect.promise(() => g.close())
+        )
+        const received: Array<StreamChange> = []
+        mine.fanout.subscribe(x!.id, (c) => received.push(c))
+        // Another process's append (its read held at the gate), another's, this process's own, another's: the two
+        // behind the held read would be read together, as one range that holds this process's entry too.
+        yield* write(elsewhere!, [[x!, put(1)]], 0)
+        yield* until("the first notification", () => mine.stats.notices === 1)
+        yield* write(elsewhere!, [[x!, put(2)]], 10)
+        yield* groups.write([{ widget: x!, op: put(3), path: "point" }], micros(T0 + 20))
+        yield* write(elsewhere!, [[x!, put(4)]], 30)
+        yield* until("the four notifications", () => mine.stats.notices === 4)
+        gate.open()
+        yield* until("four entries", () => flat(received).length >= 4)
+        yield* Effect.sleep("200 millis")
+        const stored = yield* readAll(elsewhere!, x!)
+        assert.deepStrictEqual(
+          flat(received),
+          stored.map((e) => `entry ${e.ts} fresh ${JSON.stringify(e.point)}`)
+        )
+        assert.strictEqual(mine.stats.own, 1)
+      })
+  )
 })

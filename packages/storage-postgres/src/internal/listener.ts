@@ -80,10 +80,14 @@ interface Slot {
   next: Slot | undefined
 }
 
-/** A notification waiting for its stream's turn, and its place in the publishing order. */
+/**
+ * A notification waiting for its stream's turn, and its place in the publishing order; `known`: the changes this
+ * process kept for it (see {@link OwnNotices}), published without a read.
+ */
 interface Queued {
   readonly notice: Notice
   readonly slot: Slot
+  readonly known: ReadonlyArray<StreamChange> | undefined
 }
 
 /** Notifications of one stream waiting for their turn; present in `queues` while its worker runs. */
@@ -273,7 +277,10 @@ export class Listener {
       this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs)
       this.heartbeat.unref()
     }
-    // Whatever was committed while nobody listened (nobody subscribes before the first attempt has settled).
+    // Whatever was committed while nobody listened (nobody subscribes before the first attempt has settled). Changes
+    // kept meanwhile may belong to notifications sent while nobody listened: never published from memory, so that a
+    // later notification with the same payload (a replacement of the same entries) cannot take them.
+    this.own.clear()
     this.fanout.broadcast(gapChange)
     this.settle()
   }
@@ -317,17 +324,16 @@ export class Listener {
     if (this.tail === undefined) this.head = slot
     else this.tail.next = slot
     this.tail = slot
-    if (known !== undefined) {
-      this.ownCount++
-      this.settled(slot, known)
-      return
-    }
     const queue = this.queues.get(notice.stream)
+    // Kept changes of a stream with no read under way are published at once (at their place in the order); behind a
+    // read they wait in the stream's queue, where they also end a run of coalesced appends (whose one read covers
+    // the range between its first and last notification: entries of a notification not in the run would be in it).
+    if (known !== undefined && queue === undefined) return this.publishKept(slot, known)
     if (queue !== undefined) {
-      queue.items.push({ notice, slot })
+      queue.items.push({ notice, slot, known })
       return
     }
-    const created: StreamQueue = { items: [{ notice, slot }] }
+    const created: StreamQueue = { items: [{ notice, slot, known }] }
     this.queues.set(notice.stream, created)
     void this.drain(notice.stream, created)
   }
@@ -337,13 +343,19 @@ export class Listener {
     try {
       while (queue.items.length > 0 && !this.isClosed) {
         const first = queue.items.shift()!
+        if (first.known !== undefined) {
+          this.publishKept(first.slot, first.known)
+          continue
+        }
         if (first.notice._tag === "Deleted") {
           this.settled(first.slot, [deletedChange])
           continue
         }
         const group: Array<Queued> = [first]
         if (this.options.coalesce && isAppend(first.notice)) {
-          while (queue.items.length > 0 && isAppend(queue.items[0]!.notice)) group.push(queue.items.shift()!)
+          while (queue.items.length > 0 && queue.items[0]!.known === undefined && isAppend(queue.items[0]!.notice)) {
+            group.push(queue.items.shift()!)
+          }
         }
         await this.readStored(stream as StreamId, group)
       }
@@ -386,6 +398,12 @@ export class Listener {
       at = end
       this.settled(group[i]!.slot, own)
     }
+  }
+
+  // A notification of this process's own group, settled with the changes its write path kept.
+  private publishKept(slot: Slot, known: ReadonlyArray<StreamChange>): void {
+    this.ownCount++
+    this.settled(slot, known)
   }
 
   // `slot`'s changes are known: publish them and every later notification's already known, in order.
