@@ -253,8 +253,23 @@ export class Listener {
     this.client = client
     client.on("error", (error) => this.lost(client, error))
     client.on("end", () => this.lost(client, new Error("the connection ended")))
+    // Whatever was committed while nobody listened (nobody subscribes before the first attempt has settled) is
+    // caught up by every subscriber after a `Gap`: sent once `LISTEN` succeeded, or before the first notification of
+    // this connection if that comes first (notifications in the same read as LISTEN's answer are handled before it
+    // resolves). A change published before the Gap would let a subscriber skip what was committed while nobody
+    // listened. Changes kept meanwhile may belong to notifications sent while nobody listened: never published from
+    // memory, so that a later notification with the same payload (a replacement of the same entries) cannot take them.
+    let gapSent = false
+    const gap = () => {
+      if (gapSent) return
+      gapSent = true
+      this.own.clear()
+      this.fanout.broadcast(gapChange)
+    }
     client.on("notification", (n) => {
-      if (n.channel === this.channel) this.notified(n.payload, n.processId)
+      if (n.channel !== this.channel || client !== this.client) return
+      gap()
+      this.notified(n.payload, n.processId)
     })
     try {
       await client.connect()
@@ -277,11 +292,7 @@ export class Listener {
       this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs)
       this.heartbeat.unref()
     }
-    // Whatever was committed while nobody listened (nobody subscribes before the first attempt has settled). Changes
-    // kept meanwhile may belong to notifications sent while nobody listened: never published from memory, so that a
-    // later notification with the same payload (a replacement of the same entries) cannot take them.
-    this.own.clear()
-    this.fanout.broadcast(gapChange)
+    gap()
     this.settle()
   }
 
