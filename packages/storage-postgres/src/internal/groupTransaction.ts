@@ -248,8 +248,8 @@ const expectOwn = (
   changes: ReadonlyMap<number, NetChange>,
   arrays: StoreArrays
 ): ReadonlyArray<KnownChange> => {
-  const pid = (client as { processID?: number | null }).processID
-  if (own === undefined || typeof pid !== "number") return []
+  const pid = backendPid(client)
+  if (own === undefined || pid === undefined) return []
   const known = knownChanges(changes, arrays, own.follows)
   own.expect(pid, known)
   return known
@@ -257,6 +257,12 @@ const expectOwn = (
 
 // The transaction failed: its kept changes are forgotten (a notification it may still send is read back).
 const withdrawOwn = (own: OwnNotices | undefined, client: pg.PoolClient, known: ReadonlyArray<KnownChange>): void => {
+  const pid = backendPid(client)
+  if (own !== undefined && pid !== undefined) own.withdraw(pid, known)
+}
+
+// The backend pid of the connection (what its notifications carry), once it is known.
+const backendPid = (client: pg.PoolClient): number | undefined => {
   const pid = (client as { processID?: number | null }).processID
-  if (own !== undefined && typeof pid === "number") own.withdraw(pid, known)
+  return typeof pid === "number" ? pid : undefined
 }

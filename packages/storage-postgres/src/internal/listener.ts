@@ -112,8 +112,9 @@ const message = (error: unknown): string => {
  *
  * - A notification of a stream nobody here follows costs nothing. A notification of this process's own group (same
  *   backend pid and payload as changes its write path kept, {@link OwnNotices}) is published from those changes,
- *   without a read. Otherwise the entries it names are read from the pool and published as one `Stored` (`fresh` when `ts > (c ?? b)`), after a `Cleared` when the group cleared the
- *   stream; a deletion publishes `Deleted`. Each stream has its own sequential queue of reads; the reads of all
+ *   without a read. Otherwise the entries it names are read from the pool and published as one `Stored` (`fresh`
+ *   when `ts > (c ?? b)`), after a `Cleared` when the group cleared the stream; a deletion publishes `Deleted`. Each
+ *   stream has its own sequential queue of reads; the reads of all
  *   streams asked for while a query runs go together in the next one ({@link NoticeReads}). Changes are PUBLISHED in
  *   notification (commit) order across all streams, so a subscriber of several streams (a dashboard's or a
  *   rotation's event stream) receives two acknowledged pushes to different streams in the order they were stored
